@@ -1,0 +1,3 @@
+//! The `gate` binary.
+
+fn main() {}

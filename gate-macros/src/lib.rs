@@ -1,0 +1,1 @@
+//! gate-macros: proc-macro entry points; each is a few lines calling gate-codegen.

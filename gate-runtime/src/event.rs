@@ -1,0 +1,130 @@
+//! The runtime-neutral event: everything gate trusts about one hook call (the boundary surface).
+
+use gate_spec::ir::{ActionClass, Phase, Telemetry};
+use serde::{Deserialize, Serialize};
+
+/// The agent runtimes gate plugs into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Runtime {
+    ClaudeCode,
+    Codex,
+    Gemini,
+    Copilot,
+}
+
+impl Runtime {
+    pub const ALL: [Runtime; 4] = [
+        Runtime::ClaudeCode,
+        Runtime::Codex,
+        Runtime::Gemini,
+        Runtime::Copilot,
+    ];
+
+    /// The name used on the command line (`gate hook claude-code`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runtime::ClaudeCode => "claude-code",
+            Runtime::Codex => "codex",
+            Runtime::Gemini => "gemini",
+            Runtime::Copilot => "copilot",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Runtime> {
+        Runtime::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
+    /// Whether this runtime's payloads carry a telemetry field at all (R12/R13: a signal that
+    /// requires a missing field is disabled on this runtime, and the audit says so).
+    pub fn provides(self, field: Telemetry) -> bool {
+        match (self, field) {
+            // Codex's pre-tool hook sees only shell, patch and MCP calls, but each carries a
+            // tool name and target; it has no post-tool failure event, but PostToolUse carries
+            // the exit status. No runtime reports subagent identity except Claude Code.
+            (Runtime::ClaudeCode, _) => true,
+            (_, Telemetry::Subagent) => false,
+            (Runtime::Gemini | Runtime::Copilot, Telemetry::PermissionMode) => false,
+            _ => true,
+        }
+    }
+
+    /// Whether an answer to an event of this phase can carry injected context.
+    /// Gemini's BeforeTool ignores it: the text is carried to the next answer that can.
+    pub fn context_on(self, phase: Phase) -> bool {
+        match self {
+            Runtime::Gemini => matches!(
+                phase,
+                Phase::PostTool | Phase::PostToolFailure | Phase::Prompt | Phase::SessionStart
+            ),
+            Runtime::Codex => matches!(
+                phase,
+                Phase::PreTool | Phase::PostTool | Phase::Prompt | Phase::SessionStart
+            ),
+            Runtime::ClaudeCode | Runtime::Copilot => matches!(
+                phase,
+                Phase::PreTool
+                    | Phase::PostTool
+                    | Phase::PostToolFailure
+                    | Phase::Prompt
+                    | Phase::SessionStart
+            ),
+        }
+    }
+
+    /// Whether the runtime has a native "ask the user" answer for pre-tool events.
+    pub fn native_ask(self) -> bool {
+        matches!(self, Runtime::ClaudeCode | Runtime::Copilot)
+    }
+}
+
+/// Outcome of a tool call, on post-tool events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Success,
+    Failure,
+}
+
+/// One normalised hook event.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub runtime: Option<Runtime>,
+    pub phase: Option<Phase>,
+    /// The runtime's own event name (`PreToolUse`, `BeforeTool`, `preToolUse`).
+    pub hook_event: String,
+    /// The raw tool name (`Bash`, `run_shell_command`, `bash`, `apply_patch`, `mcp__x__y`).
+    pub tool: Option<String>,
+    /// Action class from the tool alone; the observer refines it for shell commands.
+    pub class: Option<ActionClass>,
+    /// The collapsed target: command, file path, path, pattern, url or query.
+    pub target: Option<String>,
+    /// Every file path the action touches (file tools; paths parsed from a patch).
+    pub paths: Vec<String>,
+    /// Post-tool outcome.
+    pub status: Option<Status>,
+    /// Milliseconds since the Unix epoch, when the payload carries a time.
+    pub timestamp_ms: Option<i64>,
+    pub session_id: Option<String>,
+    /// Subagent id and type (Claude Code `agent_id`, `agent_type`).
+    pub agent_id: Option<String>,
+    pub agent_type: Option<String>,
+    pub cwd: Option<String>,
+    /// Claude Code / Codex `permission_mode` (e.g. `bypassPermissions`).
+    pub permission_mode: Option<String>,
+    /// The user's prompt on prompt events.
+    pub prompt: Option<String>,
+    /// Stop re-entry guard: a Stop hook already continued the conversation once.
+    pub stop_hook_active: bool,
+    pub tool_use_id: Option<String>,
+}
+
+impl Event {
+    /// Whether the session bypasses permission prompts (a native ask would be auto-approved).
+    pub fn bypasses_permissions(&self) -> bool {
+        matches!(
+            self.permission_mode.as_deref(),
+            Some("bypassPermissions") | Some("yolo")
+        )
+    }
+}

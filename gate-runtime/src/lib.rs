@@ -1,0 +1,7 @@
+//! gate-runtime: drives a compiled (or interpreted) spec once per hook event.
+//!
+//! It knows nothing about clap, terminals or any runtime's JSON: adapters in gate-cli turn a
+//! payload into an [`event::Event`] and a [`verdict::Decision`] back into an answer.
+
+pub mod event;
+pub mod verdict;

@@ -1,0 +1,334 @@
+//! Diagnostics: stable codes, spans, secondary labels, "did you mean", and caret rendering.
+//!
+//! Diagnostics are collected, never thrown: parsing and every check push into a
+//! [`Diagnostics`] list and carry on, so one run reports every problem in a file.
+
+use crate::ir::Span;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// A stable diagnostic code. The string form (`G0xx`) never changes meaning once shipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Code {
+    /// The file is not valid TOML.
+    Syntax,
+    /// A key that the spec language does not have.
+    UnknownKey,
+    /// A value of the wrong type, or out of range.
+    InvalidValue,
+    /// A required key is missing.
+    MissingKey,
+    /// A reference to a name that is not declared.
+    UnknownName,
+    /// A name declared twice.
+    DuplicateName,
+    /// A state no path from the initial state reaches.
+    UnreachableState,
+    /// A state from which no path leads back to a non-withholding state.
+    DeadEndState,
+    /// Two transitions from one state on one trigger whose guards can both hold.
+    Nondeterminism,
+    /// Hysteresis counts that are zero or that a backstop makes unreachable.
+    InvalidHysteresis,
+    /// A transition arms a window automatically and the spec has no re-arm floor.
+    NoRearmFloor,
+    /// Tier modes that decrease as risk increases.
+    NonMonotonicModes,
+    /// A tier with neither an action nor a time backstop.
+    NoBackstop,
+    /// A template uses a variable that does not exist.
+    UnknownTemplateVar,
+    /// A transition into a window state withholds (a window licenses nothing).
+    WindowBlocks,
+    /// A glob or command pattern that does not compile.
+    BadPattern,
+    /// A signal requires telemetry that no runtime provides.
+    UnavailableTelemetry,
+    /// The spec is too large for the compiled representation (too many states, …).
+    TooLarge,
+}
+
+impl Code {
+    pub const ALL: [Code; 18] = [
+        Code::Syntax,
+        Code::UnknownKey,
+        Code::InvalidValue,
+        Code::MissingKey,
+        Code::UnknownName,
+        Code::DuplicateName,
+        Code::UnreachableState,
+        Code::DeadEndState,
+        Code::Nondeterminism,
+        Code::InvalidHysteresis,
+        Code::NoRearmFloor,
+        Code::NonMonotonicModes,
+        Code::NoBackstop,
+        Code::UnknownTemplateVar,
+        Code::WindowBlocks,
+        Code::BadPattern,
+        Code::UnavailableTelemetry,
+        Code::TooLarge,
+    ];
+
+    /// The stable string form, e.g. `G009`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Syntax => "G001",
+            Code::UnknownKey => "G002",
+            Code::InvalidValue => "G003",
+            Code::MissingKey => "G004",
+            Code::UnknownName => "G005",
+            Code::DuplicateName => "G006",
+            Code::UnreachableState => "G007",
+            Code::DeadEndState => "G008",
+            Code::Nondeterminism => "G009",
+            Code::InvalidHysteresis => "G010",
+            Code::NoRearmFloor => "G011",
+            Code::NonMonotonicModes => "G012",
+            Code::NoBackstop => "G013",
+            Code::UnknownTemplateVar => "G014",
+            Code::WindowBlocks => "G015",
+            Code::BadPattern => "G016",
+            Code::UnavailableTelemetry => "G017",
+            Code::TooLarge => "G018",
+        }
+    }
+
+    /// A short slug naming the rule, e.g. `nondeterminism`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Code::Syntax => "syntax",
+            Code::UnknownKey => "unknown-key",
+            Code::InvalidValue => "invalid-value",
+            Code::MissingKey => "missing-key",
+            Code::UnknownName => "unknown-name",
+            Code::DuplicateName => "duplicate-name",
+            Code::UnreachableState => "unreachable-state",
+            Code::DeadEndState => "dead-end-state",
+            Code::Nondeterminism => "nondeterminism",
+            Code::InvalidHysteresis => "invalid-hysteresis",
+            Code::NoRearmFloor => "no-rearm-floor",
+            Code::NonMonotonicModes => "non-monotonic-modes",
+            Code::NoBackstop => "no-backstop",
+            Code::UnknownTemplateVar => "unknown-template-var",
+            Code::WindowBlocks => "window-blocks",
+            Code::BadPattern => "bad-pattern",
+            Code::UnavailableTelemetry => "unavailable-telemetry",
+            Code::TooLarge => "too-large",
+        }
+    }
+}
+
+/// Error or warning. Warnings do not fail `gate check` or the build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A secondary location ("the other transition is here").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+/// One diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    pub span: Span,
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            labels: Vec::new(),
+            help: None,
+        }
+    }
+    pub fn warning(code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, span, message)
+        }
+    }
+    pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+/// A list of diagnostics being collected.
+#[derive(Clone, Debug, Default)]
+pub struct Diagnostics {
+    pub items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.items.push(diagnostic);
+    }
+    pub fn has_errors(&self) -> bool {
+        self.items.iter().any(|d| d.severity == Severity::Error)
+    }
+    /// Sort by position then code, so output order is stable whatever order checks ran in.
+    pub fn sort(&mut self) {
+        self.items
+            .sort_by(|a, b| (a.span, a.code, &a.message).cmp(&(b.span, b.code, &b.message)));
+        self.items.dedup();
+    }
+}
+
+/// Edit distance with adjacent transpositions (optimal string alignment), for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// The closest candidate to `name`, if it is close enough to be a likely misspelling.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() + 2) / 3;
+    candidates
+        .into_iter()
+        .map(|c| (distance(name, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, c)| (*d, *c))
+        .map(|(_, c)| c)
+}
+
+/// Line and column (both 1-based, column in characters) of a byte offset.
+pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
+    let offset = floor_char_boundary(source, offset.min(source.len()));
+    let before = &source[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = source[line_start..offset].chars().count() + 1;
+    (line, col)
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+const MAX_EXCERPT: usize = 200;
+
+/// Render one diagnostic as `path:line:col: error[G009]: message` with a caret excerpt.
+pub fn render(path: &str, source: &str, d: &Diagnostic) -> String {
+    let mut out = String::new();
+    let (line, col) = line_col(source, d.span.start as usize);
+    let severity = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let _ = writeln!(
+        out,
+        "{path}:{line}:{col}: {severity}[{}]: {}",
+        d.code.as_str(),
+        d.message
+    );
+    excerpt(&mut out, source, d.span, None);
+    for label in &d.labels {
+        let (l, c) = line_col(source, label.span.start as usize);
+        let _ = writeln!(out, "  --> {path}:{l}:{c}: {}", label.message);
+        excerpt(&mut out, source, label.span, None);
+    }
+    if let Some(help) = &d.help {
+        let _ = writeln!(out, "  = help: {help}");
+    }
+    out
+}
+
+/// Render a whole list.
+pub fn render_all(path: &str, source: &str, diagnostics: &[Diagnostic]) -> String {
+    diagnostics
+        .iter()
+        .map(|d| render(path, source, d))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn excerpt(out: &mut String, source: &str, span: Span, note: Option<&str>) {
+    let start = floor_char_boundary(source, (span.start as usize).min(source.len()));
+    let (line, col) = line_col(source, start);
+    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
+    let text = &source[line_start..line_end];
+    let text: String = text.chars().take(MAX_EXCERPT).collect();
+    let width = line.to_string().len();
+    let end = floor_char_boundary(source, (span.end as usize).clamp(start, line_end));
+    let carets = source[start..end].chars().count().clamp(1, MAX_EXCERPT);
+    let pad = (col - 1).min(MAX_EXCERPT);
+    let _ = writeln!(out, "{:width$} |", "");
+    let _ = writeln!(out, "{line:width$} | {text}");
+    let _ = writeln!(
+        out,
+        "{:width$} | {}{}{}",
+        "",
+        " ".repeat(pad),
+        "^".repeat(carets.min(MAX_EXCERPT.saturating_sub(pad)).max(1)),
+        note.map(|n| format!(" {n}")).unwrap_or_default()
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_are_one_based() {
+        assert_eq!(line_col("ab\ncd", 0), (1, 1));
+        assert_eq!(line_col("ab\ncd", 4), (2, 2));
+    }
+
+    #[test]
+    fn suggestion_needs_to_be_close() {
+        assert_eq!(did_you_mean("idel", ["idle", "window"]), Some("idle"));
+        assert_eq!(did_you_mean("zzzz", ["idle", "window"]), None);
+    }
+
+    #[test]
+    fn every_code_is_distinct() {
+        let mut codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        codes.sort();
+        codes.dedup();
+        assert_eq!(codes.len(), Code::ALL.len());
+    }
+}

@@ -1,0 +1,89 @@
+//! The execution contract shared by generated machines and the reference interpreter.
+//!
+//! One `step` consumes one event's [`Input`] and moves the machine. The semantics, which the
+//! code generator (`gate-codegen`) and the interpreter (`gate-runtime`) both implement and a
+//! differential test holds equal, are:
+//!
+//! 1. On a `pre_tool` event the re-arm counter `since_arm` increments, saturating at
+//!    `rearm.min_actions`.
+//! 2. Every signal that is enabled and sampled on this phase (`Signal::samples`) is debounced:
+//!    while off, a true sample increments its counter and a false one resets it; at `enter`
+//!    the signal turns on (a rising edge) and the counter resets. While on, a false sample
+//!    increments and a true one resets; at `exit` it turns off (a falling edge).
+//! 3. The triggers present on this event are taken in [`Trigger`] order (event phase,
+//!    approved, checkpoints, falling edges, rising edges, backstop, the action's tier, action).
+//!    For each, the transitions from the *current* state on that trigger are scanned in
+//!    declaration order and the first whose guard holds fires: the state moves and, if it
+//!    arms, `since_arm` resets and the seconds part of the floor counts as unmet for the rest
+//!    of the event. A transition with an `arm` effect carries an implicit guard: the re-arm
+//!    floor is met (`since_arm >= min_actions` and `rearm_secs_ok`).
+//! 4. Guards: a tier or kind condition never holds on an event without a tool action.
+//!
+//! Everything a step needs that depends on time arrives as a boolean computed by the
+//! observer (`backstop`, `rearm_secs_ok`), so the control space stays finite.
+
+use crate::ir::{KindId, Phase, RoleId, SignalId, StateId, TierId};
+
+/// One event as the machine sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    pub phase: Phase,
+    /// The action's tier (tool events only).
+    pub tier: Option<TierId>,
+    /// The action's work kind (tool events only).
+    pub kind: Option<KindId>,
+    pub role: Option<RoleId>,
+    /// Raw sample per signal (meaningful only where the signal is sampled).
+    pub raw: &'a [bool],
+    /// Per signal: its required telemetry is present on this runtime.
+    pub enabled: &'a [bool],
+    /// Per checkpoint: evidence observed on this event.
+    pub checkpoints: &'a [bool],
+    /// The open window reached its backstop.
+    pub backstop: bool,
+    /// At least `rearm.min_secs` seconds have passed since the last arm (or none happened).
+    pub rearm_secs_ok: bool,
+    /// A grant for this exact action was consumed.
+    pub approved: bool,
+}
+
+/// The whole memory of a machine: what the store persists per scope.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Snapshot {
+    pub state: StateId,
+    /// Debounced level per signal.
+    pub level: Vec<bool>,
+    /// Debounce counter per signal (saturates at `max(enter, exit)`).
+    pub count: Vec<u16>,
+    /// Pre-tool actions since the last arm, saturating at `rearm.min_actions`.
+    pub since_arm: u16,
+}
+
+/// A machine: the generated ones and the interpreter both implement it.
+pub trait Machine {
+    /// The machine in its initial state.
+    fn initial(&self) -> Snapshot;
+    /// Advance by one event; `fired` is called with the index (into `Spec::transitions`) of
+    /// every transition that fires, in order.
+    fn step(&self, memory: &mut Snapshot, input: &Input<'_>, fired: &mut dyn FnMut(u16));
+}
+
+/// Helper used by both implementations: is the role in a guard's list?
+#[inline]
+pub fn role_in(roles: &[Option<RoleId>], role: Option<RoleId>) -> bool {
+    roles.contains(&role)
+}
+
+/// Rising / falling edges of one step, derived by comparing levels.
+pub fn edges(before: &Snapshot, after: &Snapshot) -> (Vec<SignalId>, Vec<SignalId>) {
+    let mut rising = Vec::new();
+    let mut falling = Vec::new();
+    for (i, (a, b)) in before.level.iter().zip(&after.level).enumerate() {
+        if !a && *b {
+            rising.push(i as SignalId);
+        } else if *a && !b {
+            falling.push(i as SignalId);
+        }
+    }
+    (rising, falling)
+}

@@ -1,0 +1,669 @@
+//! The resolved intermediate representation of a spec: every name is an index, every list is in declaration order.
+//!
+//! The IR is what every consumer works from: the static checks, the code generator, the
+//! diagram renderers, the runtime's observer and the reference interpreter. It is plain data
+//! (serde-serialisable, no interior references) so that generated code can embed it and the
+//! runtime can load it without the TOML parser. Spans (`Span`) are byte ranges into the spec
+//! source and are kept for diagnostics only; they never influence semantics.
+
+use serde::{Deserialize, Serialize};
+
+/// A byte range into the spec source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(range: std::ops::Range<usize>) -> Span {
+        Span {
+            start: range.start.min(u32::MAX as usize) as u32,
+            end: range.end.min(u32::MAX as usize) as u32,
+        }
+    }
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// Index of a tier in [`Spec::tiers`]; tiers are ordered by risk, lowest first.
+pub type TierId = u8;
+/// Index of a work kind in [`Spec::kinds`].
+pub type KindId = u8;
+/// Index of a signal in [`Spec::signals`].
+pub type SignalId = u8;
+/// Index of a checkpoint in [`Spec::checkpoints`].
+pub type CheckpointId = u8;
+/// Index of a control state in [`Spec::states`].
+pub type StateId = u8;
+/// Index of a role in [`Spec::roles`].
+pub type RoleId = u8;
+/// Index of a template in [`Spec::templates`].
+pub type TemplateId = u8;
+/// Index of a classifier rule in [`Spec::rules`].
+pub type RuleId = u16;
+
+/// A whole compiled spec.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spec {
+    pub name: String,
+    pub description: String,
+    /// SHA-256 (hex) of the spec source bytes. State written under another hash is reset.
+    pub hash: String,
+    pub initial: StateId,
+    pub scope: Scope,
+    pub fail: FailPolicy,
+    pub tiers: Vec<Tier>,
+    pub kinds: Vec<Named>,
+    pub default_tier: TierId,
+    pub default_kind: KindId,
+    pub rules: Vec<Rule>,
+    pub signals: Vec<Signal>,
+    pub rearm: Rearm,
+    pub checkpoints: Vec<Checkpoint>,
+    pub states: Vec<State>,
+    pub transitions: Vec<Transition>,
+    pub templates: Vec<Template>,
+    pub roles: Vec<Role>,
+}
+
+/// A name with the span where it was declared.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Named {
+    pub name: String,
+    pub span: Span,
+}
+
+/// What a machine's state is keyed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// One machine per agent session.
+    Session,
+    /// One machine per (session, subagent): subagents get their own windows.
+    SessionAgent,
+    /// One machine per repository (the event's cwd), shared by every session in it.
+    Repo,
+}
+
+/// What happens to a verdict when gate's own infrastructure fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailPolicy {
+    /// Degrade to allow (the default everywhere, R12).
+    Open,
+    /// Keep a block that the classification itself produced.
+    Closed,
+}
+
+/// Enforcement mode of a tier. Ordered: observe < steer < gate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Record what would have happened; never change the agent's course.
+    Observe,
+    /// Turn any block into injected guidance.
+    Steer,
+    /// Withhold (ask or deny) as the machine proposes.
+    Gate,
+}
+
+/// A risk tier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tier {
+    pub name: String,
+    pub span: Span,
+    pub mode: Mode,
+    /// `Some(FailPolicy::Closed)` only when the tier opts in.
+    pub fail: FailPolicy,
+    pub backstop: Backstop,
+}
+
+/// A window's backstop for a tier: the window is over budget when either limit is reached.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Backstop {
+    pub max_actions: Option<u32>,
+    pub max_secs: Option<u32>,
+    /// Learned from closed windows (`gate calibrate`), clamped to these bounds.
+    pub baseline: Option<Baseline>,
+    pub span: Span,
+}
+
+/// Clamps for a learned baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Baseline {
+    pub min_actions: u32,
+    pub max_actions: u32,
+    pub min_secs: u32,
+    pub max_secs: u32,
+}
+
+/// The action classes an event can be normalised to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionClass {
+    Read,
+    Search,
+    Write,
+    Delete,
+    Exec,
+    Vcs,
+    Network,
+    Spawn,
+    Mcp,
+    Other,
+}
+
+impl ActionClass {
+    pub const ALL: [ActionClass; 10] = [
+        ActionClass::Read,
+        ActionClass::Search,
+        ActionClass::Write,
+        ActionClass::Delete,
+        ActionClass::Exec,
+        ActionClass::Vcs,
+        ActionClass::Network,
+        ActionClass::Spawn,
+        ActionClass::Mcp,
+        ActionClass::Other,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionClass::Read => "read",
+            ActionClass::Search => "search",
+            ActionClass::Write => "write",
+            ActionClass::Delete => "delete",
+            ActionClass::Exec => "exec",
+            ActionClass::Vcs => "vcs",
+            ActionClass::Network => "network",
+            ActionClass::Spawn => "spawn",
+            ActionClass::Mcp => "mcp",
+            ActionClass::Other => "other",
+        }
+    }
+    pub fn parse(s: &str) -> Option<ActionClass> {
+        ActionClass::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// The hook phase of an event, common to every runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    PreTool,
+    PostTool,
+    PostToolFailure,
+    Prompt,
+    SessionStart,
+    SessionEnd,
+    Stop,
+    SubagentStart,
+    SubagentStop,
+    Compact,
+    Other,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 11] = [
+        Phase::PreTool,
+        Phase::PostTool,
+        Phase::PostToolFailure,
+        Phase::Prompt,
+        Phase::SessionStart,
+        Phase::SessionEnd,
+        Phase::Stop,
+        Phase::SubagentStart,
+        Phase::SubagentStop,
+        Phase::Compact,
+        Phase::Other,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::PreTool => "pre_tool",
+            Phase::PostTool => "post_tool",
+            Phase::PostToolFailure => "post_tool_failure",
+            Phase::Prompt => "prompt",
+            Phase::SessionStart => "session_start",
+            Phase::SessionEnd => "session_end",
+            Phase::Stop => "stop",
+            Phase::SubagentStart => "subagent_start",
+            Phase::SubagentStop => "subagent_stop",
+            Phase::Compact => "compact",
+            Phase::Other => "other",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Phase> {
+        Phase::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+    /// Index of this phase in [`Phase::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    /// Whether this phase carries a tool call.
+    pub fn is_tool(self) -> bool {
+        matches!(self, Phase::PreTool | Phase::PostTool | Phase::PostToolFailure)
+    }
+}
+
+/// Observable telemetry fields a signal can depend on (R12: a signal self-disables when a
+/// runtime does not provide what it requires).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Telemetry {
+    ToolName,
+    Target,
+    Status,
+    Timestamp,
+    SessionId,
+    Subagent,
+    Cwd,
+    PermissionMode,
+    Prompt,
+    Lifecycle,
+}
+
+impl Telemetry {
+    pub const ALL: [Telemetry; 10] = [
+        Telemetry::ToolName,
+        Telemetry::Target,
+        Telemetry::Status,
+        Telemetry::Timestamp,
+        Telemetry::SessionId,
+        Telemetry::Subagent,
+        Telemetry::Cwd,
+        Telemetry::PermissionMode,
+        Telemetry::Prompt,
+        Telemetry::Lifecycle,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Telemetry::ToolName => "tool_name",
+            Telemetry::Target => "target",
+            Telemetry::Status => "status",
+            Telemetry::Timestamp => "timestamp",
+            Telemetry::SessionId => "session_id",
+            Telemetry::Subagent => "subagent",
+            Telemetry::Cwd => "cwd",
+            Telemetry::PermissionMode => "permission_mode",
+            Telemetry::Prompt => "prompt",
+            Telemetry::Lifecycle => "lifecycle",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Telemetry> {
+        Telemetry::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+/// A classifier rule: every criterion given must match (each list is an OR of its items).
+/// The matching rule with the highest tier sets the tier and the reason; the first matching
+/// rule (in declaration order) that names a kind sets the work kind.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    pub name: String,
+    pub span: Span,
+    /// Globs over the raw tool name (`Bash`, `run_shell_command`, `mcp__*`).
+    pub tools: Vec<Pattern>,
+    /// Action classes.
+    pub classes: Vec<ActionClass>,
+    /// Globs over the target when it is a path (absolute, and relative to cwd).
+    pub paths: Vec<Pattern>,
+    /// Command patterns, matched on each simple command of the tokenised shell command.
+    pub commands: Vec<Pattern>,
+    /// Phases the rule applies to; empty means every tool phase.
+    pub phases: Vec<Phase>,
+    pub tier: Option<TierId>,
+    pub kind: Option<KindId>,
+    pub reason: String,
+}
+
+/// A pattern as written, with its span (for "pattern does not compile" diagnostics).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pattern {
+    pub text: String,
+    pub span: Span,
+}
+
+/// A boundary signal: a family, its parameters and its hysteresis.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Signal {
+    pub name: String,
+    pub span: Span,
+    pub family: Family,
+    /// Consecutive qualifying samples before the signal turns on (>= 1).
+    pub enter: u16,
+    /// Consecutive non-qualifying samples before it turns off (>= 1).
+    pub exit: u16,
+    pub requires: Vec<Telemetry>,
+    /// The phases on which this signal is sampled (derived from the family).
+    pub samples: Vec<Phase>,
+}
+
+/// Signal families and their parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "family")]
+pub enum Family {
+    /// The action's work kind differs from the window's dominant kind.
+    KindShift,
+    /// The action's tier is at least `tier`.
+    TierAtLeast { tier: TierId },
+    /// The last `count` tool results in a row failed.
+    FailureStreak { count: u16 },
+    /// The same target was acted on `count` times in the window.
+    RepeatedTarget { count: u16 },
+    /// The action's path prefix (first `depth` components under cwd) is new to the window.
+    ScopeChange { depth: u16 },
+    /// One of these lifecycle phases happened.
+    Lifecycle { events: Vec<Phase> },
+    /// The window exceeds an action or time budget (the tier backstop when none is given).
+    Budget {
+        max_actions: Option<u32>,
+        max_secs: Option<u32>,
+    },
+    /// Actions in the last `per_secs` seconds exceed `max` (a rate limit).
+    Rate { max: u32, per_secs: u32 },
+    /// The previous verdict in this scope withheld the action (ask or deny).
+    Denied,
+}
+
+impl Family {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Family::KindShift => "kind_shift",
+            Family::TierAtLeast { .. } => "tier_at_least",
+            Family::FailureStreak { .. } => "failure_streak",
+            Family::RepeatedTarget { .. } => "repeated_target",
+            Family::ScopeChange { .. } => "scope_change",
+            Family::Lifecycle { .. } => "lifecycle",
+            Family::Budget { .. } => "budget",
+            Family::Rate { .. } => "rate",
+            Family::Denied => "denied",
+        }
+    }
+}
+
+/// The re-arm floor: no two window arms within `min_actions` pre-tool actions or `min_secs`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rearm {
+    pub min_actions: u16,
+    pub min_secs: u32,
+    /// Where `[rearm]` was declared; `None` when the spec has none.
+    pub span: Option<Span>,
+}
+
+/// Checkpoint evidence: a tool call (tool glob + target glob, seen after it ran with the
+/// given status) or a lifecycle event (optionally with a target glob, e.g. on the prompt).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub name: String,
+    pub span: Span,
+    pub tools: Vec<Pattern>,
+    pub targets: Vec<Pattern>,
+    pub events: Vec<Phase>,
+    pub status: StatusFilter,
+}
+
+/// Which tool results count as checkpoint evidence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusFilter {
+    Any,
+    Success,
+    Failure,
+}
+
+/// A control state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub name: String,
+    pub span: Span,
+    /// A window is open while the machine is in this state. A window licenses nothing.
+    pub window: bool,
+    /// While in this state every pre-tool action is withheld with this verdict.
+    pub withhold: Option<Withhold>,
+}
+
+/// How a withholding state withholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Withhold {
+    pub block: Block,
+    pub template: TemplateId,
+    pub span: Span,
+}
+
+/// A blocking effect's strength.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Block {
+    Ask,
+    Deny,
+}
+
+/// What makes a transition fire. Triggers of one event are considered in this enum's order
+/// (see [`Trigger::order_key`]); each fires at most one transition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "trigger", content = "id")]
+pub enum Trigger {
+    /// The event's hook phase.
+    Event(Phase),
+    /// The user approved this exact action (a grant was consumed).
+    Approved,
+    /// Checkpoint evidence was observed.
+    Checkpoint(CheckpointId),
+    /// A signal turned off (falling edge after `exit` samples).
+    Clear(SignalId),
+    /// A signal turned on (rising edge after `enter` samples).
+    Signal(SignalId),
+    /// The open window reached its backstop.
+    Backstop,
+    /// A pre-tool action classified at exactly this tier.
+    Tier(TierId),
+    /// Any pre-tool action.
+    Action,
+}
+
+/// A guard: every present condition must hold.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Guard {
+    /// The action's tier must be within `lo..=hi` (indices).
+    pub tier: Option<(TierId, TierId)>,
+    /// The action's work kind must be one of these.
+    pub kinds: Vec<KindId>,
+    /// The identity's role must be one of these (`None` in the list means "no role").
+    pub roles: Vec<Option<RoleId>>,
+    /// The re-arm floor must (true) or must not (false) be satisfied.
+    pub rearm: Option<bool>,
+    pub span: Option<Span>,
+}
+
+/// A transition of the control machine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Transition {
+    pub span: Span,
+    pub from: StateId,
+    pub trigger: Trigger,
+    pub guard: Guard,
+    pub to: StateId,
+    pub effects: Vec<Effect>,
+}
+
+/// An effect a transition proposes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "effect")]
+pub enum Effect {
+    /// Open (or re-open) a window. Transitions that arm carry an implicit re-arm floor guard.
+    Arm,
+    /// Close the open window.
+    Close,
+    /// Inject guidance rendered from a template.
+    Steer { template: TemplateId },
+    /// Withhold until the user approves this exact action.
+    Ask { template: TemplateId },
+    /// Withhold.
+    Deny { template: TemplateId },
+    /// Write an audit row with this label.
+    Record { label: String },
+}
+
+impl Effect {
+    pub fn block(&self) -> Option<Block> {
+        match self {
+            Effect::Ask { .. } => Some(Block::Ask),
+            Effect::Deny { .. } => Some(Block::Deny),
+            _ => None,
+        }
+    }
+}
+
+/// A steer / ask / deny text with `{variable}` holes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Template {
+    pub name: String,
+    pub span: Span,
+    pub parts: Vec<TemplatePart>,
+}
+
+/// A piece of a template.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TemplatePart {
+    Text(String),
+    Var(TemplateVar),
+}
+
+/// Variables a template may use. They are filled from the machine and observer state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TemplateVar {
+    /// The signal(s) whose edge fired the transition.
+    Signal,
+    /// The checkpoint whose evidence fired the transition.
+    Checkpoint,
+    /// The action's tier name.
+    Tier,
+    /// The action's work kind.
+    Kind,
+    /// The window's dominant kind.
+    WindowKind,
+    /// Actions in the open window.
+    WindowActions,
+    /// Seconds since the window opened.
+    WindowSecs,
+    /// The reason of the classifier rule that set the tier.
+    Reason,
+    /// The name of the classifier rule that set the tier.
+    Rule,
+    /// The raw tool name.
+    Tool,
+    /// The collapsed target (redacted).
+    Target,
+    /// The control state after the transition.
+    State,
+    /// The control state before the transition.
+    From,
+    /// The identity's role, or "none".
+    Role,
+    /// The grant id of an ask.
+    GrantId,
+    /// The command a user runs to approve (`gate approve <id>`).
+    Approve,
+}
+
+impl TemplateVar {
+    pub const ALL: [TemplateVar; 16] = [
+        TemplateVar::Signal,
+        TemplateVar::Checkpoint,
+        TemplateVar::Tier,
+        TemplateVar::Kind,
+        TemplateVar::WindowKind,
+        TemplateVar::WindowActions,
+        TemplateVar::WindowSecs,
+        TemplateVar::Reason,
+        TemplateVar::Rule,
+        TemplateVar::Tool,
+        TemplateVar::Target,
+        TemplateVar::State,
+        TemplateVar::From,
+        TemplateVar::Role,
+        TemplateVar::GrantId,
+        TemplateVar::Approve,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TemplateVar::Signal => "signal",
+            TemplateVar::Checkpoint => "checkpoint",
+            TemplateVar::Tier => "tier",
+            TemplateVar::Kind => "kind",
+            TemplateVar::WindowKind => "window_kind",
+            TemplateVar::WindowActions => "window_actions",
+            TemplateVar::WindowSecs => "window_secs",
+            TemplateVar::Reason => "reason",
+            TemplateVar::Rule => "rule",
+            TemplateVar::Tool => "tool",
+            TemplateVar::Target => "target",
+            TemplateVar::State => "state",
+            TemplateVar::From => "from",
+            TemplateVar::Role => "role",
+            TemplateVar::GrantId => "grant_id",
+            TemplateVar::Approve => "approve",
+        }
+    }
+    pub fn parse(s: &str) -> Option<TemplateVar> {
+        TemplateVar::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// An identity's role and its per-tier mode overrides.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Role {
+    pub name: String,
+    pub span: Span,
+    /// Subagent types (globs) that carry this role.
+    pub subagent_types: Vec<Pattern>,
+    /// `NAME=VALUE` environment matches that carry this role.
+    pub env: Vec<(String, String)>,
+    /// Mode override per tier (`None` = the tier's own mode).
+    pub modes: Vec<Option<Mode>>,
+}
+
+impl Spec {
+    pub fn tier_name(&self, id: TierId) -> &str {
+        &self.tiers[id as usize].name
+    }
+    pub fn state_name(&self, id: StateId) -> &str {
+        &self.states[id as usize].name
+    }
+    /// Human-readable trigger, in the spec's own syntax (`signal:kind_shift`).
+    pub fn trigger_text(&self, trigger: Trigger) -> String {
+        match trigger {
+            Trigger::Event(phase) => format!("event:{}", phase.as_str()),
+            Trigger::Approved => "approved".to_string(),
+            Trigger::Checkpoint(c) => format!("checkpoint:{}", self.checkpoints[c as usize].name),
+            Trigger::Clear(s) => format!("clear:{}", self.signals[s as usize].name),
+            Trigger::Signal(s) => format!("signal:{}", self.signals[s as usize].name),
+            Trigger::Backstop => "backstop".to_string(),
+            Trigger::Tier(t) => format!("tier:{}", self.tiers[t as usize].name),
+            Trigger::Action => "action".to_string(),
+        }
+    }
+    /// Every trigger this spec can produce, in evaluation order.
+    pub fn all_triggers(&self) -> Vec<Trigger> {
+        let mut out: Vec<Trigger> = Phase::ALL.iter().map(|p| Trigger::Event(*p)).collect();
+        out.push(Trigger::Approved);
+        out.extend((0..self.checkpoints.len()).map(|c| Trigger::Checkpoint(c as CheckpointId)));
+        out.extend((0..self.signals.len()).map(|s| Trigger::Clear(s as SignalId)));
+        out.extend((0..self.signals.len()).map(|s| Trigger::Signal(s as SignalId)));
+        out.push(Trigger::Backstop);
+        out.extend((0..self.tiers.len()).map(|t| Trigger::Tier(t as TierId)));
+        out.push(Trigger::Action);
+        out
+    }
+    /// Effective mode of a tier for a role.
+    pub fn mode_for(&self, tier: TierId, role: Option<RoleId>) -> Mode {
+        let base = self.tiers[tier as usize].mode;
+        match role {
+            Some(r) => self.roles[r as usize].modes[tier as usize].unwrap_or(base),
+            None => base,
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The command-pattern language: patterns over tokenised shell commands, not raw strings.
+//!
+//! A pattern is one or more *stages* joined by `|`. A stage is whitespace-separated tokens:
+//! the first matches the program (its basename, after wrappers such as `sudo`, `env`,
+//! `command`, `bash -c`, `xargs` have been peeled by the runtime's tokenizer); each further
+//! token must match a distinct argument, in order, with anything in between (a subsequence).
+//! Stages joined by `|` must match adjacent commands of one pipeline, e.g. `curl * | sh`.
+//!
+//! Argument tokens:
+//! - `-x` (one dash, one character) matches a short-flag cluster containing `x`
+//!   (`-rf`, `-fr`, `-x`);
+//! - `--name` matches `--name` or `--name=…`;
+//! - anything else is a glob over the whole argument (`*` crosses `/`), e.g. `/`, `~*`,
+//!   `*.sql`, `+*` (a refspec force push).
+//!
+//! A pattern that starts with `raw:` is a glob over the whole command string instead; it is
+//! for shapes that are not commands at all (a fork bomb `:(){ :|:& };:`).
+
+use serde::{Deserialize, Serialize};
+
+/// One argument matcher.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArgPattern {
+    /// `-x`: a short flag, alone or in a cluster.
+    ShortFlag(char),
+    /// `--name`: a long flag, bare or with `=value`.
+    LongFlag(String),
+    /// A glob over the argument.
+    Glob(String),
+}
+
+/// One pipeline stage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StagePattern {
+    /// Glob over the program's basename.
+    pub program: String,
+    pub args: Vec<ArgPattern>,
+}
+
+/// A parsed command pattern.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandPattern {
+    /// Stages of one pipeline.
+    Stages(Vec<StagePattern>),
+    /// A glob over the raw command string.
+    Raw(String),
+}
+
+/// Why a pattern does not compile, with the byte range inside the pattern text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternError {
+    pub message: String,
+    pub offset: usize,
+    pub len: usize,
+}
+
+/// Check that a glob compiles (the same syntax the runtime matches with).
+pub fn check_glob(glob: &str) -> Result<(), String> {
+    globset::GlobBuilder::new(glob)
+        .literal_separator(false)
+        .build()
+        .map(|_| ())
+        .map_err(|e| e.kind().to_string())
+}
+
+/// Check a path glob (where `*` stays within one path component and `**` crosses them).
+pub fn check_path_glob(glob: &str) -> Result<(), String> {
+    globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .build()
+        .map(|_| ())
+        .map_err(|e| e.kind().to_string())
+}
+
+/// Parse a command pattern.
+pub fn parse_command(text: &str) -> Result<CommandPattern, PatternError> {
+    if let Some(raw) = text.strip_prefix("raw:") {
+        check_glob(raw).map_err(|message| PatternError {
+            message,
+            offset: 4,
+            len: raw.len(),
+        })?;
+        return Ok(CommandPattern::Raw(raw.to_string()));
+    }
+    let mut stages = Vec::new();
+    let mut offset = 0;
+    for stage_text in text.split('|') {
+        let stage_start = offset;
+        offset += stage_text.len() + 1;
+        let mut tokens = Vec::new();
+        let mut pos = 0;
+        for token in stage_text.split_whitespace() {
+            let at = stage_text[pos..].find(token).map_or(pos, |i| pos + i);
+            pos = at + token.len();
+            tokens.push((stage_start + at, token));
+        }
+        let Some(&(program_at, program)) = tokens.first() else {
+            return Err(PatternError {
+                message: "empty pipeline stage: a stage needs at least a program".to_string(),
+                offset: stage_start,
+                len: stage_text.len().max(1),
+            });
+        };
+        check_glob(program).map_err(|message| PatternError {
+            message,
+            offset: program_at,
+            len: program.len(),
+        })?;
+        let mut args = Vec::new();
+        for &(at, token) in &tokens[1..] {
+            let arg = if let Some(long) = token.strip_prefix("--").filter(|l| !l.is_empty()) {
+                ArgPattern::LongFlag(long.to_string())
+            } else if let Some(short) = token.strip_prefix('-').filter(|s| s.chars().count() == 1) {
+                ArgPattern::ShortFlag(short.chars().next().unwrap_or('-'))
+            } else {
+                check_glob(token).map_err(|message| PatternError {
+                    message,
+                    offset: at,
+                    len: token.len(),
+                })?;
+                ArgPattern::Glob(token.to_string())
+            };
+            args.push(arg);
+        }
+        stages.push(StagePattern {
+            program: program.to_string(),
+            args,
+        });
+    }
+    Ok(CommandPattern::Stages(stages))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_and_globs() {
+        let p = parse_command("rm -r --force /*").unwrap();
+        let CommandPattern::Stages(stages) = p else {
+            panic!("expected stages")
+        };
+        assert_eq!(stages[0].program, "rm");
+        assert_eq!(
+            stages[0].args,
+            vec![
+                ArgPattern::ShortFlag('r'),
+                ArgPattern::LongFlag("force".into()),
+                ArgPattern::Glob("/*".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn pipeline_stages() {
+        let p = parse_command("curl * | sh").unwrap();
+        let CommandPattern::Stages(stages) = p else {
+            panic!("expected stages")
+        };
+        assert_eq!(stages.len(), 2);
+        assert_eq!(stages[1].program, "sh");
+    }
+
+    #[test]
+    fn bad_glob_points_inside_the_pattern() {
+        let e = parse_command("rm [abc").unwrap_err();
+        assert_eq!((e.offset, e.len), (3, 4));
+        let e = parse_command("curl | ").unwrap_err();
+        assert!(e.message.contains("empty"));
+    }
+
+    #[test]
+    fn raw_patterns() {
+        assert_eq!(
+            parse_command("raw:*:(){*").unwrap(),
+            CommandPattern::Raw("*:(){*".into())
+        );
+    }
+}
