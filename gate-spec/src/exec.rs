@@ -68,6 +68,43 @@ pub trait Machine {
     fn step(&self, memory: &mut Snapshot, input: &Input<'_>, fired: &mut dyn FnMut(u16));
 }
 
+/// A spec compiled into the binary by `gate-macros`: its identity, its IR and its machine.
+pub struct CompiledSpec {
+    pub name: &'static str,
+    /// SHA-256 of the spec source, as in `Spec::hash`.
+    pub hash: &'static str,
+    /// The spec file's path as given to the macro (for messages).
+    pub path: &'static str,
+    /// The IR as JSON; [`CompiledSpec::ir`] parses it once.
+    pub ir_json: &'static str,
+    pub mermaid: &'static str,
+    pub dot: &'static str,
+    pub machine: &'static (dyn Machine + Sync),
+    pub ir_cell: &'static std::sync::OnceLock<crate::ir::Spec>,
+}
+
+impl CompiledSpec {
+    /// The IR, parsed from the embedded JSON on first use.
+    pub fn ir(&self) -> &'static crate::ir::Spec {
+        self.ir_cell.get_or_init(|| {
+            serde_json::from_str(self.ir_json).unwrap_or_else(|e| {
+                // The JSON was produced by serde_json from the same types at build time.
+                panic!("embedded IR of spec `{}` does not parse: {e}", self.name)
+            })
+        })
+    }
+}
+
+impl std::fmt::Debug for CompiledSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledSpec")
+            .field("name", &self.name)
+            .field("hash", &self.hash)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Helper used by both implementations: is the role in a guard's list?
 #[inline]
 pub fn role_in(roles: &[Option<RoleId>], role: Option<RoleId>) -> bool {
