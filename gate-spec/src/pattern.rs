@@ -173,7 +173,7 @@ mod tests {
     #[test]
     fn bad_pattern_points_inside_the_pattern() {
         let e = parse_command("curl | ").unwrap_err();
-        assert_eq!(e.offset, 5);
+        assert_eq!(e.offset, 6);
         assert!(e.message.contains("empty"));
     }
 
