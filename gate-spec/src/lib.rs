@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod diag;
+pub mod diagram;
 pub mod exec;
 pub mod hash;
 pub mod ir;
