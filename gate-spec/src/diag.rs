@@ -42,14 +42,18 @@ pub enum Code {
     WindowBlocks,
     /// A glob or command pattern that does not compile.
     BadPattern,
-    /// A signal requires telemetry that no runtime provides.
+    /// A signal requires telemetry no runtime provides, or reads a field it does not require.
     UnavailableTelemetry,
     /// The spec is too large for the compiled representation (too many states, …).
     TooLarge,
+    /// A template, signal or checkpoint that nothing uses (a warning).
+    Unused,
+    /// A transition whose guard can never hold on its trigger (a warning).
+    GuardNeverHolds,
 }
 
 impl Code {
-    pub const ALL: [Code; 18] = [
+    pub const ALL: [Code; 20] = [
         Code::Syntax,
         Code::UnknownKey,
         Code::InvalidValue,
@@ -68,6 +72,8 @@ impl Code {
         Code::BadPattern,
         Code::UnavailableTelemetry,
         Code::TooLarge,
+        Code::Unused,
+        Code::GuardNeverHolds,
     ];
 
     /// The stable string form, e.g. `G009`.
@@ -91,6 +97,8 @@ impl Code {
             Code::BadPattern => "G016",
             Code::UnavailableTelemetry => "G017",
             Code::TooLarge => "G018",
+            Code::Unused => "G019",
+            Code::GuardNeverHolds => "G020",
         }
     }
 
@@ -115,6 +123,8 @@ impl Code {
             Code::BadPattern => "bad-pattern",
             Code::UnavailableTelemetry => "unavailable-telemetry",
             Code::TooLarge => "too-large",
+            Code::Unused => "unused",
+            Code::GuardNeverHolds => "guard-never-holds",
         }
     }
 }
@@ -204,13 +214,15 @@ fn distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 best = best.min(d[i - 2][j - 2] + 1);
             }
@@ -221,8 +233,11 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate to `name`, if it is close enough to be a likely misspelling.
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() + 2) / 3;
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let limit = name.chars().count().div_ceil(3);
     candidates
         .into_iter()
         .map(|c| (distance(name, c), c))
@@ -248,7 +263,10 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
+/// Characters of a source line shown in an excerpt.
 const MAX_EXCERPT: usize = 200;
+/// Characters kept before the span when a long line is windowed.
+const CONTEXT: usize = 40;
 
 /// Render one diagnostic as `path:line:col: error[G009]: message` with a caret excerpt.
 pub fn render(path: &str, source: &str, d: &Diagnostic) -> String {
@@ -289,13 +307,30 @@ fn excerpt(out: &mut String, source: &str, span: Span, note: Option<&str>) {
     let start = floor_char_boundary(source, (span.start as usize).min(source.len()));
     let (line, col) = line_col(source, start);
     let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
-    let text = &source[line_start..line_end];
-    let text: String = text.chars().take(MAX_EXCERPT).collect();
-    let width = line.to_string().len();
+    let line_end = source[start..]
+        .find('\n')
+        .map_or(source.len(), |i| start + i);
     let end = floor_char_boundary(source, (span.end as usize).clamp(start, line_end));
-    let carets = source[start..end].chars().count().clamp(1, MAX_EXCERPT);
-    let pad = (col - 1).min(MAX_EXCERPT);
+    let carets = source[start..end].chars().count().max(1);
+    // On a long line, show a window that starts a little before the span.
+    let skip = if col - 1 + carets.min(CONTEXT) > MAX_EXCERPT {
+        (col - 1).saturating_sub(CONTEXT)
+    } else {
+        0
+    };
+    let mut text: String = source[line_start..line_end]
+        .chars()
+        .skip(skip)
+        .take(MAX_EXCERPT)
+        .collect();
+    let mut pad = col - 1 - skip;
+    if skip > 0 {
+        text.insert(0, '…');
+        pad += 1;
+    }
+    let shown = text.chars().count();
+    let carets = carets.min(shown.saturating_sub(pad)).max(1);
+    let width = line.to_string().len();
     let _ = writeln!(out, "{:width$} |", "");
     let _ = writeln!(out, "{line:width$} | {text}");
     let _ = writeln!(
@@ -303,7 +338,7 @@ fn excerpt(out: &mut String, source: &str, span: Span, note: Option<&str>) {
         "{:width$} | {}{}{}",
         "",
         " ".repeat(pad),
-        "^".repeat(carets.min(MAX_EXCERPT.saturating_sub(pad)).max(1)),
+        "^".repeat(carets),
         note.map(|n| format!(" {n}")).unwrap_or_default()
     );
 }
@@ -322,6 +357,18 @@ mod tests {
     fn suggestion_needs_to_be_close() {
         assert_eq!(did_you_mean("idel", ["idle", "window"]), Some("idle"));
         assert_eq!(did_you_mean("zzzz", ["idle", "window"]), None);
+    }
+
+    #[test]
+    fn long_lines_are_windowed_around_the_span() {
+        let source = format!("{}bad{}", "a".repeat(1000), "b".repeat(1000));
+        let d = Diagnostic::error(Code::InvalidValue, Span::new(1000..1003), "here");
+        let text = render("x", &source, &d);
+        let lines: Vec<&str> = text.lines().collect();
+        let caret_col = lines[3].chars().position(|c| c == '^').expect("a caret");
+        let above: String = lines[2].chars().skip(caret_col).take(3).collect();
+        assert_eq!(above, "bad", "{text}");
+        assert!(lines[2].chars().count() < 220, "{text}");
     }
 
     #[test]

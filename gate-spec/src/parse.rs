@@ -190,7 +190,13 @@ impl<'t, 'i> Obj<'t, 'i> {
                 out
             }
             other => {
-                type_error(key, "a string or an array of strings", other, span_of(v), diags);
+                type_error(
+                    key,
+                    "a string or an array of strings",
+                    other,
+                    span_of(v),
+                    diags,
+                );
                 Vec::new()
             }
         }
@@ -242,7 +248,9 @@ fn check_ident(name: &str, span: Span, what: &str, diags: &mut Diagnostics) {
                 span,
                 format!("{what} name `{}` is not an identifier", truncate(name)),
             )
-            .with_help("use lower-case letters, digits and `_`, starting with a letter (at most 64)"),
+            .with_help(
+                "use lower-case letters, digits and `_`, starting with a letter (at most 64)",
+            ),
         );
     }
 }
@@ -280,7 +288,10 @@ fn section_tables<'t, 'i>(
                 Diagnostic::error(
                     Code::InvalidValue,
                     span_of(v),
-                    format!("`{key}` must be an array of tables, found {}", type_name(other)),
+                    format!(
+                        "`{key}` must be an array of tables, found {}",
+                        type_name(other)
+                    ),
                 )
                 .with_help(format!("write each entry as `[[{key}]]`")),
             );
@@ -295,7 +306,11 @@ fn parse_mode(text: &str, span: Span, diags: &mut Diagnostics) -> Option<Mode> {
         "steer" => Some(Mode::Steer),
         "gate" => Some(Mode::Gate),
         _ => {
-            let mut d = Diagnostic::error(Code::InvalidValue, span, format!("unknown mode `{}`", truncate(text)));
+            let mut d = Diagnostic::error(
+                Code::InvalidValue,
+                span,
+                format!("unknown mode `{}`", truncate(text)),
+            );
             d = match did_you_mean(text, ["observe", "steer", "gate"]) {
                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
                 None => d.with_help("a mode is one of observe, steer, gate"),
@@ -318,7 +333,11 @@ fn parse_enum<T: Copy>(
         return Some(v);
     }
     let names: Vec<&str> = all.iter().map(|v| name(*v)).collect();
-    let mut d = Diagnostic::error(Code::InvalidValue, span, format!("unknown {what} `{}`", truncate(text)));
+    let mut d = Diagnostic::error(
+        Code::InvalidValue,
+        span,
+        format!("unknown {what} `{}`", truncate(text)),
+    );
     d = match did_you_mean(text, names.iter().copied()) {
         Some(s) => d.with_help(format!("did you mean `{s}`?")),
         None => d.with_help(format!("one of: {}", names.join(", "))),
@@ -331,7 +350,10 @@ fn parse_enum<T: Copy>(
 fn inner_span(source: &str, value: Span, offset_hint: usize, needle: &str) -> Span {
     let range = value.range();
     if let Some(text) = source.get(range.clone()) {
-        if let Some(i) = text.get(offset_hint.min(text.len())..).and_then(|t| t.find(needle)) {
+        if let Some(i) = text
+            .get(offset_hint.min(text.len())..)
+            .and_then(|t| t.find(needle))
+        {
             let start = range.start + offset_hint.min(text.len()) + i;
             return Span::new(start..start + needle.len());
         }
@@ -358,8 +380,16 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     let top = Obj::new(root, root_span, "the spec");
     top.check_keys(
         &[
-            "machine", "tier", "rule", "signal", "rearm", "checkpoint", "state", "transition",
-            "template", "role",
+            "machine",
+            "tier",
+            "rule",
+            "signal",
+            "rearm",
+            "checkpoint",
+            "state",
+            "transition",
+            "template",
+            "role",
         ],
         diags,
     );
@@ -445,21 +475,35 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         }
     }
     if rules.items.len() > u16::MAX as usize {
-        diags.push(Diagnostic::error(Code::TooLarge, root_span, "too many rules"));
+        diags.push(Diagnostic::error(
+            Code::TooLarge,
+            root_span,
+            "too many rules",
+        ));
         return None;
     }
 
     // Pass 2: read everything.
     let Some(m) = machine_obj else {
         diags.push(
-            Diagnostic::error(Code::MissingKey, Span::default(), "the spec has no [machine] table")
-                .with_help("start the file with [machine] name = \"…\" initial = \"…\""),
+            Diagnostic::error(
+                Code::MissingKey,
+                Span::default(),
+                "the spec has no [machine] table",
+            )
+            .with_help("start the file with [machine] name = \"…\" initial = \"…\""),
         );
         return None;
     };
     m.check_keys(
         &[
-            "name", "description", "initial", "scope", "fail", "kinds", "default_tier",
+            "name",
+            "description",
+            "initial",
+            "scope",
+            "fail",
+            "kinds",
+            "default_tier",
             "default_kind",
         ],
         diags,
@@ -527,7 +571,14 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     for ((t, span), (tname, _)) in tier_tables.iter().zip(&tiers.items) {
         let o = Obj::new(t, *span, format!("[[tier]] `{tname}`"));
         o.check_keys(
-            &["name", "mode", "fail", "max_actions", "max_secs", "baseline"],
+            &[
+                "name",
+                "mode",
+                "fail",
+                "max_actions",
+                "max_secs",
+                "baseline",
+            ],
             diags,
         );
         let mode = o
@@ -538,11 +589,16 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             .str("fail", diags)
             .and_then(|(s, sp)| parse_fail(&s, sp, diags))
             .unwrap_or(fail);
-        let max_actions = o.int("max_actions", 1, MAX_COUNT * 100, diags).map(|v| v.0 as u32);
+        let max_actions = o
+            .int("max_actions", 1, MAX_COUNT * 100, diags)
+            .map(|v| v.0 as u32);
         let max_secs = o.int("max_secs", 1, 86_400 * 30, diags).map(|v| v.0 as u32);
         let baseline = o.table("baseline", diags).and_then(|(bt, bspan)| {
             let b = Obj::new(bt, bspan, "`baseline`");
-            b.check_keys(&["min_actions", "max_actions", "min_secs", "max_secs"], diags);
+            b.check_keys(
+                &["min_actions", "max_actions", "min_secs", "max_secs"],
+                diags,
+            );
             let get = |k: &str, diags: &mut Diagnostics| match b.int(k, 1, MAX_COUNT * 100, diags) {
                 Some(v) => Some(v.0 as u32),
                 None => {
@@ -562,7 +618,8 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 min_secs: min_secs?,
                 max_secs: max_secs?,
             };
-            if baseline.min_actions > baseline.max_actions || baseline.min_secs > baseline.max_secs {
+            if baseline.min_actions > baseline.max_actions || baseline.min_secs > baseline.max_secs
+            {
                 diags.push(Diagnostic::error(
                     Code::InvalidValue,
                     bspan,
@@ -590,7 +647,9 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     for ((t, span), (rname, rspan)) in rule_tables.iter().zip(&rules.items) {
         let o = Obj::new(t, *span, format!("[[rule]] `{rname}`"));
         o.check_keys(
-            &["name", "tools", "classes", "paths", "commands", "phases", "tier", "kind", "reason"],
+            &[
+                "name", "tools", "classes", "paths", "commands", "phases", "tier", "kind", "reason",
+            ],
             diags,
         );
         let tools = glob_list(&o, "tools", source, false, diags);
@@ -598,7 +657,12 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         let mut commands = Vec::new();
         for (text, vspan) in o.strings("commands", diags) {
             if let Err(e) = pattern::parse_command(&text) {
-                let at = inner_span(source, vspan, 1 + e.offset, text.get(e.offset..e.offset + e.len).unwrap_or(""));
+                let at = inner_span(
+                    source,
+                    vspan,
+                    1 + e.offset,
+                    text.get(e.offset..e.offset + e.len).unwrap_or(""),
+                );
                 diags.push(Diagnostic::error(
                     Code::BadPattern,
                     at,
@@ -610,19 +674,38 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         let classes = o
             .strings("classes", diags)
             .into_iter()
-            .filter_map(|(s, sp)| parse_enum(&s, sp, "action class", &ActionClass::ALL, ActionClass::as_str, diags))
+            .filter_map(|(s, sp)| {
+                parse_enum(
+                    &s,
+                    sp,
+                    "action class",
+                    &ActionClass::ALL,
+                    ActionClass::as_str,
+                    diags,
+                )
+            })
             .collect();
         let phases = o
             .strings("phases", diags)
             .into_iter()
             .filter_map(|(s, sp)| parse_enum(&s, sp, "phase", &Phase::ALL, Phase::as_str, diags))
             .collect();
-        let tier = o.str("tier", diags).and_then(|(n, s)| tiers.resolve(&n, s, diags)).map(|i| i as TierId);
-        let kind = o.str("kind", diags).and_then(|(n, s)| kinds.resolve(&n, s, diags)).map(|i| i as KindId);
+        let tier = o
+            .str("tier", diags)
+            .and_then(|(n, s)| tiers.resolve(&n, s, diags))
+            .map(|i| i as TierId);
+        let kind = o
+            .str("kind", diags)
+            .and_then(|(n, s)| kinds.resolve(&n, s, diags))
+            .map(|i| i as KindId);
         if tier.is_none() && kind.is_none() && o.get("tier").is_none() && o.get("kind").is_none() {
             diags.push(
-                Diagnostic::error(Code::MissingKey, *span, format!("[[rule]] `{rname}` sets neither `tier` nor `kind`"))
-                    .with_help("a rule classifies: give it a tier, a kind, or both"),
+                Diagnostic::error(
+                    Code::MissingKey,
+                    *span,
+                    format!("[[rule]] `{rname}` sets neither `tier` nor `kind`"),
+                )
+                .with_help("a rule classifies: give it a tier, a kind, or both"),
             );
         }
         let reason = o.str("reason", diags).map(|r| r.0).unwrap_or_default();
@@ -646,8 +729,19 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         let o = Obj::new(t, *span, format!("[[signal]] `{sname}`"));
         o.check_keys(
             &[
-                "name", "family", "enter", "exit", "requires", "tier", "count", "depth", "events",
-                "max_actions", "max_secs", "max", "per_secs",
+                "name",
+                "family",
+                "enter",
+                "exit",
+                "requires",
+                "tier",
+                "count",
+                "depth",
+                "events",
+                "max_actions",
+                "max_secs",
+                "max",
+                "per_secs",
             ],
             diags,
         );
@@ -656,8 +750,14 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         for (k, v) in [("enter", enter), ("exit", exit)] {
             match v {
                 Some((0, s)) => diags.push(
-                    Diagnostic::error(Code::InvalidHysteresis, s, format!("`{k}` must be at least 1"))
-                        .with_help("a count of 0 would turn the signal on (or off) with no evidence at all"),
+                    Diagnostic::error(
+                        Code::InvalidHysteresis,
+                        s,
+                        format!("`{k}` must be at least 1"),
+                    )
+                    .with_help(
+                        "a count of 0 would turn the signal on (or off) with no evidence at all",
+                    ),
                 ),
                 None if o.get(k).is_none() => o.missing(k, diags),
                 _ => {}
@@ -677,15 +777,17 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             Some(match f.as_str() {
                 "kind_shift" => Family::KindShift,
                 "tier_at_least" => {
-                    let Some((n, s)) = o.req_str("tier", diags) else {
-                        return None;
-                    };
+                    let (n, s) = o.req_str("tier", diags)?;
                     Family::TierAtLeast {
                         tier: tiers.resolve(&n, s, diags)? as TierId,
                     }
                 }
-                "failure_streak" => Family::FailureStreak { count: count(diags)? },
-                "repeated_target" => Family::RepeatedTarget { count: count(diags)? },
+                "failure_streak" => Family::FailureStreak {
+                    count: count(diags)?,
+                },
+                "repeated_target" => Family::RepeatedTarget {
+                    count: count(diags)?,
+                },
                 "scope_change" => Family::ScopeChange {
                     depth: o.int("depth", 1, 64, diags).map_or(1, |v| v.0 as u16),
                 },
@@ -693,15 +795,27 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                     let events: Vec<Phase> = o
                         .strings("events", diags)
                         .into_iter()
-                        .filter_map(|(s, sp)| parse_enum(&s, sp, "phase", &Phase::ALL, Phase::as_str, diags))
+                        .filter_map(|(s, sp)| {
+                            parse_enum(&s, sp, "phase", &Phase::ALL, Phase::as_str, diags)
+                        })
                         .collect();
-                    if events.is_empty() && o.get("events").is_none() {
-                        o.missing("events", diags);
+                    match o.get("events") {
+                        None => o.missing("events", diags),
+                        Some(v) if matches!(v.get_ref(), DeValue::Array(a) if a.is_empty()) => {
+                            diags.push(Diagnostic::error(
+                                Code::InvalidValue,
+                                span_of(v),
+                                "`events` is empty: a lifecycle signal needs at least one phase",
+                            ))
+                        }
+                        Some(_) => {}
                     }
                     Family::Lifecycle { events }
                 }
                 "budget" => Family::Budget {
-                    max_actions: o.int("max_actions", 1, MAX_COUNT * 100, diags).map(|v| v.0 as u32),
+                    max_actions: o
+                        .int("max_actions", 1, MAX_COUNT * 100, diags)
+                        .map(|v| v.0 as u32),
                     max_secs: o.int("max_secs", 1, 86_400 * 30, diags).map(|v| v.0 as u32),
                 },
                 "rate" => {
@@ -725,8 +839,15 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                         fspan,
                         "signal family",
                         &[
-                            "kind_shift", "tier_at_least", "failure_streak", "repeated_target",
-                            "scope_change", "lifecycle", "budget", "rate", "denied",
+                            "kind_shift",
+                            "tier_at_least",
+                            "failure_streak",
+                            "repeated_target",
+                            "scope_change",
+                            "lifecycle",
+                            "budget",
+                            "rate",
+                            "denied",
                         ],
                         |s| s,
                         diags,
@@ -738,11 +859,11 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         let requires: Vec<Telemetry> = o
             .strings("requires", diags)
             .into_iter()
-            .filter_map(|(s, sp)| parse_enum(&s, sp, "telemetry field", &Telemetry::ALL, Telemetry::as_str, diags))
+            .filter_map(|(s, sp)| parse_telemetry(&s, sp, diags))
             .collect();
         let family = family.unwrap_or(Family::KindShift);
         let samples = samples_of(&family);
-        ir_signals.push(Signal {
+        let signal = Signal {
             name: sname.clone(),
             span: *sspan,
             family,
@@ -750,7 +871,13 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             exit: exit.map_or(1, |v| v.0.max(1) as u16),
             requires,
             samples,
-        });
+        };
+        if let Some((n, enter_span)) = enter {
+            if n > 0 {
+                crate::check::check_enter_within_backstop(&ir_tiers, &signal, enter_span, diags);
+            }
+        }
+        ir_signals.push(signal);
     }
 
     // Re-arm floor.
@@ -759,8 +886,12 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             let o = Obj::new(t, span, "[rearm]");
             o.check_keys(&["min_actions", "min_secs"], diags);
             Rearm {
-                min_actions: o.int("min_actions", 0, MAX_COUNT, diags).map_or(0, |v| v.0 as u16),
-                min_secs: o.int("min_secs", 0, 86_400, diags).map_or(0, |v| v.0 as u32),
+                min_actions: o
+                    .int("min_actions", 0, MAX_COUNT, diags)
+                    .map_or(0, |v| v.0 as u16),
+                min_secs: o
+                    .int("min_secs", 0, 86_400, diags)
+                    .map_or(0, |v| v.0 as u32),
                 span: Some(span),
             }
         }
@@ -779,10 +910,18 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             .into_iter()
             .filter_map(|(s, sp)| parse_enum(&s, sp, "phase", &Phase::ALL, Phase::as_str, diags))
             .collect();
-        if tools.is_empty() && events.is_empty() && o.get("tools").is_none() && o.get("events").is_none() {
+        let given = |k: &str| {
+            o.get(k)
+                .is_some_and(|v| !matches!(v.get_ref(), DeValue::Array(a) if a.is_empty()))
+        };
+        if !given("tools") && !given("events") {
             diags.push(
-                Diagnostic::error(Code::MissingKey, *span, format!("[[checkpoint]] `{cname}` has no evidence pattern"))
-                    .with_help("give `tools` (with optional `targets`) or `events`"),
+                Diagnostic::error(
+                    Code::MissingKey,
+                    *span,
+                    format!("[[checkpoint]] `{cname}` has no evidence pattern"),
+                )
+                .with_help("give `tools` (with optional `targets`) or `events`"),
             );
         }
         let status = o
@@ -792,7 +931,11 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                     &s,
                     sp,
                     "status",
-                    &[StatusFilter::Any, StatusFilter::Success, StatusFilter::Failure],
+                    &[
+                        StatusFilter::Any,
+                        StatusFilter::Success,
+                        StatusFilter::Failure,
+                    ],
                     |v| match v {
                         StatusFilter::Any => "any",
                         StatusFilter::Success => "success",
@@ -815,7 +958,11 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     // States.
     let mut ir_states = Vec::new();
     if state_tables.is_empty() {
-        diags.push(Diagnostic::error(Code::MissingKey, root_span, "the spec declares no [[state]]"));
+        diags.push(Diagnostic::error(
+            Code::MissingKey,
+            root_span,
+            "the spec declares no [[state]]",
+        ));
     }
     for ((t, span), (sname, sspan)) in state_tables.iter().zip(&states.items) {
         let o = Obj::new(t, *span, format!("[[state]] `{sname}`"));
@@ -827,15 +974,24 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 "ask" => Block::Ask,
                 "deny" => Block::Deny,
                 _ => {
-                    diags.push(
-                        Diagnostic::error(Code::InvalidValue, wspan, format!("`withhold` must be `ask:<template>` or `deny:<template>`, found `{}`", truncate(&text))),
-                    );
+                    diags.push(Diagnostic::error(
+                        Code::InvalidValue,
+                        wspan,
+                        format!(
+                            "`withhold` must be `ask:<template>` or `deny:<template>`, found `{}`",
+                            truncate(&text)
+                        ),
+                    ));
                     return None;
                 }
             };
             let tspan = inner_span(source, wspan, 1 + kind.len() + 1, tmpl);
             let template = templates.resolve(tmpl, tspan, diags)? as TemplateId;
-            Some(Withhold { block, template, span: wspan })
+            Some(Withhold {
+                block,
+                template,
+                span: wspan,
+            })
         });
         ir_states.push(State {
             name: sname.clone(),
@@ -858,7 +1014,10 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 _ => diags.push(Diagnostic::error(
                     Code::InvalidValue,
                     espan,
-                    format!("`env` entries are `NAME=VALUE`, found `{}`", truncate(&text)),
+                    format!(
+                        "`env` entries are `NAME=VALUE`, found `{}`",
+                        truncate(&text)
+                    ),
                 )),
             }
         }
@@ -921,7 +1080,11 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         });
         let to = match o.str("to", diags) {
             Some((n, s)) if n == "*" => {
-                diags.push(Diagnostic::error(Code::InvalidValue, s, "`to` names one state; leave it out to stay in the current state"));
+                diags.push(Diagnostic::error(
+                    Code::InvalidValue,
+                    s,
+                    "`to` names one state; leave it out to stay in the current state",
+                ));
                 None
             }
             Some((n, s)) => states.resolve(&n, s, diags).map(Some),
@@ -967,7 +1130,10 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         kinds: kinds
             .items
             .iter()
-            .map(|(n, s)| Named { name: n.clone(), span: *s })
+            .map(|(n, s)| Named {
+                name: n.clone(),
+                span: *s,
+            })
             .collect(),
         default_tier: default_tier? as TierId,
         default_kind: default_kind? as KindId,
@@ -980,6 +1146,27 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         templates: ir_templates,
         roles: ir_roles,
     })
+}
+
+/// A telemetry field name; an unknown one is G017 (no runtime provides it).
+fn parse_telemetry(text: &str, span: Span, diags: &mut Diagnostics) -> Option<Telemetry> {
+    if let Some(t) = Telemetry::parse(text) {
+        return Some(t);
+    }
+    let mut d = Diagnostic::error(
+        Code::UnavailableTelemetry,
+        span,
+        format!("no runtime provides telemetry `{}`", truncate(text)),
+    );
+    d = match crate::check::suggest_telemetry(text) {
+        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+        None => d.with_help(format!(
+            "telemetry fields: {}",
+            Telemetry::ALL.map(Telemetry::as_str).join(", ")
+        )),
+    };
+    diags.push(d);
+    None
 }
 
 fn parse_fail(text: &str, span: Span, diags: &mut Diagnostics) -> Option<FailPolicy> {
@@ -1011,7 +1198,13 @@ pub fn samples_of(family: &Family) -> Vec<Phase> {
     }
 }
 
-fn glob_list(o: &Obj<'_, '_>, key: &str, source: &str, path: bool, diags: &mut Diagnostics) -> Vec<Pattern> {
+fn glob_list(
+    o: &Obj<'_, '_>,
+    key: &str,
+    source: &str,
+    path: bool,
+    diags: &mut Diagnostics,
+) -> Vec<Pattern> {
     let mut out = Vec::new();
     for (text, span) in o.strings(key, diags) {
         let checked = if path {
@@ -1032,7 +1225,12 @@ fn glob_list(o: &Obj<'_, '_>, key: &str, source: &str, path: bool, diags: &mut D
     out
 }
 
-fn parse_template(source: &str, text: &str, span: Span, diags: &mut Diagnostics) -> Vec<TemplatePart> {
+fn parse_template(
+    source: &str,
+    text: &str,
+    span: Span,
+    diags: &mut Diagnostics,
+) -> Vec<TemplatePart> {
     let mut parts = Vec::new();
     let mut literal = String::new();
     let mut rest = text;
@@ -1041,17 +1239,17 @@ fn parse_template(source: &str, text: &str, span: Span, diags: &mut Diagnostics)
         let c = rest.as_bytes()[i];
         literal.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        if c == b'{' && after.starts_with('{') {
+        if let Some(stripped) = after.strip_prefix('{').filter(|_| c == b'{') {
             literal.push('{');
             consumed += i + 2;
-            rest = &after[1..];
+            rest = stripped;
             continue;
         }
         if c == b'}' {
-            if after.starts_with('}') {
+            if let Some(stripped) = after.strip_prefix('}') {
                 literal.push('}');
                 consumed += i + 2;
-                rest = &after[1..];
+                rest = stripped;
             } else {
                 literal.push('}');
                 consumed += i + 1;
@@ -1122,18 +1320,38 @@ fn parse_trigger(
         ("approved", None) => Some(Trigger::Approved),
         ("backstop", None) => Some(Trigger::Backstop),
         ("action", None) => Some(Trigger::Action),
-        ("event", Some(a)) => parse_enum(a, arg_span(a), "phase", &Phase::ALL, Phase::as_str, diags).map(Trigger::Event),
-        ("signal", Some(a)) => signals.resolve(a, arg_span(a), diags).map(|i| Trigger::Signal(i as SignalId)),
-        ("clear", Some(a)) => signals.resolve(a, arg_span(a), diags).map(|i| Trigger::Clear(i as SignalId)),
+        ("event", Some(a)) => {
+            parse_enum(a, arg_span(a), "phase", &Phase::ALL, Phase::as_str, diags)
+                .map(Trigger::Event)
+        }
+        ("signal", Some(a)) => signals
+            .resolve(a, arg_span(a), diags)
+            .map(|i| Trigger::Signal(i as SignalId)),
+        ("clear", Some(a)) => signals
+            .resolve(a, arg_span(a), diags)
+            .map(|i| Trigger::Clear(i as SignalId)),
         ("checkpoint", Some(a)) => checkpoints
             .resolve(a, arg_span(a), diags)
             .map(|i| Trigger::Checkpoint(i as CheckpointId)),
-        ("tier", Some(a)) => tiers.resolve(a, arg_span(a), diags).map(|i| Trigger::Tier(i as TierId)),
+        ("tier", Some(a)) => tiers
+            .resolve(a, arg_span(a), diags)
+            .map(|i| Trigger::Tier(i as TierId)),
         _ => {
             let forms = [
-                "event", "approved", "checkpoint", "clear", "signal", "backstop", "tier", "action",
+                "event",
+                "approved",
+                "checkpoint",
+                "clear",
+                "signal",
+                "backstop",
+                "tier",
+                "action",
             ];
-            let mut d = Diagnostic::error(Code::InvalidValue, span, format!("unknown trigger `{}`", truncate(text)));
+            let mut d = Diagnostic::error(
+                Code::InvalidValue,
+                span,
+                format!("unknown trigger `{}`", truncate(text)),
+            );
             d = match did_you_mean(head, forms) {
                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
                 None => d.with_help(
@@ -1168,12 +1386,20 @@ fn parse_guard(
             "<=" => (0, id),
             ">=" => (id, max),
             "<" if id == 0 => {
-                diags.push(Diagnostic::error(Code::InvalidValue, tspan, format!("no tier is below `{name}`: this guard can never hold")));
+                diags.push(Diagnostic::error(
+                    Code::InvalidValue,
+                    tspan,
+                    format!("no tier is below `{name}`: this guard can never hold"),
+                ));
                 return None;
             }
             "<" => (0, id - 1),
             ">" if id == max => {
-                diags.push(Diagnostic::error(Code::InvalidValue, tspan, format!("no tier is above `{name}`: this guard can never hold")));
+                diags.push(Diagnostic::error(
+                    Code::InvalidValue,
+                    tspan,
+                    format!("no tier is above `{name}`: this guard can never hold"),
+                ));
                 return None;
             }
             ">" => (id + 1, max),
@@ -1227,9 +1453,15 @@ fn parse_effect(
         ("steer", Some(a)) => tmpl(a, diags).map(|template| Effect::Steer { template }),
         ("ask", Some(a)) => tmpl(a, diags).map(|template| Effect::Ask { template }),
         ("deny", Some(a)) => tmpl(a, diags).map(|template| Effect::Deny { template }),
-        ("record", Some(a)) if !a.is_empty() => Some(Effect::Record { label: a.to_string() }),
+        ("record", Some(a)) if !a.is_empty() => Some(Effect::Record {
+            label: a.to_string(),
+        }),
         _ => {
-            let mut d = Diagnostic::error(Code::InvalidValue, span, format!("unknown effect `{}`", truncate(text)));
+            let mut d = Diagnostic::error(
+                Code::InvalidValue,
+                span,
+                format!("unknown effect `{}`", truncate(text)),
+            );
             d = match did_you_mean(head, ["arm", "close", "steer", "ask", "deny", "record"]) {
                 Some(s) if s != head => d.with_help(format!("did you mean `{s}`?")),
                 _ => d.with_help("an effect is arm, close, steer:<template>, ask:<template>, deny:<template> or record:<label>"),

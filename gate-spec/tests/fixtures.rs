@@ -1,0 +1,159 @@
+//! Data-driven diagnostics tests: every `tests/fixtures/NAME.toml` is compiled and its rendered
+//! diagnostics are compared with `NAME.expected`. Run with `GATE_BLESS=1` to rewrite them.
+
+use gate_spec::diag::{render_all, Code, Severity};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("fixtures")
+}
+
+fn fixture_paths() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+        .expect("the fixtures directory exists")
+        .map(|e| e.expect("a readable directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// What a fixture's `.expected` holds: the rendered diagnostics and the outcome.
+fn render_case(name: &str, source: &str) -> (String, BTreeSet<Code>) {
+    let (spec, diags) = gate_spec::compile(source);
+    let mut out = render_all(name, source, &diags.items);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(if spec.is_some() {
+        "=> accepted\n"
+    } else {
+        "=> rejected\n"
+    });
+    assert_eq!(
+        spec.is_some(),
+        !diags.items.iter().any(|d| d.severity == Severity::Error),
+        "{name}: the IR is returned exactly when there is no error"
+    );
+    (out, diags.items.iter().map(|d| d.code).collect())
+}
+
+#[test]
+fn fixtures_render_as_expected() {
+    let bless = std::env::var_os("GATE_BLESS").is_some_and(|v| v == "1");
+    let mut failures = Vec::new();
+    let paths = fixture_paths();
+    assert!(
+        paths.len() >= 20,
+        "expected the fixture set, found {} files",
+        paths.len()
+    );
+    for path in &paths {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a UTF-8 file name");
+        let bytes = std::fs::read(path).expect("a readable fixture");
+        let source = String::from_utf8_lossy(&bytes);
+        let (actual, _) = render_case(name, &source);
+        let expected_path = path.with_extension("expected");
+        if bless {
+            std::fs::write(&expected_path, &actual).expect("write the expected file");
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if expected != actual {
+            failures.push(format!(
+                "--- {} (expected)\n{expected}+++ actual\n{actual}",
+                expected_path.display()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fixture(s) differ (GATE_BLESS=1 rewrites them):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_code_is_produced_by_a_fixture() {
+    let mut seen = BTreeSet::new();
+    for path in fixture_paths() {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a UTF-8 file name");
+        let source = String::from_utf8_lossy(&std::fs::read(&path).expect("a readable fixture"))
+            .into_owned();
+        seen.extend(render_case(name, &source).1);
+    }
+    let missing: Vec<&str> = Code::ALL
+        .iter()
+        .filter(|c| !seen.contains(c))
+        .map(|c| c.as_str())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no fixture produces {}",
+        missing.join(", ")
+    );
+}
+
+#[test]
+fn shipped_specs_have_no_errors() {
+    let specs = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("specs");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&specs)
+        .expect("the specs directory exists")
+        .map(|e| e.expect("a readable directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let source = std::fs::read_to_string(&path).expect("a readable spec");
+        let (spec, diags) = gate_spec::compile(&source);
+        assert!(
+            spec.is_some(),
+            "{}",
+            render_all(&path.display().to_string(), &source, &diags.items)
+        );
+    }
+}
+
+/// A 10 MB string value: refused as too large by `compile`, and the parser itself (which has
+/// no size limit) still answers with bounded diagnostics instead of panicking.
+#[test]
+fn ten_megabyte_string_gives_diagnostics() {
+    let huge = "x".repeat(10 * 1024 * 1024);
+    let source = format!(
+        "[machine]\nname = \"{huge}\"\ninitial = \"idle\"\nkinds = [\"k\"]\n\n[[tier]]\nname = \"low\"\nmode = \"steer\"\nmax_actions = 5\n\n[[state]]\nname = \"idle\"\n"
+    );
+    let (spec, diags) = gate_spec::compile(&source);
+    assert!(spec.is_none());
+    assert_eq!(diags.items.len(), 1);
+    assert_eq!(diags.items[0].code, Code::TooLarge);
+    let rendered = render_all("huge.toml", &source, &diags.items);
+    assert!(rendered.contains("error[G018]"), "{rendered}");
+
+    let mut diags = gate_spec::diag::Diagnostics::default();
+    let parsed = gate_spec::parse::parse(&source, &mut diags);
+    assert!(parsed.is_none());
+    let codes: Vec<Code> = diags.items.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::InvalidValue], "{diags:?}");
+    let rendered = render_all("huge.toml", &source, &diags.items);
+    assert!(
+        rendered.len() < 2_000,
+        "the excerpt is bounded: {} bytes",
+        rendered.len()
+    );
+    assert!(rendered.contains("is not an identifier"), "{rendered}");
+}
