@@ -44,8 +44,9 @@ impl Names {
                 )
                 .with_label(*first, "first declared here"),
             );
-            return;
         }
+        // A duplicate still takes a slot, so indices stay aligned with the section's tables
+        // (references resolve to the first declaration).
         self.items.push((name, span));
     }
     fn resolve(&self, name: &str, span: Span, diags: &mut Diagnostics) -> Option<usize> {

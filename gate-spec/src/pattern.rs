@@ -119,7 +119,10 @@ pub fn parse_command(text: &str) -> Result<CommandPattern, PatternError> {
         for &(at, token) in &tokens[1..] {
             let arg = if let Some(long) = token.strip_prefix("--").filter(|l| !l.is_empty()) {
                 ArgPattern::LongFlag(long.to_string())
-            } else if let Some(short) = token.strip_prefix('-').filter(|s| s.chars().count() == 1) {
+            } else if let Some(short) = token
+                .strip_prefix('-')
+                .filter(|s| s.chars().count() == 1 && *s != "-")
+            {
                 ArgPattern::ShortFlag(short.chars().next().unwrap_or('-'))
             } else {
                 check_glob(token).map_err(|message| PatternError {
@@ -175,6 +178,22 @@ mod tests {
         let e = parse_command("curl | ").unwrap_err();
         assert_eq!(e.offset, 6);
         assert!(e.message.contains("empty"));
+    }
+
+    #[test]
+    fn double_dash_is_a_literal_argument() {
+        let p = parse_command("git checkout -- *").unwrap();
+        let CommandPattern::Stages(stages) = p else {
+            panic!("expected stages")
+        };
+        assert_eq!(
+            stages[0].args,
+            vec![
+                ArgPattern::Glob("checkout".into()),
+                ArgPattern::Glob("--".into()),
+                ArgPattern::Glob("*".into())
+            ]
+        );
     }
 
     #[test]
