@@ -5,3 +5,5 @@
 
 pub mod event;
 pub mod verdict;
+pub mod redact;
+pub mod store;

@@ -1,0 +1,211 @@
+//! Closed windows and the per-repo, per-kind baselines learned from them (R8).
+//!
+//! Only windows closed by a real boundary and not contaminated count as samples: a window
+//! the backstop closed measures the backstop, not the work.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+use super::{Store, StoreError, Txn};
+
+/// What closed a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClosedBy {
+    Boundary,
+    Backstop,
+    SessionEnd,
+}
+
+impl ClosedBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClosedBy::Boundary => "boundary",
+            ClosedBy::Backstop => "backstop",
+            ClosedBy::SessionEnd => "session_end",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ClosedBy> {
+        [ClosedBy::Boundary, ClosedBy::Backstop, ClosedBy::SessionEnd]
+            .into_iter()
+            .find(|c| c.as_str() == s)
+    }
+}
+
+/// One closed window.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowRow {
+    pub repo: String,
+    pub kind: String,
+    pub session: String,
+    pub actions: i64,
+    pub secs: i64,
+    pub closed_by: ClosedBy,
+    /// Something unusual happened inside (a fault, a reset, an override): not a clean sample.
+    pub contaminated: bool,
+    pub closed_ms: i64,
+}
+
+/// A learned baseline for one repo and work kind.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaselineRow {
+    pub repo: String,
+    pub kind: String,
+    pub actions: i64,
+    pub secs: i64,
+    pub samples: i64,
+    pub updated_ms: i64,
+}
+
+fn window_from_sql(r: &rusqlite::Row<'_>) -> rusqlite::Result<WindowRow> {
+    let closed_by: String = r.get(5)?;
+    Ok(WindowRow {
+        repo: r.get(0)?,
+        kind: r.get(1)?,
+        session: r.get(2)?,
+        actions: r.get(3)?,
+        secs: r.get(4)?,
+        closed_by: ClosedBy::parse(&closed_by).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                5,
+                rusqlite::types::Type::Text,
+                format!("unknown closed_by `{closed_by}`").into(),
+            )
+        })?,
+        contaminated: r.get::<_, i64>(6)? != 0,
+        closed_ms: r.get(7)?,
+    })
+}
+
+fn baseline_from_sql(r: &rusqlite::Row<'_>) -> rusqlite::Result<BaselineRow> {
+    Ok(BaselineRow {
+        repo: r.get(0)?,
+        kind: r.get(1)?,
+        actions: r.get(2)?,
+        secs: r.get(3)?,
+        samples: r.get(4)?,
+        updated_ms: r.get(5)?,
+    })
+}
+
+const SELECT_WINDOW: &str =
+    "SELECT repo, kind, session, actions, secs, closed_by, contaminated, closed FROM windows";
+const SELECT_BASELINE: &str =
+    "SELECT repo, kind, actions, secs, samples, updated FROM baselines";
+
+impl Txn<'_> {
+    /// The learned baseline for a repo and kind, if any.
+    pub fn baseline(&self, repo: &str, kind: &str) -> Result<Option<BaselineRow>, StoreError> {
+        Ok(self
+            .tx
+            .query_row(
+                &format!("{SELECT_BASELINE} WHERE repo = ?1 AND kind = ?2"),
+                params![repo, kind],
+                baseline_from_sql,
+            )
+            .optional()?)
+    }
+
+    /// Records a closed window.
+    pub fn record_window(&self, w: &WindowRow) -> Result<(), StoreError> {
+        self.tx.execute(
+            "INSERT INTO windows (repo, kind, session, actions, secs, closed_by, contaminated, closed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                w.repo,
+                w.kind,
+                w.session,
+                w.actions,
+                w.secs,
+                w.closed_by.as_str(),
+                i64::from(w.contaminated),
+                w.closed_ms
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Stores (replaces) a baseline.
+    pub fn save_baseline(&self, b: &BaselineRow) -> Result<(), StoreError> {
+        self.tx.execute(
+            "INSERT INTO baselines (repo, kind, actions, secs, samples, updated)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (repo, kind) DO UPDATE SET actions = ?3, secs = ?4, samples = ?5, updated = ?6",
+            params![b.repo, b.kind, b.actions, b.secs, b.samples, b.updated_ms],
+        )?;
+        Ok(())
+    }
+}
+
+/// The nearest-rank percentile (`pct` in 1..=100) of a sorted, non-empty slice.
+fn percentile(sorted: &[i64], pct: u32) -> i64 {
+    let pct = pct.clamp(1, 100) as usize;
+    let rank = (pct * sorted.len()).div_ceil(100).max(1);
+    sorted[rank - 1]
+}
+
+impl Store {
+    /// Closed windows, oldest first; `clean_only` keeps the boundary-closed, uncontaminated
+    /// samples that calibration uses.
+    pub fn windows(
+        &self,
+        repo: Option<&str>,
+        kind: Option<&str>,
+        clean_only: bool,
+    ) -> Result<Vec<WindowRow>, StoreError> {
+        let mut stmt = self.conn.prepare(&format!(
+            "{SELECT_WINDOW} WHERE (?1 IS NULL OR repo = ?1) AND (?2 IS NULL OR kind = ?2)
+             AND (?3 = 0 OR (closed_by = 'boundary' AND contaminated = 0)) ORDER BY id"
+        ))?;
+        let rows = stmt.query_map(params![repo, kind, i64::from(clean_only)], window_from_sql)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// All baselines, ordered by repo and kind.
+    pub fn baselines(&self) -> Result<Vec<BaselineRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("{SELECT_BASELINE} ORDER BY repo, kind"))?;
+        let rows = stmt.query_map([], baseline_from_sql)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Learns baselines from clean windows: for every repo and kind with at least
+    /// `min_samples` of them, the `pct`-th percentile of actions and of seconds. Returns the
+    /// baselines written (ordered by repo and kind); groups with too few samples are left
+    /// untouched.
+    pub fn calibrate(
+        &mut self,
+        min_samples: usize,
+        pct: u32,
+        now_ms: i64,
+    ) -> Result<Vec<BaselineRow>, StoreError> {
+        let mut groups: BTreeMap<(String, String), (Vec<i64>, Vec<i64>)> = BTreeMap::new();
+        for w in self.windows(None, None, true)? {
+            let g = groups.entry((w.repo, w.kind)).or_default();
+            g.0.push(w.actions);
+            g.1.push(w.secs);
+        }
+        let mut out = Vec::new();
+        for ((repo, kind), (mut actions, mut secs)) in groups {
+            if actions.len() < min_samples.max(1) {
+                continue;
+            }
+            actions.sort_unstable();
+            secs.sort_unstable();
+            out.push(BaselineRow {
+                repo,
+                kind,
+                actions: percentile(&actions, pct),
+                secs: percentile(&secs, pct),
+                samples: actions.len() as i64,
+                updated_ms: now_ms,
+            });
+        }
+        self.transaction(|t| out.iter().try_for_each(|b| t.save_baseline(b)))?;
+        Ok(out)
+    }
+}

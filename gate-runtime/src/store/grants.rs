@@ -1,0 +1,229 @@
+//! One-time, expiring grants bound to the hash of one exact action (L8).
+//!
+//! Life of a grant: the engine asks → [`Txn::create_grant`] (pending) → the user runs
+//! `gate approve <id>` → [`Store::approve_grant`] → the agent retries the same action →
+//! [`Txn::consume_grant`] finds the approved, unexpired, unused, unrevoked grant for that
+//! action hash and marks it used. A second use, another action or a late retry finds nothing.
+
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+use super::{Store, StoreError, Txn};
+
+/// A grant request as the engine makes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewGrant {
+    /// Hash of the exact action (runtime, tool, normalised target) the grant licenses.
+    pub action_hash: String,
+    /// What the user is asked to approve (already redacted by the caller or not: it is
+    /// redacted again here).
+    pub summary: String,
+    pub created_ms: i64,
+    pub expires_ms: i64,
+}
+
+/// Where a grant stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantStatus {
+    Pending,
+    Approved,
+    Used,
+    Revoked,
+    Expired,
+}
+
+/// One stored grant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GrantRow {
+    pub id: String,
+    pub action_hash: String,
+    pub summary: String,
+    pub created_ms: i64,
+    pub expires_ms: i64,
+    pub approved_ms: Option<i64>,
+    pub used_ms: Option<i64>,
+    pub revoked: bool,
+}
+
+impl GrantRow {
+    pub fn status(&self, now_ms: i64) -> GrantStatus {
+        if self.revoked {
+            GrantStatus::Revoked
+        } else if self.used_ms.is_some() {
+            GrantStatus::Used
+        } else if now_ms >= self.expires_ms {
+            GrantStatus::Expired
+        } else if self.approved_ms.is_some() {
+            GrantStatus::Approved
+        } else {
+            GrantStatus::Pending
+        }
+    }
+}
+
+/// The outcome of `gate approve <id>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApproveOutcome {
+    Approved,
+    NotFound,
+    /// Not pending any more; carries where it stands.
+    NotPending(GrantStatus),
+}
+
+/// Crockford base32 without I, L, O, U: short ids that read aloud and type well.
+const ID_ALPHABET: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+const ID_LEN: usize = 8;
+
+fn new_id() -> Result<String, StoreError> {
+    let mut raw = [0u8; ID_LEN];
+    getrandom::fill(&mut raw).map_err(|e| StoreError::Random(e.to_string()))?;
+    Ok(raw
+        .iter()
+        .map(|b| ID_ALPHABET[usize::from(b & 31)] as char)
+        .collect())
+}
+
+const SELECT_GRANT: &str =
+    "SELECT id, action_hash, summary, created, expires, approved_at, used_at, revoked FROM grants";
+
+fn grant_from_sql(r: &rusqlite::Row<'_>) -> rusqlite::Result<GrantRow> {
+    Ok(GrantRow {
+        id: r.get(0)?,
+        action_hash: r.get(1)?,
+        summary: r.get(2)?,
+        created_ms: r.get(3)?,
+        expires_ms: r.get(4)?,
+        approved_ms: r.get(5)?,
+        used_ms: r.get(6)?,
+        revoked: r.get::<_, i64>(7)? != 0,
+    })
+}
+
+impl Txn<'_> {
+    /// Records a pending grant and returns its id. A still-pending grant for the same action
+    /// is reused (an agent retrying the blocked call does not pile up requests).
+    pub fn create_grant(&self, g: &NewGrant) -> Result<String, StoreError> {
+        let existing: Option<String> = self
+            .tx
+            .query_row(
+                "SELECT id FROM grants WHERE action_hash = ?1 AND approved_at IS NULL
+                 AND used_at IS NULL AND revoked = 0 AND expires > ?2
+                 ORDER BY created DESC LIMIT 1",
+                params![g.action_hash, g.created_ms],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(id) = existing {
+            return Ok(id);
+        }
+        let summary = crate::redact::redact(&g.summary).into_owned();
+        for _ in 0..8 {
+            let id = new_id()?;
+            let inserted = self.tx.execute(
+                "INSERT OR IGNORE INTO grants (id, action_hash, summary, created, expires)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id, g.action_hash, summary, g.created_ms, g.expires_ms],
+            )?;
+            if inserted == 1 {
+                return Ok(id);
+            }
+        }
+        Err(StoreError::Corrupt(
+            "could not allocate a unique grant id".to_string(),
+        ))
+    }
+
+    /// Uses the approved grant for this exact action, if one is live: marks it used and
+    /// returns its id. One-time: a second call for the same action returns `None`.
+    pub fn consume_grant(
+        &self,
+        action_hash: &str,
+        now_ms: i64,
+    ) -> Result<Option<String>, StoreError> {
+        let id: Option<String> = self
+            .tx
+            .query_row(
+                "SELECT id FROM grants WHERE action_hash = ?1 AND approved_at IS NOT NULL
+                 AND used_at IS NULL AND revoked = 0 AND expires > ?2
+                 ORDER BY approved_at LIMIT 1",
+                params![action_hash, now_ms],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(id) = &id {
+            self.tx.execute(
+                "UPDATE grants SET used_at = ?2 WHERE id = ?1",
+                params![id, now_ms],
+            )?;
+        }
+        Ok(id)
+    }
+
+    /// One grant by id.
+    pub fn grant(&self, id: &str) -> Result<Option<GrantRow>, StoreError> {
+        Ok(self
+            .tx
+            .query_row(&format!("{SELECT_GRANT} WHERE id = ?1"), [id], grant_from_sql)
+            .optional()?)
+    }
+
+    /// Approves a pending, unexpired grant.
+    pub fn approve_grant(&self, id: &str, now_ms: i64) -> Result<ApproveOutcome, StoreError> {
+        let Some(g) = self.grant(id)? else {
+            return Ok(ApproveOutcome::NotFound);
+        };
+        match g.status(now_ms) {
+            GrantStatus::Pending => {
+                self.tx.execute(
+                    "UPDATE grants SET approved_at = ?2 WHERE id = ?1",
+                    params![id, now_ms],
+                )?;
+                Ok(ApproveOutcome::Approved)
+            }
+            other => Ok(ApproveOutcome::NotPending(other)),
+        }
+    }
+
+    /// Revokes a grant that is not used yet; returns whether one was revoked.
+    pub fn revoke_grant(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(self.tx.execute(
+            "UPDATE grants SET revoked = 1 WHERE id = ?1 AND used_at IS NULL AND revoked = 0",
+            [id],
+        )? == 1)
+    }
+}
+
+impl Store {
+    /// All grants, newest first; with `live_only`, only pending or approved ones at `now_ms`.
+    pub fn grants(&self, now_ms: i64, live_only: bool) -> Result<Vec<GrantRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("{SELECT_GRANT} ORDER BY created DESC, id"))?;
+        let rows = stmt.query_map([], grant_from_sql)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let row = row?;
+            if !live_only
+                || matches!(
+                    row.status(now_ms),
+                    GrantStatus::Pending | GrantStatus::Approved
+                )
+            {
+                out.push(row);
+            }
+        }
+        Ok(out)
+    }
+
+    /// `gate approve <id>` in its own transaction.
+    pub fn approve_grant(&mut self, id: &str, now_ms: i64) -> Result<ApproveOutcome, StoreError> {
+        self.transaction(|t| t.approve_grant(id, now_ms))
+    }
+
+    /// Revocation in its own transaction.
+    pub fn revoke_grant(&mut self, id: &str) -> Result<bool, StoreError> {
+        self.transaction(|t| t.revoke_grant(id))
+    }
+}

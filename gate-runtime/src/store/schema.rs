@@ -1,0 +1,122 @@
+//! The database schema as an ordered list of migrations; `PRAGMA user_version` is the number
+//! of migrations applied.
+//!
+//! Never edit a published migration: append a new one. A database whose version is newer
+//! than [`SCHEMA_VERSION`] belongs to a newer gate and is refused untouched.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::StoreError;
+
+/// Migration `i` (0-based) takes the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[
+    // v1: machine state, the hash-chained audit with its head, grants, meta.
+    "CREATE TABLE meta (
+         name  TEXT PRIMARY KEY,
+         value TEXT NOT NULL
+     ) WITHOUT ROWID;
+     CREATE TABLE state (
+         scope     TEXT NOT NULL,
+         spec      TEXT NOT NULL,
+         spec_hash TEXT NOT NULL,
+         blob      BLOB NOT NULL,
+         updated   INTEGER NOT NULL,
+         PRIMARY KEY (scope, spec)
+     ) WITHOUT ROWID;
+     CREATE TABLE audit (
+         seq        INTEGER PRIMARY KEY,
+         ts         INTEGER NOT NULL,
+         session    TEXT NOT NULL,
+         scope      TEXT NOT NULL,
+         spec       TEXT NOT NULL,
+         kind       TEXT NOT NULL,
+         runtime    TEXT NOT NULL,
+         phase      TEXT NOT NULL,
+         tool       TEXT,
+         target     TEXT,
+         tier       TEXT,
+         decision   TEXT,
+         detail     TEXT NOT NULL,
+         latency_us INTEGER,
+         prev_mac   TEXT NOT NULL,
+         mac        TEXT NOT NULL
+     );
+     CREATE INDEX audit_ts ON audit (ts);
+     CREATE TABLE audit_head (
+         id       INTEGER PRIMARY KEY CHECK (id = 1),
+         rows     INTEGER NOT NULL,
+         head_seq INTEGER NOT NULL,
+         head_mac TEXT NOT NULL,
+         tag      TEXT NOT NULL
+     );
+     CREATE TABLE grants (
+         id          TEXT PRIMARY KEY,
+         action_hash TEXT NOT NULL,
+         summary     TEXT NOT NULL,
+         created     INTEGER NOT NULL,
+         expires     INTEGER NOT NULL,
+         approved_at INTEGER,
+         used_at     INTEGER,
+         revoked     INTEGER NOT NULL DEFAULT 0
+     ) WITHOUT ROWID;
+     CREATE INDEX grants_action ON grants (action_hash);",
+    // v2: closed windows and the baselines learned from them; audit lookups by session.
+    "CREATE TABLE windows (
+         id           INTEGER PRIMARY KEY,
+         repo         TEXT NOT NULL,
+         kind         TEXT NOT NULL,
+         session      TEXT NOT NULL,
+         actions      INTEGER NOT NULL,
+         secs         INTEGER NOT NULL,
+         closed_by    TEXT NOT NULL CHECK (closed_by IN ('boundary', 'backstop', 'session_end')),
+         contaminated INTEGER NOT NULL DEFAULT 0,
+         closed       INTEGER NOT NULL
+     );
+     CREATE INDEX windows_repo_kind ON windows (repo, kind);
+     CREATE TABLE baselines (
+         repo    TEXT NOT NULL,
+         kind    TEXT NOT NULL,
+         actions INTEGER NOT NULL,
+         secs    INTEGER NOT NULL,
+         samples INTEGER NOT NULL,
+         updated INTEGER NOT NULL,
+         PRIMARY KEY (repo, kind)
+     ) WITHOUT ROWID;
+     CREATE INDEX audit_session ON audit (session, seq);",
+];
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+pub(crate) fn user_version(conn: &Connection) -> Result<u32, StoreError> {
+    let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    Ok(u32::try_from(v).unwrap_or(u32::MAX))
+}
+
+/// Refuses a database from the future before anything else touches it.
+pub(crate) fn check_not_future(conn: &Connection) -> Result<u32, StoreError> {
+    let found = user_version(conn)?;
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::FutureSchema {
+            found,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    Ok(found)
+}
+
+/// Brings the schema up to date inside one `BEGIN IMMEDIATE` transaction (concurrent openers
+/// serialize here; the version is re-read under the lock).
+pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    if check_not_future(conn)? == SCHEMA_VERSION {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let found = check_not_future(&tx)?;
+    for sql in &MIGRATIONS[found as usize..] {
+        tx.execute_batch(sql)?;
+    }
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    tx.commit()?;
+    Ok(())
+}
