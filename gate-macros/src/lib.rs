@@ -1,1 +1,31 @@
 //! gate-macros: proc-macro entry points; each is a few lines calling gate-codegen.
+//!
+//! - `specs!("../specs")` compiles every `*.toml` in a directory (sorted by file name) into
+//!   `pub mod <spec name> { … }` and `pub static ALL: &[&gate_spec::exec::CompiledSpec]`.
+//! - `spec!("path/x.toml")` expands to one spec's module body (wrap it in a `mod`).
+//!
+//! Paths are relative to the calling crate's `CARGO_MANIFEST_DIR`. An invalid spec becomes a
+//! `compile_error!` carrying the same rendering as `gate check`.
+
+use proc_macro::TokenStream;
+use std::path::PathBuf;
+use syn::{parse_macro_input, LitStr};
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default())
+}
+
+/// Compile every spec in a directory: `gate_macros::specs!("../specs");`
+#[proc_macro]
+pub fn specs(input: TokenStream) -> TokenStream {
+    let dir = parse_macro_input!(input as LitStr);
+    gate_codegen::compile_dir(&manifest_dir(), &dir.value()).into()
+}
+
+/// Compile one spec: `mod example { gate_macros::spec!("../specs/example.toml"); }`
+#[proc_macro]
+pub fn spec(input: TokenStream) -> TokenStream {
+    let path = parse_macro_input!(input as LitStr);
+    let file = gate_codegen::SpecFile::resolve(&manifest_dir(), &path.value());
+    gate_codegen::compile_file(&file).1.into()
+}

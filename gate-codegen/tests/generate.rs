@@ -1,0 +1,96 @@
+//! Snapshot, determinism and sensitivity tests of the generated code for `specs/example.toml`.
+//!
+//! Run with `GATE_BLESS=1` to rewrite the snapshot after an intended change.
+
+use std::path::PathBuf;
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn example_source() -> String {
+    std::fs::read_to_string(manifest_dir().join("../specs/example.toml")).expect("read example")
+}
+
+fn compile(source: &str) -> gate_spec::ir::Spec {
+    let (spec, diags) = gate_spec::compile(source);
+    spec.unwrap_or_else(|| panic!("spec does not compile: {:?}", diags.items))
+}
+
+/// The path is fixed so the snapshot does not depend on where the repository is checked out.
+fn generate(spec: &gate_spec::ir::Spec) -> String {
+    gate_codegen::generate(spec, "specs/example.toml", "/spec/example.toml").to_string()
+}
+
+fn pretty(tokens: &str) -> String {
+    let file: syn::File = syn::parse_str(tokens).expect("generated code parses as a file");
+    prettyplease::unparse(&file)
+}
+
+#[test]
+fn example_matches_snapshot() {
+    let actual = pretty(&generate(&compile(&example_source())));
+    let path = manifest_dir().join("tests/snapshots/example.rs.txt");
+    if std::env::var_os("GATE_BLESS").is_some() {
+        std::fs::write(&path, &actual).expect("write snapshot");
+        return;
+    }
+    let expected =
+        std::fs::read_to_string(&path).expect("snapshot exists (GATE_BLESS=1 creates it)");
+    assert!(
+        expected == actual,
+        "generated code changed (run with GATE_BLESS=1 to accept)\n{actual}"
+    );
+}
+
+#[test]
+fn generation_is_deterministic() {
+    let source = example_source();
+    let first = generate(&compile(&source));
+    let second = generate(&compile(&source));
+    assert_eq!(first, second);
+}
+
+#[test]
+fn a_spec_edit_changes_the_output() {
+    let source = example_source();
+    let edited = source.replace("enter = 2", "enter = 3");
+    assert_ne!(source, edited, "the example declares `enter = 2`");
+    let before = generate(&compile(&source));
+    let after = generate(&compile(&edited));
+    assert_ne!(before, after);
+    assert!(
+        after.contains("3u16"),
+        "the new threshold is a constant in the code"
+    );
+}
+
+#[test]
+fn the_transition_match_has_no_wildcard_arm() {
+    let code = pretty(&generate(&compile(&example_source())));
+    let select = code
+        .split("pub fn select(")
+        .nth(1)
+        .expect("select is generated");
+    let body = select
+        .split("pub const fn phase_trigger")
+        .next()
+        .unwrap_or_default();
+    assert!(body.contains("match (state, trigger)"));
+    assert!(!body.contains("_ =>"), "{body}");
+}
+
+#[test]
+fn errors_start_with_the_display_path_and_keep_the_items() {
+    let source = "[machine]\nname = \"x\"\ninitial = \"nowhere\"\n";
+    let (_, diags) = gate_spec::compile(source);
+    let rendered = gate_spec::diag::render_all("specs/x.toml", source, &diags.items);
+    let code = gate_codegen::generate_error("specs/x.toml", None, &rendered).to_string();
+    assert!(code.contains("compile_error ! (\"specs/x.toml:"), "{code}");
+    for item in [
+        "NAME", "HASH", "IR_JSON", "MERMAID", "DOT", "COMPILED", "Machine",
+    ] {
+        assert!(code.contains(item), "{item} missing from the skeleton");
+    }
+    pretty(&code);
+}
