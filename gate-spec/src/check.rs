@@ -137,7 +137,8 @@ fn trigger_has_tool(spec: &Spec, trigger: Trigger) -> Option<bool> {
                 None
             }
         }
-        Trigger::Backstop => None,
+        // The observer raises the backstop on a pre-tool action in an open window.
+        Trigger::Backstop => Some(true),
     }
 }
 

@@ -765,6 +765,9 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             }
         }
         let family_name = o.req_str("family", diags);
+        if let Some((f, _)) = &family_name {
+            check_family_params(&o, f, diags);
+        }
         let family = family_name.and_then(|(f, fspan)| {
             let count = |diags: &mut Diagnostics| match o.int("count", 1, MAX_COUNT, diags) {
                 Some(v) => Some(v.0 as u16),
@@ -1147,6 +1150,48 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         templates: ir_templates,
         roles: ir_roles,
     })
+}
+
+/// The parameter keys each signal family takes.
+const FAMILY_PARAMS: [(&str, &[&str]); 9] = [
+    ("kind_shift", &[]),
+    ("tier_at_least", &["tier"]),
+    ("failure_streak", &["count"]),
+    ("repeated_target", &["count"]),
+    ("scope_change", &["depth"]),
+    ("lifecycle", &["events"]),
+    ("budget", &["max_actions", "max_secs"]),
+    ("rate", &["max", "per_secs"]),
+    ("denied", &[]),
+];
+
+/// A parameter of another family on a signal is a mistake, not something to ignore.
+fn check_family_params(o: &Obj<'_, '_>, family: &str, diags: &mut Diagnostics) {
+    let Some((_, params)) = FAMILY_PARAMS.iter().find(|(f, _)| *f == family) else {
+        return;
+    };
+    let all: Vec<&str> = FAMILY_PARAMS
+        .iter()
+        .flat_map(|(_, p)| p.iter().copied())
+        .collect();
+    for key in o.table.keys() {
+        let k: &str = key.get_ref();
+        if all.contains(&k) && !params.contains(&k) {
+            let help = if params.is_empty() {
+                format!("a `{family}` signal takes no parameters")
+            } else {
+                format!("a `{family}` signal takes: {}", params.join(", "))
+            };
+            diags.push(
+                Diagnostic::error(
+                    Code::UnknownKey,
+                    span_of(key),
+                    format!("`{k}` does not apply to a `{family}` signal"),
+                )
+                .with_help(help),
+            );
+        }
+    }
 }
 
 /// A telemetry field name; an unknown one is G017 (no runtime provides it).
