@@ -5,5 +5,7 @@
 
 pub mod event;
 pub mod verdict;
+pub mod glob;
+pub mod shell;
 pub mod redact;
 pub mod store;

@@ -1,0 +1,86 @@
+//! Shell command understanding for the observer: a bounded, linear-time tokenizer that sees
+//! through quoting, wrappers and nesting ([`parse`]), the action class of a command line
+//! ([`classify`]), the paths it touches ([`paths`]) and command-pattern matching ([`matches`]).
+//!
+//! The lexer is hand-written: splitter crates (shell-words, shlex) handle quoting but not
+//! operators, redirections or substitutions, and full bash parsers are neither bounded nor
+//! built to survive hostile input. Every byte is scanned a bounded number of times: nested
+//! scripts (`bash -c`, `eval`, `env -S`) are re-scanned once per nesting level, and nesting is
+//! capped at [`MAX_DEPTH`], so the work ([`Parsed::steps`]) grows linearly with the input.
+//!
+//! What is seen through: quotes (`'…'`, `"…"`, `$'…'`, backslashes), `;` `&&` `||` `&` `|` `|&`
+//! and newlines, subshells `( … )`, groups `{ …; }`, the reserved words of compound commands,
+//! `$( … )`, backticks, `<( … )`/`>( … )`, `${…}` and `$((…))` (commands inside count too),
+//! redirections (write targets are recorded), here-documents (their body is skipped, except
+//! substitutions in an unquoted one, which the shell runs), here-strings, comments, and the
+//! wrappers `VAR=…`, `sudo`, `doas`, `env`, `command`, `builtin`, `exec`, `nohup`, `setsid`,
+//! `time`, `nice`, `ionice`, `stdbuf`, `timeout`, `xargs`, `sh|bash|zsh|dash|ksh -c '…'`,
+//! `eval`, and `find … -exec cmd … ;`.
+//!
+//! Known limits (documented rather than guessed): variable values are not tracked (`$X` stays
+//! the literal text `$X`), `case` patterns are read as ordinary words, aliases and functions
+//! are not resolved. When a cap is hit, [`Parsed::truncated`] is set and [`classify`] never
+//! returns less than `exec` for such a line.
+
+mod classify;
+mod matching;
+mod parse;
+
+pub use classify::{class_of, classify, paths};
+pub use matching::{matches, stage_matches};
+pub use parse::parse;
+
+/// Deepest nesting of subshells, substitutions and `-c` scripts that is followed.
+pub const MAX_DEPTH: usize = 24;
+/// Most simple commands recorded for one command line.
+pub const MAX_COMMANDS: usize = 4096;
+/// Longest word kept (in bytes); the rest of a longer word is scanned but dropped.
+pub const MAX_WORD: usize = 64 * 1024;
+
+/// One write redirection, e.g. `2>> log.txt` is `{ op: ">>", fd: Some(2), target: "log.txt" }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    /// The operator: `>`, `>>`, `>|`, `&>`, `&>>`, `<>` or `>&`.
+    pub op: String,
+    /// The explicit file descriptor before the operator, if any.
+    pub fd: Option<u32>,
+    /// The target, unquoted.
+    pub target: String,
+}
+
+/// One simple command after wrappers were peeled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// Basename of the program (`rm` for `/bin/rm`); empty for a line that is only
+    /// assignments or only a redirection (`> file`).
+    pub program: String,
+    /// The program word as written, unquoted (`/bin/rm`).
+    pub program_path: String,
+    /// The remaining words, unquoted; substitutions appear as `$(…)`, variables as written.
+    pub args: Vec<String>,
+    /// What was peeled to reach the program, outermost first: `sudo`, `env`, `X=`, `bash -c`,
+    /// `eval`, `xargs`, `find -exec`, `$()` (inside a command substitution) …
+    pub wrappers: Vec<String>,
+    /// Write redirections of this command.
+    pub writes: Vec<Redirect>,
+    /// Runs in the background (`&`).
+    pub background: bool,
+    /// Nesting depth (0 for a top-level command).
+    pub depth: usize,
+    /// Index (in [`Parsed::commands`]) of the command this one pipes into.
+    pub pipe_to: Option<usize>,
+}
+
+/// The result of [`parse`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Parsed {
+    /// Every simple command found, in source order of completion (commands inside a
+    /// substitution come before the command that uses it).
+    pub commands: Vec<SimpleCommand>,
+    /// Pipeline adjacency: `(a, b)` means command `a`'s output feeds command `b`.
+    pub pipes: Vec<(usize, usize)>,
+    /// A cap (depth, commands, word length) was hit; the picture is incomplete.
+    pub truncated: bool,
+    /// Lexer work done, in steps (about one per byte scanned per nesting level).
+    pub steps: u64,
+}

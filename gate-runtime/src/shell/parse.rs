@@ -1,0 +1,1069 @@
+//! The operator-aware shell lexer and the wrapper peeling behind [`parse`].
+
+use super::{Parsed, Redirect, SimpleCommand, MAX_COMMANDS, MAX_DEPTH, MAX_WORD};
+
+/// Parse one command line. Never panics; linear in the input (see the module doc of
+/// [`crate::shell`]).
+pub fn parse(cmd: &str) -> Parsed {
+    let mut ctx = Parsed::default();
+    parse_script(&mut ctx, cmd.as_bytes(), 0, &[]);
+    ctx
+}
+
+/// First and last top-level command of a list or pipeline element.
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    head: Option<usize>,
+    tail: Option<usize>,
+}
+
+impl Span {
+    fn then(self, next: Span) -> Span {
+        Span {
+            head: self.head.or(next.head),
+            tail: next.tail.or(self.tail),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Term {
+    Eof,
+    Paren,
+    Backtick,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sep {
+    Seq,
+    Pipe,
+    Background,
+}
+
+struct Heredoc {
+    delim: Vec<u8>,
+    strip_tabs: bool,
+    expand: bool,
+}
+
+struct Scanner<'a> {
+    s: &'a [u8],
+    i: usize,
+    heredocs: Vec<Heredoc>,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+    fn at(&self, k: usize) -> Option<u8> {
+        self.s.get(self.i + k).copied()
+    }
+    fn starts_with(&self, p: &[u8]) -> bool {
+        self.s.get(self.i..).is_some_and(|r| r.starts_with(p))
+    }
+}
+
+/// A word while it is being scanned.
+#[derive(Default)]
+struct Word {
+    text: Vec<u8>,
+    /// Bytes pushed before the first quote or escape (for `NAME=` detection).
+    plain: Option<usize>,
+}
+
+impl Word {
+    fn push(&mut self, b: u8, ctx: &mut Parsed) {
+        if self.text.len() < MAX_WORD {
+            self.text.push(b);
+        } else {
+            ctx.truncated = true;
+        }
+    }
+    fn push_str(&mut self, s: &[u8], ctx: &mut Parsed) {
+        for &b in s {
+            self.push(b, ctx);
+        }
+    }
+    fn mark_quoted(&mut self) {
+        if self.plain.is_none() {
+            self.plain = Some(self.text.len());
+        }
+    }
+    fn finish(self) -> FinalWord {
+        let plain = self.plain.unwrap_or(self.text.len());
+        let text = String::from_utf8_lossy(&self.text).into_owned();
+        let assign = assignment_name(&text).is_some_and(|name| name.len() < plain);
+        FinalWord { text, assign }
+    }
+}
+
+#[derive(Clone)]
+struct FinalWord {
+    text: String,
+    assign: bool,
+}
+
+fn assignment_name(text: &str) -> Option<&str> {
+    let eq = text.find('=')?;
+    let name = text[..eq].strip_suffix('+').unwrap_or(&text[..eq]);
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    if (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '[' || c == ']')
+    {
+        Some(name)
+    } else {
+        None
+    }
+}
+
+/// The command being collected between two separators.
+#[derive(Default)]
+struct Pending {
+    words: Vec<FinalWord>,
+    writes: Vec<Redirect>,
+    sub: Option<Span>,
+}
+
+fn parse_script(ctx: &mut Parsed, src: &[u8], depth: usize, wrappers: &[String]) -> Span {
+    let mut sc = Scanner {
+        s: src,
+        i: 0,
+        heredocs: Vec::new(),
+    };
+    parse_list(ctx, &mut sc, depth, Term::Eof, wrappers)
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r')
+}
+
+fn ends_word(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+    )
+}
+
+fn with(wrappers: &[String], extra: &str) -> Vec<String> {
+    let mut w = wrappers.to_vec();
+    w.push(extra.to_string());
+    w
+}
+
+fn parse_list(
+    ctx: &mut Parsed,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    term: Term,
+    wrappers: &[String],
+) -> Span {
+    let mut span = Span::default();
+    let mut cur = Pending::default();
+    let mut pipe_from: Option<usize> = None;
+    let mut pipeline_start = ctx.commands.len();
+    let mut finish = |ctx: &mut Parsed, cur: &mut Pending, sep: Sep, span: &mut Span| {
+        let element = emit(ctx, std::mem::take(cur), depth, wrappers);
+        if let (Some(from), Some(to)) = (pipe_from, element.head) {
+            if from != to {
+                ctx.pipes.push((from, to));
+                if let Some(c) = ctx.commands.get_mut(from) {
+                    c.pipe_to.get_or_insert(to);
+                }
+            }
+        }
+        *span = span.then(element);
+        pipe_from = if sep == Sep::Pipe { element.tail } else { None };
+        if sep == Sep::Background {
+            let from = pipeline_start.min(ctx.commands.len());
+            for c in &mut ctx.commands[from..] {
+                c.background = true;
+            }
+        }
+        if sep != Sep::Pipe {
+            pipeline_start = ctx.commands.len();
+        }
+    };
+    loop {
+        ctx.steps += 1;
+        let Some(c) = sc.peek() else {
+            finish(ctx, &mut cur, Sep::Seq, &mut span);
+            return span;
+        };
+        match c {
+            b if is_blank(b) => sc.i += 1,
+            b'\\' if sc.at(1) == Some(b'\n') => sc.i += 2,
+            b'#' => {
+                while sc.peek().is_some_and(|b| b != b'\n') {
+                    ctx.steps += 1;
+                    sc.i += 1;
+                }
+            }
+            b'\n' => {
+                sc.i += 1;
+                finish(ctx, &mut cur, Sep::Seq, &mut span);
+                skip_heredocs(ctx, sc, depth, wrappers);
+            }
+            b';' => {
+                sc.i += 1;
+                if matches!(sc.peek(), Some(b';' | b'&')) {
+                    sc.i += 1;
+                }
+                finish(ctx, &mut cur, Sep::Seq, &mut span);
+            }
+            b'&' => match sc.at(1) {
+                Some(b'&') => {
+                    sc.i += 2;
+                    finish(ctx, &mut cur, Sep::Seq, &mut span);
+                }
+                Some(b'>') => redirect(ctx, sc, depth, wrappers, &mut cur, None),
+                _ => {
+                    sc.i += 1;
+                    finish(ctx, &mut cur, Sep::Background, &mut span);
+                }
+            },
+            b'|' => {
+                if sc.at(1) == Some(b'|') {
+                    sc.i += 2;
+                    finish(ctx, &mut cur, Sep::Seq, &mut span);
+                } else {
+                    sc.i += 1;
+                    if sc.peek() == Some(b'&') {
+                        sc.i += 1;
+                    }
+                    finish(ctx, &mut cur, Sep::Pipe, &mut span);
+                }
+            }
+            b')' => {
+                sc.i += 1;
+                finish(ctx, &mut cur, Sep::Seq, &mut span);
+                if term == Term::Paren {
+                    return span;
+                }
+            }
+            b'`' if term == Term::Backtick => {
+                sc.i += 1;
+                finish(ctx, &mut cur, Sep::Seq, &mut span);
+                return span;
+            }
+            b'(' => {
+                sc.i += 1;
+                if depth >= MAX_DEPTH {
+                    ctx.truncated = true;
+                    finish(ctx, &mut cur, Sep::Seq, &mut span);
+                    continue;
+                }
+                if !cur.words.is_empty() {
+                    // `name() { …; }`: a function definition; the name is not a command.
+                    cur.words.clear();
+                }
+                let inner = parse_list(ctx, sc, depth + 1, Term::Paren, wrappers);
+                cur.sub = Some(cur.sub.unwrap_or_default().then(inner));
+            }
+            b'<' | b'>' if sc.at(1) == Some(b'(') && depth < MAX_DEPTH => {
+                sc.i += 2;
+                parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "<()"));
+                cur.words.push(FinalWord {
+                    text: if c == b'<' { "<(…)" } else { ">(…)" }.to_string(),
+                    assign: false,
+                });
+            }
+            b'<' | b'>' => redirect(ctx, sc, depth, wrappers, &mut cur, None),
+            _ => {
+                let word = scan_word(ctx, sc, depth, term, wrappers);
+                let is_fd = !word.text.is_empty()
+                    && word.plain.is_none()
+                    && word.text.len() <= 4
+                    && word.text.iter().all(u8::is_ascii_digit);
+                if is_fd && matches!(sc.peek(), Some(b'<' | b'>')) {
+                    let fd = std::str::from_utf8(&word.text)
+                        .ok()
+                        .and_then(|t| t.parse().ok());
+                    redirect(ctx, sc, depth, wrappers, &mut cur, fd);
+                } else {
+                    cur.words.push(word.finish());
+                }
+            }
+        }
+    }
+}
+
+/// Scan a redirection operator at `sc.i` and its target word.
+fn redirect(
+    ctx: &mut Parsed,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    wrappers: &[String],
+    cur: &mut Pending,
+    fd: Option<u32>,
+) {
+    const OPS: [&[u8]; 12] = [
+        b"&>>", b"<<<", b"<<-", b"&>", b">>", b">|", b">&", b"<>", b"<<", b"<&", b">", b"<",
+    ];
+    let op = OPS
+        .iter()
+        .find(|op| sc.starts_with(op))
+        .copied()
+        .unwrap_or(b"<");
+    sc.i += op.len();
+    while sc.peek().is_some_and(is_blank) {
+        ctx.steps += 1;
+        sc.i += 1;
+    }
+    if sc.peek().is_none_or(|b| ends_word(b) && b != b'(') {
+        return;
+    }
+    let word = scan_word(ctx, sc, depth, Term::Eof, wrappers);
+    match op {
+        b"<<" | b"<<-" => {
+            let expand = word.plain.is_none();
+            sc.heredocs.push(Heredoc {
+                delim: word.text,
+                strip_tabs: op == b"<<-",
+                expand,
+            });
+        }
+        b"<<<" | b"<" | b"<&" => {}
+        _ => {
+            let target = word.finish().text;
+            let dup = op == b">&" && (target == "-" || target.bytes().all(|b| b.is_ascii_digit()));
+            if !dup {
+                cur.writes.push(Redirect {
+                    op: String::from_utf8_lossy(op).into_owned(),
+                    fd,
+                    target,
+                });
+            }
+        }
+    }
+}
+
+/// After a newline: skip the bodies of pending here-documents.
+fn skip_heredocs(ctx: &mut Parsed, sc: &mut Scanner<'_>, depth: usize, wrappers: &[String]) {
+    let pending = std::mem::take(&mut sc.heredocs);
+    for doc in pending {
+        while sc.i < sc.s.len() {
+            let start = sc.i;
+            let mut end = start;
+            while end < sc.s.len() && sc.s[end] != b'\n' {
+                ctx.steps += 1;
+                end += 1;
+            }
+            let mut line = &sc.s[start..end];
+            if doc.strip_tabs {
+                while let [b'\t', rest @ ..] = line {
+                    line = rest;
+                }
+            }
+            if line == doc.delim.as_slice() {
+                sc.i = (end + 1).min(sc.s.len());
+                break;
+            }
+            if !doc.expand {
+                sc.i = (end + 1).min(sc.s.len());
+                continue;
+            }
+            // An unquoted delimiter: `$( … )` and backticks in the body run.
+            while let Some(b) = sc.peek() {
+                ctx.steps += 1;
+                if b == b'\n' {
+                    sc.i += 1;
+                    break;
+                }
+                if b == b'\\' {
+                    sc.i += 2;
+                } else if sc.starts_with(b"$(") && !sc.starts_with(b"$((") && depth < MAX_DEPTH {
+                    sc.i += 2;
+                    parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
+                } else if b == b'`' && depth < MAX_DEPTH {
+                    sc.i += 1;
+                    parse_list(ctx, sc, depth + 1, Term::Backtick, &with(wrappers, "``"));
+                } else {
+                    sc.i += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Scan one word at `sc.i` (which is not blank and not an operator).
+fn scan_word(
+    ctx: &mut Parsed,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    term: Term,
+    wrappers: &[String],
+) -> Word {
+    let mut w = Word::default();
+    while let Some(b) = sc.peek() {
+        ctx.steps += 1;
+        match b {
+            b if ends_word(b) => break,
+            b'`' if term == Term::Backtick => break,
+            b'`' => {
+                w.mark_quoted();
+                backtick(ctx, sc, depth, wrappers, &mut w);
+            }
+            b'\\' => {
+                w.mark_quoted();
+                sc.i += 1;
+                match sc.peek() {
+                    Some(b'\n') => sc.i += 1,
+                    Some(n) => {
+                        w.push(n, ctx);
+                        sc.i += 1;
+                    }
+                    None => {}
+                }
+            }
+            b'\'' => {
+                w.mark_quoted();
+                sc.i += 1;
+                while let Some(q) = sc.peek() {
+                    ctx.steps += 1;
+                    sc.i += 1;
+                    if q == b'\'' {
+                        break;
+                    }
+                    w.push(q, ctx);
+                }
+            }
+            b'"' => {
+                w.mark_quoted();
+                sc.i += 1;
+                if double_quoted(ctx, sc, depth, term, wrappers, &mut w) {
+                    break;
+                }
+            }
+            b'$' => match sc.at(1) {
+                Some(b'\'') => {
+                    w.mark_quoted();
+                    sc.i += 2;
+                    ansi_c(ctx, sc, &mut w);
+                }
+                Some(b'"') => {
+                    w.mark_quoted();
+                    sc.i += 2;
+                    if double_quoted(ctx, sc, depth, term, wrappers, &mut w) {
+                        break;
+                    }
+                }
+                _ => dollar(ctx, sc, depth, wrappers, &mut w),
+            },
+            _ => {
+                w.push(b, ctx);
+                sc.i += 1;
+            }
+        }
+    }
+    w
+}
+
+/// The inside of `"…"` (opening quote consumed). Returns true when an enclosing backtick
+/// substitution ended inside the quotes.
+fn double_quoted(
+    ctx: &mut Parsed,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    term: Term,
+    wrappers: &[String],
+    w: &mut Word,
+) -> bool {
+    while let Some(b) = sc.peek() {
+        ctx.steps += 1;
+        match b {
+            b'"' => {
+                sc.i += 1;
+                return false;
+            }
+            b'\\' => {
+                sc.i += 1;
+                match sc.peek() {
+                    Some(b'\n') => sc.i += 1,
+                    Some(n @ (b'$' | b'`' | b'"' | b'\\')) => {
+                        w.push(n, ctx);
+                        sc.i += 1;
+                    }
+                    _ => w.push(b'\\', ctx),
+                }
+            }
+            b'`' if term == Term::Backtick => return true,
+            b'`' => backtick(ctx, sc, depth, wrappers, w),
+            b'$' => dollar(ctx, sc, depth, wrappers, w),
+            _ => {
+                w.push(b, ctx);
+                sc.i += 1;
+            }
+        }
+    }
+    false
+}
+
+fn backtick(
+    ctx: &mut Parsed,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    wrappers: &[String],
+    w: &mut Word,
+) {
+    sc.i += 1;
+    if depth >= MAX_DEPTH {
+        ctx.truncated = true;
+        w.push(b'`', ctx);
+        return;
+    }
+    parse_list(ctx, sc, depth + 1, Term::Backtick, &with(wrappers, "``"));
+    w.push_str("`…`".as_bytes(), ctx);
+}
+
+/// `$…` outside single quotes: substitutions are parsed, parameters kept as written.
+fn dollar(ctx: &mut Parsed, sc: &mut Scanner<'_>, depth: usize, wrappers: &[String], w: &mut Word) {
+    if sc.starts_with(b"$((") {
+        sc.i += 3;
+        let mut open = 2usize;
+        while let Some(b) = sc.peek() {
+            ctx.steps += 1;
+            if sc.starts_with(b"$(") && !sc.starts_with(b"$((") && depth < MAX_DEPTH {
+                sc.i += 2;
+                parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
+                continue;
+            }
+            sc.i += 1;
+            if b == b'(' {
+                open += 1;
+            } else if b == b')' {
+                open -= 1;
+                if open == 0 {
+                    break;
+                }
+            }
+        }
+        w.push_str("$((…))".as_bytes(), ctx);
+    } else if sc.starts_with(b"$(") {
+        sc.i += 2;
+        if depth >= MAX_DEPTH {
+            ctx.truncated = true;
+            w.push_str(b"$(", ctx);
+            return;
+        }
+        parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
+        w.push_str("$(…)".as_bytes(), ctx);
+    } else if sc.starts_with(b"${") {
+        sc.i += 2;
+        w.push_str(b"${", ctx);
+        let mut open = 1usize;
+        while let Some(b) = sc.peek() {
+            ctx.steps += 1;
+            if sc.starts_with(b"$(") && depth < MAX_DEPTH {
+                sc.i += 2;
+                parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
+                w.push_str("$(…)".as_bytes(), ctx);
+                continue;
+            }
+            if b == b'`' && depth < MAX_DEPTH {
+                backtick(ctx, sc, depth, wrappers, w);
+                continue;
+            }
+            sc.i += 1;
+            w.push(b, ctx);
+            if b == b'{' {
+                open += 1;
+            } else if b == b'}' {
+                open -= 1;
+                if open == 0 {
+                    break;
+                }
+            }
+        }
+    } else {
+        w.push(b'$', ctx);
+        sc.i += 1;
+    }
+}
+
+/// The inside of `$'…'` (opening consumed): C escapes.
+fn ansi_c(ctx: &mut Parsed, sc: &mut Scanner<'_>, w: &mut Word) {
+    while let Some(b) = sc.peek() {
+        ctx.steps += 1;
+        sc.i += 1;
+        match b {
+            b'\'' => return,
+            b'\\' => {
+                let Some(e) = sc.peek() else { return };
+                sc.i += 1;
+                let out = match e {
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    b'r' => b'\r',
+                    b'a' => 7,
+                    b'b' => 8,
+                    b'e' | b'E' => 27,
+                    b'f' => 12,
+                    b'v' => 11,
+                    b'x' => {
+                        let mut v = 0u32;
+                        let mut n = 0;
+                        while n < 2 {
+                            let Some(d) = sc.peek().and_then(|d| (d as char).to_digit(16)) else {
+                                break;
+                            };
+                            v = v * 16 + d;
+                            sc.i += 1;
+                            n += 1;
+                        }
+                        if n == 0 {
+                            w.push_str(b"\\x", ctx);
+                            continue;
+                        }
+                        v as u8
+                    }
+                    b'0'..=b'7' => {
+                        let mut v = u32::from(e - b'0');
+                        let mut n = 1;
+                        while n < 3 {
+                            let Some(d) = sc.peek().filter(|d| (b'0'..=b'7').contains(d)) else {
+                                break;
+                            };
+                            v = v * 8 + u32::from(d - b'0');
+                            sc.i += 1;
+                            n += 1;
+                        }
+                        (v & 0xff) as u8
+                    }
+                    other => other,
+                };
+                w.push(out, ctx);
+            }
+            _ => w.push(b, ctx),
+        }
+    }
+}
+
+const RESERVED: [&str; 14] = [
+    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac", "[[",
+];
+
+/// Turn the words of one pipeline element into commands; returns its span.
+fn emit(ctx: &mut Parsed, cur: Pending, depth: usize, wrappers: &[String]) -> Span {
+    let Pending {
+        mut words,
+        writes,
+        sub,
+    } = cur;
+    let mut start = 0;
+    while let Some(w) = words.get(start) {
+        if w.text == "function" {
+            start += 2;
+        } else if RESERVED.contains(&w.text.as_str()) && w.text != "[[" {
+            start += 1;
+        } else {
+            break;
+        }
+    }
+    words.drain(..start.min(words.len()));
+    let mut span = sub.unwrap_or_default();
+    if !words.is_empty() {
+        span = span.then(build(ctx, &words, depth, wrappers));
+    }
+    attach_writes(ctx, &mut span, writes, depth, wrappers);
+    span
+}
+
+fn attach_writes(
+    ctx: &mut Parsed,
+    span: &mut Span,
+    writes: Vec<Redirect>,
+    depth: usize,
+    wrappers: &[String],
+) {
+    if writes.is_empty() {
+        return;
+    }
+    if let Some(c) = span.tail.and_then(|t| ctx.commands.get_mut(t)) {
+        c.writes.extend(writes);
+        return;
+    }
+    let mut cmd = new_command(String::new(), Vec::new(), wrappers.to_vec(), depth);
+    cmd.writes = writes;
+    if let Some(i) = push(ctx, cmd) {
+        *span = Span {
+            head: Some(i),
+            tail: Some(i),
+        };
+    }
+}
+
+fn new_command(
+    path: String,
+    args: Vec<String>,
+    wrappers: Vec<String>,
+    depth: usize,
+) -> SimpleCommand {
+    SimpleCommand {
+        program: basename(&path).to_string(),
+        program_path: path,
+        args,
+        wrappers,
+        writes: Vec::new(),
+        background: false,
+        depth,
+        pipe_to: None,
+    }
+}
+
+fn push(ctx: &mut Parsed, cmd: SimpleCommand) -> Option<usize> {
+    if ctx.commands.len() >= MAX_COMMANDS {
+        ctx.truncated = true;
+        return None;
+    }
+    ctx.commands.push(cmd);
+    Some(ctx.commands.len() - 1)
+}
+
+/// The last path component of a program word (`/usr/bin/rm` → `rm`).
+pub(crate) fn basename(path: &str) -> &str {
+    let trimmed = path.trim_end_matches('/');
+    match trimmed.rfind('/') {
+        Some(i) => &trimmed[i + 1..],
+        None if trimmed.is_empty() => path,
+        None => trimmed,
+    }
+}
+
+/// Options of a wrapper: which short letters and long names take a separate value.
+struct Opts {
+    short_arg: &'static str,
+    long_arg: &'static [&'static str],
+}
+
+/// Skip the options of a wrapper starting at `k`; returns the index of the first operand.
+fn skip_opts(words: &[FinalWord], mut k: usize, opts: &Opts) -> usize {
+    while let Some(w) = words.get(k) {
+        let t = w.text.as_str();
+        if t == "--" {
+            return k + 1;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            k += if !long.contains('=') && opts.long_arg.contains(&long) {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        if t.len() > 1 && t.starts_with('-') {
+            let flags = &t[1..];
+            let mut step = 1;
+            for (pos, ch) in flags.char_indices() {
+                if opts.short_arg.contains(ch) {
+                    if pos + ch.len_utf8() == flags.len() {
+                        step = 2;
+                    }
+                    break;
+                }
+            }
+            k += step;
+            continue;
+        }
+        break;
+    }
+    k
+}
+
+const SUDO: Opts = Opts {
+    short_arg: "ugpCDrtUTRh",
+    long_arg: &[
+        "user",
+        "group",
+        "prompt",
+        "close-from",
+        "chdir",
+        "role",
+        "type",
+        "other-user",
+        "command-timeout",
+        "chroot",
+        "host",
+    ],
+};
+const DOAS: Opts = Opts {
+    short_arg: "uC",
+    long_arg: &[],
+};
+const ENV: Opts = Opts {
+    short_arg: "uCPS",
+    long_arg: &[
+        "unset",
+        "chdir",
+        "split-string",
+        "block-signal",
+        "default-signal",
+        "ignore-signal",
+    ],
+};
+const EXEC: Opts = Opts {
+    short_arg: "a",
+    long_arg: &[],
+};
+const TIME: Opts = Opts {
+    short_arg: "fo",
+    long_arg: &["format", "output"],
+};
+const NICE: Opts = Opts {
+    short_arg: "n",
+    long_arg: &["adjustment"],
+};
+const IONICE: Opts = Opts {
+    short_arg: "cnpPu",
+    long_arg: &["class", "classdata", "pid", "pgid", "uid"],
+};
+const STDBUF: Opts = Opts {
+    short_arg: "ioe",
+    long_arg: &["input", "output", "error"],
+};
+const TIMEOUT: Opts = Opts {
+    short_arg: "sk",
+    long_arg: &["signal", "kill-after"],
+};
+const XARGS: Opts = Opts {
+    short_arg: "adEILnPs",
+    long_arg: &[
+        "arg-file",
+        "delimiter",
+        "max-args",
+        "max-procs",
+        "max-chars",
+        "process-slot-var",
+        "max-lines",
+    ],
+};
+const NONE: Opts = Opts {
+    short_arg: "",
+    long_arg: &[],
+};
+const SHELLS: [&str; 9] = [
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish",
+];
+
+fn texts(words: &[FinalWord]) -> Vec<String> {
+    words.iter().map(|w| w.text.clone()).collect()
+}
+
+fn plain_words(texts: &[String]) -> Vec<FinalWord> {
+    texts
+        .iter()
+        .map(|t| FinalWord {
+            text: t.clone(),
+            assign: false,
+        })
+        .collect()
+}
+
+/// Peel wrappers off one simple command and record it (or the script it runs).
+fn build(ctx: &mut Parsed, words: &[FinalWord], depth: usize, wrappers: &[String]) -> Span {
+    let mut w = wrappers.to_vec();
+    let mut k = 0;
+    let mut last_wrapper: Option<usize> = None;
+    let mut program_at = None;
+    while let Some(word) = words.get(k) {
+        ctx.steps += 1;
+        if word.assign {
+            let name = assignment_name(&word.text).unwrap_or_default();
+            w.push(format!("{name}="));
+            k += 1;
+            continue;
+        }
+        let here = k;
+        let name = basename(&word.text);
+        let opts = match name {
+            "sudo" => &SUDO,
+            "doas" => &DOAS,
+            "exec" => &EXEC,
+            "time" => &TIME,
+            "nice" => &NICE,
+            "ionice" => &IONICE,
+            "stdbuf" => &STDBUF,
+            "timeout" => &TIMEOUT,
+            "xargs" => &XARGS,
+            "nohup" | "builtin" | "setsid" => &NONE,
+            "env" => &ENV,
+            "command" => {
+                let rest = &words[k + 1..];
+                if rest
+                    .iter()
+                    .take_while(|a| a.text.starts_with('-') && a.text != "--")
+                    .any(|a| a.text.contains('v') || a.text.contains('V'))
+                {
+                    program_at = Some(k);
+                    break;
+                }
+                &NONE
+            }
+            "eval" if depth < MAX_DEPTH => {
+                let script = texts(&words[k + 1..]).join(" ");
+                return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, "eval"));
+            }
+            shell if SHELLS.contains(&shell) => {
+                if let Some(script) = shell_script(words, k + 1) {
+                    if depth >= MAX_DEPTH {
+                        ctx.truncated = true;
+                        program_at = Some(k);
+                        break;
+                    }
+                    let wrapper = format!("{shell} -c");
+                    return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, &wrapper));
+                }
+                program_at = Some(k);
+                break;
+            }
+            _ => {
+                program_at = Some(k);
+                break;
+            }
+        };
+        if name == "env" {
+            if let Some(script) = env_split_string(words, k + 1) {
+                if depth < MAX_DEPTH {
+                    return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, "env -S"));
+                }
+                ctx.truncated = true;
+            }
+        }
+        k = skip_opts(words, k + 1, opts);
+        match name {
+            "timeout" => k += 1,
+            "env" => {
+                while words
+                    .get(k)
+                    .is_some_and(|a| assignment_name(&a.text).is_some())
+                {
+                    k += 1;
+                }
+            }
+            _ => {}
+        }
+        w.push(name.to_string());
+        last_wrapper = Some(here);
+    }
+    let at = match (program_at, last_wrapper) {
+        (Some(at), _) => at,
+        (None, Some(at)) => {
+            // Only wrappers (`sudo -v`, `env`): the last wrapper is the program.
+            w.pop();
+            at
+        }
+        (None, None) => {
+            let cmd = new_command(String::new(), Vec::new(), w, depth);
+            return single(ctx, cmd);
+        }
+    };
+    let mut program = words[at].text.clone();
+    let mut args = texts(&words[(at + 1).min(words.len())..]);
+    if name_of(&program) == "xargs" && args.is_empty() {
+        program = "echo".to_string();
+        args.clear();
+    }
+    let find_execs = if basename(&program) == "find" {
+        find_exec_commands(&args)
+    } else {
+        Vec::new()
+    };
+    let cmd = new_command(program, args, w.clone(), depth);
+    let span = single(ctx, cmd);
+    for sub in find_execs {
+        if depth >= MAX_DEPTH {
+            ctx.truncated = true;
+            break;
+        }
+        build(ctx, &plain_words(&sub), depth + 1, &with(&w, "find -exec"));
+    }
+    span
+}
+
+fn name_of(path: &str) -> &str {
+    basename(path)
+}
+
+fn single(ctx: &mut Parsed, cmd: SimpleCommand) -> Span {
+    let i = push(ctx, cmd);
+    Span { head: i, tail: i }
+}
+
+/// `sh [opts] -c SCRIPT …` → SCRIPT.
+fn shell_script(words: &[FinalWord], mut k: usize) -> Option<String> {
+    let mut has_c = false;
+    while let Some(w) = words.get(k) {
+        let t = w.text.as_str();
+        if t == "--" {
+            k += 1;
+            break;
+        }
+        if let Some(flags) = t.strip_prefix('-').or_else(|| t.strip_prefix('+')) {
+            if t.starts_with("--") {
+                k += 1;
+                continue;
+            }
+            if flags.contains('c') {
+                has_c = true;
+            }
+            // `-o option` / `+o option` take a value.
+            k += if flags.ends_with('o') { 2 } else { 1 };
+            continue;
+        }
+        break;
+    }
+    if has_c {
+        words.get(k).map(|w| w.text.clone())
+    } else {
+        None
+    }
+}
+
+/// `env -S 'cmd args'` / `env --split-string=…` → the string plus the words after it.
+fn env_split_string(words: &[FinalWord], mut k: usize) -> Option<String> {
+    while let Some(w) = words.get(k) {
+        let t = w.text.as_str();
+        let value = if let Some(v) = t.strip_prefix("--split-string=") {
+            Some((v.to_string(), k + 1))
+        } else if t == "--split-string" || t == "-S" {
+            words.get(k + 1).map(|v| (v.text.clone(), k + 2))
+        } else {
+            t.strip_prefix("-S").map(|v| (v.to_string(), k + 1))
+        };
+        if let Some((mut script, next)) = value {
+            for rest in &words[next.min(words.len())..] {
+                script.push(' ');
+                script.push_str(&rest.text);
+            }
+            return Some(script);
+        }
+        if !t.starts_with('-') || t == "--" {
+            return None;
+        }
+        k += 1;
+    }
+    None
+}
+
+/// The commands run by `find … -exec cmd … ;` (also `-execdir`, `-ok`, `-okdir`, `+`).
+fn find_exec_commands(args: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < args.len() {
+        if matches!(args[k].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let start = k + 1;
+            let mut end = start;
+            while end < args.len() && args[end] != ";" && args[end] != "+" {
+                end += 1;
+            }
+            if end > start {
+                out.push(args[start..end].to_vec());
+            }
+            k = end + 1;
+        } else {
+            k += 1;
+        }
+    }
+    out
+}
