@@ -157,3 +157,28 @@ fn ten_megabyte_string_gives_diagnostics() {
     );
     assert!(rendered.contains("is not an identifier"), "{rendered}");
 }
+
+/// The worked example in `docs/spec.md` passes the check without a single diagnostic.
+#[test]
+fn documented_example_is_clean() {
+    let doc_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("docs")
+        .join("spec.md");
+    let doc = std::fs::read_to_string(&doc_path).expect("docs/spec.md exists");
+    let section = doc
+        .split("## Worked example")
+        .nth(1)
+        .expect("docs/spec.md has a worked example section");
+    let source = section
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the worked example is a toml code block");
+    let (spec, diags) = gate_spec::compile(source);
+    assert!(
+        diags.items.is_empty() && spec.is_some(),
+        "{}",
+        render_all("docs/spec.md example", source, &diags.items)
+    );
+}
