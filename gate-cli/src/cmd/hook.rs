@@ -1,0 +1,98 @@
+//! `gate hook <runtime>`: answer one hook call — the fail-open path every tool call takes.
+//!
+//! Contract (PROTOCOLS.md): exit 0 always, at most one JSON object on stdout, nothing on
+//! stderr. Anything that goes wrong here — an unknown runtime, unreadable or oversized stdin,
+//! a payload that is not JSON, an unknown spec, a store fault, a panic, the internal deadline —
+//! ends in silence (the runtime's own permission flow continues) and the fault is recorded
+//! where possible: in the database, else in `faults.jsonl` beside it.
+
+use crate::adapters;
+use crate::cli::HookArgs;
+use crate::config::{Config, Overrides};
+use gate_runtime::driver::{self, Options};
+use gate_runtime::engine::Engine;
+use gate_runtime::event::Runtime;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Payloads larger than this are not read further (a fault, answered with silence).
+pub const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
+/// The hook answers within this much time or exits silently (every runtime's hook timeout is
+/// longer; a timed-out hook would be killed and the tool would run anyway).
+pub const DEADLINE: Duration = Duration::from_secs(8);
+
+/// Answer one hook call; always returns 0.
+pub fn run(args: &HookArgs) -> i32 {
+    std::thread::spawn(|| {
+        std::thread::sleep(DEADLINE);
+        // Past the deadline: no answer is the fail-open answer.
+        std::process::exit(0);
+    });
+    if let Some(line) = answer(args) {
+        let mut stdout = std::io::stdout().lock();
+        // A closed stdout (SIGPIPE-like) is not our problem to report.
+        let _ = stdout.write_all(line.as_bytes());
+        let _ = stdout.write_all(b"\n");
+        let _ = stdout.flush();
+    }
+    0
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis().min(i64::MAX as u128) as i64)
+}
+
+/// Compute the answer line, or `None` for silence.
+pub fn answer(args: &HookArgs) -> Option<String> {
+    let runtime = Runtime::parse(args.runtime.trim())?;
+    let config = Config::resolve(&Overrides::from(&args.global)).ok();
+    let db: Option<PathBuf> = config.as_ref().map(|c| c.db.value.clone());
+    let fault = |what: String| {
+        driver::record_fault(db.as_deref(), runtime, now_ms(), &what);
+    };
+    let mut payload = Vec::new();
+    let read = std::io::stdin()
+        .lock()
+        .take(MAX_STDIN_BYTES + 1)
+        .read_to_end(&mut payload);
+    if let Err(e) = read {
+        fault(format!("stdin unreadable: {e}"));
+        return None;
+    }
+    if payload.len() as u64 > MAX_STDIN_BYTES {
+        fault(format!("stdin larger than {MAX_STDIN_BYTES} bytes"));
+        return None;
+    }
+    let event = match adapters::normalize(runtime, &payload, args.event.as_deref()) {
+        Ok(e) => e,
+        Err(e) => {
+            fault(format!("payload rejected: {e}"));
+            return None;
+        }
+    };
+    let Some(config) = config else {
+        fault("configuration unreadable".to_string());
+        return None;
+    };
+    let Some(spec) = gate_specs::ALL.iter().find(|s| s.name == config.spec.value) else {
+        fault(format!("no compiled spec named `{}`", config.spec.value));
+        return None;
+    };
+    let ir = spec.ir();
+    let engine = Engine::new(ir, spec.machine);
+    let env = |name: &str| std::env::var(name).ok();
+    let role = config.role.as_ref().map(|r| r.value.as_str());
+    let opts = Options {
+        db_path: db,
+        role,
+        env: &env,
+        now_ms: event.timestamp_ms.unwrap_or_else(now_ms),
+        persist: true,
+        busy_timeout: driver::BUSY_TIMEOUT,
+    };
+    let result = driver::run(&engine, &event, &opts);
+    adapters::render(runtime, &event, &result.decision)
+}

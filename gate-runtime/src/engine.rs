@@ -1,0 +1,606 @@
+//! The engine: one event in, one decision out — observe, step the machine, combine the proposed
+//! effects with the tier's mode and the identity's role, render templates, and list what the
+//! audit must record.
+//!
+//! The engine is pure: no I/O, no clock, no store. The caller (the hook driver, replay,
+//! explain, tests) supplies the time, the role, whether a grant was consumed, the learned
+//! baselines, and a way to mint a grant id, and persists the returned [`ScopeState`].
+//!
+//! Verdict combination (DESIGN.md, "Verdict and modes"):
+//! - the fired transitions propose effects; a withholding state proposes its block for every
+//!   pre-tool action while the machine is in it;
+//! - an `ask` is satisfied by a consumed grant for this exact action (`approved`);
+//! - blocks only exist on pre-tool events; on other phases they degrade to guidance;
+//! - the mode of the action's tier (overridden by the role) caps the result: observe records
+//!   what would have happened and answers nothing, steer turns a block into guidance, gate
+//!   withholds as proposed;
+//! - a window never blocks by itself (the spec checker rejects window states that do);
+//! - steer text on a phase whose answer cannot carry context (Gemini BeforeTool) is kept and
+//!   attached to the next answer that can.
+
+use crate::event::Event;
+use crate::observer::{self, Baselines, Classification, Classifier, ObserverState};
+use crate::verdict::{Decision, Verdict};
+use gate_spec::exec::{Input, Machine, Snapshot};
+use gate_spec::ir::{
+    Block, Effect, Mode, Phase, RoleId, SignalId, Spec, TemplateId, TemplatePart, TemplateVar,
+    Trigger,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// Everything persisted per scope.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScopeState {
+    pub machine: Snapshot,
+    pub observer: ObserverState,
+    /// Guidance waiting for an answer that can carry it.
+    pub carried: Option<String>,
+}
+
+impl ScopeState {
+    pub fn initial(spec: &Spec, machine: &dyn Machine) -> ScopeState {
+        let mut observer = ObserverState::default();
+        observer.segment.kind_counts = vec![0; spec.kinds.len()];
+        ScopeState {
+            machine: machine.initial(),
+            observer,
+            carried: None,
+        }
+    }
+
+    /// Whether a loaded state fits this spec's shape (else it is reset).
+    pub fn fits(&self, spec: &Spec) -> bool {
+        (self.machine.state as usize) < spec.states.len()
+            && self.machine.level.len() == spec.signals.len()
+            && self.machine.count.len() == spec.signals.len()
+    }
+}
+
+/// What the caller supplies for one evaluation.
+pub struct Context<'a> {
+    pub now_ms: i64,
+    pub role: Option<RoleId>,
+    /// A grant for this exact action was consumed.
+    pub approved: bool,
+    pub baselines: &'a Baselines,
+    /// Mint a grant id for an ask (the store records the pending grant under it).
+    pub grant_id: &'a mut dyn FnMut() -> String,
+}
+
+/// Why a window closed (for calibration: only real boundaries give uncontaminated lengths).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClosedBy {
+    Boundary,
+    Backstop,
+    SessionEnd,
+}
+
+/// A window that closed on this event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosedWindow {
+    pub kind: String,
+    pub actions: u32,
+    pub secs: u64,
+    pub closed_by: ClosedBy,
+}
+
+/// One audit note (the driver adds the common columns).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Note {
+    /// `event`, `signal`, `transition`, `boundary`, `arm`, `close`, `skip`, `steer`, `ask`,
+    /// `deny`, `grant`, `disabled`, `observe` …
+    pub kind: &'static str,
+    pub detail: serde_json::Value,
+}
+
+/// The result of one evaluation.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub decision: Decision,
+    /// The verdict before the mode cap (what gate mode would have done).
+    pub proposed: Verdict,
+    pub mode: Mode,
+    pub classification: Classification,
+    pub fired: Vec<u16>,
+    pub rising: Vec<SignalId>,
+    pub falling: Vec<SignalId>,
+    pub armed: bool,
+    pub closed: Option<ClosedWindow>,
+    pub notes: Vec<Note>,
+    /// The grant id minted for an ask, if any.
+    pub grant_id: Option<String>,
+}
+
+/// One spec, ready to evaluate events.
+pub struct Engine<'s> {
+    pub spec: &'s Spec,
+    pub machine: &'s dyn Machine,
+    classifier: Classifier<'s>,
+}
+
+impl std::fmt::Debug for Engine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("spec", &self.spec.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'s> Engine<'s> {
+    pub fn new(spec: &'s Spec, machine: &'s dyn Machine) -> Engine<'s> {
+        Engine {
+            spec,
+            machine,
+            classifier: Classifier::new(spec),
+        }
+    }
+
+    pub fn classify(&self, event: &Event) -> Classification {
+        self.classifier.classify(event)
+    }
+
+    /// The role an identity carries: by subagent type, then by `NAME=VALUE` environment
+    /// matches, then by an explicit role name (flag, `GATE_ROLE`, config).
+    pub fn resolve_role(
+        &self,
+        event: &Event,
+        env: &dyn Fn(&str) -> Option<String>,
+        explicit: Option<&str>,
+    ) -> Option<RoleId> {
+        let roles = &self.spec.roles;
+        if let Some(t) = event.agent_type.as_deref() {
+            if let Some(i) = roles.iter().position(|r| {
+                r.subagent_types
+                    .iter()
+                    .any(|g| crate::glob::text(&g.text, t))
+            }) {
+                return Some(i as RoleId);
+            }
+        }
+        if let Some(i) = roles.iter().position(|r| {
+            r.env
+                .iter()
+                .any(|(k, v)| env(k).as_deref() == Some(v.as_str()))
+        }) {
+            return Some(i as RoleId);
+        }
+        explicit.and_then(|name| {
+            roles
+                .iter()
+                .position(|r| r.name == name)
+                .map(|i| i as RoleId)
+        })
+    }
+
+    /// Evaluate one event against a scope's state, updating it in place.
+    pub fn evaluate(&self, state: &mut ScopeState, event: &Event, cx: &mut Context<'_>) -> Outcome {
+        let spec = self.spec;
+        let phase = event.phase.unwrap_or(Phase::Other);
+        let now = cx.now_ms;
+        let mut notes = Vec::new();
+
+        if !state.fits(spec) {
+            *state = ScopeState::initial(spec, self.machine);
+            notes.push(Note {
+                kind: "reset",
+                detail: json!({"why": "stored state does not fit this spec"}),
+            });
+        }
+        let enabled = observer::enabled_signals(spec, event.runtime);
+        if !state.observer.disabled_reported {
+            state.observer.disabled_reported = true;
+            for (name, missing) in observer::missing_telemetry(spec, event.runtime) {
+                notes.push(Note {
+                    kind: "disabled",
+                    detail: json!({"signal": name, "missing": missing}),
+                });
+            }
+        }
+
+        let class = self.classifier.classify(event);
+        let obs = observer::observe(
+            spec,
+            &state.observer,
+            event,
+            &class,
+            &enabled,
+            cx.baselines,
+            now,
+        );
+        let tool_event = phase.is_tool();
+        let input = Input {
+            phase,
+            tier: tool_event.then_some(class.tier),
+            kind: tool_event.then_some(class.kind),
+            role: cx.role,
+            raw: &obs.raw,
+            enabled: &obs.enabled,
+            checkpoints: &obs.checkpoints,
+            backstop: obs.backstop,
+            rearm_secs_ok: obs.rearm_secs_ok,
+            approved: cx.approved,
+        };
+        let before = state.machine.clone();
+        let from_state = before.state;
+        let mut fired = Vec::new();
+        self.machine
+            .step(&mut state.machine, &input, &mut |t| fired.push(t));
+        let (rising, falling) = gate_spec::exec::edges(&before, &state.machine);
+
+        for s in &rising {
+            notes.push(Note {
+                kind: "signal",
+                detail: json!({"signal": spec.signals[*s as usize].name, "edge": "on"}),
+            });
+        }
+        for s in &falling {
+            notes.push(Note {
+                kind: "signal",
+                detail: json!({"signal": spec.signals[*s as usize].name, "edge": "off"}),
+            });
+        }
+        for (i, hit) in obs.checkpoints.iter().enumerate() {
+            if *hit {
+                notes.push(Note {
+                    kind: "checkpoint",
+                    detail: json!({"checkpoint": spec.checkpoints[i].name}),
+                });
+            }
+        }
+
+        // Effects of the fired transitions, in order.
+        let mut armed = false;
+        let mut closed_effect = false;
+        let mut block: Option<(Block, TemplateId)> = None;
+        let mut steers: Vec<TemplateId> = Vec::new();
+        let mut fired_signals: Vec<String> = Vec::new();
+        let mut fired_checkpoint: Option<String> = None;
+        let mut by_backstop = false;
+        for &t in &fired {
+            let tr = &spec.transitions[t as usize];
+            match tr.trigger {
+                Trigger::Signal(s) | Trigger::Clear(s) => {
+                    fired_signals.push(spec.signals[s as usize].name.clone());
+                    notes.push(Note {
+                        kind: "boundary",
+                        detail: json!({"signal": spec.signals[s as usize].name}),
+                    });
+                }
+                Trigger::Checkpoint(c) => {
+                    fired_checkpoint = Some(spec.checkpoints[c as usize].name.clone())
+                }
+                Trigger::Backstop => {
+                    by_backstop = true;
+                    notes.push(Note {
+                        kind: "expiry",
+                        detail: json!({"window_actions": state.observer.segment.actions}),
+                    });
+                }
+                _ => {}
+            }
+            notes.push(Note {
+                kind: "transition",
+                detail: json!({
+                    "index": t,
+                    "from": spec.state_name(tr.from),
+                    "trigger": spec.trigger_text(tr.trigger),
+                    "to": spec.state_name(tr.to),
+                }),
+            });
+            for e in &tr.effects {
+                match e {
+                    Effect::Arm => armed = true,
+                    Effect::Close => closed_effect = true,
+                    Effect::Steer { template } => steers.push(*template),
+                    Effect::Ask { template } => merge_block(&mut block, Block::Ask, *template),
+                    Effect::Deny { template } => merge_block(&mut block, Block::Deny, *template),
+                    Effect::Record { label } => notes.push(Note {
+                        kind: "record",
+                        detail: json!({"label": label}),
+                    }),
+                }
+            }
+        }
+        let to_state = state.machine.state;
+        if phase == Phase::PreTool {
+            if let Some(w) = &spec.states[to_state as usize].withhold {
+                merge_block(&mut block, w.block, w.template);
+            }
+        }
+
+        // Window bookkeeping: arms, closes, and the segment the next event is measured in.
+        let was_open = state.observer.window_open;
+        let now_open = spec.states[to_state as usize].window;
+        let entered = now_open && !spec.states[from_state as usize].window;
+        let arm = armed || entered;
+        let close = was_open && (closed_effect || !now_open || arm);
+        let mut closed = None;
+        if close {
+            let seg = &state.observer.segment;
+            let closed_by = if phase == Phase::SessionEnd {
+                ClosedBy::SessionEnd
+            } else if by_backstop {
+                ClosedBy::Backstop
+            } else {
+                ClosedBy::Boundary
+            };
+            let w = ClosedWindow {
+                kind: seg.dominant_kind().map_or_else(
+                    || spec.kinds[spec.default_kind as usize].name.clone(),
+                    |k| spec.kinds[k as usize].name.clone(),
+                ),
+                actions: seg.actions,
+                secs: seg
+                    .opened_ms
+                    .map_or(0, |t| (now.saturating_sub(t)).max(0) as u64 / 1000),
+                closed_by,
+            };
+            notes.push(Note {
+                kind: "close",
+                detail: serde_json::to_value(&w).unwrap_or_default(),
+            });
+            closed = Some(w);
+        }
+        if arm {
+            notes.push(Note {
+                kind: "arm",
+                detail: json!({"state": spec.state_name(to_state)}),
+            });
+            state.observer.last_arm_ms = Some(now);
+        }
+        state.observer.window_open = now_open || (arm && !close_only(closed_effect, armed));
+        if arm || close {
+            // The action that crossed the boundary belongs to the new segment.
+            observer::reset_segment(spec, &mut state.observer, now);
+        }
+        observer::update(spec, &mut state.observer, event, &class, now);
+
+        // Render and combine.
+        let role_name = cx.role.map_or_else(
+            || "none".to_string(),
+            |r| spec.roles[r as usize].name.clone(),
+        );
+        let mode_tier = if tool_event {
+            class.tier
+        } else {
+            spec.default_tier
+        };
+        let mode = spec.mode_for(mode_tier, cx.role);
+        let mut grant_id = None;
+        let vars = Vars {
+            spec,
+            event,
+            class: &class,
+            state: &state.observer,
+            from: from_state,
+            to: to_state,
+            signals: &fired_signals,
+            checkpoint: fired_checkpoint.as_deref(),
+            role: &role_name,
+            now,
+        };
+        let steer_text: Vec<String> = steers.iter().map(|t| vars.render(*t, None)).collect();
+        let mut block = block;
+        if cx.approved && matches!(block, Some((Block::Ask, _))) {
+            notes.push(Note {
+                kind: "grant",
+                detail: json!({"consumed": true}),
+            });
+            block = None;
+        }
+        let proposed = match block {
+            Some((b, t)) if phase == Phase::PreTool => match b {
+                Block::Deny => Verdict::Deny {
+                    reason: join(vars.render(t, None), &steer_text),
+                },
+                Block::Ask => {
+                    let id = (cx.grant_id)();
+                    let reason = join(vars.render(t, Some(&id)), &steer_text);
+                    grant_id = Some(id.clone());
+                    Verdict::Ask {
+                        reason,
+                        grant_id: id,
+                    }
+                }
+            },
+            Some((_, t)) => Verdict::Steer {
+                text: join(vars.render(t, None), &steer_text),
+            },
+            None if !steer_text.is_empty() => Verdict::Steer {
+                text: steer_text.join("\n"),
+            },
+            None => Verdict::Allow,
+        };
+        let mut verdict = match (mode, &proposed) {
+            (_, Verdict::Allow) => Verdict::Allow,
+            (Mode::Observe, _) => Verdict::Allow,
+            (Mode::Steer, Verdict::Ask { reason, .. } | Verdict::Deny { reason }) => {
+                Verdict::Steer {
+                    text: reason.clone(),
+                }
+            }
+            (_, v) => v.clone(),
+        };
+        if mode == Mode::Observe && proposed != Verdict::Allow {
+            notes.push(Note {
+                kind: "observe",
+                detail: json!({"would": proposed.name(), "text": verdict_text(&proposed)}),
+            });
+        }
+        if !matches!(verdict, Verdict::Ask { .. }) {
+            grant_id = None;
+        }
+        match &verdict {
+            Verdict::Steer { text } => notes.push(Note {
+                kind: "steer",
+                detail: json!({"text": text}),
+            }),
+            Verdict::Ask { reason, grant_id } => notes.push(Note {
+                kind: "ask",
+                detail: json!({"reason": reason, "grant": grant_id}),
+            }),
+            Verdict::Deny { reason } => notes.push(Note {
+                kind: "deny",
+                detail: json!({"reason": reason}),
+            }),
+            Verdict::Allow => {}
+        }
+        if phase == Phase::PreTool {
+            state.observer.last_blocked = verdict.blocks();
+        }
+
+        // Guidance that this answer cannot carry waits for one that can.
+        let runtime_carries = event.runtime.is_none_or(|r| r.context_on(phase));
+        let mut carried = None;
+        if let Verdict::Steer { text } = &verdict {
+            if !runtime_carries {
+                state.carried = Some(match state.carried.take() {
+                    Some(prev) => format!("{prev}\n{text}"),
+                    None => text.clone(),
+                });
+                notes.push(Note {
+                    kind: "carry",
+                    detail: json!({"text": text}),
+                });
+                verdict = Verdict::Allow;
+            }
+        }
+        if runtime_carries && state.carried.is_some() {
+            carried = state.carried.take();
+        }
+
+        Outcome {
+            decision: Decision { verdict, carried },
+            proposed,
+            mode,
+            classification: class,
+            fired,
+            rising,
+            falling,
+            armed: arm,
+            closed,
+            notes,
+            grant_id,
+        }
+    }
+}
+
+fn close_only(closed_effect: bool, armed: bool) -> bool {
+    closed_effect && !armed
+}
+
+fn merge_block(block: &mut Option<(Block, TemplateId)>, b: Block, t: TemplateId) {
+    if block.is_none_or(|(have, _)| b > have) {
+        *block = Some((b, t));
+    }
+}
+
+fn join(first: String, rest: &[String]) -> String {
+    if rest.is_empty() {
+        first
+    } else {
+        format!("{first}\n{}", rest.join("\n"))
+    }
+}
+
+fn verdict_text(v: &Verdict) -> &str {
+    match v {
+        Verdict::Allow => "",
+        Verdict::Steer { text } => text,
+        Verdict::Ask { reason, .. } | Verdict::Deny { reason } => reason,
+    }
+}
+
+/// Template variables for one event.
+struct Vars<'a> {
+    spec: &'a Spec,
+    event: &'a Event,
+    class: &'a Classification,
+    state: &'a ObserverState,
+    from: u8,
+    to: u8,
+    signals: &'a [String],
+    checkpoint: Option<&'a str>,
+    role: &'a str,
+    now: i64,
+}
+
+/// Longest target shown in a message (the audit keeps its own redacted copy).
+const MAX_TARGET_IN_TEXT: usize = 200;
+
+impl Vars<'_> {
+    fn render(&self, template: TemplateId, grant: Option<&str>) -> String {
+        let mut out = String::new();
+        for part in &self.spec.templates[template as usize].parts {
+            match part {
+                TemplatePart::Text(t) => out.push_str(t),
+                TemplatePart::Var(v) => out.push_str(&self.value(*v, grant)),
+            }
+        }
+        out
+    }
+
+    fn value(&self, var: TemplateVar, grant: Option<&str>) -> String {
+        let spec = self.spec;
+        let seg = &self.state.segment;
+        match var {
+            TemplateVar::Signal => {
+                if self.signals.is_empty() {
+                    "none".to_string()
+                } else {
+                    self.signals.join(", ")
+                }
+            }
+            TemplateVar::Checkpoint => self.checkpoint.unwrap_or("none").to_string(),
+            TemplateVar::Tier => spec.tier_name(self.class.tier).to_string(),
+            TemplateVar::Kind => spec.kinds[self.class.kind as usize].name.clone(),
+            TemplateVar::WindowKind => seg.dominant_kind().map_or_else(
+                || "none".to_string(),
+                |k| spec.kinds[k as usize].name.clone(),
+            ),
+            TemplateVar::WindowActions => seg.actions.to_string(),
+            TemplateVar::WindowSecs => seg
+                .opened_ms
+                .map_or(0, |t| (self.now.saturating_sub(t)).max(0) / 1000)
+                .to_string(),
+            TemplateVar::Reason => {
+                if self.class.reason.is_empty() {
+                    "policy".to_string()
+                } else {
+                    self.class.reason.clone()
+                }
+            }
+            TemplateVar::Rule => self.class.rule.map_or_else(
+                || "none".to_string(),
+                |r| spec.rules[r as usize].name.clone(),
+            ),
+            TemplateVar::Tool => self
+                .event
+                .tool
+                .clone()
+                .unwrap_or_else(|| "none".to_string()),
+            TemplateVar::Target => {
+                let t = self.event.target.as_deref().unwrap_or("");
+                let t = crate::redact::redact(t);
+                if t.chars().count() > MAX_TARGET_IN_TEXT {
+                    format!(
+                        "{}…",
+                        t.chars().take(MAX_TARGET_IN_TEXT).collect::<String>()
+                    )
+                } else {
+                    t.into_owned()
+                }
+            }
+            TemplateVar::State => spec.state_name(self.to).to_string(),
+            TemplateVar::From => spec.state_name(self.from).to_string(),
+            TemplateVar::Role => self.role.to_string(),
+            TemplateVar::GrantId => grant.unwrap_or("none").to_string(),
+            TemplateVar::Approve => match grant {
+                Some(id) => format!("gate approve {id}"),
+                None => "gate approve <id>".to_string(),
+            },
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! The reference interpreter: the step semantics of `gate_spec::exec`, walking the IR directly.
+//!
+//! It runs uncompiled specs (`gate replay --spec-file`) and is the oracle that every generated
+//! machine is tested against. It is written for clarity, not speed: each rule of the module
+//! doc of `gate_spec::exec` appears here once, in order.
+
+use gate_spec::exec::{Input, Machine, Snapshot};
+use gate_spec::ir::{Effect, Guard, Phase, Spec, Transition, Trigger};
+
+/// An interpreter over one spec's IR.
+#[derive(Debug, Clone, Copy)]
+pub struct Interpreter<'s> {
+    pub spec: &'s Spec,
+}
+
+impl<'s> Interpreter<'s> {
+    pub fn new(spec: &'s Spec) -> Self {
+        Interpreter { spec }
+    }
+
+    fn guard_holds(&self, guard: &Guard, arms: bool, input: &Input<'_>, floor_ok: bool) -> bool {
+        if let Some((lo, hi)) = guard.tier {
+            match input.tier {
+                Some(t) if lo <= t && t <= hi => {}
+                _ => return false,
+            }
+        }
+        if !guard.kinds.is_empty() {
+            match input.kind {
+                Some(k) if guard.kinds.contains(&k) => {}
+                _ => return false,
+            }
+        }
+        if !guard.roles.is_empty() && !gate_spec::exec::role_in(&guard.roles, input.role) {
+            return false;
+        }
+        if let Some(want) = guard.rearm {
+            if want != floor_ok {
+                return false;
+            }
+        }
+        if arms && !floor_ok {
+            return false;
+        }
+        true
+    }
+
+    fn present(
+        &self,
+        trigger: Trigger,
+        input: &Input<'_>,
+        rising: &[bool],
+        falling: &[bool],
+    ) -> bool {
+        match trigger {
+            Trigger::Event(p) => p == input.phase,
+            Trigger::Approved => input.approved,
+            Trigger::Checkpoint(c) => input.checkpoints.get(c as usize).copied().unwrap_or(false),
+            Trigger::Clear(s) => falling[s as usize],
+            Trigger::Signal(s) => rising[s as usize],
+            Trigger::Backstop => input.backstop,
+            Trigger::Tier(t) => input.phase == Phase::PreTool && input.tier == Some(t),
+            Trigger::Action => input.phase == Phase::PreTool,
+        }
+    }
+}
+
+fn arms(t: &Transition) -> bool {
+    t.effects.iter().any(|e| matches!(e, Effect::Arm))
+}
+
+impl Machine for Interpreter<'_> {
+    fn initial(&self) -> Snapshot {
+        Snapshot {
+            state: self.spec.initial,
+            level: vec![false; self.spec.signals.len()],
+            count: vec![0; self.spec.signals.len()],
+            since_arm: self.spec.rearm.min_actions,
+        }
+    }
+
+    fn step(&self, m: &mut Snapshot, input: &Input<'_>, fired: &mut dyn FnMut(u16)) {
+        let spec = self.spec;
+        // 1. The re-arm counter.
+        if input.phase == Phase::PreTool {
+            m.since_arm = m.since_arm.saturating_add(1).min(spec.rearm.min_actions);
+        }
+        // 2. Debounce.
+        let n = spec.signals.len();
+        let mut rising = vec![false; n];
+        let mut falling = vec![false; n];
+        for (i, signal) in spec.signals.iter().enumerate() {
+            let enabled = input.enabled.get(i).copied().unwrap_or(false);
+            if !enabled || !signal.samples.contains(&input.phase) {
+                continue;
+            }
+            let raw = input.raw.get(i).copied().unwrap_or(false);
+            if !m.level[i] {
+                m.count[i] = if raw { m.count[i].saturating_add(1) } else { 0 };
+                if m.count[i] >= signal.enter {
+                    m.level[i] = true;
+                    m.count[i] = 0;
+                    rising[i] = true;
+                }
+            } else {
+                m.count[i] = if raw { 0 } else { m.count[i].saturating_add(1) };
+                if m.count[i] >= signal.exit {
+                    m.level[i] = false;
+                    m.count[i] = 0;
+                    falling[i] = true;
+                }
+            }
+        }
+        // 3. Triggers in order; each fires at most one transition.
+        let mut secs_ok = input.rearm_secs_ok;
+        for trigger in spec.all_triggers() {
+            if !self.present(trigger, input, &rising, &falling) {
+                continue;
+            }
+            let floor_ok = m.since_arm >= spec.rearm.min_actions && secs_ok;
+            let hit = spec.transitions.iter().enumerate().find(|(_, t)| {
+                t.from == m.state
+                    && t.trigger == trigger
+                    && self.guard_holds(&t.guard, arms(t), input, floor_ok)
+            });
+            if let Some((index, t)) = hit {
+                m.state = t.to;
+                if arms(t) {
+                    m.since_arm = 0;
+                    secs_ok = false;
+                }
+                fired(index as u16);
+            }
+        }
+    }
+}
