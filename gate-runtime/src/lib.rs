@@ -3,9 +3,13 @@
 //! It knows nothing about clap, terminals or any runtime's JSON: adapters in gate-cli turn a
 //! payload into an [`event::Event`] and a [`verdict::Decision`] back into an answer.
 
+pub mod driver;
+pub mod engine;
 pub mod event;
-pub mod verdict;
 pub mod glob;
-pub mod shell;
+pub mod interp;
+pub mod observer;
 pub mod redact;
+pub mod shell;
 pub mod store;
+pub mod verdict;
