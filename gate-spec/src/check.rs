@@ -439,10 +439,10 @@ fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
             strongest = Some((tier.mode, i as TierId));
         }
     }
-    for role in &spec.roles {
+    for (r, role) in spec.roles.iter().enumerate() {
         let mut strongest: Option<(Mode, TierId)> = None;
         for tier in 0..n as TierId {
-            let mode = spec.mode_for(tier, Some(role_index(spec, role)));
+            let mode = spec.mode_for(tier, Some(r as RoleId));
             if let Some((m, at)) = strongest {
                 if mode < m {
                     diags.push(
@@ -468,13 +468,6 @@ fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
             }
         }
     }
-}
-
-fn role_index(spec: &Spec, role: &Role) -> RoleId {
-    spec.roles
-        .iter()
-        .position(|r| std::ptr::eq(r, role))
-        .unwrap_or_default() as RoleId
 }
 
 /// G013: a tier without any backstop, so a window at that tier would never expire.

@@ -1068,8 +1068,17 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         let o = Obj::new(t, *span, "[[transition]]");
         o.check_keys(&["from", "on", "guard", "to", "effects"], diags);
         let froms = o.strings("from", diags);
-        if froms.is_empty() && o.get("from").is_none() {
-            o.missing("from", diags);
+        match o.get("from") {
+            None => o.missing("from", diags),
+            Some(v) if matches!(v.get_ref(), DeValue::Array(a) if a.is_empty()) => diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    span_of(v),
+                    "`from` is empty: this transition has no source state",
+                )
+                .with_help("name one or more states, or `\"*\"` for every state"),
+            ),
+            Some(_) => {}
         }
         let mut from_ids = Vec::new();
         for (f, fspan) in &froms {
