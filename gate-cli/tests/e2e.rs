@@ -1,0 +1,617 @@
+//! End-to-end tests with the four real agent CLIs (Claude Code, Codex, Gemini CLI, Copilot CLI
+//! in both hook dialects): each CLI runs offline against a scripted model server, with
+//! `gate hook <runtime>` registered as its hook, and the test checks what the client really
+//! did with gate's answers — allow, steer, ask, deny, and the silent fault answer.
+//!
+//! The harness is the shared e2e folder beside the repository (`../shared/e2e`, or the folder
+//! named by `GATE_E2E_DIR`); its `drive.py` runs one CLI and prints a JSON report. The CLIs
+//! are installed by `.ci/e2e.sh`. When python3, node or a CLI is missing these tests fail with
+//! a message saying what to install; `GATE_E2E=skip` skips them explicitly.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Setting `GATE_E2E=skip` skips these tests (and says so on stderr).
+const SKIP_VAR: &str = "GATE_E2E";
+/// Kill a CLI run after this long (a healthy run takes 3–20 s).
+const RUN_TIMEOUT_SECS: u64 = 180;
+/// The hook timeout written into each CLI's settings; gate answers well inside it.
+const HOOK_TIMEOUT_SECS: u64 = 30;
+
+/// Text gate's steer for the first high-risk action carries (the `boundary_risk` template).
+const STEER_MARK: &str = "First high-risk action in this stretch";
+/// The rule that makes step 1 a high-risk action.
+const STEER_RULE: &str = "outward_changes";
+/// Text of gate's ask for a recursive delete outside the project (rule
+/// `delete_outside_project`, tier `destructive`).
+const ASK_MARK: &str = "recursive delete outside the project";
+/// Every ask names the command that approves it.
+const APPROVE_MARK: &str = "gate approve ";
+/// Text of gate's deny for piping a download into a shell (tier `forbidden`).
+const DENY_MARK: &str = "blocked by rule `remote_script`";
+
+/// Indices of the steps in `tests/e2e/gated.json` (`degraded.json` has the first two).
+const BENIGN: usize = 0;
+const STEERED: usize = 1;
+const ASKED: usize = 2;
+const DENIED: usize = 3;
+
+/// One client under test.
+#[derive(Clone, Copy, Debug)]
+struct Target {
+    /// The driver's runtime name.
+    driver: &'static str,
+    /// gate's runtime name (`gate hook <runtime>`).
+    gate: &'static str,
+    /// Copilot's hook dialect (`camel` or `pascal`).
+    dialect: Option<&'static str>,
+}
+
+impl Target {
+    fn label(&self) -> String {
+        match self.dialect {
+            Some(d) => format!("{} ({d})", self.driver),
+            None => self.driver.to_string(),
+        }
+    }
+
+    fn is(&self, driver: &str) -> bool {
+        self.driver == driver
+    }
+}
+
+const CLAUDE: Target = Target {
+    driver: "claude",
+    gate: "claude-code",
+    dialect: None,
+};
+const CODEX: Target = Target {
+    driver: "codex",
+    gate: "codex",
+    dialect: None,
+};
+const GEMINI: Target = Target {
+    driver: "gemini",
+    gate: "gemini",
+    dialect: None,
+};
+const COPILOT_CAMEL: Target = Target {
+    driver: "copilot",
+    gate: "copilot",
+    dialect: Some("camel"),
+};
+const COPILOT_PASCAL: Target = Target {
+    driver: "copilot",
+    gate: "copilot",
+    dialect: Some("pascal"),
+};
+
+#[test]
+fn claude_code_real_client() {
+    scenario(CLAUDE);
+}
+
+#[test]
+fn codex_real_client() {
+    scenario(CODEX);
+}
+
+#[test]
+fn gemini_real_client() {
+    scenario(GEMINI);
+}
+
+#[test]
+fn copilot_camel_case_real_client() {
+    scenario(COPILOT_CAMEL);
+}
+
+#[test]
+fn copilot_pascal_case_real_client() {
+    scenario(COPILOT_PASCAL);
+}
+
+// ------------------------------------------------------------------------------------------
+// the scenario
+
+/// Both runs for one client, in parallel: the gated run (a working database) and the degraded
+/// run (a database that cannot be created). Every failed expectation is reported at once.
+fn scenario(target: Target) {
+    if skip_requested() {
+        return;
+    }
+    let harness = Harness::locate();
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!(
+            "gate-e2e-{}-",
+            target.label().replace([' ', '(', ')'], "")
+        ))
+        .tempdir()
+        .expect("create a temporary directory");
+    let root = scratch.path().to_path_buf();
+
+    // A fresh GATE_HOME for the gated run.
+    let home = root.join("gate-home");
+    std::fs::create_dir(&home).expect("create GATE_HOME");
+    // An unusable GATE_HOME: its parent is a regular file, so neither the directory nor the
+    // database can be created (this holds for root too, unlike a read-only directory).
+    let blocker = root.join("not-a-directory");
+    std::fs::write(&blocker, "gate's home cannot be created below a file\n")
+        .expect("create the blocking file");
+    let broken_home = blocker.join("gate-home");
+
+    let gated = {
+        let harness = harness.clone();
+        let root = root.clone();
+        std::thread::spawn(move || harness.drive(target, "gated.json", &home, &root.join("gated")))
+    };
+    let degraded = harness.drive(
+        target,
+        "degraded.json",
+        &broken_home,
+        &root.join("degraded"),
+    );
+    let gated = match gated.join() {
+        Ok(run) => run,
+        Err(cause) => {
+            let _ = scratch.keep();
+            std::panic::resume_unwind(cause)
+        }
+    };
+
+    let mut failures = Vec::new();
+    check_gated(target, &gated, &mut failures);
+    check_degraded(target, &degraded, &mut failures);
+    if !failures.is_empty() {
+        let kept = scratch.keep();
+        panic!(
+            "{}: {} expectation(s) failed against the real client (work directories kept in \
+             {}; each has cmd.txt, cli.stderr, hooks.jsonl, requests.jsonl and result.json):\n  \
+             - {}",
+            target.label(),
+            failures.len(),
+            kept.display(),
+            failures.join("\n  - ")
+        );
+    }
+}
+
+/// Benign, steered, asked and denied shell commands with a working database.
+fn check_gated(target: Target, run: &Run, failures: &mut Vec<String>) {
+    let mut fail = |what: String| failures.push(format!("[gated run {}] {what}", run.workdir));
+    run.common(&mut fail);
+
+    // allow: the benign command ran and gate said nothing at all.
+    if !run.tool_ran(BENIGN) {
+        fail(format!(
+            "the benign command did not run: {}",
+            run.result_text(BENIGN)
+        ));
+    }
+    run.hooks_silent(BENIGN, &mut fail);
+
+    // steer: the command ran and the steering text reached the model.
+    if !run.tool_ran(STEERED) {
+        fail(format!(
+            "the steered (high-risk) command did not run: {}",
+            run.result_text(STEERED)
+        ));
+    }
+    let (pre, post) = run.event_names();
+    if target.is("gemini") {
+        // BeforeTool ignores context: gate stays silent there and carries the text to the
+        // AfterTool answer of the same tool.
+        match run.hook_stdout(STEERED, &pre).as_deref() {
+            Some("") => {}
+            Some(other) => fail(format!(
+                "gate answered Gemini's {pre} for the steered step (context there is ignored; \
+                 it should be carried): {other}"
+            )),
+            None => fail(format!("no {pre} hook call for the steered step")),
+        }
+        match run.hook_answer(STEERED, &post) {
+            Some(answer) => {
+                let context = answer["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .unwrap_or("");
+                if !context.contains(STEER_MARK) {
+                    fail(format!(
+                        "the {post} answer does not carry the steer over: {answer}"
+                    ));
+                }
+            }
+            None => fail(format!(
+                "gate printed no {post} answer for the steered step; the steer from {pre} \
+                 should have been carried to it"
+            )),
+        }
+    } else {
+        match run.hook_answer(STEERED, &pre) {
+            Some(answer) => {
+                let context = steer_context(target, &answer);
+                if !context.contains(STEER_MARK) || !context.contains(STEER_RULE) {
+                    fail(format!(
+                        "the {pre} answer is not the expected steer: {answer}"
+                    ));
+                }
+                if answer_decision(target, &answer).is_some() {
+                    fail(format!(
+                        "a steer must not carry a permission decision: {answer}"
+                    ));
+                }
+            }
+            None => fail(format!(
+                "gate printed no {pre} answer for the high-risk step (expected a steer)"
+            )),
+        }
+    }
+    if !run.model_saw(STEERED, STEER_MARK) {
+        fail(format!(
+            "the steering text never reached the model after the steered step; it saw: {:?}",
+            run.model_texts(STEERED)
+        ));
+    }
+
+    // ask: not run; the model sees the reason and the approval command.
+    if run.tool_ran(ASKED) {
+        fail(format!(
+            "the asked command (a recursive delete outside the project) ran: {}",
+            run.result_text(ASKED)
+        ));
+    }
+    let asked = run.result_text(ASKED);
+    if !asked.contains(ASK_MARK) || !asked.contains(APPROVE_MARK) {
+        fail(format!(
+            "the model was not given gate's ask reason with `{APPROVE_MARK}<id>`: {asked}"
+        ));
+    }
+    let expected_ask = match target.driver {
+        // Claude Code and Copilot have a native ask; headless it acts as a deny.
+        "claude" | "copilot" => "ask",
+        // Codex rejects ask and Gemini hangs on it: gate denies with the approval path.
+        _ => "deny",
+    };
+    match run.hook_answer(ASKED, &pre) {
+        Some(answer) => {
+            if answer_decision(target, &answer).as_deref() != Some(expected_ask) {
+                fail(format!(
+                    "gate's {pre} answer to a destructive action should be `{expected_ask}` \
+                     for this runtime: {answer}"
+                ));
+            }
+        }
+        None => fail(format!(
+            "gate printed no {pre} answer for the destructive step"
+        )),
+    }
+    if target.is("copilot") && !asked.contains("unable to ask user for confirmation") {
+        fail(format!(
+            "Copilot did not turn the headless ask into a deny as expected: {asked}"
+        ));
+    }
+
+    // deny: not run; the model sees the reason.
+    if run.tool_ran(DENIED) {
+        fail(format!(
+            "the denied command (curl piped into sh) ran: {}",
+            run.result_text(DENIED)
+        ));
+    }
+    let denied = run.result_text(DENIED);
+    if !denied.contains(DENY_MARK) {
+        fail(format!(
+            "the model was not given gate's deny reason: {denied}"
+        ));
+    }
+    match run.hook_answer(DENIED, &pre) {
+        Some(answer) => {
+            if answer_decision(target, &answer).as_deref() != Some("deny") {
+                fail(format!("gate's {pre} answer is not a deny: {answer}"));
+            }
+        }
+        None => fail(format!(
+            "gate printed no {pre} answer for the forbidden step"
+        )),
+    }
+    if !run.model_saw(DENIED, DENY_MARK) {
+        fail("the deny reason never reached the model".to_string());
+    }
+}
+
+/// The benign and the would-be-steered command with a database that cannot be opened: both
+/// run, gate says nothing, and nothing of the steer reaches the model.
+fn check_degraded(_target: Target, run: &Run, failures: &mut Vec<String>) {
+    let mut fail = |what: String| failures.push(format!("[degraded run {}] {what}", run.workdir));
+    run.common(&mut fail);
+    for (step, what) in [(BENIGN, "benign"), (STEERED, "would-be-steered")] {
+        if !run.tool_ran(step) {
+            fail(format!(
+                "with the database unusable the {what} command did not run: {}",
+                run.result_text(step)
+            ));
+        }
+        run.hooks_silent(step, &mut fail);
+        if run.model_saw(step, STEER_MARK) {
+            fail(format!(
+                "with the database unusable a steer still reached the model after the {what} \
+                 step (a fault must degrade to silence)"
+            ));
+        }
+    }
+}
+
+/// The steering text in an allow/steer answer of the runtime's pre-tool event.
+fn steer_context(target: Target, answer: &Value) -> String {
+    let nested = answer["hookSpecificOutput"]["additionalContext"].as_str();
+    let flat = answer["additionalContext"].as_str();
+    let text = if target.is("copilot") { flat } else { nested };
+    text.unwrap_or("").to_string()
+}
+
+/// The permission decision in a pre-tool answer, in the runtime's own shape.
+fn answer_decision(target: Target, answer: &Value) -> Option<String> {
+    let value = match target.driver {
+        "gemini" => &answer["decision"],
+        "copilot" => &answer["permissionDecision"],
+        _ => &answer["hookSpecificOutput"]["permissionDecision"],
+    };
+    value.as_str().map(str::to_string)
+}
+
+// ------------------------------------------------------------------------------------------
+// the harness
+
+fn skip_requested() -> bool {
+    if std::env::var(SKIP_VAR).as_deref() == Ok("skip") {
+        eprintln!("real-client e2e test skipped: {SKIP_VAR}=skip is set");
+        return true;
+    }
+    false
+}
+
+fn missing(what: &str) -> ! {
+    panic!(
+        "{what}\nThe real-client end-to-end tests need python3 (3.8+), node (20+) and the four \
+         pinned agent CLIs: run `.ci/e2e.sh` from the repository root to install the CLIs. To \
+         skip these tests explicitly, set {SKIP_VAR}=skip."
+    )
+}
+
+/// The shared e2e folder and the gate binary under test.
+#[derive(Clone, Debug)]
+struct Harness {
+    e2e_dir: PathBuf,
+    steps_dir: PathBuf,
+    gate: PathBuf,
+}
+
+impl Harness {
+    fn locate() -> Harness {
+        let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let repo = crate_dir
+            .parent()
+            .expect("gate-cli lives inside the workspace");
+        let e2e_dir = match std::env::var_os("GATE_E2E_DIR") {
+            Some(dir) => PathBuf::from(dir),
+            None => repo.join("..").join("shared").join("e2e"),
+        };
+        if !e2e_dir.join("drive.py").is_file() {
+            missing(&format!(
+                "the e2e harness was not found: {} has no drive.py (it is expected in \
+                 `../shared/e2e` beside the repository, or in the folder named by GATE_E2E_DIR)",
+                e2e_dir.display()
+            ));
+        }
+        for (tool, arg) in [("python3", "--version"), ("node", "--version")] {
+            match Command::new(tool).arg(arg).output() {
+                Ok(out) if out.status.success() => {}
+                Ok(out) => missing(&format!(
+                    "`{tool} {arg}` failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )),
+                Err(e) => missing(&format!("{tool} cannot be run: {e}")),
+            }
+        }
+        Harness {
+            e2e_dir,
+            steps_dir: repo.join("tests").join("e2e"),
+            gate: PathBuf::from(env!("CARGO_BIN_EXE_gate")),
+        }
+    }
+
+    /// One driver run with gate as the hook, `gate_home` as its data directory.
+    fn drive(&self, target: Target, steps: &str, gate_home: &Path, workdir: &Path) -> Run {
+        let dialect_flag = target.dialect.map(|_| " --event {event}").unwrap_or("");
+        // The variables that would override GATE_HOME or the spec are cleared: the developer's
+        // own gate settings must not leak into a run.
+        let hook_cmd = format!(
+            "env -u GATE_DB -u GATE_SPEC -u GATE_ROLE GATE_HOME={} {} hook {} --spec default{}",
+            shell_quote(&gate_home.to_string_lossy()),
+            shell_quote(&self.gate.to_string_lossy()),
+            target.gate,
+            dialect_flag,
+        );
+        let mut cmd = Command::new("python3");
+        cmd.arg(self.e2e_dir.join("drive.py"))
+            .args(["--runtime", target.driver])
+            .arg("--steps")
+            .arg(self.steps_dir.join(steps))
+            .args(["--hook-cmd", &hook_cmd])
+            .args(["--events", "pre,post"])
+            .args(["--timeout", &RUN_TIMEOUT_SECS.to_string()])
+            .args(["--hook-timeout", &HOOK_TIMEOUT_SECS.to_string()])
+            .arg("--workdir")
+            .arg(workdir);
+        if let Some(dialect) = target.dialect {
+            cmd.args(["--copilot-dialect", dialect]);
+        }
+        let out = cmd
+            .output()
+            .unwrap_or_else(|e| missing(&format!("python3 cannot be run: {e}")));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => {}
+            Some(3) => missing(&format!(
+                "the {} CLI is not installed: {}",
+                target.label(),
+                stderr.trim()
+            )),
+            other => panic!(
+                "{}: drive.py failed (exit {other:?}) for {steps}:\n{stderr}",
+                target.label()
+            ),
+        }
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{}: drive.py printed no JSON report ({e}); stderr:\n{stderr}",
+                target.label()
+            )
+        });
+        let run = Run {
+            workdir: report["workdir"].as_str().unwrap_or("?").to_string(),
+            report,
+        };
+        if run.report["timed_out"].as_bool() == Some(true) {
+            panic!(
+                "{}: the CLI was killed after {RUN_TIMEOUT_SECS} s (see {}/cli.stderr)",
+                target.label(),
+                run.workdir
+            );
+        }
+        run
+    }
+}
+
+/// Single-quote a word for `/bin/sh`.
+fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// One driver report.
+struct Run {
+    report: Value,
+    workdir: String,
+}
+
+impl Run {
+    fn step(&self, index: usize) -> &Value {
+        &self.report["steps"][index]
+    }
+
+    fn tool_ran(&self, index: usize) -> bool {
+        self.step(index)["tool_ran"].as_bool() == Some(true)
+    }
+
+    fn result_text(&self, index: usize) -> String {
+        match &self.step(index)["tool_result_text"] {
+            Value::String(s) => s.clone(),
+            Value::Null => "(no tool result)".to_string(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The runtime's own names of the pre- and post-tool events.
+    fn event_names(&self) -> (String, String) {
+        let name = |k: &str| self.report["events"][k].as_str().unwrap_or(k).to_string();
+        (name("pre"), name("post"))
+    }
+
+    fn hook_calls(&self, index: usize) -> Vec<&Value> {
+        self.report["hook_payloads"]
+            .as_array()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .filter(|c| c["step"].as_u64() == Some(index as u64))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// What the hook printed for `event` of step `index` (trimmed), if it was called.
+    fn hook_stdout(&self, index: usize, event: &str) -> Option<String> {
+        self.hook_calls(index)
+            .into_iter()
+            .find(|c| c["event"].as_str() == Some(event))
+            .map(|c| c["stdout"].as_str().unwrap_or("").trim().to_string())
+    }
+
+    /// The JSON answer the hook printed for `event` of step `index`, if any.
+    fn hook_answer(&self, index: usize, event: &str) -> Option<Value> {
+        let text = self.hook_stdout(index, event)?;
+        if text.is_empty() {
+            return None;
+        }
+        Some(serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    /// Every text the model was sent after step `index`.
+    fn model_texts(&self, index: usize) -> Vec<String> {
+        self.report["model_requests"]
+            .as_array()
+            .map(|requests| {
+                requests
+                    .iter()
+                    .filter(|r| r["after_step"].as_u64() == Some(index as u64))
+                    .flat_map(|r| r["texts"].as_array().cloned().unwrap_or_default())
+                    .filter_map(|t| t.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn model_saw(&self, index: usize, mark: &str) -> bool {
+        self.model_texts(index).iter().any(|t| t.contains(mark))
+    }
+
+    /// The hook was called for step `index` and printed nothing at all.
+    fn hooks_silent(&self, index: usize, fail: &mut dyn FnMut(String)) {
+        let calls = self.hook_calls(index);
+        if calls.is_empty() {
+            fail(format!("the hook was never called for step {index}"));
+        }
+        for call in calls {
+            let stdout = call["stdout"].as_str().unwrap_or("");
+            if !stdout.trim().is_empty() {
+                fail(format!(
+                    "the hook printed an answer for step {index} ({}) where it should print \
+                     nothing: {stdout}",
+                    call["event"]
+                ));
+            }
+        }
+    }
+
+    /// What holds for every run: the CLI finished, every step was asked for, and every hook
+    /// call exited 0 with nothing on stderr.
+    fn common(&self, fail: &mut dyn FnMut(String)) {
+        if self.report["exit"] != Value::from(0) {
+            fail(format!(
+                "the CLI exited with {} (see cli.stderr)",
+                self.report["exit"]
+            ));
+        }
+        let steps = self.report["steps"].as_array().map_or(0, Vec::len);
+        for index in 0..steps {
+            if self.hook_calls(index).is_empty() {
+                fail(format!(
+                    "no hook call belongs to step {index}; the hook is not wired (notes: {})",
+                    self.report["notes"]
+                ));
+            }
+        }
+        if let Some(calls) = self.report["hook_payloads"].as_array() {
+            for call in calls {
+                let stderr = call["stderr"].as_str().unwrap_or("");
+                if call["exit"] != Value::from(0) || !stderr.is_empty() {
+                    fail(format!(
+                        "a hook call ({} of step {}) exited {} with stderr {stderr:?}; gate's \
+                         hook must exit 0 and write nothing to stderr",
+                        call["event"], call["step"], call["exit"]
+                    ));
+                }
+            }
+        }
+    }
+}
