@@ -182,3 +182,33 @@ fn documented_example_is_clean() {
         render_all("docs/spec.md example", source, &diags.items)
     );
 }
+
+/// Every prefix of every fixture (a file cut off anywhere) still yields diagnostics, never a
+/// panic, and the rendering stays within bounds.
+#[test]
+fn truncated_fixtures_do_not_panic() {
+    for path in fixture_paths() {
+        let source = String::from_utf8_lossy(&std::fs::read(&path).expect("a readable fixture"))
+            .into_owned();
+        let cuts: Vec<usize> = (0..source.len())
+            .step_by(5)
+            .filter(|i| source.is_char_boundary(*i))
+            .collect();
+        for cut in cuts {
+            let prefix = &source[..cut];
+            let (spec, diags) = gate_spec::compile(prefix);
+            let rendered = render_all("cut.toml", prefix, &diags.items);
+            assert_eq!(
+                spec.is_none(),
+                diags.has_errors(),
+                "{}: cut at {cut}",
+                path.display()
+            );
+            assert!(
+                rendered.lines().all(|l| l.chars().count() < 1_000),
+                "{}: cut at {cut}",
+                path.display()
+            );
+        }
+    }
+}
