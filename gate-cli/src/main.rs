@@ -1,3 +1,292 @@
-//! The `gate` binary.
+//! The `gate` binary: hook entry points per runtime, installers, and the operator commands.
+//!
+//! Errors print as one line, `gate: <error chain>`, and map to the exit codes of
+//! [`cli::Exit`]; a closed stdout (`gate log | head`) is success. The `hook` subcommand is
+//! parsed leniently and never fails: it always exits 0 and never writes to stderr.
 
-fn main() {}
+use clap::FromArgMatches;
+use gate_cli::cli::{self, AuditCommand, Cli, Command, Exit, GlobalArgs, HookArgs};
+use gate_cli::{cmd, doctor, install, InputError};
+use std::ffi::OsString;
+
+fn main() {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    if let Some(hook) = lenient_hook_args(&args) {
+        std::process::exit(run_hook(hook));
+    }
+    let code = match parse(&args) {
+        Ok(cli) => match dispatch(cli) {
+            Ok(code) => code,
+            Err(error) => report(&error),
+        },
+        Err(code) => code,
+    };
+    std::process::exit(code);
+}
+
+/// Parse the command line; on failure print help/version (exit 0) or a one-line error
+/// (exit 2).
+fn parse(args: &[OsString]) -> Result<Cli, i32> {
+    let matches = cli::command().try_get_matches_from(args);
+    let result = matches.and_then(|m| Cli::from_arg_matches(&m));
+    match result {
+        Ok(cli) => Ok(cli),
+        Err(error) => {
+            use clap::error::ErrorKind;
+            match error.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = error.print();
+                    Err(
+                        if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                            Exit::Usage.code()
+                        } else {
+                            Exit::Ok.code()
+                        },
+                    )
+                }
+                _ => {
+                    let rendered = error.render().to_string();
+                    let first = rendered
+                        .lines()
+                        .find(|l| !l.trim().is_empty())
+                        .unwrap_or("invalid arguments")
+                        .trim();
+                    let first = first.strip_prefix("error: ").unwrap_or(first);
+                    eprintln!("gate: {first} (see `gate --help`)");
+                    Err(Exit::Usage.code())
+                }
+            }
+        }
+    }
+}
+
+/// Print an error as one line and choose its exit code.
+fn report(error: &anyhow::Error) -> i32 {
+    let broken_pipe = error.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    if broken_pipe {
+        return Exit::Ok.code();
+    }
+    let message = format!("{error:#}").replace('\n', " ");
+    eprintln!("gate: {message}");
+    if error.chain().any(|e| e.is::<InputError>()) {
+        Exit::Usage.code()
+    } else {
+        Exit::Environment.code()
+    }
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    let global = cli.global;
+    match cli.command {
+        Command::Hook(mut args) => {
+            args.global = global;
+            Ok(run_hook(args))
+        }
+        Command::Init(args) => install_command(&args, &global),
+        Command::Doctor => doctor::run(&global),
+        Command::Config => cmd::config(&global),
+        Command::Specs => cmd::specs(&global),
+        Command::Check(args) => cmd::check(&args, &global),
+        Command::Diagram(args) => cmd::diagram(&args, &global),
+        Command::Status(_) => cmd::needs_store("status"),
+        Command::Log(_) => cmd::needs_store("log"),
+        Command::Audit(AuditCommand::Verify) => cmd::needs_store("audit verify"),
+        Command::Audit(AuditCommand::Export(_)) => cmd::needs_store("audit export"),
+        Command::Approve(_) => cmd::needs_store("approve"),
+        Command::Grants(_) => cmd::needs_store("grants"),
+        Command::Calibrate(_) => cmd::needs_store("calibrate"),
+        Command::Explain(args) => cmd::explain::run(&args, global.json),
+        Command::Replay(mut args) => {
+            if global.spec.is_some() && args.spec_file.is_some() {
+                return Err(InputError::new(
+                    "give either --spec NAME or --spec-file PATH, not both",
+                )
+                .into());
+            }
+            args.spec = global.spec.clone();
+            cmd::replay::run(&args, global.json)
+        }
+        Command::Completions(args) => cmd::completions(&args),
+        Command::Man => cmd::man(),
+    }
+}
+
+fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<i32> {
+    use anyhow::Context;
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .context("cannot find the path of the running gate binary")?;
+    let request = install::Request {
+        runtime: args.runtime.runtime(),
+        global: args.global,
+        remove: args.remove,
+        dry_run: args.dry_run,
+        exe,
+    };
+    let locations = install::Locations::from_env()?;
+    let outcome = match install::run(&locations, &request) {
+        Ok(outcome) => outcome,
+        Err(error) if error.is::<install::EnvironmentConflict>() => {
+            eprintln!("gate: {error:#}");
+            return Ok(Exit::Environment.code());
+        }
+        Err(error) => return Err(error),
+    };
+    if global.json {
+        cmd::out_json(&serde_json::json!({
+            "runtime": request.runtime.as_str(),
+            "file": outcome.path,
+            "action": if request.remove { "remove" } else { "install" },
+            "dry_run": request.dry_run,
+            "changed": outcome.changed,
+            "removed_file": outcome.after.is_none(),
+            "content": outcome.after,
+            "diff": outcome.diff(),
+            "notes": outcome.notes,
+        }))?;
+        return Ok(Exit::Ok.code());
+    }
+    let mut text = String::new();
+    if request.dry_run {
+        match &outcome.after {
+            Some(after) => text.push_str(&format!(
+                "# {} would become:\n{after}\n",
+                outcome.path.display()
+            )),
+            None => text.push_str(&format!("# {} would be removed\n", outcome.path.display())),
+        }
+        text.push_str(&outcome.diff());
+    } else if outcome.changed {
+        let verb = match (&outcome.after, request.remove) {
+            (None, _) => "removed",
+            (Some(_), true) => "took gate out of",
+            (Some(_), false) => "wired gate into",
+        };
+        text.push_str(&format!(
+            "{verb} {} ({})\n",
+            outcome.path.display(),
+            request.runtime.as_str()
+        ));
+    }
+    for note in &outcome.notes {
+        text.push_str(&format!("note: {note}\n"));
+    }
+    cmd::out(&text)?;
+    Ok(Exit::Ok.code())
+}
+
+/// Run the hook path: fail-open, silent on stderr, exit 0 whatever happens.
+fn run_hook(args: HookArgs) -> i32 {
+    // A panic must not print a backtrace on stderr (Gemini would read it as a deny).
+    std::panic::set_hook(Box::new(|_| {}));
+    match std::panic::catch_unwind(|| cmd::hook::run(&args)) {
+        Ok(_) | Err(_) => 0,
+    }
+}
+
+/// Options that take a value, so that their value is not mistaken for the subcommand.
+const VALUE_FLAGS: [&str; 4] = ["--spec", "--role", "--db", "--home"];
+
+/// If the subcommand is `hook`, its arguments, parsed leniently: unknown flags are ignored
+/// and nothing here can fail.
+fn lenient_hook_args(args: &[OsString]) -> Option<HookArgs> {
+    let words: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    // Find the subcommand: the first word that is neither an option nor an option's value.
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        if VALUE_FLAGS.contains(&w.as_str()) {
+            i += 2;
+        } else if w.starts_with('-') {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    if words.get(i).map(String::as_str) != Some("hook") {
+        return None;
+    }
+    // `gate hook --help` is for a person: let clap print it.
+    if words.iter().any(|w| w == "--help" || w == "-h") {
+        return None;
+    }
+    let mut hook = HookArgs::default();
+    let mut j = 0;
+    let mut runtime_seen = false;
+    while j < words.len() {
+        if j == i {
+            j += 1;
+            continue;
+        }
+        let w = &words[j];
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (w.as_str(), None),
+        };
+        let takes_value = flag == "--event" || VALUE_FLAGS.contains(&flag);
+        let value = if takes_value {
+            match inline {
+                Some(v) => Some(v),
+                None => {
+                    j += 1;
+                    words.get(j).cloned()
+                }
+            }
+        } else {
+            None
+        };
+        match flag {
+            "--event" => hook.event = value,
+            "--spec" => hook.global.spec = value,
+            "--role" => hook.global.role = value,
+            "--db" => hook.global.db = value.map(Into::into),
+            "--home" => hook.global.home = value.map(Into::into),
+            "--json" => hook.global.json = true,
+            f if f.starts_with('-') => {}
+            _ if j > i && !runtime_seen => {
+                hook.runtime = w.clone();
+                runtime_seen = true;
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    Some(hook)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hook(args: &[&str]) -> Option<HookArgs> {
+        let args: Vec<OsString> = std::iter::once("gate")
+            .chain(args.iter().copied())
+            .map(OsString::from)
+            .collect();
+        lenient_hook_args(&args)
+    }
+
+    #[test]
+    fn hook_flags_are_parsed_leniently() {
+        let h = hook(&["hook", "copilot", "--event", "preToolUse", "--bogus"]).unwrap();
+        assert_eq!(h.runtime, "copilot");
+        assert_eq!(h.event.as_deref(), Some("preToolUse"));
+        let h = hook(&["--spec", "guard", "hook", "--event=x", "codex"]).unwrap();
+        assert_eq!(h.runtime, "codex");
+        assert_eq!(h.global.spec.as_deref(), Some("guard"));
+        assert_eq!(h.event.as_deref(), Some("x"));
+        let h = hook(&["hook"]).unwrap();
+        assert_eq!(h.runtime, "");
+        assert!(hook(&["check", "hook"]).is_none());
+        assert!(hook(&["--spec", "hook", "check"]).is_none());
+    }
+}

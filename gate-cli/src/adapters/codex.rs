@@ -1,0 +1,148 @@
+//! Codex CLI: Claude-like payloads (`turn_id`, `model`), shell and `apply_patch` tools, no
+//! native ask (an ask is a deny whose reason names the approve command).
+
+use super::{block, context_text, exit_code_in, hook_specific, status_of_exit, Payload};
+use gate_runtime::event::{Event, Status};
+use gate_runtime::verdict::{Decision, Verdict};
+use gate_spec::ir::ActionClass;
+use serde_json::{json, Value};
+
+/// Events `gate init codex` wires.
+pub(super) const EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "SessionEnd",
+];
+
+pub(super) fn refine(payload: &Payload<'_>, event: &mut Event) {
+    if event.tool.as_deref() == Some("apply_patch") {
+        let patch = payload
+            .tool_input()
+            .and_then(|input| input.string(&["command", "patch", "input"]))
+            .unwrap_or_default();
+        let files = patch_files(&patch);
+        if !files.is_empty() {
+            let only_deletes = files.iter().all(|f| f.op == PatchOp::Delete);
+            event.class = Some(if only_deletes {
+                ActionClass::Delete
+            } else {
+                ActionClass::Write
+            });
+            event.target = files.first().map(|f| f.path.clone());
+            event.paths = files.into_iter().map(|f| f.path).collect();
+        }
+    }
+    if event.hook_event == "PostToolUse" {
+        event.status = match payload.value(&["tool_response"]) {
+            // Bash: the output string; it names the exit code only in some forms.
+            Some(Value::String(text)) => exit_code_in(text).map(status_of_exit),
+            Some(Value::Object(map)) => map
+                .get("exit_code")
+                .or_else(|| map.get("exitCode"))
+                .and_then(Value::as_i64)
+                .map(status_of_exit)
+                .or_else(|| {
+                    map.get("output")
+                        .and_then(Value::as_str)
+                        .and_then(exit_code_in)
+                        .map(status_of_exit)
+                }),
+            _ => None,
+        };
+        // `apply_patch` reports success in words when it has no exit code line.
+        if event.status.is_none() {
+            if let Some(Value::String(text)) = payload.value(&["tool_response"]) {
+                if text.contains("Success. Updated the following files") {
+                    event.status = Some(Status::Success);
+                }
+            }
+        }
+    }
+}
+
+/// What a patch does to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PatchOp {
+    Add,
+    Update,
+    Delete,
+    MoveTo,
+}
+
+/// One file a patch touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PatchFile {
+    pub op: PatchOp,
+    pub path: String,
+}
+
+/// Every file an `apply_patch` text touches, in order, without duplicates.
+pub(crate) fn patch_files(patch: &str) -> Vec<PatchFile> {
+    let mut files: Vec<PatchFile> = Vec::new();
+    for line in patch.lines() {
+        let line = line.trim_end_matches('\r');
+        let parsed = [
+            ("*** Add File:", PatchOp::Add),
+            ("*** Update File:", PatchOp::Update),
+            ("*** Delete File:", PatchOp::Delete),
+            ("*** Move to:", PatchOp::MoveTo),
+        ]
+        .into_iter()
+        .find_map(|(marker, op)| line.strip_prefix(marker).map(|rest| (op, rest.trim())));
+        if let Some((op, path)) = parsed {
+            if !path.is_empty() && !files.iter().any(|f| f.path == path) {
+                files.push(PatchFile {
+                    op,
+                    path: path.to_string(),
+                });
+            }
+        }
+    }
+    files
+}
+
+fn takes_context(name: &str) -> bool {
+    matches!(
+        name,
+        "PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "SessionStart"
+    )
+}
+
+pub(super) fn render(event: &Event, decision: &Decision) -> Option<Value> {
+    let name = event.hook_event.as_str();
+    let context = context_text(decision).filter(|_| takes_context(name));
+    match &decision.verdict {
+        Verdict::Allow | Verdict::Steer { .. } => {
+            context.map(|c| hook_specific(event, vec![("additionalContext", json!(c))]))
+        }
+        // Codex rejects `ask` (the tool would run): deny with the approval path instead.
+        Verdict::Ask { reason, .. } | Verdict::Deny { reason } => deny(event, reason, context),
+    }
+}
+
+fn deny(event: &Event, reason: &str, context: Option<String>) -> Option<Value> {
+    match event.hook_event.as_str() {
+        "PreToolUse" => {
+            let mut fields = vec![
+                ("permissionDecision", json!("deny")),
+                ("permissionDecisionReason", json!(reason)),
+            ];
+            if let Some(c) = context {
+                fields.push(("additionalContext", json!(c)));
+            }
+            Some(hook_specific(event, fields))
+        }
+        "PermissionRequest" => Some(hook_specific(
+            event,
+            vec![("decision", json!({"behavior": "deny", "message": reason}))],
+        )),
+        "PostToolUse" | "UserPromptSubmit" | "Stop" | "SubagentStop" => block(event, reason),
+        _ => None,
+    }
+}

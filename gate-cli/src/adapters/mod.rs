@@ -1,0 +1,429 @@
+//! Runtime adapters: each agent runtime's hook payload in, one normalised [`Event`] out, and a
+//! [`Decision`] back out as that runtime's own answer (or silence).
+//!
+//! The protocol facts these follow (event names, payload fields, answer shapes) were observed
+//! with the real clients; the recorded payloads live in `tests/fixtures/payloads/`.
+
+mod claude;
+mod codex;
+mod copilot;
+mod gemini;
+
+use gate_runtime::event::{Event, Runtime, Status};
+use gate_runtime::verdict::{Decision, Verdict};
+use gate_spec::ir::{ActionClass, Phase};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// Payloads larger than this are refused before parsing (a hook payload is a few kilobytes;
+/// a `Write` of a large file is the biggest thing a runtime sends).
+pub const MAX_PAYLOAD_BYTES: usize = 32 * 1024 * 1024;
+
+/// Why a payload could not be normalised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdapterError {
+    /// The payload is larger than [`MAX_PAYLOAD_BYTES`].
+    TooLarge(usize),
+    /// The payload is not JSON.
+    NotJson(String),
+    /// The payload is JSON but not an object.
+    NotObject,
+    /// Neither the payload nor the command line names the event.
+    NoEventName,
+}
+
+impl fmt::Display for AdapterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdapterError::TooLarge(n) => write!(
+                f,
+                "the hook payload is {n} bytes; at most {MAX_PAYLOAD_BYTES} are accepted"
+            ),
+            AdapterError::NotJson(e) => write!(f, "the hook payload is not JSON: {e}"),
+            AdapterError::NotObject => write!(f, "the hook payload is not a JSON object"),
+            AdapterError::NoEventName => write!(
+                f,
+                "the hook payload names no event; pass it with --event (e.g. --event preToolUse)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AdapterError {}
+
+/// Normalise one hook payload of `runtime`. `event_hint` is the event name given on the command
+/// line (`--event preToolUse`), needed for Copilot camelCase payloads, which carry no name.
+pub fn normalize(
+    runtime: Runtime,
+    payload: &[u8],
+    event_hint: Option<&str>,
+) -> Result<Event, AdapterError> {
+    if payload.len() > MAX_PAYLOAD_BYTES {
+        return Err(AdapterError::TooLarge(payload.len()));
+    }
+    let value: Value =
+        serde_json::from_slice(payload).map_err(|e| AdapterError::NotJson(e.to_string()))?;
+    let object = value.as_object().ok_or(AdapterError::NotObject)?;
+    let payload = Payload(object);
+    let hook_event = payload
+        .string(&["hook_event_name", "hookEventName", "hookName"])
+        .or_else(|| event_hint.map(str::trim).filter(|s| !s.is_empty()))
+        .ok_or(AdapterError::NoEventName)?
+        .to_string();
+    let mut event = common(runtime, &payload, hook_event);
+    match runtime {
+        Runtime::ClaudeCode => claude::refine(&payload, &mut event),
+        Runtime::Codex => codex::refine(&payload, &mut event),
+        Runtime::Gemini => gemini::refine(&payload, &mut event),
+        Runtime::Copilot => copilot::refine(&payload, &mut event),
+    }
+    // One contract on every runtime: a tool that ran and failed is a post-tool failure,
+    // whether the runtime has a failure event (Claude Code) or reports an exit code.
+    if event.phase == Some(Phase::PostTool) && event.status == Some(Status::Failure) {
+        event.phase = Some(Phase::PostToolFailure);
+    }
+    Ok(event)
+}
+
+/// Render a decision as the runtime's answer: `None` means print nothing at all, `Some` is
+/// exactly one JSON object for stdout.
+pub fn render(runtime: Runtime, event: &Event, decision: &Decision) -> Option<String> {
+    let answer = match runtime {
+        Runtime::ClaudeCode => claude::render(event, decision),
+        Runtime::Codex => codex::render(event, decision),
+        Runtime::Gemini => gemini::render(event, decision),
+        Runtime::Copilot => copilot::render(event, decision),
+    }?;
+    serde_json::to_string(&answer).ok()
+}
+
+/// The hook event name each runtime uses for each phase gate wires, in the order the
+/// installers write them. Copilot's are the camelCase names (its native dialect).
+pub fn event_names(runtime: Runtime) -> &'static [&'static str] {
+    match runtime {
+        Runtime::ClaudeCode => claude::EVENTS,
+        Runtime::Codex => codex::EVENTS,
+        Runtime::Gemini => gemini::EVENTS,
+        Runtime::Copilot => copilot::EVENTS,
+    }
+}
+
+/// The phase of a runtime event name. Names are unambiguous across runtimes, so one table
+/// serves all four; a name gate does not know is [`Phase::Other`].
+pub fn phase_of(hook_event: &str) -> Phase {
+    match hook_event {
+        "PreToolUse" | "BeforeTool" | "preToolUse" => Phase::PreTool,
+        "PostToolUse" | "AfterTool" | "postToolUse" => Phase::PostTool,
+        "PostToolUseFailure" | "postToolUseFailure" => Phase::PostToolFailure,
+        "UserPromptSubmit" | "BeforeAgent" | "userPromptSubmitted" => Phase::Prompt,
+        "SessionStart" | "sessionStart" => Phase::SessionStart,
+        "SessionEnd" | "sessionEnd" => Phase::SessionEnd,
+        "Stop" | "AfterAgent" | "agentStop" => Phase::Stop,
+        "SubagentStart" | "subagentStart" => Phase::SubagentStart,
+        "SubagentStop" | "subagentStop" => Phase::SubagentStop,
+        "PreCompact" | "PostCompact" | "PreCompress" | "preCompact" => Phase::Compact,
+        _ => Phase::Other,
+    }
+}
+
+/// A borrowed payload object with lenient accessors (both key spellings, wrong types ignored).
+pub(crate) struct Payload<'a>(&'a Map<String, Value>);
+
+impl<'a> Payload<'a> {
+    /// The first of `keys` that holds a string.
+    fn string(&self, keys: &[&str]) -> Option<&'a str> {
+        keys.iter()
+            .find_map(|k| self.0.get(*k).and_then(Value::as_str))
+    }
+    fn value(&self, keys: &[&str]) -> Option<&'a Value> {
+        keys.iter()
+            .find_map(|k| self.0.get(*k).filter(|v| !v.is_null()))
+    }
+    fn bool(&self, keys: &[&str]) -> bool {
+        keys.iter()
+            .find_map(|k| self.0.get(*k).and_then(Value::as_bool))
+            .unwrap_or(false)
+    }
+    /// The tool's arguments: an object, or a JSON string holding one (Copilot `toolArgs`).
+    fn tool_input(&self) -> Option<ToolInput> {
+        match self.value(&["tool_input", "toolArgs", "toolInput", "tool_args"])? {
+            Value::Object(map) => Some(ToolInput(map.clone())),
+            Value::String(text) => match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(map)) => Some(ToolInput(map)),
+                // A bare string argument: treat it as the command / target itself.
+                _ => {
+                    let mut map = Map::new();
+                    map.insert("command".into(), Value::String(text.clone()));
+                    Some(ToolInput(map))
+                }
+            },
+            _ => None,
+        }
+    }
+}
+
+/// A tool's arguments.
+pub(crate) struct ToolInput(Map<String, Value>);
+
+impl ToolInput {
+    fn string(&self, keys: &[&str]) -> Option<String> {
+        keys.iter().find_map(|k| match self.0.get(*k)? {
+            Value::String(s) => Some(s.clone()),
+            // Codex `cmd` may be an argv array.
+            Value::Array(items) => {
+                let words: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                (!words.is_empty() && words.len() == items.len()).then(|| words.join(" "))
+            }
+            _ => None,
+        })
+    }
+    /// The collapsed target: command, file path, path, pattern, url or query.
+    fn target(&self) -> Option<String> {
+        self.string(&[
+            "command",
+            "cmd",
+            "file_path",
+            "filePath",
+            "notebook_path",
+            "path",
+            "dir_path",
+            "pattern",
+            "url",
+            "query",
+        ])
+    }
+    /// The file the tool reads or writes, for file tools.
+    fn file(&self) -> Option<String> {
+        self.string(&["file_path", "filePath", "notebook_path", "path"])
+    }
+}
+
+/// Fields every runtime spells the same way (in one of two casings).
+fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event {
+    let phase = phase_of(&hook_event);
+    let tool = payload
+        .string(&["tool_name", "toolName"])
+        .map(str::to_string);
+    let class = tool.as_deref().map(class_of_tool);
+    let input = payload.tool_input();
+    let target = input.as_ref().and_then(ToolInput::target);
+    let paths = match (class, input.as_ref().and_then(ToolInput::file)) {
+        (Some(ActionClass::Read | ActionClass::Write | ActionClass::Delete), Some(file)) => {
+            vec![file]
+        }
+        _ => Vec::new(),
+    };
+    let prompt = payload.string(&["prompt"]).map(str::to_string);
+    let target = match phase {
+        Phase::Prompt => prompt.clone(),
+        _ => target,
+    };
+    Event {
+        runtime: Some(runtime),
+        phase: Some(phase),
+        hook_event,
+        tool,
+        class,
+        target,
+        paths,
+        status: None,
+        timestamp_ms: payload.value(&["timestamp"]).and_then(timestamp_ms),
+        session_id: payload
+            .string(&["session_id", "sessionId"])
+            .map(str::to_string),
+        agent_id: payload.string(&["agent_id", "agentId"]).map(str::to_string),
+        agent_type: payload
+            .string(&["agent_type", "agentType"])
+            .map(str::to_string),
+        cwd: payload.string(&["cwd"]).map(str::to_string),
+        permission_mode: payload
+            .string(&["permission_mode", "permissionMode"])
+            .map(str::to_string),
+        prompt: matches!(phase, Phase::Prompt).then_some(prompt).flatten(),
+        stop_hook_active: payload.bool(&["stop_hook_active", "stopHookActive"]),
+        tool_use_id: payload
+            .string(&["tool_use_id", "toolUseId"])
+            .map(str::to_string),
+    }
+}
+
+/// Action class from the tool name alone (every runtime's built-in names; MCP by prefix).
+/// Shell tools are `Exec`; the observer refines them from the command.
+pub fn class_of_tool(tool: &str) -> ActionClass {
+    if tool.starts_with("mcp__") || tool.starts_with("mcp_") {
+        return ActionClass::Mcp;
+    }
+    match tool.to_ascii_lowercase().as_str() {
+        "bash" | "shell" | "exec_command" | "run_shell_command" | "local_shell"
+        | "unified_exec" | "powershell" | "write_stdin" => ActionClass::Exec,
+        "write" | "edit" | "multiedit" | "notebookedit" | "apply_patch" | "create" | "replace"
+        | "write_file" | "str_replace_editor" | "str_replace" | "insert" => ActionClass::Write,
+        "read" | "view" | "read_file" | "read_many_files" | "notebookread" => ActionClass::Read,
+        "glob"
+        | "grep"
+        | "grep_search"
+        | "search_file_content"
+        | "list_directory"
+        | "ls"
+        | "codebase_search" => ActionClass::Search,
+        "webfetch" | "web_fetch" | "websearch" | "web_search" | "google_web_search" | "fetch" => {
+            ActionClass::Network
+        }
+        "task" | "agent" => ActionClass::Spawn,
+        _ => ActionClass::Other,
+    }
+}
+
+/// A payload time as milliseconds since the epoch: a number (ms) or an RFC 3339 string.
+fn timestamp_ms(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+        Value::String(s) => parse_rfc3339_ms(s),
+        _ => None,
+    }
+}
+
+/// Parse `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]` into milliseconds since the epoch.
+pub(crate) fn parse_rfc3339_ms(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    if b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let num = |range: std::ops::Range<usize>| -> Option<i64> {
+        let s = text.get(range)?;
+        s.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
+        return None;
+    }
+    if second > 60 {
+        return None;
+    }
+    let mut rest = &text[19..];
+    let mut millis = 0i64;
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        let mut scaled = 0i64;
+        for (i, c) in fraction.bytes().take(3).enumerate().take(digits) {
+            scaled += i64::from(c - b'0') * [100, 10, 1][i];
+        }
+        millis = scaled;
+        rest = &fraction[digits..];
+    }
+    let offset_minutes = match rest {
+        "" | "Z" | "z" => 0,
+        _ => {
+            let sign = match rest.as_bytes()[0] {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            let o = &rest[1..];
+            if o.len() != 5 || o.as_bytes()[2] != b':' {
+                return None;
+            }
+            let h: i64 = o[0..2].parse().ok()?;
+            let m: i64 = o[3..5].parse().ok()?;
+            sign * (h * 60 + m)
+        }
+    };
+    let days = days_from_civil(year, month, day);
+    let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offset_minutes * 60;
+    Some(seconds * 1_000 + millis)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The exit code a tool's textual result reports, from any of the runtimes' phrasings
+/// (`Exit code: 1`, `Exit Code: 1`, `exited with code 1`, `completed with exit code 1`).
+pub(crate) fn exit_code_in(text: &str) -> Option<i64> {
+    let lower = text.to_ascii_lowercase();
+    for marker in [
+        "exit code:",
+        "exit code",
+        "exited with code:",
+        "exited with code",
+    ] {
+        if let Some(at) = lower.find(marker) {
+            let digits: String = lower[at + marker.len()..]
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '-')
+                .collect();
+            if let Ok(code) = digits.parse() {
+                return Some(code);
+            }
+        }
+    }
+    None
+}
+
+/// Status from an exit code.
+pub(crate) fn status_of_exit(code: i64) -> Status {
+    if code == 0 {
+        Status::Success
+    } else {
+        Status::Failure
+    }
+}
+
+/// The guidance an answer carries: text carried from an earlier event, then this steer.
+pub(crate) fn context_text(decision: &Decision) -> Option<String> {
+    let steer = match &decision.verdict {
+        Verdict::Steer { text } => Some(text.as_str()),
+        _ => None,
+    };
+    let parts: Vec<&str> = [decision.carried.as_deref(), steer]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// `{"decision":"block","reason":…}`: Stop continuation and post-event blocks. Never on a
+/// Stop that already continued once (`stop_hook_active`), so gate cannot loop the agent.
+pub(crate) fn block(event: &Event, reason: &str) -> Option<Value> {
+    if event.stop_hook_active && matches!(event.phase, Some(Phase::Stop | Phase::SubagentStop)) {
+        return None;
+    }
+    Some(serde_json::json!({"decision": "block", "reason": reason}))
+}
+
+/// `{"hookSpecificOutput":{"hookEventName":…, …fields}}` (Claude Code, Codex, Gemini).
+pub(crate) fn hook_specific(event: &Event, fields: Vec<(&str, Value)>) -> Value {
+    let mut inner = Map::new();
+    inner.insert(
+        "hookEventName".into(),
+        Value::String(event.hook_event.clone()),
+    );
+    for (k, v) in fields {
+        inner.insert(k.into(), v);
+    }
+    let mut outer = Map::new();
+    outer.insert("hookSpecificOutput".into(), Value::Object(inner));
+    Value::Object(outer)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,366 @@
+//! The command line: every subcommand and flag with its documentation (help text, man page
+//! and shell completions all come from here), and the exit codes in one table.
+
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// What the `gate` process exits with. This is the one place the codes are defined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Success.
+    Ok = 0,
+    /// Findings: a spec has errors, the audit chain does not verify, a check failed.
+    Findings = 1,
+    /// Usage or input error: a bad flag, a missing or unreadable input file.
+    Usage = 2,
+    /// Environment error: database, settings file or home directory unusable.
+    Environment = 3,
+}
+
+impl Exit {
+    pub const ALL: [Exit; 4] = [Exit::Ok, Exit::Findings, Exit::Usage, Exit::Environment];
+
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Exit::Ok => "success",
+            Exit::Findings => "findings: spec errors, a failed audit verification or check",
+            Exit::Usage => "usage or input error (bad flag, unreadable input)",
+            Exit::Environment => "environment error (database, settings file, home directory)",
+        }
+    }
+}
+
+/// The exit-code section of `--help` and of the man page, built from [`Exit`].
+pub fn exit_codes_help() -> String {
+    let mut text = String::from("Exit codes:\n");
+    for exit in Exit::ALL {
+        text.push_str(&format!("  {}  {}\n", exit.code(), exit.meaning()));
+    }
+    text.push_str("  `gate hook` always exits 0 and never writes to stderr (fail-open).");
+    text
+}
+
+const MAIN_EXAMPLES: &str = "\
+Examples:
+  gate init claude-code          wire gate into this project's Claude Code settings
+  gate doctor                    check that every runtime is wired and working
+  gate check specs/guard.toml    report every problem in a spec, with file:line:col
+  gate status                    the current window, state and pending grants
+  gate approve 7f3a              let one protected action through, once";
+
+/// gate: a finite-state policy gate for AI coding agents.
+///
+/// Agent runtimes call `gate hook <runtime>` on every tool call; gate drives the policy's
+/// state machine and answers allow, steer, ask or deny in the runtime's own protocol.
+#[derive(Parser, Debug)]
+#[command(name = "gate", version, propagate_version = true, max_term_width = 100)]
+#[command(after_help = MAIN_EXAMPLES)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every subcommand takes (they override environment and config files).
+#[derive(Args, Debug, Clone, Default)]
+pub struct GlobalArgs {
+    /// Spec to enforce, by name (see `gate specs`) [env: GATE_SPEC]
+    #[arg(long, global = true, value_name = "NAME")]
+    pub spec: Option<String>,
+    /// Role to enforce as (e.g. director, worker) [env: GATE_ROLE]
+    #[arg(long, global = true, value_name = "ROLE")]
+    pub role: Option<String>,
+    /// SQLite database holding state, audit and grants [env: GATE_DB]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// gate's data directory (default database, audit key) [env: GATE_HOME]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// Print machine-readable JSON instead of text
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Answer one hook call from an agent runtime (reads the payload on stdin)
+    #[command(after_help = "\
+Examples:
+  gate hook claude-code < payload.json
+  gate hook copilot --event preToolUse < payload.json
+
+Installed by `gate init`; you do not run this by hand. It always exits 0, writes at most one
+JSON object on stdout and nothing on stderr: an unknown runtime or a bad flag means no
+answer, never a blocked tool.")]
+    Hook(HookArgs),
+    /// Wire gate into a runtime's hook settings (or remove it again)
+    #[command(after_help = "\
+Examples:
+  gate init claude-code             .claude/settings.json in this project
+  gate init codex --global          $CODEX_HOME/hooks.json (then review it with /hooks)
+  gate init gemini --dry-run        show the settings file gate would write
+  gate init copilot --remove        restore .github/hooks/gate.json exactly as before
+
+A backup of the file is kept next to it (<file>.gate-backup); --remove puts the file back
+byte for byte (or removes it if gate created it).")]
+    Init(InitArgs),
+    /// Check that gate is wired into every runtime and can answer
+    #[command(after_help = "\
+Examples:
+  gate doctor
+  gate doctor --json | jq '.runtimes[] | select(.wired)'")]
+    Doctor,
+    /// Show the resolved configuration and where each value came from
+    #[command(after_help = "\
+Precedence: flags, then GATE_SPEC / GATE_ROLE / GATE_DB / GATE_HOME, then the project file
+.gate/config.toml (searched upward from the current directory), then the user file
+$XDG_CONFIG_HOME/gate/config.toml (or ~/.config/gate/config.toml), then defaults.
+
+Example config.toml:
+  spec = \"guard\"
+  role = \"worker\"
+  db = \".gate/gate.db\"     # relative paths are relative to the config file's project")]
+    Config,
+    /// List the specs compiled into this binary
+    Specs,
+    /// Check spec files and report every diagnostic with file:line:col
+    #[command(after_help = "\
+Examples:
+  gate check specs/guard.toml
+  gate check specs/*.toml --json
+
+Exits 1 when any file has an error (warnings do not fail).")]
+    Check(CheckArgs),
+    /// Print a compiled spec's state machine as Mermaid or DOT
+    #[command(after_help = "\
+Examples:
+  gate diagram guard                    Mermaid on stdout
+  gate diagram guard --format dot | dot -Tsvg > guard.svg
+  gate diagram --check                  fail if docs/machines/*.md is stale")]
+    Diagram(DiagramArgs),
+    /// The current state, window and pending grants of a session
+    Status(StatusArgs),
+    /// Recent audit rows
+    #[command(after_help = "Examples:\n  gate log -n 50\n  gate log --json | jq .verdict")]
+    Log(LogArgs),
+    /// Verify or export the hash-chained audit trail
+    #[command(subcommand)]
+    Audit(AuditCommand),
+    /// Approve one protected action, once (the id is in the deny reason)
+    #[command(after_help = "Example:\n  gate approve 7f3a")]
+    Approve(ApproveArgs),
+    /// List live grants, or revoke one
+    Grants(GrantsArgs),
+    /// Explain what gate would answer for a payload, step by step
+    #[command(after_help = "\
+Example:
+  gate explain --runtime claude-code < tests/fixtures/payloads/claude/PreToolUse-Bash.json")]
+    Explain(ExplainArgs),
+    /// Learn per-repository window baselines from the audit trail
+    Calibrate(CalibrateArgs),
+    /// Run a recorded session through a policy and show what it would have answered
+    #[command(after_help = "\
+Examples:
+  gate replay session.jsonl --spec guard
+  gate replay session.jsonl --spec-file specs/draft.toml --json")]
+    Replay(ReplayArgs),
+    /// Print a shell completion script
+    #[command(
+        after_help = "Example:\n  gate completions bash > ~/.local/share/bash-completion/completions/gate"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff)
+    #[command(after_help = "Example:\n  gate man | man -l -")]
+    Man,
+}
+
+/// `gate hook <runtime>`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct HookArgs {
+    /// The calling runtime: claude-code, codex, gemini or copilot
+    #[arg(value_name = "RUNTIME")]
+    pub runtime: String,
+    /// The runtime's event name, for payloads that do not carry it (Copilot camelCase)
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Global flags given with the hook (spec, role, db, home).
+    #[arg(skip)]
+    pub global: GlobalArgs,
+}
+
+/// A runtime name as the CLI spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RuntimeArg {
+    ClaudeCode,
+    Codex,
+    Gemini,
+    Copilot,
+}
+
+impl RuntimeArg {
+    pub fn runtime(self) -> gate_runtime::event::Runtime {
+        use gate_runtime::event::Runtime;
+        match self {
+            RuntimeArg::ClaudeCode => Runtime::ClaudeCode,
+            RuntimeArg::Codex => Runtime::Codex,
+            RuntimeArg::Gemini => Runtime::Gemini,
+            RuntimeArg::Copilot => Runtime::Copilot,
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct InitArgs {
+    /// The runtime to wire
+    pub runtime: RuntimeArg,
+    /// Write the user-level settings file instead of this project's
+    #[arg(long)]
+    pub global: bool,
+    /// Remove gate's entries and restore the file as it was before `gate init`
+    #[arg(long)]
+    pub remove: bool,
+    /// Print the resulting file and a diff; change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// Spec files to check
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiagramFormat {
+    Mermaid,
+    Dot,
+    /// The Markdown page kept in docs/machines/<spec>.md
+    Markdown,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DiagramArgs {
+    /// Compiled spec name (default: the configured spec)
+    #[arg(value_name = "SPEC")]
+    pub name: Option<String>,
+    /// Diagram a spec file instead of a compiled spec
+    #[arg(long, value_name = "PATH", conflicts_with = "name")]
+    pub file: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = DiagramFormat::Mermaid)]
+    pub format: DiagramFormat,
+    /// Compare docs/machines/<spec>.md with the compiled specs; exit 1 if any is stale
+    #[arg(long)]
+    pub check: bool,
+    /// Directory holding the diagram pages (for --check)
+    #[arg(long, value_name = "DIR", default_value = "docs/machines")]
+    pub docs: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct StatusArgs {
+    /// Session id (default: the most recent session)
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct LogArgs {
+    /// Number of rows to show
+    #[arg(short = 'n', long, default_value_t = 20)]
+    pub limit: usize,
+    /// Only rows of this session
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum AuditCommand {
+    /// Check the hash chain; exit 1 if a row was edited, dropped or reordered
+    Verify,
+    /// Export the audit rows
+    Export(ExportArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Jsonl,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ExportArgs {
+    #[arg(long, value_enum, default_value_t = ExportFormat::Jsonl)]
+    pub format: ExportFormat,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ApproveArgs {
+    /// The grant id named in the deny reason
+    pub id: String,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GrantsArgs {
+    /// Revoke this grant instead of listing
+    #[arg(long, value_name = "ID")]
+    pub revoke: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ExplainArgs {
+    /// The runtime whose payload is on stdin (or in --payload)
+    #[arg(long, value_enum)]
+    pub runtime: RuntimeArg,
+    /// The event name, for payloads without one (Copilot camelCase)
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Read the payload from this file instead of stdin
+    #[arg(long, value_name = "FILE")]
+    pub payload: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CalibrateArgs {
+    /// Show what would be learned; store nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ReplayArgs {
+    /// A recorded session: JSON lines of hook payloads (or an e2e driver result)
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Replay against a spec file (interpreted, no rebuild needed); or name a compiled
+    /// spec with the global `--spec NAME`
+    #[arg(long, value_name = "PATH")]
+    pub spec_file: Option<PathBuf>,
+    /// The compiled spec named with `--spec` (filled from the global flag).
+    #[arg(skip)]
+    pub spec: Option<String>,
+    /// The runtime the payloads came from, when the file does not say
+    #[arg(long, value_enum)]
+    pub runtime: Option<RuntimeArg>,
+    /// Stop at the first line that cannot be replayed (default: report it and go on)
+    #[arg(long)]
+    pub stop_on_error: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompletionsArgs {
+    /// The shell to generate for
+    pub shell: clap_complete::Shell,
+}
+
+/// The full clap command, with the exit-code table appended to the long help.
+pub fn command() -> clap::Command {
+    let after = format!("{MAIN_EXAMPLES}\n\n{}", exit_codes_help());
+    Cli::command()
+        .after_help(after.clone())
+        .after_long_help(after)
+}

@@ -1,0 +1,305 @@
+//! The subcommands: each takes its parsed arguments and returns an exit code (or an error,
+//! which `main` prints as one line and maps to an exit code).
+
+pub mod explain;
+pub mod hook;
+pub mod replay;
+
+use crate::cli::{self, CheckArgs, CompletionsArgs, DiagramArgs, DiagramFormat, Exit, GlobalArgs};
+use crate::config::{Config, Overrides};
+use crate::InputError;
+use anyhow::{Context, Result};
+use gate_spec::diag::{line_col, Diagnostic, Severity};
+use gate_spec::exec::CompiledSpec;
+use serde_json::json;
+use std::io::Write;
+
+/// Write text to stdout (a closed pipe surfaces as an `io::Error` that `main` treats as
+/// success).
+pub fn out(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()?;
+    Ok(())
+}
+
+/// Write one JSON value (pretty, with a final newline) to stdout.
+pub fn out_json(value: &serde_json::Value) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    out(&text)
+}
+
+/// The specs compiled into this binary.
+pub fn compiled_specs() -> &'static [&'static CompiledSpec] {
+    gate_specs::ALL
+}
+
+/// A compiled spec by name, or an input error listing the known names.
+pub fn compiled_spec(name: &str) -> Result<&'static CompiledSpec> {
+    compiled_specs()
+        .iter()
+        .copied()
+        .find(|s| s.name == name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = compiled_specs().iter().map(|s| s.name).collect();
+            InputError::new(format!(
+                "no compiled spec named `{name}` (compiled: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ))
+            .into()
+        })
+}
+
+/// `gate config`.
+pub fn config(global: &GlobalArgs) -> Result<i32> {
+    let config = Config::resolve(&Overrides::from(global))?;
+    if global.json {
+        out_json(&serde_json::to_value(&config)?)?;
+    } else {
+        out(&config.to_text())?;
+    }
+    Ok(Exit::Ok.code())
+}
+
+/// `gate specs`.
+pub fn specs(global: &GlobalArgs) -> Result<i32> {
+    let specs = compiled_specs();
+    if global.json {
+        let list: Vec<serde_json::Value> = specs
+            .iter()
+            .map(|s| {
+                let ir = s.ir();
+                json!({
+                    "name": s.name,
+                    "hash": s.hash,
+                    "path": s.path,
+                    "description": ir.description,
+                    "states": ir.states.len(),
+                    "transitions": ir.transitions.len(),
+                    "signals": ir.signals.len(),
+                    "tiers": ir.tiers.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        out_json(&json!(list))?;
+        return Ok(Exit::Ok.code());
+    }
+    let mut text = String::new();
+    if specs.is_empty() {
+        text.push_str("no specs are compiled into this binary\n");
+    }
+    let width = specs.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    for s in specs {
+        let ir = s.ir();
+        let description = ir.description.lines().next().unwrap_or("").trim();
+        text.push_str(&format!(
+            "{:width$}  {} states, {} transitions  {}  {}\n",
+            s.name,
+            ir.states.len(),
+            ir.transitions.len(),
+            &s.hash[..s.hash.len().min(12)],
+            description,
+        ));
+    }
+    out(&text)?;
+    Ok(Exit::Ok.code())
+}
+
+fn diagnostic_json(source: &str, d: &Diagnostic) -> serde_json::Value {
+    let (line, col) = line_col(source, d.span.start as usize);
+    let (end_line, end_col) = line_col(source, d.span.end as usize);
+    json!({
+        "code": d.code.as_str(),
+        "rule": d.code.slug(),
+        "severity": d.severity,
+        "message": d.message,
+        "line": line,
+        "col": col,
+        "end_line": end_line,
+        "end_col": end_col,
+        "labels": d.labels.iter().map(|l| {
+            let (line, col) = line_col(source, l.span.start as usize);
+            json!({"message": l.message, "line": line, "col": col})
+        }).collect::<Vec<_>>(),
+        "help": d.help,
+    })
+}
+
+/// `gate check FILE...`.
+pub fn check(args: &CheckArgs, global: &GlobalArgs) -> Result<i32> {
+    let mut any_error = false;
+    let mut reports = Vec::new();
+    let mut text = String::new();
+    for path in &args.files {
+        let shown = path.display().to_string();
+        let source = std::fs::read_to_string(path)
+            .map_err(|e| InputError::new(format!("cannot read {shown}: {e}")))?;
+        let (spec, diags) = gate_spec::compile(&source);
+        let errors = diags
+            .items
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let warnings = diags.items.len() - errors;
+        any_error |= errors > 0;
+        if global.json {
+            reports.push(json!({
+                "file": shown,
+                "ok": errors == 0,
+                "spec": spec.as_ref().map(|s| s.name.clone()),
+                "errors": errors,
+                "warnings": warnings,
+                "diagnostics": diags.items.iter().map(|d| diagnostic_json(&source, d)).collect::<Vec<_>>(),
+            }));
+        } else {
+            if !diags.items.is_empty() {
+                text.push_str(&gate_spec::diag::render_all(&shown, &source, &diags.items));
+                text.push('\n');
+            }
+            match &spec {
+                Some(s) => text.push_str(&format!(
+                    "{shown}: ok: spec `{}`, {} states, {} transitions{}\n",
+                    s.name,
+                    s.states.len(),
+                    s.transitions.len(),
+                    if warnings > 0 {
+                        format!(", {warnings} warning(s)")
+                    } else {
+                        String::new()
+                    }
+                )),
+                None => text.push_str(&format!(
+                    "{shown}: {errors} error(s), {warnings} warning(s)\n"
+                )),
+            }
+        }
+    }
+    if global.json {
+        out_json(&json!(reports))?;
+    } else {
+        out(&text)?;
+    }
+    Ok(if any_error {
+        Exit::Findings.code()
+    } else {
+        Exit::Ok.code()
+    })
+}
+
+fn render_diagram(spec: &gate_spec::ir::Spec, format: DiagramFormat) -> String {
+    match format {
+        DiagramFormat::Mermaid => gate_spec::diagram::mermaid(spec),
+        DiagramFormat::Dot => gate_spec::diagram::dot(spec),
+        DiagramFormat::Markdown => gate_spec::diagram::markdown(spec),
+    }
+}
+
+/// `gate diagram [SPEC] [--format F] [--check]`.
+pub fn diagram(args: &DiagramArgs, global: &GlobalArgs) -> Result<i32> {
+    if args.check {
+        return diagram_check(args, global);
+    }
+    let text = if let Some(path) = &args.file {
+        let shown = path.display().to_string();
+        let source = std::fs::read_to_string(path)
+            .map_err(|e| InputError::new(format!("cannot read {shown}: {e}")))?;
+        let (spec, diags) = gate_spec::compile(&source);
+        match spec {
+            Some(spec) => render_diagram(&spec, args.format),
+            None => {
+                out(&gate_spec::diag::render_all(&shown, &source, &diags.items))?;
+                return Ok(Exit::Findings.code());
+            }
+        }
+    } else {
+        let name = match &args.name {
+            Some(name) => name.clone(),
+            None => Config::resolve(&Overrides::from(global))?.spec.value,
+        };
+        render_diagram(compiled_spec(&name)?.ir(), args.format)
+    };
+    if global.json {
+        out_json(&json!({"format": format!("{:?}", args.format).to_lowercase(), "diagram": text}))?;
+    } else {
+        out(&text)?;
+    }
+    Ok(Exit::Ok.code())
+}
+
+/// `gate diagram --check`: every compiled spec's page in the docs directory is current.
+fn diagram_check(args: &DiagramArgs, global: &GlobalArgs) -> Result<i32> {
+    let specs: Vec<&CompiledSpec> = match &args.name {
+        Some(name) => vec![compiled_spec(name)?],
+        None => compiled_specs().to_vec(),
+    };
+    let mut results = Vec::new();
+    let mut stale = 0;
+    for spec in specs {
+        let path = args.docs.join(format!("{}.md", spec.name));
+        let expected = gate_spec::diagram::markdown(spec.ir());
+        let status = match std::fs::read_to_string(&path) {
+            Ok(actual) if actual == expected => "current",
+            Ok(_) => "stale",
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "missing",
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        if status != "current" {
+            stale += 1;
+        }
+        results.push((spec.name, path, status));
+    }
+    if global.json {
+        let list: Vec<_> = results
+            .iter()
+            .map(|(n, p, s)| json!({"spec": n, "page": p, "status": s}))
+            .collect();
+        out_json(&json!(list))?;
+    } else {
+        let mut text = String::new();
+        for (name, path, status) in &results {
+            text.push_str(&format!("{}: {status} ({name})\n", path.display()));
+        }
+        if stale > 0 {
+            text.push_str(&format!(
+                "{stale} page(s) out of date; regenerate with: gate diagram SPEC --format markdown > {}/SPEC.md\n",
+                args.docs.display()
+            ));
+        }
+        out(&text)?;
+    }
+    Ok(if stale > 0 {
+        Exit::Findings.code()
+    } else {
+        Exit::Ok.code()
+    })
+}
+
+/// `gate completions SHELL`.
+pub fn completions(args: &CompletionsArgs) -> Result<i32> {
+    let mut command = cli::command();
+    let mut buffer = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "gate", &mut buffer);
+    out(&String::from_utf8_lossy(&buffer))?;
+    Ok(Exit::Ok.code())
+}
+
+/// `gate man`.
+pub fn man() -> Result<i32> {
+    let command = cli::command();
+    let mut buffer = Vec::new();
+    clap_mangen::Man::new(command).render(&mut buffer)?;
+    out(&String::from_utf8_lossy(&buffer))?;
+    Ok(Exit::Ok.code())
+}
+
+/// The commands that read or write the SQLite store, until the store is wired into the CLI.
+pub fn needs_store(name: &str) -> Result<i32> {
+    Err(anyhow::anyhow!(
+        "`gate {name}` needs the state store, which is not wired into this build yet"
+    ))
+}

@@ -1,0 +1,394 @@
+//! Configuration: spec, role, database and home, resolved from flags, environment, the
+//! project file `.gate/config.toml` (searched upward) and the user file, in that order, each
+//! value remembering where it came from.
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The spec enforced when nothing names one.
+pub const DEFAULT_SPEC: &str = "default";
+/// The project config file, relative to a project root.
+pub const PROJECT_FILE: &str = ".gate/config.toml";
+
+/// Where a value came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Source {
+    Flag { flag: &'static str },
+    Env { var: &'static str },
+    ProjectFile { path: PathBuf },
+    UserFile { path: PathBuf },
+    Default,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Flag { flag } => write!(f, "flag {flag}"),
+            Source::Env { var } => write!(f, "env {var}"),
+            Source::ProjectFile { path } => write!(f, "project file {}", path.display()),
+            Source::UserFile { path } => write!(f, "user file {}", path.display()),
+            Source::Default => write!(f, "default"),
+        }
+    }
+}
+
+/// A value and its source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub source: Source,
+}
+
+/// Values given on the command line.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub spec: Option<String>,
+    pub role: Option<String>,
+    pub db: Option<PathBuf>,
+    pub home: Option<PathBuf>,
+}
+
+impl From<&crate::cli::GlobalArgs> for Overrides {
+    fn from(g: &crate::cli::GlobalArgs) -> Overrides {
+        Overrides {
+            spec: g.spec.clone(),
+            role: g.role.clone(),
+            db: g.db.clone(),
+            home: g.home.clone(),
+        }
+    }
+}
+
+/// The resolved configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Config {
+    pub spec: Sourced<String>,
+    /// No role unless one is configured (the spec's default posture applies).
+    pub role: Option<Sourced<String>>,
+    pub db: Sourced<PathBuf>,
+    pub home: Sourced<PathBuf>,
+    /// The config files that were found, in precedence order.
+    pub files: Vec<PathBuf>,
+}
+
+/// The process environment as the resolver sees it (a seam for tests).
+pub trait Environment {
+    fn var(&self, name: &str) -> Option<String>;
+    fn cwd(&self) -> Result<PathBuf>;
+}
+
+/// The real process environment.
+#[derive(Debug, Clone, Copy)]
+pub struct ProcessEnv;
+
+impl Environment for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok().filter(|v| !v.is_empty())
+    }
+    fn cwd(&self) -> Result<PathBuf> {
+        std::env::current_dir().context("cannot read the current directory")
+    }
+}
+
+/// One config file's values.
+#[derive(Debug, Default)]
+struct FileValues {
+    spec: Option<String>,
+    role: Option<String>,
+    db: Option<PathBuf>,
+    home: Option<PathBuf>,
+}
+
+fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let table: toml::Table = text
+        .parse()
+        .with_context(|| format!("{} is not valid TOML", path.display()))?;
+    let mut values = FileValues::default();
+    for (key, value) in &table {
+        let text = value
+            .as_str()
+            .with_context(|| format!("{}: `{key}` must be a string", path.display()))?;
+        match key.as_str() {
+            "spec" => values.spec = Some(text.to_string()),
+            "role" => values.role = Some(text.to_string()),
+            "db" => values.db = Some(base.join(text)),
+            "home" => values.home = Some(base.join(text)),
+            other => anyhow::bail!(
+                "{}: unknown key `{other}` (known: spec, role, db, home)",
+                path.display()
+            ),
+        }
+    }
+    Ok(values)
+}
+
+/// The nearest `.gate/config.toml` from `cwd` upward.
+pub fn find_project_file(cwd: &Path) -> Option<PathBuf> {
+    cwd.ancestors()
+        .map(|dir| dir.join(PROJECT_FILE))
+        .find(|p| p.is_file())
+}
+
+/// The user config file: `$XDG_CONFIG_HOME/gate/config.toml`, else `~/.config/gate/config.toml`.
+pub fn user_file(env: &dyn Environment) -> Option<PathBuf> {
+    if let Some(xdg) = env.var("XDG_CONFIG_HOME") {
+        return Some(PathBuf::from(xdg).join("gate/config.toml"));
+    }
+    env.var("HOME")
+        .map(|home| PathBuf::from(home).join(".config/gate/config.toml"))
+}
+
+/// gate's default data directory: `$XDG_DATA_HOME/gate`, else `~/.local/share/gate`.
+fn default_home(env: &dyn Environment) -> Option<PathBuf> {
+    if let Some(xdg) = env.var("XDG_DATA_HOME") {
+        return Some(PathBuf::from(xdg).join("gate"));
+    }
+    env.var("HOME")
+        .map(|home| PathBuf::from(home).join(".local/share/gate"))
+}
+
+impl Config {
+    /// Resolve from the real environment.
+    pub fn resolve(overrides: &Overrides) -> Result<Config> {
+        Config::resolve_in(overrides, &ProcessEnv)
+    }
+
+    /// Resolve: flag, then environment, then project file, then user file, then default.
+    pub fn resolve_in(overrides: &Overrides, env: &dyn Environment) -> Result<Config> {
+        let cwd = env.cwd()?;
+        let mut files = Vec::new();
+        let project = match find_project_file(&cwd) {
+            Some(path) => {
+                // `<root>/.gate/config.toml`: relative paths are relative to `<root>`.
+                let root = path
+                    .parent()
+                    .and_then(Path::parent)
+                    .unwrap_or(&cwd)
+                    .to_path_buf();
+                files.push(path.clone());
+                Some((read_file(&path, &root)?, path))
+            }
+            None => None,
+        };
+        let user = match user_file(env).filter(|p| p.is_file()) {
+            Some(path) => {
+                let dir = path.parent().unwrap_or(&cwd).to_path_buf();
+                files.push(path.clone());
+                Some((read_file(&path, &dir)?, path))
+            }
+            None => None,
+        };
+        let absolute = |p: &PathBuf| {
+            if p.is_absolute() {
+                p.clone()
+            } else {
+                cwd.join(p)
+            }
+        };
+
+        macro_rules! pick {
+            ($field:ident, $flag:literal, $var:literal, $conv:expr) => {{
+                let conv = $conv;
+                if let Some(v) = &overrides.$field {
+                    Some(Sourced {
+                        value: conv(v.clone(), true),
+                        source: Source::Flag { flag: $flag },
+                    })
+                } else if let Some(v) = env.var($var) {
+                    Some(Sourced {
+                        value: conv(v.into(), true),
+                        source: Source::Env { var: $var },
+                    })
+                } else if let Some(v) = project.as_ref().and_then(|(f, _)| f.$field.clone()) {
+                    Some(Sourced {
+                        value: conv(v, false),
+                        source: Source::ProjectFile {
+                            path: project.as_ref().map(|(_, p)| p.clone()).unwrap_or_default(),
+                        },
+                    })
+                } else if let Some(v) = user.as_ref().and_then(|(f, _)| f.$field.clone()) {
+                    Some(Sourced {
+                        value: conv(v, false),
+                        source: Source::UserFile {
+                            path: user.as_ref().map(|(_, p)| p.clone()).unwrap_or_default(),
+                        },
+                    })
+                } else {
+                    None
+                }
+            }};
+        }
+        let same = |s: String, _| s;
+        let spec = pick!(spec, "--spec", "GATE_SPEC", same).unwrap_or(Sourced {
+            value: DEFAULT_SPEC.to_string(),
+            source: Source::Default,
+        });
+        let role = pick!(role, "--role", "GATE_ROLE", same);
+        let path = |p: PathBuf, from_cli: bool| if from_cli { absolute(&p) } else { p };
+        let home = match pick!(home, "--home", "GATE_HOME", path) {
+            Some(home) => home,
+            None => Sourced {
+                value: default_home(env).context(
+                    "cannot find a home for gate's data: set GATE_HOME (or HOME, XDG_DATA_HOME)",
+                )?,
+                source: Source::Default,
+            },
+        };
+        let db = pick!(db, "--db", "GATE_DB", path).unwrap_or_else(|| Sourced {
+            value: home.value.join("gate.db"),
+            source: Source::Default,
+        });
+        Ok(Config {
+            spec,
+            role,
+            db,
+            home,
+            files,
+        })
+    }
+
+    /// `gate config` text: one line per value with its source.
+    pub fn to_text(&self) -> String {
+        let role = self
+            .role
+            .as_ref()
+            .map(|r| format!("role = {}  ({})", r.value, r.source))
+            .unwrap_or_else(|| "role = (none)  (default)".to_string());
+        let mut out = format!(
+            "spec = {}  ({})\n{role}\ndb   = {}  ({})\nhome = {}  ({})\n",
+            self.spec.value,
+            self.spec.source,
+            self.db.value.display(),
+            self.db.source,
+            self.home.value.display(),
+            self.home.source,
+        );
+        if self.files.is_empty() {
+            out.push_str("config files: none found\n");
+        } else {
+            for f in &self.files {
+                out.push_str(&format!("config file: {}\n", f.display()));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    struct FakeEnv {
+        vars: BTreeMap<&'static str, String>,
+        cwd: PathBuf,
+    }
+
+    impl Environment for FakeEnv {
+        fn var(&self, name: &str) -> Option<String> {
+            self.vars.get(name).cloned()
+        }
+        fn cwd(&self) -> Result<PathBuf> {
+            Ok(self.cwd.clone())
+        }
+    }
+
+    fn setup() -> (tempfile::TempDir, FakeEnv) {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("proj/sub/deeper");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let env = FakeEnv {
+            vars: BTreeMap::from([("HOME", home.display().to_string())]),
+            cwd: project,
+        };
+        (dir, env)
+    }
+
+    #[test]
+    fn defaults_when_nothing_is_configured() {
+        let (dir, env) = setup();
+        let config = Config::resolve_in(&Overrides::default(), &env).unwrap();
+        assert_eq!(config.spec.value, "default");
+        assert_eq!(config.spec.source, Source::Default);
+        assert!(config.role.is_none());
+        assert_eq!(config.home.value, dir.path().join("home/.local/share/gate"));
+        assert_eq!(config.db.value, config.home.value.join("gate.db"));
+    }
+
+    #[test]
+    fn precedence_is_flag_env_project_user() {
+        let (dir, mut env) = setup();
+        let user = dir.path().join("home/.config/gate/config.toml");
+        std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+        std::fs::write(
+            &user,
+            "spec = \"from-user\"\nrole = \"worker\"\nhome = \"data\"\n",
+        )
+        .unwrap();
+        let project = dir.path().join("proj/.gate/config.toml");
+        std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+        std::fs::write(
+            &project,
+            "spec = \"from-project\"\ndb = \".gate/gate.db\"\n",
+        )
+        .unwrap();
+
+        let config = Config::resolve_in(&Overrides::default(), &env).unwrap();
+        assert_eq!(config.spec.value, "from-project");
+        assert_eq!(
+            config.spec.source,
+            Source::ProjectFile {
+                path: project.clone()
+            }
+        );
+        assert_eq!(config.db.value, dir.path().join("proj/.gate/gate.db"));
+        assert_eq!(config.role.as_ref().unwrap().value, "worker");
+        assert_eq!(
+            config.role.unwrap().source,
+            Source::UserFile { path: user.clone() }
+        );
+        assert_eq!(config.home.value, dir.path().join("home/.config/gate/data"));
+
+        env.vars.insert("GATE_SPEC", "from-env".into());
+        let config = Config::resolve_in(&Overrides::default(), &env).unwrap();
+        assert_eq!(config.spec.value, "from-env");
+        assert_eq!(config.spec.source, Source::Env { var: "GATE_SPEC" });
+
+        let flags = Overrides {
+            spec: Some("from-flag".into()),
+            ..Overrides::default()
+        };
+        let config = Config::resolve_in(&flags, &env).unwrap();
+        assert_eq!(config.spec.value, "from-flag");
+        assert_eq!(config.spec.source, Source::Flag { flag: "--spec" });
+    }
+
+    #[test]
+    fn unknown_key_in_a_file_is_an_error() {
+        let (dir, env) = setup();
+        let project = dir.path().join("proj/.gate/config.toml");
+        std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+        std::fs::write(&project, "sepc = \"x\"\n").unwrap();
+        let err = Config::resolve_in(&Overrides::default(), &env).unwrap_err();
+        assert!(format!("{err:#}").contains("unknown key `sepc`"), "{err:#}");
+    }
+
+    #[test]
+    fn xdg_config_home_wins_over_home() {
+        let (dir, mut env) = setup();
+        let xdg = dir.path().join("xdg");
+        std::fs::create_dir_all(xdg.join("gate")).unwrap();
+        std::fs::write(xdg.join("gate/config.toml"), "spec = \"xdg\"\n").unwrap();
+        env.vars
+            .insert("XDG_CONFIG_HOME", xdg.display().to_string());
+        let config = Config::resolve_in(&Overrides::default(), &env).unwrap();
+        assert_eq!(config.spec.value, "xdg");
+    }
+}

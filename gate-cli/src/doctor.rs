@@ -1,0 +1,358 @@
+//! `gate doctor`: for every runtime, whether gate is wired and can answer; the database, the
+//! spec, and Codex hook trust.
+
+use crate::adapters;
+use crate::cli::{Exit, GlobalArgs};
+use crate::cmd;
+use crate::config::{Config, Overrides};
+use crate::install::{self, FoundEntry, Locations};
+use anyhow::Result;
+use gate_runtime::event::Runtime;
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// One settings file of one runtime.
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    pub scope: &'static str,
+    pub path: PathBuf,
+    pub exists: bool,
+    /// Events gate is wired to in this file.
+    pub events: Vec<String>,
+    /// Events gate should be wired to but is not (only when some are wired).
+    pub missing_events: Vec<String>,
+    /// Problems found (unreadable file, binary missing or not executable, untrusted hooks).
+    pub problems: Vec<String>,
+    /// Codex only: trust of each gate entry (`trusted`, `untrusted`, `disabled`, `unknown`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trust: Vec<TrustReport>,
+}
+
+/// Codex trust of one hook entry.
+#[derive(Debug, Serialize)]
+pub struct TrustReport {
+    pub key: String,
+    pub status: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RuntimeReport {
+    pub runtime: &'static str,
+    pub wired: bool,
+    pub files: Vec<FileReport>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub ok: Option<bool>,
+    pub detail: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub runtimes: Vec<RuntimeReport>,
+    pub checks: Vec<Check>,
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+/// The `[hooks.state."<key>"]` tables of `$CODEX_HOME/config.toml`.
+fn codex_hook_states(codex_home: &Path) -> Result<Option<toml::Table>, String> {
+    let path = codex_home.join("config.toml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e| format!("{} is not valid TOML: {e}", path.display()))?;
+    Ok(table
+        .get("hooks")
+        .and_then(|h| h.get("state"))
+        .and_then(|s| s.as_table())
+        .cloned())
+}
+
+/// Codex's key for a hook: `<file>:<event in snake_case>:<group>:<handler>`.
+fn codex_key(path: &Path, entry: &FoundEntry) -> String {
+    let mut snake = String::new();
+    for (i, c) in entry.event.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                snake.push('_');
+            }
+            snake.push(c.to_ascii_lowercase());
+        } else {
+            snake.push(c);
+        }
+    }
+    format!("{}:{snake}:{}:{}", path.display(), entry.group, entry.index)
+}
+
+fn file_report(
+    runtime: Runtime,
+    scope: &'static str,
+    path: PathBuf,
+    loc: &Locations,
+) -> FileReport {
+    let mut report = FileReport {
+        scope,
+        exists: path.is_file(),
+        path,
+        events: Vec::new(),
+        missing_events: Vec::new(),
+        problems: Vec::new(),
+        trust: Vec::new(),
+    };
+    if !report.exists {
+        return report;
+    }
+    let doc = match std::fs::read(&report.path)
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
+    {
+        Ok(doc) => doc,
+        Err(e) => {
+            report.problems.push(format!("unreadable settings: {e}"));
+            return report;
+        }
+    };
+    let entries = install::find_gate_entries(&doc);
+    if entries.is_empty() {
+        return report;
+    }
+    for entry in &entries {
+        if !report.events.contains(&entry.event) {
+            report.events.push(entry.event.clone());
+        }
+        if let Some(bin) = install::gate_binary_in(&entry.command) {
+            if !bin.is_absolute() {
+                report.problems.push(format!(
+                    "{}: `{}` is not an absolute path (some runtimes give hooks a reduced PATH)",
+                    entry.event,
+                    bin.display()
+                ));
+            } else if !is_executable(&bin) {
+                report.problems.push(format!(
+                    "{}: {} does not exist or is not executable; run `gate init {}` again",
+                    entry.event,
+                    bin.display(),
+                    runtime.as_str()
+                ));
+            }
+        }
+    }
+    report.problems.dedup();
+    report.missing_events = adapters::event_names(runtime)
+        .iter()
+        .filter(|e| !report.events.iter().any(|have| have == *e))
+        .map(|e| e.to_string())
+        .collect();
+    if runtime == Runtime::Codex {
+        match codex_hook_states(&loc.codex_home) {
+            Err(e) => {
+                report.problems.push(e);
+                for entry in &entries {
+                    report.trust.push(TrustReport {
+                        key: codex_key(&report.path, entry),
+                        status: "unknown",
+                    });
+                }
+            }
+            Ok(states) => {
+                let mut untrusted = 0;
+                for entry in &entries {
+                    let key = codex_key(&report.path, entry);
+                    let state = states.as_ref().and_then(|s| s.get(&key));
+                    let enabled = state
+                        .and_then(|s| s.get("enabled"))
+                        .and_then(|v| v.as_bool())
+                        != Some(false);
+                    let hash = state.and_then(|s| s.get("trusted_hash")).is_some();
+                    // Codex compares the recorded hash with one it derives from the entry; gate
+                    // cannot recompute it, so a recorded hash means "trusted once", and an
+                    // edited entry may still be stale.
+                    let status = match (enabled, hash) {
+                        (false, _) => "disabled",
+                        (true, true) => "trusted",
+                        (true, false) => "untrusted",
+                    };
+                    if status != "trusted" {
+                        untrusted += 1;
+                    }
+                    report.trust.push(TrustReport { key, status });
+                }
+                if untrusted > 0 {
+                    report.problems.push(format!(
+                        "{untrusted} gate hook(s) not trusted: Codex skips them silently; open /hooks in codex and trust them"
+                    ));
+                }
+            }
+        }
+    }
+    report
+}
+
+fn database_check(config: &Config) -> Check {
+    let db = &config.db.value;
+    let detail_ok = |d: String| Check {
+        name: "database",
+        ok: Some(true),
+        detail: d,
+    };
+    let fail = |d: String| Check {
+        name: "database",
+        ok: Some(false),
+        detail: d,
+    };
+    if db.exists() {
+        return match std::fs::OpenOptions::new().append(true).open(db) {
+            Ok(_) => detail_ok(format!("{} is writable", db.display())),
+            Err(e) => fail(format!("{} is not writable: {e}", db.display())),
+        };
+    }
+    // The database is created on first use: the nearest existing directory must be writable.
+    let Some(dir) = db.ancestors().skip(1).find(|d| d.is_dir()) else {
+        return fail(format!("no existing directory above {}", db.display()));
+    };
+    let probe = dir.join(format!(".gate-doctor-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            detail_ok(format!(
+                "{} will be created on first use ({} is writable)",
+                db.display(),
+                dir.display()
+            ))
+        }
+        Err(e) => fail(format!(
+            "cannot create {}: {} is not writable: {e}",
+            db.display(),
+            dir.display()
+        )),
+    }
+}
+
+/// Build the report.
+pub fn report(global: &GlobalArgs) -> Result<Report> {
+    let loc = Locations::from_env()?;
+    let mut runtimes = Vec::new();
+    for runtime in Runtime::ALL {
+        let files: Vec<FileReport> = [("project", false), ("global", true)]
+            .into_iter()
+            .map(|(scope, g)| file_report(runtime, scope, loc.settings_file(runtime, g), &loc))
+            .collect();
+        runtimes.push(RuntimeReport {
+            runtime: runtime.as_str(),
+            wired: files.iter().any(|f| !f.events.is_empty()),
+            files,
+        });
+    }
+    let mut checks = Vec::new();
+    match Config::resolve(&Overrides::from(global)) {
+        Ok(config) => {
+            checks.push(database_check(&config));
+            let name = &config.spec.value;
+            checks.push(match cmd::compiled_spec(name) {
+                Ok(spec) => Check {
+                    name: "spec",
+                    ok: Some(true),
+                    detail: format!(
+                        "`{name}` is compiled in ({}, from {})",
+                        &spec.hash[..spec.hash.len().min(12)],
+                        config.spec.source
+                    ),
+                },
+                Err(e) => Check {
+                    name: "spec",
+                    ok: Some(false),
+                    detail: format!("{e:#} (configured by {})", config.spec.source),
+                },
+            });
+        }
+        Err(e) => checks.push(Check {
+            name: "config",
+            ok: Some(false),
+            detail: format!("{e:#}"),
+        }),
+    }
+    checks.push(Check {
+        name: "smoke",
+        ok: None,
+        detail: "skipped: the hook path cannot be driven in-process yet".to_string(),
+    });
+    Ok(Report { runtimes, checks })
+}
+
+/// `gate doctor`: exit 1 when anything wired is broken or a check fails.
+pub fn run(global: &GlobalArgs) -> Result<i32> {
+    let report = report(global)?;
+    let failing = report
+        .runtimes
+        .iter()
+        .flat_map(|r| &r.files)
+        .any(|f| !f.problems.is_empty())
+        || report.checks.iter().any(|c| c.ok == Some(false));
+    if global.json {
+        cmd::out_json(&serde_json::to_value(&report)?)?;
+    } else {
+        let mut text = String::new();
+        for r in &report.runtimes {
+            text.push_str(&format!(
+                "{}: {}\n",
+                r.runtime,
+                if r.wired { "wired" } else { "not wired" }
+            ));
+            for f in &r.files {
+                let state = if !f.exists {
+                    "absent".to_string()
+                } else if f.events.is_empty() {
+                    "no gate entries".to_string()
+                } else {
+                    format!("gate on {}", f.events.join(", "))
+                };
+                text.push_str(&format!("  {:7} {}  {state}\n", f.scope, f.path.display()));
+                if !f.missing_events.is_empty() {
+                    text.push_str(&format!(
+                        "          missing events: {} (run `gate init {}` again)\n",
+                        f.missing_events.join(", "),
+                        r.runtime
+                    ));
+                }
+                for t in &f.trust {
+                    text.push_str(&format!("          trust {}: {}\n", t.key, t.status));
+                }
+                for p in &f.problems {
+                    text.push_str(&format!("          problem: {p}\n"));
+                }
+            }
+        }
+        for c in &report.checks {
+            let mark = match c.ok {
+                Some(true) => "ok",
+                Some(false) => "FAIL",
+                None => "skip",
+            };
+            text.push_str(&format!("{:8} {mark:4}  {}\n", c.name, c.detail));
+        }
+        cmd::out(&text)?;
+    }
+    Ok(if failing {
+        Exit::Findings.code()
+    } else {
+        Exit::Ok.code()
+    })
+}
