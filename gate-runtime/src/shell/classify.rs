@@ -10,6 +10,8 @@
 //! …) are `other`; unknown programs are `exec`. Redirections to `/dev/null`, `/dev/stdout`,
 //! `/dev/stderr` and `/dev/fd/*` are not writes.
 
+use std::collections::BTreeSet;
+
 use gate_spec::ir::ActionClass;
 
 use super::{Parsed, SimpleCommand};
@@ -193,8 +195,9 @@ fn path_like(arg: &str) -> bool {
 /// `--opt=value` and `of=`/`if=` are considered too.
 pub fn paths(parsed: &Parsed) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut add = |p: &str| {
-        if !p.is_empty() && !out.iter().any(|o| o == p) {
+        if !p.is_empty() && seen.insert(p.to_string()) {
             out.push(p.to_string());
         }
     };

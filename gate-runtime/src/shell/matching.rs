@@ -122,3 +122,34 @@ fn long_matches(program: &str, name: &str, arg: &str) -> bool {
     }
     cluster(arg).is_some_and(|flags| flags.chars().any(|f| long_name(program, f) == Some(name)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_flags_in_clusters_and_long_equivalents() {
+        assert!(short_matches("rm", 'r', "-fr"));
+        assert!(short_matches("rm", 'r', "-R"));
+        assert!(short_matches("rm", 'r', "--recursive"));
+        assert!(short_matches("rm", 'f', "--force"));
+        assert!(!short_matches("rm", 'r', "--force"));
+        assert!(
+            !short_matches("ls", 'r', "-R"),
+            "no equivalence outside the table"
+        );
+        assert!(!short_matches("rm", 'r', "--"));
+        assert!(!short_matches("rm", 'r', "-"));
+        assert!(!short_matches("rm", 'r', "r"));
+    }
+
+    #[test]
+    fn long_flags_bare_or_with_value() {
+        assert!(long_matches("git", "force", "--force"));
+        assert!(long_matches("git", "force", "--force=true"));
+        assert!(long_matches("git", "force", "-f"));
+        assert!(!long_matches("git", "force", "--force-with-lease"));
+        assert!(!long_matches("git", "force", "--forced"));
+        assert!(!long_matches("tar", "force", "-f"));
+    }
+}

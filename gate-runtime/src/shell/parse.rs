@@ -44,6 +44,8 @@ struct Heredoc {
     delim: Vec<u8>,
     strip_tabs: bool,
     expand: bool,
+    /// The body is the script of a shell (`sh <<EOF`): parse it as commands.
+    feeds_shell: bool,
 }
 
 struct Scanner<'a> {
@@ -124,6 +126,122 @@ struct Pending {
     words: Vec<FinalWord>,
     writes: Vec<Redirect>,
     sub: Option<Span>,
+    /// Here-strings (`<<< word`) given to this command.
+    here_strings: Vec<Vec<u8>>,
+    /// Index of this command's first here-document in `Scanner::heredocs`.
+    heredoc_start: usize,
+}
+
+/// Where a list is while it collects pipeline elements.
+#[derive(Default)]
+struct ListState {
+    span: Span,
+    pipe_from: Option<usize>,
+    pipeline_start: usize,
+}
+
+const ECHOES: [&str; 2] = ["echo", "printf"];
+
+/// A shell that reads its script from standard input (`sh`, `bash -s`, `bash -x`).
+fn reads_stdin_script(cmd: &SimpleCommand) -> bool {
+    if !SHELLS.contains(&cmd.program.as_str()) {
+        return false;
+    }
+    let options: Vec<&str> = cmd
+        .args
+        .iter()
+        .map(String::as_str)
+        .take_while(|a| *a != "--" && (a.starts_with('-') || a.starts_with('+')))
+        .collect();
+    let has = |c: char| {
+        options
+            .iter()
+            .any(|o| !o.starts_with("--") && o.contains(c))
+    };
+    !has('c') && (has('s') || options.len() == cmd.args.len())
+}
+
+/// The text `echo`/`printf` print (roughly): what a shell would run when it is piped in.
+fn printed_text(cmd: &SimpleCommand) -> String {
+    let mut args: &[String] = &cmd.args;
+    if cmd.program == "printf" && args.len() > 1 {
+        args = &args[1..];
+    } else if cmd.program == "echo" {
+        while args
+            .first()
+            .is_some_and(|a| matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
+        {
+            args = &args[1..];
+        }
+    }
+    args.join(" ")
+}
+
+/// Close the pending element at a separator.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    ctx: &mut Parsed,
+    sc: &mut Scanner<'_>,
+    st: &mut ListState,
+    cur: &mut Pending,
+    sep: Sep,
+    depth: usize,
+    wrappers: &[String],
+) {
+    let mut pending = std::mem::take(cur);
+    let here_strings = std::mem::take(&mut pending.here_strings);
+    let heredoc_start = pending.heredoc_start;
+    let element = emit(ctx, pending, depth, wrappers);
+    let feeds_shell = element
+        .tail
+        .and_then(|t| ctx.commands.get(t))
+        .is_some_and(reads_stdin_script);
+    if feeds_shell {
+        for doc in sc.heredocs.iter_mut().skip(heredoc_start) {
+            doc.feeds_shell = true;
+        }
+        for text in here_strings {
+            nested_script(ctx, &text, depth, &with(wrappers, "sh <<<"));
+        }
+    }
+    if let (Some(from), Some(to)) = (st.pipe_from, element.head) {
+        if from != to {
+            ctx.pipes.push((from, to));
+            if let Some(c) = ctx.commands.get_mut(from) {
+                c.pipe_to.get_or_insert(to);
+            }
+            let echo_into_shell = ctx.commands.get(to).is_some_and(reads_stdin_script)
+                && ctx
+                    .commands
+                    .get(from)
+                    .is_some_and(|c| ECHOES.contains(&c.program.as_str()));
+            if echo_into_shell {
+                let script = printed_text(&ctx.commands[from]);
+                nested_script(ctx, script.as_bytes(), depth, &with(wrappers, "echo | sh"));
+            }
+        }
+    }
+    st.span = st.span.then(element);
+    st.pipe_from = if sep == Sep::Pipe { element.tail } else { None };
+    if sep == Sep::Background {
+        let from = st.pipeline_start.min(ctx.commands.len());
+        for c in &mut ctx.commands[from..] {
+            c.background = true;
+        }
+    }
+    if sep != Sep::Pipe {
+        st.pipeline_start = ctx.commands.len();
+    }
+    cur.heredoc_start = sc.heredocs.len();
+}
+
+/// Parse text one level deeper, if the depth cap allows.
+fn nested_script(ctx: &mut Parsed, src: &[u8], depth: usize, wrappers: &[String]) -> Span {
+    if depth >= MAX_DEPTH {
+        ctx.truncated = true;
+        return Span::default();
+    }
+    parse_script(ctx, src, depth + 1, wrappers)
 }
 
 fn parse_script(ctx: &mut Parsed, src: &[u8], depth: usize, wrappers: &[String]) -> Span {
@@ -159,37 +277,19 @@ fn parse_list(
     term: Term,
     wrappers: &[String],
 ) -> Span {
-    let mut span = Span::default();
-    let mut cur = Pending::default();
-    let mut pipe_from: Option<usize> = None;
-    let mut pipeline_start = ctx.commands.len();
-    let mut finish = |ctx: &mut Parsed, cur: &mut Pending, sep: Sep, span: &mut Span| {
-        let element = emit(ctx, std::mem::take(cur), depth, wrappers);
-        if let (Some(from), Some(to)) = (pipe_from, element.head) {
-            if from != to {
-                ctx.pipes.push((from, to));
-                if let Some(c) = ctx.commands.get_mut(from) {
-                    c.pipe_to.get_or_insert(to);
-                }
-            }
-        }
-        *span = span.then(element);
-        pipe_from = if sep == Sep::Pipe { element.tail } else { None };
-        if sep == Sep::Background {
-            let from = pipeline_start.min(ctx.commands.len());
-            for c in &mut ctx.commands[from..] {
-                c.background = true;
-            }
-        }
-        if sep != Sep::Pipe {
-            pipeline_start = ctx.commands.len();
-        }
+    let mut st = ListState {
+        pipeline_start: ctx.commands.len(),
+        ..ListState::default()
+    };
+    let mut cur = Pending {
+        heredoc_start: sc.heredocs.len(),
+        ..Pending::default()
     };
     loop {
         ctx.steps += 1;
         let Some(c) = sc.peek() else {
-            finish(ctx, &mut cur, Sep::Seq, &mut span);
-            return span;
+            finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
+            return st.span;
         };
         match c {
             b if is_blank(b) => sc.i += 1,
@@ -202,56 +302,57 @@ fn parse_list(
             }
             b'\n' => {
                 sc.i += 1;
-                finish(ctx, &mut cur, Sep::Seq, &mut span);
+                finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
                 skip_heredocs(ctx, sc, depth, wrappers);
+                cur.heredoc_start = 0;
             }
             b';' => {
                 sc.i += 1;
                 if matches!(sc.peek(), Some(b';' | b'&')) {
                     sc.i += 1;
                 }
-                finish(ctx, &mut cur, Sep::Seq, &mut span);
+                finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
             }
             b'&' => match sc.at(1) {
                 Some(b'&') => {
                     sc.i += 2;
-                    finish(ctx, &mut cur, Sep::Seq, &mut span);
+                    finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
                 }
                 Some(b'>') => redirect(ctx, sc, depth, wrappers, &mut cur, None),
                 _ => {
                     sc.i += 1;
-                    finish(ctx, &mut cur, Sep::Background, &mut span);
+                    finish(ctx, sc, &mut st, &mut cur, Sep::Background, depth, wrappers);
                 }
             },
             b'|' => {
                 if sc.at(1) == Some(b'|') {
                     sc.i += 2;
-                    finish(ctx, &mut cur, Sep::Seq, &mut span);
+                    finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
                 } else {
                     sc.i += 1;
                     if sc.peek() == Some(b'&') {
                         sc.i += 1;
                     }
-                    finish(ctx, &mut cur, Sep::Pipe, &mut span);
+                    finish(ctx, sc, &mut st, &mut cur, Sep::Pipe, depth, wrappers);
                 }
             }
             b')' => {
                 sc.i += 1;
-                finish(ctx, &mut cur, Sep::Seq, &mut span);
+                finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
                 if term == Term::Paren {
-                    return span;
+                    return st.span;
                 }
             }
             b'`' if term == Term::Backtick => {
                 sc.i += 1;
-                finish(ctx, &mut cur, Sep::Seq, &mut span);
-                return span;
+                finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
+                return st.span;
             }
             b'(' => {
                 sc.i += 1;
                 if depth >= MAX_DEPTH {
                     ctx.truncated = true;
-                    finish(ctx, &mut cur, Sep::Seq, &mut span);
+                    finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
                     continue;
                 }
                 if !cur.words.is_empty() {
@@ -322,9 +423,11 @@ fn redirect(
                 delim: word.text,
                 strip_tabs: op == b"<<-",
                 expand,
+                feeds_shell: false,
             });
         }
-        b"<<<" | b"<" | b"<&" => {}
+        b"<<<" => cur.here_strings.push(word.text),
+        b"<" | b"<&" => {}
         _ => {
             let target = word.finish().text;
             let dup = op == b">&" && (target == "-" || target.bytes().all(|b| b.is_ascii_digit()));
@@ -343,6 +446,7 @@ fn redirect(
 fn skip_heredocs(ctx: &mut Parsed, sc: &mut Scanner<'_>, depth: usize, wrappers: &[String]) {
     let pending = std::mem::take(&mut sc.heredocs);
     for doc in pending {
+        let mut body = Vec::new();
         while sc.i < sc.s.len() {
             let start = sc.i;
             let mut end = start;
@@ -359,6 +463,12 @@ fn skip_heredocs(ctx: &mut Parsed, sc: &mut Scanner<'_>, depth: usize, wrappers:
             if line == doc.delim.as_slice() {
                 sc.i = (end + 1).min(sc.s.len());
                 break;
+            }
+            if doc.feeds_shell {
+                body.extend_from_slice(line);
+                body.push(b'\n');
+                sc.i = (end + 1).min(sc.s.len());
+                continue;
             }
             if !doc.expand {
                 sc.i = (end + 1).min(sc.s.len());
@@ -383,6 +493,9 @@ fn skip_heredocs(ctx: &mut Parsed, sc: &mut Scanner<'_>, depth: usize, wrappers:
                     sc.i += 1;
                 }
             }
+        }
+        if doc.feeds_shell {
+            nested_script(ctx, &body, depth, &with(wrappers, "sh <<"));
         }
     }
 }
@@ -640,8 +753,8 @@ fn ansi_c(ctx: &mut Parsed, sc: &mut Scanner<'_>, w: &mut Word) {
     }
 }
 
-const RESERVED: [&str; 14] = [
-    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac", "[[",
+const RESERVED: [&str; 13] = [
+    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac",
 ];
 
 /// Turn the words of one pipeline element into commands; returns its span.
@@ -650,12 +763,13 @@ fn emit(ctx: &mut Parsed, cur: Pending, depth: usize, wrappers: &[String]) -> Sp
         mut words,
         writes,
         sub,
+        ..
     } = cur;
     let mut start = 0;
     while let Some(w) = words.get(start) {
         if w.text == "function" {
             start += 2;
-        } else if RESERVED.contains(&w.text.as_str()) && w.text != "[[" {
+        } else if RESERVED.contains(&w.text.as_str()) {
             start += 1;
         } else {
             break;
@@ -1066,4 +1180,88 @@ fn find_exec_commands(args: &[String]) -> Vec<Vec<String>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(ws: &[&str]) -> Vec<FinalWord> {
+        ws.iter()
+            .map(|t| FinalWord {
+                text: t.to_string(),
+                assign: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn basenames() {
+        assert_eq!(basename("/usr/bin/rm"), "rm");
+        assert_eq!(basename("rm"), "rm");
+        assert_eq!(basename("./x/"), "x");
+        assert_eq!(basename("/"), "/");
+        assert_eq!(basename(""), "");
+    }
+
+    #[test]
+    fn assignments() {
+        assert_eq!(assignment_name("A=1"), Some("A"));
+        assert_eq!(assignment_name("PATH+=:/x"), Some("PATH"));
+        assert_eq!(assignment_name("_x9=a=b"), Some("_x9"));
+        assert_eq!(assignment_name("9x=1"), None);
+        assert_eq!(assignment_name("--opt=1"), None);
+        assert_eq!(assignment_name("=1"), None);
+        // A quoted name is a command word, not an assignment.
+        let p = parse("'X'=1 rm");
+        assert_eq!(p.commands[0].program, "X=1");
+    }
+
+    #[test]
+    fn wrapper_options_with_values_are_skipped() {
+        let ws = words(&["-u", "root", "-E", "--chdir", "/", "--user=x", "rm"]);
+        assert_eq!(skip_opts(&ws, 0, &SUDO), 6);
+        let ws = words(&["-oL", "-e", "0", "cmd"]);
+        assert_eq!(skip_opts(&ws, 0, &STDBUF), 3);
+        let ws = words(&["--", "-rf"]);
+        assert_eq!(skip_opts(&ws, 0, &NONE), 1);
+    }
+
+    #[test]
+    fn shell_scripts_after_c() {
+        assert_eq!(
+            shell_script(&words(&["-e", "-o", "pipefail", "-c", "ls", "x"]), 0),
+            Some("ls".to_string())
+        );
+        assert_eq!(shell_script(&words(&["-lc", "ls"]), 0), Some("ls".into()));
+        assert_eq!(shell_script(&words(&["script.sh", "-c"]), 0), None);
+    }
+
+    #[test]
+    fn find_exec_forms() {
+        let args: Vec<String> = [".", "-exec", "rm", "{}", ";", "-ok", "mv", "{}", "x", "+"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            find_exec_commands(&args),
+            [vec!["rm", "{}"], vec!["mv", "{}", "x"]]
+        );
+    }
+
+    #[test]
+    fn ansi_c_escapes() {
+        let p = parse(r"$'\x72\155' $'a\tb' $'\q'");
+        assert_eq!(p.commands[0].program, "rm");
+        assert_eq!(p.commands[0].args, ["a\tb", "q"]);
+    }
+
+    #[test]
+    fn unterminated_input_is_closed_at_the_end() {
+        let p = parse("echo \"$(rm -rf / ");
+        assert_eq!(p.commands[0].program, "rm");
+        assert_eq!(p.commands[1].program, "echo");
+        let p = parse("cat <<EOF\nrm -rf /");
+        assert_eq!(p.commands.len(), 1);
+    }
 }
