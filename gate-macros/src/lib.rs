@@ -5,14 +5,20 @@
 //! - `spec!("path/x.toml")` expands to one spec's module body (wrap it in a `mod`).
 //!
 //! Paths are relative to the calling crate's `CARGO_MANIFEST_DIR`. An invalid spec becomes a
-//! `compile_error!` carrying the same rendering as `gate check`.
+//! `compile_error!` carrying the same rendering as `gate check`, its path relative to the
+//! workspace root (`specs/x.toml:LINE:COL: error[G0xx]: …`).
 
 use proc_macro::TokenStream;
 use std::path::PathBuf;
 use syn::{parse_macro_input, LitStr};
 
+/// The calling crate's manifest directory. `GATE_MANIFEST_DIR_OVERRIDE` replaces it for the
+/// trybuild suite, whose test crate lives under `target/` away from the spec fixtures.
 fn manifest_dir() -> PathBuf {
-    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default())
+    let dir = std::env::var_os("GATE_MANIFEST_DIR_OVERRIDE")
+        .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"))
+        .unwrap_or_default();
+    PathBuf::from(dir)
 }
 
 /// Compile every spec in a directory: `gate_macros::specs!("../specs");`

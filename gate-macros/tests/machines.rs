@@ -1,0 +1,251 @@
+//! Generated machines behave per `gate_spec::exec` on hand-written event sequences:
+//! debouncing, the re-arm floor (actions and seconds), trigger order and guard order.
+
+use gate_spec::exec::{Input, Machine as _, Snapshot};
+use gate_spec::ir::Phase;
+
+mod example {
+    gate_macros::spec!("../specs/example.toml");
+}
+
+mod order {
+    gate_macros::spec!("tests/machines/order.toml");
+}
+
+/// One event for the machine; fields default to "nothing happened".
+#[derive(Clone)]
+struct Event {
+    phase: Phase,
+    tier: Option<u8>,
+    kind: Option<u8>,
+    role: Option<u8>,
+    raw: Vec<bool>,
+    enabled: Vec<bool>,
+    checkpoints: Vec<bool>,
+    backstop: bool,
+    rearm_secs_ok: bool,
+    approved: bool,
+}
+
+impl Event {
+    fn new(phase: Phase, n_signals: usize) -> Event {
+        Event {
+            phase,
+            tier: None,
+            kind: None,
+            role: None,
+            raw: vec![false; n_signals],
+            enabled: vec![true; n_signals],
+            checkpoints: Vec::new(),
+            backstop: false,
+            rearm_secs_ok: true,
+            approved: false,
+        }
+    }
+    fn action(n_signals: usize, tier: u8, kind: u8) -> Event {
+        Event {
+            tier: Some(tier),
+            kind: Some(kind),
+            ..Event::new(Phase::PreTool, n_signals)
+        }
+    }
+    fn raw(mut self, signal: usize, value: bool) -> Event {
+        self.raw[signal] = value;
+        self
+    }
+}
+
+/// Step `machine` through one event and return the transitions that fired.
+fn step(machine: &dyn gate_spec::exec::Machine, memory: &mut Snapshot, event: &Event) -> Vec<u16> {
+    let input = Input {
+        phase: event.phase,
+        tier: event.tier,
+        kind: event.kind,
+        role: event.role,
+        raw: &event.raw,
+        enabled: &event.enabled,
+        checkpoints: &event.checkpoints,
+        backstop: event.backstop,
+        rearm_secs_ok: event.rearm_secs_ok,
+        approved: event.approved,
+    };
+    let mut fired = Vec::new();
+    machine.step(memory, &input, &mut |t| fired.push(t));
+    fired
+}
+
+// example.toml: signal `shift` (enter 2, exit 1), re-arm floor 3 actions; transitions
+// 0 idle->window and 1 window->window on signal:shift (arm), 2 and 3 on tier:high (ask).
+const LOW: u8 = 0;
+const HIGH: u8 = 1;
+const EXPLORE: u8 = 0;
+const EDIT: u8 = 1;
+
+#[test]
+fn example_initial_snapshot_meets_the_floor() {
+    let m = example::Machine.initial();
+    assert_eq!(m.state, example::State::Idle.id());
+    assert_eq!(m.level, vec![false]);
+    assert_eq!(m.count, vec![0]);
+    assert_eq!(m.since_arm, 3);
+}
+
+#[test]
+fn example_signal_turns_on_after_enter_consecutive_samples() {
+    let mut m = example::Machine.initial();
+    let shifted = Event::action(1, LOW, EDIT).raw(0, true);
+    let calm = Event::action(1, LOW, EXPLORE);
+    assert_eq!(step(&example::Machine, &mut m, &shifted), Vec::<u16>::new());
+    assert_eq!((m.level[0], m.count[0]), (false, 1));
+    // A false sample resets the count: one more true sample is not enough.
+    assert!(step(&example::Machine, &mut m, &calm).is_empty());
+    assert_eq!(m.count[0], 0);
+    assert!(step(&example::Machine, &mut m, &shifted).is_empty());
+    assert_eq!(step(&example::Machine, &mut m, &shifted), vec![0]);
+    assert_eq!(m.state, example::State::Window.id());
+    assert_eq!((m.level[0], m.count[0], m.since_arm), (true, 0, 0));
+    // exit = 1: one calm sample turns it off (clear:shift has no transition).
+    assert!(step(&example::Machine, &mut m, &calm).is_empty());
+    assert_eq!((m.level[0], m.count[0]), (false, 0));
+}
+
+#[test]
+fn example_debouncer_ignores_disabled_signals_and_unsampled_phases() {
+    let mut m = example::Machine.initial();
+    let mut disabled = Event::action(1, LOW, EDIT).raw(0, true);
+    disabled.enabled = vec![false];
+    for _ in 0..3 {
+        assert!(step(&example::Machine, &mut m, &disabled).is_empty());
+    }
+    assert_eq!((m.level[0], m.count[0]), (false, 0));
+    // kind_shift is sampled on pre_tool only.
+    let post = Event::new(Phase::PostTool, 1).raw(0, true);
+    for _ in 0..3 {
+        assert!(step(&example::Machine, &mut m, &post).is_empty());
+    }
+    assert_eq!((m.level[0], m.count[0], m.since_arm), (false, 0, 3));
+}
+
+#[test]
+fn example_rearm_floor_holds_back_a_second_arm() {
+    let mut m = example::Machine.initial();
+    let shifted = Event::action(1, LOW, EDIT).raw(0, true);
+    let calm = Event::action(1, LOW, EXPLORE);
+    step(&example::Machine, &mut m, &shifted);
+    assert_eq!(step(&example::Machine, &mut m, &shifted), vec![0]);
+    // Off, then on again after two samples: the third action since the arm meets the floor,
+    // but the seconds part of the floor is not met yet, so nothing fires.
+    step(&example::Machine, &mut m, &calm);
+    step(&example::Machine, &mut m, &shifted);
+    let mut too_soon = shifted.clone();
+    too_soon.rearm_secs_ok = false;
+    assert!(step(&example::Machine, &mut m, &too_soon).is_empty());
+    assert_eq!(m.since_arm, 3);
+    assert!(m.level[0]);
+    // Off and on again with the seconds met: transition 1 re-arms.
+    step(&example::Machine, &mut m, &calm);
+    step(&example::Machine, &mut m, &shifted);
+    assert_eq!(step(&example::Machine, &mut m, &shifted), vec![1]);
+    assert_eq!(m.since_arm, 0);
+}
+
+#[test]
+fn example_high_tier_action_fires_the_ask_after_the_arm() {
+    let mut m = example::Machine.initial();
+    step(
+        &example::Machine,
+        &mut m,
+        &Event::action(1, LOW, EDIT).raw(0, true),
+    );
+    // Rising edge first (signal:shift, index 0), then the action's tier (tier:high from the
+    // new state `window`, index 3).
+    let high = Event::action(1, HIGH, EDIT).raw(0, true);
+    assert_eq!(step(&example::Machine, &mut m, &high), vec![0, 3]);
+    assert_eq!(m.state, example::State::Window.id());
+    // A tier on a post-tool event is not an action.
+    let mut post = Event::new(Phase::PostTool, 1);
+    post.tier = Some(HIGH);
+    assert!(step(&example::Machine, &mut m, &post).is_empty());
+}
+
+// order.toml: states idle, editing, exploring, held; re-arm floor 2 actions.
+// 0..=2 action [kind=edit, tier=low] -> editing (arm), from idle, editing, exploring
+// 3..=5 action [kind=explore, tier=low] -> exploring (arm)
+// 6..=8 tier:high [role=worker] -> held; 9 held approved -> idle; 10, 11 signal:start -> idle
+const WORKER: u8 = 0;
+
+#[test]
+fn order_first_guard_that_holds_fires() {
+    let mut m = order::Machine.initial();
+    assert_eq!(
+        step(&order::Machine, &mut m, &Event::action(1, LOW, EXPLORE)),
+        vec![3]
+    );
+    assert_eq!(m.state, order::State::Exploring.id());
+    // Floor: one action since the arm is not enough, two are.
+    assert!(step(&order::Machine, &mut m, &Event::action(1, LOW, EDIT)).is_empty());
+    assert_eq!(
+        step(&order::Machine, &mut m, &Event::action(1, LOW, EDIT)),
+        vec![2]
+    );
+    assert_eq!(m.state, order::State::Editing.id());
+}
+
+#[test]
+fn order_guards_on_tier_and_role_need_a_tool_action() {
+    let mut m = order::Machine.initial();
+    let mut high = Event::action(1, HIGH, EDIT);
+    // No role: the tier:high transition's guard fails and no action guard holds either.
+    assert!(step(&order::Machine, &mut m, &high).is_empty());
+    high.role = Some(WORKER);
+    assert_eq!(step(&order::Machine, &mut m, &high), vec![6]);
+    assert_eq!(m.state, order::State::Held.id());
+    // In `held` nothing but approval moves the machine.
+    assert!(step(&order::Machine, &mut m, &Event::action(1, LOW, EDIT)).is_empty());
+    let mut approve = Event::new(Phase::PreTool, 1);
+    approve.approved = true;
+    approve.tier = Some(LOW);
+    approve.kind = Some(EDIT);
+    // Approved first (held -> idle), then the action from idle (floor met: 2 actions).
+    assert_eq!(step(&order::Machine, &mut m, &approve), vec![9, 0]);
+    assert_eq!(m.state, order::State::Editing.id());
+}
+
+#[test]
+fn order_lifecycle_signal_closes_the_window_on_any_phase() {
+    let mut m = order::Machine.initial();
+    step(&order::Machine, &mut m, &Event::action(1, LOW, EDIT));
+    let start = Event::new(Phase::SessionStart, 1).raw(0, true);
+    assert_eq!(step(&order::Machine, &mut m, &start), vec![10]);
+    assert_eq!(m.state, order::State::Idle.id());
+    // exit = 1: the next sample without the event turns it off, on any phase.
+    assert!(step(&order::Machine, &mut m, &Event::new(Phase::Stop, 1)).is_empty());
+    assert!(!m.level[0]);
+}
+
+#[test]
+fn an_unknown_state_id_takes_no_step() {
+    let mut m = order::Machine.initial();
+    m.state = 200;
+    let before = m.clone();
+    assert!(step(&order::Machine, &mut m, &Event::action(1, LOW, EDIT)).is_empty());
+    assert_eq!(m, before);
+}
+
+#[test]
+fn compiled_entry_matches_the_ir() {
+    let compiled = &example::COMPILED;
+    assert_eq!(compiled.name, "example");
+    assert_eq!(compiled.path, "specs/example.toml");
+    let ir = compiled.ir();
+    assert_eq!(ir.hash, example::HASH);
+    assert_eq!(ir.all_triggers().len(), example::Trigger::ALL.len());
+    for (t, ir_t) in example::Trigger::ALL.iter().zip(ir.all_triggers()) {
+        assert_eq!(t.ir(), ir_t);
+        assert_eq!(t.text(), ir.trigger_text(ir_t));
+    }
+    for (s, state) in example::State::ALL.iter().zip(&ir.states) {
+        assert_eq!(s.name(), state.name);
+    }
+    assert_eq!(compiled.mermaid, gate_spec::diagram::mermaid(ir));
+}
