@@ -59,13 +59,12 @@ fn blocks(t: &Transition) -> bool {
 /// The control part of a snapshot: what the exploration keys on.
 type Control = (StateId, u16);
 
+/// A realised shape: memory, raw samples, enabled signals, checkpoints, backstop.
+type Realised = (Snapshot, Vec<bool>, Vec<bool>, Vec<bool>, bool);
+
 /// Builds the machine memory and input for one shape from a control state, so that exactly
 /// the shape's triggers are present. Returns `None` when the shape cannot happen there.
-fn realise(
-    spec: &Spec,
-    control: Control,
-    shape: &Shape,
-) -> Option<(Snapshot, Vec<bool>, Vec<bool>, Vec<bool>, bool)> {
+fn realise(spec: &Spec, control: Control, shape: &Shape) -> Option<Realised> {
     let n = spec.signals.len();
     let mut snap = Snapshot {
         state: control.0,
