@@ -1,0 +1,696 @@
+//! Store tests: files and modes, migrations, refusal of a future schema, audit chain
+//! tampering, grants, redaction on disk, queries and the fallback log.
+
+use std::path::{Path, PathBuf};
+
+use gate_runtime::store::{
+    fallback_log, key_path, ApproveOutcome, AuditFilter, AuditKind, AuditRecord, ChainProblem,
+    ClosedBy, GrantStatus, NewGrant, Store, StoreError, StoredState, WindowRow, SCHEMA_VERSION,
+};
+use rusqlite::Connection;
+use serde_json::json;
+
+/// The v1 schema exactly as the first release created it (fixture for the migration test).
+const V1_FIXTURE: &str = "
+CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE state (scope TEXT NOT NULL, spec TEXT NOT NULL, spec_hash TEXT NOT NULL,
+    blob BLOB NOT NULL, updated INTEGER NOT NULL, PRIMARY KEY (scope, spec)) WITHOUT ROWID;
+CREATE TABLE audit (seq INTEGER PRIMARY KEY, ts INTEGER NOT NULL, session TEXT NOT NULL,
+    scope TEXT NOT NULL, spec TEXT NOT NULL, kind TEXT NOT NULL, runtime TEXT NOT NULL,
+    phase TEXT NOT NULL, tool TEXT, target TEXT, tier TEXT, decision TEXT, detail TEXT NOT NULL,
+    latency_us INTEGER, prev_mac TEXT NOT NULL, mac TEXT NOT NULL);
+CREATE INDEX audit_ts ON audit (ts);
+CREATE TABLE audit_head (id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL,
+    head_seq INTEGER NOT NULL, head_mac TEXT NOT NULL, tag TEXT NOT NULL);
+CREATE TABLE grants (id TEXT PRIMARY KEY, action_hash TEXT NOT NULL, summary TEXT NOT NULL,
+    created INTEGER NOT NULL, expires INTEGER NOT NULL, approved_at INTEGER, used_at INTEGER,
+    revoked INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+CREATE INDEX grants_action ON grants (action_hash);
+INSERT INTO state VALUES ('session:s1', 'jwc', 'h1', x'0102', 1000);
+INSERT INTO grants (id, action_hash, summary, created, expires)
+    VALUES ('oldgrant', 'act', 'rm -rf build', 1000, 999999999999);
+PRAGMA user_version = 1;
+";
+
+fn temp_db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("state").join("gate.db");
+    (dir, db)
+}
+
+fn record(i: i64) -> AuditRecord {
+    AuditRecord {
+        ts_ms: 1_000 + i,
+        session: if i % 2 == 0 { "s-even" } else { "s-odd" }.to_string(),
+        scope: "session:s".to_string(),
+        spec: "jwc".to_string(),
+        kind: if i % 3 == 0 {
+            AuditKind::Steer
+        } else {
+            AuditKind::Event
+        },
+        runtime: "claude-code".to_string(),
+        phase: "pre".to_string(),
+        tool: Some("Bash".to_string()),
+        target: Some(format!("cargo test {i}")),
+        tier: Some("routine".to_string()),
+        decision: Some(if i % 3 == 0 { "steer" } else { "allow" }.to_string()),
+        detail: json!({ "i": i, "note": "ok" }),
+        latency_us: Some(40 + i),
+    }
+}
+
+fn chain_with(rows: i64) -> (tempfile::TempDir, PathBuf) {
+    let (dir, db) = temp_db();
+    let mut store = Store::open(&db).expect("open");
+    for i in 1..=rows {
+        let seq = store
+            .transaction(|t| t.append_audit(&record(i)))
+            .expect("append");
+        assert_eq!(seq, i);
+    }
+    (dir, db)
+}
+
+fn verify(db: &Path) -> gate_runtime::store::VerifyReport {
+    Store::open_read_only(db)
+        .expect("open read-only")
+        .verify_chain()
+        .expect("verify")
+}
+
+fn raw(db: &Path) -> Connection {
+    Connection::open(db).expect("raw open")
+}
+
+fn user_version(db: &Path) -> i64 {
+    raw(db)
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[cfg(unix)]
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn open_creates_private_dir_key_and_current_schema() {
+    let (_dir, db) = temp_db();
+    let store = Store::open(&db).unwrap();
+    let key = key_path(&db);
+    assert_eq!(key.file_name().unwrap(), "gate.key");
+    assert_eq!(std::fs::read(&key).unwrap().len(), 32);
+    #[cfg(unix)]
+    {
+        assert_eq!(mode(db.parent().unwrap()), 0o700);
+        assert_eq!(mode(&key), 0o600);
+        assert_eq!(mode(&db), 0o600);
+    }
+    let journal: String = raw(&db)
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(journal, "wal");
+    assert_eq!(user_version(&db), i64::from(SCHEMA_VERSION));
+    drop(store);
+    // Reopening keeps the same key.
+    let before = std::fs::read(&key).unwrap();
+    Store::open(&db).unwrap();
+    assert_eq!(std::fs::read(&key).unwrap(), before);
+}
+
+#[test]
+fn migrates_v1_database_keeping_its_rows() {
+    let (_dir, db) = temp_db();
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    raw(&db).execute_batch(V1_FIXTURE).unwrap();
+    assert_eq!(user_version(&db), 1);
+
+    let mut store = Store::open(&db).unwrap();
+    assert_eq!(user_version(&db), i64::from(SCHEMA_VERSION));
+    let state = store
+        .transaction(|t| t.load_state("session:s1", "jwc"))
+        .unwrap()
+        .expect("state kept");
+    assert_eq!(state.blob, vec![1, 2]);
+    assert_eq!(store.grants(2000, false).unwrap()[0].id, "oldgrant");
+    // The tables v2 added work.
+    let window = WindowRow {
+        repo: "r".into(),
+        kind: "feature".into(),
+        session: "s1".into(),
+        actions: 12,
+        secs: 300,
+        closed_by: ClosedBy::Boundary,
+        contaminated: false,
+        closed_ms: 5000,
+    };
+    store.transaction(|t| t.record_window(&window)).unwrap();
+    assert_eq!(store.windows(Some("r"), None, true).unwrap(), vec![window]);
+    assert!(verify(&db).is_ok());
+}
+
+#[test]
+fn migrates_an_empty_file() {
+    let (_dir, db) = temp_db();
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    std::fs::write(&db, b"").unwrap();
+    Store::open(&db).unwrap();
+    assert_eq!(user_version(&db), i64::from(SCHEMA_VERSION));
+}
+
+#[test]
+fn future_schema_is_refused_untouched() {
+    let (_dir, db) = temp_db();
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    raw(&db)
+        .execute_batch("CREATE TABLE future (x); PRAGMA user_version = 99;")
+        .unwrap();
+    let before = std::fs::read(&db).unwrap();
+    for result in [Store::open(&db), Store::open_read_only(&db)] {
+        match result {
+            Err(StoreError::FutureSchema { found, supported }) => {
+                assert_eq!((found, supported), (99, SCHEMA_VERSION));
+            }
+            other => panic!("expected FutureSchema, got {other:?}"),
+        }
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    assert!(
+        !key_path(&db).exists(),
+        "no key written for a refused database"
+    );
+    let wal = db.with_file_name("gate.db-wal");
+    assert!(!wal.exists() || std::fs::metadata(&wal).unwrap().len() == 0);
+}
+
+#[test]
+fn not_a_database_is_corrupt() {
+    let (_dir, db) = temp_db();
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    std::fs::write(&db, vec![b'x'; 4096]).unwrap();
+    assert!(matches!(Store::open(&db), Err(StoreError::Corrupt(_))));
+}
+
+#[test]
+fn intact_chain_verifies() {
+    let (_dir, db) = chain_with(6);
+    let report = verify(&db);
+    assert!(report.is_ok(), "{report:?}");
+    assert_eq!((report.rows_ok, report.head_rows), (6, 6));
+}
+
+#[test]
+fn edited_row_is_named() {
+    let (_dir, db) = chain_with(6);
+    raw(&db)
+        .execute("UPDATE audit SET decision = 'allow' WHERE seq = 3", [])
+        .unwrap();
+    let report = verify(&db);
+    assert_eq!(report.problem, Some(ChainProblem::BadMac { seq: 3 }));
+    assert_eq!(report.rows_ok, 2);
+}
+
+#[test]
+fn deleted_row_is_named() {
+    let (_dir, db) = chain_with(6);
+    raw(&db)
+        .execute("DELETE FROM audit WHERE seq = 3", [])
+        .unwrap();
+    let report = verify(&db);
+    assert_eq!(
+        report.problem,
+        Some(ChainProblem::Gap {
+            expected: 3,
+            seq: 4
+        })
+    );
+    assert_eq!(report.first_bad_seq(), Some(3));
+}
+
+#[test]
+fn deleted_and_renumbered_rows_break_the_chain() {
+    let (_dir, db) = chain_with(6);
+    let conn = raw(&db);
+    conn.execute("DELETE FROM audit WHERE seq = 3", []).unwrap();
+    conn.execute("UPDATE audit SET seq = seq - 1 WHERE seq > 3", [])
+        .unwrap();
+    assert_eq!(verify(&db).first_bad_seq(), Some(3));
+}
+
+#[test]
+fn inserted_row_is_named() {
+    let (_dir, db) = chain_with(6);
+    // A copy of row 2 replayed at the end, with its (valid for seq 2) mac.
+    raw(&db)
+        .execute(
+            "INSERT INTO audit SELECT 7, ts, session, scope, spec, kind, runtime, phase, tool,
+             target, tier, decision, detail, latency_us,
+             (SELECT mac FROM audit WHERE seq = 6), mac FROM audit WHERE seq = 2",
+            [],
+        )
+        .unwrap();
+    assert_eq!(verify(&db).problem, Some(ChainProblem::BadMac { seq: 7 }));
+}
+
+#[test]
+fn reordered_rows_are_named() {
+    let (_dir, db) = chain_with(6);
+    let conn = raw(&db);
+    conn.execute("UPDATE audit SET seq = -1 WHERE seq = 2", [])
+        .unwrap();
+    conn.execute("UPDATE audit SET seq = 2 WHERE seq = 3", [])
+        .unwrap();
+    conn.execute("UPDATE audit SET seq = 3 WHERE seq = -1", [])
+        .unwrap();
+    assert_eq!(verify(&db).problem, Some(ChainProblem::BadMac { seq: 2 }));
+}
+
+#[test]
+fn truncated_tail_is_detected() {
+    let (_dir, db) = chain_with(6);
+    raw(&db)
+        .execute("DELETE FROM audit WHERE seq >= 5", [])
+        .unwrap();
+    let report = verify(&db);
+    assert_eq!(
+        report.problem,
+        Some(ChainProblem::Truncated {
+            expected_rows: 6,
+            found_rows: 4,
+            first_missing_seq: 5
+        })
+    );
+    assert_eq!(report.first_bad_seq(), Some(5));
+}
+
+#[test]
+fn truncated_tail_with_rewritten_head_is_detected() {
+    let (_dir, db) = chain_with(6);
+    let conn = raw(&db);
+    conn.execute("DELETE FROM audit WHERE seq >= 5", [])
+        .unwrap();
+    conn.execute(
+        "UPDATE audit_head SET rows = 4, head_seq = 4,
+         head_mac = (SELECT mac FROM audit WHERE seq = 4)",
+        [],
+    )
+    .unwrap();
+    assert_eq!(verify(&db).problem, Some(ChainProblem::BadHead));
+}
+
+#[test]
+fn wrong_key_is_reported_as_such() {
+    let (_dir, db) = chain_with(3);
+    std::fs::write(key_path(&db), [7u8; 32]).unwrap();
+    let report = verify(&db);
+    assert!(
+        matches!(report.problem, Some(ChainProblem::WrongKey { .. })),
+        "{report:?}"
+    );
+    assert!(matches!(
+        Store::open(&db),
+        Err(StoreError::KeyMismatch { .. })
+    ));
+}
+
+#[test]
+fn missing_or_short_key_is_refused() {
+    let (_dir, db) = chain_with(1);
+    std::fs::write(key_path(&db), [7u8; 10]).unwrap();
+    assert!(matches!(
+        Store::open(&db),
+        Err(StoreError::KeyUnreadable(_))
+    ));
+    std::fs::remove_file(key_path(&db)).unwrap();
+    assert!(matches!(Store::open(&db), Err(StoreError::KeyMissing)));
+    let read_only = Store::open_read_only(&db).unwrap();
+    assert!(matches!(
+        read_only.verify_chain(),
+        Err(StoreError::KeyMissing)
+    ));
+    assert_eq!(
+        read_only.audit_rows(&AuditFilter::default()).unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn grants_are_one_time_bound_and_expiring() {
+    let mut store = Store::open_in_memory().unwrap();
+    let grant = |hash: &str, expires_ms| NewGrant {
+        action_hash: hash.to_string(),
+        summary: "git push --force origin main".to_string(),
+        created_ms: 1_000,
+        expires_ms,
+    };
+    let id = store
+        .transaction(|t| t.create_grant(&grant("push", 10_000)))
+        .unwrap();
+    assert_eq!(id.len(), 8);
+    // Asking again for the same action reuses the pending grant.
+    let again = store
+        .transaction(|t| t.create_grant(&grant("push", 10_000)))
+        .unwrap();
+    assert_eq!(again, id);
+    // Not usable before approval.
+    assert_eq!(
+        store
+            .transaction(|t| t.consume_grant("push", 2_000))
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        store.approve_grant(&id, 2_000).unwrap(),
+        ApproveOutcome::Approved
+    );
+    assert_eq!(
+        store.approve_grant(&id, 2_100).unwrap(),
+        ApproveOutcome::NotPending(GrantStatus::Approved)
+    );
+    assert_eq!(
+        store.approve_grant("nosuchid", 2_100).unwrap(),
+        ApproveOutcome::NotFound
+    );
+    // Bound to the action hash.
+    assert_eq!(
+        store
+            .transaction(|t| t.consume_grant("push-other", 3_000))
+            .unwrap(),
+        None
+    );
+    // One-time.
+    assert_eq!(
+        store
+            .transaction(|t| t.consume_grant("push", 3_000))
+            .unwrap(),
+        Some(id.clone())
+    );
+    assert_eq!(
+        store
+            .transaction(|t| t.consume_grant("push", 3_001))
+            .unwrap(),
+        None
+    );
+
+    // Expiry: approved but used too late.
+    let late = store
+        .transaction(|t| t.create_grant(&grant("deploy", 5_000)))
+        .unwrap();
+    store.approve_grant(&late, 4_000).unwrap();
+    assert_eq!(
+        store
+            .transaction(|t| t.consume_grant("deploy", 5_000))
+            .unwrap(),
+        None
+    );
+    // Expiry: approval too late.
+    let stale = store
+        .transaction(|t| t.create_grant(&grant("drop-db", 5_000)))
+        .unwrap();
+    assert_eq!(
+        store.approve_grant(&stale, 6_000).unwrap(),
+        ApproveOutcome::NotPending(GrantStatus::Expired)
+    );
+    // Revoked grants are not usable.
+    let revoked = store
+        .transaction(|t| t.create_grant(&grant("rm", 50_000)))
+        .unwrap();
+    store.approve_grant(&revoked, 2_000).unwrap();
+    assert!(store.revoke_grant(&revoked).unwrap());
+    assert_eq!(
+        store.transaction(|t| t.consume_grant("rm", 3_000)).unwrap(),
+        None
+    );
+
+    let all = store.grants(3_000, false).unwrap();
+    assert_eq!(all.len(), 4);
+    let live: Vec<String> = store
+        .grants(3_000, true)
+        .unwrap()
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    assert_eq!(live.len(), 2);
+    assert!(live.contains(&late) && live.contains(&stale));
+    assert!(store.grants(6_000, true).unwrap().is_empty());
+}
+
+/// A realistic set of secrets, each of which must vanish from the database file.
+const SECRETS: &[&str] = &[
+    "sk-ant-api03-Zx9Kq2LmN4pR7sT1vW3yB5dF8hJ0",
+    "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tV9wX1yZ3",
+    "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+    "AKIAZ7Q3EXAMPLEKEY42",
+    "xoxb-1234567890-abcdefghijkl",
+    "glpat-Xy7Zq9Wv3Ut5Sr1Pq0No",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyNDIifQ.dBjftJeZ4CVPmB92K27uhbUJU1p1r",
+    "Tr0ub4dor-and-3",
+    "hunter2hunter2",
+    "c0rrect-h0rse-battery",
+    "MIIEowIBAAKCAQEA7secretkeymaterial",
+    "s3cr3t-db-pass",
+    "mysqlRootPw77",
+    "bearer-token-value-123456",
+];
+
+#[test]
+fn secrets_never_reach_the_database_file() {
+    let (_dir, db) = temp_db();
+    let mut store = Store::open(&db).unwrap();
+    let targets = [
+        format!("curl -H 'Authorization: Bearer {}' https://api", SECRETS[13]),
+        format!("export ANTHROPIC_API_KEY={} && claude", SECRETS[0]),
+        format!("git push https://x-access-token:{}@github.com/o/r", SECRETS[1]),
+        format!("GH_TOKEN={} gh pr create", SECRETS[2]),
+        format!("aws s3 ls # key {}", SECRETS[3]),
+        format!("curl -d token={} slack", SECRETS[4]),
+        format!("glab auth login --token {}", SECRETS[5]),
+        format!("http :8080 'Cookie: session={}'", SECRETS[6]),
+        format!("psql postgres://admin:{}@db/prod", SECRETS[7]),
+        format!("tool --password {} --user me", SECRETS[8]),
+        format!("echo password={}", SECRETS[9]),
+        format!(
+            "cat <<EOF\n-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----\nEOF",
+            SECRETS[10]
+        ),
+        format!("export DB_SECRET='{}'", SECRETS[11]),
+        format!("mysql -u root -p{} shop", SECRETS[12]),
+    ];
+    store
+        .transaction(|t| {
+            for (i, target) in targets.iter().enumerate() {
+                let mut rec = record(i as i64);
+                rec.target = Some(target.clone());
+                rec.detail = json!({
+                    "command": target,
+                    "env": { "OPENAI_API_KEY": SECRETS[0], "path": "/bin" },
+                    "args": [format!("--token={}", SECRETS[5])],
+                });
+                t.append_audit(&rec)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let rows = store.audit_rows(&AuditFilter::default()).unwrap();
+    for row in &rows {
+        let target = row.record.target.as_deref().unwrap();
+        assert!(target.contains("[REDACTED]"), "not redacted: {target}");
+    }
+    drop(store);
+    let mut bytes = std::fs::read(&db).unwrap();
+    let wal = db.with_file_name("gate.db-wal");
+    if wal.exists() {
+        bytes.extend(std::fs::read(&wal).unwrap());
+    }
+    let haystack = String::from_utf8_lossy(&bytes);
+    for secret in SECRETS {
+        assert!(!haystack.contains(secret), "secret on disk: {secret}");
+    }
+    assert!(haystack.contains("[REDACTED]"));
+    assert!(verify(&db).is_ok());
+}
+
+#[test]
+fn state_round_trips_and_rolls_back_on_error() {
+    let mut store = Store::open_in_memory().unwrap();
+    let state = StoredState {
+        spec_hash: "h".into(),
+        blob: vec![1, 2, 3],
+        updated_ms: 10,
+    };
+    store
+        .transaction(|t| t.save_state("session:a", "jwc", &state))
+        .unwrap();
+    let failed: Result<(), StoreError> = store.transaction(|t| {
+        t.save_state(
+            "session:a",
+            "jwc",
+            &StoredState {
+                blob: vec![9],
+                ..state.clone()
+            },
+        )?;
+        t.append_audit(&record(1))?;
+        Err(StoreError::Locked)
+    });
+    assert!(matches!(failed, Err(StoreError::Locked)));
+    assert_eq!(
+        store.read_state("session:a", "jwc").unwrap(),
+        Some(state.clone())
+    );
+    assert!(store
+        .audit_rows(&AuditFilter::default())
+        .unwrap()
+        .is_empty());
+    let scopes = store.scopes().unwrap();
+    assert_eq!(scopes.len(), 1);
+    assert_eq!(
+        (scopes[0].scope.as_str(), scopes[0].blob_len),
+        ("session:a", 3)
+    );
+    assert!(store
+        .transaction(|t| t.delete_state("session:a", "jwc"))
+        .unwrap());
+    assert_eq!(store.read_state("session:a", "jwc").unwrap(), None);
+}
+
+#[test]
+fn audit_filters_select_rows() {
+    let mut store = Store::open_in_memory().unwrap();
+    store
+        .transaction(|t| (1..=9).try_for_each(|i| t.append_audit(&record(i)).map(|_| ())))
+        .unwrap();
+    let seqs = |f: AuditFilter| -> Vec<i64> {
+        store
+            .audit_rows(&f)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.seq)
+            .collect()
+    };
+    assert_eq!(
+        seqs(AuditFilter {
+            session: Some("s-even".into()),
+            ..Default::default()
+        }),
+        vec![2, 4, 6, 8]
+    );
+    assert_eq!(
+        seqs(AuditFilter {
+            decision: Some("steer".into()),
+            ..Default::default()
+        }),
+        vec![3, 6, 9]
+    );
+    assert_eq!(
+        seqs(AuditFilter {
+            kind: Some(AuditKind::Steer),
+            since_ms: Some(1_004),
+            until_ms: Some(1_009),
+            ..Default::default()
+        }),
+        vec![6]
+    );
+    assert_eq!(
+        seqs(AuditFilter {
+            limit: Some(3),
+            ..Default::default()
+        }),
+        vec![7, 8, 9]
+    );
+    let row = &store.audit_rows(&AuditFilter::default()).unwrap()[0];
+    assert_eq!(row.record, record(1));
+}
+
+#[test]
+fn calibration_uses_only_clean_boundary_windows() {
+    let mut store = Store::open_in_memory().unwrap();
+    let window = |actions, closed_by, contaminated| WindowRow {
+        repo: "repo".into(),
+        kind: "fix".into(),
+        session: "s".into(),
+        actions,
+        secs: actions * 10,
+        closed_by,
+        contaminated,
+        closed_ms: 1,
+    };
+    store
+        .transaction(|t| {
+            for a in [10, 20, 30, 40] {
+                t.record_window(&window(a, ClosedBy::Boundary, false))?;
+            }
+            t.record_window(&window(500, ClosedBy::Backstop, false))?;
+            t.record_window(&window(600, ClosedBy::Boundary, true))?;
+            t.record_window(&window(700, ClosedBy::SessionEnd, false))
+        })
+        .unwrap();
+    assert!(store.calibrate(5, 75, 99).unwrap().is_empty());
+    let learned = store.calibrate(4, 75, 99).unwrap();
+    assert_eq!(learned.len(), 1);
+    assert_eq!(
+        (learned[0].actions, learned[0].secs, learned[0].samples),
+        (30, 300, 4)
+    );
+    assert_eq!(
+        store.transaction(|t| t.baseline("repo", "fix")).unwrap(),
+        Some(learned[0].clone())
+    );
+    assert_eq!(store.baselines().unwrap(), learned);
+}
+
+#[test]
+fn fallback_log_appends_redacted_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("nested").join("gate.db");
+    fallback_log(
+        &db,
+        &json!({"fault": "locked", "cmd": "export X_TOKEN=abc123"}),
+    );
+    fallback_log(&db, &json!({"fault": "corrupt"}));
+    let text = std::fs::read_to_string(dir.path().join("nested").join("faults.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].contains("X_TOKEN=[REDACTED]") && !lines[0].contains("abc123"));
+    // A directory works too, and an impossible location does not panic.
+    fallback_log(dir.path(), &json!({"fault": "x"}));
+    assert!(dir.path().join("faults.jsonl").exists());
+    fallback_log(
+        Path::new("/proc/nonexistent/gate.db"),
+        &json!({"fault": "x"}),
+    );
+}
+
+#[test]
+fn default_path_follows_the_environment() {
+    // The only test in this binary that touches these variables.
+    let vars = ["GATE_DB", "GATE_HOME", "XDG_STATE_HOME", "HOME"];
+    let saved: Vec<_> = vars.iter().map(std::env::var_os).collect();
+    for v in vars {
+        std::env::remove_var(v);
+    }
+    assert!(matches!(Store::default_path(), Err(StoreError::NoHome)));
+    std::env::set_var("HOME", "/h");
+    assert_eq!(
+        Store::default_path().unwrap(),
+        PathBuf::from("/h/.local/state/gate/gate.db")
+    );
+    std::env::set_var("XDG_STATE_HOME", "/x");
+    assert_eq!(
+        Store::default_path().unwrap(),
+        PathBuf::from("/x/gate/gate.db")
+    );
+    std::env::set_var("GATE_HOME", "/g");
+    assert_eq!(Store::default_path().unwrap(), PathBuf::from("/g/gate.db"));
+    std::env::set_var("GATE_DB", "/d/my.db");
+    assert_eq!(Store::default_path().unwrap(), PathBuf::from("/d/my.db"));
+    assert_eq!(key_path(Path::new("/d/my.db")), PathBuf::from("/d/my.key"));
+    for (v, value) in vars.iter().zip(saved) {
+        match value {
+            Some(value) => std::env::set_var(v, value),
+            None => std::env::remove_var(v),
+        }
+    }
+}
