@@ -100,7 +100,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Approve(_) => cmd::needs_store("approve"),
         Command::Grants(_) => cmd::needs_store("grants"),
         Command::Calibrate(_) => cmd::needs_store("calibrate"),
-        Command::Explain(args) => cmd::explain::run(&args, global.json),
+        Command::Explain(args) => cmd::explain::run(&args, &global),
         Command::Replay(mut args) => {
             if global.spec.is_some() && args.spec_file.is_some() {
                 return Err(InputError::new(

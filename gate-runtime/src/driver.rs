@@ -106,12 +106,11 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
         None => Store::default_path(),
     };
     let mut faults = Vec::new();
+    if !opts.persist {
+        return dry_run(engine, event, role, opts, path.ok());
+    }
     let attempt = path.as_ref().map_err(clone_err).and_then(|p| {
-        let mut store = if opts.persist {
-            Store::open_with_timeout(p, opts.busy_timeout)?
-        } else {
-            Store::open_read_only(p)?
-        };
+        let mut store = Store::open_with_timeout(p, opts.busy_timeout)?;
         store.transaction(|tx| evaluate_in(engine, tx, event, role, opts, started))
     });
     match attempt {
@@ -138,7 +137,7 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
             };
             let outcome = engine.evaluate(&mut state, event, &mut cx);
             let decision = degrade(spec, &outcome);
-            if opts.persist {
+            {
                 let line = json!({
                     "ts_ms": opts.now_ms,
                     "kind": "fault",
@@ -159,6 +158,49 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
                 degraded: true,
             }
         }
+    }
+}
+
+/// Evaluate without writing anything (`gate explain`): the scope's stored state is read when
+/// the database can be opened read-only, else the evaluation starts from a fresh state.
+fn dry_run(
+    engine: &Engine<'_>,
+    event: &Event,
+    role: Option<u8>,
+    opts: &Options<'_>,
+    path: Option<PathBuf>,
+) -> RunResult {
+    let spec = engine.spec;
+    let scope = scope_key(spec.scope, event);
+    let mut faults = Vec::new();
+    let stored = path
+        .as_deref()
+        .filter(|p| p.exists())
+        .map(|p| Store::open_read_only(p).and_then(|s| s.read_state(&scope, &spec.name)));
+    let mut state = match stored {
+        Some(Ok(Some(st))) if st.spec_hash == spec.hash => serde_json::from_slice(&st.blob)
+            .unwrap_or_else(|_| ScopeState::initial(spec, engine.machine)),
+        Some(Err(e)) => {
+            faults.push(e.to_string());
+            ScopeState::initial(spec, engine.machine)
+        }
+        _ => ScopeState::initial(spec, engine.machine),
+    };
+    let baselines: Baselines = vec![None; spec.kinds.len()];
+    let mut mint = || "(explain)".to_string();
+    let mut cx = Context {
+        now_ms: opts.now_ms,
+        role,
+        approved: false,
+        baselines: &baselines,
+        grant_id: &mut mint,
+    };
+    let outcome = engine.evaluate(&mut state, event, &mut cx);
+    RunResult {
+        decision: outcome.decision.clone(),
+        outcome,
+        faults,
+        degraded: false,
     }
 }
 
@@ -219,7 +261,7 @@ fn evaluate_in(
     };
     let phase = event.phase.unwrap_or(Phase::Other);
     let ahash = action_hash(event);
-    let approved = if phase == Phase::PreTool && opts.persist {
+    let approved = if phase == Phase::PreTool {
         tx.consume_grant(&ahash, opts.now_ms)?.is_some()
     } else {
         false
@@ -242,21 +284,16 @@ fn evaluate_in(
     );
     let outcome = {
         let tx_ref: &Txn<'_> = tx;
-        let mut mint = || {
-            if !opts.persist {
-                return "(explain)".to_string();
-            }
-            match tx_ref.create_grant(&NewGrant {
-                action_hash: ahash.clone(),
-                summary: summary.clone(),
-                created_ms: opts.now_ms,
-                expires_ms: opts.now_ms.saturating_add(GRANT_TTL_MS),
-            }) {
-                Ok(id) => id,
-                Err(e) => {
-                    grant_error = Some(e);
-                    "unavailable".to_string()
-                }
+        let mut mint = || match tx_ref.create_grant(&NewGrant {
+            action_hash: ahash.clone(),
+            summary: summary.clone(),
+            created_ms: opts.now_ms,
+            expires_ms: opts.now_ms.saturating_add(GRANT_TTL_MS),
+        }) {
+            Ok(id) => id,
+            Err(e) => {
+                grant_error = Some(e);
+                "unavailable".to_string()
             }
         };
         let mut cx = Context {
@@ -270,9 +307,6 @@ fn evaluate_in(
     };
     if let Some(e) = grant_error {
         return Err(e);
-    }
-    if !opts.persist {
-        return Ok(outcome);
     }
     let tier_name = phase
         .is_tool()

@@ -10,6 +10,7 @@ pub mod glob;
 pub mod interp;
 pub mod observer;
 pub mod redact;
+pub mod replay;
 pub mod shell;
 pub mod store;
 pub mod verdict;
