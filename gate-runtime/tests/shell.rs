@@ -112,6 +112,14 @@ const ROWS: &[Row] = &[
     ("cat <<EOF\n$(rm -rf /)\nEOF", Delete, &[(RM_RF_ROOT, true)]),
     ("rm -rf \\\n /", Delete, &[(RM_RF_ROOT, true)]),
     ("git clean -fdx", Delete, &[]),
+    ("su -c 'rm -rf /' root", Delete, &[(RM_RF_ROOT, true)]),
+    (
+        "sudo su - root --command='rm -rf /'",
+        Delete,
+        &[(RM_RF_ROOT, true)],
+    ),
+    ("watch -n 5 rm -rf /tmp/x", Delete, &[(RM_RF, true)]),
+    ("busybox rm -rf /", Delete, &[(RM_RF_ROOT, true)]),
     ("echo 'rm -rf /' | sh", Delete, &[(RM_RF_ROOT, true)]),
     (
         "printf '%s\\n' 'rm -rf /' | bash -s",
@@ -340,6 +348,20 @@ fn paths_of_file_commands_and_options() {
 }
 
 #[test]
+fn argv_vectors_are_not_reinterpreted() {
+    let argv = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let p = shell::parse_argv(&argv(&["bash", "-lc", "cd x && rm -rf /"]));
+    assert_eq!(programs(&p), ["cd", "rm"]);
+    assert_eq!(p.commands[1].wrappers, ["bash -c"]);
+    assert_eq!(shell::classify(&p), Delete);
+    let p = shell::parse_argv(&argv(&["echo", "a; rm -rf /"]));
+    assert_eq!(programs(&p), ["echo"]);
+    assert_eq!(p.commands[0].args, ["a; rm -rf /"]);
+    assert_eq!(shell::classify(&p), Other);
+    assert!(shell::parse_argv(&[]).commands.is_empty());
+}
+
+#[test]
 fn background_marks_the_whole_pipeline() {
     let p = shell::parse("a | b & c");
     let bg: Vec<bool> = p.commands.iter().map(|c| c.background).collect();
@@ -374,12 +396,11 @@ fn assert_linear(name: &str, make: impl Fn(usize) -> String) {
         assert!(p.steps > 0, "{name}: no steps counted");
         per_byte.push(p.steps as f64 / input.len() as f64);
     }
-    let (lo, hi) = per_byte
-        .iter()
-        .fold((f64::MAX, 0f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+    // Steps per byte may shrink (caps) but never grow with the input: at most linear work.
+    let first = per_byte[0];
     assert!(
-        hi <= lo * 1.5 && hi < 64.0,
-        "{name}: steps per byte {per_byte:?} do not stay flat"
+        per_byte.iter().all(|&r| r <= first * 1.25 && r < 64.0),
+        "{name}: steps per byte {per_byte:?} grow with the input"
     );
 }
 
@@ -394,6 +415,14 @@ fn nested_substitutions_are_linear() {
     assert_linear("nested backticks", |n| repeat_to("`echo \\`", n));
     assert_linear("nested subshells", |n| repeat_to("(", n));
     assert_linear("nested -c", |n| repeat_to("bash -c ", n) + "x");
+    assert_linear("nested eval", |n| repeat_to("eval ", n) + "rm");
+    assert_linear("nested sudo sh -c", |n| repeat_to("sudo sh -c eval ", n));
+    assert_linear("echo into a shell", |n| {
+        repeat_to("echo echo echo | sh;", n)
+    });
+    assert_linear("here-strings into a shell", |n| {
+        repeat_to("sh <<< 'sh <<< x';", n)
+    });
     assert_linear("nested ${", |n| repeat_to("${", n));
     assert!(shell::parse(&repeat_to("$(", 1 << 16)).truncated);
 }

@@ -14,8 +14,9 @@
 //! redirections (write targets are recorded), here-documents (their body is skipped, except
 //! substitutions in an unquoted one, which the shell runs), here-strings, comments, and the
 //! wrappers `VAR=…`, `sudo`, `doas`, `env`, `command`, `builtin`, `exec`, `nohup`, `setsid`,
-//! `time`, `nice`, `ionice`, `stdbuf`, `timeout`, `xargs`, `sh|bash|zsh|dash|ksh -c '…'`,
-//! `eval`, and `find … -exec cmd … ;`.
+//! `time`, `nice`, `ionice`, `stdbuf`, `timeout`, `xargs`, `busybox`, `watch`, `su -c`,
+//! `sh|bash|zsh|dash|ksh -c '…'`, `eval`, `find … -exec cmd … ;`, and scripts fed to a shell on
+//! its standard input (`sh <<< '…'`, `bash <<EOF … EOF`, `echo '…' | sh`).
 //!
 //! Known limits (documented rather than guessed): variable values are not tracked (`$X` stays
 //! the literal text `$X`), `case` patterns are read as ordinary words, aliases and functions
@@ -28,7 +29,7 @@ mod parse;
 
 pub use classify::{class_of, classify, paths};
 pub use matching::{matches, stage_matches};
-pub use parse::parse;
+pub use parse::{parse, parse_argv};
 
 /// Deepest nesting of subshells, substitutions and `-c` scripts that is followed.
 pub const MAX_DEPTH: usize = 24;

@@ -952,6 +952,10 @@ const XARGS: Opts = Opts {
         "max-lines",
     ],
 };
+const WATCH: Opts = Opts {
+    short_arg: "nq",
+    long_arg: &["interval", "equexit"],
+};
 const NONE: Opts = Opts {
     short_arg: "",
     long_arg: &[],
@@ -1000,7 +1004,7 @@ fn build(ctx: &mut Parsed, words: &[FinalWord], depth: usize, wrappers: &[String
             "stdbuf" => &STDBUF,
             "timeout" => &TIMEOUT,
             "xargs" => &XARGS,
-            "nohup" | "builtin" | "setsid" => &NONE,
+            "nohup" | "builtin" | "setsid" | "busybox" => &NONE,
             "env" => &ENV,
             "command" => {
                 let rest = &words[k + 1..];
@@ -1014,9 +1018,21 @@ fn build(ctx: &mut Parsed, words: &[FinalWord], depth: usize, wrappers: &[String
                 }
                 &NONE
             }
-            "eval" if depth < MAX_DEPTH => {
+            "eval" => {
                 let script = texts(&words[k + 1..]).join(" ");
-                return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, "eval"));
+                return nested_script(ctx, script.as_bytes(), depth, &with(&w, "eval"));
+            }
+            "watch" => {
+                let rest = skip_opts(words, k + 1, &WATCH);
+                let script = texts(&words[rest.min(words.len())..]).join(" ");
+                return nested_script(ctx, script.as_bytes(), depth, &with(&w, "watch"));
+            }
+            "su" => {
+                if let Some(script) = su_command(&words[k + 1..]) {
+                    return nested_script(ctx, script.as_bytes(), depth, &with(&w, "su -c"));
+                }
+                program_at = Some(k);
+                break;
             }
             shell if SHELLS.contains(&shell) => {
                 if let Some(script) = shell_script(words, k + 1) {
@@ -1132,6 +1148,45 @@ fn shell_script(words: &[FinalWord], mut k: usize) -> Option<String> {
     } else {
         None
     }
+}
+
+/// `su [opts] [user] -c CMD` / `--command=CMD` → CMD.
+fn su_command(args: &[FinalWord]) -> Option<String> {
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        let t = a.text.as_str();
+        if let Some(v) = t.strip_prefix("--command=") {
+            return Some(v.to_string());
+        }
+        if t == "--command"
+            || t == "-c"
+            || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c'))
+        {
+            return args.get(k + 1).map(|v| v.text.clone());
+        }
+        k += 1;
+    }
+    None
+}
+
+/// Parse an argument vector that no shell interprets (an `exec`-style `["rm", "-rf", "/"]`):
+/// the words are taken as they are, wrappers are still peeled and `bash -c` scripts parsed.
+pub fn parse_argv(argv: &[String]) -> Parsed {
+    let mut ctx = Parsed::default();
+    let words: Vec<FinalWord> = argv
+        .iter()
+        .map(|a| {
+            ctx.steps += a.len() as u64 + 1;
+            FinalWord {
+                text: a.chars().take(MAX_WORD).collect(),
+                assign: false,
+            }
+        })
+        .collect();
+    if !words.is_empty() {
+        build(&mut ctx, &words, 0, &[]);
+    }
+    ctx
 }
 
 /// `env -S 'cmd args'` / `env --split-string=…` → the string plus the words after it.
