@@ -487,11 +487,6 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                 input: &::gate_spec::exec::Input<'_>,
                 fired: &mut dyn ::core::ops::FnMut(u16),
             ) {
-                // A snapshot from another spec version is reset by the store; a state id
-                // outside this spec cannot take a step.
-                let ::core::option::Option::Some(mut state) = State::from_id(memory.state) else {
-                    return;
-                };
                 memory.level.resize(N_SIGNALS, false);
                 memory.count.resize(N_SIGNALS, 0);
                 // 1. The re-arm counter.
@@ -500,7 +495,12 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                 }
                 // 2. The debouncers.
                 #(#debounce)*
-                // 3. Triggers in order; each fires at most one transition.
+                // 3. Triggers in order; each fires at most one transition. A state id outside
+                // this spec (state from another spec version is reset by the store) has no
+                // transitions.
+                let ::core::option::Option::Some(mut state) = State::from_id(memory.state) else {
+                    return;
+                };
                 let mut since_arm = memory.since_arm;
                 let mut secs_ok = input.rearm_secs_ok;
                 {

@@ -224,12 +224,12 @@ fn order_lifecycle_signal_closes_the_window_on_any_phase() {
 }
 
 #[test]
-fn an_unknown_state_id_takes_no_step() {
+fn an_unknown_state_id_fires_nothing_but_still_debounces() {
     let mut m = order::Machine.initial();
     m.state = 200;
-    let before = m.clone();
-    assert!(step(&order::Machine, &mut m, &Event::action(1, LOW, EDIT)).is_empty());
-    assert_eq!(m, before);
+    let start = Event::new(Phase::SessionStart, 1).raw(0, true);
+    assert!(step(&order::Machine, &mut m, &start).is_empty());
+    assert_eq!((m.state, m.level[0]), (200, true));
 }
 
 #[test]
