@@ -253,6 +253,13 @@ const ROWS: &[Row] = &[
     ("command -v rm", Exec, &[(RM_ANY, false)]),
     ("echo '$(rm -rf /)'", Other, &[(RM_ANY, false)]),
     ("cargo test -p gate-runtime", Exec, &[]),
+    (
+        "files=(rm -rf /); echo ${files[@]}",
+        Other,
+        &[(RM_ANY, false)],
+    ),
+    ("files=(a $(rm -rf /) b)", Delete, &[(RM_RF_ROOT, true)]),
+    ("echo `cat > out.txt` done", Write, &[]),
     ("", Other, &[(RM_ANY, false)]),
 ];
 

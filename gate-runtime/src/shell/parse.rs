@@ -318,7 +318,7 @@ fn parse_list(
                     sc.i += 2;
                     finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
                 }
-                Some(b'>') => redirect(ctx, sc, depth, wrappers, &mut cur, None),
+                Some(b'>') => redirect(ctx, sc, depth, wrappers, term, &mut cur, None),
                 _ => {
                     sc.i += 1;
                     finish(ctx, sc, &mut st, &mut cur, Sep::Background, depth, wrappers);
@@ -348,6 +348,14 @@ fn parse_list(
                 finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
                 return st.span;
             }
+            b'(' if sc.i > 0
+                && sc.s[sc.i - 1] == b'='
+                && cur.words.last().is_some_and(|w| w.assign) =>
+            {
+                // `name=(a b c)`: an array literal, its words are values, not a command.
+                sc.i += 1;
+                array_literal(ctx, sc, depth, term, wrappers);
+            }
             b'(' => {
                 sc.i += 1;
                 if depth >= MAX_DEPTH {
@@ -370,7 +378,7 @@ fn parse_list(
                     assign: false,
                 });
             }
-            b'<' | b'>' => redirect(ctx, sc, depth, wrappers, &mut cur, None),
+            b'<' | b'>' => redirect(ctx, sc, depth, wrappers, term, &mut cur, None),
             _ => {
                 let word = scan_word(ctx, sc, depth, term, wrappers);
                 let is_fd = !word.text.is_empty()
@@ -381,10 +389,35 @@ fn parse_list(
                     let fd = std::str::from_utf8(&word.text)
                         .ok()
                         .and_then(|t| t.parse().ok());
-                    redirect(ctx, sc, depth, wrappers, &mut cur, fd);
+                    redirect(ctx, sc, depth, wrappers, term, &mut cur, fd);
                 } else {
                     cur.words.push(word.finish());
                 }
+            }
+        }
+    }
+}
+
+/// The values of an array literal up to its `)` (opening consumed); substitutions in them
+/// still run and are parsed.
+fn array_literal(
+    ctx: &mut Parsed,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    term: Term,
+    wrappers: &[String],
+) {
+    while let Some(b) = sc.peek() {
+        ctx.steps += 1;
+        match b {
+            b')' => {
+                sc.i += 1;
+                return;
+            }
+            b'`' if term == Term::Backtick => return,
+            b if ends_word(b) => sc.i += 1,
+            _ => {
+                scan_word(ctx, sc, depth, term, wrappers);
             }
         }
     }
@@ -396,6 +429,7 @@ fn redirect(
     sc: &mut Scanner<'_>,
     depth: usize,
     wrappers: &[String],
+    term: Term,
     cur: &mut Pending,
     fd: Option<u32>,
 ) {
@@ -412,10 +446,10 @@ fn redirect(
         ctx.steps += 1;
         sc.i += 1;
     }
-    if sc.peek().is_none_or(|b| ends_word(b) && b != b'(') {
+    if sc.peek().is_none_or(ends_word) || (term == Term::Backtick && sc.peek() == Some(b'`')) {
         return;
     }
-    let word = scan_word(ctx, sc, depth, Term::Eof, wrappers);
+    let word = scan_word(ctx, sc, depth, term, wrappers);
     match op {
         b"<<" | b"<<-" => {
             let expand = word.plain.is_none();
