@@ -376,6 +376,11 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             format!("invalid TOML: {}", e.message().trim()),
         ));
     }
+    if !errors.is_empty() {
+        // What follows a syntax error is a guess; reporting its consequences would bury the
+        // real mistake under a cascade.
+        return None;
+    }
     let root_span = span_of(&root);
     let root = root.get_ref();
     let top = Obj::new(root, root_span, "the spec");
