@@ -382,7 +382,6 @@ impl<'s> Engine<'s> {
             now,
         };
         let steer_text: Vec<String> = steers.iter().map(|t| vars.render(*t, None)).collect();
-        let mut block = block;
         if cx.approved && matches!(block, Some((Block::Ask, _))) {
             notes.push(Note {
                 kind: "grant",
