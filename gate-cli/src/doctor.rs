@@ -246,6 +246,84 @@ fn database_check(config: &Config) -> Check {
     }
 }
 
+/// A harmless pre-tool payload per runtime, for the smoke check.
+fn smoke_payload(runtime: Runtime) -> (&'static str, Option<&'static str>) {
+    match runtime {
+        Runtime::ClaudeCode | Runtime::Codex => (
+            r#"{"hook_event_name":"PreToolUse","session_id":"gate-doctor","cwd":"/","tool_name":"Bash","tool_input":{"command":"echo gate-doctor"}}"#,
+            None,
+        ),
+        Runtime::Gemini => (
+            r#"{"hook_event_name":"BeforeTool","session_id":"gate-doctor","cwd":"/","timestamp":"2026-01-01T00:00:00.000Z","tool_name":"run_shell_command","tool_input":{"command":"echo gate-doctor"}}"#,
+            None,
+        ),
+        Runtime::Copilot => (
+            r#"{"sessionId":"gate-doctor","timestamp":1767225600000,"cwd":"/","toolName":"bash","toolArgs":{"command":"echo gate-doctor"}}"#,
+            Some("preToolUse"),
+        ),
+    }
+}
+
+/// The hook path in-process, without writing anything: every runtime's smoke payload is
+/// normalised, run through the configured spec (dry run) and rendered.
+fn smoke(global: &GlobalArgs) -> Check {
+    let fail = |detail: String| Check {
+        name: "smoke",
+        ok: Some(false),
+        detail,
+    };
+    let config = match Config::resolve(&Overrides::from(global)) {
+        Ok(c) => c,
+        Err(e) => return fail(format!("{e:#}")),
+    };
+    let spec = match cmd::compiled_spec(&config.spec.value) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("{e:#}")),
+    };
+    let engine = gate_runtime::engine::Engine::new(spec.ir(), spec.machine);
+    let env = |name: &str| std::env::var(name).ok();
+    let mut answers = Vec::new();
+    for runtime in Runtime::ALL {
+        let (payload, hint) = smoke_payload(runtime);
+        let event = match adapters::normalize(runtime, payload.as_bytes(), hint) {
+            Ok(e) => e,
+            Err(e) => return fail(format!("{}: {e}", runtime.as_str())),
+        };
+        let opts = gate_runtime::driver::Options {
+            db_path: Some(config.db.value.clone()),
+            role: config.role.as_ref().map(|r| r.value.as_str()),
+            env: &env,
+            now_ms: event.timestamp_ms.unwrap_or(0),
+            persist: false,
+            busy_timeout: gate_runtime::driver::BUSY_TIMEOUT,
+        };
+        let result = gate_runtime::driver::run(&engine, &event, &opts);
+        if !result.faults.is_empty() {
+            return fail(format!(
+                "{}: {}",
+                runtime.as_str(),
+                result.faults.join("; ")
+            ));
+        }
+        let answer = adapters::render(runtime, &event, &result.decision);
+        answers.push(format!(
+            "{} {}{}",
+            runtime.as_str(),
+            result.decision.verdict.name(),
+            if answer.is_some() { " (answered)" } else { "" }
+        ));
+    }
+    Check {
+        name: "smoke",
+        ok: Some(true),
+        detail: format!(
+            "`echo gate-doctor` under `{}`: {}",
+            spec.name,
+            answers.join(", ")
+        ),
+    }
+}
+
 /// Build the report.
 pub fn report(global: &GlobalArgs) -> Result<Report> {
     let loc = Locations::from_env()?;
@@ -289,11 +367,7 @@ pub fn report(global: &GlobalArgs) -> Result<Report> {
             detail: format!("{e:#}"),
         }),
     }
-    checks.push(Check {
-        name: "smoke",
-        ok: None,
-        detail: "skipped: the hook path cannot be driven in-process yet".to_string(),
-    });
+    checks.push(smoke(global));
     Ok(Report { runtimes, checks })
 }
 

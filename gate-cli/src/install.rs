@@ -289,8 +289,9 @@ pub fn find_gate_entries(doc: &Value) -> Vec<FoundEntry> {
     found
 }
 
-/// Remove every gate handler; drop groups, event lists and a `hooks` table that only gate
-/// filled. Returns whether anything was removed.
+/// Remove every gate handler; drop the groups and event lists that only gate filled (the
+/// `hooks` table itself stays, so a reinstall puts entries back in the same place). Returns
+/// whether anything was removed.
 fn strip_gate(doc: &mut Value) -> bool {
     let Some(hooks) = doc.get_mut("hooks").and_then(Value::as_object_mut) else {
         return false;
@@ -328,12 +329,22 @@ fn strip_gate(doc: &mut Value) -> bool {
             }
         }
     }
-    if removed && hooks.is_empty() {
-        if let Some(map) = doc.as_object_mut() {
-            map.shift_remove("hooks");
+    removed
+}
+
+/// A document with empty event lists and an empty `hooks` table dropped (removing gate cannot
+/// tell whether those were there before, so they do not count as a difference).
+fn without_empty_hooks(doc: &Value) -> Value {
+    let mut doc = doc.clone();
+    if let Some(map) = doc.as_object_mut() {
+        if let Some(hooks) = map.get_mut("hooks").and_then(Value::as_object_mut) {
+            hooks.retain(|_, list| list.as_array().is_none_or(|l| !l.is_empty()));
+            if hooks.is_empty() {
+                map.shift_remove("hooks");
+            }
         }
     }
-    removed
+    doc
 }
 
 /// Add gate's entries for every event it wires.
@@ -567,7 +578,9 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     };
     let current_text = String::from_utf8_lossy(&current).into_owned();
     let mut doc = parse(path, &current)?;
-    if !strip_gate(&mut doc) {
+    let removed = strip_gate(&mut doc);
+    doc = without_empty_hooks(&doc);
+    if !removed {
         return Ok(Outcome {
             path: path.to_path_buf(),
             before: Some(current_text.clone()),
@@ -580,11 +593,29 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
         });
     }
     let saved = read(&backup)?;
+    if req.runtime == Runtime::Copilot {
+        // `gate init` adds Copilot's required `"version": 1` when a file lacks it.
+        let saved_has_version = saved
+            .as_deref()
+            .and_then(|b| serde_json::from_slice::<Value>(b).ok())
+            .is_some_and(|d| d.get("version").is_some());
+        if !saved_has_version && doc.get("version") == Some(&json!(1)) {
+            if let Some(map) = doc.as_object_mut() {
+                if saved.is_some() || map.len() > 1 {
+                    map.shift_remove("version");
+                }
+            }
+        }
+    }
     let mut notes = Vec::new();
     // Byte-identical restore when nothing else changed since the install; otherwise keep the
     // user's later edits and only take gate out.
     let after: Option<Vec<u8>> = match &saved {
-        Some(bytes) if serde_json::from_slice::<Value>(bytes).ok().as_ref() == Some(&doc) => {
+        Some(bytes)
+            if serde_json::from_slice::<Value>(bytes)
+                .ok()
+                .is_some_and(|saved| without_empty_hooks(&saved) == without_empty_hooks(&doc)) =>
+        {
             notes.push(format!("restored from {}", backup.display()));
             Some(bytes.clone())
         }
@@ -653,4 +684,184 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = std::fs::set_permissions(&tmp, meta.permissions());
     }
     std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn locations(root: &Path) -> Locations {
+        let home = root.join("home");
+        Locations {
+            project: root.join("proj"),
+            codex_home: home.join(".codex"),
+            copilot_home: home.join(".copilot"),
+            claude_home: home.join(".claude"),
+            gemini_home: home.clone(),
+            home,
+        }
+    }
+
+    fn request(runtime: Runtime, remove: bool) -> Request {
+        Request {
+            runtime,
+            global: false,
+            remove,
+            dry_run: false,
+            exe: PathBuf::from("/opt/gate tools/bin/gate"),
+        }
+    }
+
+    const EXISTING: &str = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./lint.sh\"}]}\n    ]\n  },\n  \"zeta\": [1, 2]\n}";
+
+    #[test]
+    fn round_trip_is_byte_identical_for_every_runtime() {
+        for runtime in Runtime::ALL {
+            for existing in [None, Some(EXISTING)] {
+                let dir = tempfile::tempdir().unwrap();
+                let loc = locations(dir.path());
+                let path = loc.settings_file(runtime, false);
+                if let Some(text) = existing {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(&path, text).unwrap();
+                }
+                let installed = run(&loc, &request(runtime, false)).unwrap();
+                assert!(installed.changed);
+                let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                let found = find_gate_entries(&doc);
+                assert_eq!(
+                    found.len(),
+                    adapters::event_names(runtime).len(),
+                    "{runtime:?}"
+                );
+                if existing.is_some() {
+                    // Other settings are untouched, in their order.
+                    assert_eq!(doc["model"], "opus");
+                    assert_eq!(doc["zeta"], json!([1, 2]));
+                    let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+                    assert_eq!(keys[0], "model");
+                    assert_eq!(
+                        doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+                        "./lint.sh"
+                    );
+                    assert!(backup_path(&path).exists());
+                }
+                // Idempotent.
+                let again = run(&loc, &request(runtime, false)).unwrap();
+                assert!(!again.changed, "{runtime:?}");
+                let doc2: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                assert_eq!(find_gate_entries(&doc2).len(), found.len());
+
+                let removed = run(&loc, &request(runtime, true)).unwrap();
+                assert!(removed.changed);
+                match existing {
+                    Some(text) => {
+                        assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{runtime:?}")
+                    }
+                    None => {
+                        assert!(!path.exists(), "{runtime:?}: file should be gone");
+                        assert!(
+                            !path.parent().unwrap().exists(),
+                            "{runtime:?}: empty dir left"
+                        );
+                    }
+                }
+                assert!(!backup_path(&path).exists());
+            }
+        }
+    }
+
+    #[test]
+    fn remove_keeps_later_edits() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = locations(dir.path());
+        let path = loc.settings_file(Runtime::ClaudeCode, false);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, EXISTING).unwrap();
+        run(&loc, &request(Runtime::ClaudeCode, false)).unwrap();
+        let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        doc["added_later"] = json!(true);
+        std::fs::write(&path, to_text(&doc)).unwrap();
+        run(&loc, &request(Runtime::ClaudeCode, true)).unwrap();
+        let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(doc["added_later"], true);
+        assert!(find_gate_entries(&doc).is_empty());
+        assert_eq!(
+            doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            "./lint.sh"
+        );
+    }
+
+    #[test]
+    fn entries_have_each_runtimes_shape() {
+        let exe = Path::new("/usr/local/bin/gate");
+        let claude = entry(Runtime::ClaudeCode, exe, "PreToolUse");
+        assert_eq!(
+            claude,
+            json!({"matcher": "*", "hooks": [{"type": "command", "command": "/usr/local/bin/gate hook claude-code", "timeout": 10}]})
+        );
+        let gemini = entry(Runtime::Gemini, exe, "BeforeTool");
+        assert_eq!(gemini["hooks"][0]["timeout"], 10_000);
+        assert_eq!(gemini["hooks"][0]["name"], "gate");
+        let stop = entry(Runtime::Codex, exe, "Stop");
+        assert!(stop.get("matcher").is_none());
+        let copilot = entry(Runtime::Copilot, exe, "preToolUse");
+        assert_eq!(
+            copilot,
+            json!({"type": "command", "bash": "/usr/local/bin/gate hook copilot --event preToolUse", "timeoutSec": 10})
+        );
+        assert_eq!(
+            hook_command(
+                Runtime::Codex,
+                Path::new("/opt/my tools/gate"),
+                "PreToolUse"
+            ),
+            "'/opt/my tools/gate' hook codex"
+        );
+        assert_eq!(
+            gate_binary_in("'/opt/my tools/gate' hook codex"),
+            Some(PathBuf::from("/opt/my tools/gate"))
+        );
+        assert_eq!(gate_binary_in("/usr/bin/gatekeeper hook x"), None);
+        assert_eq!(gate_binary_in("gate check"), None);
+    }
+
+    #[test]
+    fn copilot_and_claude_are_never_both_wired() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = locations(dir.path());
+        run(&loc, &request(Runtime::ClaudeCode, false)).unwrap();
+        let err = run(&loc, &request(Runtime::Copilot, false)).unwrap_err();
+        assert!(err.is::<EnvironmentConflict>(), "{err:#}");
+        assert!(!loc.settings_file(Runtime::Copilot, false).exists());
+        run(&loc, &request(Runtime::ClaudeCode, true)).unwrap();
+        run(&loc, &request(Runtime::Copilot, false)).unwrap();
+        let err = run(&loc, &request(Runtime::ClaudeCode, false)).unwrap_err();
+        assert!(err.is::<EnvironmentConflict>(), "{err:#}");
+    }
+
+    #[test]
+    fn dry_run_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = locations(dir.path());
+        let mut req = request(Runtime::Gemini, false);
+        req.dry_run = true;
+        let outcome = run(&loc, &req).unwrap();
+        assert!(outcome.changed);
+        assert!(outcome.after.as_deref().unwrap().contains("BeforeTool"));
+        assert!(outcome.diff().contains("+    \"BeforeTool\""));
+        assert!(!outcome.path.exists());
+    }
+
+    #[test]
+    fn invalid_json_is_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = locations(dir.path());
+        let path = loc.settings_file(Runtime::Codex, false);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{ not json").unwrap();
+        let err = run(&loc, &request(Runtime::Codex, false)).unwrap_err();
+        assert!(err.is::<InputError>(), "{err:#}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+    }
 }

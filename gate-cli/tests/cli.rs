@@ -1,0 +1,348 @@
+//! The `gate` binary end to end: help, usage errors, `check`, the lenient `hook` entry,
+//! `init`/`--remove` round trips, `config`, completions and the man page.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A scratch world: a project directory (with `.git`) and a home directory.
+struct World {
+    _dir: tempfile::TempDir,
+    project: PathBuf,
+    home: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("proj");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        World {
+            _dir: dir,
+            project,
+            home,
+        }
+    }
+
+    fn gate(&self, args: &[&str], stdin: &[u8]) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
+        command.args(args).current_dir(&self.project);
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy().into_owned();
+            if key.starts_with("GATE_")
+                || key.starts_with("XDG_")
+                || key.starts_with("CODEX_")
+                || key.starts_with("COPILOT_")
+                || key.starts_with("CLAUDE")
+                || key.starts_with("GEMINI_")
+            {
+                command.env_remove(key);
+            }
+        }
+        command.env("HOME", &self.home);
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+macro_rules! assert_exit {
+    ($output:expr, $code:expr) => {{
+        let output = &$output;
+        assert_eq!(
+            output.status.code(),
+            Some($code),
+            "stdout:\n{}\nstderr:\n{}",
+            text(&output.stdout),
+            text(&output.stderr)
+        );
+    }};
+}
+
+#[test]
+fn help_teaches_with_examples_and_exit_codes() {
+    let world = World::new();
+    let output = world.gate(&["--help"], b"");
+    assert_exit!(output, 0);
+    let help = text(&output.stdout);
+    for needle in [
+        "Examples:",
+        "Exit codes:",
+        "  2  usage",
+        "init",
+        "doctor",
+        "audit",
+    ] {
+        assert!(help.contains(needle), "missing {needle:?} in:\n{help}");
+    }
+    let output = world.gate(&["init", "--help"], b"");
+    assert_exit!(output, 0);
+    assert!(text(&output.stdout).contains("gate init codex --global"));
+}
+
+#[test]
+fn bad_flags_are_one_line_usage_errors() {
+    let world = World::new();
+    for args in [
+        &["--bogus"][..],
+        &["check"],
+        &["init", "vim"],
+        &["frobnicate"],
+    ] {
+        let output = world.gate(args, b"");
+        assert_exit!(output, 2);
+        let stderr = text(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("gate: "), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty());
+    }
+}
+
+#[test]
+fn check_reports_file_line_col_and_exits_1() {
+    let world = World::new();
+    let spec = world.project.join("broken.toml");
+    std::fs::write(
+        &spec,
+        "[machine]\nname = \"x\"\ninitial = \"nowhere\"\nbogus_key = 1\n",
+    )
+    .unwrap();
+    let output = world.gate(&["check", "broken.toml"], b"");
+    assert_exit!(output, 1);
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("broken.toml:4:1: error[G002]"), "{stdout}");
+    assert!(stdout.contains('^'), "{stdout}");
+
+    let output = world.gate(&["check", "--json", "broken.toml"], b"");
+    assert_exit!(output, 1);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report[0]["ok"], false);
+    let g002 = report[0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "G002")
+        .expect("a G002 diagnostic");
+    assert_eq!(g002["line"], 4);
+    assert_eq!(g002["col"], 1);
+
+    let output = world.gate(&["check", "missing.toml"], b"");
+    assert_exit!(output, 2);
+}
+
+#[test]
+fn check_accepts_the_shipped_example() {
+    let world = World::new();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/example.toml");
+    let output = world.gate(&["check", example.to_str().unwrap()], b"");
+    assert_exit!(output, 0);
+    assert!(text(&output.stdout).contains("ok: spec `example`"));
+}
+
+#[test]
+fn hook_never_fails_and_never_writes_stderr() {
+    let world = World::new();
+    for args in [
+        &["hook", "nonsense"][..],
+        &["hook"],
+        &["hook", "--no-such-flag", "claude-code"],
+        &["hook", "copilot", "--event"],
+        &["--db", "/nonexistent/dir/gate.db", "hook", "gemini"],
+    ] {
+        for stdin in [
+            &b""[..],
+            b"not json",
+            br#"{"hook_event_name":"PreToolUse"}"#,
+        ] {
+            let output = world.gate(args, stdin);
+            assert_exit!(output, 0);
+            assert!(
+                output.stderr.is_empty(),
+                "{args:?}: {}",
+                text(&output.stderr)
+            );
+            assert!(
+                output.stdout.is_empty(),
+                "{args:?}: {}",
+                text(&output.stdout)
+            );
+        }
+    }
+}
+
+#[test]
+fn init_and_remove_round_trip_for_every_runtime() {
+    let cases = [
+        ("claude-code", ".claude/settings.json", "PreToolUse"),
+        ("codex", ".codex/hooks.json", "PreToolUse"),
+        ("gemini", ".gemini/settings.json", "BeforeTool"),
+        ("copilot", ".github/hooks/gate.json", "preToolUse"),
+    ];
+    for (runtime, file, event) in cases {
+        for existing in [None, Some("{\"theme\": \"dark\",  \"hooks\": {}}\n")] {
+            let world = World::new();
+            let path = world.project.join(file);
+            if let Some(content) = existing {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, content).unwrap();
+            }
+            let output = world.gate(&["init", runtime], b"");
+            assert_exit!(output, 0);
+            let written = std::fs::read_to_string(&path).unwrap();
+            assert!(written.contains(event), "{runtime}: {written}");
+            assert!(
+                written.contains(env!("CARGO_BIN_EXE_gate")),
+                "{runtime}: {written}"
+            );
+            if runtime == "codex" {
+                assert!(
+                    text(&output.stdout).contains("/hooks"),
+                    "{}",
+                    text(&output.stdout)
+                );
+            }
+            // Idempotent.
+            let output = world.gate(&["init", runtime], b"");
+            assert_exit!(output, 0);
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
+
+            let output = world.gate(&["init", runtime, "--remove"], b"");
+            assert_exit!(output, 0);
+            match existing {
+                Some(content) => assert_eq!(std::fs::read_to_string(&path).unwrap(), content),
+                None => assert!(!path.exists(), "{runtime}: {} left behind", path.display()),
+            }
+            assert!(!world.project.join(format!("{file}.gate-backup")).exists());
+        }
+    }
+}
+
+#[test]
+fn init_dry_run_prints_and_writes_nothing() {
+    let world = World::new();
+    let output = world.gate(&["init", "gemini", "--dry-run"], b"");
+    assert_exit!(output, 0);
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("\"timeout\": 10000"), "{stdout}");
+    assert!(stdout.contains("@@"), "{stdout}");
+    assert!(!world.project.join(".gemini").exists());
+}
+
+#[test]
+fn copilot_refuses_to_double_wire_over_claude_settings() {
+    let world = World::new();
+    assert_exit!(world.gate(&["init", "claude-code"], b""), 0);
+    let output = world.gate(&["init", "copilot"], b"");
+    assert_exit!(output, 3);
+    assert!(
+        text(&output.stderr).contains("twice"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(!world.project.join(".github/hooks/gate.json").exists());
+}
+
+#[test]
+fn init_global_uses_codex_home() {
+    let world = World::new();
+    let output = world.gate(&["init", "codex", "--global", "--json"], b"");
+    assert_exit!(output, 0);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        PathBuf::from(report["file"].as_str().unwrap()),
+        world.home.join(".codex/hooks.json")
+    );
+    assert!(world.home.join(".codex/hooks.json").exists());
+}
+
+#[test]
+fn config_shows_each_value_with_its_source() {
+    let world = World::new();
+    std::fs::create_dir_all(world.project.join(".gate")).unwrap();
+    std::fs::write(
+        world.project.join(".gate/config.toml"),
+        "role = \"worker\"\n",
+    )
+    .unwrap();
+    let output = world.gate(&["config", "--json", "--spec", "guard"], b"");
+    assert_exit!(output, 0);
+    let config: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(config["spec"]["value"], "guard");
+    assert_eq!(config["spec"]["source"]["kind"], "flag");
+    assert_eq!(config["role"]["value"], "worker");
+    assert_eq!(config["role"]["source"]["kind"], "project_file");
+    assert_eq!(config["db"]["source"]["kind"], "default");
+    let output = world.gate(&["config"], b"");
+    assert_exit!(output, 0);
+    assert!(text(&output.stdout).contains("spec = default  (default)"));
+}
+
+#[test]
+fn doctor_reports_every_runtime() {
+    let world = World::new();
+    assert_exit!(world.gate(&["init", "codex"], b""), 0);
+    let output = world.gate(&["doctor", "--json"], b"");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let runtimes = report["runtimes"].as_array().unwrap();
+    assert_eq!(runtimes.len(), 4);
+    let codex = runtimes.iter().find(|r| r["runtime"] == "codex").unwrap();
+    assert_eq!(codex["wired"], true);
+    let project = &codex["files"][0];
+    assert_eq!(project["trust"][0]["status"], "untrusted");
+    // Untrusted Codex hooks are a finding.
+    assert_exit!(output, 1);
+}
+
+#[test]
+fn completions_and_man_page_are_generated() {
+    let world = World::new();
+    let output = world.gate(&["completions", "bash"], b"");
+    assert_exit!(output, 0);
+    assert!(text(&output.stdout).contains("_gate()"));
+    let output = world.gate(&["man"], b"");
+    assert_exit!(output, 0);
+    assert!(text(&output.stdout).contains(".TH gate"));
+}
+
+#[test]
+fn specs_lists_the_compiled_specs() {
+    let world = World::new();
+    let output = world.gate(&["specs", "--json"], b"");
+    assert_exit!(output, 0);
+    let specs: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let names: Vec<&str> = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"default"), "{names:?}");
+}
+
+#[test]
+fn closed_stdout_is_success() {
+    let world = World::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gate"))
+        .arg("man")
+        .current_dir(&world.project)
+        .env("HOME", &world.home)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert!(output.stderr.is_empty(), "{}", text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0));
+}
