@@ -162,7 +162,7 @@ fn scenario(target: Target) {
 
     let mut failures = Vec::new();
     check_gated(target, &gated, &mut failures);
-    check_degraded(target, &degraded, &mut failures);
+    check_degraded(&degraded, &mut failures);
     if !failures.is_empty() {
         let kept = scratch.keep();
         panic!(
@@ -321,7 +321,7 @@ fn check_gated(target: Target, run: &Run, failures: &mut Vec<String>) {
 
 /// The benign and the would-be-steered command with a database that cannot be opened: both
 /// run, gate says nothing, and nothing of the steer reaches the model.
-fn check_degraded(_target: Target, run: &Run, failures: &mut Vec<String>) {
+fn check_degraded(run: &Run, failures: &mut Vec<String>) {
     let mut fail = |what: String| failures.push(format!("[degraded run {}] {what}", run.workdir));
     run.common(&mut fail);
     for (step, what) in [(BENIGN, "benign"), (STEERED, "would-be-steered")] {
@@ -426,7 +426,7 @@ impl Harness {
         // The variables that would override GATE_HOME or the spec are cleared: the developer's
         // own gate settings must not leak into a run.
         let hook_cmd = format!(
-            "env -u GATE_DB -u GATE_SPEC -u GATE_ROLE GATE_HOME={} {} hook {} --spec default{}",
+            "/usr/bin/env -u GATE_DB -u GATE_SPEC -u GATE_ROLE GATE_HOME={} {} hook {} --spec default{}",
             shell_quote(&gate_home.to_string_lossy()),
             shell_quote(&self.gate.to_string_lossy()),
             target.gate,
@@ -586,7 +586,7 @@ impl Run {
     /// What holds for every run: the CLI finished, every step was asked for, and every hook
     /// call exited 0 with nothing on stderr.
     fn common(&self, fail: &mut dyn FnMut(String)) {
-        if self.report["exit"] != Value::from(0) {
+        if self.report["exit"].as_i64() != Some(0) {
             fail(format!(
                 "the CLI exited with {} (see cli.stderr)",
                 self.report["exit"]
@@ -604,7 +604,7 @@ impl Run {
         if let Some(calls) = self.report["hook_payloads"].as_array() {
             for call in calls {
                 let stderr = call["stderr"].as_str().unwrap_or("");
-                if call["exit"] != Value::from(0) || !stderr.is_empty() {
+                if call["exit"].as_i64() != Some(0) || !stderr.is_empty() {
                     fail(format!(
                         "a hook call ({} of step {}) exited {} with stderr {stderr:?}; gate's \
                          hook must exit 0 and write nothing to stderr",
