@@ -172,6 +172,8 @@ const ROWS: &[Row] = &[
     ("rsync -a src/ host:dst/", Network, &[]),
     ("rsync -a --delete src/ dst/", Delete, &[]),
     ("sleep 100 &", Spawn, &[]),
+    ("coproc rm -rf /tmp/x", Delete, &[(RM_RF, true)]),
+    ("coproc python worker.py", Spawn, &[]),
     ("nohup python server.py", Spawn, &[]),
     ("echo hi > out.txt", Write, &[]),
     (": > important.db", Write, &[]),

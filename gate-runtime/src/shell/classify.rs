@@ -5,10 +5,10 @@
 //!
 //! Decisions: a write redirection (`> file`, also the truncation idiom `: > file`) is
 //! `write`, not `delete` (a path rule catches precious targets); `git clean` and `git rm` are
-//! `delete`; other git/hg/svn/gh/jj commands are `vcs`; a background job, `nohup`/`setsid`
-//! and starting another coding agent CLI are `spawn`; harmless builtins (`echo`, `cd`, `true`
-//! …) are `other`; unknown programs are `exec`. Redirections to `/dev/null`, `/dev/stdout`,
-//! `/dev/stderr` and `/dev/fd/*` are not writes.
+//! `delete`; other git/hg/svn/gh/jj commands are `vcs`; a background job, `nohup`, `setsid`,
+//! `coproc` and starting another coding agent CLI are `spawn`; harmless builtins (`echo`,
+//! `cd`, `true` …) are `other`; unknown programs are `exec`. Redirections to `/dev/null`,
+//! `/dev/stdout`, `/dev/stderr` and `/dev/fd/*` are not writes.
 
 use std::collections::BTreeSet;
 
@@ -84,7 +84,12 @@ pub fn class_of(cmd: &SimpleCommand) -> ActionClass {
     if cmd.writes.iter().any(|r| is_real_write(&r.target)) {
         class = stronger(class, ActionClass::Write);
     }
-    if cmd.background || cmd.wrappers.iter().any(|w| w == "nohup" || w == "setsid") {
+    if cmd.background
+        || cmd
+            .wrappers
+            .iter()
+            .any(|w| matches!(w.as_str(), "nohup" | "setsid" | "coproc"))
+    {
         class = stronger(class, ActionClass::Spawn);
     }
     class

@@ -11,17 +11,19 @@
 //! What is seen through: quotes (`'…'`, `"…"`, `$'…'`, backslashes), `;` `&&` `||` `&` `|` `|&`
 //! and newlines, subshells `( … )`, groups `{ …; }`, the reserved words of compound commands,
 //! `$( … )`, backticks, `<( … )`/`>( … )`, `${…}` and `$((…))` (commands inside count too),
-//! redirections (write targets are recorded), here-documents (their body is skipped, except
-//! substitutions in an unquoted one, which the shell runs), here-strings, comments, and the
-//! wrappers `VAR=…`, `sudo`, `doas`, `env`, `command`, `builtin`, `exec`, `nohup`, `setsid`,
-//! `time`, `nice`, `ionice`, `stdbuf`, `timeout`, `xargs`, `busybox`, `watch`, `su -c`,
-//! `sh|bash|zsh|dash|ksh -c '…'`, `eval`, `find … -exec cmd … ;`, and scripts fed to a shell on
-//! its standard input (`sh <<< '…'`, `bash <<EOF … EOF`, `echo '…' | sh`).
+//! array literals `a=(…)` (values, not commands), redirections (write targets are recorded),
+//! here-documents (their body is skipped, except substitutions in an unquoted one, which the
+//! shell runs), here-strings, comments, and the wrappers `VAR=…`, `sudo`, `doas`, `env`
+//! (also `env -S`), `command`, `builtin`, `exec`, `nohup`, `setsid`, `coproc`, `time`, `nice`,
+//! `ionice`, `stdbuf`, `timeout`, `xargs`, `busybox`, `watch`, `su -c`,
+//! `sh|bash|zsh|dash|ksh -c '…'`, `eval`, `find … -exec cmd … ;`, and scripts fed to a shell
+//! on its standard input (`sh <<< '…'`, `bash <<EOF … EOF`, `echo '…' | sh`).
 //!
 //! Known limits (documented rather than guessed): variable values are not tracked (`$X` stays
-//! the literal text `$X`), `case` patterns are read as ordinary words, aliases and functions
-//! are not resolved. When a cap is hit, [`Parsed::truncated`] is set and [`classify`] never
-//! returns less than `exec` for such a line.
+//! the literal text `$X`, so `a=rm; $a -rf /` has the program `$a` and is classed `exec`),
+//! `case` patterns are read as ordinary words, aliases and functions are not resolved, remote
+//! commands (`ssh host 'rm …'`) are not parsed. When a cap is hit, [`Parsed::truncated`] is
+//! set and [`classify`] never returns less than `exec` for such a line.
 
 mod classify;
 mod matching;

@@ -1038,7 +1038,7 @@ fn build(ctx: &mut Parsed, words: &[FinalWord], depth: usize, wrappers: &[String
             "stdbuf" => &STDBUF,
             "timeout" => &TIMEOUT,
             "xargs" => &XARGS,
-            "nohup" | "builtin" | "setsid" | "busybox" => &NONE,
+            "nohup" | "builtin" | "setsid" | "busybox" | "coproc" => &NONE,
             "env" => &ENV,
             "command" => {
                 let rest = &words[k + 1..];
