@@ -22,7 +22,7 @@ const HOOK_TIMEOUT_SECS: u64 = 30;
 /// Text gate's steer for the first high-risk action carries (the `boundary_risk` template).
 const STEER_MARK: &str = "First high-risk action in this stretch";
 /// The rule that makes step 1 a high-risk action.
-const STEER_RULE: &str = "outward_changes";
+const STEER_RULE: &str = "elevated_privileges";
 /// Text of gate's ask for a recursive delete outside the project (rule
 /// `delete_outside_project`, tier `destructive`).
 const ASK_MARK: &str = "recursive delete outside the project";
