@@ -200,6 +200,8 @@ impl<'s> Engine<'s> {
         }
 
         let class = self.classifier.classify(event);
+        // Templates describe the window the event happened in, before any re-arm resets it.
+        let window_before = state.observer.segment.clone();
         let obs = observer::observe(
             spec,
             &state.observer,
@@ -373,7 +375,7 @@ impl<'s> Engine<'s> {
             spec,
             event,
             class: &class,
-            state: &state.observer,
+            segment: &window_before,
             from: from_state,
             to: to_state,
             signals: &fired_signals,
@@ -517,7 +519,8 @@ struct Vars<'a> {
     spec: &'a Spec,
     event: &'a Event,
     class: &'a Classification,
-    state: &'a ObserverState,
+    /// The window as it was when the event arrived.
+    segment: &'a observer::Segment,
     from: u8,
     to: u8,
     signals: &'a [String],
@@ -543,7 +546,7 @@ impl Vars<'_> {
 
     fn value(&self, var: TemplateVar, grant: Option<&str>) -> String {
         let spec = self.spec;
-        let seg = &self.state.segment;
+        let seg = self.segment;
         match var {
             TemplateVar::Signal => {
                 if self.signals.is_empty() {
