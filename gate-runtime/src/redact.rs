@@ -185,6 +185,9 @@ fn automaton() -> &'static AhoCorasick {
 pub fn redact(s: &str) -> Cow<'_, str> {
     let bytes = s.as_bytes();
     let mut spans: Vec<(usize, usize)> = Vec::new();
+    // End of the last private-key block: anchors inside it are already covered (and scanning
+    // again from each of them would make a hostile input quadratic).
+    let mut key_block_end = 0;
     for m in automaton().find_overlapping_iter(s) {
         let (pattern, anchor) = ANCHORS[m.pattern().as_usize()];
         let matched = &bytes[m.start()..m.end()];
@@ -207,7 +210,14 @@ pub fn redact(s: &str) -> Cow<'_, str> {
             Anchor::Bearer => value_span(bytes, m.end()),
             Anchor::Flag => flag_span(bytes, m.start(), m.end()),
             Anchor::Url => url_span(bytes, m.start(), m.end()),
-            Anchor::PrivateKey => private_key_span(s, m.start(), m.end()),
+            Anchor::PrivateKey if m.start() < key_block_end => None,
+            Anchor::PrivateKey => {
+                let span = private_key_span(s, m.start(), m.end());
+                if let Some((_, end)) = span {
+                    key_block_end = end;
+                }
+                span
+            }
         };
         if let Some(span) = span {
             spans.push(span);
@@ -215,6 +225,7 @@ pub fn redact(s: &str) -> Cow<'_, str> {
     }
     assignment_spans(bytes, &mut spans);
     mysql_spans(s, &mut spans);
+    user_password_spans(s, &mut spans);
     if spans.is_empty() {
         return Cow::Borrowed(s);
     }
@@ -223,6 +234,11 @@ pub fn redact(s: &str) -> Cow<'_, str> {
     let mut at = 0;
     for (start, end) in spans {
         if end <= at {
+            continue;
+        }
+        if start <= at && at > 0 && out.ends_with(REDACTED) {
+            // Touches the previous replacement: one marker for both.
+            at = end;
             continue;
         }
         let start = start.max(at);
@@ -336,6 +352,9 @@ fn value_span(bytes: &[u8], mut at: usize) -> Option<(usize, usize)> {
         }
         return (end > inner).then_some((inner, end));
     }
+    if bytes[at..].starts_with(REDACTED.as_bytes()) {
+        return None;
+    }
     if q == b'$' {
         // A variable reference (`TOKEN=$GH_TOKEN`) is not the secret itself.
         return None;
@@ -385,7 +404,11 @@ fn url_span(bytes: &[u8], start: usize, end: usize) -> Option<(usize, usize)> {
 }
 
 fn private_key_span(s: &str, start: usize, end: usize) -> Option<(usize, usize)> {
-    let line_end = s[end..].find("-----").map(|i| end + i)?;
+    let label_window = &s.as_bytes()[end..s.len().min(end + 48)];
+    let line_end = label_window
+        .windows(5)
+        .position(|w| w == b"-----")
+        .map(|i| end + i)?;
     let label = &s[end..line_end];
     if !label.ends_with("PRIVATE KEY") || label.len() > 40 {
         return None;
@@ -433,9 +456,10 @@ fn secret_name(name: &[u8]) -> bool {
         b"_KEY",
         b"_SECRET",
         b"_TOKEN",
-        b"_PASSWORD",
-        b"_PASSWD",
+        b"PASSWORD",
+        b"PASSWD",
         b"_PASS",
+        b"_PWD",
         b"_PAT",
         b"_SECRET_ACCESS_KEY",
     ];
@@ -494,6 +518,28 @@ fn mysql_spans(s: &str, spans: &mut Vec<(usize, usize)>) {
     }
 }
 
+/// `curl -u user:pass` / `--user user:pass` (curl, wget, http clients): the password goes.
+fn user_password_spans(s: &str, spans: &mut Vec<(usize, usize)>) {
+    let bytes = s.as_bytes();
+    for flag in ["-u ", "--user ", "--user=", "--http-user=", "--proxy-user "] {
+        let mut from = 0;
+        while let Some(i) = s[from..].find(flag).map(|i| from + i) {
+            from = i + flag.len();
+            if i > 0 && !bytes[i - 1].is_ascii_whitespace() {
+                continue;
+            }
+            let Some((start, end)) = value_span(bytes, i + flag.len()) else {
+                continue;
+            };
+            if let Some(colon) = bytes[start..end].iter().position(|&b| b == b':') {
+                if start + colon + 1 < end {
+                    spans.push((start + colon + 1, end));
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -504,8 +550,14 @@ mod tests {
 
     #[test]
     fn keeps_plain_text_borrowed() {
-        assert!(matches!(redact("cargo test -p gate-runtime"), Cow::Borrowed(_)));
-        assert!(matches!(redact("git push origin task-list"), Cow::Borrowed(_)));
+        assert!(matches!(
+            redact("cargo test -p gate-runtime"),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(
+            redact("git push origin task-list"),
+            Cow::Borrowed(_)
+        ));
         assert_eq!(r("echo $TOKEN"), "echo $TOKEN");
         assert_eq!(r("export TOKEN=$GH_TOKEN"), "export TOKEN=$GH_TOKEN");
     }
@@ -535,10 +587,24 @@ mod tests {
             "export GITHUB_TOKEN=[REDACTED] && run"
         );
         assert_eq!(r("password='hunter 2' ok"), "password='[REDACTED]' ok");
-        assert_eq!(r("tool --password s3cr3t -v"), "tool --password [REDACTED] -v");
+        assert_eq!(
+            r("tool --password s3cr3t -v"),
+            "tool --password [REDACTED] -v"
+        );
         assert_eq!(r("tool --token=s3cr3t"), "tool --token=[REDACTED]");
-        assert_eq!(r("mysql -uroot -ps3cr3t db"), "mysql -uroot -p[REDACTED] db");
+        assert_eq!(
+            r("mysql -uroot -ps3cr3t db"),
+            "mysql -uroot -p[REDACTED] db"
+        );
         assert_eq!(r("ls -p dir"), "ls -p dir");
+        assert_eq!(r("mysql -p shop"), "mysql -p shop");
+        assert_eq!(r("PGPASSWORD=pw psql"), "PGPASSWORD=[REDACTED] psql");
+        assert_eq!(r("MYSQL_PWD=pw mysql"), "MYSQL_PWD=[REDACTED] mysql");
+        assert_eq!(
+            r("curl -u admin:hunter2 https://x"),
+            "curl -u admin:[REDACTED] https://x"
+        );
+        assert_eq!(r("ps -u root"), "ps -u root");
         assert_eq!(
             r("git clone https://bob:pa55@github.com/x/y"),
             "git clone https://bob:[REDACTED]@github.com/x/y"
@@ -557,6 +623,54 @@ mod tests {
             r("-----BEGIN CERTIFICATE-----x"),
             "-----BEGIN CERTIFICATE-----x"
         );
+    }
+
+    #[test]
+    fn never_panics_on_mixed_fragments() {
+        let pieces = [
+            "é",
+            "ghp_",
+            "AKIA",
+            "eyJ",
+            ".",
+            "Bearer ",
+            "--password",
+            "=",
+            " ",
+            "'",
+            "\"",
+            "://",
+            "u:p",
+            "@",
+            "-----BEGIN ",
+            "RSA PRIVATE KEY-----",
+            "-----END ",
+            "mysql",
+            "-p",
+            "TOKEN",
+            "_KEY",
+            "$",
+            "-u ",
+            "ü€",
+            "x",
+        ];
+        let mut state = 0x2545_f491_u32;
+        for _ in 0..4000 {
+            let mut text = String::new();
+            for _ in 0..12 {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                text.push_str(pieces[state as usize % pieces.len()]);
+            }
+            // Slicing at a non-boundary would panic; the output must also be re-scannable.
+            let out = redact(&text);
+            assert!(
+                out.len() <= text.len() + REDACTED.len() * 12,
+                "input: {text:?}"
+            );
+            let _ = redact(&out);
+        }
     }
 
     #[test]

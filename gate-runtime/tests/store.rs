@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use gate_runtime::store::{
     fallback_log, key_path, ApproveOutcome, AuditFilter, AuditKind, AuditRecord, ChainProblem,
     ClosedBy, GrantStatus, NewGrant, Store, StoreError, StoredState, WindowRow, SCHEMA_VERSION,
+    WAL_TRUNCATE_BYTES,
 };
 use rusqlite::Connection;
 use serde_json::json;
@@ -118,6 +119,31 @@ fn open_creates_private_dir_key_and_current_schema() {
     let before = std::fs::read(&key).unwrap();
     Store::open(&db).unwrap();
     assert_eq!(std::fs::read(&key).unwrap(), before);
+}
+
+/// One process per hook: closing does not checkpoint (the WAL survives the close), and the
+/// WAL stays bounded across many short-lived connections instead of growing with every call.
+#[test]
+fn wal_survives_close_and_stays_bounded_across_connections() {
+    let (_dir, db) = temp_db();
+    let wal = db.with_file_name("gate.db-wal");
+    let mut max_wal = 0;
+    for i in 1..=300 {
+        let mut store = Store::open(&db).unwrap();
+        store.transaction(|t| t.append_audit(&record(i))).unwrap();
+        drop(store);
+        let len = std::fs::metadata(&wal).expect("WAL kept after close").len();
+        if i == 1 {
+            assert!(len > 0, "closing checkpointed the WAL");
+        }
+        max_wal = max_wal.max(len);
+    }
+    assert!(
+        max_wal <= WAL_TRUNCATE_BYTES + 256 * 1024,
+        "WAL grew to {max_wal} bytes"
+    );
+    let report = verify(&db);
+    assert!(report.is_ok() && report.rows_ok == 300, "{report:?}");
 }
 
 #[test]

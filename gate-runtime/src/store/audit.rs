@@ -355,8 +355,8 @@ impl Txn<'_> {
             }
         });
         stored.detail = redact_json(&rec.detail);
-        let mut detail_text = serde_json::to_string(&stored.detail)
-            .map_err(|e| StoreError::Encode(e.to_string()))?;
+        let mut detail_text =
+            serde_json::to_string(&stored.detail).map_err(|e| StoreError::Encode(e.to_string()))?;
         if detail_text.len() > MAX_DETAIL_BYTES {
             stored.detail = serde_json::json!({ "truncated": true, "bytes": detail_text.len() });
             detail_text = stored.detail.to_string();
@@ -368,9 +368,8 @@ impl Txn<'_> {
             None => (0, 0, hex(&GENESIS)),
         };
         let seq = prev_seq + 1;
-        let prev_bytes = unhex(&prev_mac).ok_or_else(|| {
-            StoreError::Corrupt(format!("audit head mac is not hex: {prev_mac}"))
-        })?;
+        let prev_bytes = unhex(&prev_mac)
+            .ok_or_else(|| StoreError::Corrupt(format!("audit head mac is not hex: {prev_mac}")))?;
         let row_mac = hex(&mac(
             &key,
             &[&prev_bytes, &canonical(seq, &stored, &detail_text)],
@@ -419,7 +418,8 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-const SELECT_ROW: &str = "SELECT seq, ts, session, scope, spec, kind, runtime, phase, tool, target, \
+const SELECT_ROW: &str =
+    "SELECT seq, ts, session, scope, spec, kind, runtime, phase, tool, target, \
                           tier, decision, detail, latency_us, prev_mac, mac FROM audit";
 
 /// Reads a row; `detail_text` is the exact stored text (the mac covers it).

@@ -93,8 +93,7 @@ fn baseline_from_sql(r: &rusqlite::Row<'_>) -> rusqlite::Result<BaselineRow> {
 
 const SELECT_WINDOW: &str =
     "SELECT repo, kind, session, actions, secs, closed_by, contaminated, closed FROM windows";
-const SELECT_BASELINE: &str =
-    "SELECT repo, kind, actions, secs, samples, updated FROM baselines";
+const SELECT_BASELINE: &str = "SELECT repo, kind, actions, secs, samples, updated FROM baselines";
 
 impl Txn<'_> {
     /// The learned baseline for a repo and kind, if any.

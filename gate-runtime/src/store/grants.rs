@@ -165,7 +165,11 @@ impl Txn<'_> {
     pub fn grant(&self, id: &str) -> Result<Option<GrantRow>, StoreError> {
         Ok(self
             .tx
-            .query_row(&format!("{SELECT_GRANT} WHERE id = ?1"), [id], grant_from_sql)
+            .query_row(
+                &format!("{SELECT_GRANT} WHERE id = ?1"),
+                [id],
+                grant_from_sql,
+            )
             .optional()?)
     }
 

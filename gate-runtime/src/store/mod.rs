@@ -11,9 +11,18 @@
 //! The trade: the database is always consistent (a crash of the process loses nothing that
 //! was committed), but a power loss or OS crash may roll back the last commits. The audit
 //! chain stays verifiable after such a loss, because its head is written in the same
-//! transaction as its rows. The WAL stays bounded: SQLite runs a PASSIVE checkpoint on commit
-//! once the WAL passes [`WAL_AUTOCHECKPOINT_PAGES`] pages, and `journal_size_limit` truncates
-//! the file after a checkpoint.
+//! transaction as its rows.
+//!
+//! The WAL must stay small, and a PASSIVE checkpoint is not enough for that here: every hook is
+//! a new process, so the first connection rebuilds the WAL index from the whole WAL file
+//! (recovery) and no longer knows which frames were already checkpointed; the WAL would never
+//! restart, grow without bound, and every commit past the autocheckpoint size would copy the
+//! whole WAL again (measured: 3 fsyncs per call and a WAL growing by every commit). So after a
+//! commit that leaves the WAL larger than [`WAL_TRUNCATE_BYTES`], the store runs a
+//! `wal_checkpoint(TRUNCATE)` that does not wait (busy timeout 0 for that statement; if
+//! another process is busy, a later commit does it). Amortised this is well under one fsync
+//! per call, and recovery reads at most about that many bytes. SQLite's own PASSIVE
+//! autocheckpoint ([`WAL_AUTOCHECKPOINT_PAGES`]) and `journal_size_limit` stay as a backstop.
 //!
 //! # Concurrency
 //!
@@ -58,6 +67,8 @@ pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_millis(2000);
 pub const WAL_AUTOCHECKPOINT_PAGES: u32 = 1000;
 /// Size the WAL file is truncated to after a checkpoint.
 pub const JOURNAL_SIZE_LIMIT_BYTES: i64 = 4 * 1024 * 1024;
+/// WAL size past which a commit is followed by a non-waiting TRUNCATE checkpoint.
+pub const WAL_TRUNCATE_BYTES: u64 = 1024 * 1024;
 
 /// Why the store could not do what was asked.
 #[derive(Debug)]
@@ -199,6 +210,7 @@ pub struct Store {
     conn: Connection,
     key: Option<[u8; 32]>,
     path: Option<PathBuf>,
+    busy_timeout: Duration,
 }
 
 impl fmt::Debug for Store {
@@ -226,7 +238,12 @@ fn read_key(path: &Path) -> Result<Option<[u8; 32]>, StoreError> {
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::KeyUnreadable(format!("{}: {e}", path.display()))),
+        Err(e) => {
+            return Err(StoreError::KeyUnreadable(format!(
+                "{}: {e}",
+                path.display()
+            )))
+        }
     };
     let mut buf = Vec::with_capacity(33);
     Read::take(&mut file, 33)
@@ -343,6 +360,7 @@ impl Store {
             conn,
             key: Some(key),
             path: Some(path.to_path_buf()),
+            busy_timeout,
         })
     }
 
@@ -372,6 +390,7 @@ impl Store {
             conn,
             key,
             path: Some(path.to_path_buf()),
+            busy_timeout: DEFAULT_BUSY_TIMEOUT,
         })
     }
 
@@ -389,6 +408,7 @@ impl Store {
             conn,
             key: Some(key),
             path: None,
+            busy_timeout: DEFAULT_BUSY_TIMEOUT,
         })
     }
 
@@ -403,8 +423,10 @@ impl Store {
     }
 
     /// Changes how long a writer waits for the lock.
-    pub fn set_busy_timeout(&self, timeout: Duration) -> Result<(), StoreError> {
-        Ok(self.conn.busy_timeout(timeout)?)
+    pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<(), StoreError> {
+        self.conn.busy_timeout(timeout)?;
+        self.busy_timeout = timeout;
+        Ok(())
     }
 
     /// Runs `f` in one `BEGIN IMMEDIATE … COMMIT` transaction; an error from `f` rolls
@@ -417,10 +439,41 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut txn = Txn { tx, key };
-        let value = f(&mut txn)?;
-        txn.tx.commit()?;
+        let value = {
+            let mut txn = Txn { tx, key };
+            let value = f(&mut txn)?;
+            txn.tx.commit()?;
+            value
+        };
+        self.bound_wal();
         Ok(value)
+    }
+
+    /// Truncates the WAL once it passes [`WAL_TRUNCATE_BYTES`], without waiting for other
+    /// processes (best effort: the commit already succeeded, so no error is reported).
+    fn bound_wal(&self) {
+        let Some(path) = &self.path else {
+            return;
+        };
+        let mut wal = path.clone().into_os_string();
+        wal.push("-wal");
+        if std::fs::metadata(&wal).map_or(true, |m| m.len() <= WAL_TRUNCATE_BYTES) {
+            return;
+        }
+        let _ = self.checkpoint_truncate(Duration::ZERO);
+    }
+
+    /// Runs `wal_checkpoint(TRUNCATE)` waiting at most `wait` for other processes; returns
+    /// whether it completed (false: another process was busy).
+    pub fn checkpoint_truncate(&self, wait: Duration) -> Result<bool, StoreError> {
+        self.conn.busy_timeout(wait)?;
+        let busy: rusqlite::Result<i64> =
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0));
+        let restored = self.conn.busy_timeout(self.busy_timeout);
+        let busy = busy?;
+        restored?;
+        Ok(busy == 0)
     }
 
     /// Every state row, ordered by scope and spec.

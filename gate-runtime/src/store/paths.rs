@@ -87,7 +87,8 @@ fn append_fault(dir: &Path, line: &serde_json::Value) -> std::io::Result<()> {
     if std::fs::metadata(&path).is_ok_and(|m| m.len() > FAULT_LOG_MAX_BYTES) {
         std::fs::rename(&path, dir.join("faults.jsonl.1"))?;
     }
-    let mut text = serde_json::to_string(&crate::redact::redact_json(line)).unwrap_or_else(|_| "null".to_string());
+    let mut text = serde_json::to_string(&crate::redact::redact_json(line))
+        .unwrap_or_else(|_| "null".to_string());
     text.push('\n');
     // One write of the whole line: concurrent appenders do not interleave within a line.
     open_private_append(&path)?.write_all(text.as_bytes())
