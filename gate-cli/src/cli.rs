@@ -329,6 +329,12 @@ pub struct CalibrateArgs {
     /// Show what would be learned; store nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Clean windows a repository and work kind needs before a baseline is learned
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub min_samples: usize,
+    /// Percentile of the clean windows' lengths taken as the baseline
+    #[arg(long, default_value_t = 90, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub percentile: u32,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -143,13 +143,14 @@ pub fn user_file(env: &dyn Environment) -> Option<PathBuf> {
         .map(|home| PathBuf::from(home).join(".config/gate/config.toml"))
 }
 
-/// gate's default data directory: `$XDG_DATA_HOME/gate`, else `~/.local/share/gate`.
+/// gate's default data directory, where the store puts its database by default:
+/// `$XDG_STATE_HOME/gate`, else `~/.local/state/gate`.
 fn default_home(env: &dyn Environment) -> Option<PathBuf> {
-    if let Some(xdg) = env.var("XDG_DATA_HOME") {
+    if let Some(xdg) = env.var("XDG_STATE_HOME") {
         return Some(PathBuf::from(xdg).join("gate"));
     }
     env.var("HOME")
-        .map(|home| PathBuf::from(home).join(".local/share/gate"))
+        .map(|home| PathBuf::from(home).join(".local/state/gate"))
 }
 
 impl Config {
@@ -234,7 +235,7 @@ impl Config {
             Some(home) => home,
             None => Sourced {
                 value: default_home(env).context(
-                    "cannot find a home for gate's data: set GATE_HOME (or HOME, XDG_DATA_HOME)",
+                    "cannot find a home for gate's data: set GATE_HOME (or HOME, XDG_STATE_HOME)",
                 )?,
                 source: Source::Default,
             },
@@ -318,7 +319,7 @@ mod tests {
         assert_eq!(config.spec.value, "default");
         assert_eq!(config.spec.source, Source::Default);
         assert!(config.role.is_none());
-        assert_eq!(config.home.value, dir.path().join("home/.local/share/gate"));
+        assert_eq!(config.home.value, dir.path().join("home/.local/state/gate"));
         assert_eq!(config.db.value, config.home.value.join("gate.db"));
     }
 

@@ -6,6 +6,7 @@
 
 use clap::FromArgMatches;
 use gate_cli::cli::{self, AuditCommand, Cli, Command, Exit, GlobalArgs, HookArgs};
+use gate_cli::cmd::store;
 use gate_cli::{cmd, doctor, install, InputError};
 use std::ffi::OsString;
 
@@ -93,13 +94,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Specs => cmd::specs(&global),
         Command::Check(args) => cmd::check(&args, &global),
         Command::Diagram(args) => cmd::diagram(&args, &global),
-        Command::Status(_) => cmd::needs_store("status"),
-        Command::Log(_) => cmd::needs_store("log"),
-        Command::Audit(AuditCommand::Verify) => cmd::needs_store("audit verify"),
-        Command::Audit(AuditCommand::Export(_)) => cmd::needs_store("audit export"),
-        Command::Approve(_) => cmd::needs_store("approve"),
-        Command::Grants(_) => cmd::needs_store("grants"),
-        Command::Calibrate(_) => cmd::needs_store("calibrate"),
+        Command::Status(args) => store::status(&args, &global),
+        Command::Log(args) => store::log(&args, &global),
+        Command::Audit(AuditCommand::Verify) => store::audit_verify(&global),
+        Command::Audit(AuditCommand::Export(args)) => store::audit_export(&args, &global),
+        Command::Approve(args) => store::approve(&args, &global),
+        Command::Grants(args) => store::grants(&args, &global),
+        Command::Calibrate(args) => store::calibrate(&args, &global),
         Command::Explain(args) => cmd::explain::run(&args, &global),
         Command::Replay(mut args) => {
             if global.spec.is_some() && args.spec_file.is_some() {

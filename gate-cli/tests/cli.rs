@@ -346,3 +346,67 @@ fn closed_stdout_is_success() {
     assert!(output.stderr.is_empty(), "{}", text(&output.stderr));
     assert_eq!(output.status.code(), Some(0));
 }
+
+#[test]
+fn store_commands_read_what_the_hook_recorded() {
+    let world = World::new();
+    let db = world.home.join("state/gate.db");
+    let db_arg = db.to_str().unwrap();
+    // Nothing recorded yet: an environment error naming the path.
+    let output = world.gate(&["--db", db_arg, "log"], b"");
+    assert_exit!(output, 3);
+    assert!(text(&output.stderr).contains("no gate database"));
+
+    let payload = br#"{"hook_event_name":"PreToolUse","session_id":"s1","cwd":"/tmp/p","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}"#;
+    let output = world.gate(&["--db", db_arg, "hook", "claude-code"], payload);
+    assert_exit!(output, 0);
+    let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    let id: String = reason
+        .split("gate approve ")
+        .nth(1)
+        .expect("the reason names the approve command")
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+
+    let output = world.gate(&["--db", db_arg, "log", "--json"], b"");
+    assert_exit!(output, 0);
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(!rows.as_array().unwrap().is_empty());
+
+    let output = world.gate(&["--db", db_arg, "grants", "--json"], b"");
+    assert_exit!(output, 0);
+    let grants: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(grants[0]["id"], id.as_str());
+    assert_eq!(grants[0]["status"], "pending");
+
+    assert_exit!(world.gate(&["--db", db_arg, "approve", &id], b""), 0);
+    // Approving again: not pending any more.
+    assert_exit!(world.gate(&["--db", db_arg, "approve", &id], b""), 1);
+    assert_exit!(world.gate(&["--db", db_arg, "approve", "nosuchid"], b""), 2);
+    assert_exit!(
+        world.gate(&["--db", db_arg, "grants", "--revoke", &id], b""),
+        0
+    );
+
+    let output = world.gate(&["--db", db_arg, "audit", "verify"], b"");
+    assert_exit!(output, 0);
+    assert!(text(&output.stdout).contains("audit chain ok"));
+    let output = world.gate(
+        &["--db", db_arg, "audit", "export", "--format", "jsonl"],
+        b"",
+    );
+    assert_exit!(output, 0);
+    for line in text(&output.stdout).lines() {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(row["seq"].is_i64());
+    }
+    let output = world.gate(&["--db", db_arg, "status"], b"");
+    assert_exit!(output, 0);
+    assert!(text(&output.stdout).contains("s1"));
+    let output = world.gate(&["--db", db_arg, "calibrate", "--dry-run"], b"");
+    assert_exit!(output, 0);
+}

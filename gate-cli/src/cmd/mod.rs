@@ -4,6 +4,7 @@
 pub mod explain;
 pub mod hook;
 pub mod replay;
+pub mod store;
 
 use crate::cli::{self, CheckArgs, CompletionsArgs, DiagramArgs, DiagramFormat, Exit, GlobalArgs};
 use crate::config::{Config, Overrides};
@@ -295,11 +296,4 @@ pub fn man() -> Result<i32> {
     clap_mangen::Man::new(command).render(&mut buffer)?;
     out(&String::from_utf8_lossy(&buffer))?;
     Ok(Exit::Ok.code())
-}
-
-/// The commands that read or write the SQLite store, until the store is wired into the CLI.
-pub fn needs_store(name: &str) -> Result<i32> {
-    Err(anyhow::anyhow!(
-        "`gate {name}` needs the state store, which is not wired into this build yet"
-    ))
 }

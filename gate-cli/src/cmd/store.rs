@@ -1,0 +1,371 @@
+//! The commands that read or write the SQLite store: status, log, audit verify/export,
+//! approve, grants and calibrate.
+
+use crate::cli::{
+    ApproveArgs, CalibrateArgs, Exit, ExportArgs, ExportFormat, GlobalArgs, GrantsArgs, LogArgs,
+    StatusArgs,
+};
+use crate::cmd::{out, out_json};
+use crate::config::{Config, Overrides};
+use crate::InputError;
+use anyhow::{Context, Result};
+use gate_runtime::store::{ApproveOutcome, AuditFilter, AuditRow, GrantRow, Store, StoreError};
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis().min(i64::MAX as u128) as i64)
+}
+
+fn db_path(global: &GlobalArgs) -> Result<PathBuf> {
+    Ok(Config::resolve(&Overrides::from(global))?.db.value)
+}
+
+/// Open the configured database for reading; a missing database is an environment error that
+/// says where gate looked.
+fn open_read(global: &GlobalArgs) -> Result<Store> {
+    let path = db_path(global)?;
+    if !path.exists() {
+        anyhow::bail!(
+            "no gate database at {} (nothing recorded yet, or set --db / GATE_DB)",
+            path.display()
+        );
+    }
+    Store::open_read_only(&path).with_context(|| format!("cannot open {}", path.display()))
+}
+
+fn open_write(global: &GlobalArgs) -> Result<Store> {
+    let path = db_path(global)?;
+    if !path.exists() {
+        anyhow::bail!(
+            "no gate database at {} (nothing recorded yet, or set --db / GATE_DB)",
+            path.display()
+        );
+    }
+    Store::open(&path).with_context(|| format!("cannot open {}", path.display()))
+}
+
+/// `2026-01-01 00:00:00` (UTC) for a millisecond timestamp.
+pub fn format_ms(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since the epoch (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// `gate status`.
+pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
+    let store = open_read(global)?;
+    let mut scopes = store.scopes()?;
+    if let Some(session) = &args.session {
+        scopes.retain(|s| s.scope == *session || s.scope.starts_with(&format!("{session}:")));
+    }
+    scopes.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then(a.scope.cmp(&b.scope)));
+    let now = now_ms();
+    let grants = store.grants(now, true)?;
+    if global.json {
+        out_json(&json!({
+            "db": store.path(),
+            "scopes": scopes,
+            "live_grants": grants.iter().map(|g| grant_json(g, now)).collect::<Vec<_>>(),
+        }))?;
+        return Ok(Exit::Ok.code());
+    }
+    let mut text = String::new();
+    if scopes.is_empty() {
+        text.push_str("no machine state recorded yet\n");
+    }
+    for s in &scopes {
+        text.push_str(&format!(
+            "{}  spec {} ({})  updated {}\n",
+            s.scope,
+            s.spec,
+            &s.spec_hash[..s.spec_hash.len().min(12)],
+            format_ms(s.updated_ms)
+        ));
+    }
+    text.push_str(&format!("{} live grant(s)\n", grants.len()));
+    for g in &grants {
+        text.push_str(&grant_line(g, now));
+    }
+    out(&text)?;
+    Ok(Exit::Ok.code())
+}
+
+fn grant_json(g: &GrantRow, now: i64) -> serde_json::Value {
+    json!({
+        "id": g.id,
+        "status": g.status(now),
+        "summary": g.summary,
+        "created": format_ms(g.created_ms),
+        "expires": format_ms(g.expires_ms),
+        "created_ms": g.created_ms,
+        "expires_ms": g.expires_ms,
+    })
+}
+
+fn status_name(g: &GrantRow, now: i64) -> String {
+    serde_json::to_value(g.status(now))
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn grant_line(g: &GrantRow, now: i64) -> String {
+    format!(
+        "  {}  {:8}  expires {}  {}\n",
+        g.id,
+        status_name(g, now),
+        format_ms(g.expires_ms),
+        g.summary
+    )
+}
+
+fn row_line(r: &AuditRow) -> String {
+    let rec = &r.record;
+    format!(
+        "{:>6} {} {:10} {:11} {:17} {:8} {} {}\n",
+        r.seq,
+        format_ms(rec.ts_ms),
+        rec.kind.as_str(),
+        rec.runtime,
+        rec.phase,
+        rec.decision.as_deref().unwrap_or("-"),
+        rec.tool.as_deref().unwrap_or("-"),
+        rec.target.as_deref().unwrap_or("")
+    )
+}
+
+/// `gate log`.
+pub fn log(args: &LogArgs, global: &GlobalArgs) -> Result<i32> {
+    let store = open_read(global)?;
+    let filter = AuditFilter {
+        session: args.session.clone(),
+        limit: Some(args.limit as u64),
+        ..AuditFilter::default()
+    };
+    let rows = store.audit_rows(&filter)?;
+    if global.json {
+        out_json(&serde_json::to_value(&rows)?)?;
+    } else {
+        let text: String = rows.iter().map(row_line).collect();
+        out(if text.is_empty() {
+            "no audit rows\n"
+        } else {
+            &text
+        })?;
+    }
+    Ok(Exit::Ok.code())
+}
+
+/// `gate audit verify`: exit 1 when the chain is broken.
+pub fn audit_verify(global: &GlobalArgs) -> Result<i32> {
+    let store = open_read(global)?;
+    let report = store.verify_chain()?;
+    if global.json {
+        out_json(&json!({
+            "ok": report.is_ok(),
+            "rows_ok": report.rows_ok,
+            "head_rows": report.head_rows,
+            "problem": report.problem,
+            "problem_text": report.problem.as_ref().map(ToString::to_string),
+            "first_bad_seq": report.first_bad_seq(),
+        }))?;
+    } else if let Some(problem) = &report.problem {
+        out(&format!(
+            "audit chain BROKEN after {} good row(s): {problem}\n",
+            report.rows_ok
+        ))?;
+    } else {
+        out(&format!(
+            "audit chain ok: {} row(s) verified\n",
+            report.rows_ok
+        ))?;
+    }
+    Ok(if report.is_ok() {
+        Exit::Ok.code()
+    } else {
+        Exit::Findings.code()
+    })
+}
+
+/// `gate audit export --format jsonl`: one row per line, streamed.
+pub fn audit_export(args: &ExportArgs, global: &GlobalArgs) -> Result<i32> {
+    let store = open_read(global)?;
+    match args.format {
+        ExportFormat::Jsonl => {
+            let stdout = std::io::stdout();
+            let mut lock = std::io::BufWriter::new(stdout.lock());
+            let mut write_error: Option<std::io::Error> = None;
+            let result = store.for_each_audit(&AuditFilter::default(), |row| {
+                let line = serde_json::to_string(&row).unwrap_or_default();
+                if let Err(e) = writeln!(lock, "{line}") {
+                    let copy = std::io::Error::new(e.kind(), e.to_string());
+                    write_error = Some(e);
+                    return Err(StoreError::Io {
+                        context: "writing the export".into(),
+                        source: copy,
+                    });
+                }
+                Ok(())
+            });
+            if let Some(e) = write_error {
+                return Err(e.into());
+            }
+            result?;
+            lock.flush()?;
+        }
+    }
+    Ok(Exit::Ok.code())
+}
+
+/// `gate approve ID`.
+pub fn approve(args: &ApproveArgs, global: &GlobalArgs) -> Result<i32> {
+    let mut store = open_write(global)?;
+    let now = now_ms();
+    let outcome = store.approve_grant(args.id.trim(), now)?;
+    let grant = store
+        .grants(now, false)?
+        .into_iter()
+        .find(|g| g.id == args.id.trim());
+    if global.json {
+        out_json(&json!({
+            "id": args.id,
+            "outcome": outcome,
+            "grant": grant.as_ref().map(|g| grant_json(g, now)),
+        }))?;
+    }
+    match outcome {
+        ApproveOutcome::Approved => {
+            if !global.json {
+                let what = grant.map(|g| g.summary).unwrap_or_default();
+                out(&format!(
+                    "approved {} once: {what}\nretry the action in the agent; the grant is used by the first matching call\n",
+                    args.id
+                ))?;
+            }
+            Ok(Exit::Ok.code())
+        }
+        ApproveOutcome::NotFound => Err(InputError::new(format!(
+            "no grant with id `{}` (see `gate grants`)",
+            args.id
+        ))
+        .into()),
+        ApproveOutcome::NotPending(status) => {
+            if !global.json {
+                out(&format!(
+                    "grant {} is not pending: it is {}\n",
+                    args.id,
+                    serde_json::to_value(status)?.as_str().unwrap_or("unknown")
+                ))?;
+            }
+            Ok(Exit::Findings.code())
+        }
+    }
+}
+
+/// `gate grants [--revoke ID]`.
+pub fn grants(args: &GrantsArgs, global: &GlobalArgs) -> Result<i32> {
+    let now = now_ms();
+    if let Some(id) = &args.revoke {
+        let mut store = open_write(global)?;
+        let revoked = store.revoke_grant(id.trim())?;
+        if global.json {
+            out_json(&json!({"id": id, "revoked": revoked}))?;
+        } else if revoked {
+            out(&format!("revoked {id}\n"))?;
+        }
+        if !revoked {
+            return Err(InputError::new(format!("no grant with id `{id}`")).into());
+        }
+        return Ok(Exit::Ok.code());
+    }
+    let store = open_read(global)?;
+    let list = store.grants(now, true)?;
+    if global.json {
+        out_json(&json!(list
+            .iter()
+            .map(|g| grant_json(g, now))
+            .collect::<Vec<_>>()))?;
+    } else if list.is_empty() {
+        out("no live grants\n")?;
+    } else {
+        out(&list.iter().map(|g| grant_line(g, now)).collect::<String>())?;
+    }
+    Ok(Exit::Ok.code())
+}
+
+/// `gate calibrate`: learn baselines from clean windows.
+pub fn calibrate(args: &CalibrateArgs, global: &GlobalArgs) -> Result<i32> {
+    if args.dry_run {
+        let store = open_read(global)?;
+        let windows = store.windows(None, None, true)?;
+        let mut groups: std::collections::BTreeMap<(String, String), usize> = Default::default();
+        for w in &windows {
+            *groups.entry((w.repo.clone(), w.kind.clone())).or_default() += 1;
+        }
+        if global.json {
+            let list: Vec<_> = groups
+                .iter()
+                .map(|((repo, kind), n)| {
+                    json!({"repo": repo, "kind": kind, "clean_windows": n,
+                           "would_learn": *n >= args.min_samples})
+                })
+                .collect();
+            out_json(&json!(list))?;
+        } else {
+            let mut text = format!("{} clean window(s)\n", windows.len());
+            for ((repo, kind), n) in &groups {
+                text.push_str(&format!(
+                    "  {repo} {kind}: {n} sample(s){}\n",
+                    if *n >= args.min_samples {
+                        ""
+                    } else {
+                        " (too few to learn from)"
+                    }
+                ));
+            }
+            out(&text)?;
+        }
+        return Ok(Exit::Ok.code());
+    }
+    let mut store = open_write(global)?;
+    let learned = store.calibrate(args.min_samples, args.percentile, now_ms())?;
+    if global.json {
+        out_json(&serde_json::to_value(&learned)?)?;
+    } else if learned.is_empty() {
+        out(&format!(
+            "nothing learned: no repo and work kind has {} clean windows yet\n",
+            args.min_samples
+        ))?;
+    } else {
+        let mut text = String::new();
+        for b in &learned {
+            text.push_str(&format!(
+                "{} {}: {} actions, {} s (p{} of {} windows)\n",
+                b.repo, b.kind, b.actions, b.secs, args.percentile, b.samples
+            ));
+        }
+        out(&text)?;
+    }
+    Ok(Exit::Ok.code())
+}
