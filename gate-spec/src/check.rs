@@ -472,6 +472,15 @@ fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
 
 /// G013: a tier without any backstop, so a window at that tier would never expire.
 fn check_backstops(spec: &Spec, diags: &mut Diagnostics) {
+    // A spec without windows (no window state, no arm) has nothing for a backstop to expire.
+    let has_windows = spec.states.iter().any(|s| s.window)
+        || spec
+            .transitions
+            .iter()
+            .any(|t| t.effects.contains(&crate::ir::Effect::Arm));
+    if !has_windows {
+        return;
+    }
     for tier in &spec.tiers {
         let b = &tier.backstop;
         if b.max_actions.is_none() && b.max_secs.is_none() && b.baseline.is_none() {
