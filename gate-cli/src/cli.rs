@@ -127,6 +127,9 @@ Example config.toml:
   db = \".gate/gate.db\"     # relative paths are relative to the config file's project")]
     Config,
     /// List the specs compiled into this binary
+    #[command(
+        after_help = "Examples:\n  gate specs\n  gate --spec guard config      choose one for this command\n  gate specs --json | jq -r '.[].name'"
+    )]
     Specs,
     /// Check spec files and report every diagnostic with file:line:col
     #[command(after_help = "\
@@ -144,17 +147,22 @@ Examples:
   gate diagram --check                  fail if docs/machines/*.md is stale")]
     Diagram(DiagramArgs),
     /// The current state, window and pending grants of a session
+    #[command(after_help = "Examples:\n  gate status\n  gate status --session 5f0c… --json")]
     Status(StatusArgs),
     /// Recent audit rows
     #[command(after_help = "Examples:\n  gate log -n 50\n  gate log --json | jq .verdict")]
     Log(LogArgs),
     /// Verify or export the hash-chained audit trail
     #[command(subcommand)]
+    #[command(
+        after_help = "Examples:\n  gate audit verify             exit 1 if a row was edited, dropped or reordered\n  gate audit export --format jsonl > audit.jsonl"
+    )]
     Audit(AuditCommand),
     /// Approve one protected action, once (the id is in the deny reason)
     #[command(after_help = "Example:\n  gate approve 7f3a")]
     Approve(ApproveArgs),
     /// List live grants, or revoke one
+    #[command(after_help = "Examples:\n  gate grants\n  gate grants --revoke 7f3a")]
     Grants(GrantsArgs),
     /// Explain what gate would answer for a payload, step by step
     #[command(after_help = "\
@@ -162,6 +170,12 @@ Example:
   gate explain --runtime claude-code < tests/fixtures/payloads/claude/PreToolUse-Bash.json")]
     Explain(ExplainArgs),
     /// Learn per-repository window baselines from the audit trail
+    #[command(after_help = "\
+Examples:
+  gate calibrate --dry-run       how many clean windows each repository and kind has
+  gate calibrate --percentile 80
+
+Only windows closed by a real boundary (not by the backstop) and without faults count.")]
     Calibrate(CalibrateArgs),
     /// Run a recorded session through a policy and show what it would have answered
     #[command(after_help = "\
