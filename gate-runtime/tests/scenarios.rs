@@ -175,6 +175,9 @@ impl Sim {
     }
 }
 
+/// A step of a scenario that returns the outcome to check.
+type Drive = fn(&mut Sim) -> Outcome;
+
 /// A template rendered with the values a scenario knows; any other variable is an error.
 fn render(spec: &Spec, template: &str, vars: &[(TemplateVar, &str)]) -> String {
     let t = spec
@@ -243,7 +246,7 @@ fn open_window(sim: &mut Sim) -> Outcome {
 
 #[test]
 fn jwc_r1_any_checkpoint_rearms() {
-    let evidence: [(&str, fn(&mut Sim) -> Outcome); 6] = [
+    let evidence: [(&str, Drive); 6] = [
         ("plan_read", |s| s.post("Read", "/repo/PLAN.md", true)),
         ("plan_read_shell", |s| s.post("Bash", "cat PLAN.md", true)),
         ("todo_update", |s| s.post("TodoWrite", "", true)),
@@ -354,7 +357,6 @@ fn jwc_r4_no_steer_inside_coherent_window() {
 
 #[test]
 fn jwc_r5_each_signal_fires_boundary() {
-    type Drive = fn(&mut Sim) -> Outcome;
     let cases: [(&str, Drive); 7] = [
         ("work_shift", |s| {
             for i in 0..4 {
