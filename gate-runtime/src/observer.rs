@@ -49,22 +49,28 @@ pub struct Classification {
 pub struct Classifier<'s> {
     spec: &'s Spec,
     commands: Vec<Vec<CommandPattern>>,
+    except_commands: Vec<Vec<CommandPattern>>,
 }
 
 impl<'s> Classifier<'s> {
     pub fn new(spec: &'s Spec) -> Self {
-        let commands = spec
+        // The spec was checked at build time; a pattern that fails here cannot match.
+        let parse_all = |list: &[gate_spec::ir::Pattern]| -> Vec<CommandPattern> {
+            list.iter()
+                .filter_map(|p| pattern::parse_command(&p.text).ok())
+                .collect()
+        };
+        let commands = spec.rules.iter().map(|r| parse_all(&r.commands)).collect();
+        let except_commands = spec
             .rules
             .iter()
-            .map(|r| {
-                r.commands
-                    .iter()
-                    // The spec was checked at build time; a pattern that fails here cannot match.
-                    .filter_map(|p| pattern::parse_command(&p.text).ok())
-                    .collect()
-            })
+            .map(|r| parse_all(&r.except_commands))
             .collect();
-        Classifier { spec, commands }
+        Classifier {
+            spec,
+            commands,
+            except_commands,
+        }
     }
 
     /// Classify a tool event. Non-tool events get the default tier and kind.
@@ -122,6 +128,28 @@ impl<'s> Classifier<'s> {
                 {
                     continue;
                 }
+            }
+            if let (false, Some(parsed), Some(raw)) = (
+                self.except_commands[i].is_empty(),
+                &parsed,
+                event.target.as_deref(),
+            ) {
+                if self.except_commands[i]
+                    .iter()
+                    .any(|p| shell::matches(p, parsed, raw))
+                {
+                    continue;
+                }
+            }
+            if !rule.except_paths.is_empty()
+                && !out.paths.is_empty()
+                && out.paths.iter().all(|p| {
+                    rule.except_paths
+                        .iter()
+                        .any(|g| path_matches(&g.text, p, cwd))
+                })
+            {
+                continue;
             }
             let id = i as RuleId;
             out.matched.push(id);

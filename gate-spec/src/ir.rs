@@ -9,7 +9,9 @@
 use serde::{Deserialize, Serialize};
 
 /// A byte range into the spec source.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct Span {
     pub start: u32,
     pub end: u32,
@@ -242,7 +244,10 @@ impl Phase {
     }
     /// Whether this phase carries a tool call.
     pub fn is_tool(self) -> bool {
-        matches!(self, Phase::PreTool | Phase::PostTool | Phase::PostToolFailure)
+        matches!(
+            self,
+            Phase::PreTool | Phase::PostTool | Phase::PostToolFailure
+        )
     }
 }
 
@@ -310,6 +315,14 @@ pub struct Rule {
     pub paths: Vec<Pattern>,
     /// Command patterns, matched on each simple command of the tokenised shell command.
     pub commands: Vec<Pattern>,
+    /// Exceptions: the rule does not match when one of these command patterns matches
+    /// (`cargo publish --dry-run` beside `cargo publish`).
+    #[serde(default)]
+    pub except_commands: Vec<Pattern>,
+    /// Exceptions: the rule does not match when every path the action touches matches one of
+    /// these path globs (`.env.example` beside `.env*`).
+    #[serde(default)]
+    pub except_paths: Vec<Pattern>,
     /// Phases the rule applies to; empty means every tool phase.
     pub phases: Vec<Phase>,
     pub tier: Option<TierId>,

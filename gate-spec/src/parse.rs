@@ -654,7 +654,17 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         let o = Obj::new(t, *span, format!("[[rule]] `{rname}`"));
         o.check_keys(
             &[
-                "name", "tools", "classes", "paths", "commands", "phases", "tier", "kind", "reason",
+                "name",
+                "tools",
+                "classes",
+                "paths",
+                "commands",
+                "except_commands",
+                "except_paths",
+                "phases",
+                "tier",
+                "kind",
+                "reason",
             ],
             diags,
         );
@@ -676,6 +686,24 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 ));
             }
             commands.push(Pattern { text, span: vspan });
+        }
+        let except_paths = glob_list(&o, "except_paths", source, true, diags);
+        let mut except_commands = Vec::new();
+        for (text, vspan) in o.strings("except_commands", diags) {
+            if let Err(e) = pattern::parse_command(&text) {
+                let at = inner_span(
+                    source,
+                    vspan,
+                    1 + e.offset,
+                    text.get(e.offset..e.offset + e.len).unwrap_or(""),
+                );
+                diags.push(Diagnostic::error(
+                    Code::BadPattern,
+                    at,
+                    format!("command pattern does not compile: {}", e.message),
+                ));
+            }
+            except_commands.push(Pattern { text, span: vspan });
         }
         let classes = o
             .strings("classes", diags)
@@ -722,6 +750,8 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             classes,
             paths,
             commands,
+            except_commands,
+            except_paths,
             phases,
             tier,
             kind,

@@ -315,11 +315,7 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
             }
             if progress && last_report.elapsed() > Duration::from_millis(500) {
                 last_report = Instant::now();
-                let pct = if total > 0 {
-                    read_bytes * 100 / total
-                } else {
-                    0
-                };
+                let pct = (read_bytes * 100).checked_div(total).unwrap_or(0);
                 let _ = write!(std::io::stderr(), "\rreplay: {line_no} lines ({pct}%)");
             }
             let value: Value = match serde_json::from_str(text) {

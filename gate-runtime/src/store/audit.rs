@@ -324,19 +324,17 @@ struct Head {
 }
 
 fn read_head(conn: &rusqlite::Connection) -> Result<Option<Head>, StoreError> {
+    // Cached: a hook appends several rows in one transaction, each reading the head.
     Ok(conn
-        .query_row(
-            "SELECT rows, head_seq, head_mac, tag FROM audit_head WHERE id = 1",
-            [],
-            |r| {
-                Ok(Head {
-                    rows: r.get(0)?,
-                    seq: r.get(1)?,
-                    mac: r.get(2)?,
-                    tag: r.get(3)?,
-                })
-            },
-        )
+        .prepare_cached("SELECT rows, head_seq, head_mac, tag FROM audit_head WHERE id = 1")?
+        .query_row([], |r| {
+            Ok(Head {
+                rows: r.get(0)?,
+                seq: r.get(1)?,
+                mac: r.get(2)?,
+                tag: r.get(3)?,
+            })
+        })
         .optional()?)
 }
 
@@ -374,11 +372,14 @@ impl Txn<'_> {
             &key,
             &[&prev_bytes, &canonical(seq, &stored, &detail_text)],
         ));
-        self.tx.execute(
-            "INSERT INTO audit (seq, ts, session, scope, spec, kind, runtime, phase, tool, target,
-                                tier, decision, detail, latency_us, prev_mac, mac)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-            params![
+        // Statements are cached: a hook appends several rows per transaction.
+        self.tx
+            .prepare_cached(
+                "INSERT INTO audit (seq, ts, session, scope, spec, kind, runtime, phase, tool,
+                                    target, tier, decision, detail, latency_us, prev_mac, mac)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+            )?
+            .execute(params![
                 seq,
                 stored.ts_ms,
                 stored.session,
@@ -395,21 +396,22 @@ impl Txn<'_> {
                 stored.latency_us,
                 prev_mac,
                 row_mac,
-            ],
-        )?;
+            ])?;
         let rows = rows + 1;
         let tag = head_tag(&key, rows, seq, &row_mac);
-        self.tx.execute(
-            "INSERT INTO audit_head (id, rows, head_seq, head_mac, tag) VALUES (1, ?1, ?2, ?3, ?4)
-             ON CONFLICT (id) DO UPDATE SET rows = ?1, head_seq = ?2, head_mac = ?3, tag = ?4",
-            params![rows, seq, row_mac, tag],
-        )?;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO audit_head (id, rows, head_seq, head_mac, tag)
+                 VALUES (1, ?1, ?2, ?3, ?4)
+                 ON CONFLICT (id) DO UPDATE SET rows = ?1, head_seq = ?2, head_mac = ?3, tag = ?4",
+            )?
+            .execute(params![rows, seq, row_mac, tag])?;
         Ok(seq)
     }
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())
