@@ -40,9 +40,12 @@ impl Runtime {
     pub fn provides(self, field: Telemetry) -> bool {
         match (self, field) {
             // Codex's pre-tool hook sees only shell, patch and MCP calls, but each carries a
-            // tool name and target; it has no post-tool failure event, but PostToolUse carries
-            // the exit status. No runtime reports subagent identity except Claude Code.
+            // tool name and target. It has no post-tool failure event and its Bash
+            // PostToolUse carries only the output text, not the exit status, so signals that
+            // need a tool's status are disabled there (R13: degrade explicitly). No runtime
+            // reports subagent identity except Claude Code.
             (Runtime::ClaudeCode, _) => true,
+            (Runtime::Codex, Telemetry::Status) => false,
             (_, Telemetry::Subagent) => false,
             (Runtime::Gemini | Runtime::Copilot, Telemetry::PermissionMode) => false,
             _ => true,
@@ -59,7 +62,11 @@ impl Runtime {
             ),
             Runtime::Codex => matches!(
                 phase,
-                Phase::PreTool | Phase::PostTool | Phase::Prompt | Phase::SessionStart
+                Phase::PreTool
+                    | Phase::PostTool
+                    | Phase::PostToolFailure
+                    | Phase::Prompt
+                    | Phase::SessionStart
             ),
             Runtime::ClaudeCode | Runtime::Copilot => matches!(
                 phase,
