@@ -2,8 +2,9 @@
 //! licenses nothing, fail-open under injected store faults, and deterministic verdicts/audit.
 //!
 //! Every property runs over all of `gate_specs::ALL`, so a new spec is covered without
-//! editing this file. Case counts: 256 for the machine- and engine-level properties, 48 for
-//! the driver ones (each case opens SQLite databases); `PROPTEST_CASES` overrides both.
+//! editing this file. Case counts (each case runs every spec): 256 for the machine-level
+//! properties, 128 for the engine-level ones, 32 for the driver ones (each case opens SQLite
+//! databases); `PROPTEST_CASES` overrides all of them.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,6 +24,10 @@ use proptest::test_runner::{Config, TestRunner};
 
 // ------------------------------------------------------------------------------------------
 // Shared helpers
+
+const MACHINE_CASES: u32 = 256;
+const ENGINE_CASES: u32 = 128;
+const DRIVER_CASES: u32 = 32;
 
 /// The case count of a property: `PROPTEST_CASES` when set, else `default`.
 fn cases(default: u32) -> u32 {
@@ -343,7 +348,7 @@ fn all_specs() -> &'static [&'static CompiledSpec] {
 
 #[test]
 fn differential_machine_level() {
-    let mut runner = TestRunner::new(config(256));
+    let mut runner = TestRunner::new(config(MACHINE_CASES));
     runner
         .run(&proptest::collection::vec(raw_input(), 1..80), |trace| {
             for compiled in all_specs() {
@@ -367,7 +372,7 @@ fn differential_machine_level() {
 
 #[test]
 fn differential_engine_level() {
-    let mut runner = TestRunner::new(config(256));
+    let mut runner = TestRunner::new(config(ENGINE_CASES));
     runner
         .run(&proptest::collection::vec(raw_event(), 1..40), |raw| {
             let trace = events(&raw);
@@ -398,7 +403,7 @@ fn differential_engine_level() {
 
 #[test]
 fn anti_flap_machine_level() {
-    let mut runner = TestRunner::new(config(256));
+    let mut runner = TestRunner::new(config(MACHINE_CASES));
     // Runs of equal raw samples make the debouncers actually cross their thresholds.
     let trace = proptest::collection::vec((raw_input(), 1usize..6), 1..40);
     runner
@@ -496,7 +501,7 @@ fn anti_flap_machine_level() {
 
 #[test]
 fn anti_flap_rearm_seconds_engine_level() {
-    let mut runner = TestRunner::new(config(256));
+    let mut runner = TestRunner::new(config(ENGINE_CASES));
     runner
         .run(&proptest::collection::vec(raw_event(), 1..50), |raw| {
             let trace = events(&raw);
@@ -582,7 +587,7 @@ static WINDOW_CHECKS: AtomicUsize = AtomicUsize::new(0);
 
 #[test]
 fn window_licenses_nothing_engine_level() {
-    let mut runner = TestRunner::new(config(256));
+    let mut runner = TestRunner::new(config(ENGINE_CASES));
     runner
         .run(&proptest::collection::vec(raw_event(), 1..30), |raw| {
             let trace = events(&raw);
@@ -770,7 +775,7 @@ fn check_degraded(spec: &Spec, fault: Fault, r: &driver::RunResult) -> Result<()
 
 #[test]
 fn fail_open_under_store_faults() {
-    let mut runner = TestRunner::new(config(48));
+    let mut runner = TestRunner::new(config(DRIVER_CASES));
     let strategy = (
         proptest::collection::vec(raw_event(), 1..8),
         any::<prop::sample::Index>(),
@@ -936,7 +941,7 @@ fn twin_runs(
 
 #[test]
 fn deterministic_verdicts_and_audit() {
-    let mut runner = TestRunner::new(config(48));
+    let mut runner = TestRunner::new(config(DRIVER_CASES));
     let strategy = (
         proptest::collection::vec(raw_event(), 1..10),
         any::<prop::sample::Index>(),
@@ -961,7 +966,7 @@ fn deterministic_verdicts_and_audit() {
 #[test]
 #[ignore = "audit MACs cover latency_us (wall-clock) and so differ between identical runs"]
 fn deterministic_audit_macs() {
-    let mut runner = TestRunner::new(config(16));
+    let mut runner = TestRunner::new(config(DRIVER_CASES));
     runner
         .run(&proptest::collection::vec(raw_event(), 1..6), |raw| {
             for compiled in all_specs() {
