@@ -244,6 +244,12 @@ fn rule_text(spec: &Spec, rule: &Rule) -> String {
     if !rule.commands.is_empty() {
         criteria.push(format!("commands {}", list(&rule.commands)));
     }
+    if !rule.except_commands.is_empty() {
+        criteria.push(format!("except commands {}", list(&rule.except_commands)));
+    }
+    if !rule.except_paths.is_empty() {
+        criteria.push(format!("except paths {}", list(&rule.except_paths)));
+    }
     if !rule.phases.is_empty() {
         let names: Vec<&str> = rule.phases.iter().map(|p| p.as_str()).collect();
         criteria.push(format!("phases {}", names.join(" | ")));
