@@ -701,7 +701,6 @@ fn jwc_r11_every_transition_recorded() {
 
 #[test]
 fn jwc_r12_signal_disabled_without_status() {
-    // A runtime gate cannot identify provides nothing: every telemetry-bound signal is off.
     let spec = compiled("jwc").ir();
     let failing = spec
         .signals
@@ -711,22 +710,29 @@ fn jwc_r12_signal_disabled_without_status() {
     assert!(spec.signals[failing]
         .requires
         .contains(&gate_spec::ir::Telemetry::Status));
-    assert!(!observer::enabled_signals(spec, None)[failing]);
-    let mut sim = Sim::new("jwc").runtime(None);
-    let first = sim.call("Edit", "/repo/src/a.rs");
-    assert!(first
-        .notes
-        .iter()
-        .any(|n| n.kind == "disabled" && n.detail["signal"] == "failing"));
-    for _ in 0..5 {
-        sim.pre("Bash", "make");
-        let o = sim.post("Bash", "make", false);
-        assert_eq!(o.decision.verdict, Verdict::Allow);
+    // Codex reports no exit status; an unidentified runtime provides nothing.
+    for runtime in [Some(Runtime::Codex), None] {
+        assert!(!observer::enabled_signals(spec, runtime)[failing]);
+        let mut sim = Sim::new("jwc").runtime(runtime);
+        let first = sim.call("Edit", "/repo/src/a.rs");
+        assert!(first
+            .notes
+            .iter()
+            .any(|n| n.kind == "disabled" && n.detail["signal"] == "failing"));
+        for i in 0..5 {
+            let target = format!("/repo/src/f{i}.rs");
+            sim.pre("Edit", &target);
+            let o = sim.post("Edit", &target, false);
+            assert_eq!(o.decision.verdict, Verdict::Allow, "{runtime:?}");
+        }
+        assert_eq!(sim.state_name(), "open", "{runtime:?}");
+        // The rest keeps working: the protected tier still asks.
+        let o = sim.pre("Bash", "npm publish");
+        assert!(
+            matches!(o.decision.verdict, Verdict::Ask { .. }),
+            "{runtime:?}"
+        );
     }
-    assert_eq!(sim.state_name(), "open");
-    // The rest keeps working: the protected tier still asks.
-    let o = sim.pre("Bash", "npm publish");
-    assert!(matches!(o.decision.verdict, Verdict::Ask { .. }));
 }
 
 #[test]
