@@ -1,0 +1,6 @@
+//! Fuzz target: `gate_fuzz::replay` (see fuzz/src/lib.rs) must not panic on any input.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    gate_fuzz::replay(data);
+});
