@@ -196,45 +196,56 @@ fn verify(dir: &Path) {
     assert_eq!(report["ok"], true, "{report}");
 }
 
-fn check_run(name: &str, dir: &Path, wall: Duration, sessions: usize) {
+/// Checks one storm. What must hold whatever happened (the chain verifies, state and audit
+/// agree on every committed event, the re-arm floor holds) is asserted here; what a
+/// degraded call would break (a call answered from memory because the lock wait ran out is
+/// neither audited nor counted) is returned, so that both storms report before the test fails.
+fn check_run(name: &str, dir: &Path, wall: Duration, sessions: usize) -> Vec<String> {
     let db = dir.join("gate.db");
     let audit = read_audit(&db);
     let events = audit.rows.iter().filter(|r| r.3 == "event").count();
-    let faults = audit.rows.iter().filter(|r| r.3 == "fault").count();
+    let fault_rows = audit.rows.iter().filter(|r| r.3 == "fault").count();
     let logged = fault_summary(dir);
     let secs = wall.as_secs_f64();
-    println!(
-        "{name}: {TOTAL} hook calls by {PROCESSES} concurrent workers in {secs:.1} s \
-         ({:.0} calls/s); {events} event rows, faults logged: {logged:?}",
-        TOTAL as f64 / secs,
-    );
-    assert_eq!(faults, 0, "{name}: no fault rows");
-    assert!(logged.is_empty(), "{name}: no fault was logged: {logged:?}");
-    assert_eq!(events, TOTAL, "{name}: one event row per hook call");
     let counters = state_counters(&db);
-    assert_eq!(
-        counters.len(),
-        sessions,
-        "{name}: one state row per session"
-    );
     let counted: u64 = counters.iter().map(|(_, n)| n).sum();
-    assert_eq!(
-        counted, TOTAL as u64,
-        "{name}: stored event counters {counters:?}"
-    );
-    for (scope, n) in &counters {
-        assert_eq!(
-            *n as usize,
-            TOTAL / sessions,
-            "{name}: {scope} counted every event"
-        );
-    }
     let arms = assert_no_double_arm(&audit);
     verify(dir);
     println!(
-        "{name}: {} audit rows, {arms} window arm(s), chain verified",
-        audit.rows.len()
+        "{name}: {TOTAL} hook calls by {PROCESSES} concurrent workers in {secs:.1} s \
+         ({:.0} calls/s); {events} event rows, {} audit rows, {arms} window arm(s), \
+         chain verified; fault rows {fault_rows}, faults logged {logged:?}",
+        TOTAL as f64 / secs,
+        audit.rows.len(),
     );
+    assert_eq!(
+        counted, events as u64,
+        "{name}: the stored event counters {counters:?} agree with the audit (no lost update)"
+    );
+    let mut problems = Vec::new();
+    if fault_rows != 0 || !logged.is_empty() {
+        problems.push(format!(
+            "{name}: faults: {fault_rows} audit rows, logged {logged:?}"
+        ));
+    }
+    if events != TOTAL {
+        problems.push(format!("{name}: {events} event rows for {TOTAL} calls"));
+    }
+    if counters.len() != sessions {
+        problems.push(format!(
+            "{name}: {} state rows for {sessions} sessions",
+            counters.len()
+        ));
+    }
+    for (scope, n) in &counters {
+        if *n as usize != TOTAL / sessions {
+            problems.push(format!(
+                "{name}: {scope} counted {n} of {} events",
+                TOTAL / sessions
+            ));
+        }
+    }
+    problems
 }
 
 /// The faults in `faults.jsonl` beside the database: fault text → count.
@@ -255,9 +266,14 @@ fn fault_summary(dir: &Path) -> std::collections::BTreeMap<String, usize> {
 fn hook_storms_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let wall = storm(dir.path(), |_| "s-shared".to_string());
-    check_run("one session", dir.path(), wall, 1);
+    let mut problems = check_run("one session", dir.path(), wall, 1);
 
     let dir = tempfile::tempdir().unwrap();
     let wall = storm(dir.path(), |worker| format!("s-{worker:02}"));
-    check_run("32 sessions", dir.path(), wall, PROCESSES);
+    problems.extend(check_run("32 sessions", dir.path(), wall, PROCESSES));
+    assert!(
+        problems.is_empty(),
+        "hook calls degraded under contention:\n{}",
+        problems.join("\n")
+    );
 }

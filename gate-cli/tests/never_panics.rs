@@ -297,3 +297,44 @@ fn fuzz_seed_corpus_runs_clean() {
         }
     }
 }
+
+/// The shell lexer's work at 1 KB … 1 MB for the worst shapes of gate-runtime/tests/shell.rs,
+/// printed for docs/reliability.md (`--nocapture`): steps per byte stay flat and under 64.
+#[test]
+fn shell_lexer_work_is_linear() {
+    let shapes: [(&str, &str, &str); 8] = [
+        ("nested $(", "$(", ""),
+        ("nested bash -c", "bash -c ", "x"),
+        ("nested eval", "eval ", "rm"),
+        ("echo into a shell", "echo echo echo | sh;", ""),
+        ("unbalanced quotes", "'\"", ""),
+        ("one long word", "a", ""),
+        ("many commands", "rm x;", ""),
+        ("heredocs", "cat <<E\nx\n", ""),
+    ];
+    println!("| shape | 1 KB | 10 KB | 100 KB | 1 MB | steps/byte at 1 MB |");
+    println!("|---|---|---|---|---|---|");
+    for (name, unit, tail) in shapes {
+        let mut cells = Vec::new();
+        let mut per_byte = Vec::new();
+        for size in [1usize << 10, 10 << 10, 100 << 10, 1 << 20] {
+            let input = unit.repeat(size / unit.len() + 1) + tail;
+            let steps = gate_runtime::shell::parse(&input).steps;
+            assert!(
+                steps <= 64 * (input.len() as u64 + 1),
+                "{name}: {steps} steps"
+            );
+            per_byte.push(steps as f64 / input.len() as f64);
+            cells.push(steps.to_string());
+        }
+        assert!(
+            per_byte.iter().all(|&r| r <= per_byte[0] * 1.25),
+            "{name}: steps per byte grow: {per_byte:?}"
+        );
+        println!(
+            "| {name} | {} | {:.2} |",
+            cells.join(" | "),
+            per_byte[per_byte.len() - 1]
+        );
+    }
+}
