@@ -42,9 +42,10 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
 fi
 
 cd "$repo/fuzz"
-# SQLite's C source is compiled into the target once per linked copy of its symbols, which
-# AddressSanitizer reports as an ODR violation at start-up before any input runs; that report
-# is about the build, not about gate, so it is switched off (every other check stays on).
+# The bundled SQLite C code is built with AddressSanitizer as well, and ASan reports its
+# globals (e.g. `aiOff`) as an ODR violation at start-up, before any input runs: a false
+# positive of the mixed C/Rust instrumentation, not a gate bug. Only that check is switched
+# off; every other ASan check stays on.
 export ASAN_OPTIONS="detect_odr_violation=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 cargo +nightly fuzz build -O || fail "the fuzz targets do not build"
 for t in "${targets[@]}"; do
