@@ -96,13 +96,13 @@ pub fn parse_command(text: &str) -> Result<CommandPattern, PatternError> {
     for stage_text in text.split('|') {
         let stage_start = offset;
         offset += stage_text.len() + 1;
-        let mut tokens = Vec::new();
-        let mut pos = 0;
-        for token in stage_text.split_whitespace() {
-            let at = stage_text[pos..].find(token).map_or(pos, |i| pos + i);
-            pos = at + token.len();
-            tokens.push((stage_start + at, token));
-        }
+        // A token's offset is its distance from the start of the stage (it is a subslice), so
+        // no substring search runs per token: hook processes parse every pattern at start-up.
+        let base = stage_text.as_ptr() as usize;
+        let tokens: Vec<(usize, &str)> = stage_text
+            .split_whitespace()
+            .map(|token| (stage_start + (token.as_ptr() as usize - base), token))
+            .collect();
         let Some(&(program_at, program)) = tokens.first() else {
             return Err(PatternError {
                 message: "empty pipeline stage: a stage needs at least a program".to_string(),
