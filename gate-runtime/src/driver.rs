@@ -55,6 +55,35 @@ pub struct RunResult {
     pub degraded: bool,
 }
 
+/// How long a hook waits for its turn behind other gate processes before trying anyway.
+pub const LOCK_WAIT: Duration = Duration::from_secs(6);
+
+/// Wait (bounded) for the writer lock file beside the database. `None` when the lock file
+/// cannot be used or the wait ran out: the SQLite lock and its busy timeout still protect
+/// the data, so this only decides who goes first.
+fn writer_turn(db: &Path, wait: Duration) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut name = db.as_os_str().to_os_string();
+    name.push(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(PathBuf::from(name))
+        .ok()?;
+    let start = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Some(file),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < wait => {
+                std::thread::sleep(Duration::from_micros(500));
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
 /// The key a scope's state is stored under.
 pub fn scope_key(scope: Scope, event: &Event) -> String {
     let session = event.session_id.as_deref().unwrap_or("no-session");
@@ -79,7 +108,9 @@ pub fn action_hash(event: &Event) -> String {
 fn audit_kind(note: &Note) -> AuditKind {
     match note.kind {
         "signal" | "checkpoint" => AuditKind::Signal,
-        "transition" => AuditKind::Transition,
+        // A `record:<label>` effect belongs to the transition that carried it; `event` rows
+        // are exactly one per hook call.
+        "transition" | "record" => AuditKind::Transition,
         "boundary" => AuditKind::Boundary,
         "arm" => AuditKind::Arm,
         "close" => AuditKind::Close,
@@ -92,7 +123,7 @@ fn audit_kind(note: &Note) -> AuditKind {
         "disabled" => AuditKind::Disabled,
         "reset" => AuditKind::Reset,
         "fault" => AuditKind::Fault,
-        _ => AuditKind::Event,
+        _ => AuditKind::Transition,
     }
 }
 
@@ -110,6 +141,10 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
         return dry_run(engine, event, role, opts, path.ok());
     }
     let attempt = path.as_ref().map_err(clone_err).and_then(|p| {
+        // Queue behind other gate processes on a plain file lock first: SQLite's busy
+        // handler backs off by sleeping and lets a waiter starve behind a stream of newcomers,
+        // while a lock poll keeps every hook of a busy session inside its deadline.
+        let _turn = writer_turn(p, LOCK_WAIT);
         let mut store = Store::open_with_timeout(p, opts.busy_timeout)?;
         store.transaction(|tx| evaluate_in(engine, tx, event, role, opts, started))
     });
@@ -312,7 +347,7 @@ fn evaluate_in(
         .is_tool()
         .then(|| spec.tier_name(outcome.classification.tier).to_string());
     let base = AuditRecord {
-        ts_ms: opts.now_ms,
+        ts_ms: outcome.now_ms,
         session: event.session_id.clone().unwrap_or_default(),
         scope: scope.clone(),
         spec: spec.name.clone(),
@@ -358,7 +393,7 @@ fn evaluate_in(
                 ClosedBy::SessionEnd => store::ClosedBy::SessionEnd,
             },
             contaminated: !notes_before.is_empty(),
-            closed_ms: opts.now_ms,
+            closed_ms: outcome.now_ms,
         })?;
     }
     let blob = serde_json::to_vec(&state).map_err(|e| StoreError::Encode(e.to_string()))?;
@@ -368,7 +403,7 @@ fn evaluate_in(
         &StoredState {
             spec_hash: spec.hash.clone(),
             blob,
-            updated_ms: opts.now_ms,
+            updated_ms: outcome.now_ms,
         },
     )?;
     Ok(outcome)

@@ -111,6 +111,8 @@ pub struct Outcome {
     pub notes: Vec<Note>,
     /// The grant id minted for an ask, if any.
     pub grant_id: Option<String>,
+    /// The time the event was evaluated at (the caller's clock, never behind the scope's).
+    pub now_ms: i64,
 }
 
 /// One spec, ready to evaluate events.
@@ -178,7 +180,12 @@ impl<'s> Engine<'s> {
     pub fn evaluate(&self, state: &mut ScopeState, event: &Event, cx: &mut Context<'_>) -> Outcome {
         let spec = self.spec;
         let phase = event.phase.unwrap_or(Phase::Other);
-        let now = cx.now_ms;
+        // Time is monotonic per scope: a clock that steps back counts as no time passing.
+        let now = state
+            .observer
+            .last_ms
+            .map_or(cx.now_ms, |last| cx.now_ms.max(last));
+        state.observer.last_ms = Some(now);
         let mut notes = Vec::new();
 
         if !state.fits(spec) {
@@ -484,6 +491,7 @@ impl<'s> Engine<'s> {
             closed,
             notes,
             grant_id,
+            now_ms: now,
         }
     }
 }

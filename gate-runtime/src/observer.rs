@@ -231,6 +231,10 @@ pub struct ObserverState {
     /// Disabled signals were already reported for this scope.
     pub disabled_reported: bool,
     pub events: u64,
+    /// The latest time this scope has seen: time never runs backwards within a scope (a
+    /// clock step back, or hooks that read the clock before queueing for the lock).
+    #[serde(default)]
+    pub last_ms: Option<i64>,
 }
 
 /// Learned window baselines for the current repository, per kind: (actions, secs).
@@ -414,9 +418,9 @@ pub fn observe(
         .collect();
     let backstop =
         state.window_open && phase == Phase::PreTool && over_budget(max_actions, max_secs);
-    let rearm_secs_ok = state.last_arm_ms.is_none_or(|t| {
-        now_ms.saturating_sub(t) >= i64::from(spec.rearm.min_secs) * 1000 || now_ms < t
-    });
+    let rearm_secs_ok = state
+        .last_arm_ms
+        .is_none_or(|t| now_ms.saturating_sub(t) >= i64::from(spec.rearm.min_secs) * 1000);
     Observation {
         raw,
         enabled: enabled.to_vec(),

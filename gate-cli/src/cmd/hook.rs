@@ -24,12 +24,27 @@ pub const DEADLINE: Duration = Duration::from_secs(8);
 
 /// Answer one hook call; always returns 0.
 pub fn run(args: &HookArgs) -> i32 {
-    std::thread::spawn(|| {
+    let runtime = args.runtime.clone();
+    let config = Config::resolve(&Overrides::from(&args.global)).ok();
+    let db = config.as_ref().map(|c| c.db.value.clone());
+    std::thread::spawn(move || {
         std::thread::sleep(DEADLINE);
-        // Past the deadline: no answer is the fail-open answer.
+        // Past the deadline: no answer is the fail-open answer. Say so beside the database
+        // (never in it: the main thread may hold its lock).
+        if let Some(db) = db {
+            gate_runtime::store::fallback_log(
+                &db,
+                &serde_json::json!({
+                    "ts_ms": now_ms(),
+                    "kind": "fault",
+                    "runtime": runtime,
+                    "fault": format!("deadline of {} s passed; answered nothing", DEADLINE.as_secs()),
+                }),
+            );
+        }
         std::process::exit(0);
     });
-    if let Some(line) = answer(args) {
+    if let Some(line) = answer(args, config) {
         let mut stdout = std::io::stdout().lock();
         // A closed stdout (SIGPIPE-like) is not our problem to report.
         let _ = stdout.write_all(line.as_bytes());
@@ -46,9 +61,8 @@ fn now_ms() -> i64 {
 }
 
 /// Compute the answer line, or `None` for silence.
-pub fn answer(args: &HookArgs) -> Option<String> {
+pub fn answer(args: &HookArgs, config: Option<Config>) -> Option<String> {
     let runtime = Runtime::parse(args.runtime.trim())?;
-    let config = Config::resolve(&Overrides::from(&args.global)).ok();
     let db: Option<PathBuf> = config.as_ref().map(|c| c.db.value.clone());
     let fault = |what: String| {
         driver::record_fault(db.as_deref(), runtime, now_ms(), &what);
@@ -82,7 +96,9 @@ pub fn answer(args: &HookArgs) -> Option<String> {
         return None;
     };
     let ir = spec.ir();
-    let engine = Engine::new(ir, spec.machine);
+    // The process exits right after answering: freeing the parsed command patterns would
+    // only cost time (measured in gate-bench, docs/performance.md).
+    let engine = std::mem::ManuallyDrop::new(Engine::new(ir, spec.machine));
     let env = |name: &str| std::env::var(name).ok();
     let role = config.role.as_ref().map(|r| r.value.as_str());
     let opts = Options {
