@@ -280,12 +280,12 @@ fn canonical(seq: i64, r: &AuditRecord, detail_text: &str) -> Vec<u8> {
     put_field(&mut buf, 11, r.tier.as_deref().map(str::as_bytes));
     put_field(&mut buf, 12, r.decision.as_deref().map(str::as_bytes));
     put_field(&mut buf, 13, Some(detail_text.as_bytes()));
-    let latency = r.latency_us.map(i64::to_be_bytes);
-    put_field(&mut buf, 14, latency.as_ref().map(|b| b.as_slice()));
+    // `latency_us` stays outside the chain: it is a measurement of this run, not part of the
+    // record, and chaining it would make two identical traces chain differently.
     buf
 }
 
-fn mac(key: &[u8; 32], parts: &[&[u8]]) -> [u8; 32] {
+pub(super) fn mac(key: &[u8; 32], parts: &[&[u8]]) -> [u8; 32] {
     let mut m = <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC accepts any key size");
     for p in parts {
         m.update(p);

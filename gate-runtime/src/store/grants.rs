@@ -85,6 +85,22 @@ fn new_id() -> Result<String, StoreError> {
         .collect())
 }
 
+fn derived_id(key: &[u8; 32], g: &NewGrant, attempt: u8) -> String {
+    let digest = super::audit::mac(
+        key,
+        &[
+            b"gate-grant-id",
+            g.action_hash.as_bytes(),
+            &g.created_ms.to_be_bytes(),
+            &[attempt],
+        ],
+    );
+    digest[..ID_LEN]
+        .iter()
+        .map(|b| ID_ALPHABET[usize::from(b & 31)] as char)
+        .collect()
+}
+
 const SELECT_GRANT: &str =
     "SELECT id, action_hash, summary, created, expires, approved_at, used_at, revoked FROM grants";
 
@@ -119,8 +135,14 @@ impl Txn<'_> {
             return Ok(id);
         }
         let summary = crate::redact::redact(&g.summary).into_owned();
-        for _ in 0..8 {
-            let id = new_id()?;
+        for attempt in 0u8..8 {
+            // Keyed and deterministic: the same action at the same time under the same key
+            // gets the same id (replays and tests reproduce), and nobody without the key can
+            // predict one.
+            let id = match self.key.as_ref() {
+                Some(key) => derived_id(key, g, attempt),
+                None => new_id()?,
+            };
             let inserted = self.tx.execute(
                 "INSERT OR IGNORE INTO grants (id, action_hash, summary, created, expires)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
