@@ -358,6 +358,13 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
                         &mut bad,
                     )?;
                 }
+            } else if obj.get("type").is_some_and(Value::is_string)
+                && !["hook_event_name", "hookEventName", "toolName", "payload"]
+                    .iter()
+                    .any(|k| obj.contains_key(*k))
+            {
+                // Other transcript entries (summaries, system notes, snapshots): no event.
+                continue;
             } else if let Some(payload) = obj.get("payload").filter(|p| p.is_object()) {
                 let runtime = forced
                     .or_else(|| {
