@@ -15,7 +15,7 @@ use gate_runtime::engine::{Context, Engine, ScopeState};
 use gate_runtime::event::Event;
 use gate_runtime::observer::{Baselines, Classifier};
 use gate_runtime::replay::Replayer;
-use gate_spec::exec::{CompiledSpec, Input, Machine};
+use gate_spec::exec::{CompiledSpec, Input};
 use gate_spec::ir::{Phase, Spec};
 
 fn main() {
@@ -68,12 +68,16 @@ fn inputs(spec: &Spec) -> Inputs {
         let tool = phase.is_tool();
         let tier = tool.then(|| (next() % spec.tiers.len() as u64) as u8);
         let kind = tool.then(|| (next() % spec.kinds.len() as u64) as u8);
-        out.phases.push((phase, tier, kind, next() % 16 == 0));
-        out.raw
-            .push((0..spec.signals.len()).map(|_| next() % 3 == 0).collect());
+        out.phases
+            .push((phase, tier, kind, next().is_multiple_of(16)));
+        out.raw.push(
+            (0..spec.signals.len())
+                .map(|_| next().is_multiple_of(3))
+                .collect(),
+        );
         out.checkpoints.push(
             (0..spec.checkpoints.len())
-                .map(|_| next() % 8 == 0)
+                .map(|_| next().is_multiple_of(8))
                 .collect(),
         );
     }
@@ -92,8 +96,8 @@ impl Inputs {
             enabled: &self.enabled,
             checkpoints: &self.checkpoints[i],
             backstop,
-            rearm_secs_ok: i % 3 != 0,
-            approved: i % 11 == 0,
+            rearm_secs_ok: !i.is_multiple_of(3),
+            approved: i.is_multiple_of(11),
         }
     }
 }
@@ -126,7 +130,7 @@ fn ir_json_parse() -> Spec {
 #[divan::bench]
 fn classifier_new(bencher: Bencher) {
     let spec = default_spec().ir();
-    bencher.bench(|| Classifier::new(black_box(spec)));
+    bencher.bench_local(|| Classifier::new(black_box(spec)));
 }
 
 /// Classification of the workload commands and every recorded Claude Code payload.
@@ -135,11 +139,13 @@ fn classify_default(bencher: Bencher) {
     let spec = default_spec().ir();
     let classifier = Classifier::new(spec);
     let events = workload_events().expect("fixtures load");
-    bencher.counter(ItemsCount::new(events.len())).bench(|| {
-        for e in &events {
-            black_box(classifier.classify(e));
-        }
-    });
+    bencher
+        .counter(ItemsCount::new(events.len()))
+        .bench_local(|| {
+            for e in &events {
+                black_box(classifier.classify(e));
+            }
+        });
 }
 
 /// The classifier of the guard spec as shipped and grown to 1,000 and 5,000 command
@@ -154,11 +160,13 @@ fn classify_guard_patterns(bencher: Bencher, patterns: usize) {
     let spec = compile(&source).expect("guard compiles");
     let classifier = Classifier::new(&spec);
     let events = workload_events().expect("fixtures load");
-    bencher.counter(ItemsCount::new(events.len())).bench(|| {
-        for e in &events {
-            black_box(classifier.classify(e));
-        }
-    });
+    bencher
+        .counter(ItemsCount::new(events.len()))
+        .bench_local(|| {
+            for e in &events {
+                black_box(classifier.classify(e));
+            }
+        });
 }
 
 /// `Engine::evaluate`: observer, machine, verdict, templates, notes; fresh state each time.
@@ -168,20 +176,22 @@ fn evaluate_fresh(bencher: Bencher) {
     let engine = Engine::new(compiled.ir(), compiled.machine);
     let events = workload_events().expect("fixtures load");
     let baselines: Baselines = vec![None; engine.spec.kinds.len()];
-    bencher.counter(ItemsCount::new(events.len())).bench(|| {
-        for (i, e) in events.iter().enumerate() {
-            let mut state = ScopeState::initial(engine.spec, engine.machine);
-            let mut mint = || "g".to_string();
-            let mut cx = Context {
-                now_ms: 1_700_000_000_000 + i as i64 * 1000,
-                role: None,
-                approved: false,
-                baselines: &baselines,
-                grant_id: &mut mint,
-            };
-            black_box(engine.evaluate(&mut state, e, &mut cx));
-        }
-    });
+    bencher
+        .counter(ItemsCount::new(events.len()))
+        .bench_local(|| {
+            for (i, e) in events.iter().enumerate() {
+                let mut state = ScopeState::initial(engine.spec, engine.machine);
+                let mut mint = || "g".to_string();
+                let mut cx = Context {
+                    now_ms: 1_700_000_000_000 + i as i64 * 1000,
+                    role: None,
+                    approved: false,
+                    baselines: &baselines,
+                    grant_id: &mut mint,
+                };
+                black_box(engine.evaluate(&mut state, e, &mut cx));
+            }
+        });
 }
 
 /// Replay through observer and machine with state carried between events (no store).

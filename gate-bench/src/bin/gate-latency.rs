@@ -209,7 +209,7 @@ impl Paired {
         };
         for i in 0..calls {
             prepare(i)?;
-            let (ta, tb, out_b) = if i % 2 == 0 {
+            let (ta, tb, out_b) = if i.is_multiple_of(2) {
                 let (ta, _) = a.time()?;
                 let (tb, out) = b.time()?;
                 (ta, tb, out)
@@ -624,10 +624,57 @@ fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_recognised() {
+        assert_eq!(verdict_of(b""), "allow");
+        assert_eq!(verdict_of(b"\n"), "allow");
+        let deny = br#"{"hookSpecificOutput":{"permissionDecision":"deny"}}"#;
+        assert_eq!(verdict_of(deny), "deny");
+        let ask = br#"{"hookSpecificOutput":{"permissionDecision":"ask"}}"#;
+        assert_eq!(verdict_of(ask), "ask");
+        let steer = br#"{"hookSpecificOutput":{"additionalContext":"x"}}"#;
+        assert_eq!(verdict_of(steer), "steer");
+        assert_eq!(verdict_of(b"{}"), "other");
+    }
+
+    #[test]
+    fn percentiles_and_grouping() {
+        let v = sorted(vec![5.0, 1.0, 3.0, 2.0, 4.0]);
+        assert_eq!(percentile(&v, 50.0), 3.0);
+        assert_eq!(percentile(&v, 99.0), 5.0);
+        assert_eq!(percentile(&v, 0.0), 1.0);
+        assert!(percentile(&[], 50.0).is_nan());
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1_000), "1,000");
+        assert_eq!(group(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn options_parse_and_reject() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let o = parse_options(&args(&[
+            "--calls",
+            "7",
+            "--audit-rows",
+            "0",
+            "--no-callgrind",
+        ]))
+        .unwrap();
+        assert_eq!((o.calls, o.audit_rows, o.callgrind), (7, 0, false));
+        assert!(parse_options(&args(&["--calls"])).is_err());
+        assert!(parse_options(&args(&["--bogus"])).is_err());
+    }
 }
