@@ -197,7 +197,8 @@ pub struct Segment {
     pub kind_counts: Vec<u32>,
     /// Path prefixes seen (sorted, bounded).
     pub scopes: Vec<String>,
-    /// Recent targets with their counts (bounded, most recent last).
+    /// Recent targets with their counts (bounded, most recent last). Targets are kept as
+    /// digests ([`target_key`]): a command may carry a secret, and state is stored as is.
     pub targets: Vec<(String, u32)>,
     /// The highest tier acted at (risk-proportional backstops).
     pub max_tier: Option<TierId>,
@@ -214,6 +215,13 @@ impl Segment {
         }
         best.map(|(_, k)| k)
     }
+}
+
+/// The digest a target is remembered by: fixed size, and no secret it carries is stored.
+pub fn target_key(target: &str) -> String {
+    let mut hex = gate_spec::hash::sha256_hex(target.as_bytes());
+    hex.truncate(24);
+    hex
 }
 
 /// Everything the observer remembers for one scope.
@@ -353,7 +361,7 @@ pub fn observe(
                     && seg
                         .targets
                         .iter()
-                        .find(|(t, _)| t == target)
+                        .find(|(t, _)| *t == target_key(target))
                         .map_or(0, |(_, n)| *n)
                         + 1
                         >= u32::from(*count)
@@ -485,8 +493,7 @@ pub fn update(
                 }
             }
             if let Some(target) = event.target.as_deref().filter(|t| !t.is_empty()) {
-                // Keyed by a bounded prefix: a huge command must not make the state huge.
-                let key: String = target.chars().take(256).collect();
+                let key = target_key(target);
                 if let Some(pos) = seg.targets.iter().position(|(t, _)| *t == key) {
                     let (t, n) = seg.targets.remove(pos);
                     seg.targets.push((t, n.saturating_add(1)));
