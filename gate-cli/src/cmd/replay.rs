@@ -234,7 +234,10 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
         let bytes = serde_json::to_vec(payload)?;
         match adapters::normalize(runtime, &bytes, hint) {
             Ok(event) => {
-                let now = event.timestamp_ms.or(time).unwrap_or(clock.saturating_add(1000));
+                let now = event
+                    .timestamp_ms
+                    .or(time)
+                    .unwrap_or(clock.saturating_add(1000));
                 clock = clock.max(now);
                 replayer.feed(&event, now, None);
                 Ok(())
