@@ -31,7 +31,10 @@ fn verdict_for(engine: &Engine<'_>, command: &str) -> Verdict {
         baselines: &baselines,
         grant_id: &mut mint,
     };
-    engine.evaluate(&mut state, &event, &mut cx).decision.verdict
+    engine
+        .evaluate(&mut state, &event, &mut cx)
+        .decision
+        .verdict
 }
 
 #[test]
@@ -85,7 +88,14 @@ fn corpus_recall_and_false_positive_rate() {
     for f in &false_positives {
         println!("  flagged: {f}");
     }
-    assert!(destructive >= 100 && benign >= 100, "the corpus is too small");
+    assert!(
+        destructive >= 100 && benign >= 100,
+        "the corpus is too small"
+    );
     assert!(recall >= 0.98, "recall {:.1}% is below 98%", recall * 100.0);
-    assert!(fp_rate <= 0.02, "false-positive rate {:.1}% is above 2%", fp_rate * 100.0);
+    assert!(
+        fp_rate <= 0.02,
+        "false-positive rate {:.1}% is above 2%",
+        fp_rate * 100.0
+    );
 }

@@ -86,7 +86,10 @@ fn hook_with(case: &Case, db: &Path, stdin: &[u8], env: &[(&str, &str)]) -> Outp
         .env_remove("GATE_HOME")
         .env_remove("GATE_SPEC")
         .env_remove("GATE_ROLE")
-        .env("XDG_CONFIG_HOME", db.parent().unwrap_or(Path::new("/")).join("no-config"))
+        .env(
+            "XDG_CONFIG_HOME",
+            db.parent().unwrap_or(Path::new("/")).join("no-config"),
+        )
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -110,7 +113,10 @@ fn assert_contract(out: &Output, what: &str) {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let objects = stdout.lines().filter(|l| !l.trim().is_empty()).count();
-    assert!(objects <= 1, "{what}: at most one JSON object, got {stdout:?}");
+    assert!(
+        objects <= 1,
+        "{what}: at most one JSON object, got {stdout:?}"
+    );
     if objects == 1 {
         serde_json::from_str::<serde_json::Value>(stdout.trim()).expect("stdout is JSON");
     }
@@ -137,7 +143,11 @@ fn seeded(dir: &Path, case: &Case) -> PathBuf {
         let out = hook(case, &db, (case.payload)(cmd, i as i64 * 1000).as_bytes());
         assert_contract(&out, "seeding");
         if *cmd == DANGEROUS {
-            assert!(blocks(&out), "{}: the dangerous command is blocked when healthy", case.runtime);
+            assert!(
+                blocks(&out),
+                "{}: the dangerous command is blocked when healthy",
+                case.runtime
+            );
         }
     }
     db
@@ -161,7 +171,11 @@ fn healthy_baseline_blocks_and_allows() {
         let db = seeded(dir.path(), case);
         let out = hook(case, &db, (case.payload)(BENIGN, 9000).as_bytes());
         assert_contract(&out, case.runtime);
-        assert!(!blocks(&out), "{}: a benign command is not blocked", case.runtime);
+        assert!(
+            !blocks(&out),
+            "{}: a benign command is not blocked",
+            case.runtime
+        );
         assert!(audit_rows(&db) > 0);
     }
 }
@@ -196,8 +210,16 @@ fn corrupt_database_file() {
         std::fs::write(&db, vec![0x5au8; 8192]).unwrap();
         let out = hook(case, &db, (case.payload)(DANGEROUS, 0).as_bytes());
         assert_silent(&out, &format!("{}: corrupt database", case.runtime));
-        assert!(fault_logged(dir.path()), "{}: fault recorded beside the database", case.runtime);
-        assert_eq!(std::fs::read(&db).unwrap(), vec![0x5au8; 8192], "the damaged file is left as it was");
+        assert!(
+            fault_logged(dir.path()),
+            "{}: fault recorded beside the database",
+            case.runtime
+        );
+        assert_eq!(
+            std::fs::read(&db).unwrap(),
+            vec![0x5au8; 8192],
+            "the damaged file is left as it was"
+        );
     }
 }
 
@@ -215,9 +237,13 @@ fn schema_from_a_future_version() {
         assert_silent(&out, &format!("{}: future schema", case.runtime));
         assert!(fault_logged(dir.path()));
         let conn = rusqlite::Connection::open(&db).unwrap();
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(version, 999, "a newer database is never touched");
-        let rows: i64 = conn.query_row("SELECT count(*) FROM audit", [], |r| r.get(0)).unwrap();
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM audit", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(rows as usize, before, "earlier audit rows intact");
     }
 }
@@ -238,12 +264,20 @@ fn key_file_missing_or_unreadable() {
             }
             let out = hook(case, &db, (case.payload)(DANGEROUS, 5000).as_bytes());
             assert_silent(&out, &format!("{}: key {damage}", case.runtime));
-            assert!(fault_logged(dir.path()), "{}: key {damage}: fault recorded", case.runtime);
+            assert!(
+                fault_logged(dir.path()),
+                "{}: key {damage}: fault recorded",
+                case.runtime
+            );
             if key.is_dir() {
                 std::fs::remove_dir(&key).unwrap();
             }
             std::fs::write(&key, &saved).unwrap();
-            assert!(audit_rows(&db) > 0, "{}: chain intact after key {damage}", case.runtime);
+            assert!(
+                audit_rows(&db) > 0,
+                "{}: chain intact after key {damage}",
+                case.runtime
+            );
         }
     }
 }
@@ -261,7 +295,12 @@ fn database_locked_past_the_deadline() {
         drop(conn);
         assert_silent(&out, &format!("{}: locked database", case.runtime));
         assert!(fault_logged(dir.path()));
-        assert_eq!(audit_rows(&db), before, "{}: earlier rows intact", case.runtime);
+        assert_eq!(
+            audit_rows(&db),
+            before,
+            "{}: earlier rows intact",
+            case.runtime
+        );
     }
 }
 
@@ -272,7 +311,10 @@ fn disk_full() {
     for case in &CASES {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("gate.db");
-        let mut command = format!("ulimit -f 1; trap '' XFSZ; exec '{GATE}' hook {}", case.runtime);
+        let mut command = format!(
+            "ulimit -f 1; trap '' XFSZ; exec '{GATE}' hook {}",
+            case.runtime
+        );
         if let Some(e) = case.event {
             command.push_str(&format!(" --event {e}"));
         }
@@ -310,13 +352,18 @@ fn state_written_under_another_spec_version() {
         }
         let out = hook(case, &db, (case.payload)(DANGEROUS, 5000).as_bytes());
         assert_contract(&out, &format!("{}: other spec hash", case.runtime));
-        assert!(blocks(&out), "{}: not a fault: the policy still applies", case.runtime);
+        assert!(
+            blocks(&out),
+            "{}: not a fault: the policy still applies",
+            case.runtime
+        );
         let store = Store::open_read_only(&db).unwrap();
         let rows = store
             .audit_rows(&gate_runtime::store::AuditFilter::default())
             .unwrap();
         assert!(
-            rows.iter().any(|r| r.record.kind == gate_runtime::store::AuditKind::Reset),
+            rows.iter()
+                .any(|r| r.record.kind == gate_runtime::store::AuditKind::Reset),
             "{}: the reset is audited",
             case.runtime
         );
@@ -350,7 +397,11 @@ fn hostile_stdin() {
             assert_silent(&out, &format!("{}: stdin {what}", case.runtime));
         }
         let after = audit_rows(&db);
-        assert!(after >= before + inputs.len(), "{}: each fault recorded", case.runtime);
+        assert!(
+            after >= before + inputs.len(),
+            "{}: each fault recorded",
+            case.runtime
+        );
     }
 }
 
@@ -432,8 +483,22 @@ fn stdout_closed_early() {
             .status()
             .unwrap();
         assert!(status.success());
-        assert_eq!(std::fs::read_to_string(&rc).unwrap().trim(), "0", "{}: exit 0", case.runtime);
-        assert_eq!(std::fs::read_to_string(&err).unwrap(), "", "{}: no stderr", case.runtime);
-        assert!(audit_rows(&db) > 0, "{}: the call was still recorded", case.runtime);
+        assert_eq!(
+            std::fs::read_to_string(&rc).unwrap().trim(),
+            "0",
+            "{}: exit 0",
+            case.runtime
+        );
+        assert_eq!(
+            std::fs::read_to_string(&err).unwrap(),
+            "",
+            "{}: no stderr",
+            case.runtime
+        );
+        assert!(
+            audit_rows(&db) > 0,
+            "{}: the call was still recorded",
+            case.runtime
+        );
     }
 }
