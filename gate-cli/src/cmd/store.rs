@@ -82,7 +82,18 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
     scopes.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then(a.scope.cmp(&b.scope)));
     let now = now_ms();
     let grants = store.grants(now, true)?;
+    let machines: Vec<Option<serde_json::Value>> =
+        scopes.iter().map(|s| describe_scope(&store, s)).collect();
     if global.json {
+        let scopes: Vec<serde_json::Value> = scopes
+            .iter()
+            .zip(&machines)
+            .map(|(s, m)| {
+                let mut v = serde_json::to_value(s).unwrap_or_default();
+                v["machine"] = m.clone().unwrap_or(serde_json::Value::Null);
+                v
+            })
+            .collect();
         out_json(&json!({
             "db": store.path(),
             "scopes": scopes,
@@ -94,7 +105,7 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
     if scopes.is_empty() {
         text.push_str("no machine state recorded yet\n");
     }
-    for s in &scopes {
+    for (s, m) in scopes.iter().zip(&machines) {
         text.push_str(&format!(
             "{}  spec {} ({})  updated {}\n",
             s.scope,
@@ -102,6 +113,36 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
             &s.spec_hash[..s.spec_hash.len().min(12)],
             format_ms(s.updated_ms)
         ));
+        match m {
+            Some(m) => {
+                let window = if m["window_open"] == true {
+                    format!(
+                        "open ({} actions, {} s, mostly {})",
+                        m["window_actions"],
+                        m["window_secs"],
+                        m["window_kind"].as_str().unwrap_or("none")
+                    )
+                } else {
+                    "closed".to_string()
+                };
+                let on: Vec<&str> = m["signals_on"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+                    .unwrap_or_default();
+                text.push_str(&format!(
+                    "    state {}  window {}  signals on: {}  events {}\n",
+                    m["state"].as_str().unwrap_or("?"),
+                    window,
+                    if on.is_empty() {
+                        "none".to_string()
+                    } else {
+                        on.join(", ")
+                    },
+                    m["events"]
+                ));
+            }
+            None => text.push_str("    (written by a spec version this binary does not have)\n"),
+        }
     }
     text.push_str(&format!("{} live grant(s)\n", grants.len()));
     for g in &grants {
@@ -109,6 +150,41 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
     }
     out(&text)?;
     Ok(Exit::Ok.code())
+}
+
+/// The machine behind a state row, decoded against the compiled spec that wrote it.
+fn describe_scope(
+    store: &gate_runtime::store::Store,
+    row: &gate_runtime::store::ScopeRow,
+) -> Option<serde_json::Value> {
+    let compiled = crate::cmd::compiled_specs()
+        .iter()
+        .find(|c| c.name == row.spec && c.hash == row.spec_hash)?;
+    let spec = compiled.ir();
+    let stored = store.read_state(&row.scope, &row.spec).ok()??;
+    let state: gate_runtime::engine::ScopeState = serde_json::from_slice(&stored.blob).ok()?;
+    if !state.fits(spec) {
+        return None;
+    }
+    let seg = &state.observer.segment;
+    let levels: Vec<serde_json::Value> = spec
+        .signals
+        .iter()
+        .zip(state.machine.level.iter().zip(&state.machine.count))
+        .map(|(s, (on, count))| json!({"signal": s.name, "on": on, "count": count}))
+        .collect();
+    Some(json!({
+        "state": spec.state_name(state.machine.state),
+        "window_open": state.observer.window_open,
+        "window_actions": seg.actions,
+        "window_secs": seg.opened_ms.map_or(0, |t| (stored.updated_ms - t).max(0) / 1000),
+        "window_kind": seg.dominant_kind().map(|k| spec.kinds[k as usize].name.clone()),
+        "signals_on": spec.signals.iter().zip(&state.machine.level).filter(|(_, on)| **on).map(|(s, _)| s.name.clone()).collect::<Vec<_>>(),
+        "signals": levels,
+        "since_arm": state.machine.since_arm,
+        "events": state.observer.events,
+        "carried": state.carried,
+    }))
 }
 
 fn grant_json(g: &GrantRow, now: i64) -> serde_json::Value {
