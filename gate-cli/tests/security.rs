@@ -299,7 +299,6 @@ fn protected_files(world: &World) -> Vec<String> {
     let mut files: Vec<String> = [
         ".gate/config.toml",
         ".gate/specs/custom.toml",
-        "specs/default.toml",
         ".claude/settings.json",
         ".claude/settings.local.json",
         ".codex/hooks.json",
@@ -359,15 +358,9 @@ fn shell_attacks(f: &str) -> Vec<String> {
 /// that is not blocked must contain one of these markers, and every marker must still let at
 /// least one attempt through, so a fixed family has to be removed from here (the test fails
 /// in either direction).
-/// - an interpreter writing the file itself (`python -c "open(f, 'w')"`): no command pattern
-///   sees a file name inside a script;
-/// - `specs/*.toml` in the project (gate's own source specs when working on gate): the
-///   protected paths cover `.gate/**`, not a top-level `specs/` directory.
-const KNOWN_BYPASSES: &[&str] = &[
-    "python -c \"open(",
-    "python3 -c \"open(",
-    "specs/default.toml",
-];
+/// None today. (A project's own `specs/` directory is not gate's: the shipped specs are
+/// compiled into the binary, and a project's policy lives under `.gate/`, which is covered.)
+const KNOWN_BYPASSES: &[&str] = &[];
 
 #[test]
 fn agent_cannot_disable_gate() {

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 pub const GRANT_TTL_MS: i64 = 15 * 60 * 1000;
 /// How long a hook waits for another writer before degrading (well inside every runtime's
 /// hook timeout).
-pub const BUSY_TIMEOUT: Duration = Duration::from_millis(2000);
+pub const BUSY_TIMEOUT: Duration = Duration::from_millis(1500);
 
 /// What the caller decides for one run.
 pub struct Options<'a> {
@@ -56,7 +56,7 @@ pub struct RunResult {
 }
 
 /// How long a hook waits for its turn behind other gate processes before trying anyway.
-pub const LOCK_WAIT: Duration = Duration::from_secs(6);
+pub const LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// Wait (bounded) for the writer lock file beside the database. `None` when the lock file
 /// cannot be used or the wait ran out: the SQLite lock and its busy timeout still protect

@@ -195,7 +195,7 @@ pub struct Segment {
     pub actions: u32,
     /// Actions per work kind.
     pub kind_counts: Vec<u32>,
-    /// Path prefixes seen (sorted, bounded).
+    /// Digests of the path prefixes seen (sorted, bounded).
     pub scopes: Vec<String>,
     /// Recent targets with their counts (bounded, most recent last). Targets are kept as
     /// digests ([`target_key`]): a command may carry a secret, and state is stored as is.
@@ -371,7 +371,7 @@ pub fn observe(
                     && !seg.scopes.is_empty()
                     && class.paths.iter().any(|p| {
                         let s = scope_of(p, cwd, *depth as usize);
-                        !s.is_empty() && seg.scopes.binary_search(&s).is_err()
+                        !s.is_empty() && seg.scopes.binary_search(&target_key(&s)).is_err()
                     })
             }
             Family::Lifecycle { events } => events.contains(&phase),
@@ -486,6 +486,8 @@ pub fn update(
                 if s.is_empty() {
                     continue;
                 }
+                // Kept as a digest, like targets: a path operand may be a URL with a password.
+                let s = target_key(&s);
                 if let Err(at) = seg.scopes.binary_search(&s) {
                     if seg.scopes.len() < MAX_SCOPES {
                         seg.scopes.insert(at, s);

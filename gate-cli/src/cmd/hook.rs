@@ -20,7 +20,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 pub const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 /// The hook answers within this much time or exits silently (every runtime's hook timeout is
 /// longer; a timed-out hook would be killed and the tool would run anyway).
-pub const DEADLINE: Duration = Duration::from_secs(8);
+/// The lock wait and the busy timeout (5 s + 1.5 s) fit inside it with room to record a fault,
+/// and it stays under the 10 s timeout `gate init` installs.
+pub const DEADLINE: Duration = Duration::from_secs(9);
 
 /// Answer one hook call; always returns 0.
 pub fn run(args: &HookArgs) -> i32 {
