@@ -292,7 +292,9 @@ pub fn audit_export(args: &ExportArgs, global: &GlobalArgs) -> Result<i32> {
             let stdout = std::io::stdout();
             let mut lock = std::io::BufWriter::new(stdout.lock());
             let mut write_error: Option<std::io::Error> = None;
+            let mut progress = Progress::new("export", None);
             let result = store.for_each_audit(&AuditFilter::default(), |row| {
+                progress.tick();
                 let line = serde_json::to_string(&row).unwrap_or_default();
                 if let Err(e) = writeln!(lock, "{line}") {
                     let copy = std::io::Error::new(e.kind(), e.to_string());
@@ -307,11 +309,53 @@ pub fn audit_export(args: &ExportArgs, global: &GlobalArgs) -> Result<i32> {
             if let Some(e) = write_error {
                 return Err(e.into());
             }
+            progress.done();
             result?;
             lock.flush()?;
         }
     }
     Ok(Exit::Ok.code())
+}
+
+/// A row counter on stderr while a long command runs, shown only on a terminal.
+struct Progress {
+    what: &'static str,
+    total: Option<u64>,
+    done: u64,
+    shown: bool,
+    last: std::time::Instant,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new(what: &'static str, total: Option<u64>) -> Progress {
+        use std::io::IsTerminal;
+        Progress {
+            what,
+            total,
+            done: 0,
+            shown: false,
+            last: std::time::Instant::now(),
+            enabled: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn tick(&mut self) {
+        self.done += 1;
+        if !self.enabled || self.last.elapsed() < std::time::Duration::from_millis(250) {
+            return;
+        }
+        self.last = std::time::Instant::now();
+        self.shown = true;
+        let of = self.total.map(|t| format!(" of {t}")).unwrap_or_default();
+        eprint!("\r{}: {} row(s){of}", self.what, self.done);
+    }
+
+    fn done(&self) {
+        if self.shown {
+            eprint!("\r\x1b[K");
+        }
+    }
 }
 
 /// `gate approve ID`.
