@@ -193,7 +193,7 @@ pub fn replay(data: &[u8]) {
             };
             let bytes = serde_json::to_vec(&payload).expect("a JSON value serialises");
             if let Ok(event) = adapters::normalize(runtime, &bytes, hint) {
-                let now = event.timestamp_ms.unwrap_or(clock + 1000);
+                let now = event.timestamp_ms.unwrap_or(clock.saturating_add(1000));
                 clock = clock.max(now);
                 let _ = replayer.feed(&event, now, None);
             }

@@ -6,7 +6,7 @@
 //!
 //! - `pub enum State` (one CamelCase variant per control state) and `pub enum Trigger` (one
 //!   variant per entry of `Spec::all_triggers()`, e.g. `EventPreTool`, `SignalShift`);
-//! - the constants `NAME`, `HASH`, `PATH`, `IR_JSON`, `MERMAID`, `DOT`;
+//! - the constants `NAME`, `HASH`, `PATH`, `IR_JSON`, `IR_BIN`, `MERMAID`, `DOT`;
 //! - a hidden `include_str!` of the spec file so cargo rebuilds when it changes;
 //! - `pub struct Machine` implementing `gate_spec::exec::Machine`, with the transition choice
 //!   as one `match (state, trigger)` that names every pair and has no wildcard arm, and the
@@ -341,6 +341,9 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     let hash = &spec.hash;
     let ir_json = serde_json::to_string(spec).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
     let ir_json = Literal::string(&ir_json);
+    // What the runtime decodes (postcard): an encoding failure leaves it empty, which
+    // `CompiledSpec::ir` reports by name instead of misbehaving.
+    let ir_bin = Literal::byte_string(&gate_spec::ir::to_bytes(spec).unwrap_or_default());
     let mermaid = gate_spec::diagram::mermaid(spec);
     let dot = gate_spec::diagram::dot(spec);
     let state_doc = format!("The control states of spec `{name}`, in declaration order.");
@@ -371,6 +374,8 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         pub const PATH: &str = #display_path;
         /// The IR as JSON (`gate_spec::ir::Spec`).
         pub const IR_JSON: &str = #ir_json;
+        /// The IR as postcard bytes, what [`COMPILED`] decodes at run time.
+        pub const IR_BIN: &[u8] = #ir_bin;
         /// The machine as a Mermaid `stateDiagram-v2`.
         pub const MERMAID: &str = #mermaid;
         /// The machine as a Graphviz DOT graph.
@@ -552,6 +557,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
             hash: HASH,
             path: PATH,
             ir_json: IR_JSON,
+            ir_bin: IR_BIN,
             mermaid: MERMAID,
             dot: DOT,
             machine: &Machine,
@@ -587,6 +593,8 @@ pub fn generate_error(display_path: &str, abs_path: Option<&str>, rendered: &str
         pub const PATH: &str = #display_path;
         /// Empty: the spec did not compile.
         pub const IR_JSON: &str = "";
+        /// Empty: the spec did not compile.
+        pub const IR_BIN: &[u8] = b"";
         /// Empty: the spec did not compile.
         pub const MERMAID: &str = "";
         /// Empty: the spec did not compile.
@@ -637,6 +645,7 @@ pub fn generate_error(display_path: &str, abs_path: Option<&str>, rendered: &str
             hash: HASH,
             path: PATH,
             ir_json: IR_JSON,
+            ir_bin: IR_BIN,
             mermaid: MERMAID,
             dot: DOT,
             machine: &Machine,

@@ -75,8 +75,10 @@ pub struct CompiledSpec {
     pub hash: &'static str,
     /// The spec file's path as given to the macro (for messages).
     pub path: &'static str,
-    /// The IR as JSON; [`CompiledSpec::ir`] parses it once.
+    /// The IR as JSON, for introspection.
     pub ir_json: &'static str,
+    /// The IR as postcard bytes; [`CompiledSpec::ir`] decodes it once.
+    pub ir_bin: &'static [u8],
     pub mermaid: &'static str,
     pub dot: &'static str,
     pub machine: &'static (dyn Machine + Sync),
@@ -87,9 +89,9 @@ impl CompiledSpec {
     /// The IR, parsed from the embedded JSON on first use.
     pub fn ir(&self) -> &'static crate::ir::Spec {
         self.ir_cell.get_or_init(|| {
-            serde_json::from_str(self.ir_json).unwrap_or_else(|e| {
-                // The JSON was produced by serde_json from the same types at build time.
-                panic!("embedded IR of spec `{}` does not parse: {e}", self.name)
+            crate::ir::from_bytes(self.ir_bin).unwrap_or_else(|e| {
+                // The bytes were produced from the same types at build time.
+                panic!("embedded IR of spec `{}` does not decode: {e}", self.name)
             })
         })
     }

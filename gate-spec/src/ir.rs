@@ -2,8 +2,9 @@
 //!
 //! The IR is what every consumer works from: the static checks, the code generator, the
 //! diagram renderers, the runtime's observer and the reference interpreter. It is plain data
-//! (serde-serialisable, no interior references) so that generated code can embed it and the
-//! runtime can load it without the TOML parser. Spans (`Span`) are byte ranges into the spec
+//! (serde-serialisable, no interior references) so that generated code can embed it (as
+//! compact postcard bytes, plus JSON for introspection) and the runtime can load it without
+//! the TOML parser. Enums use serde's default external tagging, which both formats support. Spans (`Span`) are byte ranges into the spec
 //! source and are kept for diagnostics only; they never influence semantics.
 
 use serde::{Deserialize, Serialize};
@@ -354,7 +355,7 @@ pub struct Signal {
 
 /// Signal families and their parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "family")]
+#[serde(rename_all = "snake_case")]
 pub enum Family {
     /// The action's work kind differs from the window's dominant kind.
     KindShift,
@@ -455,7 +456,7 @@ pub enum Block {
 /// What makes a transition fire. Triggers of one event are considered in this enum's order
 /// (see [`Trigger::order_key`]); each fires at most one transition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "trigger", content = "id")]
+#[serde(rename_all = "snake_case")]
 pub enum Trigger {
     /// The event's hook phase.
     Event(Phase),
@@ -502,7 +503,7 @@ pub struct Transition {
 
 /// An effect a transition proposes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "effect")]
+#[serde(rename_all = "snake_case")]
 pub enum Effect {
     /// Open (or re-open) a window. Transitions that arm carry an implicit re-arm floor guard.
     Arm,
@@ -637,6 +638,17 @@ pub struct Role {
     pub env: Vec<(String, String)>,
     /// Mode override per tier (`None` = the tier's own mode).
     pub modes: Vec<Option<Mode>>,
+}
+
+/// The compact binary form generated code embeds (postcard): decoding it is several times
+/// cheaper than JSON, and every hook process decodes its spec once.
+pub fn to_bytes(spec: &Spec) -> Result<Vec<u8>, String> {
+    postcard::to_allocvec(spec).map_err(|e| e.to_string())
+}
+
+/// Decode [`to_bytes`] output.
+pub fn from_bytes(bytes: &[u8]) -> Result<Spec, String> {
+    postcard::from_bytes(bytes).map_err(|e| e.to_string())
 }
 
 impl Spec {
