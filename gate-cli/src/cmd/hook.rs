@@ -64,16 +64,22 @@ fn now_ms() -> i64 {
 
 /// Compute the answer line, or `None` for silence.
 pub fn answer(args: &HookArgs, config: Option<Config>) -> Option<String> {
+    // Read the whole payload before anything can return: a runtime writing to a hook that
+    // exited without reading would meet a broken pipe.
+    let mut payload = Vec::new();
+    let mut stdin = std::io::stdin().lock();
+    let read = (&mut stdin)
+        .take(MAX_STDIN_BYTES + 1)
+        .read_to_end(&mut payload);
+    if payload.len() as u64 > MAX_STDIN_BYTES {
+        // Oversized: drain the rest (not kept) so the writer finishes cleanly.
+        let _ = std::io::copy(&mut stdin, &mut std::io::sink());
+    }
     let runtime = Runtime::parse(args.runtime.trim())?;
     let db: Option<PathBuf> = config.as_ref().map(|c| c.db.value.clone());
     let fault = |what: String| {
         driver::record_fault(db.as_deref(), runtime, now_ms(), &what);
     };
-    let mut payload = Vec::new();
-    let read = std::io::stdin()
-        .lock()
-        .take(MAX_STDIN_BYTES + 1)
-        .read_to_end(&mut payload);
     if let Err(e) = read {
         fault(format!("stdin unreadable: {e}"));
         return None;
