@@ -161,16 +161,8 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
             // Evaluate from a fresh in-memory state: the classification still runs, so a
             // fail-closed tier keeps its block; everything else degrades to silence.
             let mut state = ScopeState::initial(spec, engine.machine);
-            let baselines: Baselines = vec![None; spec.kinds.len()];
-            let mut mint = || "unavailable".to_string();
-            let mut cx = Context {
-                now_ms: opts.now_ms,
-                role,
-                approved: false,
-                baselines: &baselines,
-                grant_id: &mut mint,
-            };
-            let outcome = engine.evaluate(&mut state, event, &mut cx);
+            let outcome =
+                evaluate_detached(engine, &mut state, event, role, opts.now_ms, "unavailable");
             let decision = degrade(spec, &outcome);
             {
                 let line = json!({
@@ -221,22 +213,35 @@ fn dry_run(
         }
         _ => ScopeState::initial(spec, engine.machine),
     };
-    let baselines: Baselines = vec![None; spec.kinds.len()];
-    let mut mint = || "(explain)".to_string();
-    let mut cx = Context {
-        now_ms: opts.now_ms,
-        role,
-        approved: false,
-        baselines: &baselines,
-        grant_id: &mut mint,
-    };
-    let outcome = engine.evaluate(&mut state, event, &mut cx);
+    let outcome = evaluate_detached(engine, &mut state, event, role, opts.now_ms, "(explain)");
     RunResult {
         decision: outcome.decision.clone(),
         outcome,
         faults,
         degraded: false,
     }
+}
+
+/// Evaluate with no store behind: no grant can be consumed or recorded (asks show
+/// `grant_placeholder` as their id) and no learned baseline applies.
+fn evaluate_detached(
+    engine: &Engine<'_>,
+    state: &mut ScopeState,
+    event: &Event,
+    role: Option<u8>,
+    now_ms: i64,
+    grant_placeholder: &str,
+) -> Outcome {
+    let baselines: Baselines = vec![None; engine.spec.kinds.len()];
+    let mut mint = || grant_placeholder.to_string();
+    let mut cx = Context {
+        now_ms,
+        role,
+        approved: false,
+        baselines: &baselines,
+        grant_id: &mut mint,
+    };
+    engine.evaluate(state, event, &mut cx)
 }
 
 fn clone_err(e: &StoreError) -> StoreError {

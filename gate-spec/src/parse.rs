@@ -670,41 +670,9 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         );
         let tools = glob_list(&o, "tools", source, false, diags);
         let paths = glob_list(&o, "paths", source, true, diags);
-        let mut commands = Vec::new();
-        for (text, vspan) in o.strings("commands", diags) {
-            if let Err(e) = pattern::parse_command(&text) {
-                let at = inner_span(
-                    source,
-                    vspan,
-                    1 + e.offset,
-                    text.get(e.offset..e.offset + e.len).unwrap_or(""),
-                );
-                diags.push(Diagnostic::error(
-                    Code::BadPattern,
-                    at,
-                    format!("command pattern does not compile: {}", e.message),
-                ));
-            }
-            commands.push(Pattern { text, span: vspan });
-        }
+        let commands = command_list(&o, "commands", source, diags);
         let except_paths = glob_list(&o, "except_paths", source, true, diags);
-        let mut except_commands = Vec::new();
-        for (text, vspan) in o.strings("except_commands", diags) {
-            if let Err(e) = pattern::parse_command(&text) {
-                let at = inner_span(
-                    source,
-                    vspan,
-                    1 + e.offset,
-                    text.get(e.offset..e.offset + e.len).unwrap_or(""),
-                );
-                diags.push(Diagnostic::error(
-                    Code::BadPattern,
-                    at,
-                    format!("command pattern does not compile: {}", e.message),
-                ));
-            }
-            except_commands.push(Pattern { text, span: vspan });
-        }
+        let except_commands = command_list(&o, "except_commands", source, diags);
         let classes = o
             .strings("classes", diags)
             .into_iter()
@@ -1286,6 +1254,24 @@ pub fn samples_of(family: &Family) -> Vec<Phase> {
         Family::FailureStreak { .. } => vec![Phase::PostTool, Phase::PostToolFailure],
         Family::Lifecycle { .. } => Phase::ALL.to_vec(),
     }
+}
+
+/// A list of command patterns, each checked where it is written.
+fn command_list(o: &Obj<'_, '_>, key: &str, source: &str, diags: &mut Diagnostics) -> Vec<Pattern> {
+    let mut out = Vec::new();
+    for (text, vspan) in o.strings(key, diags) {
+        if let Err(e) = pattern::parse_command(&text) {
+            let bad = text.get(e.offset..e.offset + e.len).unwrap_or("");
+            let at = inner_span(source, vspan, 1 + e.offset, bad);
+            diags.push(Diagnostic::error(
+                Code::BadPattern,
+                at,
+                format!("command pattern does not compile: {}", e.message),
+            ));
+        }
+        out.push(Pattern { text, span: vspan });
+    }
+    out
 }
 
 fn glob_list(
