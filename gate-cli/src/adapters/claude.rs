@@ -1,6 +1,6 @@
 //! Claude Code: snake_case payloads, `hookSpecificOutput` answers, native ask.
 
-use super::{block, context_text, hook_specific, Payload};
+use super::{block, context_text, hook_specific, permission, refuse_permission, Payload};
 use gate_runtime::event::{Event, Status};
 use gate_runtime::verdict::{Decision, Verdict};
 use gate_spec::ir::Phase;
@@ -59,16 +59,7 @@ pub(super) fn render(event: &Event, decision: &Decision) -> Option<Value> {
                 return deny(event, reason, context);
             }
             match name {
-                "PreToolUse" => {
-                    let mut fields = vec![
-                        ("permissionDecision", json!("ask")),
-                        ("permissionDecisionReason", json!(reason)),
-                    ];
-                    if let Some(c) = context {
-                        fields.push(("additionalContext", json!(c)));
-                    }
-                    Some(hook_specific(event, fields))
-                }
+                "PreToolUse" => Some(permission(event, "ask", reason, context)),
                 // The runtime is about to ask the user itself: that is the ask.
                 "PermissionRequest" => None,
                 _ => deny(event, reason, context),
@@ -80,20 +71,8 @@ pub(super) fn render(event: &Event, decision: &Decision) -> Option<Value> {
 
 fn deny(event: &Event, reason: &str, context: Option<String>) -> Option<Value> {
     match event.hook_event.as_str() {
-        "PreToolUse" => {
-            let mut fields = vec![
-                ("permissionDecision", json!("deny")),
-                ("permissionDecisionReason", json!(reason)),
-            ];
-            if let Some(c) = context {
-                fields.push(("additionalContext", json!(c)));
-            }
-            Some(hook_specific(event, fields))
-        }
-        "PermissionRequest" => Some(hook_specific(
-            event,
-            vec![("decision", json!({"behavior": "deny", "message": reason}))],
-        )),
+        "PreToolUse" => Some(permission(event, "deny", reason, context)),
+        "PermissionRequest" => Some(refuse_permission(event, reason)),
         "PostToolUse" | "PostToolUseFailure" | "UserPromptSubmit" | "Stop" | "SubagentStop" => {
             let mut answer = block(event, reason)?;
             if let (Some(c), Some(Phase::PostTool | Phase::PostToolFailure)) =

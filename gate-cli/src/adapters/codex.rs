@@ -1,7 +1,10 @@
 //! Codex CLI: Claude-like payloads (`turn_id`, `model`), shell and `apply_patch` tools, no
 //! native ask (an ask is a deny whose reason names the approve command).
 
-use super::{block, context_text, exit_code_in, hook_specific, status_of_exit, Payload};
+use super::{
+    block, context_text, exit_code_in, hook_specific, permission, refuse_permission,
+    status_of_exit, Payload,
+};
 use gate_runtime::event::{Event, Status};
 use gate_runtime::verdict::{Decision, Verdict};
 use gate_spec::ir::ActionClass;
@@ -128,20 +131,8 @@ pub(super) fn render(event: &Event, decision: &Decision) -> Option<Value> {
 
 fn deny(event: &Event, reason: &str, context: Option<String>) -> Option<Value> {
     match event.hook_event.as_str() {
-        "PreToolUse" => {
-            let mut fields = vec![
-                ("permissionDecision", json!("deny")),
-                ("permissionDecisionReason", json!(reason)),
-            ];
-            if let Some(c) = context {
-                fields.push(("additionalContext", json!(c)));
-            }
-            Some(hook_specific(event, fields))
-        }
-        "PermissionRequest" => Some(hook_specific(
-            event,
-            vec![("decision", json!({"behavior": "deny", "message": reason}))],
-        )),
+        "PreToolUse" => Some(permission(event, "deny", reason, context)),
+        "PermissionRequest" => Some(refuse_permission(event, reason)),
         "PostToolUse" | "UserPromptSubmit" | "Stop" | "SubagentStop" => block(event, reason),
         _ => None,
     }

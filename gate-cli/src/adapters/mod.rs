@@ -425,5 +425,34 @@ pub(crate) fn hook_specific(event: &Event, fields: Vec<(&str, Value)>) -> Value 
     Value::Object(outer)
 }
 
+/// A pre-tool permission answer (`permissionDecision` ask or deny, with its reason and any
+/// injected context) in the `hookSpecificOutput` form Claude Code and Codex share.
+pub(crate) fn permission(
+    event: &Event,
+    decision: &str,
+    reason: &str,
+    context: Option<String>,
+) -> Value {
+    let mut fields = vec![
+        ("permissionDecision", serde_json::json!(decision)),
+        ("permissionDecisionReason", serde_json::json!(reason)),
+    ];
+    if let Some(c) = context {
+        fields.push(("additionalContext", serde_json::json!(c)));
+    }
+    hook_specific(event, fields)
+}
+
+/// A PermissionRequest hook's refusal (Claude Code, Codex).
+pub(crate) fn refuse_permission(event: &Event, reason: &str) -> Value {
+    hook_specific(
+        event,
+        vec![(
+            "decision",
+            serde_json::json!({"behavior": "deny", "message": reason}),
+        )],
+    )
+}
+
 #[cfg(test)]
 mod tests;
