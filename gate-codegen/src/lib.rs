@@ -171,6 +171,7 @@ pub fn module_ident(name: &str) -> Result<Ident, String> {
 /// The module body for a compiled spec. `display_path` is the path users know
 /// (`specs/jwc.toml`); `abs_path` is the file on disk, included so cargo tracks it.
 pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream {
+    let registry = registry_tokens("This spec's registry entry.");
     if spec.transitions.len() > usize::from(u16::MAX) + 1 {
         let message = format!(
             "{display_path}: the spec expands to {} transitions; at most 65536 fit the compiled machine",
@@ -548,21 +549,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
             }
         }
 
-        #[doc(hidden)]
-        static IR_CELL: ::std::sync::OnceLock<::gate_spec::ir::Spec> = ::std::sync::OnceLock::new();
-
-        /// This spec's registry entry.
-        pub static COMPILED: ::gate_spec::exec::CompiledSpec = ::gate_spec::exec::CompiledSpec {
-            name: NAME,
-            hash: HASH,
-            path: PATH,
-            ir_json: IR_JSON,
-            ir_bin: IR_BIN,
-            mermaid: MERMAID,
-            dot: DOT,
-            machine: &Machine,
-            ir_cell: &IR_CELL,
-        };
+        #registry
     }
 }
 
@@ -571,6 +558,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
 /// public items as [`generate`] so that code using the module reports nothing else.
 /// `abs_path`, when the file exists, is included so that fixing the spec triggers a rebuild.
 pub fn generate_error(display_path: &str, abs_path: Option<&str>, rendered: &str) -> TokenStream {
+    let registry = registry_tokens("This spec's registry entry (the spec did not compile).");
     let message = rendered.trim_end();
     let name = Path::new(display_path)
         .file_stem()
@@ -636,21 +624,7 @@ pub fn generate_error(display_path: &str, abs_path: Option<&str>, rendered: &str
             }
         }
 
-        #[doc(hidden)]
-        static IR_CELL: ::std::sync::OnceLock<::gate_spec::ir::Spec> = ::std::sync::OnceLock::new();
-
-        /// This spec's registry entry (the spec did not compile).
-        pub static COMPILED: ::gate_spec::exec::CompiledSpec = ::gate_spec::exec::CompiledSpec {
-            name: NAME,
-            hash: HASH,
-            path: PATH,
-            ir_json: IR_JSON,
-            ir_bin: IR_BIN,
-            mermaid: MERMAID,
-            dot: DOT,
-            machine: &Machine,
-            ir_cell: &IR_CELL,
-        };
+        #registry
     }
 }
 
@@ -787,6 +761,30 @@ pub fn compile_dir(manifest_dir: &Path, relative: &str) -> TokenStream {
         #(#modules)*
         /// Every compiled spec, sorted by file name.
         pub static ALL: &[&::gate_spec::exec::CompiledSpec] = &[#(&#idents::COMPILED),*];
+    }
+}
+
+/// The registry entry of a generated module (`COMPILED` and its IR cell); the skeleton of a
+/// spec that did not compile has the same one, so `ALL` stays type-correct either way.
+fn registry_tokens(doc: &str) -> TokenStream {
+    // A leading space, as `///` comments have, keeps the generated code byte-identical.
+    let doc = format!(" {doc}");
+    quote! {
+        #[doc(hidden)]
+        static IR_CELL: ::std::sync::OnceLock<::gate_spec::ir::Spec> = ::std::sync::OnceLock::new();
+
+        #[doc = #doc]
+        pub static COMPILED: ::gate_spec::exec::CompiledSpec = ::gate_spec::exec::CompiledSpec {
+            name: NAME,
+            hash: HASH,
+            path: PATH,
+            ir_json: IR_JSON,
+            ir_bin: IR_BIN,
+            mermaid: MERMAID,
+            dot: DOT,
+            machine: &Machine,
+            ir_cell: &IR_CELL,
+        };
     }
 }
 
