@@ -146,6 +146,88 @@ fn arms_window(t: &Transition) -> bool {
     t.effects.iter().any(|e| matches!(e, Effect::Arm))
 }
 
+/// A [`CommandTable`](gate_spec::pattern::CommandTable) as a constant expression: every list
+/// and string borrowed (`Cow::Borrowed`), so the static needs no start-up work at all.
+fn command_table_tokens(table: &gate_spec::pattern::CommandTable) -> TokenStream {
+    use gate_spec::pattern::{ArgPattern, CommandPattern, PatternRef};
+    fn text(s: &str) -> TokenStream {
+        quote!(::std::borrow::Cow::Borrowed(#s))
+    }
+    fn list(items: impl IntoIterator<Item = TokenStream>) -> TokenStream {
+        let items = items.into_iter();
+        quote!(::std::borrow::Cow::Borrowed(&[#(#items),*]))
+    }
+    fn pattern(p: &CommandPattern) -> TokenStream {
+        match p {
+            CommandPattern::Raw(g) => {
+                let g = text(g);
+                quote!(::gate_spec::pattern::CommandPattern::Raw(#g))
+            }
+            CommandPattern::Stages(stages) => {
+                let stages = list(stages.iter().map(|stage| {
+                    let program = text(&stage.program);
+                    let args = list(stage.args.iter().map(|a| match a {
+                        ArgPattern::ShortFlag(c) => {
+                            quote!(::gate_spec::pattern::ArgPattern::ShortFlag(#c))
+                        }
+                        ArgPattern::LongFlag(name) => {
+                            let name = text(name);
+                            quote!(::gate_spec::pattern::ArgPattern::LongFlag(#name))
+                        }
+                        ArgPattern::Glob(g) => {
+                            let g = text(g);
+                            quote!(::gate_spec::pattern::ArgPattern::Glob(#g))
+                        }
+                    }));
+                    quote!(::gate_spec::pattern::StagePattern { program: #program, args: #args })
+                }));
+                quote!(::gate_spec::pattern::CommandPattern::Stages(#stages))
+            }
+        }
+    }
+    fn refs(refs: &[PatternRef]) -> TokenStream {
+        list(refs.iter().map(|r| {
+            let (rule, except, index) = (r.rule, r.except, r.index);
+            quote!(::gate_spec::pattern::PatternRef { rule: #rule, except: #except, index: #index })
+        }))
+    }
+    fn sources(list_of: &[gate_spec::ir::Pattern]) -> TokenStream {
+        list(list_of.iter().map(|p| {
+            let t = text(&p.text);
+            let (start, end) = (p.span.start, p.span.end);
+            quote!(::gate_spec::ir::Pattern {
+                text: #t,
+                span: ::gate_spec::ir::Span { start: #start, end: #end },
+            })
+        }))
+    }
+    let rules = list(table.rules.iter().map(|r| {
+        let commands = list(r.commands.iter().map(pattern));
+        let except = list(r.except_commands.iter().map(pattern));
+        let command_sources = sources(&r.command_sources);
+        let except_sources = sources(&r.except_sources);
+        quote!(::gate_spec::pattern::RuleCommands {
+            commands: #commands,
+            except_commands: #except,
+            command_sources: #command_sources,
+            except_sources: #except_sources,
+        })
+    }));
+    let by_program = list(table.by_program.iter().map(|e| {
+        let program = text(&e.program);
+        let patterns = refs(&e.patterns);
+        quote!(::gate_spec::pattern::ProgramPatterns { program: #program, patterns: #patterns })
+    }));
+    let always = refs(&table.always);
+    quote! {
+        ::gate_spec::pattern::CommandTable {
+            rules: #rules,
+            by_program: #by_program,
+            always: #always,
+        }
+    }
+}
+
 /// The spec's name as a module identifier (a raw identifier for keywords that allow one).
 pub fn module_ident(name: &str) -> Result<Ident, String> {
     const KEYWORDS: &[&str] = &[
@@ -344,9 +426,13 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     let ir_json = Literal::string(&ir_json);
     // What the runtime decodes (postcard): an encoding failure leaves it empty, which
     // `CompiledSpec::ir` reports by name instead of misbehaving.
-    let ir_bin = Literal::byte_string(&gate_spec::ir::to_bytes(spec).unwrap_or_default());
+    // The command patterns travel in `COMMANDS` (parsed, and as written), not in the bytes.
+    let mut runtime_ir = spec.clone();
+    gate_spec::pattern::CommandTable::strip_sources(&mut runtime_ir);
+    let ir_bin = Literal::byte_string(&gate_spec::ir::to_bytes(&runtime_ir).unwrap_or_default());
     let mermaid = gate_spec::diagram::mermaid(spec);
     let dot = gate_spec::diagram::dot(spec);
+    let commands = command_table_tokens(&gate_spec::pattern::CommandTable::build(spec));
     let state_doc = format!("The control states of spec `{name}`, in declaration order.");
     let trigger_doc = format!("Every trigger spec `{name}` can produce, in evaluation order.");
     let machine_doc = format!("The compiled machine of spec `{name}` ({display_path}).");
@@ -375,7 +461,8 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         pub const PATH: &str = #display_path;
         /// The IR as JSON (`gate_spec::ir::Spec`).
         pub const IR_JSON: &str = #ir_json;
-        /// The IR as postcard bytes, what [`COMPILED`] decodes at run time.
+        /// The IR as postcard bytes, what [`COMPILED`] decodes at run time, without the rules'
+        /// command patterns: [`COMMANDS`] carries those (parsed, and as written).
         pub const IR_BIN: &[u8] = #ir_bin;
         /// The machine as a Mermaid `stateDiagram-v2`.
         pub const MERMAID: &str = #mermaid;
@@ -387,6 +474,8 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         pub const N_CHECKPOINTS: usize = #n_checkpoints_lit;
         /// The re-arm floor's action count.
         pub const MIN_ACTIONS: u16 = #min_actions;
+        /// Every command pattern of the spec, parsed and indexed by program at build time.
+        pub static COMMANDS: ::gate_spec::pattern::CommandTable = #commands;
 
         #[doc(hidden)]
         const _: &str = ::core::include_str!(#abs_path);
@@ -477,6 +566,10 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         }
 
         impl ::gate_spec::exec::Machine for Machine {
+            fn commands(&self) -> ::core::option::Option<&'static ::gate_spec::pattern::CommandTable> {
+                ::core::option::Option::Some(&COMMANDS)
+            }
+
             fn initial(&self) -> ::gate_spec::exec::Snapshot {
                 ::gate_spec::exec::Snapshot {
                     state: State::INITIAL.id(),

@@ -135,7 +135,7 @@ impl<'s> Engine<'s> {
         Engine {
             spec,
             machine,
-            classifier: Classifier::new(spec),
+            classifier: Classifier::with_table(spec, machine.commands()),
         }
     }
 

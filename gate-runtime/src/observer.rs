@@ -11,8 +11,9 @@ use crate::{glob, shell};
 use gate_spec::ir::{
     ActionClass, Family, KindId, Phase, RuleId, Spec, StatusFilter, Telemetry, TierId,
 };
-use gate_spec::pattern::{self, CommandPattern};
+use gate_spec::pattern::{CommandTable, PatternRef};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// Bounds on the per-scope context.
 const MAX_SCOPES: usize = 64;
@@ -44,33 +45,86 @@ pub struct Classification {
     pub truncated: bool,
 }
 
-/// Command patterns of every rule, parsed once per process.
+/// Classifies tool events against a spec's rules.
+///
+/// Command patterns come parsed and indexed by program ([`CommandTable`]): a generated
+/// machine carries its table as a static built at compile time, so a hook process parses no
+/// pattern; an interpreted spec builds the table once here.
 #[derive(Debug)]
 pub struct Classifier<'s> {
     spec: &'s Spec,
-    commands: Vec<Vec<CommandPattern>>,
-    except_commands: Vec<Vec<CommandPattern>>,
+    table: Cow<'s, CommandTable>,
+    /// Some rule has command or exception patterns.
+    has_commands: bool,
 }
 
+/// Flag of [`Classifier::command_hits`]: one of the rule's `commands` matches the line.
+pub const HIT_COMMAND: u8 = 1;
+/// Flag of [`Classifier::command_hits`]: one of the rule's `except_commands` matches.
+pub const HIT_EXCEPT: u8 = 2;
+
 impl<'s> Classifier<'s> {
+    /// A classifier that parses the spec's command patterns now.
     pub fn new(spec: &'s Spec) -> Self {
-        // The spec was checked at build time; a pattern that fails here cannot match.
-        let parse_all = |list: &[gate_spec::ir::Pattern]| -> Vec<CommandPattern> {
-            list.iter()
-                .filter_map(|p| pattern::parse_command(&p.text).ok())
-                .collect()
+        Classifier::with_table(spec, None)
+    }
+
+    /// A classifier over a prebuilt table (a generated machine's
+    /// [`Machine::commands`](gate_spec::exec::Machine::commands)); `None` builds one from
+    /// `spec`. A prebuilt table must have been built from this same spec.
+    pub fn with_table(spec: &'s Spec, table: Option<&'s CommandTable>) -> Self {
+        let table = match table {
+            Some(t) if t.rules.len() == spec.rules.len() => Cow::Borrowed(t),
+            _ => Cow::Owned(CommandTable::build(spec)),
         };
-        let commands = spec.rules.iter().map(|r| parse_all(&r.commands)).collect();
-        let except_commands = spec
+        let has_commands = table
             .rules
             .iter()
-            .map(|r| parse_all(&r.except_commands))
-            .collect();
+            .any(|r| !r.commands.is_empty() || !r.except_commands.is_empty());
         Classifier {
             spec,
-            commands,
-            except_commands,
+            table,
+            has_commands,
         }
+    }
+
+    /// The parsed, indexed command patterns.
+    pub fn table(&self) -> &CommandTable {
+        &self.table
+    }
+
+    /// Which rules' command patterns ([`HIT_COMMAND`]) and exception patterns
+    /// ([`HIT_EXCEPT`]) match the line, per rule. Only the patterns indexed under the
+    /// programs the line runs, plus the few that name no program literally, are tried.
+    /// `parsed` is `shell::parse(raw)`.
+    pub fn command_hits(&self, parsed: &shell::Parsed, raw: &str) -> Vec<u8> {
+        let table = &*self.table;
+        let mut hits = vec![0u8; table.rules.len()];
+        let mut try_pattern = |at: PatternRef| {
+            let bit = if at.except { HIT_EXCEPT } else { HIT_COMMAND };
+            let Some(slot) = hits.get_mut(usize::from(at.rule)) else {
+                return;
+            };
+            if *slot & bit == 0
+                && table
+                    .pattern(at)
+                    .is_some_and(|p| shell::matches(p, parsed, raw))
+            {
+                *slot |= bit;
+            }
+        };
+        let mut programs: Vec<&str> = parsed.commands.iter().map(|c| c.program.as_str()).collect();
+        programs.sort_unstable();
+        programs.dedup();
+        for program in programs {
+            for &at in table.for_program(program) {
+                try_pattern(at);
+            }
+        }
+        for &at in table.always.iter() {
+            try_pattern(at);
+        }
+        hits
     }
 
     /// Classify a tool event. Non-tool events get the default tier and kind.
@@ -97,6 +151,10 @@ impl<'s> Classifier<'s> {
             _ => None,
         };
         out.paths.extend(event.paths.iter().cloned());
+        let hits = match (&parsed, event.target.as_deref()) {
+            (Some(parsed), Some(raw)) if self.has_commands => Some(self.command_hits(parsed, raw)),
+            _ => None,
+        };
         let cwd = event.cwd.as_deref().unwrap_or("");
         let mut best: Option<(TierId, RuleId)> = None;
         let mut kind_set = false;
@@ -118,28 +176,12 @@ impl<'s> Classifier<'s> {
             {
                 continue;
             }
-            if !rule.commands.is_empty() {
-                let (Some(parsed), Some(raw)) = (&parsed, event.target.as_deref()) else {
-                    continue;
-                };
-                if !self.commands[i]
-                    .iter()
-                    .any(|p| shell::matches(p, parsed, raw))
-                {
-                    continue;
-                }
+            let hit = hits.as_ref().and_then(|h| h.get(i)).copied().unwrap_or(0);
+            if !rule.commands.is_empty() && hit & HIT_COMMAND == 0 {
+                continue;
             }
-            if let (false, Some(parsed), Some(raw)) = (
-                self.except_commands[i].is_empty(),
-                &parsed,
-                event.target.as_deref(),
-            ) {
-                if self.except_commands[i]
-                    .iter()
-                    .any(|p| shell::matches(p, parsed, raw))
-                {
-                    continue;
-                }
+            if hit & HIT_EXCEPT != 0 {
+                continue;
             }
             if !rule.except_paths.is_empty()
                 && !out.paths.is_empty()

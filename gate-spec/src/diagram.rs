@@ -227,7 +227,7 @@ fn rule_text(spec: &Spec, rule: &Rule) -> String {
     let list = |items: &[crate::ir::Pattern]| {
         items
             .iter()
-            .map(|p| p.text.as_str())
+            .map(|p| p.text.as_ref())
             .collect::<Vec<_>>()
             .join(" | ")
     };

@@ -66,6 +66,11 @@ pub trait Machine {
     /// Advance by one event; `fired` is called with the index (into `Spec::transitions`) of
     /// every transition that fires, in order.
     fn step(&self, memory: &mut Snapshot, input: &Input<'_>, fired: &mut dyn FnMut(u16));
+    /// The spec's command patterns, parsed and indexed at build time, if this machine was
+    /// generated (the interpreter has none: its caller builds the table at run time).
+    fn commands(&self) -> Option<&'static crate::pattern::CommandTable> {
+        None
+    }
 }
 
 /// A spec compiled into the binary by `gate-macros`: its identity, its IR and its machine.
@@ -77,7 +82,8 @@ pub struct CompiledSpec {
     pub path: &'static str,
     /// The IR as JSON, for introspection.
     pub ir_json: &'static str,
-    /// The IR as postcard bytes; [`CompiledSpec::ir`] decodes it once.
+    /// The IR as postcard bytes without the command patterns; [`CompiledSpec::ir`] decodes
+    /// it once.
     pub ir_bin: &'static [u8],
     pub mermaid: &'static str,
     pub dot: &'static str,
@@ -86,13 +92,19 @@ pub struct CompiledSpec {
 }
 
 impl CompiledSpec {
-    /// The IR, parsed from the embedded JSON on first use.
+    /// The IR, decoded from the embedded bytes on first use (complete: the command patterns
+    /// left out of the bytes are put back from the machine's table).
     pub fn ir(&self) -> &'static crate::ir::Spec {
         self.ir_cell.get_or_init(|| {
-            crate::ir::from_bytes(self.ir_bin).unwrap_or_else(|e| {
+            let mut spec = crate::ir::from_bytes(self.ir_bin).unwrap_or_else(|e| {
                 // The bytes were produced from the same types at build time.
                 panic!("embedded IR of spec `{}` does not decode: {e}", self.name)
-            })
+            });
+            // The bytes leave out the command patterns; the machine's table carries them.
+            if let Some(table) = self.machine.commands() {
+                table.restore_sources(&mut spec);
+            }
+            spec
         })
     }
 }

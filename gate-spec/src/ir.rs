@@ -331,10 +331,12 @@ pub struct Rule {
     pub reason: String,
 }
 
-/// A pattern as written, with its span (for "pattern does not compile" diagnostics).
+/// A pattern as written, with its span (for "pattern does not compile" diagnostics). The
+/// text is borrowed from the binary for the command patterns of a compiled spec (see
+/// [`crate::pattern::CommandTable::restore_sources`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pattern {
-    pub text: String,
+    pub text: std::borrow::Cow<'static, str>,
     pub span: Span,
 }
 

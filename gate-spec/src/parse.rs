@@ -1269,7 +1269,10 @@ fn command_list(o: &Obj<'_, '_>, key: &str, source: &str, diags: &mut Diagnostic
                 format!("command pattern does not compile: {}", e.message),
             ));
         }
-        out.push(Pattern { text, span: vspan });
+        out.push(Pattern {
+            text: text.into(),
+            span: vspan,
+        });
     }
     out
 }
@@ -1296,7 +1299,10 @@ fn glob_list(
                 format!("glob `{}` does not compile: {e}", truncate(&text)),
             ));
         }
-        out.push(Pattern { text, span });
+        out.push(Pattern {
+            text: text.into(),
+            span,
+        });
     }
     out
 }

@@ -61,7 +61,7 @@ pub fn stage_matches(stage: &StagePattern, cmd: &SimpleCommand) -> bool {
         .unwrap_or(cmd.args.len());
     let options = &cmd.args[..options_end];
     let mut next_arg = 0;
-    for token in &stage.args {
+    for token in stage.args.iter() {
         match token {
             ArgPattern::ShortFlag(c) => {
                 if !options.iter().any(|a| short_matches(&cmd.program, *c, a)) {

@@ -1,0 +1,35 @@
+//! What a compiled spec embeds decodes to exactly the IR its source compiles to: the postcard
+//! bytes (which leave the command patterns out) plus the static command table give back the
+//! whole spec, and the embedded JSON is the same IR.
+
+#[test]
+fn the_embedded_ir_is_the_ir_of_the_source() {
+    assert!(!gate_specs::ALL.is_empty(), "no shipped spec compiled");
+    for compiled in gate_specs::ALL {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(compiled.path);
+        let source =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (spec, diags) = gate_spec::compile(&source);
+        let spec = spec.unwrap_or_else(|| panic!("{} does not compile: {diags:?}", compiled.path));
+        let commands: usize = spec.rules.iter().map(|r| r.commands.len()).sum();
+        assert!(
+            commands > 0 || compiled.name == "waypoints" || compiled.name == "example",
+            "{} has command patterns to restore",
+            compiled.name
+        );
+        assert!(
+            *compiled.ir() == spec,
+            "spec `{}`: the decoded IR differs from the source's",
+            compiled.name
+        );
+        let from_json: gate_spec::ir::Spec =
+            serde_json::from_str(compiled.ir_json).expect("the embedded JSON is an IR");
+        assert!(
+            from_json == spec,
+            "spec `{}`: IR_JSON differs",
+            compiled.name
+        );
+    }
+}
