@@ -146,83 +146,83 @@ fn arms_window(t: &Transition) -> bool {
     t.effects.iter().any(|e| matches!(e, Effect::Arm))
 }
 
-/// A [`CommandTable`](gate_spec::pattern::CommandTable) as a constant expression: every list
-/// and string borrowed (`Cow::Borrowed`), so the static needs no start-up work at all.
-fn command_table_tokens(table: &gate_spec::pattern::CommandTable) -> TokenStream {
-    use gate_spec::pattern::{ArgPattern, CommandPattern, PatternRef};
-    fn text(s: &str) -> TokenStream {
-        quote!(::std::borrow::Cow::Borrowed(#s))
+/// A [`CommandTable`](gate_spec::commands::CommandTable) as a constant expression. Its
+/// arrays hold only numbers and characters, so they need no load-time relocation; only the
+/// nine list pointers of the table itself do.
+fn command_table_tokens(table: &gate_spec::commands::CommandTable) -> TokenStream {
+    use gate_spec::commands::{ArgRec, PatternRec, Slice, Str};
+    fn str_(s: Str) -> TokenStream {
+        let (start, len) = (s.start, s.len);
+        quote!(::gate_spec::commands::Str { start: #start, len: #len })
+    }
+    fn slice(s: Slice) -> TokenStream {
+        let (start, len) = (s.start, s.len);
+        quote!(::gate_spec::commands::Slice { start: #start, len: #len })
     }
     fn list(items: impl IntoIterator<Item = TokenStream>) -> TokenStream {
         let items = items.into_iter();
         quote!(::std::borrow::Cow::Borrowed(&[#(#items),*]))
     }
-    fn pattern(p: &CommandPattern) -> TokenStream {
-        match p {
-            CommandPattern::Raw(g) => {
-                let g = text(g);
-                quote!(::gate_spec::pattern::CommandPattern::Raw(#g))
-            }
-            CommandPattern::Stages(stages) => {
-                let stages = list(stages.iter().map(|stage| {
-                    let program = text(&stage.program);
-                    let args = list(stage.args.iter().map(|a| match a {
-                        ArgPattern::ShortFlag(c) => {
-                            quote!(::gate_spec::pattern::ArgPattern::ShortFlag(#c))
-                        }
-                        ArgPattern::LongFlag(name) => {
-                            let name = text(name);
-                            quote!(::gate_spec::pattern::ArgPattern::LongFlag(#name))
-                        }
-                        ArgPattern::Glob(g) => {
-                            let g = text(g);
-                            quote!(::gate_spec::pattern::ArgPattern::Glob(#g))
-                        }
-                    }));
-                    quote!(::gate_spec::pattern::StagePattern { program: #program, args: #args })
-                }));
-                quote!(::gate_spec::pattern::CommandPattern::Stages(#stages))
-            }
-        }
-    }
-    fn refs(refs: &[PatternRef]) -> TokenStream {
-        list(refs.iter().map(|r| {
-            let (rule, except, index) = (r.rule, r.except, r.index);
-            quote!(::gate_spec::pattern::PatternRef { rule: #rule, except: #except, index: #index })
-        }))
-    }
-    fn sources(list_of: &[gate_spec::ir::Pattern]) -> TokenStream {
-        list(list_of.iter().map(|p| {
-            let t = text(&p.text);
-            let (start, end) = (p.span.start, p.span.end);
-            quote!(::gate_spec::ir::Pattern {
-                text: #t,
-                span: ::gate_spec::ir::Span { start: #start, end: #end },
-            })
-        }))
-    }
+    let text = table.text.as_ref();
     let rules = list(table.rules.iter().map(|r| {
-        let commands = list(r.commands.iter().map(pattern));
-        let except = list(r.except_commands.iter().map(pattern));
-        let command_sources = sources(&r.command_sources);
-        let except_sources = sources(&r.except_sources);
-        quote!(::gate_spec::pattern::RuleCommands {
-            commands: #commands,
-            except_commands: #except,
-            command_sources: #command_sources,
-            except_sources: #except_sources,
+        let (c, e) = (slice(r.commands), slice(r.except_commands));
+        let (cs, es) = (slice(r.command_sources), slice(r.except_sources));
+        quote!(::gate_spec::commands::RuleRec {
+            commands: #c, except_commands: #e, command_sources: #cs, except_sources: #es,
         })
     }));
-    let by_program = list(table.by_program.iter().map(|e| {
-        let program = text(&e.program);
-        let patterns = refs(&e.patterns);
-        quote!(::gate_spec::pattern::ProgramPatterns { program: #program, patterns: #patterns })
+    let patterns = list(table.patterns.iter().map(|p| match *p {
+        PatternRec::Stages(s) => {
+            let s = slice(s);
+            quote!(::gate_spec::commands::PatternRec::Stages(#s))
+        }
+        PatternRec::Raw(g) => {
+            let g = str_(g);
+            quote!(::gate_spec::commands::PatternRec::Raw(#g))
+        }
     }));
-    let always = refs(&table.always);
+    let stages = list(table.stages.iter().map(|s| {
+        let (program, args) = (str_(s.program), slice(s.args));
+        quote!(::gate_spec::commands::StageRec { program: #program, args: #args })
+    }));
+    let args = list(table.args.iter().map(|a| match *a {
+        ArgRec::ShortFlag(c) => quote!(::gate_spec::commands::ArgRec::ShortFlag(#c)),
+        ArgRec::LongFlag(s) => {
+            let s = str_(s);
+            quote!(::gate_spec::commands::ArgRec::LongFlag(#s))
+        }
+        ArgRec::Glob(s) => {
+            let s = str_(s);
+            quote!(::gate_spec::commands::ArgRec::Glob(#s))
+        }
+    }));
+    let sources = list(table.sources.iter().map(|s| {
+        let text = str_(s.text);
+        let (start, end) = (s.span.start, s.span.end);
+        quote!(::gate_spec::commands::SourceRec {
+            text: #text,
+            span: ::gate_spec::ir::Span { start: #start, end: #end },
+        })
+    }));
+    let by_program = list(table.by_program.iter().map(|p| {
+        let (program, refs) = (str_(p.program), slice(p.refs));
+        quote!(::gate_spec::commands::ProgramRec { program: #program, refs: #refs })
+    }));
+    let refs = list(table.refs.iter().map(|r| {
+        let (rule, except, index) = (r.rule, r.except, r.index);
+        quote!(::gate_spec::commands::PatternRef { rule: #rule, except: #except, index: #index })
+    }));
+    let always = slice(table.always);
     quote! {
-        ::gate_spec::pattern::CommandTable {
+        ::gate_spec::commands::CommandTable {
+            text: ::std::borrow::Cow::Borrowed(#text),
             rules: #rules,
+            patterns: #patterns,
+            stages: #stages,
+            args: #args,
+            sources: #sources,
             by_program: #by_program,
+            refs: #refs,
             always: #always,
         }
     }
@@ -428,11 +428,11 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     // `CompiledSpec::ir` reports by name instead of misbehaving.
     // The command patterns travel in `COMMANDS` (parsed, and as written), not in the bytes.
     let mut runtime_ir = spec.clone();
-    gate_spec::pattern::CommandTable::strip_sources(&mut runtime_ir);
+    gate_spec::commands::CommandTable::strip_sources(&mut runtime_ir);
     let ir_bin = Literal::byte_string(&gate_spec::ir::to_bytes(&runtime_ir).unwrap_or_default());
     let mermaid = gate_spec::diagram::mermaid(spec);
     let dot = gate_spec::diagram::dot(spec);
-    let commands = command_table_tokens(&gate_spec::pattern::CommandTable::build(spec));
+    let commands = command_table_tokens(&gate_spec::commands::CommandTable::build(spec));
     let state_doc = format!("The control states of spec `{name}`, in declaration order.");
     let trigger_doc = format!("Every trigger spec `{name}` can produce, in evaluation order.");
     let machine_doc = format!("The compiled machine of spec `{name}` ({display_path}).");
@@ -475,7 +475,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         /// The re-arm floor's action count.
         pub const MIN_ACTIONS: u16 = #min_actions;
         /// Every command pattern of the spec, parsed and indexed by program at build time.
-        pub static COMMANDS: ::gate_spec::pattern::CommandTable = #commands;
+        pub static COMMANDS: ::gate_spec::commands::CommandTable = #commands;
 
         #[doc(hidden)]
         const _: &str = ::core::include_str!(#abs_path);
@@ -566,7 +566,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         }
 
         impl ::gate_spec::exec::Machine for Machine {
-            fn commands(&self) -> ::core::option::Option<&'static ::gate_spec::pattern::CommandTable> {
+            fn commands(&self) -> ::core::option::Option<&'static ::gate_spec::commands::CommandTable> {
                 ::core::option::Option::Some(&COMMANDS)
             }
 

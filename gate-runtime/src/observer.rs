@@ -8,10 +8,10 @@
 
 use crate::event::{Event, Runtime, Status};
 use crate::{glob, shell};
+use gate_spec::commands::{CommandTable, PatternRef};
 use gate_spec::ir::{
     ActionClass, Family, KindId, Phase, RuleId, Spec, StatusFilter, Telemetry, TierId,
 };
-use gate_spec::pattern::{CommandTable, PatternRef};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -77,10 +77,7 @@ impl<'s> Classifier<'s> {
             Some(t) if t.rules.len() == spec.rules.len() => Cow::Borrowed(t),
             _ => Cow::Owned(CommandTable::build(spec)),
         };
-        let has_commands = table
-            .rules
-            .iter()
-            .any(|r| !r.commands.is_empty() || !r.except_commands.is_empty());
+        let has_commands = !table.is_empty();
         Classifier {
             spec,
             table,
@@ -108,7 +105,7 @@ impl<'s> Classifier<'s> {
             if *slot & bit == 0
                 && table
                     .pattern(at)
-                    .is_some_and(|p| shell::matches(p, parsed, raw))
+                    .is_some_and(|p| shell::matches_in(p, parsed, raw))
             {
                 *slot |= bit;
             }
@@ -121,7 +118,7 @@ impl<'s> Classifier<'s> {
                 try_pattern(at);
             }
         }
-        for &at in table.always.iter() {
+        for &at in table.always() {
             try_pattern(at);
         }
         hits

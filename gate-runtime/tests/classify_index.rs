@@ -5,7 +5,8 @@
 
 use gate_runtime::observer::{Classifier, HIT_COMMAND, HIT_EXCEPT};
 use gate_runtime::shell;
-use gate_spec::pattern::{ArgPattern, CommandPattern, CommandTable};
+use gate_spec::commands::CommandTable;
+use gate_spec::pattern::{parse_command, ArgPattern, CommandPattern};
 use proptest::prelude::*;
 
 fn specs() -> impl Iterator<Item = &'static gate_spec::exec::CompiledSpec> {
@@ -16,16 +17,18 @@ fn specs() -> impl Iterator<Item = &'static gate_spec::exec::CompiledSpec> {
 /// Every pattern tried on the line: the answer the index must reproduce.
 fn brute_force(table: &CommandTable, line: &str) -> Vec<u8> {
     let parsed = shell::parse(line);
-    let any = |list: &[CommandPattern]| list.iter().any(|p| shell::matches(p, &parsed, line));
-    table
-        .rules
-        .iter()
-        .map(|r| {
+    let any = |rule, except| {
+        table
+            .rule_patterns(rule, except)
+            .any(|p| shell::matches_in(p, &parsed, line))
+    };
+    (0..table.rules.len() as u16)
+        .map(|rule| {
             let mut hit = 0;
-            if any(&r.commands) {
+            if any(rule, false) {
                 hit |= HIT_COMMAND;
             }
-            if any(&r.except_commands) {
+            if any(rule, true) {
                 hit |= HIT_EXCEPT;
             }
             hit
@@ -46,6 +49,51 @@ fn corpus() -> Vec<String> {
         .collect()
 }
 
+/// A table pattern back as the parser's tree.
+fn tree(p: gate_spec::commands::Pattern<'_>) -> CommandPattern {
+    use gate_spec::commands::{Arg, Pattern};
+    use gate_spec::pattern::StagePattern;
+    match p {
+        Pattern::Raw(g) => CommandPattern::Raw(g.to_string()),
+        Pattern::Stages(..) => CommandPattern::Stages(
+            p.stages()
+                .map(|s| StagePattern {
+                    program: s.program.to_string(),
+                    args: s
+                        .args()
+                        .map(|a| match a {
+                            Arg::ShortFlag(c) => ArgPattern::ShortFlag(c),
+                            Arg::LongFlag(n) => ArgPattern::LongFlag(n.to_string()),
+                            Arg::Glob(g) => ArgPattern::Glob(g.to_string()),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        ),
+    }
+}
+
+#[test]
+fn the_flat_table_holds_exactly_the_parsed_patterns() {
+    for compiled in specs() {
+        let table = compiled
+            .machine
+            .commands()
+            .expect("a generated machine has a table");
+        for (i, rule) in compiled.ir().rules.iter().enumerate() {
+            for (except, list) in [(false, &rule.commands), (true, &rule.except_commands)] {
+                let want: Vec<CommandPattern> = list
+                    .iter()
+                    .map(|p| parse_command(&p.text).expect("shipped patterns parse"))
+                    .collect();
+                let got: Vec<CommandPattern> =
+                    table.rule_patterns(i as u16, except).map(tree).collect();
+                assert_eq!(got, want, "spec `{}`, rule `{}`", compiled.name, rule.name);
+            }
+        }
+    }
+}
+
 #[test]
 fn generated_tables_equal_tables_built_at_run_time() {
     for compiled in specs() {
@@ -62,11 +110,19 @@ fn generated_tables_equal_tables_built_at_run_time() {
             .iter()
             .map(|r| r.commands.len() + r.except_commands.len())
             .sum();
-        let indexed: usize = built.by_program.iter().map(|e| e.patterns.len()).sum();
         assert_eq!(
-            indexed + built.always.len(),
+            built.refs.len(),
             patterns,
             "spec `{}`: every pattern is indexed exactly once",
+            compiled.name
+        );
+        let mut refs = built.refs.to_vec();
+        refs.sort();
+        refs.dedup();
+        assert_eq!(
+            refs.len(),
+            patterns,
+            "spec `{}`: no pattern indexed twice",
             compiled.name
         );
     }
@@ -103,10 +159,9 @@ fn vocabulary() -> (Vec<String>, Vec<String>) {
     let mut programs = vec!["foo".to_string(), "/usr/bin/rm".to_string()];
     let mut args = vec!["x".to_string(), "--".to_string(), "-rf".to_string()];
     for compiled in specs() {
-        let table = CommandTable::build(compiled.ir());
-        for rule in table.rules.iter() {
-            for p in rule.commands.iter().chain(rule.except_commands.iter()) {
-                let CommandPattern::Stages(stages) = p else {
+        for rule in &compiled.ir().rules {
+            for p in rule.commands.iter().chain(&rule.except_commands) {
+                let Ok(CommandPattern::Stages(stages)) = parse_command(&p.text) else {
                     continue;
                 };
                 for stage in stages.iter() {

@@ -68,7 +68,7 @@ pub trait Machine {
     fn step(&self, memory: &mut Snapshot, input: &Input<'_>, fired: &mut dyn FnMut(u16));
     /// The spec's command patterns, parsed and indexed at build time, if this machine was
     /// generated (the interpreter has none: its caller builds the table at run time).
-    fn commands(&self) -> Option<&'static crate::pattern::CommandTable> {
+    fn commands(&self) -> Option<&'static crate::commands::CommandTable> {
         None
     }
 }

@@ -5,6 +5,7 @@
 //! and the diagram commands alike, so all of them report the same diagnostics.
 
 pub mod check;
+pub mod commands;
 pub mod diag;
 pub mod diagram;
 pub mod exec;

@@ -13,7 +13,8 @@
 //! Multi-stage patterns match a chain of commands linked by pipes; `raw:` patterns are a
 //! text glob over the whole raw command string.
 
-use gate_spec::pattern::{ArgPattern, CommandPattern, StagePattern};
+use gate_spec::commands::{Arg, Pattern};
+use gate_spec::pattern::CommandPattern;
 
 use super::{Parsed, SimpleCommand};
 use crate::glob;
@@ -22,36 +23,66 @@ use crate::glob;
 pub fn matches(pattern: &CommandPattern, parsed: &Parsed, raw: &str) -> bool {
     match pattern {
         CommandPattern::Raw(g) => glob::text(g, raw),
-        CommandPattern::Stages(stages) => {
-            let Some((first, rest)) = stages.split_first() else {
-                return false;
-            };
-            parsed
-                .commands
+        CommandPattern::Stages(stages) => stages_match(
+            stages
                 .iter()
-                .enumerate()
-                .any(|(i, cmd)| stage_matches(first, cmd) && chain_matches(rest, i, parsed))
+                .map(|s| (s.program.as_str(), s.args.iter().map(Arg::from))),
+            parsed,
+        ),
+    }
+}
+
+/// [`matches`] for a pattern of a [`CommandTable`](gate_spec::commands::CommandTable).
+pub fn matches_in(pattern: Pattern<'_>, parsed: &Parsed, raw: &str) -> bool {
+    match pattern {
+        Pattern::Raw(g) => glob::text(g, raw),
+        Pattern::Stages(..) => {
+            stages_match(pattern.stages().map(|s| (s.program, s.args())), parsed)
         }
     }
 }
 
-fn chain_matches(stages: &[StagePattern], from: usize, parsed: &Parsed) -> bool {
+/// The first stage matches some command, and each further stage the command the previous
+/// one pipes into.
+fn stages_match<'a, S, A>(mut stages: S, parsed: &Parsed) -> bool
+where
+    S: Iterator<Item = (&'a str, A)> + Clone,
+    A: Iterator<Item = Arg<'a>> + Clone,
+{
+    let Some((program, args)) = stages.next() else {
+        return false;
+    };
+    parsed.commands.iter().enumerate().any(|(i, cmd)| {
+        stage_matches(program, args.clone(), cmd) && chain_matches(stages.clone(), i, parsed)
+    })
+}
+
+fn chain_matches<'a, S, A>(stages: S, from: usize, parsed: &Parsed) -> bool
+where
+    S: Iterator<Item = (&'a str, A)>,
+    A: Iterator<Item = Arg<'a>>,
+{
     let mut at = from;
-    for stage in stages {
+    for (program, args) in stages {
         let Some(next) = parsed.commands.get(at).and_then(|c| c.pipe_to) else {
             return false;
         };
         match parsed.commands.get(next) {
-            Some(cmd) if stage_matches(stage, cmd) => at = next,
+            Some(cmd) if stage_matches(program, args, cmd) => at = next,
             _ => return false,
         }
     }
     true
 }
 
-/// Does one pipeline stage match one simple command?
-pub fn stage_matches(stage: &StagePattern, cmd: &SimpleCommand) -> bool {
-    if !glob::text(&stage.program, &cmd.program) {
+/// Does one pipeline stage (a program glob and its argument tokens) match one simple
+/// command?
+pub fn stage_matches<'a>(
+    program: &str,
+    args: impl Iterator<Item = Arg<'a>>,
+    cmd: &SimpleCommand,
+) -> bool {
+    if !glob::text(program, &cmd.program) {
         return false;
     }
     let options_end = cmd
@@ -61,19 +92,19 @@ pub fn stage_matches(stage: &StagePattern, cmd: &SimpleCommand) -> bool {
         .unwrap_or(cmd.args.len());
     let options = &cmd.args[..options_end];
     let mut next_arg = 0;
-    for token in stage.args.iter() {
+    for token in args {
         match token {
-            ArgPattern::ShortFlag(c) => {
-                if !options.iter().any(|a| short_matches(&cmd.program, *c, a)) {
+            Arg::ShortFlag(c) => {
+                if !options.iter().any(|a| short_matches(&cmd.program, c, a)) {
                     return false;
                 }
             }
-            ArgPattern::LongFlag(name) => {
+            Arg::LongFlag(name) => {
                 if !options.iter().any(|a| long_matches(&cmd.program, name, a)) {
                     return false;
                 }
             }
-            ArgPattern::Glob(g) => {
+            Arg::Glob(g) => {
                 let Some(found) = cmd.args[next_arg..].iter().position(|a| glob::text(g, a)) else {
                     return false;
                 };

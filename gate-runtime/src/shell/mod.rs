@@ -30,7 +30,7 @@ mod matching;
 mod parse;
 
 pub use classify::{class_of, classify, paths};
-pub use matching::{matches, stage_matches};
+pub use matching::{matches, matches_in, stage_matches};
 pub use parse::{parse, parse_argv};
 
 /// Deepest nesting of subshells, substitutions and `-c` scripts that is followed.

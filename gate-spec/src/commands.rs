@@ -1,0 +1,510 @@
+//! Every command pattern of a spec, parsed, flattened and indexed by program: what the
+//! classifier matches shell commands against.
+//!
+//! The code generator builds a [`CommandTable`] at compile time and emits it as a static, so a
+//! hook process parses no pattern. The table is *flat*: one string holding every text, and
+//! arrays of plain records that refer to it and to each other by index. Such arrays contain
+//! no pointers, so the static needs no load-time relocation and sits in read-only data, of
+//! which a process touches only the pages it reads (the table of the spec in use, and of that
+//! only the entries for the programs it sees). An interpreted spec builds the same table once
+//! with [`CommandTable::build`].
+//!
+//! The index makes classification cost depend on the patterns for the programs a command line
+//! runs, not on the total: a pattern whose first stage names a program literally (`rm -r /`,
+//! `curl * | sh`) can only match a line that runs that program.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::ir::{self, RuleId, Spec};
+use crate::pattern::{is_literal_glob, parse_command, ArgPattern, CommandPattern};
+
+/// A list of a table: borrowed from the binary in a compiled spec, owned when built at run
+/// time.
+pub type List<T> = Cow<'static, [T]>;
+
+/// A range of [`CommandTable::text`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Str {
+    pub start: u32,
+    pub len: u32,
+}
+
+/// A range of one of a table's lists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Slice {
+    pub start: u32,
+    pub len: u32,
+}
+
+impl Slice {
+    fn range(self) -> std::ops::Range<usize> {
+        let start = self.start as usize;
+        start..start + self.len as usize
+    }
+}
+
+/// One argument matcher (see [`ArgPattern`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ArgRec {
+    ShortFlag(char),
+    LongFlag(Str),
+    Glob(Str),
+}
+
+/// One pipeline stage: a program glob and a range of [`CommandTable::args`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StageRec {
+    pub program: Str,
+    pub args: Slice,
+}
+
+/// One parsed pattern: a range of [`CommandTable::stages`], or a `raw:` glob.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum PatternRec {
+    Stages(Slice),
+    Raw(Str),
+}
+
+/// A pattern as written in the spec, with its span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SourceRec {
+    pub text: Str,
+    pub span: ir::Span,
+}
+
+/// The patterns of one rule: ranges of [`CommandTable::patterns`] (parsed) and of
+/// [`CommandTable::sources`] (as written).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RuleRec {
+    pub commands: Slice,
+    pub except_commands: Slice,
+    pub command_sources: Slice,
+    pub except_sources: Slice,
+}
+
+/// The patterns whose first stage names `program`: a range of [`CommandTable::refs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ProgramRec {
+    pub program: Str,
+    pub refs: Slice,
+}
+
+/// One pattern of a rule: `commands[index]` of rule `rule`, or `except_commands[index]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct PatternRef {
+    pub rule: RuleId,
+    pub except: bool,
+    pub index: u16,
+}
+
+/// See the module documentation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CommandTable {
+    /// Every text of the table, concatenated.
+    pub text: Cow<'static, str>,
+    /// Per rule, indexed by [`RuleId`].
+    pub rules: List<RuleRec>,
+    pub patterns: List<PatternRec>,
+    pub stages: List<StageRec>,
+    pub args: List<ArgRec>,
+    pub sources: List<SourceRec>,
+    /// Sorted by program (byte order), for a binary search.
+    pub by_program: List<ProgramRec>,
+    pub refs: List<PatternRef>,
+    /// `raw:` patterns and patterns whose first program is a glob: tried on every line.
+    pub always: Slice,
+}
+
+/// One argument matcher, borrowed from a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg<'t> {
+    ShortFlag(char),
+    LongFlag(&'t str),
+    Glob(&'t str),
+}
+
+impl<'t> From<&'t ArgPattern> for Arg<'t> {
+    fn from(a: &'t ArgPattern) -> Self {
+        match a {
+            ArgPattern::ShortFlag(c) => Arg::ShortFlag(*c),
+            ArgPattern::LongFlag(s) => Arg::LongFlag(s),
+            ArgPattern::Glob(s) => Arg::Glob(s),
+        }
+    }
+}
+
+/// One pipeline stage, borrowed from a table.
+#[derive(Clone, Copy, Debug)]
+pub struct Stage<'t> {
+    pub program: &'t str,
+    table: &'t CommandTable,
+    args: Slice,
+}
+
+impl<'t> Stage<'t> {
+    pub fn args(&self) -> impl Iterator<Item = Arg<'t>> + Clone + 't {
+        let table = self.table;
+        table.args[self.args.range()].iter().map(move |a| match *a {
+            ArgRec::ShortFlag(c) => Arg::ShortFlag(c),
+            ArgRec::LongFlag(s) => Arg::LongFlag(table.str(s)),
+            ArgRec::Glob(s) => Arg::Glob(table.str(s)),
+        })
+    }
+}
+
+/// One parsed pattern, borrowed from a table.
+#[derive(Clone, Copy, Debug)]
+pub enum Pattern<'t> {
+    Stages(&'t CommandTable, Slice),
+    Raw(&'t str),
+}
+
+impl<'t> Pattern<'t> {
+    /// The stages of a stages pattern (none for a `raw:` one).
+    pub fn stages(&self) -> impl Iterator<Item = Stage<'t>> + Clone + 't {
+        let (table, slice) = match *self {
+            Pattern::Stages(table, slice) => (Some(table), slice),
+            Pattern::Raw(_) => (None, Slice::default()),
+        };
+        table.into_iter().flat_map(move |table| {
+            table.stages[slice.range()].iter().map(move |s| Stage {
+                program: table.str(s.program),
+                table,
+                args: s.args,
+            })
+        })
+    }
+}
+
+/// Appends to the table under construction.
+struct Builder {
+    text: String,
+    /// Offsets of texts already in `text`, so repeated words are stored once.
+    interned: BTreeMap<String, Str>,
+    patterns: Vec<PatternRec>,
+    stages: Vec<StageRec>,
+    args: Vec<ArgRec>,
+    sources: Vec<SourceRec>,
+}
+
+impl Builder {
+    fn str(&mut self, s: &str) -> Str {
+        if let Some(&at) = self.interned.get(s) {
+            return at;
+        }
+        let at = Str {
+            start: self.text.len() as u32,
+            len: s.len() as u32,
+        };
+        self.text.push_str(s);
+        self.interned.insert(s.to_string(), at);
+        at
+    }
+
+    fn pattern(&mut self, p: &CommandPattern) {
+        let rec = match p {
+            CommandPattern::Raw(g) => PatternRec::Raw(self.str(g)),
+            CommandPattern::Stages(stages) => {
+                let start = self.stages.len() as u32;
+                for stage in stages {
+                    let program = self.str(&stage.program);
+                    let args_start = self.args.len() as u32;
+                    for a in &stage.args {
+                        let rec = match a {
+                            ArgPattern::ShortFlag(c) => ArgRec::ShortFlag(*c),
+                            ArgPattern::LongFlag(s) => ArgRec::LongFlag(self.str(s)),
+                            ArgPattern::Glob(s) => ArgRec::Glob(self.str(s)),
+                        };
+                        self.args.push(rec);
+                    }
+                    self.stages.push(StageRec {
+                        program,
+                        args: Slice {
+                            start: args_start,
+                            len: self.args.len() as u32 - args_start,
+                        },
+                    });
+                }
+                PatternRec::Stages(Slice {
+                    start,
+                    len: stages.len() as u32,
+                })
+            }
+        };
+        self.patterns.push(rec);
+    }
+
+    /// Parses and appends a rule's list; returns the ranges of parsed patterns and sources.
+    fn list(&mut self, list: &[ir::Pattern]) -> (Slice, Slice) {
+        let (p0, s0) = (self.patterns.len() as u32, self.sources.len() as u32);
+        for source in list {
+            // The spec was checked before it got here; a pattern that does not parse
+            // cannot match and is left out of the parsed list.
+            if let Ok(parsed) = parse_command(&source.text) {
+                self.pattern(&parsed);
+            }
+            let text = self.str(&source.text);
+            self.sources.push(SourceRec {
+                text,
+                span: source.span,
+            });
+        }
+        let slice = |start: u32, end: usize| Slice {
+            start,
+            len: end as u32 - start,
+        };
+        (
+            slice(p0, self.patterns.len()),
+            slice(s0, self.sources.len()),
+        )
+    }
+}
+
+impl CommandTable {
+    /// Parses, flattens and indexes every command pattern of `spec`.
+    pub fn build(spec: &Spec) -> CommandTable {
+        let mut b = Builder {
+            text: String::new(),
+            interned: BTreeMap::new(),
+            patterns: Vec::new(),
+            stages: Vec::new(),
+            args: Vec::new(),
+            sources: Vec::new(),
+        };
+        let mut rules = Vec::with_capacity(spec.rules.len());
+        for rule in &spec.rules {
+            let (commands, command_sources) = b.list(&rule.commands);
+            let (except_commands, except_sources) = b.list(&rule.except_commands);
+            rules.push(RuleRec {
+                commands,
+                except_commands,
+                command_sources,
+                except_sources,
+            });
+        }
+        let mut by_program: BTreeMap<String, Vec<PatternRef>> = BTreeMap::new();
+        let mut always = Vec::new();
+        for (rule, rec) in rules.iter().enumerate() {
+            for (except, slice) in [(false, rec.commands), (true, rec.except_commands)] {
+                for (index, pattern) in b.patterns[slice.range()].iter().enumerate() {
+                    let at = PatternRef {
+                        rule: rule as RuleId,
+                        except,
+                        index: index as u16,
+                    };
+                    let program = match *pattern {
+                        PatternRec::Stages(stages) if stages.len > 0 => {
+                            let s = b.stages[stages.start as usize].program;
+                            Some(&b.text[s.start as usize..(s.start + s.len) as usize])
+                        }
+                        _ => None,
+                    };
+                    match program.filter(|p| is_literal_glob(p)) {
+                        Some(p) => by_program.entry(p.to_string()).or_default().push(at),
+                        None => always.push(at),
+                    }
+                }
+            }
+        }
+        let mut refs = Vec::new();
+        let mut programs = Vec::with_capacity(by_program.len());
+        for (program, list) in by_program {
+            let start = refs.len() as u32;
+            refs.extend(list);
+            programs.push(ProgramRec {
+                program: b.str(&program),
+                refs: Slice {
+                    start,
+                    len: refs.len() as u32 - start,
+                },
+            });
+        }
+        let always_start = refs.len() as u32;
+        refs.extend(always);
+        CommandTable {
+            text: Cow::Owned(b.text),
+            rules: rules.into(),
+            patterns: b.patterns.into(),
+            stages: b.stages.into(),
+            args: b.args.into(),
+            sources: b.sources.into(),
+            by_program: programs.into(),
+            always: Slice {
+                start: always_start,
+                len: refs.len() as u32 - always_start,
+            },
+            refs: refs.into(),
+        }
+    }
+
+    /// A text of the table (empty for a range outside it, which a built table never has).
+    pub fn str(&self, s: Str) -> &str {
+        let start = s.start as usize;
+        self.text.get(start..start + s.len as usize).unwrap_or("")
+    }
+
+    /// The patterns whose first stage names `program` literally.
+    pub fn for_program(&self, program: &str) -> &[PatternRef] {
+        match self
+            .by_program
+            .binary_search_by(|e| self.str(e.program).cmp(program))
+        {
+            Ok(i) => self
+                .refs
+                .get(self.by_program[i].refs.range())
+                .unwrap_or(&[]),
+            Err(_) => &[],
+        }
+    }
+
+    /// The patterns that are tried on every line.
+    pub fn always(&self) -> &[PatternRef] {
+        self.refs.get(self.always.range()).unwrap_or(&[])
+    }
+
+    /// The pattern `at` refers to.
+    pub fn pattern(&self, at: PatternRef) -> Option<Pattern<'_>> {
+        let rule = self.rules.get(usize::from(at.rule))?;
+        let list = if at.except {
+            rule.except_commands
+        } else {
+            rule.commands
+        };
+        if u32::from(at.index) >= list.len {
+            return None;
+        }
+        Some(
+            match *self
+                .patterns
+                .get((list.start + u32::from(at.index)) as usize)?
+            {
+                PatternRec::Stages(stages) => Pattern::Stages(self, stages),
+                PatternRec::Raw(g) => Pattern::Raw(self.str(g)),
+            },
+        )
+    }
+
+    /// Every pattern of one rule's `commands` (or `except_commands`), in order.
+    pub fn rule_patterns(&self, rule: RuleId, except: bool) -> impl Iterator<Item = Pattern<'_>> {
+        let len = self.rules.get(usize::from(rule)).map_or(0, |r| {
+            if except {
+                r.except_commands.len
+            } else {
+                r.commands.len
+            }
+        });
+        (0..len).filter_map(move |index| {
+            self.pattern(PatternRef {
+                rule,
+                except,
+                index: index as u16,
+            })
+        })
+    }
+
+    /// Does some rule have command or exception patterns?
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
+
+    /// Removes what the table carries from `spec`: the command patterns as written. A
+    /// compiled spec embeds its IR this way, so a hook process decodes none of the (many)
+    /// pattern texts; [`CommandTable::restore_sources`] puts them back without copying text.
+    pub fn strip_sources(spec: &mut Spec) {
+        for rule in &mut spec.rules {
+            rule.commands.clear();
+            rule.except_commands.clear();
+        }
+    }
+
+    /// Undoes [`CommandTable::strip_sources`] on a spec decoded from stripped bytes: the
+    /// pattern texts are borrowed from the table (a static in a compiled spec).
+    pub fn restore_sources(&'static self, spec: &mut Spec) {
+        let sources = |slice: Slice| -> Vec<ir::Pattern> {
+            self.sources
+                .get(slice.range())
+                .unwrap_or(&[])
+                .iter()
+                .map(|s| ir::Pattern {
+                    text: Cow::Borrowed(self.str(s.text)),
+                    span: s.span,
+                })
+                .collect()
+        };
+        for (rule, rec) in spec.rules.iter_mut().zip(self.rules.iter()) {
+            rule.commands = sources(rec.command_sources);
+            rule.except_commands = sources(rec.except_sources);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(rules: &str) -> Spec {
+        let source = format!(
+            "[machine]\nname = \"t\"\ninitial = \"idle\"\nkinds = [\"work\"]\n\n[[tier]]\nname = \"low\"\nmode = \"observe\"\n\n[[state]]\nname = \"idle\"\n\n{rules}"
+        );
+        let (spec, diags) = crate::compile(&source);
+        spec.unwrap_or_else(|| panic!("test spec does not compile: {diags:?}\n{source}"))
+    }
+
+    #[test]
+    fn patterns_are_indexed_by_their_literal_program() {
+        let spec = spec(
+            "[[rule]]\nname = \"a\"\ntier = \"low\"\ncommands = [\"rm -r /\", \"git push --force\", \"rm -f x\"]\n\n\
+             [[rule]]\nname = \"b\"\ntier = \"low\"\ncommands = [\"*sh -c *\", \"raw:*:(){*\"]\nexcept_commands = [\"git push --dry-run\"]\n",
+        );
+        let t = CommandTable::build(&spec);
+        let at = |rule, except, index| PatternRef {
+            rule,
+            except,
+            index,
+        };
+        assert_eq!(t.for_program("rm"), [at(0, false, 0), at(0, false, 2)]);
+        assert_eq!(t.for_program("git"), [at(0, false, 1), at(1, true, 0)]);
+        assert_eq!(t.for_program("sh"), []);
+        assert_eq!(t.always(), [at(1, false, 0), at(1, false, 1)]);
+        let Some(Pattern::Stages(..)) = t.pattern(at(0, false, 1)) else {
+            panic!("a stages pattern")
+        };
+        let p = t.pattern(at(0, false, 1)).expect("in range");
+        let stage = p.stages().next().expect("one stage");
+        assert_eq!(stage.program, "git");
+        assert_eq!(
+            stage.args().collect::<Vec<_>>(),
+            [Arg::Glob("push"), Arg::LongFlag("force")]
+        );
+        assert!(matches!(
+            t.pattern(at(1, false, 1)),
+            Some(Pattern::Raw("*:(){*"))
+        ));
+        assert!(t.pattern(at(1, false, 2)).is_none());
+        assert!(t.pattern(at(7, false, 0)).is_none());
+    }
+
+    #[test]
+    fn sources_round_trip_through_strip_and_restore() {
+        let spec = spec(
+            "[[rule]]\nname = \"a\"\ntier = \"low\"\ncommands = [\"rm -r /\", \"curl * | sh\"]\nexcept_commands = [\"rm -r /tmp/x\"]\n",
+        );
+        let table: &'static CommandTable = Box::leak(Box::new(CommandTable::build(&spec)));
+        let mut stripped = spec.clone();
+        CommandTable::strip_sources(&mut stripped);
+        assert!(stripped.rules[0].commands.is_empty());
+        table.restore_sources(&mut stripped);
+        assert_eq!(stripped, spec);
+    }
+
+    #[test]
+    fn repeated_words_are_stored_once() {
+        let spec =
+            spec("[[rule]]\nname = \"a\"\ntier = \"low\"\ncommands = [\"rm -r /\", \"rm -f /\"]\n");
+        let t = CommandTable::build(&spec);
+        assert_eq!(t.text.matches("rm").count(), 3, "{}", t.text);
+    }
+}
