@@ -351,14 +351,14 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                 && input.enabled.get(#i).copied().unwrap_or(false)
             {
                 let raw = input.raw.get(#i).copied().unwrap_or(false);
-                let level = memory.level[#i];
-                let count = &mut memory.count[#i];
+                let level = levels[#i];
+                let count = &mut counts[#i];
                 if !level {
                     if raw {
                         *count = count.saturating_add(1).min(#cap);
                         if *count >= #enter {
                             *count = 0;
-                            memory.level[#i] = true;
+                            levels[#i] = true;
                             (true, false)
                         } else {
                             (false, false)
@@ -371,7 +371,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                     *count = count.saturating_add(1).min(#cap);
                     if *count >= #exit {
                         *count = 0;
-                        memory.level[#i] = false;
+                        levels[#i] = false;
                         (false, true)
                     } else {
                         (false, false)
@@ -588,6 +588,13 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
             ) {
                 memory.level.resize(N_SIGNALS, false);
                 memory.count.resize(N_SIGNALS, 0);
+                // Fixed-size views, so the debouncers below index without bounds checks.
+                let (::core::result::Result::Ok(levels), ::core::result::Result::Ok(counts)) = (
+                    <&mut [bool; N_SIGNALS]>::try_from(memory.level.as_mut_slice()),
+                    <&mut [u16; N_SIGNALS]>::try_from(memory.count.as_mut_slice()),
+                ) else {
+                    return;
+                };
                 // 1. The re-arm counter.
                 if ::core::matches!(input.phase, ::gate_spec::ir::Phase::PreTool) {
                     memory.since_arm = memory.since_arm.saturating_add(1).min(MIN_ACTIONS);
