@@ -1,6 +1,7 @@
 //! In-process benchmarks of the hook's hot path, innermost first: one machine step of a
 //! generated machine, the classifier on the recorded payloads, the whole engine in memory,
-//! replay through observer and machine, and one store commit through the driver.
+//! replay through observer and machine, replay through the store in batch transactions, and
+//! one store commit through the driver.
 //!
 //! Run with `cargo bench -p gate-bench` (a few seconds per benchmark; divan prints
 //! items/s where a counter is set). Machine steps and evaluations use the compiled `default`
@@ -14,7 +15,8 @@ use gate_runtime::driver::{self, Options};
 use gate_runtime::engine::{Context, Engine, ScopeState};
 use gate_runtime::event::Event;
 use gate_runtime::observer::{Baselines, Classifier};
-use gate_runtime::replay::Replayer;
+use gate_runtime::replay::{Replayer, StoreReplayer};
+use gate_runtime::store::Store;
 use gate_spec::exec::{CompiledSpec, Input};
 use gate_spec::ir::{Phase, Spec};
 
@@ -216,6 +218,32 @@ fn replay_in_memory(bencher: Bencher) {
                 black_box(replayer.feed(e, now, None));
             }
         });
+}
+
+/// Replay through the store (`gate replay --db`): one `StoreReplayer` batch of 4,096 events
+/// per iteration — one transaction, states cached per scope, audit rows appended in groups —
+/// into a temporary database that keeps growing, a new session every 512 events.
+#[divan::bench(sample_count = 20, sample_size = 1)]
+fn replay_store(bencher: Bencher) {
+    const BATCH: usize = 4096;
+    let compiled = default_spec();
+    let engine = Engine::new(compiled.ir(), compiled.machine);
+    let events = workload_events().expect("fixtures load");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(&dir.path().join("gate.db")).expect("store opens");
+    let mut replayer = StoreReplayer::new(&engine, store, BATCH);
+    let mut now = 1_700_000_000_000i64;
+    let mut n = 0usize;
+    bencher.counter(ItemsCount::new(BATCH)).bench_local(|| {
+        for _ in 0..BATCH {
+            let mut e = events[n % events.len()].clone();
+            e.session_id = Some(format!("bench-{}", n / 512));
+            n += 1;
+            now += 1500;
+            replayer.feed(e, now).expect("batch commits");
+        }
+        black_box(replayer.stored())
+    });
 }
 
 /// One hook's store work through `driver::run`: open the database, load state, consume a

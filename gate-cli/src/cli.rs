@@ -181,7 +181,15 @@ Only windows closed by a real boundary (not by the backstop) and without faults 
     #[command(after_help = "\
 Examples:
   gate replay session.jsonl --spec guard
-  gate replay session.jsonl --spec-file specs/draft.toml --json")]
+  gate replay session.jsonl --spec-file specs/draft.toml --json
+  gate replay session.jsonl --db /tmp/replay.db     store it as the hooks would have
+
+Without --db nothing is written: states live in memory and no database is opened (GATE_DB,
+GATE_HOME and the config files' `db` are ignored). With --db PATH every event is evaluated
+exactly as a hook call would be, against that database: its state, grants, learned baselines,
+audit rows and closed windows, written a few thousand events per transaction (other gate
+processes wait at most one transaction). A database that cannot be opened or written is an
+error (exit 3); batches committed before it stay.")]
     Replay(ReplayArgs),
     /// Print a shell completion script
     #[command(
@@ -369,6 +377,14 @@ pub struct ReplayArgs {
     /// Stop at the first line that cannot be replayed (default: report it and go on)
     #[arg(long)]
     pub stop_on_error: bool,
+    /// Show progress on stderr even when it is not a terminal (on a terminal it is shown
+    /// anyway)
+    #[arg(long)]
+    pub progress: bool,
+    /// The database given with the global `--db PATH` on the command line (never from the
+    /// environment or a config file): replay through it instead of in memory.
+    #[arg(skip)]
+    pub db: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

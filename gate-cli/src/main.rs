@@ -110,6 +110,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 .into());
             }
             args.spec = global.spec.clone();
+            args.db = global.db.clone();
             cmd::replay::run(&args, global.json)
         }
         Command::Completions(args) => cmd::completions(&args),

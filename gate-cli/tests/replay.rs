@@ -123,3 +123,136 @@ fn missing_file_is_a_clear_error() {
         "{stderr}"
     );
 }
+
+/// `gate replay` with extra environment, not forcing `--json`.
+fn gate(args: &[&str]) -> std::process::Output {
+    Command::new(GATE)
+        .args(args)
+        .env("GATE_DB", "/nonexistent/never-opened/gate.db")
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .current_dir(root())
+        .output()
+        .expect("run gate")
+}
+
+#[test]
+fn db_flag_stores_what_the_hooks_would_have() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("replay.db");
+    let db_arg = db.to_str().unwrap();
+    let (code, memory, stderr) = replay(&["examples/session.jsonl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stored, stderr) = replay(&["examples/session.jsonl", "--db", db_arg]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stored["summary"], memory["summary"], "same answers");
+    assert_eq!(stored["db"]["stored_events"], 40);
+    assert_eq!(stored["db"]["transactions"], 1);
+    assert!(memory.get("db").is_none());
+
+    let out = gate(&["--db", db_arg, "audit", "verify", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let verify: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = verify["rows_ok"].as_u64().unwrap_or(0);
+    assert!(rows >= 40, "one event row per event, and notes: {verify}");
+    let out = gate(&["--db", db_arg, "log", "-n", "1000", "--json"]);
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let events = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["kind"] == "event")
+        .count();
+    assert_eq!(events, 40, "{log}");
+    // The asks of the session were recorded as grants (expired by now: the session is old).
+    let store = gate_runtime::store::Store::open_read_only(&db).unwrap();
+    let grants = store.grants(0, false).unwrap();
+    assert!(!grants.is_empty(), "asks create grants");
+    drop(store);
+
+    // A second replay goes on from the stored states: the chain grows and still verifies.
+    let (code, again, stderr) = replay(&["examples/session.jsonl", "--db", db_arg]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(again["db"]["stored_events"], 40);
+    let out = gate(&["--db", db_arg, "audit", "verify", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let verify: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(verify["rows_ok"].as_u64().unwrap_or(0) > rows);
+}
+
+#[test]
+fn unusable_db_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.db");
+    std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
+    let blocked = dir.path().join("a-file");
+    std::fs::write(&blocked, "").unwrap();
+    let under_a_file = blocked.join("gate.db");
+    for db in [&junk, &under_a_file] {
+        let out = gate(&[
+            "replay",
+            "examples/session.jsonl",
+            "--db",
+            db.to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "environment error: {stderr}");
+        assert!(
+            stderr.starts_with("gate: cannot use the database ")
+                && stderr.contains(db.to_str().unwrap()),
+            "{stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+        assert!(out.stdout.is_empty(), "no summary for a failed replay");
+    }
+}
+
+#[test]
+fn progress_only_when_asked_off_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let out = gate(&["replay", "examples/session.jsonl"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "stderr is not a terminal here");
+    let out = gate(&[
+        "replay",
+        "examples/session.jsonl",
+        "--progress",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines = stderr.lines().count();
+    assert!(
+        stderr.ends_with("(100%), 40 events stored\n"),
+        "a last line with the totals: {stderr}"
+    );
+    assert_eq!(stderr.matches('\r').count(), 0, "{lines} plain lines");
+}
+
+#[test]
+fn stop_on_error_with_db_keeps_what_came_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mixed.jsonl");
+    let good = r#"{"session_id":"s","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+    std::fs::write(&file, format!("{good}\n{good}\nnot json\n{good}\n")).unwrap();
+    let db = dir.path().join("stop.db");
+    let out = gate(&[
+        "replay",
+        file.to_str().unwrap(),
+        "--stop-on-error",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("line 3"), "{stderr}");
+    let store = gate_runtime::store::Store::open_read_only(&db).unwrap();
+    let events = store
+        .audit_rows(&gate_runtime::store::AuditFilter {
+            kind: Some(gate_runtime::store::AuditKind::Event),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(events.len(), 2, "the two lines before the bad one");
+}

@@ -1,14 +1,16 @@
-//! Replay: run a recorded stream of events through a policy in memory, without touching any
-//! user state, and summarise what it would have answered (for promoting observe → steer →
-//! gate with evidence).
+//! Replay: run a recorded stream of events through a policy and summarise what it would have
+//! answered (for promoting observe → steer → gate with evidence) — in memory, touching no
+//! user state ([`Replayer`]), or through a database exactly as the hooks would have written
+//! it, one transaction per batch of events ([`StoreReplayer`]).
 
-use crate::driver::scope_key;
+use crate::driver::{write_scope_key, Batch};
 use crate::engine::{Context, Engine, Outcome, ScopeState};
 use crate::event::Event;
 use crate::observer::Baselines;
+use crate::store::{Store, StoreError};
 use crate::verdict::Verdict;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Counts per tier.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -45,81 +47,38 @@ pub struct Summary {
     pub checkpoints: u64,
 }
 
-/// A replay in progress: one state per scope, kept in memory.
-pub struct Replayer<'s> {
-    engine: &'s Engine<'s>,
-    states: BTreeMap<String, ScopeState>,
-    baselines: Baselines,
-    pub summary: Summary,
-    grants: u64,
-}
-
-impl std::fmt::Debug for Replayer<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Replayer")
-            .field("summary", &self.summary)
-            .finish_non_exhaustive()
+/// Adds one to `map[key]`, allocating the key only the first time it is seen.
+fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
+    match map.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            map.insert(key.to_string(), 1);
+        }
     }
 }
 
-impl<'s> Replayer<'s> {
-    pub fn new(engine: &'s Engine<'s>) -> Replayer<'s> {
+impl Summary {
+    /// An empty summary of `engine`'s spec.
+    pub fn new(engine: &Engine<'_>) -> Summary {
         let spec = engine.spec;
-        Replayer {
-            engine,
-            states: BTreeMap::new(),
-            baselines: vec![None; spec.kinds.len()],
-            summary: Summary {
-                spec: spec.name.clone(),
-                tiers: spec
-                    .tiers
-                    .iter()
-                    .map(|t| (t.name.clone(), TierCounts::default()))
-                    .collect(),
-                ..Summary::default()
-            },
-            grants: 0,
+        Summary {
+            spec: spec.name.clone(),
+            tiers: spec
+                .tiers
+                .iter()
+                .map(|t| (t.name.clone(), TierCounts::default()))
+                .collect(),
+            ..Summary::default()
         }
     }
 
-    /// Feed one event at time `now_ms`; `role` is an explicit role name, if any.
-    pub fn feed(&mut self, event: &Event, now_ms: i64, role: Option<&str>) -> Outcome {
-        let engine = self.engine;
+    /// Count one evaluated event.
+    pub fn record(&mut self, engine: &Engine<'_>, event: &Event, outcome: &Outcome) {
         let spec = engine.spec;
-        let key = scope_key(spec.scope, event);
-        let state = self
-            .states
-            .entry(key)
-            .or_insert_with(|| ScopeState::initial(spec, engine.machine));
-        let no_env = |_: &str| None;
-        let role = engine.resolve_role(event, &no_env, role);
-        let grants = &mut self.grants;
-        let mut mint = || {
-            *grants += 1;
-            format!("replay-{grants}")
-        };
-        let mut cx = Context {
-            now_ms,
-            role,
-            approved: false,
-            baselines: &self.baselines,
-            grant_id: &mut mint,
-        };
-        let outcome = engine.evaluate(state, event, &mut cx);
-        self.count(event, &outcome);
-        outcome
-    }
-
-    fn count(&mut self, event: &Event, outcome: &Outcome) {
-        let spec = self.engine.spec;
-        let s = &mut self.summary;
-        s.events += 1;
-        s.scopes = self.states.len() as u64;
-        *s.verdicts
-            .entry(outcome.decision.verdict.name().to_string())
-            .or_default() += 1;
+        self.events += 1;
+        bump(&mut self.verdicts, outcome.decision.verdict.name());
         if event.phase == Some(gate_spec::ir::Phase::PreTool) {
-            let t = &mut s.tiers[outcome.classification.tier as usize].1;
+            let t = &mut self.tiers[outcome.classification.tier as usize].1;
             t.actions += 1;
             match &outcome.decision.verdict {
                 Verdict::Allow => t.allow += 1,
@@ -140,25 +99,222 @@ impl<'s> Replayer<'s> {
                 spec.transitions[f as usize].trigger,
                 gate_spec::ir::Trigger::Signal(_) | gate_spec::ir::Trigger::Clear(_)
             ) {
-                s.boundaries += 1;
+                self.boundaries += 1;
             }
         }
         for sig in &outcome.rising {
-            *s.signal_edges
-                .entry(spec.signals[*sig as usize].name.clone())
-                .or_default() += 1;
+            bump(&mut self.signal_edges, &spec.signals[*sig as usize].name);
         }
-        s.windows_armed += u64::from(outcome.armed);
+        self.windows_armed += u64::from(outcome.armed);
         if let Some(w) = &outcome.closed {
-            s.windows_closed += 1;
+            self.windows_closed += 1;
             if w.closed_by == crate::engine::ClosedBy::Backstop {
-                s.backstops += 1;
+                self.backstops += 1;
             }
         }
-        s.checkpoints += outcome
+        self.checkpoints += outcome
             .notes
             .iter()
             .filter(|n| n.kind == "checkpoint")
             .count() as u64;
+    }
+}
+
+/// A replay in progress: one state per scope, kept in memory.
+pub struct Replayer<'s> {
+    engine: &'s Engine<'s>,
+    states: HashMap<String, ScopeState>,
+    baselines: Baselines,
+    pub summary: Summary,
+    grants: u64,
+    /// The current event's scope key (reused, so a known scope costs no allocation).
+    key: String,
+}
+
+impl std::fmt::Debug for Replayer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replayer")
+            .field("summary", &self.summary)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'s> Replayer<'s> {
+    pub fn new(engine: &'s Engine<'s>) -> Replayer<'s> {
+        Replayer {
+            engine,
+            states: HashMap::new(),
+            baselines: vec![None; engine.spec.kinds.len()],
+            summary: Summary::new(engine),
+            grants: 0,
+            key: String::new(),
+        }
+    }
+
+    /// Feed one event at time `now_ms`; `role` is an explicit role name, if any.
+    pub fn feed(&mut self, event: &Event, now_ms: i64, role: Option<&str>) -> Outcome {
+        let engine = self.engine;
+        let spec = engine.spec;
+        write_scope_key(spec.scope, event, &mut self.key);
+        if !self.states.contains_key(self.key.as_str()) {
+            self.states
+                .insert(self.key.clone(), ScopeState::initial(spec, engine.machine));
+        }
+        let no_env = |_: &str| None;
+        let role = engine.resolve_role(event, &no_env, role);
+        let grants = &mut self.grants;
+        let mut mint = || {
+            *grants += 1;
+            format!("replay-{grants}")
+        };
+        let mut cx = Context {
+            now_ms,
+            role,
+            approved: false,
+            baselines: &self.baselines,
+            grant_id: &mut mint,
+        };
+        let outcome = match self.states.get_mut(self.key.as_str()) {
+            Some(state) => engine.evaluate(state, event, &mut cx),
+            // Inserted above; a fresh state is what a lost one would be.
+            None => engine.evaluate(
+                &mut ScopeState::initial(spec, engine.machine),
+                event,
+                &mut cx,
+            ),
+        };
+        self.summary.record(engine, event, &outcome);
+        self.summary.scopes = self.states.len() as u64;
+        outcome
+    }
+}
+
+/// Events per transaction of a [`StoreReplayer`] unless the caller chooses: short enough that
+/// a hook waiting for the lock is not held up noticeably, long enough that the commit and
+/// the WAL checkpoint are a small part of the cost.
+pub const DEFAULT_BATCH_EVENTS: usize = 4096;
+
+/// A replay through a database: every event has exactly the effect a hook call with the
+/// same payload at the same time would have had (state, grants, audit rows, windows; see
+/// [`Batch`]), written in one transaction per batch of events.
+pub struct StoreReplayer<'s> {
+    engine: &'s Engine<'s>,
+    store: Store,
+    batch: Batch<'s, 's>,
+    pending: Vec<(Event, i64)>,
+    batch_events: usize,
+    scopes: HashSet<String>,
+    key: String,
+    summary: Summary,
+    stored: u64,
+    transactions: u64,
+}
+
+impl std::fmt::Debug for StoreReplayer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreReplayer")
+            .field("store", &self.store)
+            .field("stored", &self.stored)
+            .field("pending", &self.pending.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+impl<'s> StoreReplayer<'s> {
+    /// Replay into `store`, `batch_events` events per transaction (at least one). Roles are
+    /// resolved as the in-memory replay does: from the event alone, no environment.
+    pub fn new(engine: &'s Engine<'s>, store: Store, batch_events: usize) -> StoreReplayer<'s> {
+        StoreReplayer {
+            engine,
+            store,
+            batch: Batch::new(engine, None, &no_env),
+            pending: Vec::with_capacity(batch_events.clamp(1, DEFAULT_BATCH_EVENTS)),
+            batch_events: batch_events.max(1),
+            scopes: HashSet::new(),
+            key: String::new(),
+            summary: Summary::new(engine),
+            stored: 0,
+            transactions: 0,
+        }
+    }
+
+    /// Queue one event at `now_ms`; a full batch is evaluated and committed.
+    pub fn feed(&mut self, event: Event, now_ms: i64) -> Result<(), StoreError> {
+        self.pending.push((event, now_ms));
+        if self.pending.len() >= self.batch_events {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Evaluate and commit the queued events. On an error nothing of them is written or
+    /// counted, and they are dropped.
+    pub fn flush(&mut self) -> Result<(), StoreError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let engine = self.engine;
+        let before = self.summary.clone();
+        let mut new_scopes: Vec<String> = Vec::new();
+        let (summary, scopes, key) = (&mut self.summary, &mut self.scopes, &mut self.key);
+        let result = self.batch.commit(
+            &mut self.store,
+            self.pending.iter().map(|(e, t)| (e, *t)),
+            |event, outcome| {
+                summary.record(engine, event, outcome);
+                write_scope_key(engine.spec.scope, event, key);
+                if !scopes.contains(key.as_str()) {
+                    scopes.insert(key.clone());
+                    new_scopes.push(key.clone());
+                }
+            },
+        );
+        let events = self.pending.len() as u64;
+        self.pending.clear();
+        match result {
+            Ok(()) => {
+                self.stored += events;
+                self.transactions += 1;
+                self.summary.scopes = self.scopes.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                self.summary = before;
+                for k in &new_scopes {
+                    self.scopes.remove(k);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Commit what is queued and return the summary of everything stored.
+    pub fn finish(mut self) -> Result<Summary, StoreError> {
+        self.flush()?;
+        Ok(self.summary)
+    }
+
+    /// What was stored so far.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// Events written so far (queued ones are not).
+    pub fn stored(&self) -> u64 {
+        self.stored
+    }
+
+    /// Transactions committed so far.
+    pub fn transactions(&self) -> u64 {
+        self.transactions
+    }
+
+    /// The database.
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 }

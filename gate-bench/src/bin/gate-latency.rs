@@ -11,7 +11,8 @@
 //! and reads `getrusage(RUSAGE_CHILDREN)`), callgrind instruction counts for one call when
 //! valgrind is on the PATH, a database with many audit rows against an empty one, a guard
 //! spec grown to many command patterns against the shipped one (`gate replay --spec-file`,
-//! the interpreter), and `gate replay` throughput on a large generated file.
+//! the interpreter), and `gate replay` throughput on a large generated file, in memory and
+//! through a database (`--db`).
 
 use gate_bench::{claude_bash_payload, guard_with_patterns, VERDICT_COMMANDS, WORKLOAD};
 use gate_runtime::store::{AuditKind, AuditRecord, Store};
@@ -22,12 +23,14 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "\
-usage: gate-latency [--calls N] [--audit-rows N] [--replay-events N] [--guard-patterns N]
-                    [--replay-runs N] [--no-callgrind] [--bin-dir DIR]
+usage: gate-latency [--calls N] [--audit-rows N] [--replay-events N] [--no-replay-store]
+                    [--guard-patterns N] [--replay-runs N] [--no-callgrind] [--bin-dir DIR]
 
   --calls N           hook calls per series and binary (default 300)
   --audit-rows N      audit rows of the large database (default 1000000; 0 skips)
-  --replay-events N   events in the generated file for `gate replay` (default 1000000; 0 skips)
+  --replay-events N   events in the generated file for `gate replay` (default 1000000; 0 skips),
+                      replayed without a store and then with `--db` (a new database)
+  --no-replay-store   only the replay without a store
   --guard-patterns N  command patterns of the grown guard spec (default 1000; 0 skips)
   --replay-runs N     timed runs per spec in the pattern comparison (default 5)
   --no-callgrind      skip the instruction counts even when valgrind is present
@@ -37,6 +40,7 @@ struct Options {
     calls: usize,
     audit_rows: usize,
     replay_events: usize,
+    replay_store: bool,
     guard_patterns: usize,
     replay_runs: usize,
     callgrind: bool,
@@ -48,6 +52,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         calls: 300,
         audit_rows: 1_000_000,
         replay_events: 1_000_000,
+        replay_store: true,
         guard_patterns: 1000,
         replay_runs: 5,
         callgrind: true,
@@ -64,6 +69,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--calls" => o.calls = number("--calls")?.max(2),
             "--audit-rows" => o.audit_rows = number("--audit-rows")?,
             "--replay-events" => o.replay_events = number("--replay-events")?,
+            "--no-replay-store" => o.replay_store = false,
             "--guard-patterns" => o.guard_patterns = number("--guard-patterns")?,
             "--replay-runs" => o.replay_runs = number("--replay-runs")?.max(1),
             "--no-callgrind" => o.callgrind = false,
@@ -453,37 +459,82 @@ fn run(o: &Options) -> Result<(), String> {
         let file = work.path().join("replay.jsonl");
         write_replay_file(&file, o.replay_events)?;
         let size = std::fs::metadata(&file).map_or(0, |m| m.len());
-        let call = Call {
-            bin: gate.clone(),
-            args: vec![
+        let db = work.path().join("replay-store").join("gate.db");
+        let call = |store: bool| {
+            let mut args = vec![
                 "--spec".into(),
                 "default".into(),
                 "replay".into(),
                 file.display().to_string(),
                 "--json".into(),
-            ],
-            stdin: file.clone(),
-            home: work.path().join("home-replay"),
-            cwd: cwd.clone(),
+            ];
+            if store {
+                args.extend(["--db".into(), db.display().to_string()]);
+            }
+            Call {
+                bin: gate.clone(),
+                args,
+                stdin: file.clone(),
+                home: work.path().join("home-replay"),
+                cwd: cwd.clone(),
+            }
         };
-        let (took, out) = call.time()?;
-        let summary: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
-        let replayed = summary
-            .pointer("/summary/events")
-            .or_else(|| summary.get("events"))
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0);
         println!(
-            "`gate replay` (compiled default spec, no store), {} events ({} MiB): {:.2} s = {} events/s (replayed: {})",
+            "`gate replay`, compiled default spec, {} events ({} MiB), wall clock and CPU time (user + sys):",
             group(o.replay_events as u64),
             size >> 20,
-            took.as_secs_f64(),
-            group((o.replay_events as f64 / took.as_secs_f64()) as u64),
-            group(replayed),
         );
+        let runs: &[(bool, &str)] = if o.replay_store {
+            &[(false, "no store"), (true, "--db (store)")]
+        } else {
+            &[(false, "no store")]
+        };
+        for &(store, label) in runs {
+            let (took, cpu, out) = time_with_cpu(&call(store))?;
+            let summary: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
+            let replayed = summary
+                .pointer("/summary/events")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0);
+            let stored = summary
+                .pointer("/db/stored_events")
+                .and_then(serde_json::Value::as_u64);
+            let per_sec = |d: Duration| group((o.replay_events as f64 / d.as_secs_f64()) as u64);
+            println!(
+                "  {label:<13} {:>7.2} s = {:>9} events/s; CPU {:>7.2} s = {:>9} events/CPU-s (replayed {}{})",
+                took.as_secs_f64(),
+                per_sec(took),
+                cpu.as_secs_f64(),
+                per_sec(cpu),
+                group(replayed),
+                stored.map_or_else(String::new, |n| format!(
+                    ", stored {}, database {} MiB",
+                    group(n),
+                    std::fs::metadata(&db).map_or(0, |m| m.len()) >> 20
+                )),
+            );
+        }
         let _ = std::fs::remove_file(&file);
+        let _ = std::fs::remove_dir_all(db.parent().unwrap_or(&db));
     }
     Ok(())
+}
+
+/// Run a call once: wall time, the CPU time it used (user + sys, from the children's rusage)
+/// and its stdout.
+fn time_with_cpu(call: &Call) -> Result<(Duration, Duration, Vec<u8>), String> {
+    let cpu = || -> Result<Duration, String> {
+        let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+            .map_err(|e| e.to_string())?;
+        let tv = |t: nix::sys::time::TimeVal| {
+            Duration::from_secs(t.tv_sec().max(0) as u64)
+                + Duration::from_micros(t.tv_usec().max(0) as u64)
+        };
+        Ok(tv(usage.user_time()) + tv(usage.system_time()))
+    };
+    let before = cpu()?;
+    let (took, out) = call.time()?;
+    Ok((took, cpu()?.saturating_sub(before), out))
 }
 
 /// Claude Code pre-tool payloads of the workload, one JSON object per line, a new session

@@ -64,6 +64,15 @@ pub fn normalize(
     let value: Value =
         serde_json::from_slice(payload).map_err(|e| AdapterError::NotJson(e.to_string()))?;
     let object = value.as_object().ok_or(AdapterError::NotObject)?;
+    normalize_object(runtime, object, event_hint)
+}
+
+/// [`normalize`] of a payload already parsed (`gate replay` reads each line once).
+pub fn normalize_object(
+    runtime: Runtime,
+    object: &Map<String, Value>,
+    event_hint: Option<&str>,
+) -> Result<Event, AdapterError> {
     let payload = Payload(object);
     let hook_event = payload
         .string(&["hook_event_name", "hookEventName", "hookName"])

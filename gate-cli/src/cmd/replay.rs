@@ -9,7 +9,10 @@
 //!   prompt;
 //! - the JSON result of the real-client e2e driver (`hook_payloads`).
 //!
-//! Nothing is written: the user's database is never opened.
+//! Without `--db` nothing is written: no database is opened, states live in memory. With
+//! `--db PATH` (given on the command line, never taken from the environment or a config file)
+//! the events go through that database exactly as hook calls would, in batch transactions
+//! ([`gate_runtime::replay::StoreReplayer`]).
 
 use crate::adapters;
 use crate::cli::{Exit, ReplayArgs};
@@ -18,12 +21,15 @@ use crate::config::{Config, Overrides};
 use crate::InputError;
 use anyhow::Result;
 use gate_runtime::engine::Engine;
-use gate_runtime::event::Runtime;
+use gate_runtime::event::{Event, Runtime};
 use gate_runtime::interp::Interpreter;
-use gate_runtime::replay::{Replayer, Summary};
+use gate_runtime::replay::{Replayer, StoreReplayer, Summary, DEFAULT_BATCH_EVENTS};
+use gate_runtime::store::{Store, StoreError};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::{Duration, Instant};
 
 /// A line that could not be replayed.
@@ -180,6 +186,353 @@ fn gate_runtime_time(s: &str) -> Option<i64> {
     Some(secs * 1000 + i64::from(time.nanosecond.unwrap_or(0)) / 1_000_000)
 }
 
+/// How long a stored replay waits for the lock held by another gate process.
+const REPLAY_BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where evaluated events go: memory only, or the database.
+// One per run: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Sink<'s> {
+    Memory(Replayer<'s>),
+    Stored {
+        replayer: StoreReplayer<'s>,
+        path: PathBuf,
+    },
+}
+
+impl Sink<'_> {
+    fn feed(&mut self, event: Event, now_ms: i64) -> Result<()> {
+        match self {
+            Sink::Memory(r) => {
+                r.feed(&event, now_ms, None);
+                Ok(())
+            }
+            Sink::Stored { replayer, path } => replayer
+                .feed(event, now_ms)
+                .map_err(|e| stored_error(path, replayer.stored(), &e)),
+        }
+    }
+
+    /// Store what is queued.
+    fn flush(&mut self) -> Result<()> {
+        match self {
+            Sink::Memory(_) => Ok(()),
+            Sink::Stored { replayer, path } => replayer
+                .flush()
+                .map_err(|e| stored_error(path, replayer.stored(), &e)),
+        }
+    }
+}
+
+fn stored_error(path: &Path, stored: u64, e: &StoreError) -> anyhow::Error {
+    anyhow::anyhow!(
+        "cannot write the replay to {}: {e} ({stored} events were stored before)",
+        path.display()
+    )
+}
+
+/// Progress on stderr: rewritten in place on a terminal, one line per report otherwise.
+struct Progress {
+    terminal: bool,
+    shown: bool,
+    total: u64,
+    last: Instant,
+}
+
+impl Progress {
+    fn new(args: &ReplayArgs) -> Option<Progress> {
+        let terminal = std::io::stderr().is_terminal();
+        (terminal || args.progress).then(|| Progress {
+            terminal,
+            shown: false,
+            total: std::fs::metadata(&args.file).map_or(0, |m| m.len()),
+            last: Instant::now(),
+        })
+    }
+
+    fn tick(&mut self, line_no: u64, read_bytes: u64, sink: &Sink<'_>) {
+        let every = if self.terminal {
+            Duration::from_millis(500)
+        } else {
+            Duration::from_secs(2)
+        };
+        if self.last.elapsed() < every {
+            return;
+        }
+        self.last = Instant::now();
+        self.show(line_no, read_bytes, sink);
+    }
+
+    fn show(&mut self, line_no: u64, read_bytes: u64, sink: &Sink<'_>) {
+        let pct = (read_bytes * 100).checked_div(self.total).unwrap_or(0);
+        let stored = match sink {
+            Sink::Stored { replayer, .. } => format!(", {} events stored", replayer.stored()),
+            Sink::Memory(_) => String::new(),
+        };
+        let text = format!("replay: {line_no} lines ({pct}%){stored}");
+        let mut err = std::io::stderr().lock();
+        let _ = if self.terminal {
+            write!(err, "\r{text}\x1b[K")
+        } else {
+            writeln!(err, "{text}")
+        };
+        self.shown = true;
+    }
+
+    /// Clear the terminal line; elsewhere, a last line with the totals.
+    fn done(&mut self, line_no: u64, read_bytes: u64, sink: &Sink<'_>) {
+        if !self.terminal {
+            self.show(line_no, read_bytes, sink);
+        } else if self.shown {
+            let _ = write!(std::io::stderr(), "\r\x1b[K");
+        }
+    }
+}
+
+/// One replayable thing of the file, in file order.
+// Nearly every item is an event: boxing it would cost an allocation per event.
+#[allow(clippy::large_enum_variant)]
+enum Item {
+    Event { event: Event, now_ms: i64 },
+    Bad { bad: BadLine, stops: bool },
+}
+
+/// What the reading thread hands to the evaluating one: items and how far it has read.
+struct Chunk {
+    items: Vec<Item>,
+    line_no: u64,
+    read_bytes: u64,
+}
+
+/// Items per [`Chunk`]: the channel costs little per event, and the reader runs at most a
+/// few chunks ahead.
+const CHUNK_ITEMS: usize = 256;
+const CHUNKS_AHEAD: usize = 4;
+
+/// The reading side: lines → JSON → adapter → events with their times. It runs on its own
+/// thread, so parsing overlaps the engine and the store.
+struct Reader {
+    forced: Option<Runtime>,
+    stop_on_error: bool,
+    transcript: Transcript,
+    clock: i64,
+    items: Vec<Item>,
+    line_no: u64,
+    read_bytes: u64,
+}
+
+impl Reader {
+    /// Normalise one payload; one the adapter refuses is a bad line.
+    fn feed(
+        &mut self,
+        runtime: Runtime,
+        payload: &Value,
+        hint: Option<&str>,
+        line_no: u64,
+        time: Option<i64>,
+    ) {
+        let normalized = match payload.as_object() {
+            Some(object) => adapters::normalize_object(runtime, object, hint),
+            None => Err(adapters::AdapterError::NotObject),
+        };
+        match normalized {
+            Ok(event) => {
+                let now_ms = event
+                    .timestamp_ms
+                    .or(time)
+                    .unwrap_or(self.clock.saturating_add(1000));
+                self.clock = self.clock.max(now_ms);
+                self.items.push(Item::Event { event, now_ms });
+            }
+            Err(e) => self.bad_line(line_no, e.to_string()),
+        }
+    }
+
+    /// A bad line: the end of the run with `--stop-on-error`.
+    fn bad_line(&mut self, line_no: u64, error: String) {
+        self.items.push(Item::Bad {
+            bad: BadLine {
+                line: line_no,
+                error,
+            },
+            stops: self.stop_on_error,
+        });
+    }
+
+    /// Hand over what is collected; false when the evaluating side has stopped listening.
+    fn send(&mut self, to: &SyncSender<Result<Chunk>>) -> bool {
+        let chunk = Chunk {
+            items: std::mem::replace(&mut self.items, Vec::with_capacity(CHUNK_ITEMS)),
+            line_no: self.line_no,
+            read_bytes: self.read_bytes,
+        };
+        to.send(Ok(chunk)).is_ok()
+    }
+
+    /// Read the whole file, sending chunks as they fill; an I/O error ends it.
+    fn run(mut self, file: std::fs::File, to: &SyncSender<Result<Chunk>>) {
+        if let Err(e) = self.read(file, to) {
+            let _ = to.send(Err(e));
+        }
+    }
+
+    fn read(&mut self, file: std::fs::File, to: &SyncSender<Result<Chunk>>) -> Result<()> {
+        let forced = self.forced;
+        let mut reader = BufReader::with_capacity(1 << 16, file);
+        // A single JSON document (the e2e driver's result) is read whole.
+        let whole: Option<Value> = {
+            let mut buf = Vec::new();
+            let head = reader.fill_buf()?;
+            if looks_like_result(head) {
+                std::io::Read::read_to_end(&mut reader, &mut buf)?;
+                self.read_bytes = buf.len() as u64;
+                self.line_no = 1;
+                serde_json::from_slice(&buf).ok()
+            } else {
+                None
+            }
+        };
+        if let Some(single) = whole.as_ref().filter(|v| v.get("hook_payloads").is_none()) {
+            // One pretty-printed payload.
+            let runtime = forced.unwrap_or_else(|| {
+                single
+                    .as_object()
+                    .map_or(Runtime::ClaudeCode, detect_runtime)
+            });
+            self.feed(runtime, single, None, 1, None);
+        } else if let Some(result) = whole {
+            let runtime = forced
+                .or_else(|| {
+                    result
+                        .get("runtime")
+                        .and_then(Value::as_str)
+                        .and_then(runtime_named)
+                })
+                .unwrap_or(Runtime::ClaudeCode);
+            for (i, entry) in result["hook_payloads"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let hint = entry.get("event").and_then(Value::as_str);
+                self.feed(runtime, &entry["payload"], hint, i as u64 + 1, None);
+                if self.items.len() >= CHUNK_ITEMS && !self.send(to) {
+                    return Ok(());
+                }
+            }
+        } else {
+            let mut line = Vec::new();
+            loop {
+                if self.items.len() >= CHUNK_ITEMS && !self.send(to) {
+                    return Ok(());
+                }
+                line.clear();
+                let n = reader.read_until(b'\n', &mut line)?;
+                if n == 0 {
+                    break;
+                }
+                self.read_bytes += n as u64;
+                self.line_no += 1;
+                self.line(line.trim_ascii());
+            }
+        }
+        self.send(to);
+        Ok(())
+    }
+
+    /// One line of a JSON-lines file.
+    fn line(&mut self, text: &[u8]) {
+        let line_no = self.line_no;
+        if text.is_empty() {
+            return;
+        }
+        if text.len() > adapters::MAX_PAYLOAD_BYTES {
+            let error = adapters::AdapterError::TooLarge(text.len()).to_string();
+            return self.bad_line(line_no, error);
+        }
+        let value: Value = match serde_json::from_slice(text) {
+            Ok(v) => v,
+            Err(e) => return self.bad_line(line_no, format!("not JSON: {e}")),
+        };
+        let Some(obj) = value.as_object() else {
+            // Reported, but never the end of the run.
+            self.items.push(Item::Bad {
+                bad: BadLine {
+                    line: line_no,
+                    error: "not a JSON object".to_string(),
+                },
+                stops: false,
+            });
+            return;
+        };
+        let time = parse_time(obj);
+        if obj.contains_key("message")
+            && matches!(
+                obj.get("type").and_then(Value::as_str),
+                Some("user" | "assistant")
+            )
+        {
+            for p in self.transcript.payloads(obj) {
+                self.feed(Runtime::ClaudeCode, &p, None, line_no, time);
+            }
+        } else if obj.get("type").is_some_and(Value::is_string)
+            && !["hook_event_name", "hookEventName", "toolName", "payload"]
+                .iter()
+                .any(|k| obj.contains_key(*k))
+        {
+            // Other transcript entries (summaries, system notes, snapshots): no event.
+        } else if let Some(payload) = obj.get("payload").filter(|p| p.is_object()) {
+            let runtime = self
+                .forced
+                .or_else(|| {
+                    obj.get("runtime")
+                        .and_then(Value::as_str)
+                        .and_then(runtime_named)
+                })
+                .unwrap_or_else(|| detect_runtime(payload.as_object().unwrap_or(obj)));
+            let hint = obj.get("event").and_then(Value::as_str);
+            self.feed(runtime, payload, hint, line_no, time);
+        } else {
+            let runtime = self.forced.unwrap_or_else(|| detect_runtime(obj));
+            self.feed(runtime, &value, None, line_no, time);
+        }
+    }
+}
+
+/// The evaluating side: every item into the sink, in order, with progress. Returns the bad
+/// lines and how far the file was read.
+fn evaluate_all(
+    from: Receiver<Result<Chunk>>,
+    sink: &mut Sink<'_>,
+    progress: &mut Option<Progress>,
+) -> Result<(Vec<BadLine>, u64, u64)> {
+    let mut bad = Vec::new();
+    let (mut line_no, mut read_bytes) = (0, 0);
+    for chunk in from {
+        let chunk = chunk?;
+        for item in chunk.items {
+            match item {
+                Item::Event { event, now_ms } => sink.feed(event, now_ms)?,
+                Item::Bad {
+                    bad: b,
+                    stops: true,
+                } => {
+                    // What came before the line is replayed (and stored) as usual.
+                    sink.flush()?;
+                    return Err(InputError::new(format!("line {}: {}", b.line, b.error)).into());
+                }
+                Item::Bad { bad: b, .. } => bad.push(b),
+            }
+        }
+        (line_no, read_bytes) = (chunk.line_no, chunk.read_bytes);
+        if let Some(p) = progress.as_mut() {
+            p.tick(line_no, read_bytes, sink);
+        }
+    }
+    Ok((bad, line_no, read_bytes))
+}
+
 /// Replay a recorded session; returns the exit code.
 pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
     let file = std::fs::File::open(&args.file)
@@ -212,208 +565,70 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
             Engine::new(compiled.ir(), compiled.machine)
         }
     };
-    let mut replayer = Replayer::new(&engine);
-    let forced = args.runtime.map(|r| r.runtime());
-    let mut bad = Vec::new();
-    let mut clock: i64 = 0;
-    let mut transcript = Transcript::default();
-    let progress = std::io::stderr().is_terminal();
+    let mut sink = match &args.db {
+        None => Sink::Memory(Replayer::new(&engine)),
+        Some(path) => {
+            let store = Store::open_with_timeout(path, REPLAY_BUSY_TIMEOUT)
+                .map_err(|e| anyhow::anyhow!("cannot use the database {}: {e}", path.display()))?;
+            Sink::Stored {
+                replayer: StoreReplayer::new(&engine, store, DEFAULT_BATCH_EVENTS),
+                path: path.clone(),
+            }
+        }
+    };
+    let mut progress = Progress::new(args);
     let started = Instant::now();
-    let mut last_report = Instant::now();
-    let total = std::fs::metadata(&args.file).map(|m| m.len()).unwrap_or(0);
-    let mut read_bytes: u64 = 0;
-
-    let mut feed = |replayer: &mut Replayer<'_>,
-                    runtime: Runtime,
-                    payload: &Value,
-                    hint: Option<&str>,
-                    line_no: u64,
-                    time: Option<i64>,
-                    bad: &mut Vec<BadLine>|
-     -> Result<()> {
-        let bytes = serde_json::to_vec(payload)?;
-        match adapters::normalize(runtime, &bytes, hint) {
-            Ok(event) => {
-                let now = event
-                    .timestamp_ms
-                    .or(time)
-                    .unwrap_or(clock.saturating_add(1000));
-                clock = clock.max(now);
-                replayer.feed(&event, now, None);
-                Ok(())
-            }
-            Err(e) => {
-                if args.stop_on_error {
-                    return Err(InputError::new(format!("line {line_no}: {e}")).into());
-                }
-                bad.push(BadLine {
-                    line: line_no,
-                    error: e.to_string(),
-                });
-                Ok(())
-            }
+    let reader = Reader {
+        forced: args.runtime.map(|r| r.runtime()),
+        stop_on_error: args.stop_on_error,
+        transcript: Transcript::default(),
+        clock: 0,
+        items: Vec::with_capacity(CHUNK_ITEMS),
+        line_no: 0,
+        read_bytes: 0,
+    };
+    let (bad, line_no, read_bytes) = std::thread::scope(|scope| {
+        let (to, from) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
+        scope.spawn(move || reader.run(file, &to));
+        // Returning drops the receiver, which stops the reader at its next chunk.
+        evaluate_all(from, &mut sink, &mut progress)
+    })?;
+    sink.flush()?;
+    if let Some(p) = progress.as_mut() {
+        p.done(line_no, read_bytes, &sink);
+    }
+    let (summary, stored) = match sink {
+        Sink::Memory(r) => (r.summary, None),
+        Sink::Stored { replayer, path } => {
+            let stored = (path, replayer.stored(), replayer.transactions());
+            (replayer.summary().clone(), Some(stored))
         }
     };
-
-    let mut reader = BufReader::new(file);
-    let mut first = String::new();
-    // A single JSON document (the e2e driver's result) is read whole.
-    let whole: Option<Value> = {
-        let mut buf = Vec::new();
-        let head = reader.fill_buf()?;
-        if looks_like_result(head) {
-            std::io::Read::read_to_end(&mut reader, &mut buf)?;
-            serde_json::from_slice(&buf).ok()
-        } else {
-            None
-        }
-    };
-    if let Some(single) = whole.as_ref().filter(|v| v.get("hook_payloads").is_none()) {
-        // One pretty-printed payload.
-        let runtime = forced.unwrap_or_else(|| {
-            single
-                .as_object()
-                .map_or(Runtime::ClaudeCode, detect_runtime)
-        });
-        feed(&mut replayer, runtime, single, None, 1, None, &mut bad)?;
-    } else if let Some(result) = whole {
-        let runtime = forced
-            .or_else(|| {
-                result
-                    .get("runtime")
-                    .and_then(Value::as_str)
-                    .and_then(runtime_named)
-            })
-            .unwrap_or(Runtime::ClaudeCode);
-        for (i, entry) in result["hook_payloads"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let hint = entry.get("event").and_then(Value::as_str);
-            feed(
-                &mut replayer,
-                runtime,
-                &entry["payload"],
-                hint,
-                i as u64 + 1,
-                None,
-                &mut bad,
-            )?;
-        }
-    } else {
-        let mut line_no: u64 = 0;
-        loop {
-            first.clear();
-            let n = reader.read_line(&mut first)?;
-            if n == 0 {
-                break;
-            }
-            read_bytes += n as u64;
-            line_no += 1;
-            let text = first.trim();
-            if text.is_empty() {
-                continue;
-            }
-            if progress && last_report.elapsed() > Duration::from_millis(500) {
-                last_report = Instant::now();
-                let pct = (read_bytes * 100).checked_div(total).unwrap_or(0);
-                let _ = write!(std::io::stderr(), "\rreplay: {line_no} lines ({pct}%)");
-            }
-            let value: Value = match serde_json::from_str(text) {
-                Ok(v) => v,
-                Err(e) => {
-                    if args.stop_on_error {
-                        return Err(
-                            InputError::new(format!("line {line_no}: not JSON: {e}")).into()
-                        );
-                    }
-                    bad.push(BadLine {
-                        line: line_no,
-                        error: format!("not JSON: {e}"),
-                    });
-                    continue;
-                }
-            };
-            let Some(obj) = value.as_object() else {
-                bad.push(BadLine {
-                    line: line_no,
-                    error: "not a JSON object".to_string(),
-                });
-                continue;
-            };
-            let time = parse_time(obj);
-            if obj.contains_key("message")
-                && matches!(
-                    obj.get("type").and_then(Value::as_str),
-                    Some("user" | "assistant")
-                )
-            {
-                for p in transcript.payloads(obj) {
-                    feed(
-                        &mut replayer,
-                        Runtime::ClaudeCode,
-                        &p,
-                        None,
-                        line_no,
-                        time,
-                        &mut bad,
-                    )?;
-                }
-            } else if obj.get("type").is_some_and(Value::is_string)
-                && !["hook_event_name", "hookEventName", "toolName", "payload"]
-                    .iter()
-                    .any(|k| obj.contains_key(*k))
-            {
-                // Other transcript entries (summaries, system notes, snapshots): no event.
-                continue;
-            } else if let Some(payload) = obj.get("payload").filter(|p| p.is_object()) {
-                let runtime = forced
-                    .or_else(|| {
-                        obj.get("runtime")
-                            .and_then(Value::as_str)
-                            .and_then(runtime_named)
-                    })
-                    .unwrap_or_else(|| detect_runtime(payload.as_object().unwrap_or(obj)));
-                let hint = obj.get("event").and_then(Value::as_str);
-                feed(
-                    &mut replayer,
-                    runtime,
-                    payload,
-                    hint,
-                    line_no,
-                    time,
-                    &mut bad,
-                )?;
-            } else {
-                let runtime = forced.unwrap_or_else(|| detect_runtime(obj));
-                feed(
-                    &mut replayer,
-                    runtime,
-                    &value,
-                    None,
-                    line_no,
-                    time,
-                    &mut bad,
-                )?;
-            }
-        }
-    }
-    if progress {
-        let _ = write!(std::io::stderr(), "\r\x1b[K");
-    }
-    let summary = &replayer.summary;
     let elapsed = started.elapsed();
     if json_out {
-        out_json(&json!({
+        let mut report = json!({
             "file": args.file.display().to_string(),
             "summary": summary,
             "bad_lines": bad,
             "seconds": elapsed.as_secs_f64(),
-        }))?;
+        });
+        if let Some((path, events, transactions)) = &stored {
+            report["db"] = json!({
+                "path": path.display().to_string(),
+                "stored_events": events,
+                "transactions": transactions,
+            });
+        }
+        out_json(&report)?;
     } else {
-        out(&render_summary(summary, &bad))?;
+        let mut text = render_summary(&summary, &bad);
+        if let Some((path, events, transactions)) = &stored {
+            text.push_str(&format!(
+                "\nstored {events} events in {transactions} transaction(s) in {}\n",
+                path.display()
+            ));
+        }
+        out(&text)?;
     }
     Ok(if bad.is_empty() {
         Exit::Ok.code()
