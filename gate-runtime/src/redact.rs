@@ -1,16 +1,16 @@
 //! Secret redaction for everything that reaches the audit: replaces API keys, tokens,
 //! passwords and private keys in free text with `[REDACTED]`.
 //!
-//! The hook path compiles no regular expression: anchors are found by one Aho-Corasick pass
-//! (built once per process, a few microseconds) and each anchor is confirmed by a small
-//! hand-written scanner. Redaction is conservative in what it keeps: it removes the secret
-//! value and keeps the surrounding words (`Bearer [REDACTED]`, `TOKEN=[REDACTED]`,
+//! The hook path compiles no regular expression and builds no automaton: anchors are found
+//! by one pass over the bytes that looks each byte up in a table computed at compile time
+//! (most bytes start no anchor and cost a load and a compare), and each anchor is confirmed
+//! by a small hand-written scanner. Redaction is conservative in what it keeps: it removes
+//! the secret value and keeps the surrounding words (`Bearer [REDACTED]`, `TOKEN=[REDACTED]`,
 //! `https://user:[REDACTED]@host`), so the audit still says what happened.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// What replaces a secret.
 pub const REDACTED: &str = "[REDACTED]";
@@ -35,6 +35,11 @@ enum Anchor {
     Url,
     /// `-----BEGIN … PRIVATE KEY-----` … `-----END … PRIVATE KEY-----`: the whole block goes.
     PrivateKey,
+    /// `-u user:pass` / `--user user:pass` (curl, wget, http clients; case-sensitive): the
+    /// password goes.
+    UserFlag,
+    /// `mysql` / `mariadb`: the line may glue a password to `-p` (see [`mysql_spans`]).
+    SqlClient,
 }
 
 const ANCHORS: &[(&str, Anchor)] = &[
@@ -166,23 +171,58 @@ const ANCHORS: &[(&str, Anchor)] = &[
     ("--api-key", Anchor::Flag),
     ("--secret", Anchor::Flag),
     ("--client-secret", Anchor::Flag),
-    ("://", Anchor::Url),
     ("-----BEGIN ", Anchor::PrivateKey),
+    ("-u ", Anchor::UserFlag),
+    ("--user ", Anchor::UserFlag),
+    ("--user=", Anchor::UserFlag),
+    ("--http-user=", Anchor::UserFlag),
+    ("--proxy-user ", Anchor::UserFlag),
+    ("://", Anchor::Url),
+    ("mysql", Anchor::SqlClient),
+    ("mariadb", Anchor::SqlClient),
 ];
 
-fn automaton() -> &'static AhoCorasick {
-    static AC: OnceLock<AhoCorasick> = OnceLock::new();
-    AC.get_or_init(|| {
-        // A non-contiguous NFA: the cheapest automaton to build. A hook process redacts a
-        // few short strings, so building a DFA (the default for a small set) costs more than
-        // every search it would speed up.
-        AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-            .build(ANCHORS.iter().map(|(p, _)| p))
-            .expect("static anchor set is valid")
-    })
+/// For each byte, the range of [`ANCHORS`] that can start with it (ASCII case folded);
+/// empty for a byte no anchor starts with. Anchors with the same first letter must be
+/// adjacent in [`ANCHORS`], which the build checks.
+const STARTING_WITH: [(u8, u8); 256] = {
+    let mut table = [(0u8, 0u8); 256];
+    let mut i = 0;
+    while i < ANCHORS.len() {
+        let first = ANCHORS[i].0.as_bytes()[0].to_ascii_lowercase();
+        let mut j = i;
+        while j < ANCHORS.len() && ANCHORS[j].0.as_bytes()[0].to_ascii_lowercase() == first {
+            j += 1;
+        }
+        assert!(
+            table[first as usize].1 == 0,
+            "anchors with the same first letter must be adjacent"
+        );
+        table[first as usize] = (i as u8, j as u8);
+        table[first.to_ascii_uppercase() as usize] = (i as u8, j as u8);
+        i = j;
+    }
+    table
+};
+
+/// Calls `found(start, end, index)` for every occurrence of every anchor in `bytes`
+/// (ASCII case-insensitive, overlapping occurrences included), in order of `start`.
+fn for_each_anchor(bytes: &[u8], mut found: impl FnMut(usize, usize, usize)) {
+    for (start, &b) in bytes.iter().enumerate() {
+        let (lo, hi) = STARTING_WITH[b as usize];
+        if lo == hi {
+            continue;
+        }
+        let (lo, hi) = (usize::from(lo), usize::from(hi));
+        for (index, (pattern, _)) in ANCHORS[lo..hi].iter().enumerate() {
+            let index = lo + index;
+            let pattern = pattern.as_bytes();
+            let end = start + pattern.len();
+            if end <= bytes.len() && bytes[start..end].eq_ignore_ascii_case(pattern) {
+                found(start, end, index);
+            }
+        }
+    }
 }
 
 /// Replaces every secret found in `s` with [`REDACTED`]; borrows when nothing was found.
@@ -192,44 +232,54 @@ pub fn redact(s: &str) -> Cow<'_, str> {
     // End of the last private-key block: anchors inside it are already covered (and scanning
     // again from each of them would make a hostile input quadratic).
     let mut key_block_end = 0;
-    for m in automaton().find_overlapping_iter(s) {
-        let (pattern, anchor) = ANCHORS[m.pattern().as_usize()];
-        let matched = &bytes[m.start()..m.end()];
+    let mut sql_client = false;
+    for_each_anchor(bytes, |start, end, index| {
+        let (pattern, anchor) = ANCHORS[index];
+        let matched = &bytes[start..end];
         let span = match anchor {
             Anchor::Token { min, exact, upper } => {
-                // Token prefixes are case-sensitive (the automaton is not).
+                // Token prefixes are case-sensitive (the anchor search is not).
                 if matched != pattern.as_bytes() {
                     None
                 } else {
-                    token_span(bytes, m.start(), m.end(), min, exact, upper)
+                    token_span(bytes, start, end, min, exact, upper)
                 }
             }
             Anchor::Jwt => {
                 if matched == b"eyJ" {
-                    jwt_span(bytes, m.start())
+                    jwt_span(bytes, start)
                 } else {
                     None
                 }
             }
-            Anchor::Bearer => value_span(bytes, m.end()),
-            Anchor::Flag => flag_span(bytes, m.start(), m.end()),
-            Anchor::Url => url_span(bytes, m.start(), m.end()),
-            Anchor::PrivateKey if m.start() < key_block_end => None,
+            Anchor::Bearer => value_span(bytes, end),
+            Anchor::Flag => flag_span(bytes, start, end),
+            Anchor::Url => url_span(bytes, start, end),
+            Anchor::PrivateKey if start < key_block_end => None,
             Anchor::PrivateKey => {
-                let span = private_key_span(s, m.start(), m.end());
+                let span = private_key_span(s, start, end);
                 if let Some((_, end)) = span {
                     key_block_end = end;
                 }
                 span
             }
+            Anchor::UserFlag if matched == pattern.as_bytes() => {
+                user_password_span(bytes, start, end)
+            }
+            Anchor::UserFlag => None,
+            Anchor::SqlClient => {
+                sql_client = true;
+                None
+            }
         };
         if let Some(span) = span {
             spans.push(span);
         }
-    }
+    });
     assignment_spans(bytes, &mut spans);
-    mysql_spans(s, &mut spans);
-    user_password_spans(s, &mut spans);
+    if sql_client {
+        mysql_spans(bytes, &mut spans);
+    }
     if spans.is_empty() {
         return Cow::Borrowed(s);
     }
@@ -274,6 +324,37 @@ pub fn redact_json(value: &serde_json::Value) -> serde_json::Value {
                 .collect(),
         ),
         other => other.clone(),
+    }
+}
+
+/// `serde_json::to_string(&redact_json(value))`, written directly: the same text without
+/// building the redacted copy of the value first.
+pub fn redact_json_to_string(value: &serde_json::Value) -> serde_json::Result<String> {
+    serde_json::to_string(&RedactedJson(value))
+}
+
+/// Serialises a JSON value as [`redact_json`] of it would serialise.
+struct RedactedJson<'a>(&'a serde_json::Value);
+
+impl Serialize for RedactedJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde_json::Value;
+        match self.0 {
+            Value::String(s) => serializer.serialize_str(&redact(s)),
+            Value::Array(items) => serializer.collect_seq(items.iter().map(RedactedJson)),
+            Value::Object(map) => {
+                let mut out = serializer.serialize_map(Some(map.len()))?;
+                for (k, v) in map {
+                    if secret_name(k.as_bytes()) && !v.is_null() {
+                        out.serialize_entry(k, REDACTED)?;
+                    } else {
+                        out.serialize_entry(k, &RedactedJson(v))?;
+                    }
+                }
+                out.end()
+            }
+            other => other.serialize(serializer),
+        }
     }
 }
 
@@ -436,13 +517,15 @@ fn secret_name(name: &[u8]) -> bool {
     if name.is_empty() || name.len() > 80 {
         return false;
     }
-    let upper: Vec<u8> = name
-        .iter()
-        .map(|b| match b {
+    let mut buf = [0u8; 80];
+    let upper = &mut buf[..name.len()];
+    for (u, &b) in upper.iter_mut().zip(name) {
+        *u = match b {
             b'-' | b'.' => b'_',
             b => b.to_ascii_uppercase(),
-        })
-        .collect();
+        };
+    }
+    let upper = &*upper;
     const EXACT: &[&[u8]] = &[
         b"TOKEN",
         b"SECRET",
@@ -467,7 +550,7 @@ fn secret_name(name: &[u8]) -> bool {
         b"_PAT",
         b"_SECRET_ACCESS_KEY",
     ];
-    EXACT.contains(&upper.as_slice()) || SUFFIXES.iter().any(|s| upper.ends_with(s))
+    EXACT.contains(&upper) || SUFFIXES.iter().any(|s| upper.ends_with(s))
 }
 
 /// `NAME=value` where NAME names a secret (covers `export TOKEN=…`, `password=…`).
@@ -496,16 +579,8 @@ fn assignment_spans(bytes: &[u8], spans: &mut Vec<(usize, usize)>) {
 }
 
 /// `mysql -pSECRET` (and mysqldump, mysqladmin, mariadb): the password glued to `-p`.
-fn mysql_spans(s: &str, spans: &mut Vec<(usize, usize)>) {
-    let lower_has = |needle: &str| {
-        s.as_bytes()
-            .windows(needle.len())
-            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
-    };
-    if !(lower_has("mysql") || lower_has("mariadb")) {
-        return;
-    }
-    let bytes = s.as_bytes();
+/// Called only when the text names a MySQL client ([`Anchor::SqlClient`]).
+fn mysql_spans(bytes: &[u8], spans: &mut Vec<(usize, usize)>) {
     let mut i = 0;
     while i + 2 < bytes.len() {
         let at_word = i == 0 || bytes[i - 1].is_ascii_whitespace();
@@ -522,26 +597,16 @@ fn mysql_spans(s: &str, spans: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// `curl -u user:pass` / `--user user:pass` (curl, wget, http clients): the password goes.
-fn user_password_spans(s: &str, spans: &mut Vec<(usize, usize)>) {
-    let bytes = s.as_bytes();
-    for flag in ["-u ", "--user ", "--user=", "--http-user=", "--proxy-user "] {
-        let mut from = 0;
-        while let Some(i) = s[from..].find(flag).map(|i| from + i) {
-            from = i + flag.len();
-            if i > 0 && !bytes[i - 1].is_ascii_whitespace() {
-                continue;
-            }
-            let Some((start, end)) = value_span(bytes, i + flag.len()) else {
-                continue;
-            };
-            if let Some(colon) = bytes[start..end].iter().position(|&b| b == b':') {
-                if start + colon + 1 < end {
-                    spans.push((start + colon + 1, end));
-                }
-            }
-        }
+/// `-u user:pass` at `start..end` (the flag with its separator): the password goes.
+fn user_password_span(bytes: &[u8], start: usize, end: usize) -> Option<(usize, usize)> {
+    if start > 0 && !bytes[start - 1].is_ascii_whitespace() {
+        return None;
     }
+    let (value_start, value_end) = value_span(bytes, end)?;
+    let colon = bytes[value_start..value_end]
+        .iter()
+        .position(|&b| b == b':')?;
+    (value_start + colon + 1 < value_end).then_some((value_start + colon + 1, value_end))
 }
 
 #[cfg(test)]
@@ -674,6 +739,111 @@ mod tests {
                 "input: {text:?}"
             );
             let _ = redact(&out);
+        }
+    }
+
+    /// Random text built from anchor fragments in mixed case, near-misses and other bytes.
+    fn fragment_texts(n: usize, seed: u32) -> Vec<String> {
+        let mut pieces: Vec<String> = ANCHORS.iter().map(|(p, _)| p.to_string()).collect();
+        pieces.extend(ANCHORS.iter().map(|(p, _)| p.to_ascii_uppercase()));
+        pieces.extend(ANCHORS.iter().map(|(p, _)| p[..p.len() - 1].to_string()));
+        // `|`-separated, the first one empty.
+        let extras = "| |-|--|:|/|=|é|ü€|x|A|ghp_|abcdefghijklmnop|ABCDEFGHIJKLMNOP|\
+                      eyJhbGciOi.eyJzdWIi.sig|u:p@h|'|\"|\n|RSA PRIVATE KEY-----|-----END |\
+                      TOKEN=|$X|-p|sEcReT";
+        pieces.extend(extras.split('|').map(str::to_string));
+        let mut state = seed;
+        (0..n)
+            .map(|_| {
+                let mut text = String::new();
+                for _ in 0..16 {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    text.push_str(&pieces[state as usize % pieces.len()]);
+                }
+                text
+            })
+            .collect()
+    }
+
+    /// The table-driven anchor search finds exactly what an Aho-Corasick automaton over the
+    /// same anchors (ASCII case-insensitive, overlapping) finds.
+    #[test]
+    fn anchor_search_equals_aho_corasick() {
+        use aho_corasick::{AhoCorasickBuilder, MatchKind};
+        let ac = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(ANCHORS.iter().map(|(p, _)| p))
+            .unwrap();
+        let mut total = 0;
+        for text in fragment_texts(3000, 0x9e37_79b9) {
+            let mut expected: Vec<(usize, usize, usize)> = ac
+                .find_overlapping_iter(&text)
+                .map(|m| (m.start(), m.end(), m.pattern().as_usize()))
+                .collect();
+            expected.sort_unstable();
+            let mut found = Vec::new();
+            for_each_anchor(text.as_bytes(), |start, end, index| {
+                found.push((start, end, index))
+            });
+            assert!(found.is_sorted(), "not in order of start: {text:?}");
+            assert_eq!(found, expected, "text: {text:?}");
+            total += found.len();
+        }
+        assert!(total > 10_000, "the texts must contain anchors: {total}");
+    }
+
+    #[test]
+    fn every_anchor_is_found_in_any_case() {
+        for (i, (pattern, _)) in ANCHORS.iter().enumerate() {
+            for text in [
+                format!("x {pattern} y"),
+                format!("x {} y", pattern.to_ascii_uppercase()),
+            ] {
+                let mut found = Vec::new();
+                for_each_anchor(text.as_bytes(), |start, end, index| {
+                    found.push((start, end, index))
+                });
+                assert!(
+                    found.contains(&(2, 2 + pattern.len(), i)),
+                    "{pattern}: {found:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn user_flags_are_case_sensitive_and_mysql_needs_a_client() {
+        assert_eq!(r("curl -U bob:pw x"), "curl -U bob:pw x");
+        assert_eq!(r("curl --user=bob:pw x"), "curl --user=bob:[REDACTED] x");
+        assert_eq!(r("x -u a:b -u c:d"), "x -u a:[REDACTED] -u c:[REDACTED]");
+        assert_eq!(r("MySQL -ppw db"), "MySQL -p[REDACTED] db");
+        assert_eq!(r("psql -ppw db"), "psql -ppw db");
+    }
+
+    #[test]
+    fn redacted_json_text_equals_redact_json() {
+        use serde_json::{json, Value};
+        let texts = fragment_texts(400, 0x2545_f491);
+        for (i, chunk) in texts.chunks(4).enumerate() {
+            let v = json!({
+                "cmd": chunk[0],
+                "api_key": chunk[1],
+                "GH_TOKEN": null,
+                "nested": [chunk[2], {"password": [1, 2], "x": chunk[3], "n": i}, 1.5, true],
+                chunk[3].clone(): chunk[0],
+                "empty": {},
+                "list": [],
+            });
+            let expected = serde_json::to_string(&redact_json(&v)).unwrap();
+            assert_eq!(redact_json_to_string(&v).unwrap(), expected);
+            let s = Value::String(chunk[1].clone());
+            assert_eq!(
+                redact_json_to_string(&s).unwrap(),
+                serde_json::to_string(&redact_json(&s)).unwrap()
+            );
         }
     }
 

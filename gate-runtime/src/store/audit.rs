@@ -8,7 +8,15 @@
 //! updated in the same transaction as the append, so a truncated tail is detected as well as
 //! an edited, deleted, inserted or reordered row. `meta.key_fp` holds a fingerprint of the key
 //! that wrote the chain, so verifying with another key says "wrong key", not "tampered".
+//!
+//! Appending is counted in SHA-256 blocks and SQL statements: the keyed HMAC state is kept
+//! per thread (keying costs two blocks per MAC otherwise), and [`Txn::append_audits`] reads
+//! the head, tags it and writes it once for all the rows of a hook call. The stored bytes are
+//! exactly those of appending the rows one by one ([`Txn::append_audit`] is a batch of one);
+//! `tests::chain_bytes_are_stable_*` pin them.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -18,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{hex, Store, StoreError, Txn};
-use crate::redact::{redact, redact_json};
+use crate::redact::{redact, redact_json_to_string};
 
 type HmacSha256 = hmac::Hmac<Sha256>;
 
@@ -263,46 +271,87 @@ fn put_field(buf: &mut Vec<u8>, tag: u8, value: Option<&[u8]>) {
     }
 }
 
-/// The canonical, unambiguous encoding of a stored row (everything but the macs).
-fn canonical(seq: i64, r: &AuditRecord, detail_text: &str) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(128 + detail_text.len());
+/// Appends the canonical, unambiguous encoding of a stored row (everything but the macs) to
+/// `buf`; `target` and `detail_text` are the stored (redacted, bounded) ones.
+fn canonical_into(
+    buf: &mut Vec<u8>,
+    seq: i64,
+    r: &AuditRecord,
+    target: Option<&str>,
+    detail_text: &str,
+) {
+    buf.reserve(256 + detail_text.len());
     buf.extend_from_slice(b"gate-audit-v1\0");
-    put_field(&mut buf, 1, Some(&seq.to_be_bytes()));
-    put_field(&mut buf, 2, Some(&r.ts_ms.to_be_bytes()));
-    put_field(&mut buf, 3, Some(r.session.as_bytes()));
-    put_field(&mut buf, 4, Some(r.scope.as_bytes()));
-    put_field(&mut buf, 5, Some(r.spec.as_bytes()));
-    put_field(&mut buf, 6, Some(r.kind.as_str().as_bytes()));
-    put_field(&mut buf, 7, Some(r.runtime.as_bytes()));
-    put_field(&mut buf, 8, Some(r.phase.as_bytes()));
-    put_field(&mut buf, 9, r.tool.as_deref().map(str::as_bytes));
-    put_field(&mut buf, 10, r.target.as_deref().map(str::as_bytes));
-    put_field(&mut buf, 11, r.tier.as_deref().map(str::as_bytes));
-    put_field(&mut buf, 12, r.decision.as_deref().map(str::as_bytes));
-    put_field(&mut buf, 13, Some(detail_text.as_bytes()));
+    put_field(buf, 1, Some(&seq.to_be_bytes()));
+    put_field(buf, 2, Some(&r.ts_ms.to_be_bytes()));
+    put_field(buf, 3, Some(r.session.as_bytes()));
+    put_field(buf, 4, Some(r.scope.as_bytes()));
+    put_field(buf, 5, Some(r.spec.as_bytes()));
+    put_field(buf, 6, Some(r.kind.as_str().as_bytes()));
+    put_field(buf, 7, Some(r.runtime.as_bytes()));
+    put_field(buf, 8, Some(r.phase.as_bytes()));
+    put_field(buf, 9, r.tool.as_deref().map(str::as_bytes));
+    put_field(buf, 10, target.map(str::as_bytes));
+    put_field(buf, 11, r.tier.as_deref().map(str::as_bytes));
+    put_field(buf, 12, r.decision.as_deref().map(str::as_bytes));
+    put_field(buf, 13, Some(detail_text.as_bytes()));
     // `latency_us` stays outside the chain: it is a measurement of this run, not part of the
     // record, and chaining it would make two identical traces chain differently.
-    buf
 }
 
 pub(super) fn mac(key: &[u8; 32], parts: &[&[u8]]) -> [u8; 32] {
-    let mut m = <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC accepts any key size");
-    for p in parts {
-        m.update(p);
-    }
-    m.finalize().into_bytes().into()
+    Keyed::new(key).mac(parts)
 }
 
-fn head_tag(key: &[u8; 32], rows: i64, head_seq: i64, head_mac: &str) -> String {
-    hex(&mac(
-        key,
-        &[
+thread_local! {
+    /// The HMAC state keyed last on this thread. One process keys the same key for every
+    /// row, head tag and grant digest, and each keying costs two SHA-256 blocks.
+    static LAST_KEYED: RefCell<Option<([u8; 32], HmacSha256)>> = const { RefCell::new(None) };
+}
+
+/// HMAC-SHA256 with the key schedule done: each [`Keyed::mac`] starts from a copy of the
+/// keyed state instead of keying again (the same MAC, two SHA-256 blocks fewer).
+struct Keyed(HmacSha256);
+
+impl Keyed {
+    fn new(key: &[u8; 32]) -> Keyed {
+        let cached = LAST_KEYED
+            .try_with(|last| {
+                let mut last = last.try_borrow_mut().ok()?;
+                match &*last {
+                    Some((k, keyed)) if k == key => Some(keyed.clone()),
+                    _ => {
+                        let keyed = Keyed::schedule(key);
+                        *last = Some((*key, keyed.clone()));
+                        Some(keyed)
+                    }
+                }
+            })
+            .ok()
+            .flatten();
+        Keyed(cached.unwrap_or_else(|| Keyed::schedule(key)))
+    }
+
+    fn schedule(key: &[u8; 32]) -> HmacSha256 {
+        <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC accepts any key size")
+    }
+
+    fn mac(&self, parts: &[&[u8]]) -> [u8; 32] {
+        let mut m = self.0.clone();
+        for p in parts {
+            m.update(p);
+        }
+        m.finalize().into_bytes().into()
+    }
+
+    fn head_tag(&self, rows: i64, head_seq: i64, head_mac: &str) -> String {
+        hex(&self.mac(&[
             b"gate-audit-head\0",
             &rows.to_be_bytes(),
             &head_seq.to_be_bytes(),
             head_mac.as_bytes(),
-        ],
-    ))
+        ]))
+    }
 }
 
 fn cut_at_char_boundary(s: &str, max: usize) -> &str {
@@ -338,74 +387,109 @@ fn read_head(conn: &rusqlite::Connection) -> Result<Option<Head>, StoreError> {
         .optional()?)
 }
 
+/// The stored form of a target: redacted, then cut to [`MAX_TARGET_BYTES`].
+fn stored_target(t: &str) -> Cow<'_, str> {
+    let red = redact(t);
+    let cut = cut_at_char_boundary(&red, MAX_TARGET_BYTES);
+    if cut.len() < red.len() {
+        Cow::Owned(format!("{cut}…"))
+    } else {
+        red
+    }
+}
+
+/// The stored text of a detail: redacted JSON, or a size note when it is too large.
+fn stored_detail(detail: &serde_json::Value) -> Result<String, StoreError> {
+    let text = redact_json_to_string(detail).map_err(|e| StoreError::Encode(e.to_string()))?;
+    if text.len() > MAX_DETAIL_BYTES {
+        return Ok(serde_json::json!({ "truncated": true, "bytes": text.len() }).to_string());
+    }
+    Ok(text)
+}
+
 impl Txn<'_> {
     /// Appends one audit row (target and detail redacted, bounded) and returns its seq.
     pub fn append_audit(&mut self, rec: &AuditRecord) -> Result<i64, StoreError> {
-        let key = self.key.ok_or(StoreError::KeyMissing)?;
-        let mut stored = rec.clone();
-        stored.target = rec.target.as_deref().map(|t| {
-            let red = redact(t);
-            let cut = cut_at_char_boundary(&red, MAX_TARGET_BYTES);
-            if cut.len() < red.len() {
-                format!("{cut}…")
-            } else {
-                cut.to_string()
-            }
-        });
-        stored.detail = redact_json(&rec.detail);
-        let mut detail_text =
-            serde_json::to_string(&stored.detail).map_err(|e| StoreError::Encode(e.to_string()))?;
-        if detail_text.len() > MAX_DETAIL_BYTES {
-            stored.detail = serde_json::json!({ "truncated": true, "bytes": detail_text.len() });
-            detail_text = stored.detail.to_string();
-        }
+        self.append_audits(std::slice::from_ref(rec))
+    }
 
+    /// Appends `recs` in order, each exactly as [`Txn::append_audit`] would (same rows, same
+    /// macs, same final head), reading and rewriting the chain head once for all of them.
+    /// Returns the seq of the last row (the current last seq when `recs` is empty).
+    pub fn append_audits(&mut self, recs: &[AuditRecord]) -> Result<i64, StoreError> {
+        let key = self.key.ok_or(StoreError::KeyMissing)?;
         let head = read_head(&self.tx)?;
-        let (rows, prev_seq, prev_mac) = match &head {
-            Some(h) => (h.rows, h.seq, h.mac.clone()),
+        let head_exists = head.is_some();
+        let (mut rows, mut seq, mut prev_mac) = match head {
+            Some(h) => (h.rows, h.seq, h.mac),
             None => (0, 0, hex(&GENESIS)),
         };
-        let seq = prev_seq + 1;
-        let prev_bytes = unhex(&prev_mac)
+        if recs.is_empty() {
+            return Ok(seq);
+        }
+        let mut prev_bytes = unhex(&prev_mac)
             .ok_or_else(|| StoreError::Corrupt(format!("audit head mac is not hex: {prev_mac}")))?;
-        let row_mac = hex(&mac(
-            &key,
-            &[&prev_bytes, &canonical(seq, &stored, &detail_text)],
-        ));
-        // Statements are cached: a hook appends several rows per transaction.
-        self.tx
-            .prepare_cached(
-                "INSERT INTO audit (seq, ts, session, scope, spec, kind, runtime, phase, tool,
-                                    target, tier, decision, detail, latency_us, prev_mac, mac)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-            )?
-            .execute(params![
+        let keyed = Keyed::new(&key);
+        let mut canonical = Vec::new();
+        // The rows of one hook call repeat the event's target: redact it once.
+        let mut last_target: Option<(&str, Cow<'_, str>)> = None;
+        // Cached: later transactions of a long-lived store append again.
+        let mut insert = self.tx.prepare_cached(
+            "INSERT INTO audit (seq, ts, session, scope, spec, kind, runtime, phase, tool,
+                                target, tier, decision, detail, latency_us, prev_mac, mac)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        )?;
+        for rec in recs {
+            let target = match rec.target.as_deref() {
+                None => None,
+                Some(t) => {
+                    if last_target.as_ref().is_none_or(|(source, _)| *source != t) {
+                        last_target = Some((t, stored_target(t)));
+                    }
+                    last_target.as_ref().map(|(_, stored)| stored.as_ref())
+                }
+            };
+            let detail_text = stored_detail(&rec.detail)?;
+            seq += 1;
+            canonical.clear();
+            canonical_into(&mut canonical, seq, rec, target, &detail_text);
+            let row_mac = keyed.mac(&[&prev_bytes, &canonical]);
+            let row_mac_hex = hex(&row_mac);
+            insert.execute(params![
                 seq,
-                stored.ts_ms,
-                stored.session,
-                stored.scope,
-                stored.spec,
-                stored.kind.as_str(),
-                stored.runtime,
-                stored.phase,
-                stored.tool,
-                stored.target,
-                stored.tier,
-                stored.decision,
+                rec.ts_ms,
+                rec.session,
+                rec.scope,
+                rec.spec,
+                rec.kind.as_str(),
+                rec.runtime,
+                rec.phase,
+                rec.tool,
+                target,
+                rec.tier,
+                rec.decision,
                 detail_text,
-                stored.latency_us,
+                rec.latency_us,
                 prev_mac,
-                row_mac,
+                row_mac_hex,
             ])?;
-        let rows = rows + 1;
-        let tag = head_tag(&key, rows, seq, &row_mac);
+            rows += 1;
+            prev_bytes.clear();
+            prev_bytes.extend_from_slice(&row_mac);
+            prev_mac = row_mac_hex;
+        }
+        drop(insert);
+        let tag = keyed.head_tag(rows, seq, &prev_mac);
+        // The head was read in this (write-locked) transaction, so whether to insert or
+        // update is known; either statement is cheaper to prepare than an upsert.
+        let write_head = if head_exists {
+            "UPDATE audit_head SET rows = ?1, head_seq = ?2, head_mac = ?3, tag = ?4 WHERE id = 1"
+        } else {
+            "INSERT INTO audit_head (id, rows, head_seq, head_mac, tag) VALUES (1, ?1, ?2, ?3, ?4)"
+        };
         self.tx
-            .prepare_cached(
-                "INSERT INTO audit_head (id, rows, head_seq, head_mac, tag)
-                 VALUES (1, ?1, ?2, ?3, ?4)
-                 ON CONFLICT (id) DO UPDATE SET rows = ?1, head_seq = ?2, head_mac = ?3, tag = ?4",
-            )?
-            .execute(params![rows, seq, row_mac, tag])?;
+            .prepare_cached(write_head)?
+            .execute(params![rows, seq, prev_mac, tag])?;
         Ok(seq)
     }
 }
@@ -414,10 +498,27 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return None;
     }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
+    let nibble = |b: u8| match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    };
+    // Plain hex digits (everything gate writes) take the fast path; anything else gets the
+    // general parse, which also decides what an edited value decodes to.
+    let mut out = Vec::with_capacity(s.len() / 2);
+    for pair in s.as_bytes().chunks_exact(2) {
+        match (nibble(pair[0]), nibble(pair[1])) {
+            (Some(high), Some(low)) => out.push((high << 4) | low),
+            _ => {
+                return (0..s.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+                    .collect()
+            }
+        }
+    }
+    Some(out)
 }
 
 const SELECT_ROW: &str =
@@ -553,16 +654,18 @@ impl Store {
         }
         let mut stmt = self.conn.prepare(&format!("{SELECT_ROW} ORDER BY seq"))?;
         let mut rows = stmt.query([])?;
+        let keyed = Keyed::new(&key);
+        let mut canonical = Vec::new();
         let mut prev_mac = hex(&GENESIS);
         let mut expected_seq = 1;
         let mut n = 0i64;
         while let Some(r) = rows.next()? {
             let (row, detail_text) = row_from_sql(r)?;
             let prev_bytes = unhex(&row.prev_mac).unwrap_or_default();
-            let computed = hex(&mac(
-                &key,
-                &[&prev_bytes, &canonical(row.seq, &row.record, &detail_text)],
-            ));
+            canonical.clear();
+            let target = row.record.target.as_deref();
+            canonical_into(&mut canonical, row.seq, &row.record, target, &detail_text);
+            let computed = hex(&keyed.mac(&[&prev_bytes, &canonical]));
             if computed != row.mac {
                 return Ok(report(n, Some(ChainProblem::BadMac { seq: row.seq })));
             }
@@ -591,7 +694,7 @@ impl Store {
                 (n > 0).then_some(ChainProblem::HeadMismatch { seq: 1 }),
             ));
         };
-        if head_tag(&key, head.rows, head.seq, &head.mac) != head.tag {
+        if keyed.head_tag(head.rows, head.seq, &head.mac) != head.tag {
             return Ok(report(n, Some(ChainProblem::BadHead)));
         }
         if n < head.rows || prev_mac != head.mac {
@@ -608,5 +711,189 @@ impl Store {
             return Ok(report(n, Some(ChainProblem::BadHead)));
         }
         Ok(report(n, None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: [u8; 32] = [7; 32];
+
+    fn fixed_store() -> Store {
+        let mut store = Store::open_in_memory().expect("in-memory store");
+        store.key = Some(KEY);
+        store
+            .conn
+            .execute(
+                "UPDATE meta SET value = ?1 WHERE name = 'key_fp'",
+                [key_fingerprint(&KEY)],
+            )
+            .expect("key fingerprint");
+        store
+    }
+
+    fn records() -> Vec<AuditRecord> {
+        let base = AuditRecord {
+            ts_ms: 1_700_000_000_123,
+            session: "00000003-0000-4000-8000-000000000003".to_string(),
+            scope: "session:00000003".to_string(),
+            spec: "default".to_string(),
+            kind: AuditKind::Event,
+            runtime: "claude-code".to_string(),
+            phase: "pre_tool".to_string(),
+            tool: Some("Bash".to_string()),
+            target: Some("GH_TOKEN=ghp_abcdefghijklmnop1234 gh pr list ü".to_string()),
+            tier: Some("routine".to_string()),
+            decision: Some("allow".to_string()),
+            detail: serde_json::json!({
+                "event": "PreToolUse",
+                "api_key": "k",
+                "nested": [{"cmd": "curl -u bob:hunter2 https://x"}, 1.5, null, true],
+                "rule": null,
+            }),
+            latency_us: Some(912),
+        };
+        let note = AuditRecord {
+            kind: AuditKind::Steer,
+            detail: serde_json::json!({"note": "steer", "detail": {"text": "say why"}}),
+            latency_us: None,
+            ..base.clone()
+        };
+        let bare = AuditRecord {
+            kind: AuditKind::Transition,
+            target: None,
+            tier: None,
+            detail: serde_json::json!({"note": "record", "detail": {"label": "x"}}),
+            latency_us: None,
+            ..base.clone()
+        };
+        vec![base, note, bare]
+    }
+
+    type StoredRow = (String, String, String, String);
+
+    fn stored(store: &Store) -> (Vec<StoredRow>, (i64, i64, String, String)) {
+        let rows = store
+            .conn
+            .prepare("SELECT coalesce(target, '-'), detail, prev_mac, mac FROM audit ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let head = store
+            .conn
+            .query_row(
+                "SELECT rows, head_seq, head_mac, tag FROM audit_head",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap();
+        (rows, head)
+    }
+
+    // Produced by the original implementation (one HMAC per row and one head update per
+    // row): rows written by any version of gate must verify with every later one.
+    const GOLDEN_MACS: [&str; 4] = [
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "9103d89f075241e7e00c292cc8eb5bfaeb445dc1d43473308a0e1e9a2f5ab0dc",
+        "7a0b6cf6d57e4b7722845b6eaf655ba502a1cd51e128077ebbc55129dba18a24",
+        "7c10def980c52dde1bca5815cde61eb442782c9faa1ea63a73fc94540f37c9eb",
+    ];
+    const GOLDEN_TAG: &str = "133b4f1eb5c668aebe89dc9e36cbdce0339b27f92e1d25c829c2aee9373fd206";
+
+    fn check_golden(store: &Store) {
+        let (rows, head) = stored(store);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].0, "GH_TOKEN=[REDACTED] gh pr list ü");
+        assert_eq!(
+            rows[0].1,
+            r#"{"api_key":"[REDACTED]","event":"PreToolUse","nested":[{"cmd":"curl -u bob:[REDACTED] https://x"},1.5,null,true],"rule":null}"#
+        );
+        assert_eq!(rows[1].0, rows[0].0);
+        assert_eq!(rows[2].0, "-");
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(row.2, GOLDEN_MACS[i], "prev_mac of row {}", i + 1);
+            assert_eq!(row.3, GOLDEN_MACS[i + 1], "mac of row {}", i + 1);
+        }
+        assert_eq!(
+            head,
+            (3, 3, GOLDEN_MACS[3].to_string(), GOLDEN_TAG.to_string())
+        );
+        assert!(store.verify_chain().unwrap().is_ok());
+    }
+
+    #[test]
+    fn chain_bytes_are_stable_row_by_row() {
+        let mut store = fixed_store();
+        store
+            .transaction(|t| {
+                for r in &records() {
+                    t.append_audit(r)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        check_golden(&store);
+    }
+
+    #[test]
+    fn chain_bytes_are_stable_in_one_batch() {
+        let mut store = fixed_store();
+        let last = store.transaction(|t| t.append_audits(&records())).unwrap();
+        assert_eq!(last, 3);
+        check_golden(&store);
+    }
+
+    #[test]
+    fn batches_continue_the_chain() {
+        let recs = records();
+        let mut store = fixed_store();
+        assert_eq!(store.transaction(|t| t.append_audits(&[])).unwrap(), 0);
+        assert_eq!(
+            store.transaction(|t| t.append_audits(&recs[..1])).unwrap(),
+            1
+        );
+        assert_eq!(store.transaction(|t| t.append_audits(&[])).unwrap(), 1);
+        assert_eq!(
+            store.transaction(|t| t.append_audits(&recs[1..])).unwrap(),
+            3
+        );
+        check_golden(&store);
+        // Batches in one transaction, and a row too large to keep its detail.
+        let mut big = recs[0].clone();
+        big.detail = serde_json::json!({ "text": "x".repeat(MAX_DETAIL_BYTES) });
+        big.target = Some(format!("{}é", "y".repeat(MAX_TARGET_BYTES - 1)));
+        store
+            .transaction(|t| {
+                t.append_audits(&recs)?;
+                t.append_audits(&[big.clone(), recs[2].clone()])
+            })
+            .unwrap();
+        let report = store.verify_chain().unwrap();
+        assert!(report.is_ok(), "{report:?}");
+        assert_eq!(report.rows_ok, 8);
+        let (rows, head) = stored(&store);
+        assert_eq!(
+            rows[6].1,
+            format!(r#"{{"bytes":{},"truncated":true}}"#, MAX_DETAIL_BYTES + 11)
+        );
+        assert_eq!(rows[6].0, format!("{}…", "y".repeat(MAX_TARGET_BYTES - 1)));
+        assert_eq!((head.0, head.1), (8, 8));
+    }
+
+    #[test]
+    fn unhex_decodes_what_it_always_did() {
+        assert_eq!(unhex(""), Some(vec![]));
+        assert_eq!(unhex("00ff7A"), Some(vec![0, 255, 0x7a]));
+        assert_eq!(unhex("0"), None);
+        assert_eq!(unhex("zz"), None);
+        assert_eq!(unhex("éé"), None);
+        // `from_str_radix` accepts a sign; an edited mac must decode as it always did.
+        assert_eq!(unhex("+f10"), Some(vec![15, 16]));
+        let all: String = (0..=255u8).map(|b| format!("{b:02x}")).collect();
+        assert_eq!(unhex(&all), Some((0..=255u8).collect()));
+        assert_eq!(unhex(&all.to_uppercase()), Some((0..=255u8).collect()));
     }
 }
