@@ -167,10 +167,13 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
                 engine,
                 tx,
                 &mut PerEvent::default(),
+                &mut InStore,
                 event,
-                role,
-                opts.now_ms,
-                started,
+                At {
+                    role,
+                    now_ms: opts.now_ms,
+                    started,
+                },
             )
         })
     });
@@ -548,6 +551,104 @@ impl BatchScopes {
     }
 }
 
+/// How [`evaluate_in`] consumes and mints grants: straight through the store for a hook
+/// ([`InStore`]); for a batch, through the store with a memory of this transaction's answers
+/// ([`GrantMemo`]).
+trait Grants {
+    /// Use the approved grant for this exact action, if one is live ([`Txn::consume_grant`]).
+    fn consume(&mut self, tx: &Txn<'_>, action_hash: &str, now_ms: i64)
+        -> Result<bool, StoreError>;
+
+    /// The id of the pending grant for this action, created if none is live
+    /// ([`Txn::create_grant`]).
+    fn create(&mut self, tx: &Txn<'_>, grant: &NewGrant) -> Result<String, StoreError>;
+}
+
+/// A hook call: every question goes to the store.
+struct InStore;
+
+impl Grants for InStore {
+    fn consume(
+        &mut self,
+        tx: &Txn<'_>,
+        action_hash: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        Ok(tx.consume_grant(action_hash, now_ms)?.is_some())
+    }
+
+    fn create(&mut self, tx: &Txn<'_>, grant: &NewGrant) -> Result<String, StoreError> {
+        tx.create_grant(grant)
+    }
+}
+
+/// The grant answers of one batch transaction, per action hash, so the store is asked once
+/// per action rather than once per event (each question reads every unused grant of the
+/// action). Exact, because inside the transaction nothing approves or revokes a grant (that
+/// takes `gate approve`'s own transaction, which waits for this one) and only
+/// [`Txn::create_grant`] inserts:
+///
+/// - no live approved grant at `t` stays true at every `t' >= t` (the approved set only
+///   shrinks, by consumption, and a later time expires more);
+/// - the pending grant `create_grant` returned at `t`, expiring at `e`, is what it returns
+///   at every `t'` with `t <= t' < e` until it inserts another grant (a later time only
+///   expires grants, and the one returned was the newest live one).
+#[derive(Default)]
+struct GrantMemo {
+    /// Action hash → a time at which no approved grant for it was live.
+    none_approved: HashMap<String, i64>,
+    /// Action hash → (grant id, the time it was returned at, its expiry).
+    pending: HashMap<String, (String, i64, i64)>,
+}
+
+impl GrantMemo {
+    fn clear(&mut self) {
+        self.none_approved.clear();
+        self.pending.clear();
+    }
+}
+
+impl Grants for GrantMemo {
+    fn consume(
+        &mut self,
+        tx: &Txn<'_>,
+        action_hash: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        if self
+            .none_approved
+            .get(action_hash)
+            .is_some_and(|&since| now_ms >= since)
+        {
+            return Ok(false);
+        }
+        if tx.consume_grant(action_hash, now_ms)?.is_some() {
+            return Ok(true);
+        }
+        match self.none_approved.get_mut(action_hash) {
+            Some(since) => *since = (*since).min(now_ms),
+            None => {
+                self.none_approved.insert(action_hash.to_string(), now_ms);
+            }
+        }
+        Ok(false)
+    }
+
+    fn create(&mut self, tx: &Txn<'_>, grant: &NewGrant) -> Result<String, StoreError> {
+        let now = grant.created_ms;
+        if let Some((id, since, expires)) = self.pending.get(&grant.action_hash) {
+            if now >= *since && now < *expires {
+                return Ok(id.clone());
+            }
+        }
+        let id = tx.create_grant(grant)?;
+        let expires = tx.grant(&id)?.map_or(grant.expires_ms, |g| g.expires_ms);
+        self.pending
+            .insert(grant.action_hash.clone(), (id.clone(), now, expires));
+        Ok(id)
+    }
+}
+
 /// Events evaluated inside transactions the caller holds, each with exactly the effect of
 /// [`run`] on one event — state, grants, baselines, audit rows and windows go through the
 /// same code ([`evaluate_in`]) — but without opening the database per event: a scope's state
@@ -563,6 +664,7 @@ pub struct Batch<'a, 'e> {
     role: Option<&'a str>,
     env: &'a dyn Fn(&str) -> Option<String>,
     scopes: BatchScopes,
+    grants: GrantMemo,
 }
 
 impl std::fmt::Debug for Batch<'_, '_> {
@@ -586,6 +688,7 @@ impl<'a, 'e> Batch<'a, 'e> {
             role,
             env,
             scopes: BatchScopes::default(),
+            grants: GrantMemo::default(),
         }
     }
 
@@ -602,21 +705,26 @@ impl<'a, 'e> Batch<'a, 'e> {
             self.engine,
             tx,
             &mut self.scopes,
+            &mut self.grants,
             event,
-            role,
-            now_ms,
-            started,
+            At {
+                role,
+                now_ms,
+                started,
+            },
         )
     }
 
     /// Write the states evaluated in this transaction; call it last, before the commit.
     pub fn finish(&mut self, tx: &mut Txn<'_>) -> Result<(), StoreError> {
+        self.grants.clear();
         self.scopes.flush(self.engine, tx)
     }
 
     /// Forget what this transaction loaded (after it failed and rolled back).
     pub fn discard(&mut self) {
         self.scopes.clear();
+        self.grants.clear();
     }
 
     /// Evaluate `events` (each with its time) in one `BEGIN IMMEDIATE` transaction of
@@ -644,16 +752,28 @@ impl<'a, 'e> Batch<'a, 'e> {
     }
 }
 
+/// Who acts and when, for [`evaluate_in`].
+struct At {
+    role: Option<u8>,
+    now_ms: i64,
+    /// When the caller started on the event (the audit's `latency_us`).
+    started: Instant,
+}
+
 /// One event inside `tx`: the one code path of [`run`] and [`Batch`].
 fn evaluate_in(
     engine: &Engine<'_>,
     tx: &mut Txn<'_>,
     scopes: &mut impl Scopes,
+    grants: &mut impl Grants,
     event: &Event,
-    role: Option<u8>,
-    now_ms: i64,
-    started: Instant,
+    at: At,
 ) -> Result<Outcome, StoreError> {
+    let At {
+        role,
+        now_ms,
+        started,
+    } = at;
     let spec = engine.spec;
     let scope = scope_key(spec.scope, event);
     let repo = event.cwd.clone().unwrap_or_default();
@@ -662,23 +782,26 @@ fn evaluate_in(
     let phase = event.phase.unwrap_or(Phase::Other);
     let ahash = action_hash(event);
     let approved = if phase == Phase::PreTool {
-        tx.consume_grant(&ahash, now_ms)?.is_some()
+        grants.consume(tx, &ahash, now_ms)?
     } else {
         false
     };
     let mut grant_error: Option<StoreError> = None;
     let outcome = {
         let tx_ref: &Txn<'_> = tx;
-        let mut mint = || match tx_ref.create_grant(&NewGrant {
-            action_hash: ahash.clone(),
-            summary: format!(
-                "{}: {}",
-                event.tool.as_deref().unwrap_or("?"),
-                event.target.as_deref().unwrap_or("")
-            ),
-            created_ms: now_ms,
-            expires_ms: now_ms.saturating_add(GRANT_TTL_MS),
-        }) {
+        let mut mint = || match grants.create(
+            tx_ref,
+            &NewGrant {
+                action_hash: ahash.clone(),
+                summary: format!(
+                    "{}: {}",
+                    event.tool.as_deref().unwrap_or("?"),
+                    event.target.as_deref().unwrap_or("")
+                ),
+                created_ms: now_ms,
+                expires_ms: now_ms.saturating_add(GRANT_TTL_MS),
+            },
+        ) {
             Ok(id) => id,
             Err(e) => {
                 grant_error = Some(e);

@@ -9,7 +9,7 @@ use gate_runtime::engine::Engine;
 use gate_runtime::event::{Event, Runtime, Status};
 use gate_runtime::replay::{Replayer, StoreReplayer};
 use gate_runtime::store::{
-    self, AuditFilter, AuditRecord, BaselineRow, GrantStatus, Store, StoredState,
+    self, AuditFilter, AuditRecord, BaselineRow, GrantStatus, NewGrant, Store, StoredState,
 };
 use gate_runtime::verdict::Decision;
 use gate_spec::exec::CompiledSpec;
@@ -211,6 +211,24 @@ fn approve_all(dbs: [&Path; 2], now: i64) -> usize {
     approved
 }
 
+/// An approved grant of an action no event takes, live from just before `at`.
+fn keep_an_approval_live(dbs: [&Path; 2], at: i64) {
+    for db in dbs {
+        let mut s = Store::open(db).unwrap();
+        let id = s
+            .transaction(|t| {
+                t.create_grant(&NewGrant {
+                    action_hash: "an action no event of the trace takes".into(),
+                    summary: "unrelated".into(),
+                    created_ms: at - 60_000,
+                    expires_ms: at - 60_000 + driver::GRANT_TTL_MS,
+                })
+            })
+            .unwrap();
+        s.approve_grant(&id, at - 30_000).unwrap();
+    }
+}
+
 /// Everything a database holds, with the per-run measurement blanked.
 fn contents(db: &Path) -> (Vec<String>, Vec<String>, Vec<String>, Vec<String>) {
     let s = Store::open_read_only(db).unwrap();
@@ -297,7 +315,14 @@ fn batch_equals_per_event(spec_name: &str, per_txn: usize) {
     decisions_b.extend(run_batched(&engine, &b, &ask_again, per_txn));
     let approved_at = ask_again.last().map_or(last, |(_, t)| *t) + 1;
     let approved = approve_all([&a, &b], approved_at);
-    let mut second = again(approved_at + 1);
+    // First the asked actions once after their grants expired (no grant then; another
+    // action's approval stays live, so the store keeps looking), then the retries at the
+    // earlier times, while the grants are live: what one transaction learned at a later time
+    // must not hide a grant at an earlier one.
+    let late = approved_at + driver::GRANT_TTL_MS + 60_000;
+    keep_an_approval_live([&a, &b], late);
+    let mut second: Vec<(Event, i64)> = asked.iter().map(|e| (e.clone(), late)).collect();
+    second.extend(again(approved_at + 1));
     second.extend(trace(1, 160));
     decisions_a.extend(run_per_event(&engine, &a, &second));
     decisions_b.extend(run_batched(&engine, &b, &second, per_txn));
