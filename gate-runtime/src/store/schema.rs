@@ -106,11 +106,9 @@ pub(crate) fn check_not_future(conn: &Connection) -> Result<u32, StoreError> {
 }
 
 /// Brings the schema up to date inside one `BEGIN IMMEDIATE` transaction (concurrent openers
-/// serialize here; the version is re-read under the lock).
+/// serialize here; the version is re-read under the lock, so the caller calls this only when
+/// its own unlocked read found an older version).
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    if check_not_future(conn)? == SCHEMA_VERSION {
-        return Ok(());
-    }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let found = check_not_future(&tx)?;
     for sql in &MIGRATIONS[found as usize..] {
