@@ -402,7 +402,7 @@ fn stored_target(t: &str) -> Cow<'_, str> {
 fn stored_detail(detail: &serde_json::Value) -> Result<String, StoreError> {
     let text = redact_json_to_string(detail).map_err(|e| StoreError::Encode(e.to_string()))?;
     if text.len() > MAX_DETAIL_BYTES {
-        return Ok(serde_json::json!({ "truncated": true, "bytes": text.len() }).to_string());
+        return Ok(serde_json::json!({ "bytes": text.len(), "truncated": true }).to_string());
     }
     Ok(text)
 }
@@ -746,9 +746,12 @@ mod tests {
             target: Some("GH_TOKEN=ghp_abcdefghijklmnop1234 gh pr list ü".to_string()),
             tier: Some("routine".to_string()),
             decision: Some("allow".to_string()),
+            // Keys in sorted order: the stored text is then the same whether or not
+            // serde_json's `preserve_order` is on (gate-cli's dependencies turn it on when
+            // the workspace is built together).
             detail: serde_json::json!({
-                "event": "PreToolUse",
                 "api_key": "k",
+                "event": "PreToolUse",
                 "nested": [{"cmd": "curl -u bob:hunter2 https://x"}, 1.5, null, true],
                 "rule": null,
             }),
@@ -756,7 +759,7 @@ mod tests {
         };
         let note = AuditRecord {
             kind: AuditKind::Steer,
-            detail: serde_json::json!({"note": "steer", "detail": {"text": "say why"}}),
+            detail: serde_json::json!({"detail": {"text": "say why"}, "note": "steer"}),
             latency_us: None,
             ..base.clone()
         };
@@ -764,7 +767,7 @@ mod tests {
             kind: AuditKind::Transition,
             target: None,
             tier: None,
-            detail: serde_json::json!({"note": "record", "detail": {"label": "x"}}),
+            detail: serde_json::json!({"detail": {"label": "x"}, "note": "record"}),
             latency_us: None,
             ..base.clone()
         };
