@@ -267,6 +267,7 @@ fn driver_commit(bencher: Bencher) {
             now_ms: 1_700_000_000_000 + i as i64 * 1000,
             persist: true,
             busy_timeout: driver::BUSY_TIMEOUT,
+            defer_checkpoint: false,
         };
         let result = driver::run(&engine, event, &opts);
         assert!(!result.degraded, "store fault: {:?}", result.faults);

@@ -191,6 +191,17 @@ audit rows and closed windows, written a few thousand events per transaction (ot
 processes wait at most one transaction). A database that cannot be opened or written is an
 error (exit 3); batches committed before it stay.")]
     Replay(ReplayArgs),
+    /// Fold the database's write-ahead log into it and truncate the log
+    #[command(
+        after_help = "gate hook starts this in the background (detached, so no agent waits on its
+fsyncs) when a commit leaves the write-ahead log past 1 MiB; run it by hand to shrink the
+files before copying the database. Exit 0 when done, 1 when other gate processes kept the
+database busy (a later hook asks again).
+
+Example:
+  gate checkpoint"
+    )]
+    Checkpoint(CheckpointArgs),
     /// Print a shell completion script
     #[command(
         after_help = "Example:\n  gate completions bash > ~/.local/share/bash-completion/completions/gate"
@@ -213,6 +224,14 @@ pub struct HookArgs {
     /// Global flags given with the hook (spec, role, db, home).
     #[arg(skip)]
     pub global: GlobalArgs,
+}
+
+/// `gate checkpoint`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CheckpointArgs {
+    /// Print nothing (how `gate hook` runs it)
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// A runtime name as the CLI spells it.

@@ -296,6 +296,7 @@ fn smoke(global: &GlobalArgs) -> Check {
             now_ms: event.timestamp_ms.unwrap_or(0),
             persist: false,
             busy_timeout: gate_runtime::driver::BUSY_TIMEOUT,
+            defer_checkpoint: false,
         };
         let result = gate_runtime::driver::run(&engine, &event, &opts);
         if !result.faults.is_empty() {

@@ -101,6 +101,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Approve(args) => store::approve(&args, &global),
         Command::Grants(args) => store::grants(&args, &global),
         Command::Calibrate(args) => store::calibrate(&args, &global),
+        Command::Checkpoint(args) => store::checkpoint(&args, &global),
         Command::Explain(args) => cmd::explain::run(&args, &global),
         Command::Replay(mut args) => {
             if global.spec.is_some() && args.spec_file.is_some() {

@@ -418,3 +418,64 @@ fn store_commands_read_what_the_hook_recorded() {
     let output = world.gate(&["--db", db_arg, "calibrate", "--dry-run"], b"");
     assert_exit!(output, 0);
 }
+
+/// A hook whose commit leaves the WAL past 1 MiB starts a detached `gate checkpoint` and
+/// answers without waiting for it; the checkpoint then truncates the WAL, and the database
+/// still holds every call's row with an intact chain.
+#[test]
+fn a_grown_wal_is_truncated_by_a_detached_checkpoint() {
+    let world = World::new();
+    let db = world.home.join("gate.db");
+    let db_arg = db.to_string_lossy().into_owned();
+    let wal = world.home.join("gate.db-wal");
+    let wal_len = || std::fs::metadata(&wal).map_or(0, |m| m.len());
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/payloads/claude/PreToolUse-Bash.json"
+    );
+    let payload = std::fs::read(fixture).unwrap();
+    let mut calls = 0;
+    // Each call appends a few pages; stop once a call has crossed the threshold.
+    let mut peak = 0;
+    while calls < 400 {
+        let out = world.gate(&["--db", &db_arg, "hook", "claude-code"], &payload);
+        assert_exit!(out, 0);
+        assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+        calls += 1;
+        let len = wal_len();
+        if len < peak {
+            break; // a background checkpoint already truncated it
+        }
+        peak = len;
+        if len > 1024 * 1024 {
+            break;
+        }
+    }
+    assert!(peak > 0, "the WAL grew");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while wal_len() > 1024 * 1024 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        wal_len() < 1024 * 1024,
+        "the WAL was not truncated after {calls} calls: {} bytes",
+        wal_len()
+    );
+    let verify = world.gate(&["--db", &db_arg, "audit", "verify", "--json"], b"");
+    assert_exit!(verify, 0);
+    let report: serde_json::Value = serde_json::from_slice(&verify.stdout).unwrap();
+    assert_eq!(report["ok"], true, "{report}");
+    assert!(
+        report["rows_ok"].as_u64().unwrap() >= calls,
+        "{report} after {calls} calls"
+    );
+    // By hand: an idle database checkpoints at once.
+    let by_hand = world.gate(&["--db", &db_arg, "checkpoint"], b"");
+    assert_exit!(by_hand, 0);
+    assert!(
+        text(&by_hand.stdout).contains("checkpointed"),
+        "{}",
+        text(&by_hand.stdout)
+    );
+    assert_eq!(wal_len(), 0);
+}

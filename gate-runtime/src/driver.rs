@@ -46,6 +46,9 @@ pub struct Options<'a> {
     /// Write state and audit (false for `gate explain`).
     pub persist: bool,
     pub busy_timeout: Duration,
+    /// Do not truncate a grown WAL in line; report it in [`RunResult::checkpoint_due`]
+    /// instead (the hook hands it to a detached process, see [`checkpoint`]).
+    pub defer_checkpoint: bool,
 }
 
 /// What one run produced.
@@ -56,6 +59,8 @@ pub struct RunResult {
     /// Infrastructure faults met on the way (each also recorded where possible).
     pub faults: Vec<String>,
     pub degraded: bool,
+    /// The database whose WAL should be checkpointed ([`Options::defer_checkpoint`]).
+    pub checkpoint_due: Option<PathBuf>,
 }
 
 /// How long a hook waits for its turn behind other gate processes before trying anyway.
@@ -143,6 +148,20 @@ fn audit_kind(note: &Note) -> AuditKind {
     }
 }
 
+/// How long `gate checkpoint` waits for its turn and for the database.
+pub const CHECKPOINT_WAIT: Duration = Duration::from_secs(2);
+
+/// Fold the WAL of `db` into the database and truncate it (`gate checkpoint`; the hook
+/// starts it detached when a commit leaves the WAL past
+/// [`WAL_TRUNCATE_BYTES`](crate::store::WAL_TRUNCATE_BYTES)). Takes its turn behind other
+/// gate processes like a hook does. Returns whether the checkpoint completed (false: other
+/// processes kept the database busy; a later commit asks again).
+pub fn checkpoint(db: &Path) -> Result<bool, StoreError> {
+    let _turn = writer_turn(db, CHECKPOINT_WAIT);
+    let store = Store::open_with_timeout(db, BUSY_TIMEOUT)?;
+    store.checkpoint_truncate(CHECKPOINT_WAIT)
+}
+
 /// Run one event. Never panics on bad state; never blocks because of a fault.
 pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult {
     let started = Instant::now();
@@ -162,7 +181,10 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
         // while a lock poll keeps every hook of a busy session inside its deadline.
         let _turn = writer_turn(p, LOCK_WAIT);
         let mut store = Store::open_with_timeout(p, opts.busy_timeout)?;
-        store.transaction(|tx| {
+        if opts.defer_checkpoint {
+            store.defer_checkpoints();
+        }
+        let outcome = store.transaction(|tx| {
             evaluate_in(
                 engine,
                 tx,
@@ -175,14 +197,16 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
                     started,
                 },
             )
-        })
+        })?;
+        Ok((outcome, store.checkpoint_due().then(|| p.clone())))
     });
     match attempt {
-        Ok(outcome) => RunResult {
+        Ok((outcome, checkpoint_due)) => RunResult {
             decision: outcome.decision.clone(),
             outcome,
             faults,
             degraded: false,
+            checkpoint_due,
         },
         Err(e) => {
             let fault = e.to_string();
@@ -212,6 +236,7 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
                 outcome,
                 faults,
                 degraded: true,
+                checkpoint_due: None,
             }
         }
     }
@@ -248,6 +273,7 @@ fn dry_run(
         outcome,
         faults,
         degraded: false,
+        checkpoint_due: None,
     }
 }
 

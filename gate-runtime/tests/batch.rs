@@ -164,6 +164,7 @@ fn run_per_event(engine: &Engine<'_>, db: &Path, events: &[(Event, i64)]) -> Vec
                     now_ms: *now,
                     persist: true,
                     busy_timeout: Duration::from_secs(5),
+                    defer_checkpoint: false,
                 },
             );
             assert!(!r.degraded, "store fault: {:?}", r.faults);

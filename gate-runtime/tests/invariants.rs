@@ -685,6 +685,7 @@ fn run_at(engine: &Engine<'_>, event: &Event, db: &Path, now_ms: i64) -> driver:
             now_ms,
             persist: true,
             busy_timeout: Duration::from_millis(40),
+            defer_checkpoint: false,
         },
     )
 }

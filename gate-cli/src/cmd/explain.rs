@@ -45,6 +45,7 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         now_ms: now,
         persist: false,
         busy_timeout: driver::BUSY_TIMEOUT,
+        defer_checkpoint: false,
     };
     let result = driver::run(&engine, &event, &opts);
     let o = &result.outcome;

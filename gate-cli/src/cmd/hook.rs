@@ -46,14 +46,42 @@ pub fn run(args: &HookArgs) -> i32 {
         }
         std::process::exit(0);
     });
-    if let Some(line) = answer(args, config) {
+    let (line, checkpoint_due) = answer_and_upkeep(args, config);
+    if let Some(line) = line {
         let mut stdout = std::io::stdout().lock();
         // A closed stdout (SIGPIPE-like) is not our problem to report.
         let _ = stdout.write_all(line.as_bytes());
         let _ = stdout.write_all(b"\n");
         let _ = stdout.flush();
     }
+    if let Some(db) = checkpoint_due {
+        checkpoint_detached(&db);
+    }
     0
+}
+
+/// Truncates a grown WAL without making the agent wait: a detached `gate checkpoint`
+/// process (own process group, no inherited stdio, not waited for) does the fsyncs after
+/// this hook has exited. If it cannot be started, the checkpoint runs here instead, so the
+/// WAL stays bounded either way.
+fn checkpoint_detached(db: &std::path::Path) {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let started = std::env::current_exe().and_then(|exe| {
+        Command::new(exe)
+            .arg("--db")
+            .arg(db)
+            .arg("checkpoint")
+            .arg("--quiet")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+    });
+    if started.is_err() {
+        let _ = driver::checkpoint(db);
+    }
 }
 
 fn now_ms() -> i64 {
@@ -64,6 +92,21 @@ fn now_ms() -> i64 {
 
 /// Compute the answer line, or `None` for silence.
 pub fn answer(args: &HookArgs, config: Option<Config>) -> Option<String> {
+    answer_and_upkeep(args, config).0
+}
+
+/// [`answer`], and the database whose WAL is due for a checkpoint, if any.
+fn answer_and_upkeep(args: &HookArgs, config: Option<Config>) -> (Option<String>, Option<PathBuf>) {
+    let mut checkpoint_due = None;
+    let line = compute(args, config, &mut checkpoint_due);
+    (line, checkpoint_due)
+}
+
+fn compute(
+    args: &HookArgs,
+    config: Option<Config>,
+    checkpoint_due: &mut Option<PathBuf>,
+) -> Option<String> {
     // Read the whole payload before anything can return: a runtime writing to a hook that
     // exited without reading would meet a broken pipe.
     let mut payload = Vec::new();
@@ -116,7 +159,9 @@ pub fn answer(args: &HookArgs, config: Option<Config>) -> Option<String> {
         now_ms: event.timestamp_ms.unwrap_or_else(now_ms),
         persist: true,
         busy_timeout: driver::BUSY_TIMEOUT,
+        defer_checkpoint: true,
     };
     let result = driver::run(&engine, &event, &opts);
+    *checkpoint_due = result.checkpoint_due;
     adapters::render(runtime, &event, &result.decision)
 }

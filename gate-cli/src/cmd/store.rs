@@ -254,6 +254,39 @@ pub fn log(args: &LogArgs, global: &GlobalArgs) -> Result<i32> {
 }
 
 /// `gate audit verify`: exit 1 when the chain is broken.
+/// `gate checkpoint`: fold the WAL into the database and truncate it.
+pub fn checkpoint(args: &crate::cli::CheckpointArgs, global: &GlobalArgs) -> Result<i32> {
+    let path = db_path(global)?;
+    if !path.exists() {
+        anyhow::bail!(
+            "no gate database at {} (nothing recorded yet, or set --db / GATE_DB)",
+            path.display()
+        );
+    }
+    let done = gate_runtime::driver::checkpoint(&path)
+        .with_context(|| format!("cannot checkpoint {}", path.display()))?;
+    if !args.quiet {
+        if global.json {
+            out_json(&json!({ "db": path, "done": done }))?;
+        } else if done {
+            out(&format!(
+                "checkpointed {}: the write-ahead log is empty\n",
+                path.display()
+            ))?;
+        } else {
+            out(&format!(
+                "{} is busy (other gate processes); nothing was lost, try again\n",
+                path.display()
+            ))?;
+        }
+    }
+    Ok(if done {
+        Exit::Ok.code()
+    } else {
+        Exit::Findings.code()
+    })
+}
+
 pub fn audit_verify(global: &GlobalArgs) -> Result<i32> {
     let store = open_read(global)?;
     let report = store.verify_chain()?;

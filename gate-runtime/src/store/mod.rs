@@ -27,6 +27,11 @@
 //! the WAL after a checkpoint of its own, which a one-commit hook never does, and the TRUNCATE
 //! checkpoint empties the file anyway.
 //!
+//! That checkpoint costs two or three fsyncs (tens of milliseconds on a disk), which in line
+//! would land on one hook call in ~40 and set the tail latency. A caller can defer it
+//! ([`Store::defer_checkpoints`]): the hook does, and hands it to a detached
+//! `gate checkpoint` process that no agent waits for (`driver::checkpoint`).
+//!
 //! # Cost per call
 //!
 //! Every hook pays for opening SQLite, recovering the WAL index (see above) and parsing the
@@ -241,6 +246,10 @@ pub struct Store {
     key: Option<[u8; 32]>,
     path: Option<PathBuf>,
     busy_timeout: Duration,
+    /// Leave the WAL truncation to the caller ([`Store::defer_checkpoints`]).
+    defer_checkpoint: bool,
+    /// A commit left the WAL past [`WAL_TRUNCATE_BYTES`] and the truncation was deferred.
+    checkpoint_due: std::cell::Cell<bool>,
 }
 
 impl fmt::Debug for Store {
@@ -484,6 +493,8 @@ impl Store {
             key: Some(key),
             path: Some(path.to_path_buf()),
             busy_timeout,
+            defer_checkpoint: false,
+            checkpoint_due: std::cell::Cell::new(false),
         })
     }
 
@@ -515,6 +526,8 @@ impl Store {
             key,
             path: Some(path.to_path_buf()),
             busy_timeout: DEFAULT_BUSY_TIMEOUT,
+            defer_checkpoint: false,
+            checkpoint_due: std::cell::Cell::new(false),
         })
     }
 
@@ -534,6 +547,8 @@ impl Store {
             key: Some(key),
             path: None,
             busy_timeout: DEFAULT_BUSY_TIMEOUT,
+            defer_checkpoint: false,
+            checkpoint_due: std::cell::Cell::new(false),
         })
     }
 
@@ -591,13 +606,31 @@ impl Store {
         wal.push("-wal");
         match std::fs::metadata(&wal) {
             Ok(m) if m.len() > WAL_TRUNCATE_BYTES => {
-                let _ = self.checkpoint_truncate(Duration::ZERO);
+                if self.defer_checkpoint {
+                    self.checkpoint_due.set(true);
+                } else {
+                    let _ = self.checkpoint_truncate(Duration::ZERO);
+                }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let _ = set_wal(&self.conn);
             }
             _ => {}
         }
+    }
+
+    /// Leaves the WAL truncation that a commit may call for to the caller: instead of
+    /// checkpointing in line (two or three fsyncs, tens of milliseconds on a disk), the store
+    /// only notes it ([`Store::checkpoint_due`]). The hook uses this to run the checkpoint in
+    /// a detached `gate checkpoint` process, so no agent waits on it.
+    pub fn defer_checkpoints(&mut self) {
+        self.defer_checkpoint = true;
+    }
+
+    /// A commit of this store left the WAL past [`WAL_TRUNCATE_BYTES`] and the checkpoint
+    /// was deferred ([`Store::defer_checkpoints`]).
+    pub fn checkpoint_due(&self) -> bool {
+        self.checkpoint_due.get()
     }
 
     /// Runs `wal_checkpoint(TRUNCATE)` waiting at most `wait` for other processes; returns
