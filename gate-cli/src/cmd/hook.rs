@@ -147,8 +147,8 @@ fn compute(
         return None;
     };
     let ir = spec.ir();
-    // The process exits right after answering: freeing the parsed command patterns would
-    // only cost time (measured in gate-bench, docs/performance.md).
+    // The process exits right after answering: freeing what the engine holds would only
+    // cost time.
     let engine = std::mem::ManuallyDrop::new(Engine::new(ir, spec.machine));
     let env = |name: &str| std::env::var(name).ok();
     let role = config.role.as_ref().map(|r| r.value.as_str());
