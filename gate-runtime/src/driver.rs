@@ -156,9 +156,15 @@ pub const CHECKPOINT_WAIT: Duration = Duration::from_secs(2);
 /// [`WAL_TRUNCATE_BYTES`](crate::store::WAL_TRUNCATE_BYTES)). Takes its turn behind other
 /// gate processes like a hook does. Returns whether the checkpoint completed (false: other
 /// processes kept the database busy; a later commit asks again).
+///
+/// The copying (and its fsync of the database) runs first as a PASSIVE checkpoint, which
+/// does not block writers; only the final TRUNCATE, with little left to copy, takes the
+/// writer turn, so hooks arriving meanwhile wait for as short a time as possible.
 pub fn checkpoint(db: &Path) -> Result<bool, StoreError> {
-    let _turn = writer_turn(db, CHECKPOINT_WAIT);
     let store = Store::open_with_timeout(db, BUSY_TIMEOUT)?;
+    // Best effort: a busy PASSIVE only means the TRUNCATE has more to copy.
+    let _ = store.checkpoint_passive();
+    let _turn = writer_turn(db, CHECKPOINT_WAIT);
     store.checkpoint_truncate(CHECKPOINT_WAIT)
 }
 

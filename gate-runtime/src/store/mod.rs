@@ -636,10 +636,19 @@ impl Store {
     /// Runs `wal_checkpoint(TRUNCATE)` waiting at most `wait` for other processes; returns
     /// whether it completed (false: another process was busy).
     pub fn checkpoint_truncate(&self, wait: Duration) -> Result<bool, StoreError> {
+        self.checkpoint("PRAGMA wal_checkpoint(TRUNCATE)", wait)
+    }
+
+    /// Runs `wal_checkpoint(PASSIVE)`: copies what it can of the WAL into the database
+    /// (with its fsync) without blocking writers and without resetting the WAL. A TRUNCATE
+    /// right after it has little left to copy, so it holds the write lock briefly.
+    pub fn checkpoint_passive(&self) -> Result<bool, StoreError> {
+        self.checkpoint("PRAGMA wal_checkpoint(PASSIVE)", Duration::ZERO)
+    }
+
+    fn checkpoint(&self, sql: &str, wait: Duration) -> Result<bool, StoreError> {
         self.conn.busy_timeout(wait)?;
-        let busy: rusqlite::Result<i64> =
-            self.conn
-                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0));
+        let busy: rusqlite::Result<i64> = self.conn.query_row(sql, [], |r| r.get(0));
         let restored = self.conn.busy_timeout(self.busy_timeout);
         let busy = busy?;
         restored?;
