@@ -56,7 +56,7 @@ fn event(session: &str, agent: Option<&str>, phase: Phase, command: Option<&str>
         },
         session_id: Some(session.to_string()),
         agent_id: agent.map(str::to_string),
-        cwd: Some(format!("/work/{}", &session[..2])),
+        cwd: Some(format!("/home/dev/{}", &session[..2])),
         prompt: (phase == Phase::Prompt).then(|| "fix the tests".to_string()),
         ..Event::default()
     }
@@ -128,7 +128,7 @@ fn twin_stores(dir: &Path, c: &CompiledSpec) -> (std::path::PathBuf, std::path::
         let mut s = Store::open(db).expect("open");
         s.transaction(|t| {
             t.save_baseline(&BaselineRow {
-                repo: "/work/s1".into(),
+                repo: "/home/dev/s1".into(),
                 kind: "build".into(),
                 actions: 12,
                 secs: 600,
