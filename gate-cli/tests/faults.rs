@@ -502,3 +502,44 @@ fn stdout_closed_early() {
         );
     }
 }
+
+/// A runtime that never closes the hook's stdin: past the internal deadline the hook exits
+/// 0 with nothing on stdout or stderr (no answer is the fail-open answer) and records the
+/// fault beside the database.
+#[test]
+fn stdin_never_closed_ends_at_the_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gate.db");
+    let mut child = Command::new(GATE)
+        .args(["hook", "claude-code"])
+        .env("GATE_DB", &db)
+        .env_remove("GATE_HOME")
+        .env("XDG_CONFIG_HOME", dir.path().join("no-config"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn gate");
+    // Half a payload, and the pipe stays open until the hook has exited.
+    let mut input = child.stdin.take().expect("stdin");
+    input
+        .write_all(br#"{"session_id": "s", "hook_event_name": "PreTo"#)
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("the hook did not end at its deadline");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(status.code(), Some(0), "exit status");
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    let faults = std::fs::read_to_string(dir.path().join("faults.jsonl")).unwrap_or_default();
+    assert!(faults.contains("deadline"), "faults.jsonl: {faults:?}");
+}
