@@ -29,23 +29,31 @@ pub fn run(args: &HookArgs) -> i32 {
     let runtime = args.runtime.clone();
     let config = Config::resolve(&Overrides::from(&args.global)).ok();
     let db = config.as_ref().map(|c| c.db.value.clone());
-    std::thread::spawn(move || {
-        std::thread::sleep(DEADLINE);
-        // Past the deadline: no answer is the fail-open answer. Say so beside the database
-        // (never in it: the main thread may hold its lock).
-        if let Some(db) = db {
-            gate_runtime::store::fallback_log(
-                &db,
-                &serde_json::json!({
-                    "ts_ms": now_ms(),
-                    "kind": "fault",
-                    "runtime": runtime,
-                    "fault": format!("deadline of {} s passed; answered nothing", DEADLINE.as_secs()),
-                }),
-            );
-        }
-        std::process::exit(0);
+    // Past the deadline: no answer is the fail-open answer. Say so beside the database
+    // (never in it: the main thread may hold its lock).
+    let fault = serde_json::json!({
+        "ts_ms": now_ms().saturating_add(DEADLINE.as_millis() as i64),
+        "kind": "fault",
+        "runtime": runtime,
+        "fault": format!("deadline of {} s passed; answered nothing", DEADLINE.as_secs()),
     });
+    let mut line = fault.to_string().into_bytes();
+    line.push(b'\n');
+    let log = db.as_deref().map(gate_runtime::store::fault_log_path);
+    if !crate::watchdog::arm(
+        DEADLINE,
+        log.as_deref(),
+        line,
+        gate_runtime::store::FAULT_LOG_MAX_BYTES,
+    ) {
+        std::thread::spawn(move || {
+            std::thread::sleep(DEADLINE);
+            if let Some(db) = db {
+                gate_runtime::store::fallback_log(&db, &fault);
+            }
+            std::process::exit(0);
+        });
+    }
     let (line, checkpoint_due) = answer_and_upkeep(args, config);
     if let Some(line) = line {
         let mut stdout = std::io::stdout().lock();

@@ -97,7 +97,7 @@ pub use audit::{
 };
 pub use baselines::{BaselineRow, ClosedBy, WindowRow};
 pub use grants::{ApproveOutcome, GrantRow, GrantStatus, NewGrant};
-pub use paths::{default_path, fallback_log, key_path, FAULT_LOG_MAX_BYTES};
+pub use paths::{default_path, fallback_log, fault_log_path, key_path, FAULT_LOG_MAX_BYTES};
 pub use schema::SCHEMA_VERSION;
 
 /// How long a writer waits for the lock before giving up with [`StoreError::Locked`].

@@ -73,23 +73,29 @@ pub(crate) fn open_private_append(path: &Path) -> std::io::Result<std::fs::File>
 /// directory is given). For use when the database itself cannot be used: best effort, never
 /// panics, never reports an error. Strings in `line` are redacted.
 pub fn fallback_log(dir_or_db_path: &Path, line: &serde_json::Value) {
+    let _ = append_fault(&fault_log_path(dir_or_db_path), line);
+}
+
+/// Where [`fallback_log`] writes: `faults.jsonl` beside the database, or in the directory
+/// when a directory is given.
+pub fn fault_log_path(dir_or_db_path: &Path) -> PathBuf {
     let dir = if dir_or_db_path.is_dir() {
         dir_or_db_path
     } else {
         dir_or_db_path.parent().unwrap_or(Path::new("."))
     };
-    let _ = append_fault(dir, line);
+    dir.join("faults.jsonl")
 }
 
-fn append_fault(dir: &Path, line: &serde_json::Value) -> std::io::Result<()> {
+fn append_fault(path: &Path, line: &serde_json::Value) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
     ensure_dir(dir)?;
-    let path = dir.join("faults.jsonl");
-    if std::fs::metadata(&path).is_ok_and(|m| m.len() > FAULT_LOG_MAX_BYTES) {
-        std::fs::rename(&path, dir.join("faults.jsonl.1"))?;
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > FAULT_LOG_MAX_BYTES) {
+        std::fs::rename(path, dir.join("faults.jsonl.1"))?;
     }
     let mut text = serde_json::to_string(&crate::redact::redact_json(line))
         .unwrap_or_else(|_| "null".to_string());
     text.push('\n');
     // One write of the whole line: concurrent appenders do not interleave within a line.
-    open_private_append(&path)?.write_all(text.as_bytes())
+    open_private_append(path)?.write_all(text.as_bytes())
 }
