@@ -54,8 +54,6 @@ pub struct Classification {
 pub struct Classifier<'s> {
     spec: &'s Spec,
     table: Cow<'s, CommandTable>,
-    /// Some rule has command or exception patterns.
-    has_commands: bool,
 }
 
 /// Flag of [`Classifier::command_hits`]: one of the rule's `commands` matches the line.
@@ -77,12 +75,7 @@ impl<'s> Classifier<'s> {
             Some(t) if t.rules.len() == spec.rules.len() => Cow::Borrowed(t),
             _ => Cow::Owned(CommandTable::build(spec)),
         };
-        let has_commands = !table.is_empty();
-        Classifier {
-            spec,
-            table,
-            has_commands,
-        }
+        Classifier { spec, table }
     }
 
     /// The parsed, indexed command patterns.
@@ -149,7 +142,9 @@ impl<'s> Classifier<'s> {
         };
         out.paths.extend(event.paths.iter().cloned());
         let hits = match (&parsed, event.target.as_deref()) {
-            (Some(parsed), Some(raw)) if self.has_commands => Some(self.command_hits(parsed, raw)),
+            (Some(parsed), Some(raw)) if !self.table.is_empty() => {
+                Some(self.command_hits(parsed, raw))
+            }
             _ => None,
         };
         let cwd = event.cwd.as_deref().unwrap_or("");

@@ -405,7 +405,7 @@ impl CommandTable {
         })
     }
 
-    /// Does some rule have command or exception patterns?
+    /// No rule has a (parsed) command or exception pattern.
     pub fn is_empty(&self) -> bool {
         self.patterns.is_empty()
     }
