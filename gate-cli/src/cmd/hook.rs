@@ -54,7 +54,8 @@ pub fn run(args: &HookArgs) -> i32 {
             std::process::exit(0);
         });
     }
-    let (line, checkpoint_due) = answer_and_upkeep(args, config);
+    let mut checkpoint_due = None;
+    let line = answer(args, config, &mut checkpoint_due);
     if let Some(line) = line {
         let mut stdout = std::io::stdout().lock();
         // A closed stdout (SIGPIPE-like) is not our problem to report.
@@ -98,19 +99,9 @@ fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis().min(i64::MAX as u128) as i64)
 }
 
-/// Compute the answer line, or `None` for silence.
-pub fn answer(args: &HookArgs, config: Option<Config>) -> Option<String> {
-    answer_and_upkeep(args, config).0
-}
-
-/// [`answer`], and the database whose WAL is due for a checkpoint, if any.
-fn answer_and_upkeep(args: &HookArgs, config: Option<Config>) -> (Option<String>, Option<PathBuf>) {
-    let mut checkpoint_due = None;
-    let line = compute(args, config, &mut checkpoint_due);
-    (line, checkpoint_due)
-}
-
-fn compute(
+/// Compute the answer line, or `None` for silence; `checkpoint_due` receives the database
+/// whose WAL a detached checkpoint should truncate.
+fn answer(
     args: &HookArgs,
     config: Option<Config>,
     checkpoint_due: &mut Option<PathBuf>,
