@@ -227,7 +227,9 @@ fn no_env(_: &str) -> Option<String> {
 impl<'s> StoreReplayer<'s> {
     /// Replay into `store`, `batch_events` events per transaction (at least one). Roles are
     /// resolved as the in-memory replay does: from the event alone, no environment.
-    pub fn new(engine: &'s Engine<'s>, store: Store, batch_events: usize) -> StoreReplayer<'s> {
+    pub fn new(engine: &'s Engine<'s>, mut store: Store, batch_events: usize) -> StoreReplayer<'s> {
+        // Best effort: a smaller cache only costs speed.
+        let _ = store.set_cache_for_bulk_writes();
         StoreReplayer {
             engine,
             store,

@@ -175,6 +175,42 @@ fn migrates_v1_database_keeping_its_rows() {
     store.transaction(|t| t.record_window(&window)).unwrap();
     assert_eq!(store.windows(Some("r"), None, true).unwrap(), vec![window]);
     assert!(verify(&db).is_ok());
+    // v3 dropped the audit's secondary indexes (v1 made `audit_ts`, v2 `audit_session`).
+    let audit_indexes: Vec<String> = raw(&db)
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(audit_indexes, Vec::<String>::new());
+}
+
+/// `gate log --session` without an index: the last rows of one session among others,
+/// oldest first, exactly as the indexed query returned them.
+#[test]
+fn session_log_finds_the_last_rows_of_one_session() {
+    let (_dir, db) = temp_db();
+    let mut store = Store::open(&db).unwrap();
+    store
+        .transaction(|t| {
+            for i in 1..=60 {
+                let mut r = record(i);
+                r.session = format!("s{}", i % 3);
+                t.append_audit(&r)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let filter = gate_runtime::store::AuditFilter {
+        session: Some("s1".into()),
+        limit: Some(4),
+        ..Default::default()
+    };
+    let rows = store.audit_rows(&filter).unwrap();
+    let seqs: Vec<i64> = rows.iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, vec![49, 52, 55, 58]);
+    assert!(rows.iter().all(|r| r.record.session == "s1"));
 }
 
 #[test]

@@ -54,14 +54,17 @@
 //!
 //! Measured on the warm `allow` call (callgrind, 4th call of a session; other code the same):
 //! 3.56 M → 3.02 M instructions, and 2.85 M → 2.31 M on average over the next 40 calls. What is
-//! left in the store is mostly fixed: parsing the schema (≈ 0.30 M for the 11 objects of
-//! schema v2, about 27 k per object and more for wide tables; each new table or index adds to
-//! every call), opening and closing SQLite (≈ 0.11 M), WAL recovery (≈ 0.57 instructions per WAL
-//! byte: a call appends about 22 KB, so recovery grows from ~0 to ≈ 0.6 M over one
-//! [`WAL_TRUNCATE_BYTES`] cycle, ≈ 0.3 M on average). A smaller threshold trades that for more
-//! TRUNCATE checkpoints, and a checkpointing call costs 25–30 ms of fsyncs (at 256 KiB: −0.25 M
-//! instructions on average, but p90 up from ≈ 10 to ≈ 16 ms), so it stays at 1 MiB; 1 KiB pages
-//! cut the WAL per call to ≈ 7 KB but cost more page reads than they save.
+//! left in the store is mostly fixed: parsing the schema (≈ 0.24 M for the 9 objects of schema
+//! v3, about 27 k per object and more for wide tables; each new table or index adds to every
+//! call), opening and closing SQLite (≈ 0.11 M), WAL recovery (≈ 0.57 instructions per WAL
+//! byte: a call appends about 15 KB, so recovery grows from ~0 to ≈ 0.6 M over one
+//! [`WAL_TRUNCATE_BYTES`] cycle, ≈ 0.3 M on average). Schema v3 dropped the audit's two
+//! secondary indexes: each was a schema entry to parse and a page write per row (a call
+//! appended 23 KB with them). A smaller threshold trades recovery for more TRUNCATE
+//! checkpoints, and a checkpointing call costs 25–30 ms of fsyncs (at 256 KiB: −0.25 M
+//! instructions on average, but p90 up from ≈ 10 to ≈ 16 ms when the hook ran it in line), so
+//! it stays at 1 MiB; 1 KiB pages cut the WAL per call to ≈ 7 KB but cost more page reads than
+//! they save.
 //!
 //! # Concurrency
 //!
@@ -102,6 +105,8 @@ pub use schema::SCHEMA_VERSION;
 
 /// How long a writer waits for the lock before giving up with [`StoreError::Locked`].
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_millis(2000);
+/// Page cache of a connection that writes in bulk ([`Store::set_cache_for_bulk_writes`]).
+pub const BULK_CACHE_KIB: u32 = 64 * 1024;
 /// WAL size past which a commit is followed by a non-waiting TRUNCATE checkpoint.
 pub const WAL_TRUNCATE_BYTES: u64 = 1024 * 1024;
 
@@ -566,6 +571,16 @@ impl Store {
     pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<(), StoreError> {
         self.conn.busy_timeout(timeout)?;
         self.busy_timeout = timeout;
+        Ok(())
+    }
+
+    /// Sizes the page cache for transactions that write thousands of rows (a stored replay).
+    /// With SQLite's default 2 MiB cache such a transaction spills dirty pages into the WAL
+    /// before it commits, and the pages it touches again are written again; a hook's one-row
+    /// transactions never fill the default and keep it.
+    pub fn set_cache_for_bulk_writes(&mut self) -> Result<(), StoreError> {
+        self.conn
+            .pragma_update(None, "cache_size", -(BULK_CACHE_KIB as i64))?;
         Ok(())
     }
 

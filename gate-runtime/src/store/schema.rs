@@ -83,6 +83,13 @@ const MIGRATIONS: &[&str] = &[
          PRIMARY KEY (repo, kind)
      ) WITHOUT ROWID;
      CREATE INDEX audit_session ON audit (session, seq);",
+    // v3: the audit's secondary indexes go. No query reads `audit_ts`, and `gate log
+    // --session` takes the most recent rows, which a backward scan of the rowid order finds
+    // without an index. Each index cost every hook a page write per row (the WAL a call
+    // appends went from ≈ 23 to ≈ 15 KB, and every later hook recovers that WAL) and a schema
+    // entry to parse on every open (≈ 27 k instructions each).
+    "DROP INDEX IF EXISTS audit_ts;
+     DROP INDEX IF EXISTS audit_session;",
 ];
 
 /// The schema version this build writes and reads.
