@@ -503,6 +503,47 @@ fn stdout_closed_early() {
     }
 }
 
+/// Started with stdout and stderr closed (gate starts itself instead of through std's
+/// runtime, so it opens /dev/null on them): the hook still exits 0, the call is recorded,
+/// and nothing meant for stdout lands in a file gate opened on descriptor 1 or 2.
+#[test]
+fn standard_descriptors_closed() {
+    let case = &CASES[0];
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gate.db");
+    let payload = dir.path().join("payload.json");
+    std::fs::write(&payload, (case.payload)(DANGEROUS, 0)).unwrap();
+    let rc = dir.path().join("rc");
+    let line = format!(
+        "'{GATE}' hook {} < '{}' >&- 2>&-; echo $? > '{}'",
+        case.runtime,
+        payload.display(),
+        rc.display()
+    );
+    for _ in 0..2 {
+        let status = Command::new("sh")
+            .args(["-c", &line])
+            .env("GATE_DB", &db)
+            .env("XDG_CONFIG_HOME", dir.path().join("no-config"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(std::fs::read_to_string(&rc).unwrap().trim(), "0");
+    }
+    assert!(audit_rows(&db) > 0, "the calls were recorded");
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                !text.contains("permissionDecision"),
+                "the answer was written into {}",
+                path.display()
+            );
+        }
+    }
+}
+
 /// A runtime that never closes the hook's stdin: past the internal deadline the hook exits
 /// 0 with nothing on stdout or stderr (no answer is the fail-open answer) and records the
 /// fault beside the database.
