@@ -126,6 +126,11 @@ pub fn action_hash(event: &Event) -> String {
     gate_spec::hash::sha256_hex(text.as_bytes())
 }
 
+/// A note of the machine's steps: a fired transition or a `record` effect it carried.
+fn is_transition_note(note: &Note) -> bool {
+    matches!(note.kind, "transition" | "record")
+}
+
 fn audit_kind(note: &Note) -> AuditKind {
     match note.kind {
         "signal" | "checkpoint" => AuditKind::Signal,
@@ -881,21 +886,35 @@ fn evaluate_in(
         latency_us: Some(started.elapsed().as_micros().min(i64::MAX as u128) as i64),
     };
     let mut records = Vec::with_capacity(1 + notes_before.len() + outcome.notes.len());
-    for note in notes_before.iter().chain(&outcome.notes) {
+    let notes: Vec<&Note> = notes_before.iter().chain(&outcome.notes).collect();
+    for run in notes.chunk_by(|a, b| is_transition_note(a) && is_transition_note(b)) {
+        // A run of transitions and their `record` effects is one row: they are the machine's
+        // steps of this one event, and a row each cost every first action of a session four
+        // or more extra rows (each a MAC, a redaction and an insert).
+        let detail = match run {
+            [note] => json!({"note": note.kind, "detail": note.detail}),
+            _ => json!({
+                "note": "transitions",
+                "detail": run
+                    .iter()
+                    .map(|n| json!({"note": n.kind, "detail": n.detail}))
+                    .collect::<Vec<_>>(),
+            }),
+        };
         // The event row's columns, without cloning its detail only to replace it.
         records.push(AuditRecord {
             ts_ms: base.ts_ms,
             session: base.session.clone(),
             scope: base.scope.clone(),
             spec: base.spec.clone(),
-            kind: audit_kind(note),
+            kind: audit_kind(run[0]),
             runtime: base.runtime.clone(),
             phase: base.phase.clone(),
             tool: base.tool.clone(),
             target: base.target.clone(),
             tier: base.tier.clone(),
             decision: base.decision.clone(),
-            detail: json!({"note": note.kind, "detail": note.detail}),
+            detail,
             latency_us: None,
         });
     }

@@ -9,7 +9,8 @@ use gate_runtime::engine::Engine;
 use gate_runtime::event::{Event, Runtime, Status};
 use gate_runtime::replay::{Replayer, StoreReplayer};
 use gate_runtime::store::{
-    self, AuditFilter, AuditRecord, BaselineRow, GrantStatus, NewGrant, Store, StoredState,
+    self, AuditFilter, AuditKind, AuditRecord, BaselineRow, GrantStatus, NewGrant, Store,
+    StoredState,
 };
 use gate_runtime::verdict::Decision;
 use gate_spec::exec::CompiledSpec;
@@ -439,4 +440,51 @@ fn a_failed_batch_writes_and_counts_nothing() {
     }
     stored.flush().unwrap();
     assert_eq!(stored.stored(), 15);
+}
+
+/// The machine's steps of one event (fired transitions and the `record` effects they carry)
+/// are one audit row listing them in order, not a row each; the rows the design requires
+/// (event, boundary, steer, …) stay rows of their own.
+#[test]
+fn an_events_transitions_are_one_row_in_order() {
+    let c = compiled("default");
+    let engine = Engine::new(c.ir(), c.machine);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gate.db");
+    let first = event(
+        "s1-steps",
+        None,
+        Phase::PreTool,
+        Some("sudo apt-get install foo"),
+    );
+    // What the engine notes for this event, evaluated the same way in memory.
+    let mut replay = Replayer::new(&engine);
+    let expected: Vec<serde_json::Value> = replay
+        .feed(&first, T0, None)
+        .notes
+        .iter()
+        .filter(|n| matches!(n.kind, "transition" | "record"))
+        .map(|n| serde_json::json!({"note": n.kind, "detail": n.detail}))
+        .collect();
+    assert!(
+        expected.len() >= 2,
+        "the first steer fires transitions: {expected:?}"
+    );
+    run_per_event(&engine, &db, &[(first, T0)]);
+    let store = Store::open_read_only(&db).unwrap();
+    let rows = store.audit_rows(&Default::default()).unwrap();
+    let steps: Vec<_> = rows
+        .iter()
+        .filter(|r| r.record.kind == AuditKind::Transition)
+        .collect();
+    assert_eq!(steps.len(), 1, "{rows:#?}");
+    assert_eq!(steps[0].record.detail["note"], "transitions");
+    assert_eq!(
+        steps[0].record.detail["detail"],
+        serde_json::Value::Array(expected)
+    );
+    assert_eq!(rows[0].record.kind, AuditKind::Event);
+    assert!(rows.iter().any(|r| r.record.kind == AuditKind::Steer));
+    assert!(rows.iter().any(|r| r.record.kind == AuditKind::Boundary));
+    assert!(store.verify_chain().unwrap().is_ok());
 }
