@@ -8,8 +8,8 @@
 //! alternately (A/B, then B/A) N times with a fresh `GATE_HOME` per series, so state, the
 //! audit chain and pending grants accumulate as in a real session, and prints p50/p99 per
 //! call and the paired ratios. Then: peak RSS per call (a probe child that spawns one call
-//! and reads `getrusage(RUSAGE_CHILDREN)`), callgrind instruction counts for one call when
-//! valgrind is on the PATH, a database with many audit rows against an empty one, a guard
+//! and reads `getrusage(RUSAGE_CHILDREN)`), callgrind instruction counts when valgrind is on
+//! the PATH (the mean of calls sampled across the WAL's truncation cycle), a database with many audit rows against an empty one, a guard
 //! spec grown to many command patterns against the shipped one (`gate replay --spec-file`,
 //! the interpreter), and `gate replay` throughput on a large generated file, in memory and
 //! through a database (`--db`).
@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 
 const USAGE: &str = "\
 usage: gate-latency [--calls N] [--audit-rows N] [--replay-events N] [--no-replay-store]
-                    [--guard-patterns N] [--replay-runs N] [--no-callgrind] [--bin-dir DIR]
+                    [--guard-patterns N] [--replay-runs N] [--no-callgrind]
+                    [--callgrind-samples N] [--callgrind-stride N] [--bin-dir DIR]
 
   --calls N           hook calls per series and binary (default 300)
   --audit-rows N      audit rows of the large database (default 1000000; 0 skips)
@@ -34,6 +35,9 @@ usage: gate-latency [--calls N] [--audit-rows N] [--replay-events N] [--no-repla
   --guard-patterns N  command patterns of the grown guard spec (default 1000; 0 skips)
   --replay-runs N     timed runs per spec in the pattern comparison (default 5)
   --no-callgrind      skip the instruction counts even when valgrind is present
+  --callgrind-samples N  calls counted per verdict (default 8; their mean is reported)
+  --callgrind-stride N   count every Nth call (default 8), so the samples spread over the
+                      WAL's truncation cycle, on which a call's count depends
   --bin-dir DIR       where `gate` and `gate-floor` are (default: beside this binary)";
 
 struct Options {
@@ -44,6 +48,8 @@ struct Options {
     guard_patterns: usize,
     replay_runs: usize,
     callgrind: bool,
+    callgrind_samples: usize,
+    callgrind_stride: usize,
     bin_dir: Option<PathBuf>,
 }
 
@@ -56,6 +62,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         guard_patterns: 1000,
         replay_runs: 5,
         callgrind: true,
+        callgrind_samples: 8,
+        callgrind_stride: 8,
         bin_dir: None,
     };
     let mut it = args.iter();
@@ -73,6 +81,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--guard-patterns" => o.guard_patterns = number("--guard-patterns")?,
             "--replay-runs" => o.replay_runs = number("--replay-runs")?.max(1),
             "--no-callgrind" => o.callgrind = false,
+            "--callgrind-samples" => o.callgrind_samples = number("--callgrind-samples")?.max(1),
+            "--callgrind-stride" => o.callgrind_stride = number("--callgrind-stride")?.max(1),
             "--bin-dir" => {
                 o.bin_dir = Some(PathBuf::from(it.next().ok_or("--bin-dir needs a path")?))
             }
@@ -282,7 +292,7 @@ fn run(o: &Options) -> Result<(), String> {
         "{:<8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}  answers",
         "verdict", "floor50", "gate50", "ratio50", "pair50", "floor99", "gate99", "ratio99"
     );
-    let mut warm_calls: Vec<(&str, Call, Call)> = Vec::new();
+    let mut warm_calls: Vec<(&str, Call, Call, serde_json::Value)> = Vec::new();
     let series = VERDICT_COMMANDS.iter().map(|&(v, c)| (v, c, true)).chain([(
         "allow*",
         VERDICT_COMMANDS[0].1,
@@ -328,7 +338,7 @@ fn run(o: &Options) -> Result<(), String> {
             p.verdicts(),
         );
         if session_per_call {
-            warm_calls.push((verdict, floor_call, gate_call));
+            warm_calls.push((verdict, floor_call, gate_call, template));
         }
     }
     println!(
@@ -340,7 +350,7 @@ fn run(o: &Options) -> Result<(), String> {
     // ---------------------------------------------------------------- peak RSS
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
     println!("peak RSS per call (KiB, max of 3 probes, warm database):");
-    for (verdict, floor_call, gate_call) in &warm_calls {
+    for (verdict, floor_call, gate_call, _) in &warm_calls {
         let g = (0..3)
             .map(|_| probe_rss(&me, gate_call))
             .collect::<Result<Vec<_>, _>>()?;
@@ -355,16 +365,45 @@ fn run(o: &Options) -> Result<(), String> {
 
     // ---------------------------------------------------------------- instructions
     if o.callgrind && which("valgrind").is_some() {
-        println!("instructions per call (callgrind, one warm call, all threads):");
-        let (_, floor_call, _) = &warm_calls[0];
+        // A call's count depends on how full the WAL it recovers is, so one call says little:
+        // sample calls spread over more than one truncation cycle and give the mean.
+        println!(
+            "instructions per call (callgrind, all threads; gate: every {}th of {} further \
+             calls of the series, a new session each, spread over the WAL cycle):",
+            o.callgrind_stride,
+            o.callgrind_samples * o.callgrind_stride
+        );
+        let (_, floor_call, _, _) = &warm_calls[0];
         let f = callgrind(floor_call, work.path())?;
         println!("  floor  {:>12}", group(f));
-        for (verdict, _, gate_call) in &warm_calls {
-            let g = callgrind(gate_call, work.path())?;
+        for (verdict, _, gate_call, template) in &warm_calls {
+            let mut counts = Vec::new();
+            for i in 0..o.callgrind_samples * o.callgrind_stride {
+                let mut v = template.clone();
+                v["session_id"] = serde_json::Value::String(format!("callgrind-{verdict}-{i}"));
+                std::fs::write(&gate_call.stdin, v.to_string()).map_err(|e| e.to_string())?;
+                if (i + 1) % o.callgrind_stride == 0 {
+                    counts.push(callgrind(gate_call, work.path())?);
+                } else {
+                    let status = gate_call
+                        .command()?
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status()
+                        .map_err(|e| e.to_string())?;
+                    if !status.success() {
+                        return Err(format!("gate exited with {status}"));
+                    }
+                }
+            }
+            let mean = counts.iter().sum::<u64>() / counts.len().max(1) as u64;
             println!(
-                "  {verdict:<6} {:>12}  ({:.2}x floor)",
-                group(g),
-                g as f64 / f as f64
+                "  {verdict:<6} mean {:>10}  ({:.2}x floor)  min {:>10}  max {:>10}  ({} samples)",
+                group(mean),
+                mean as f64 / f as f64,
+                group(counts.iter().copied().min().unwrap_or(0)),
+                group(counts.iter().copied().max().unwrap_or(0)),
+                counts.len()
             );
         }
         println!();
@@ -383,7 +422,7 @@ fn run(o: &Options) -> Result<(), String> {
             t.elapsed().as_secs_f64(),
             std::fs::metadata(big_home.join("gate.db")).map_or(0, |m| m.len() >> 20)
         );
-        let (_, _, allow) = &warm_calls[0];
+        let (_, _, allow, _) = &warm_calls[0];
         let empty = Call {
             home: work.path().join("home-empty"),
             ..allow.clone()
@@ -725,6 +764,14 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!((o.calls, o.audit_rows, o.callgrind), (7, 0, false));
+        let o = parse_options(&args(&[
+            "--callgrind-samples",
+            "3",
+            "--callgrind-stride",
+            "0",
+        ]))
+        .unwrap();
+        assert_eq!((o.callgrind_samples, o.callgrind_stride), (3, 1));
         assert!(parse_options(&args(&["--calls"])).is_err());
         assert!(parse_options(&args(&["--bogus"])).is_err());
     }
