@@ -32,6 +32,14 @@
 //! ([`Store::defer_checkpoints`]): the hook does, and hands it to a detached
 //! `gate checkpoint` process that no agent waits for (`driver::checkpoint`).
 //!
+//! With the checkpoint out of the hook, the threshold trades WAL recovery in every hook (which
+//! grows with the WAL) against how often a background checkpoint runs. At 256 KiB, against
+//! 1 MiB: the mean of 8 calls sampled over the cycle went 2.02 → 1.77 M instructions (allow)
+//! and 2.30–2.53 → 1.99–2.24 M (steer, ask, deny), the median paired ratio to the floor
+//! 1.77–1.92× → 1.68–1.87× (two runs of 150 calls each, side by side), p99 no worse; a
+//! checkpoint now runs about every 12 first-action calls (`gate-latency`,
+//! docs/performance.md).
+//!
 //! # Cost per call
 //!
 //! Every hook pays for opening SQLite, recovering the WAL index (see above) and parsing the
@@ -57,14 +65,11 @@
 //! left in the store is mostly fixed: parsing the schema (≈ 0.24 M for the 9 objects of schema
 //! v3, about 27 k per object and more for wide tables; each new table or index adds to every
 //! call), opening and closing SQLite (≈ 0.11 M), WAL recovery (≈ 0.57 instructions per WAL
-//! byte: a call appends about 15 KB, so recovery grows from ~0 to ≈ 0.6 M over one
-//! [`WAL_TRUNCATE_BYTES`] cycle, ≈ 0.3 M on average). Schema v3 dropped the audit's two
+//! byte: a call appends about 15 KB, so recovery grows from ~0 to ≈ 0.15 M over one
+//! [`WAL_TRUNCATE_BYTES`] cycle, ≈ 0.07 M on average). Schema v3 dropped the audit's two
 //! secondary indexes: each was a schema entry to parse and a page write per row (a call
-//! appended 23 KB with them). A smaller threshold trades recovery for more TRUNCATE
-//! checkpoints, and a checkpointing call costs 25–30 ms of fsyncs (at 256 KiB: −0.25 M
-//! instructions on average, but p90 up from ≈ 10 to ≈ 16 ms when the hook ran it in line), so
-//! it stays at 1 MiB; 1 KiB pages cut the WAL per call to ≈ 7 KB but cost more page reads than
-//! they save.
+//! appended 23 KB with them). 1 KiB pages cut the WAL per call to ≈ 7 KB but cost more page
+//! reads than they save.
 //!
 //! # Concurrency
 //!
@@ -108,7 +113,7 @@ pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_millis(2000);
 /// Page cache of a connection that writes in bulk ([`Store::set_cache_for_bulk_writes`]).
 pub const BULK_CACHE_KIB: u32 = 64 * 1024;
 /// WAL size past which a commit is followed by a non-waiting TRUNCATE checkpoint.
-pub const WAL_TRUNCATE_BYTES: u64 = 1024 * 1024;
+pub const WAL_TRUNCATE_BYTES: u64 = 256 * 1024;
 
 /// Why the store could not do what was asked.
 #[derive(Debug)]
