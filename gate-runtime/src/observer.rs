@@ -207,7 +207,15 @@ impl<'s> Classifier<'s> {
 }
 
 /// A path glob matches the path as given, or relative to the working directory.
-fn path_matches(glob_text: &str, path: &str, cwd: &str) -> bool {
+///
+/// The glob's literal need ([`glob::PathNeed`]) is tested first: a path that lacks it cannot
+/// match, and neither can its working-directory-relative form (a suffix of it).
+pub fn path_matches(glob_text: &str, path: &str, cwd: &str) -> bool {
+    glob::PathNeed::of(glob_text).admits(path) && path_matches_plain(glob_text, path, cwd)
+}
+
+/// [`path_matches`] without the literal test: the glob matcher on both forms of the path.
+pub fn path_matches_plain(glob_text: &str, path: &str, cwd: &str) -> bool {
     if glob::path(glob_text, path) {
         return true;
     }
