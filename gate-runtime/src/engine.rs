@@ -209,7 +209,8 @@ impl<'s> Engine<'s> {
         let class = self.classifier.classify(event);
         // Templates describe the window the event happened in, before any re-arm resets it.
         let window_before = state.observer.segment.clone();
-        let obs = observer::observe(
+        let mut keys = observer::EventKeys::default();
+        let obs = observer::observe_with(
             spec,
             &state.observer,
             event,
@@ -217,6 +218,7 @@ impl<'s> Engine<'s> {
             &enabled,
             cx.baselines,
             now,
+            &mut keys,
         );
         let tool_event = phase.is_tool();
         let input = Input {
@@ -364,7 +366,7 @@ impl<'s> Engine<'s> {
             // The action that crossed the boundary belongs to the new segment.
             observer::reset_segment(spec, &mut state.observer, now);
         }
-        observer::update(spec, &mut state.observer, event, &class, now);
+        observer::update_with(spec, &mut state.observer, event, &class, now, &mut keys);
 
         // Render and combine.
         let role_name = cx.role.map_or_else(

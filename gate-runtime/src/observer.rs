@@ -8,12 +8,13 @@
 
 use crate::event::{Event, Runtime, Status};
 use crate::{glob, shell};
-use gate_spec::commands::{CommandTable, PatternRef};
+use gate_spec::commands::{CommandTable, Pattern, PatternRef};
 use gate_spec::ir::{
     ActionClass, Family, KindId, Phase, RuleId, Spec, StatusFilter, Telemetry, TierId,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::cell::{Cell, OnceCell, RefCell};
 
 /// Bounds on the per-scope context.
 const MAX_SCOPES: usize = 64;
@@ -50,10 +51,138 @@ pub struct Classification {
 /// Command patterns come parsed and indexed by program ([`CommandTable`]): a generated
 /// machine carries its table as a static built at compile time, so a hook process parses no
 /// pattern; an interpreted spec builds the table once here.
+///
+/// A classifier used for more than one event (replay, explain, tests) derives an [`Index`]
+/// on its second classification: the literal needs of the rules' path globs and of the
+/// `raw:` patterns, and which rules accept each tool name seen. A hook process classifies
+/// one event and builds nothing. The index only skips work whose answer it knows; every
+/// answer is the one the plain evaluation gives (`tests/classify_cache.rs`).
 #[derive(Debug)]
 pub struct Classifier<'s> {
     spec: &'s Spec,
     table: Cow<'s, CommandTable>,
+    index: OnceCell<Index<'s>>,
+    /// A classification happened (the next one builds the index).
+    used: Cell<bool>,
+}
+
+/// Most tool names whose rule acceptance an [`Index`] remembers.
+const MAX_TOOL_NAMES: usize = 64;
+
+/// A set of bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    fn of(bytes: impl IntoIterator<Item = u8>) -> ByteSet {
+        let mut set = ByteSet::default();
+        for b in bytes {
+            set.0[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        set
+    }
+
+    fn within(&self, other: &ByteSet) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & !b == 0)
+    }
+}
+
+/// What a [`Classifier`] derives from its spec for repeated use.
+#[derive(Debug)]
+struct Index<'s> {
+    /// Per rule, the need of each of its `paths` globs.
+    paths: Vec<Vec<glob::PathNeed<'s>>>,
+    /// Per rule, the need of each of its `except_paths` globs.
+    except_paths: Vec<Vec<glob::PathNeed<'s>>>,
+    /// Per entry of the table's `always` list: for a `raw:` pattern, the bytes its literal
+    /// characters need (a text glob matches only a line holding every one of them).
+    raw: Vec<Option<ByteSet>>,
+    /// Tool names seen, each with whether every rule's `tools` accept it.
+    tools: RefCell<Vec<(String, Vec<bool>)>>,
+}
+
+impl<'s> Index<'s> {
+    fn build(spec: &'s Spec, table: &CommandTable) -> Index<'s> {
+        let needs = |globs: &'s [gate_spec::ir::Pattern]| {
+            globs
+                .iter()
+                .map(|g| glob::PathNeed::of(&g.text))
+                .collect::<Vec<_>>()
+        };
+        Index {
+            paths: spec.rules.iter().map(|r| needs(&r.paths)).collect(),
+            except_paths: spec.rules.iter().map(|r| needs(&r.except_paths)).collect(),
+            raw: table
+                .always()
+                .iter()
+                .map(|&at| match table.pattern(at) {
+                    Some(Pattern::Raw(g)) => {
+                        Some(ByteSet::of(g.bytes().filter(|b| !matches!(b, b'*' | b'?'))))
+                    }
+                    _ => None,
+                })
+                .collect(),
+            tools: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Whether each rule's `tools` accept `tool` (remembered for the first names seen).
+    fn tools_accept<R>(&self, spec: &Spec, tool: &str, then: impl FnOnce(&[bool]) -> R) -> R {
+        let mut names = self.tools.borrow_mut();
+        if let Some((_, accepts)) = names.iter().find(|(name, _)| name == tool) {
+            return then(accepts);
+        }
+        let accepts: Vec<bool> = spec
+            .rules
+            .iter()
+            .map(|r| rule_accepts_tool(r, tool))
+            .collect();
+        let r = then(&accepts);
+        if names.len() < MAX_TOOL_NAMES {
+            names.push((tool.to_string(), accepts));
+        }
+        r
+    }
+}
+
+/// A rule with no `tools` accepts every tool; else one of its globs must match the name.
+fn rule_accepts_tool(rule: &gate_spec::ir::Rule, tool: &str) -> bool {
+    rule.tools.is_empty() || rule.tools.iter().any(|g| glob::text(&g.text, tool))
+}
+
+/// Some glob of `globs` matches some path; `needs` are the globs' [`glob::PathNeed`]s when
+/// an index holds them.
+fn any_path_matches(
+    globs: &[gate_spec::ir::Pattern],
+    needs: Option<&[glob::PathNeed<'_>]>,
+    paths: &[String],
+    cwd: &str,
+) -> bool {
+    globs.iter().enumerate().any(|(j, g)| {
+        let need = needs
+            .and_then(|n| n.get(j).copied())
+            .unwrap_or_else(|| glob::PathNeed::of(&g.text));
+        paths
+            .iter()
+            .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
+    })
+}
+
+/// Every path is matched by some glob of `globs`.
+fn all_paths_match(
+    globs: &[gate_spec::ir::Pattern],
+    needs: Option<&[glob::PathNeed<'_>]>,
+    paths: &[String],
+    cwd: &str,
+) -> bool {
+    paths.iter().all(|p| {
+        globs.iter().enumerate().any(|(j, g)| {
+            let need = needs
+                .and_then(|n| n.get(j).copied())
+                .unwrap_or_else(|| glob::PathNeed::of(&g.text));
+            need.admits(p) && path_matches_plain(&g.text, p, cwd)
+        })
+    })
 }
 
 /// Flag of [`Classifier::command_hits`]: one of the rule's `commands` matches the line.
@@ -75,7 +204,26 @@ impl<'s> Classifier<'s> {
             Some(t) if t.rules.len() == spec.rules.len() => Cow::Borrowed(t),
             _ => Cow::Owned(CommandTable::build(spec)),
         };
-        Classifier { spec, table }
+        Classifier {
+            spec,
+            table,
+            index: OnceCell::new(),
+            used: Cell::new(false),
+        }
+    }
+
+    /// The index, once this classifier has classified before (see [`Classifier`]).
+    fn index(&self) -> Option<&Index<'s>> {
+        if let Some(index) = self.index.get() {
+            return Some(index);
+        }
+        if !self.used.replace(true) {
+            return None;
+        }
+        Some(
+            self.index
+                .get_or_init(|| Index::build(self.spec, &self.table)),
+        )
     }
 
     /// The parsed, indexed command patterns.
@@ -111,7 +259,16 @@ impl<'s> Classifier<'s> {
                 try_pattern(at);
             }
         }
-        for &at in table.always() {
+        let raw_needs = self.index.get().map(|index| &index.raw);
+        let line_bytes = raw_needs.map(|_| ByteSet::of(raw.bytes()));
+        for (k, &at) in table.always().iter().enumerate() {
+            if let (Some(Some(need)), Some(line)) =
+                (raw_needs.and_then(|r| r.get(k)), line_bytes.as_ref())
+            {
+                if !need.within(line) {
+                    continue;
+                }
+            }
             try_pattern(at);
         }
         hits
@@ -120,6 +277,7 @@ impl<'s> Classifier<'s> {
     /// Classify a tool event. Non-tool events get the default tier and kind.
     pub fn classify(&self, event: &Event) -> Classification {
         let spec = self.spec;
+        let index = self.index();
         let mut out = Classification {
             class: event.class,
             tier: spec.default_tier,
@@ -147,6 +305,31 @@ impl<'s> Classifier<'s> {
             }
             _ => None,
         };
+        match index {
+            Some(index) => index.tools_accept(spec, tool, |accepts| {
+                self.match_rules(&mut out, phase, hits.as_deref(), event, Some(index), &|i| {
+                    accepts.get(i).copied().unwrap_or(false)
+                })
+            }),
+            None => self.match_rules(&mut out, phase, hits.as_deref(), event, None, &|i| {
+                rule_accepts_tool(&spec.rules[i], tool)
+            }),
+        }
+        out
+    }
+
+    /// The rule loop of [`classify`](Self::classify): `accepts(i)` says whether rule `i`'s
+    /// tools accept the event's tool.
+    fn match_rules(
+        &self,
+        out: &mut Classification,
+        phase: Phase,
+        hits: Option<&[u8]>,
+        event: &Event,
+        index: Option<&Index<'s>>,
+        accepts: &dyn Fn(usize) -> bool,
+    ) {
+        let spec = self.spec;
         let cwd = event.cwd.as_deref().unwrap_or("");
         let mut best: Option<(TierId, RuleId)> = None;
         let mut kind_set = false;
@@ -154,21 +337,23 @@ impl<'s> Classifier<'s> {
             if !rule.phases.is_empty() && !rule.phases.contains(&phase) {
                 continue;
             }
-            if !rule.tools.is_empty() && !rule.tools.iter().any(|g| glob::text(&g.text, tool)) {
+            if !accepts(i) {
                 continue;
             }
             if !rule.classes.is_empty() && !out.class.is_some_and(|c| rule.classes.contains(&c)) {
                 continue;
             }
             if !rule.paths.is_empty()
-                && !out
-                    .paths
-                    .iter()
-                    .any(|p| rule.paths.iter().any(|g| path_matches(&g.text, p, cwd)))
+                && !any_path_matches(
+                    &rule.paths,
+                    index.and_then(|x| x.paths.get(i)).map(Vec::as_slice),
+                    &out.paths,
+                    cwd,
+                )
             {
                 continue;
             }
-            let hit = hits.as_ref().and_then(|h| h.get(i)).copied().unwrap_or(0);
+            let hit = hits.and_then(|h| h.get(i)).copied().unwrap_or(0);
             if !rule.commands.is_empty() && hit & HIT_COMMAND == 0 {
                 continue;
             }
@@ -177,11 +362,12 @@ impl<'s> Classifier<'s> {
             }
             if !rule.except_paths.is_empty()
                 && !out.paths.is_empty()
-                && out.paths.iter().all(|p| {
-                    rule.except_paths
-                        .iter()
-                        .any(|g| path_matches(&g.text, p, cwd))
-                })
+                && all_paths_match(
+                    &rule.except_paths,
+                    index.and_then(|x| x.except_paths.get(i)).map(Vec::as_slice),
+                    &out.paths,
+                    cwd,
+                )
             {
                 continue;
             }
@@ -202,7 +388,6 @@ impl<'s> Classifier<'s> {
             out.rule = Some(id);
             out.reason = spec.rules[id as usize].reason.clone();
         }
-        out
     }
 }
 
@@ -264,6 +449,40 @@ pub fn target_key(target: &str) -> String {
     let mut hex = gate_spec::hash::sha256_hex(target.as_bytes());
     hex.truncate(24);
     hex
+}
+
+/// The digests of one event's target and path scopes ([`target_key`]), each computed once and
+/// shared by [`observe_with`] and [`update_with`] (a digest is the costliest part of both).
+#[derive(Clone, Debug, Default)]
+pub struct EventKeys {
+    target: Option<String>,
+    /// (path index, depth, digest of the scope; `None` for an empty scope).
+    scopes: Vec<(usize, usize, Option<String>)>,
+}
+
+impl EventKeys {
+    /// The digest of `target` (the event's target; the same text on every call).
+    fn target(&mut self, target: &str) -> &str {
+        self.target.get_or_insert_with(|| target_key(target))
+    }
+
+    /// The digest of the scope of `class.paths[i]` at `depth`, or `None` when it is empty.
+    fn scope(&mut self, i: usize, path: &str, cwd: &str, depth: usize) -> Option<&str> {
+        let at = match self
+            .scopes
+            .iter()
+            .position(|(pi, d, _)| *pi == i && *d == depth)
+        {
+            Some(at) => at,
+            None => {
+                let s = scope_of(path, cwd, depth);
+                let key = (!s.is_empty()).then(|| target_key(&s));
+                self.scopes.push((i, depth, key));
+                self.scopes.len() - 1
+            }
+        };
+        self.scopes[at].2.as_deref()
+    }
 }
 
 /// Everything the observer remembers for one scope.
@@ -378,6 +597,25 @@ pub fn observe(
     baselines: &Baselines,
     now_ms: i64,
 ) -> Observation {
+    let mut keys = EventKeys::default();
+    observe_with(
+        spec, state, event, class, enabled, baselines, now_ms, &mut keys,
+    )
+}
+
+/// [`observe`] with the event's digests kept in `keys` (pass the same `keys` to
+/// [`update_with`] for this event).
+#[allow(clippy::too_many_arguments)]
+pub fn observe_with(
+    spec: &Spec,
+    state: &ObserverState,
+    event: &Event,
+    class: &Classification,
+    enabled: &[bool],
+    baselines: &Baselines,
+    now_ms: i64,
+    keys: &mut EventKeys,
+) -> Observation {
     let phase = event.phase.unwrap_or(Phase::Other);
     let cwd = event.cwd.as_deref().unwrap_or("");
     let seg = &state.segment;
@@ -398,22 +636,27 @@ pub fn observe(
             Family::TierAtLeast { tier } => phase == Phase::PreTool && class.tier >= *tier,
             Family::FailureStreak { count } => failed && state.failures + 1 >= u32::from(*count),
             Family::RepeatedTarget { count } => {
-                phase == Phase::PreTool
-                    && !target.is_empty()
-                    && seg
-                        .targets
-                        .iter()
-                        .find(|(t, _)| *t == target_key(target))
-                        .map_or(0, |(_, n)| *n)
-                        + 1
-                        >= u32::from(*count)
+                phase == Phase::PreTool && !target.is_empty() && {
+                    // No digest is needed while nothing was remembered.
+                    let seen = if seg.targets.is_empty() {
+                        0
+                    } else {
+                        let key = keys.target(target);
+                        seg.targets
+                            .iter()
+                            .find(|(t, _)| t == key)
+                            .map_or(0, |(_, n)| *n)
+                    };
+                    seen + 1 >= u32::from(*count)
+                }
             }
             Family::ScopeChange { depth } => {
                 phase == Phase::PreTool
                     && !seg.scopes.is_empty()
-                    && class.paths.iter().any(|p| {
-                        let s = scope_of(p, cwd, *depth as usize);
-                        !s.is_empty() && seg.scopes.binary_search(&target_key(&s)).is_err()
+                    && class.paths.iter().enumerate().any(|(i, p)| {
+                        keys.scope(i, p, cwd, *depth as usize).is_some_and(|k| {
+                            seg.scopes.binary_search_by(|s| s.as_str().cmp(k)).is_err()
+                        })
                     })
             }
             Family::Lifecycle { events } => events.contains(&phase),
@@ -497,6 +740,18 @@ pub fn update(
     class: &Classification,
     now_ms: i64,
 ) {
+    update_with(spec, state, event, class, now_ms, &mut EventKeys::default());
+}
+
+/// [`update`] with the event's digests taken from `keys` (filled by [`observe_with`]).
+pub fn update_with(
+    spec: &Spec,
+    state: &mut ObserverState,
+    event: &Event,
+    class: &Classification,
+    now_ms: i64,
+    keys: &mut EventKeys,
+) {
     let phase = event.phase.unwrap_or(Phase::Other);
     state.events += 1;
     if state.segment.opened_ms.is_none() {
@@ -523,29 +778,27 @@ pub fn update(
                 })
                 .max()
                 .unwrap_or(1);
-            for p in &class.paths {
-                let s = scope_of(p, cwd, depth);
-                if s.is_empty() {
-                    continue;
-                }
+            for (i, p) in class.paths.iter().enumerate() {
                 // Kept as a digest, like targets: a path operand may be a URL with a password.
-                let s = target_key(&s);
-                if let Err(at) = seg.scopes.binary_search(&s) {
+                let Some(s) = keys.scope(i, p, cwd, depth) else {
+                    continue;
+                };
+                if let Err(at) = seg.scopes.binary_search_by(|x| x.as_str().cmp(s)) {
                     if seg.scopes.len() < MAX_SCOPES {
-                        seg.scopes.insert(at, s);
+                        seg.scopes.insert(at, s.to_string());
                     }
                 }
             }
             if let Some(target) = event.target.as_deref().filter(|t| !t.is_empty()) {
-                let key = target_key(target);
-                if let Some(pos) = seg.targets.iter().position(|(t, _)| *t == key) {
+                let key = keys.target(target);
+                if let Some(pos) = seg.targets.iter().position(|(t, _)| t == key) {
                     let (t, n) = seg.targets.remove(pos);
                     seg.targets.push((t, n.saturating_add(1)));
                 } else {
                     if seg.targets.len() >= MAX_TARGETS {
                         seg.targets.remove(0);
                     }
-                    seg.targets.push((key, 1));
+                    seg.targets.push((key.to_string(), 1));
                 }
             }
             state.recent_ms.push(now_ms);
