@@ -208,7 +208,7 @@ impl<'s> Engine<'s> {
 
         let class = self.classifier.classify(event);
         // Templates describe the window the event happened in, before any re-arm resets it.
-        let window_before = state.observer.segment.clone();
+        let window_before = WindowBefore::of(&state.observer.segment);
         let mut keys = observer::EventKeys::default();
         let obs = observer::observe_with(
             spec,
@@ -524,13 +524,31 @@ fn verdict_text(v: &Verdict) -> &str {
     }
 }
 
+/// What templates show of the window an event happened in (read before the event is folded
+/// in; the segment itself is not copied: its remembered targets and scopes are not shown).
+struct WindowBefore {
+    dominant: Option<gate_spec::ir::KindId>,
+    actions: u32,
+    opened_ms: Option<i64>,
+}
+
+impl WindowBefore {
+    fn of(seg: &observer::Segment) -> WindowBefore {
+        WindowBefore {
+            dominant: seg.dominant_kind(),
+            actions: seg.actions,
+            opened_ms: seg.opened_ms,
+        }
+    }
+}
+
 /// Template variables for one event.
 struct Vars<'a> {
     spec: &'a Spec,
     event: &'a Event,
     class: &'a Classification,
     /// The window as it was when the event arrived.
-    segment: &'a observer::Segment,
+    segment: &'a WindowBefore,
     from: u8,
     to: u8,
     signals: &'a [String],
@@ -568,7 +586,7 @@ impl Vars<'_> {
             TemplateVar::Checkpoint => self.checkpoint.unwrap_or("none").to_string(),
             TemplateVar::Tier => spec.tier_name(self.class.tier).to_string(),
             TemplateVar::Kind => spec.kinds[self.class.kind as usize].name.clone(),
-            TemplateVar::WindowKind => seg.dominant_kind().map_or_else(
+            TemplateVar::WindowKind => seg.dominant.map_or_else(
                 || "none".to_string(),
                 |k| spec.kinds[k as usize].name.clone(),
             ),
