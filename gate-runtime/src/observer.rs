@@ -251,12 +251,27 @@ impl<'s> Classifier<'s> {
                 *slot |= bit;
             }
         };
-        let mut programs: Vec<&str> = parsed.commands.iter().map(|c| c.program.as_str()).collect();
-        programs.sort_unstable();
-        programs.dedup();
-        for program in programs {
-            for &at in table.for_program(program) {
-                try_pattern(at);
+        // Each program once (a pattern tried twice gives the same answer; this saves the work).
+        // Short lines, the common case, need no allocation for it.
+        let commands = &parsed.commands;
+        if commands.len() <= 8 {
+            for (k, c) in commands.iter().enumerate() {
+                let program = c.program.as_str();
+                if commands[..k].iter().any(|d| d.program == program) {
+                    continue;
+                }
+                for &at in table.for_program(program) {
+                    try_pattern(at);
+                }
+            }
+        } else {
+            let mut programs: Vec<&str> = commands.iter().map(|c| c.program.as_str()).collect();
+            programs.sort_unstable();
+            programs.dedup();
+            for program in programs {
+                for &at in table.for_program(program) {
+                    try_pattern(at);
+                }
             }
         }
         let raw_needs = self.index.get().map(|index| &index.raw);
@@ -442,6 +457,17 @@ impl Segment {
         }
         best.map(|(_, k)| k)
     }
+}
+
+/// `a == b` for two digests of [`target_key`], comparing their first eight bytes inline first
+/// (digests that differ almost always differ there).
+fn same_key(a: &str, b: &str) -> bool {
+    let head = |s: &str| {
+        s.as_bytes()
+            .get(..8)
+            .map(|h| u64::from_ne_bytes(h.try_into().unwrap_or_default()))
+    };
+    head(a) == head(b) && a == b
 }
 
 /// The digest a target is remembered by: fixed size, and no secret it carries is stored.
@@ -644,7 +670,7 @@ pub fn observe_with(
                         let key = keys.target(target);
                         seg.targets
                             .iter()
-                            .find(|(t, _)| t == key)
+                            .find(|(t, _)| same_key(t, key))
                             .map_or(0, |(_, n)| *n)
                     };
                     seen + 1 >= u32::from(*count)
@@ -791,7 +817,7 @@ pub fn update_with(
             }
             if let Some(target) = event.target.as_deref().filter(|t| !t.is_empty()) {
                 let key = keys.target(target);
-                if let Some(pos) = seg.targets.iter().position(|(t, _)| t == key) {
+                if let Some(pos) = seg.targets.iter().position(|(t, _)| same_key(t, key)) {
                     let (t, n) = seg.targets.remove(pos);
                     seg.targets.push((t, n.saturating_add(1)));
                 } else {
