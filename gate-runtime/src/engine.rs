@@ -27,7 +27,7 @@ use gate_spec::ir::{
     Trigger,
 };
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// Everything persisted per scope.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -243,13 +243,25 @@ impl<'s> Engine<'s> {
         for s in &rising {
             notes.push(Note {
                 kind: "signal",
-                detail: json!({"signal": spec.signals[*s as usize].name, "edge": "on"}),
+                detail: object([
+                    (
+                        "signal",
+                        Value::from(spec.signals[*s as usize].name.as_str()),
+                    ),
+                    ("edge", Value::from("on")),
+                ]),
             });
         }
         for s in &falling {
             notes.push(Note {
                 kind: "signal",
-                detail: json!({"signal": spec.signals[*s as usize].name, "edge": "off"}),
+                detail: object([
+                    (
+                        "signal",
+                        Value::from(spec.signals[*s as usize].name.as_str()),
+                    ),
+                    ("edge", Value::from("off")),
+                ]),
             });
         }
         for (i, hit) in obs.checkpoints.iter().enumerate() {
@@ -293,12 +305,12 @@ impl<'s> Engine<'s> {
             }
             notes.push(Note {
                 kind: "transition",
-                detail: json!({
-                    "index": t,
-                    "from": spec.state_name(tr.from),
-                    "trigger": spec.trigger_text(tr.trigger),
-                    "to": spec.state_name(tr.to),
-                }),
+                detail: object([
+                    ("index", Value::from(t)),
+                    ("from", Value::from(spec.state_name(tr.from))),
+                    ("trigger", Value::from(spec.trigger_text(tr.trigger))),
+                    ("to", Value::from(spec.state_name(tr.to))),
+                ]),
             });
             for e in &tr.effects {
                 match e {
@@ -498,6 +510,16 @@ impl<'s> Engine<'s> {
     }
 }
 
+/// A JSON object of `fields`, in order: what `json!` builds, with the map sized up front and
+/// values moved in rather than serialised from references.
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    let mut map = serde_json::Map::with_capacity(N);
+    for (k, v) in fields {
+        map.insert(k.to_string(), v);
+    }
+    Value::Object(map)
+}
+
 fn close_only(closed_effect: bool, armed: bool) -> bool {
     closed_effect && !armed
 }
@@ -632,5 +654,25 @@ impl Vars<'_> {
                 None => "gate approve <id>".to_string(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_is_what_json_builds() {
+        let (t, from, trigger, to) = (7u16, "idle", "signal:drift".to_string(), "armed");
+        let built = object([
+            ("index", Value::from(t)),
+            ("from", Value::from(from)),
+            ("trigger", Value::from(trigger.clone())),
+            ("to", Value::from(to)),
+        ]);
+        let want = json!({"index": t, "from": from, "trigger": trigger, "to": to});
+        assert_eq!(built, want);
+        assert_eq!(built.to_string(), want.to_string());
+        assert_eq!(object([]), json!({}));
     }
 }
