@@ -90,19 +90,26 @@ impl<'a> PathNeed<'a> {
     /// literal bytes with no wildcard in it matches a contiguous, equal run of the path, and
     /// a run that ends the pattern ends the path. The one literal the matcher can skip is the
     /// `/` right after a `**` (`**/a` matches `a`), so runs are taken without their leading
-    /// and trailing `/`. Patterns with a leading `!` (negation), braces or escapes are left
-    /// `Unknown`, and only the part after the last character class is looked at.
+    /// and trailing `/`. Patterns with a leading `!` (negation) or escapes are left `Unknown`,
+    /// and only the part after the last character class is looked at. With braces, only the
+    /// part before the first brace or comma counts (the matcher reaches the first `{` only
+    /// through it, and skips pattern text only once inside braces), and no suffix is known.
     pub fn of(pattern: &'a str) -> PathNeed<'a> {
         let b = pattern.as_bytes();
-        if b.first() == Some(&b'!') || b.iter().any(|c| matches!(*c, b'{' | b'}' | b'\\')) {
+        if b.first() == Some(&b'!') || b.contains(&b'\\') {
             return PathNeed::Unknown;
         }
-        let tail_from = b
+        let (head, braced) = match b.iter().position(|c| matches!(*c, b'{' | b'}' | b',')) {
+            Some(at) => (&pattern[..at], true),
+            None => (pattern, false),
+        };
+        let tail_from = head
+            .as_bytes()
             .iter()
             .rposition(|c| matches!(*c, b'[' | b']'))
             .map_or(0, |i| i + 1);
-        let tail = &pattern[tail_from..];
-        let ends_literal = !tail.ends_with(['*', '?']);
+        let tail = &head[tail_from..];
+        let ends_literal = !braced && !tail.ends_with(['*', '?']);
         let mut runs = tail.split(['*', '?']);
         if ends_literal {
             if let Some(last) = runs.next_back() {

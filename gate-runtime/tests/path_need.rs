@@ -90,7 +90,13 @@ fn shipped_globs_have_needs() {
     );
     assert_eq!(PathNeed::of("**/.git/**"), PathNeed::Contains(".git"));
     assert_eq!(PathNeed::of("**/*.tf"), PathNeed::Suffix(".tf"));
-    assert_eq!(PathNeed::of("*.{yml,yaml}"), PathNeed::Unknown);
+    assert_eq!(PathNeed::of("*.{yml,yaml}"), PathNeed::Contains("."));
+    assert_eq!(
+        PathNeed::of("**/.ssh/id_{rsa,ed25519}"),
+        PathNeed::Contains(".ssh/id_")
+    );
+    assert_eq!(PathNeed::of("{a,b}/x"), PathNeed::Unknown);
+    assert_eq!(PathNeed::of("a\\*b"), PathNeed::Unknown);
     assert_eq!(PathNeed::of("!**/x"), PathNeed::Unknown);
     assert_eq!(PathNeed::of("**"), PathNeed::Unknown);
 }
