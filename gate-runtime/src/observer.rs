@@ -61,7 +61,7 @@ pub struct Classification {
 pub struct Classifier<'s> {
     spec: &'s Spec,
     table: Cow<'s, CommandTable>,
-    index: OnceCell<Index<'s>>,
+    index: OnceCell<Index>,
     /// A classification happened (the next one builds the index).
     used: Cell<bool>,
 }
@@ -87,13 +87,54 @@ impl ByteSet {
     }
 }
 
+/// A [`glob::PathNeed`] kept as a range of its glob's text, so that an [`Index`] borrows
+/// nothing from the spec (a borrow in a cell would make the classifier invariant over the
+/// spec's lifetime).
+#[derive(Clone, Copy, Debug)]
+enum NeedAt {
+    Suffix(usize, usize),
+    Contains(usize, usize),
+    Unknown,
+}
+
+impl NeedAt {
+    fn of(glob_text: &str) -> NeedAt {
+        let at = |s: &str| (s.as_ptr() as usize - glob_text.as_ptr() as usize, s.len());
+        match glob::PathNeed::of(glob_text) {
+            glob::PathNeed::Suffix(s) => {
+                let (start, len) = at(s);
+                NeedAt::Suffix(start, len)
+            }
+            glob::PathNeed::Contains(s) => {
+                let (start, len) = at(s);
+                NeedAt::Contains(start, len)
+            }
+            glob::PathNeed::Unknown => NeedAt::Unknown,
+        }
+    }
+
+    /// The need, read from the glob text it was derived from.
+    fn get(self, glob_text: &str) -> glob::PathNeed<'_> {
+        let text = |start: usize, len: usize| glob_text.get(start..start + len);
+        match self {
+            NeedAt::Suffix(start, len) => {
+                text(start, len).map_or(glob::PathNeed::Unknown, glob::PathNeed::Suffix)
+            }
+            NeedAt::Contains(start, len) => {
+                text(start, len).map_or(glob::PathNeed::Unknown, glob::PathNeed::Contains)
+            }
+            NeedAt::Unknown => glob::PathNeed::Unknown,
+        }
+    }
+}
+
 /// What a [`Classifier`] derives from its spec for repeated use.
 #[derive(Debug)]
-struct Index<'s> {
+struct Index {
     /// Per rule, the need of each of its `paths` globs.
-    paths: Vec<Vec<glob::PathNeed<'s>>>,
+    paths: Vec<Vec<NeedAt>>,
     /// Per rule, the need of each of its `except_paths` globs.
-    except_paths: Vec<Vec<glob::PathNeed<'s>>>,
+    except_paths: Vec<Vec<NeedAt>>,
     /// Per entry of the table's `always` list: for a `raw:` pattern, the bytes its literal
     /// characters need (a text glob matches only a line holding every one of them).
     raw: Vec<Option<ByteSet>>,
@@ -101,12 +142,12 @@ struct Index<'s> {
     tools: RefCell<Vec<(String, Vec<bool>)>>,
 }
 
-impl<'s> Index<'s> {
-    fn build(spec: &'s Spec, table: &CommandTable) -> Index<'s> {
-        let needs = |globs: &'s [gate_spec::ir::Pattern]| {
+impl Index {
+    fn build(spec: &Spec, table: &CommandTable) -> Index {
+        let needs = |globs: &[gate_spec::ir::Pattern]| {
             globs
                 .iter()
-                .map(|g| glob::PathNeed::of(&g.text))
+                .map(|g| NeedAt::of(&g.text))
                 .collect::<Vec<_>>()
         };
         Index {
@@ -154,14 +195,14 @@ fn rule_accepts_tool(rule: &gate_spec::ir::Rule, tool: &str) -> bool {
 /// an index holds them.
 fn any_path_matches(
     globs: &[gate_spec::ir::Pattern],
-    needs: Option<&[glob::PathNeed<'_>]>,
+    needs: Option<&[NeedAt]>,
     paths: &[String],
     cwd: &str,
 ) -> bool {
     globs.iter().enumerate().any(|(j, g)| {
         let need = needs
-            .and_then(|n| n.get(j).copied())
-            .unwrap_or_else(|| glob::PathNeed::of(&g.text));
+            .and_then(|n| n.get(j))
+            .map_or_else(|| glob::PathNeed::of(&g.text), |n| n.get(&g.text));
         paths
             .iter()
             .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
@@ -171,15 +212,15 @@ fn any_path_matches(
 /// Every path is matched by some glob of `globs`.
 fn all_paths_match(
     globs: &[gate_spec::ir::Pattern],
-    needs: Option<&[glob::PathNeed<'_>]>,
+    needs: Option<&[NeedAt]>,
     paths: &[String],
     cwd: &str,
 ) -> bool {
     paths.iter().all(|p| {
         globs.iter().enumerate().any(|(j, g)| {
             let need = needs
-                .and_then(|n| n.get(j).copied())
-                .unwrap_or_else(|| glob::PathNeed::of(&g.text));
+                .and_then(|n| n.get(j))
+                .map_or_else(|| glob::PathNeed::of(&g.text), |n| n.get(&g.text));
             need.admits(p) && path_matches_plain(&g.text, p, cwd)
         })
     })
@@ -213,7 +254,7 @@ impl<'s> Classifier<'s> {
     }
 
     /// The index, once this classifier has classified before (see [`Classifier`]).
-    fn index(&self) -> Option<&Index<'s>> {
+    fn index(&self) -> Option<&Index> {
         if let Some(index) = self.index.get() {
             return Some(index);
         }
@@ -341,7 +382,7 @@ impl<'s> Classifier<'s> {
         phase: Phase,
         hits: Option<&[u8]>,
         event: &Event,
-        index: Option<&Index<'s>>,
+        index: Option<&Index>,
         accepts: &dyn Fn(usize) -> bool,
     ) {
         let spec = self.spec;
