@@ -138,8 +138,8 @@ struct Index {
     /// Per entry of the table's `always` list: for a `raw:` pattern, the bytes its literal
     /// characters need (a text glob matches only a line holding every one of them).
     raw: Vec<Option<ByteSet>>,
-    /// Tool names seen, each with whether every rule's `tools` accept it.
-    tools: RefCell<Vec<(String, Vec<bool>)>>,
+    /// Tool names seen, each with the rules admitting it per (phase, class) seen.
+    tools: RefCell<Vec<ToolRules>>,
 }
 
 impl Index {
@@ -167,23 +167,74 @@ impl Index {
         }
     }
 
-    /// Whether each rule's `tools` accept `tool` (remembered for the first names seen).
-    fn tools_accept<R>(&self, spec: &Spec, tool: &str, then: impl FnOnce(&[bool]) -> R) -> R {
-        let mut names = self.tools.borrow_mut();
-        if let Some((_, accepts)) = names.iter().find(|(name, _)| name == tool) {
-            return then(accepts);
-        }
-        let accepts: Vec<bool> = spec
-            .rules
-            .iter()
-            .map(|r| rule_accepts_tool(r, tool))
-            .collect();
-        let r = then(&accepts);
-        if names.len() < MAX_TOOL_NAMES {
-            names.push((tool.to_string(), accepts));
-        }
-        r
+    /// The rules whose phases, tools and classes admit an event of this phase, tool and
+    /// class, in declaration order (remembered per tool name and (phase, class) seen).
+    fn candidates<R>(
+        &self,
+        spec: &Spec,
+        tool: &str,
+        case: (Phase, Option<ActionClass>),
+        then: impl FnOnce(&[RuleId]) -> R,
+    ) -> R {
+        let mut tools = self.tools.borrow_mut();
+        let at = match tools.iter().position(|t| t.name == tool) {
+            Some(at) => Some(at),
+            None if tools.len() < MAX_TOOL_NAMES => {
+                tools.push(ToolRules {
+                    name: tool.to_string(),
+                    cases: Vec::new(),
+                });
+                Some(tools.len() - 1)
+            }
+            None => None,
+        };
+        let Some(entry) = at.and_then(|at| tools.get_mut(at)) else {
+            return then(&admitting_rules(spec, tool, case));
+        };
+        let at = match entry.cases.iter().position(|(c, _)| *c == case) {
+            Some(at) => at,
+            None => {
+                entry.cases.push((case, admitting_rules(spec, tool, case)));
+                entry.cases.len() - 1
+            }
+        };
+        then(&entry.cases[at].1)
     }
+}
+
+/// The rules of [`Index::candidates`] for one tool name.
+#[derive(Debug)]
+struct ToolRules {
+    name: String,
+    /// Per (phase, class): the admitting rules. Bounded by the number of phases × classes.
+    cases: Vec<((Phase, Option<ActionClass>), Vec<RuleId>)>,
+}
+
+/// The rules whose phases, tools and classes admit an event of this tool, phase and class.
+fn admitting_rules(
+    spec: &Spec,
+    tool: &str,
+    (phase, class): (Phase, Option<ActionClass>),
+) -> Vec<RuleId> {
+    spec.rules
+        .iter()
+        .enumerate()
+        .filter(|(_, rule)| rule_admits(rule, tool, phase, class))
+        .map(|(i, _)| i as RuleId)
+        .collect()
+}
+
+/// The rule's phases, tools and classes admit the event (the checks before paths and
+/// commands).
+fn rule_admits(
+    rule: &gate_spec::ir::Rule,
+    tool: &str,
+    phase: Phase,
+    class: Option<ActionClass>,
+) -> bool {
+    (rule.phases.is_empty() || rule.phases.contains(&phase))
+        && rule_accepts_tool(rule, tool)
+        && (rule.classes.is_empty() || class.is_some_and(|c| rule.classes.contains(&c)))
 }
 
 /// A rule with no `tools` accepts every tool; else one of its globs must match the name.
@@ -361,44 +412,47 @@ impl<'s> Classifier<'s> {
             }
             _ => None,
         };
+        let class = out.class;
         match index {
-            Some(index) => index.tools_accept(spec, tool, |accepts| {
-                self.match_rules(&mut out, phase, hits.as_deref(), event, Some(index), &|i| {
-                    accepts.get(i).copied().unwrap_or(false)
-                })
+            Some(index) => index.candidates(spec, tool, (phase, class), |rules| {
+                self.match_rules(
+                    &mut out,
+                    hits.as_deref(),
+                    event,
+                    Some(index),
+                    &mut rules.iter().map(|&i| usize::from(i)),
+                )
             }),
-            None => self.match_rules(&mut out, phase, hits.as_deref(), event, None, &|i| {
-                rule_accepts_tool(&spec.rules[i], tool)
-            }),
+            None => self.match_rules(
+                &mut out,
+                hits.as_deref(),
+                event,
+                None,
+                &mut (0..spec.rules.len())
+                    .filter(|&i| rule_admits(&spec.rules[i], tool, phase, class)),
+            ),
         }
         out
     }
 
-    /// The rule loop of [`classify`](Self::classify): `accepts(i)` says whether rule `i`'s
-    /// tools accept the event's tool.
+    /// The rule loop of [`classify`](Self::classify) over `rules`: the indices, in order, of
+    /// the rules whose phases, tools and classes admit the event.
     fn match_rules(
         &self,
         out: &mut Classification,
-        phase: Phase,
         hits: Option<&[u8]>,
         event: &Event,
         index: Option<&Index>,
-        accepts: &dyn Fn(usize) -> bool,
+        rules: &mut dyn Iterator<Item = usize>,
     ) {
         let spec = self.spec;
         let cwd = event.cwd.as_deref().unwrap_or("");
         let mut best: Option<(TierId, RuleId)> = None;
         let mut kind_set = false;
-        for (i, rule) in spec.rules.iter().enumerate() {
-            if !rule.phases.is_empty() && !rule.phases.contains(&phase) {
+        for i in rules {
+            let Some(rule) = spec.rules.get(i) else {
                 continue;
-            }
-            if !accepts(i) {
-                continue;
-            }
-            if !rule.classes.is_empty() && !out.class.is_some_and(|c| rule.classes.contains(&c)) {
-                continue;
-            }
+            };
             if !rule.paths.is_empty()
                 && !any_path_matches(
                     &rule.paths,
