@@ -219,6 +219,7 @@ impl<'s> Engine<'s> {
             cx.baselines,
             now,
             &mut keys,
+            Some(&self.classifier),
         );
         let tool_event = phase.is_tool();
         let input = Input {

@@ -138,6 +138,9 @@ struct Index {
     /// Per entry of the table's `always` list: for a `raw:` pattern, the bytes its literal
     /// characters need (a text glob matches only a line holding every one of them).
     raw: Vec<Option<ByteSet>>,
+    /// Per checkpoint, per target glob (matched as a text glob against the target and as a
+    /// path glob against the paths): its path need and the bytes its literals need.
+    checkpoints: Vec<Vec<(NeedAt, ByteSet)>>,
     /// Tool names seen, each with the rules admitting it per (phase, class) seen.
     tools: RefCell<Vec<ToolRules>>,
 }
@@ -161,6 +164,19 @@ impl Index {
                         Some(ByteSet::of(g.bytes().filter(|b| !matches!(b, b'*' | b'?'))))
                     }
                     _ => None,
+                })
+                .collect(),
+            checkpoints: spec
+                .checkpoints
+                .iter()
+                .map(|c| {
+                    c.targets
+                        .iter()
+                        .map(|g| {
+                            let bytes = g.text.bytes().filter(|b| !matches!(b, b'*' | b'?'));
+                            (NeedAt::of(&g.text), ByteSet::of(bytes))
+                        })
+                        .collect()
                 })
                 .collect(),
             tools: RefCell::new(Vec::new()),
@@ -720,12 +736,13 @@ pub fn observe(
 ) -> Observation {
     let mut keys = EventKeys::default();
     observe_with(
-        spec, state, event, class, enabled, baselines, now_ms, &mut keys,
+        spec, state, event, class, enabled, baselines, now_ms, &mut keys, None,
     )
 }
 
 /// [`observe`] with the event's digests kept in `keys` (pass the same `keys` to
-/// [`update_with`] for this event).
+/// [`update_with`] for this event), and what `classifier` (of this spec) derived from the
+/// checkpoints' target globs once it was used for several events.
 #[allow(clippy::too_many_arguments)]
 pub fn observe_with(
     spec: &Spec,
@@ -736,6 +753,7 @@ pub fn observe_with(
     baselines: &Baselines,
     now_ms: i64,
     keys: &mut EventKeys,
+    classifier: Option<&Classifier<'_>>,
 ) -> Observation {
     let phase = event.phase.unwrap_or(Phase::Other);
     let cwd = event.cwd.as_deref().unwrap_or("");
@@ -804,10 +822,16 @@ pub fn observe_with(
             Family::Denied => phase == Phase::PreTool && state.last_blocked,
         })
         .collect();
+    // What a used classifier knows of the checkpoints' targets (see `Index::checkpoints`).
+    let needs = classifier
+        .and_then(|c| c.index.get())
+        .map(|index| &index.checkpoints);
+    let target_bytes = OnceCell::new();
     let checkpoints = spec
         .checkpoints
         .iter()
-        .map(|c| {
+        .enumerate()
+        .map(|(ci, c)| {
             let by_tool = !c.tools.is_empty()
                 && matches!(phase, Phase::PostTool | Phase::PostToolFailure)
                 && event
@@ -820,9 +844,20 @@ pub fn observe_with(
                     StatusFilter::Failure => failed,
                 }
                 && (c.targets.is_empty()
-                    || c.targets.iter().any(|g| {
-                        glob::text(&g.text, target)
-                            || class.paths.iter().any(|p| path_matches(&g.text, p, cwd))
+                    || c.targets.iter().enumerate().any(|(j, g)| {
+                        let known = needs.and_then(|n| n.get(ci)).and_then(|n| n.get(j));
+                        let text_possible = known.is_none_or(|(_, bytes)| {
+                            bytes.within(target_bytes.get_or_init(|| ByteSet::of(target.bytes())))
+                        });
+                        let need = known.map_or_else(
+                            || glob::PathNeed::of(&g.text),
+                            |(need, _)| need.get(&g.text),
+                        );
+                        (text_possible && glob::text(&g.text, target))
+                            || class
+                                .paths
+                                .iter()
+                                .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
                     }));
             let text = event.prompt.as_deref().unwrap_or(target);
             let by_event = c.events.contains(&phase)

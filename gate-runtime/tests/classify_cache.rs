@@ -3,10 +3,13 @@
 //! classifier used for many events classifies every event exactly as a fresh classifier
 //! (which has no index and evaluates every rule plainly) does — on the labelled command
 //! corpus, on file-tool events whose paths are built from the specs' own path globs, and on
-//! generated events.
+//! generated events. The checkpoints' evidence computed with a used classifier's index equals
+//! the plain computation too.
 
 use gate_runtime::event::{Event, Runtime};
-use gate_runtime::observer::{Classification, Classifier};
+use gate_runtime::observer::{
+    observe, observe_with, Baselines, Classification, Classifier, EventKeys, ObserverState,
+};
 use gate_spec::ir::{ActionClass, Phase};
 use proptest::prelude::*;
 
@@ -133,6 +136,69 @@ fn a_used_classifier_answers_as_a_fresh_one() {
         }
         assert!(tiered > 0, "spec `{}`: no rule ever matched", compiled.name);
     }
+}
+
+/// Targets and paths built from the literals of every shipped checkpoint target glob.
+fn checkpoint_targets() -> Vec<String> {
+    let mut out = Vec::new();
+    for compiled in specs() {
+        for c in &compiled.ir().checkpoints {
+            for g in &c.targets {
+                let lit: String = g
+                    .text
+                    .split(['*', '?', '{', '}', ',', '[', ']'])
+                    .filter(|p| !p.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("x");
+                out.push(lit.clone());
+                out.push(format!("docs/{lit}"));
+                out.push(format!("{lit} --all"));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn checkpoint_evidence_with_the_index_equals_the_plain_one() {
+    let mut hits = 0;
+    for compiled in specs() {
+        let spec = compiled.ir();
+        let used = Classifier::with_table(spec, compiled.machine.commands());
+        used.classify(&bash("true"));
+        used.classify(&bash("true"));
+        let state = ObserverState::default();
+        let enabled = vec![true; spec.signals.len()];
+        let baselines: Baselines = vec![None; spec.kinds.len()];
+        for target in checkpoint_targets() {
+            for tool in ["Bash", "Read", "TodoWrite", "mcp__x__think"] {
+                for phase in [Phase::PostTool, Phase::PostToolFailure, Phase::Prompt] {
+                    let mut e = file_event(tool, &target, phase, None);
+                    if tool == "Bash" {
+                        e.paths.clear();
+                    }
+                    let class = used.classify(&e);
+                    let want = observe(spec, &state, &e, &class, &enabled, &baselines, 0);
+                    hits += want.checkpoints.iter().filter(|c| **c).count();
+                    let got = observe_with(
+                        spec,
+                        &state,
+                        &e,
+                        &class,
+                        &enabled,
+                        &baselines,
+                        0,
+                        &mut EventKeys::default(),
+                        Some(&used),
+                    );
+                    assert_eq!(got, want, "spec `{}`, event {e:?}", compiled.name);
+                }
+            }
+        }
+    }
+    assert!(hits > 0, "no checkpoint evidence at all");
 }
 
 proptest! {
