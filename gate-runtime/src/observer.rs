@@ -189,7 +189,7 @@ impl Index {
         &self,
         spec: &Spec,
         tool: &str,
-        case: (Phase, Option<ActionClass>),
+        case: Case,
         then: impl FnOnce(&[RuleId]) -> R,
     ) -> R {
         let mut tools = self.tools.borrow_mut();
@@ -218,12 +218,15 @@ impl Index {
     }
 }
 
+/// The phase and class of an event, as far as rule admission goes.
+type Case = (Phase, Option<ActionClass>);
+
 /// The rules of [`Index::candidates`] for one tool name.
 #[derive(Debug)]
 struct ToolRules {
     name: String,
     /// Per (phase, class): the admitting rules. Bounded by the number of phases × classes.
-    cases: Vec<((Phase, Option<ActionClass>), Vec<RuleId>)>,
+    cases: Vec<(Case, Vec<RuleId>)>,
 }
 
 /// The rules whose phases, tools and classes admit an event of this tool, phase and class.
