@@ -82,6 +82,10 @@ impl ByteSet {
         set
     }
 
+    fn has(&self, b: u8) -> bool {
+        self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+
     fn within(&self, other: &ByteSet) -> bool {
         self.0.iter().zip(&other.0).all(|(a, b)| a & !b == 0)
     }
@@ -138,6 +142,10 @@ struct Index {
     /// Per entry of the table's `always` list: for a `raw:` pattern, the bytes its literal
     /// characters need (a text glob matches only a line holding every one of them).
     raw: Vec<Option<ByteSet>>,
+    /// The `raw:` entries of `raw` grouped by one byte each needs (its least common literal
+    /// byte), in byte order: a line lacking the byte skips the group. Every other entry of
+    /// the `always` list is in the group of no byte (`None`), tried on every line.
+    raw_buckets: Vec<(Option<u8>, Vec<usize>)>,
     /// Per checkpoint, per target glob (matched as a text glob against the target and as a
     /// path glob against the paths): its path need and the bytes its literals need.
     checkpoints: Vec<Vec<(NeedAt, ByteSet)>>,
@@ -166,6 +174,7 @@ impl Index {
                     _ => None,
                 })
                 .collect(),
+            raw_buckets: raw_buckets(table),
             checkpoints: spec
                 .checkpoints
                 .iter()
@@ -254,6 +263,38 @@ fn rule_admits(
     (rule.phases.is_empty() || rule.phases.contains(&phase))
         && rule_accepts_tool(rule, tool)
         && (rule.classes.is_empty() || class.is_some_and(|c| rule.classes.contains(&c)))
+}
+
+/// How common a byte is in command lines (lower is rarer): the group key of a `raw:` pattern
+/// is its rarest literal byte. Only a heuristic: any byte the pattern needs is a sound key.
+fn commonness(b: u8) -> u8 {
+    const LETTERS: &[u8] = b"zqjxkvbpygfwmucldrhsnioate";
+    match b {
+        b' ' => 40,
+        b'-' | b'/' | b'.' => 35,
+        b'a'..=b'z' => LETTERS
+            .iter()
+            .position(|&c| c == b)
+            .map_or(30, |i| i as u8 + 4),
+        b'0'..=b'9' => 3,
+        _ => 0,
+    }
+}
+
+/// [`Index::raw_buckets`] of a table's `always` list.
+fn raw_buckets(table: &CommandTable) -> Vec<(Option<u8>, Vec<usize>)> {
+    let mut buckets: std::collections::BTreeMap<Option<u8>, Vec<usize>> = Default::default();
+    for (k, &at) in table.always().iter().enumerate() {
+        let key = match table.pattern(at) {
+            Some(Pattern::Raw(g)) => g
+                .bytes()
+                .filter(|b| !matches!(b, b'*' | b'?'))
+                .min_by_key(|&b| (commonness(b), b)),
+            _ => None,
+        };
+        buckets.entry(key).or_default().push(k);
+    }
+    buckets.into_iter().collect()
 }
 
 /// A rule with no `tools` accepts every tool; else one of its globs must match the name.
@@ -385,17 +426,32 @@ impl<'s> Classifier<'s> {
                 }
             }
         }
-        let raw_needs = self.index.get().map(|index| &index.raw);
-        let line_bytes = raw_needs.map(|_| ByteSet::of(raw.bytes()));
-        for (k, &at) in table.always().iter().enumerate() {
-            if let (Some(Some(need)), Some(line)) =
-                (raw_needs.and_then(|r| r.get(k)), line_bytes.as_ref())
-            {
-                if !need.within(line) {
-                    continue;
+        let always = table.always();
+        match self.index.get() {
+            Some(index) => {
+                let line = ByteSet::of(raw.bytes());
+                for (key, entries) in &index.raw_buckets {
+                    if key.is_some_and(|b| !line.has(b)) {
+                        continue;
+                    }
+                    for &k in entries {
+                        let admitted = index
+                            .raw
+                            .get(k)
+                            .copied()
+                            .flatten()
+                            .is_none_or(|need| need.within(&line));
+                        if let (true, Some(&at)) = (admitted, always.get(k)) {
+                            try_pattern(at);
+                        }
+                    }
                 }
             }
-            try_pattern(at);
+            None => {
+                for &at in always {
+                    try_pattern(at);
+                }
+            }
         }
         hits
     }
