@@ -27,7 +27,7 @@ use gate_spec::ir::{
     Trigger,
 };
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// Everything persisted per scope.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -208,8 +208,9 @@ impl<'s> Engine<'s> {
 
         let class = self.classifier.classify(event);
         // Templates describe the window the event happened in, before any re-arm resets it.
-        let window_before = state.observer.segment.clone();
-        let obs = observer::observe(
+        let window_before = WindowBefore::of(&state.observer.segment);
+        let mut keys = observer::EventKeys::default();
+        let obs = observer::observe_with(
             spec,
             &state.observer,
             event,
@@ -217,6 +218,8 @@ impl<'s> Engine<'s> {
             &enabled,
             cx.baselines,
             now,
+            &mut keys,
+            Some(&self.classifier),
         );
         let tool_event = phase.is_tool();
         let input = Input {
@@ -241,13 +244,25 @@ impl<'s> Engine<'s> {
         for s in &rising {
             notes.push(Note {
                 kind: "signal",
-                detail: json!({"signal": spec.signals[*s as usize].name, "edge": "on"}),
+                detail: object([
+                    (
+                        "signal",
+                        Value::from(spec.signals[*s as usize].name.as_str()),
+                    ),
+                    ("edge", Value::from("on")),
+                ]),
             });
         }
         for s in &falling {
             notes.push(Note {
                 kind: "signal",
-                detail: json!({"signal": spec.signals[*s as usize].name, "edge": "off"}),
+                detail: object([
+                    (
+                        "signal",
+                        Value::from(spec.signals[*s as usize].name.as_str()),
+                    ),
+                    ("edge", Value::from("off")),
+                ]),
             });
         }
         for (i, hit) in obs.checkpoints.iter().enumerate() {
@@ -291,12 +306,12 @@ impl<'s> Engine<'s> {
             }
             notes.push(Note {
                 kind: "transition",
-                detail: json!({
-                    "index": t,
-                    "from": spec.state_name(tr.from),
-                    "trigger": spec.trigger_text(tr.trigger),
-                    "to": spec.state_name(tr.to),
-                }),
+                detail: object([
+                    ("index", Value::from(t)),
+                    ("from", Value::from(spec.state_name(tr.from))),
+                    ("trigger", Value::from(spec.trigger_text(tr.trigger))),
+                    ("to", Value::from(spec.state_name(tr.to))),
+                ]),
             });
             for e in &tr.effects {
                 match e {
@@ -364,7 +379,7 @@ impl<'s> Engine<'s> {
             // The action that crossed the boundary belongs to the new segment.
             observer::reset_segment(spec, &mut state.observer, now);
         }
-        observer::update(spec, &mut state.observer, event, &class, now);
+        observer::update_with(spec, &mut state.observer, event, &class, now, &mut keys);
 
         // Render and combine.
         let role_name = cx.role.map_or_else(
@@ -496,6 +511,16 @@ impl<'s> Engine<'s> {
     }
 }
 
+/// A JSON object of `fields`, in order: what `json!` builds, with the map sized up front and
+/// values moved in rather than serialised from references.
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    let mut map = serde_json::Map::with_capacity(N);
+    for (k, v) in fields {
+        map.insert(k.to_string(), v);
+    }
+    Value::Object(map)
+}
+
 fn close_only(closed_effect: bool, armed: bool) -> bool {
     closed_effect && !armed
 }
@@ -522,13 +547,31 @@ fn verdict_text(v: &Verdict) -> &str {
     }
 }
 
+/// What templates show of the window an event happened in (read before the event is folded
+/// in; the segment itself is not copied: its remembered targets and scopes are not shown).
+struct WindowBefore {
+    dominant: Option<gate_spec::ir::KindId>,
+    actions: u32,
+    opened_ms: Option<i64>,
+}
+
+impl WindowBefore {
+    fn of(seg: &observer::Segment) -> WindowBefore {
+        WindowBefore {
+            dominant: seg.dominant_kind(),
+            actions: seg.actions,
+            opened_ms: seg.opened_ms,
+        }
+    }
+}
+
 /// Template variables for one event.
 struct Vars<'a> {
     spec: &'a Spec,
     event: &'a Event,
     class: &'a Classification,
     /// The window as it was when the event arrived.
-    segment: &'a observer::Segment,
+    segment: &'a WindowBefore,
     from: u8,
     to: u8,
     signals: &'a [String],
@@ -566,7 +609,7 @@ impl Vars<'_> {
             TemplateVar::Checkpoint => self.checkpoint.unwrap_or("none").to_string(),
             TemplateVar::Tier => spec.tier_name(self.class.tier).to_string(),
             TemplateVar::Kind => spec.kinds[self.class.kind as usize].name.clone(),
-            TemplateVar::WindowKind => seg.dominant_kind().map_or_else(
+            TemplateVar::WindowKind => seg.dominant.map_or_else(
                 || "none".to_string(),
                 |k| spec.kinds[k as usize].name.clone(),
             ),
@@ -612,5 +655,25 @@ impl Vars<'_> {
                 None => "gate approve <id>".to_string(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_is_what_json_builds() {
+        let (t, from, trigger, to) = (7u16, "idle", "signal:drift".to_string(), "armed");
+        let built = object([
+            ("index", Value::from(t)),
+            ("from", Value::from(from)),
+            ("trigger", Value::from(trigger.clone())),
+            ("to", Value::from(to)),
+        ]);
+        let want = json!({"index": t, "from": from, "trigger": trigger, "to": to});
+        assert_eq!(built, want);
+        assert_eq!(built.to_string(), want.to_string());
+        assert_eq!(object([]), json!({}));
     }
 }

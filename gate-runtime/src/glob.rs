@@ -30,7 +30,17 @@ pub fn text(pattern: &str, s: &str) -> bool {
             }
             _ => match star {
                 Some((resume, from)) => {
-                    let from = from + utf8_len(t[from]);
+                    let mut from = from + utf8_len(t[from]);
+                    // Where the pattern resumes with a literal byte, every start before the
+                    // next occurrence of that byte fails on its first comparison: skip them.
+                    // The byte is ASCII or a UTF-8 leading byte (the pattern resumes on a
+                    // character boundary), so the skip lands on a character boundary.
+                    if let Some(&c) = p.get(resume).filter(|c| !matches!(**c, b'*' | b'?')) {
+                        match t[from..].iter().position(|&b| b == c) {
+                            Some(k) => from += k,
+                            None => return false,
+                        }
+                    }
                     star = Some((resume, from));
                     pi = resume;
                     ti = from;
@@ -57,6 +67,101 @@ fn utf8_len(lead: u8) -> usize {
 /// must match; no normalisation is done (callers pass paths as they want them compared).
 pub fn path(pattern: &str, path: &str) -> bool {
     glob_match::glob_match(pattern, path)
+}
+
+/// What a path must contain for a path glob to match it: a cheap test that rejects most
+/// paths before [`path`] runs (see [`PathNeed::of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathNeed<'a> {
+    /// Every path the glob matches ends with this text.
+    Suffix(&'a str),
+    /// Every path the glob matches contains this text.
+    Contains(&'a str),
+    /// Nothing is known; only [`path`] can tell.
+    Unknown,
+}
+
+impl<'a> PathNeed<'a> {
+    /// The literal text a match of `pattern` needs, derived from the pattern alone.
+    ///
+    /// Why it is sound for `glob_match` (the matcher of [`path`]): outside braces, a literal
+    /// pattern byte is only passed by matching an equal path byte, and the pattern position
+    /// moves backwards only to a wildcard (`*`, `**`), so in the successful pass a run of
+    /// literal bytes with no wildcard in it matches a contiguous, equal run of the path, and
+    /// a run that ends the pattern ends the path. The one literal the matcher can skip is the
+    /// `/` right after a `**` (`**/a` matches `a`), so runs are taken without their leading
+    /// and trailing `/`. Patterns with a leading `!` (negation) or escapes are left `Unknown`,
+    /// and only the part after the last character class is looked at. With braces, only the
+    /// part before the first brace or comma counts (the matcher reaches the first `{` only
+    /// through it, and skips pattern text only once inside braces), and no suffix is known.
+    pub fn of(pattern: &'a str) -> PathNeed<'a> {
+        let b = pattern.as_bytes();
+        if b.first() == Some(&b'!') || b.contains(&b'\\') {
+            return PathNeed::Unknown;
+        }
+        let (head, braced) = match b.iter().position(|c| matches!(*c, b'{' | b'}' | b',')) {
+            Some(at) => (&pattern[..at], true),
+            None => (pattern, false),
+        };
+        let tail_from = head
+            .as_bytes()
+            .iter()
+            .rposition(|c| matches!(*c, b'[' | b']'))
+            .map_or(0, |i| i + 1);
+        let tail = &head[tail_from..];
+        let ends_literal = !braced && !tail.ends_with(['*', '?']);
+        let mut runs = tail.split(['*', '?']);
+        if ends_literal {
+            if let Some(last) = runs.next_back() {
+                let last = last.trim_start_matches('/');
+                if !last.is_empty() {
+                    return PathNeed::Suffix(last);
+                }
+            }
+        }
+        match runs
+            .map(|r| r.trim_matches('/'))
+            .max_by_key(|r| r.len())
+            .filter(|r| !r.is_empty())
+        {
+            Some(run) => PathNeed::Contains(run),
+            None => PathNeed::Unknown,
+        }
+    }
+
+    /// False only when no path glob with this need can match `path` (nor any suffix of it).
+    pub fn admits(self, path: &str) -> bool {
+        match self {
+            PathNeed::Suffix(s) => path.ends_with(s),
+            PathNeed::Contains(s) => contains(path.as_bytes(), s.as_bytes()),
+            PathNeed::Unknown => true,
+        }
+    }
+}
+
+/// Substring test for short needles and haystacks (paths): a first-byte scan, then a compare.
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    if hay.len() < needle.len() {
+        return false;
+    }
+    let last_start = hay.len() - needle.len();
+    let mut i = 0;
+    while i <= last_start {
+        match hay[i..=last_start].iter().position(|&c| c == first) {
+            None => return false,
+            Some(k) => {
+                i += k;
+                if &hay[i + 1..i + needle.len()] == rest {
+                    return true;
+                }
+                i += 1;
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]

@@ -8,12 +8,13 @@
 
 use crate::event::{Event, Runtime, Status};
 use crate::{glob, shell};
-use gate_spec::commands::{CommandTable, PatternRef};
+use gate_spec::commands::{CommandTable, Pattern, PatternRef};
 use gate_spec::ir::{
     ActionClass, Family, KindId, Phase, RuleId, Spec, StatusFilter, Telemetry, TierId,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::cell::{Cell, OnceCell, RefCell};
 
 /// Bounds on the per-scope context.
 const MAX_SCOPES: usize = 64;
@@ -50,10 +51,290 @@ pub struct Classification {
 /// Command patterns come parsed and indexed by program ([`CommandTable`]): a generated
 /// machine carries its table as a static built at compile time, so a hook process parses no
 /// pattern; an interpreted spec builds the table once here.
+///
+/// A classifier used for more than one event (replay, explain, tests) derives an [`Index`]
+/// on its second classification: the literal needs of the rules' path globs and of the
+/// `raw:` patterns, and which rules accept each tool name seen. A hook process classifies
+/// one event and builds nothing. The index only skips work whose answer it knows; every
+/// answer is the one the plain evaluation gives (`tests/classify_cache.rs`).
 #[derive(Debug)]
 pub struct Classifier<'s> {
     spec: &'s Spec,
     table: Cow<'s, CommandTable>,
+    index: OnceCell<Index>,
+    /// A classification happened (the next one builds the index).
+    used: Cell<bool>,
+}
+
+/// Most tool names whose rule acceptance an [`Index`] remembers.
+const MAX_TOOL_NAMES: usize = 64;
+
+/// A set of bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    fn of(bytes: impl IntoIterator<Item = u8>) -> ByteSet {
+        let mut set = ByteSet::default();
+        for b in bytes {
+            set.0[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        set
+    }
+
+    fn has(&self, b: u8) -> bool {
+        self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+
+    fn within(&self, other: &ByteSet) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & !b == 0)
+    }
+}
+
+/// A [`glob::PathNeed`] kept as a range of its glob's text, so that an [`Index`] borrows
+/// nothing from the spec (a borrow in a cell would make the classifier invariant over the
+/// spec's lifetime).
+#[derive(Clone, Copy, Debug)]
+enum NeedAt {
+    Suffix(usize, usize),
+    Contains(usize, usize),
+    Unknown,
+}
+
+impl NeedAt {
+    fn of(glob_text: &str) -> NeedAt {
+        let at = |s: &str| (s.as_ptr() as usize - glob_text.as_ptr() as usize, s.len());
+        match glob::PathNeed::of(glob_text) {
+            glob::PathNeed::Suffix(s) => {
+                let (start, len) = at(s);
+                NeedAt::Suffix(start, len)
+            }
+            glob::PathNeed::Contains(s) => {
+                let (start, len) = at(s);
+                NeedAt::Contains(start, len)
+            }
+            glob::PathNeed::Unknown => NeedAt::Unknown,
+        }
+    }
+
+    /// The need, read from the glob text it was derived from.
+    fn get(self, glob_text: &str) -> glob::PathNeed<'_> {
+        let text = |start: usize, len: usize| glob_text.get(start..start + len);
+        match self {
+            NeedAt::Suffix(start, len) => {
+                text(start, len).map_or(glob::PathNeed::Unknown, glob::PathNeed::Suffix)
+            }
+            NeedAt::Contains(start, len) => {
+                text(start, len).map_or(glob::PathNeed::Unknown, glob::PathNeed::Contains)
+            }
+            NeedAt::Unknown => glob::PathNeed::Unknown,
+        }
+    }
+}
+
+/// What a [`Classifier`] derives from its spec for repeated use.
+#[derive(Debug)]
+struct Index {
+    /// Per rule, the need of each of its `paths` globs.
+    paths: Vec<Vec<NeedAt>>,
+    /// Per rule, the need of each of its `except_paths` globs.
+    except_paths: Vec<Vec<NeedAt>>,
+    /// Per entry of the table's `always` list: for a `raw:` pattern, the bytes its literal
+    /// characters need (a text glob matches only a line holding every one of them).
+    raw: Vec<Option<ByteSet>>,
+    /// The `raw:` entries of `raw` grouped by one byte each needs (its least common literal
+    /// byte), in byte order: a line lacking the byte skips the group. Every other entry of
+    /// the `always` list is in the group of no byte (`None`), tried on every line.
+    raw_buckets: Vec<(Option<u8>, Vec<usize>)>,
+    /// Per checkpoint, per target glob (matched as a text glob against the target and as a
+    /// path glob against the paths): its path need and the bytes its literals need.
+    checkpoints: Vec<Vec<(NeedAt, ByteSet)>>,
+    /// Tool names seen, each with the rules admitting it per (phase, class) seen.
+    tools: RefCell<Vec<ToolRules>>,
+}
+
+impl Index {
+    fn build(spec: &Spec, table: &CommandTable) -> Index {
+        let needs = |globs: &[gate_spec::ir::Pattern]| {
+            globs
+                .iter()
+                .map(|g| NeedAt::of(&g.text))
+                .collect::<Vec<_>>()
+        };
+        Index {
+            paths: spec.rules.iter().map(|r| needs(&r.paths)).collect(),
+            except_paths: spec.rules.iter().map(|r| needs(&r.except_paths)).collect(),
+            raw: table
+                .always()
+                .iter()
+                .map(|&at| match table.pattern(at) {
+                    Some(Pattern::Raw(g)) => {
+                        Some(ByteSet::of(g.bytes().filter(|b| !matches!(b, b'*' | b'?'))))
+                    }
+                    _ => None,
+                })
+                .collect(),
+            raw_buckets: raw_buckets(table),
+            checkpoints: spec
+                .checkpoints
+                .iter()
+                .map(|c| {
+                    c.targets
+                        .iter()
+                        .map(|g| {
+                            let bytes = g.text.bytes().filter(|b| !matches!(b, b'*' | b'?'));
+                            (NeedAt::of(&g.text), ByteSet::of(bytes))
+                        })
+                        .collect()
+                })
+                .collect(),
+            tools: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The rules whose phases, tools and classes admit an event of this phase, tool and
+    /// class, in declaration order (remembered per tool name and (phase, class) seen).
+    fn candidates<R>(
+        &self,
+        spec: &Spec,
+        tool: &str,
+        case: Case,
+        then: impl FnOnce(&[RuleId]) -> R,
+    ) -> R {
+        let mut tools = self.tools.borrow_mut();
+        let at = match tools.iter().position(|t| t.name == tool) {
+            Some(at) => Some(at),
+            None if tools.len() < MAX_TOOL_NAMES => {
+                tools.push(ToolRules {
+                    name: tool.to_string(),
+                    cases: Vec::new(),
+                });
+                Some(tools.len() - 1)
+            }
+            None => None,
+        };
+        let Some(entry) = at.and_then(|at| tools.get_mut(at)) else {
+            return then(&admitting_rules(spec, tool, case));
+        };
+        let at = match entry.cases.iter().position(|(c, _)| *c == case) {
+            Some(at) => at,
+            None => {
+                entry.cases.push((case, admitting_rules(spec, tool, case)));
+                entry.cases.len() - 1
+            }
+        };
+        then(&entry.cases[at].1)
+    }
+}
+
+/// The phase and class of an event, as far as rule admission goes.
+type Case = (Phase, Option<ActionClass>);
+
+/// The rules of [`Index::candidates`] for one tool name.
+#[derive(Debug)]
+struct ToolRules {
+    name: String,
+    /// Per (phase, class): the admitting rules. Bounded by the number of phases × classes.
+    cases: Vec<(Case, Vec<RuleId>)>,
+}
+
+/// The rules whose phases, tools and classes admit an event of this tool, phase and class.
+fn admitting_rules(
+    spec: &Spec,
+    tool: &str,
+    (phase, class): (Phase, Option<ActionClass>),
+) -> Vec<RuleId> {
+    spec.rules
+        .iter()
+        .enumerate()
+        .filter(|(_, rule)| rule_admits(rule, tool, phase, class))
+        .map(|(i, _)| i as RuleId)
+        .collect()
+}
+
+/// The rule's phases, tools and classes admit the event (the checks before paths and
+/// commands).
+fn rule_admits(
+    rule: &gate_spec::ir::Rule,
+    tool: &str,
+    phase: Phase,
+    class: Option<ActionClass>,
+) -> bool {
+    (rule.phases.is_empty() || rule.phases.contains(&phase))
+        && rule_accepts_tool(rule, tool)
+        && (rule.classes.is_empty() || class.is_some_and(|c| rule.classes.contains(&c)))
+}
+
+/// How common a byte is in command lines (lower is rarer): the group key of a `raw:` pattern
+/// is its rarest literal byte. Only a heuristic: any byte the pattern needs is a sound key.
+fn commonness(b: u8) -> u8 {
+    const LETTERS: &[u8] = b"zqjxkvbpygfwmucldrhsnioate";
+    match b {
+        b' ' => 40,
+        b'-' | b'/' | b'.' => 35,
+        b'a'..=b'z' => LETTERS
+            .iter()
+            .position(|&c| c == b)
+            .map_or(30, |i| i as u8 + 4),
+        b'0'..=b'9' => 3,
+        _ => 0,
+    }
+}
+
+/// [`Index::raw_buckets`] of a table's `always` list.
+fn raw_buckets(table: &CommandTable) -> Vec<(Option<u8>, Vec<usize>)> {
+    let mut buckets: std::collections::BTreeMap<Option<u8>, Vec<usize>> = Default::default();
+    for (k, &at) in table.always().iter().enumerate() {
+        let key = match table.pattern(at) {
+            Some(Pattern::Raw(g)) => g
+                .bytes()
+                .filter(|b| !matches!(b, b'*' | b'?'))
+                .min_by_key(|&b| (commonness(b), b)),
+            _ => None,
+        };
+        buckets.entry(key).or_default().push(k);
+    }
+    buckets.into_iter().collect()
+}
+
+/// A rule with no `tools` accepts every tool; else one of its globs must match the name.
+fn rule_accepts_tool(rule: &gate_spec::ir::Rule, tool: &str) -> bool {
+    rule.tools.is_empty() || rule.tools.iter().any(|g| glob::text(&g.text, tool))
+}
+
+/// Some glob of `globs` matches some path; `needs` are the globs' [`glob::PathNeed`]s when
+/// an index holds them.
+fn any_path_matches(
+    globs: &[gate_spec::ir::Pattern],
+    needs: Option<&[NeedAt]>,
+    paths: &[String],
+    cwd: &str,
+) -> bool {
+    globs.iter().enumerate().any(|(j, g)| {
+        let need = needs
+            .and_then(|n| n.get(j))
+            .map_or_else(|| glob::PathNeed::of(&g.text), |n| n.get(&g.text));
+        paths
+            .iter()
+            .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
+    })
+}
+
+/// Every path is matched by some glob of `globs`.
+fn all_paths_match(
+    globs: &[gate_spec::ir::Pattern],
+    needs: Option<&[NeedAt]>,
+    paths: &[String],
+    cwd: &str,
+) -> bool {
+    paths.iter().all(|p| {
+        globs.iter().enumerate().any(|(j, g)| {
+            let need = needs
+                .and_then(|n| n.get(j))
+                .map_or_else(|| glob::PathNeed::of(&g.text), |n| n.get(&g.text));
+            need.admits(p) && path_matches_plain(&g.text, p, cwd)
+        })
+    })
 }
 
 /// Flag of [`Classifier::command_hits`]: one of the rule's `commands` matches the line.
@@ -75,7 +356,26 @@ impl<'s> Classifier<'s> {
             Some(t) if t.rules.len() == spec.rules.len() => Cow::Borrowed(t),
             _ => Cow::Owned(CommandTable::build(spec)),
         };
-        Classifier { spec, table }
+        Classifier {
+            spec,
+            table,
+            index: OnceCell::new(),
+            used: Cell::new(false),
+        }
+    }
+
+    /// The index, once this classifier has classified before (see [`Classifier`]).
+    fn index(&self) -> Option<&Index> {
+        if let Some(index) = self.index.get() {
+            return Some(index);
+        }
+        if !self.used.replace(true) {
+            return None;
+        }
+        Some(
+            self.index
+                .get_or_init(|| Index::build(self.spec, &self.table)),
+        )
     }
 
     /// The parsed, indexed command patterns.
@@ -103,16 +403,55 @@ impl<'s> Classifier<'s> {
                 *slot |= bit;
             }
         };
-        let mut programs: Vec<&str> = parsed.commands.iter().map(|c| c.program.as_str()).collect();
-        programs.sort_unstable();
-        programs.dedup();
-        for program in programs {
-            for &at in table.for_program(program) {
-                try_pattern(at);
+        // Each program once (a pattern tried twice gives the same answer; this saves the work).
+        // Short lines, the common case, need no allocation for it.
+        let commands = &parsed.commands;
+        if commands.len() <= 8 {
+            for (k, c) in commands.iter().enumerate() {
+                let program = c.program.as_str();
+                if commands[..k].iter().any(|d| d.program == program) {
+                    continue;
+                }
+                for &at in table.for_program(program) {
+                    try_pattern(at);
+                }
+            }
+        } else {
+            let mut programs: Vec<&str> = commands.iter().map(|c| c.program.as_str()).collect();
+            programs.sort_unstable();
+            programs.dedup();
+            for program in programs {
+                for &at in table.for_program(program) {
+                    try_pattern(at);
+                }
             }
         }
-        for &at in table.always() {
-            try_pattern(at);
+        let always = table.always();
+        match self.index.get() {
+            Some(index) => {
+                let line = ByteSet::of(raw.bytes());
+                for (key, entries) in &index.raw_buckets {
+                    if key.is_some_and(|b| !line.has(b)) {
+                        continue;
+                    }
+                    for &k in entries {
+                        let admitted = index
+                            .raw
+                            .get(k)
+                            .copied()
+                            .flatten()
+                            .is_none_or(|need| need.within(&line));
+                        if let (true, Some(&at)) = (admitted, always.get(k)) {
+                            try_pattern(at);
+                        }
+                    }
+                }
+            }
+            None => {
+                for &at in always {
+                    try_pattern(at);
+                }
+            }
         }
         hits
     }
@@ -120,6 +459,7 @@ impl<'s> Classifier<'s> {
     /// Classify a tool event. Non-tool events get the default tier and kind.
     pub fn classify(&self, event: &Event) -> Classification {
         let spec = self.spec;
+        let index = self.index();
         let mut out = Classification {
             class: event.class,
             tier: spec.default_tier,
@@ -147,28 +487,58 @@ impl<'s> Classifier<'s> {
             }
             _ => None,
         };
+        let class = out.class;
+        match index {
+            Some(index) => index.candidates(spec, tool, (phase, class), |rules| {
+                self.match_rules(
+                    &mut out,
+                    hits.as_deref(),
+                    event,
+                    Some(index),
+                    &mut rules.iter().map(|&i| usize::from(i)),
+                )
+            }),
+            None => self.match_rules(
+                &mut out,
+                hits.as_deref(),
+                event,
+                None,
+                &mut (0..spec.rules.len())
+                    .filter(|&i| rule_admits(&spec.rules[i], tool, phase, class)),
+            ),
+        }
+        out
+    }
+
+    /// The rule loop of [`classify`](Self::classify) over `rules`: the indices, in order, of
+    /// the rules whose phases, tools and classes admit the event.
+    fn match_rules(
+        &self,
+        out: &mut Classification,
+        hits: Option<&[u8]>,
+        event: &Event,
+        index: Option<&Index>,
+        rules: &mut dyn Iterator<Item = usize>,
+    ) {
+        let spec = self.spec;
         let cwd = event.cwd.as_deref().unwrap_or("");
         let mut best: Option<(TierId, RuleId)> = None;
         let mut kind_set = false;
-        for (i, rule) in spec.rules.iter().enumerate() {
-            if !rule.phases.is_empty() && !rule.phases.contains(&phase) {
+        for i in rules {
+            let Some(rule) = spec.rules.get(i) else {
                 continue;
-            }
-            if !rule.tools.is_empty() && !rule.tools.iter().any(|g| glob::text(&g.text, tool)) {
-                continue;
-            }
-            if !rule.classes.is_empty() && !out.class.is_some_and(|c| rule.classes.contains(&c)) {
-                continue;
-            }
+            };
             if !rule.paths.is_empty()
-                && !out
-                    .paths
-                    .iter()
-                    .any(|p| rule.paths.iter().any(|g| path_matches(&g.text, p, cwd)))
+                && !any_path_matches(
+                    &rule.paths,
+                    index.and_then(|x| x.paths.get(i)).map(Vec::as_slice),
+                    &out.paths,
+                    cwd,
+                )
             {
                 continue;
             }
-            let hit = hits.as_ref().and_then(|h| h.get(i)).copied().unwrap_or(0);
+            let hit = hits.and_then(|h| h.get(i)).copied().unwrap_or(0);
             if !rule.commands.is_empty() && hit & HIT_COMMAND == 0 {
                 continue;
             }
@@ -177,11 +547,12 @@ impl<'s> Classifier<'s> {
             }
             if !rule.except_paths.is_empty()
                 && !out.paths.is_empty()
-                && out.paths.iter().all(|p| {
-                    rule.except_paths
-                        .iter()
-                        .any(|g| path_matches(&g.text, p, cwd))
-                })
+                && all_paths_match(
+                    &rule.except_paths,
+                    index.and_then(|x| x.except_paths.get(i)).map(Vec::as_slice),
+                    &out.paths,
+                    cwd,
+                )
             {
                 continue;
             }
@@ -202,12 +573,19 @@ impl<'s> Classifier<'s> {
             out.rule = Some(id);
             out.reason = spec.rules[id as usize].reason.clone();
         }
-        out
     }
 }
 
 /// A path glob matches the path as given, or relative to the working directory.
-fn path_matches(glob_text: &str, path: &str, cwd: &str) -> bool {
+///
+/// The glob's literal need ([`glob::PathNeed`]) is tested first: a path that lacks it cannot
+/// match, and neither can its working-directory-relative form (a suffix of it).
+pub fn path_matches(glob_text: &str, path: &str, cwd: &str) -> bool {
+    glob::PathNeed::of(glob_text).admits(path) && path_matches_plain(glob_text, path, cwd)
+}
+
+/// [`path_matches`] without the literal test: the glob matcher on both forms of the path.
+pub fn path_matches_plain(glob_text: &str, path: &str, cwd: &str) -> bool {
     if glob::path(glob_text, path) {
         return true;
     }
@@ -251,11 +629,56 @@ impl Segment {
     }
 }
 
+/// `a == b` for two digests of [`target_key`], comparing their first eight bytes inline first
+/// (digests that differ almost always differ there).
+fn same_key(a: &str, b: &str) -> bool {
+    let head = |s: &str| {
+        s.as_bytes()
+            .get(..8)
+            .map(|h| u64::from_ne_bytes(h.try_into().unwrap_or_default()))
+    };
+    head(a) == head(b) && a == b
+}
+
 /// The digest a target is remembered by: fixed size, and no secret it carries is stored.
 pub fn target_key(target: &str) -> String {
     let mut hex = gate_spec::hash::sha256_hex(target.as_bytes());
     hex.truncate(24);
     hex
+}
+
+/// The digests of one event's target and path scopes ([`target_key`]), each computed once and
+/// shared by [`observe_with`] and [`update_with`] (a digest is the costliest part of both).
+#[derive(Clone, Debug, Default)]
+pub struct EventKeys {
+    target: Option<String>,
+    /// (path index, depth, digest of the scope; `None` for an empty scope).
+    scopes: Vec<(usize, usize, Option<String>)>,
+}
+
+impl EventKeys {
+    /// The digest of `target` (the event's target; the same text on every call).
+    fn target(&mut self, target: &str) -> &str {
+        self.target.get_or_insert_with(|| target_key(target))
+    }
+
+    /// The digest of the scope of `class.paths[i]` at `depth`, or `None` when it is empty.
+    fn scope(&mut self, i: usize, path: &str, cwd: &str, depth: usize) -> Option<&str> {
+        let at = match self
+            .scopes
+            .iter()
+            .position(|(pi, d, _)| *pi == i && *d == depth)
+        {
+            Some(at) => at,
+            None => {
+                let s = scope_of(path, cwd, depth);
+                let key = (!s.is_empty()).then(|| target_key(&s));
+                self.scopes.push((i, depth, key));
+                self.scopes.len() - 1
+            }
+        };
+        self.scopes[at].2.as_deref()
+    }
 }
 
 /// Everything the observer remembers for one scope.
@@ -370,6 +793,27 @@ pub fn observe(
     baselines: &Baselines,
     now_ms: i64,
 ) -> Observation {
+    let mut keys = EventKeys::default();
+    observe_with(
+        spec, state, event, class, enabled, baselines, now_ms, &mut keys, None,
+    )
+}
+
+/// [`observe`] with the event's digests kept in `keys` (pass the same `keys` to
+/// [`update_with`] for this event), and what `classifier` (of this spec) derived from the
+/// checkpoints' target globs once it was used for several events.
+#[allow(clippy::too_many_arguments)]
+pub fn observe_with(
+    spec: &Spec,
+    state: &ObserverState,
+    event: &Event,
+    class: &Classification,
+    enabled: &[bool],
+    baselines: &Baselines,
+    now_ms: i64,
+    keys: &mut EventKeys,
+    classifier: Option<&Classifier<'_>>,
+) -> Observation {
     let phase = event.phase.unwrap_or(Phase::Other);
     let cwd = event.cwd.as_deref().unwrap_or("");
     let seg = &state.segment;
@@ -390,22 +834,27 @@ pub fn observe(
             Family::TierAtLeast { tier } => phase == Phase::PreTool && class.tier >= *tier,
             Family::FailureStreak { count } => failed && state.failures + 1 >= u32::from(*count),
             Family::RepeatedTarget { count } => {
-                phase == Phase::PreTool
-                    && !target.is_empty()
-                    && seg
-                        .targets
-                        .iter()
-                        .find(|(t, _)| *t == target_key(target))
-                        .map_or(0, |(_, n)| *n)
-                        + 1
-                        >= u32::from(*count)
+                phase == Phase::PreTool && !target.is_empty() && {
+                    // No digest is needed while nothing was remembered.
+                    let seen = if seg.targets.is_empty() {
+                        0
+                    } else {
+                        let key = keys.target(target);
+                        seg.targets
+                            .iter()
+                            .find(|(t, _)| same_key(t, key))
+                            .map_or(0, |(_, n)| *n)
+                    };
+                    seen + 1 >= u32::from(*count)
+                }
             }
             Family::ScopeChange { depth } => {
                 phase == Phase::PreTool
                     && !seg.scopes.is_empty()
-                    && class.paths.iter().any(|p| {
-                        let s = scope_of(p, cwd, *depth as usize);
-                        !s.is_empty() && seg.scopes.binary_search(&target_key(&s)).is_err()
+                    && class.paths.iter().enumerate().any(|(i, p)| {
+                        keys.scope(i, p, cwd, *depth as usize).is_some_and(|k| {
+                            seg.scopes.binary_search_by(|s| s.as_str().cmp(k)).is_err()
+                        })
                     })
             }
             Family::Lifecycle { events } => events.contains(&phase),
@@ -432,10 +881,16 @@ pub fn observe(
             Family::Denied => phase == Phase::PreTool && state.last_blocked,
         })
         .collect();
+    // What a used classifier knows of the checkpoints' targets (see `Index::checkpoints`).
+    let needs = classifier
+        .and_then(|c| c.index.get())
+        .map(|index| &index.checkpoints);
+    let target_bytes = OnceCell::new();
     let checkpoints = spec
         .checkpoints
         .iter()
-        .map(|c| {
+        .enumerate()
+        .map(|(ci, c)| {
             let by_tool = !c.tools.is_empty()
                 && matches!(phase, Phase::PostTool | Phase::PostToolFailure)
                 && event
@@ -448,9 +903,20 @@ pub fn observe(
                     StatusFilter::Failure => failed,
                 }
                 && (c.targets.is_empty()
-                    || c.targets.iter().any(|g| {
-                        glob::text(&g.text, target)
-                            || class.paths.iter().any(|p| path_matches(&g.text, p, cwd))
+                    || c.targets.iter().enumerate().any(|(j, g)| {
+                        let known = needs.and_then(|n| n.get(ci)).and_then(|n| n.get(j));
+                        let text_possible = known.is_none_or(|(_, bytes)| {
+                            bytes.within(target_bytes.get_or_init(|| ByteSet::of(target.bytes())))
+                        });
+                        let need = known.map_or_else(
+                            || glob::PathNeed::of(&g.text),
+                            |(need, _)| need.get(&g.text),
+                        );
+                        (text_possible && glob::text(&g.text, target))
+                            || class
+                                .paths
+                                .iter()
+                                .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
                     }));
             let text = event.prompt.as_deref().unwrap_or(target);
             let by_event = c.events.contains(&phase)
@@ -489,6 +955,18 @@ pub fn update(
     class: &Classification,
     now_ms: i64,
 ) {
+    update_with(spec, state, event, class, now_ms, &mut EventKeys::default());
+}
+
+/// [`update`] with the event's digests taken from `keys` (filled by [`observe_with`]).
+pub fn update_with(
+    spec: &Spec,
+    state: &mut ObserverState,
+    event: &Event,
+    class: &Classification,
+    now_ms: i64,
+    keys: &mut EventKeys,
+) {
     let phase = event.phase.unwrap_or(Phase::Other);
     state.events += 1;
     if state.segment.opened_ms.is_none() {
@@ -515,29 +993,27 @@ pub fn update(
                 })
                 .max()
                 .unwrap_or(1);
-            for p in &class.paths {
-                let s = scope_of(p, cwd, depth);
-                if s.is_empty() {
-                    continue;
-                }
+            for (i, p) in class.paths.iter().enumerate() {
                 // Kept as a digest, like targets: a path operand may be a URL with a password.
-                let s = target_key(&s);
-                if let Err(at) = seg.scopes.binary_search(&s) {
+                let Some(s) = keys.scope(i, p, cwd, depth) else {
+                    continue;
+                };
+                if let Err(at) = seg.scopes.binary_search_by(|x| x.as_str().cmp(s)) {
                     if seg.scopes.len() < MAX_SCOPES {
-                        seg.scopes.insert(at, s);
+                        seg.scopes.insert(at, s.to_string());
                     }
                 }
             }
             if let Some(target) = event.target.as_deref().filter(|t| !t.is_empty()) {
-                let key = target_key(target);
-                if let Some(pos) = seg.targets.iter().position(|(t, _)| *t == key) {
+                let key = keys.target(target);
+                if let Some(pos) = seg.targets.iter().position(|(t, _)| same_key(t, key)) {
                     let (t, n) = seg.targets.remove(pos);
                     seg.targets.push((t, n.saturating_add(1)));
                 } else {
                     if seg.targets.len() >= MAX_TARGETS {
                         seg.targets.remove(0);
                     }
-                    seg.targets.push((key, 1));
+                    seg.targets.push((key.to_string(), 1));
                 }
             }
             state.recent_ms.push(now_ms);

@@ -200,9 +200,21 @@ fn path_like(arg: &str) -> bool {
 /// `--opt=value` and `of=`/`if=` are considered too.
 pub fn paths(parsed: &Parsed) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // Lines touch few paths: a scan of those kept is cheaper than a set, until there are many.
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut add = |p: &str| {
-        if !p.is_empty() && seen.insert(p.to_string()) {
+        if p.is_empty() {
+            return;
+        }
+        let new = if out.len() < 16 {
+            !out.iter().any(|q| q == p)
+        } else {
+            if seen.is_empty() {
+                seen.extend(out.iter().cloned());
+            }
+            seen.insert(p.to_string())
+        };
+        if new {
             out.push(p.to_string());
         }
     };
