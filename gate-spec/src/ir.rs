@@ -2,12 +2,16 @@
 //!
 //! The IR is what every consumer works from: the static checks, the code generator, the
 //! diagram renderers, the runtime's observer and the reference interpreter. It is plain data
-//! (serde-serialisable, no interior references) so that generated code can embed it (as
-//! compact postcard bytes, plus JSON for introspection) and the runtime can load it without
-//! the TOML parser. Enums use serde's default external tagging, which both formats support. Spans (`Span`) are byte ranges into the spec
+//! (serde-serialisable, no interior references) so that generated code can embed it (as a
+//! function building it from literals, whose texts are borrowed from the binary ([`Text`]),
+//! plus JSON for introspection) and the runtime can load it without the TOML parser. Enums use serde's default external tagging, which both formats support. Spans (`Span`) are byte ranges into the spec
 //! source and are kept for diagnostics only; they never influence semantics.
 
 use serde::{Deserialize, Serialize};
+
+/// A text of the IR: borrowed from the binary in a compiled spec (the generated code builds
+/// its IR from string literals, copying no text), owned when parsed from a source.
+pub type Text = std::borrow::Cow<'static, str>;
 
 /// A byte range into the spec source.
 #[derive(
@@ -50,10 +54,10 @@ pub type RuleId = u16;
 /// A whole compiled spec.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Spec {
-    pub name: String,
-    pub description: String,
+    pub name: Text,
+    pub description: Text,
     /// SHA-256 (hex) of the spec source bytes. State written under another hash is reset.
-    pub hash: String,
+    pub hash: Text,
     pub initial: StateId,
     pub scope: Scope,
     pub fail: FailPolicy,
@@ -74,7 +78,7 @@ pub struct Spec {
 /// A name with the span where it was declared.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Named {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
 }
 
@@ -115,7 +119,7 @@ pub enum Mode {
 /// A risk tier.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tier {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     pub mode: Mode,
     /// `Some(FailPolicy::Closed)` only when the tier opts in.
@@ -306,7 +310,7 @@ impl Telemetry {
 /// rule (in declaration order) that names a kind sets the work kind.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rule {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     /// Globs over the raw tool name (`Bash`, `run_shell_command`, `mcp__*`).
     pub tools: Vec<Pattern>,
@@ -328,22 +332,20 @@ pub struct Rule {
     pub phases: Vec<Phase>,
     pub tier: Option<TierId>,
     pub kind: Option<KindId>,
-    pub reason: String,
+    pub reason: Text,
 }
 
-/// A pattern as written, with its span (for "pattern does not compile" diagnostics). The
-/// text is borrowed from the binary for the command patterns of a compiled spec (see
-/// [`crate::pattern::CommandTable::restore_sources`]).
+/// A pattern as written, with its span (for "pattern does not compile" diagnostics).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pattern {
-    pub text: std::borrow::Cow<'static, str>,
+    pub text: Text,
     pub span: Span,
 }
 
 /// A boundary signal: a family, its parameters and its hysteresis.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Signal {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     pub family: Family,
     /// Consecutive qualifying samples before the signal turns on (>= 1).
@@ -411,7 +413,7 @@ pub struct Rearm {
 /// given status) or a lifecycle event (optionally with a target glob, e.g. on the prompt).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     pub tools: Vec<Pattern>,
     pub targets: Vec<Pattern>,
@@ -431,7 +433,7 @@ pub enum StatusFilter {
 /// A control state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct State {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     /// A window is open while the machine is in this state. A window licenses nothing.
     pub window: bool,
@@ -518,7 +520,7 @@ pub enum Effect {
     /// Withhold.
     Deny { template: TemplateId },
     /// Write an audit row with this label.
-    Record { label: String },
+    Record { label: Text },
 }
 
 impl Effect {
@@ -534,7 +536,7 @@ impl Effect {
 /// A steer / ask / deny text with `{variable}` holes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Template {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     pub parts: Vec<TemplatePart>,
 }
@@ -543,7 +545,7 @@ pub struct Template {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TemplatePart {
-    Text(String),
+    Text(Text),
     Var(TemplateVar),
 }
 
@@ -632,25 +634,14 @@ impl TemplateVar {
 /// An identity's role and its per-tier mode overrides.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Role {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     /// Subagent types (globs) that carry this role.
     pub subagent_types: Vec<Pattern>,
     /// `NAME=VALUE` environment matches that carry this role.
-    pub env: Vec<(String, String)>,
+    pub env: Vec<(Text, Text)>,
     /// Mode override per tier (`None` = the tier's own mode).
     pub modes: Vec<Option<Mode>>,
-}
-
-/// The compact binary form generated code embeds (postcard): decoding it is several times
-/// cheaper than JSON, and every hook process decodes its spec once.
-pub fn to_bytes(spec: &Spec) -> Result<Vec<u8>, String> {
-    postcard::to_allocvec(spec).map_err(|e| e.to_string())
-}
-
-/// Decode [`to_bytes`] output.
-pub fn from_bytes(bytes: &[u8]) -> Result<Spec, String> {
-    postcard::from_bytes(bytes).map_err(|e| e.to_string())
 }
 
 impl Spec {
