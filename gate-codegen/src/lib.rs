@@ -416,7 +416,9 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     let hash = &spec.hash;
     let ir_json = serde_json::to_string(spec).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
     let ir_json = Literal::string(&ir_json);
-    let ir_expr = ir_tokens::Emit::emit(spec);
+    let mut ir_pools = ir_tokens::Pools::default();
+    let ir_expr = ir_tokens::Emit::emit(spec, &mut ir_pools);
+    let ir_pools = ir_pools.statics();
     let mermaid = gate_spec::diagram::mermaid(spec);
     let dot = gate_spec::diagram::dot(spec);
     let commands = command_table_tokens(&gate_spec::commands::CommandTable::build(spec));
@@ -470,6 +472,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         pub fn build_ir() -> ::gate_spec::ir::Spec {
             use ::gate_spec::ir;
             use ::std::borrow::Cow;
+            #ir_pools
             #ir_expr
         }
 

@@ -13,6 +13,89 @@ use serde::{Deserialize, Serialize};
 /// its IR from string literals, copying no text), owned when parsed from a source.
 pub type Text = std::borrow::Cow<'static, str>;
 
+/// A list of small values of the IR (phases, classes, ids, modes, effects): in a compiled spec
+/// borrowed from a static array, so building the IR does not allocate it; owned when parsed
+/// from a source. It dereferences to a slice; it serialises, compares and prints exactly as a
+/// `Vec` would.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct List<T: Clone + 'static>(pub std::borrow::Cow<'static, [T]>);
+
+impl<T: Clone + 'static> List<T> {
+    /// A list of values in the binary (what generated code builds).
+    pub const fn borrowed(items: &'static [T]) -> List<T> {
+        List(std::borrow::Cow::Borrowed(items))
+    }
+}
+
+impl<T: Clone + 'static> Default for List<T> {
+    fn default() -> Self {
+        List::borrowed(&[])
+    }
+}
+
+impl<T: Clone + 'static> std::ops::Deref for List<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.0
+    }
+}
+
+impl<T: Clone + 'static> From<Vec<T>> for List<T> {
+    fn from(items: Vec<T>) -> Self {
+        List(std::borrow::Cow::Owned(items))
+    }
+}
+
+impl<T: Clone + 'static> FromIterator<T> for List<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        List::from(iter.into_iter().collect::<Vec<T>>())
+    }
+}
+
+impl<'a, T: Clone + 'static> IntoIterator for &'a List<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<T: Clone + PartialEq + 'static> PartialEq<Vec<T>> for List<T> {
+    fn eq(&self, other: &Vec<T>) -> bool {
+        **self == other[..]
+    }
+}
+
+impl<T: Clone + PartialEq + 'static> PartialEq<[T]> for List<T> {
+    fn eq(&self, other: &[T]) -> bool {
+        **self == *other
+    }
+}
+
+impl<T: Clone + PartialEq + 'static, const N: usize> PartialEq<[T; N]> for List<T> {
+    fn eq(&self, other: &[T; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl<T: Clone + std::fmt::Debug + 'static> std::fmt::Debug for List<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Clone + Serialize + 'static> Serialize for List<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de, T: Clone + Deserialize<'de> + 'static> Deserialize<'de> for List<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Vec::<T>::deserialize(deserializer).map(List::from)
+    }
+}
+
 /// A byte range into the spec source.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
@@ -315,7 +398,7 @@ pub struct Rule {
     /// Globs over the raw tool name (`Bash`, `run_shell_command`, `mcp__*`).
     pub tools: Vec<Pattern>,
     /// Action classes.
-    pub classes: Vec<ActionClass>,
+    pub classes: List<ActionClass>,
     /// Globs over the target when it is a path (absolute, and relative to cwd).
     pub paths: Vec<Pattern>,
     /// Command patterns, matched on each simple command of the tokenised shell command.
@@ -329,7 +412,7 @@ pub struct Rule {
     #[serde(default)]
     pub except_paths: Vec<Pattern>,
     /// Phases the rule applies to; empty means every tool phase.
-    pub phases: Vec<Phase>,
+    pub phases: List<Phase>,
     pub tier: Option<TierId>,
     pub kind: Option<KindId>,
     pub reason: Text,
@@ -352,9 +435,9 @@ pub struct Signal {
     pub enter: u16,
     /// Consecutive non-qualifying samples before it turns off (>= 1).
     pub exit: u16,
-    pub requires: Vec<Telemetry>,
+    pub requires: List<Telemetry>,
     /// The phases on which this signal is sampled (derived from the family).
-    pub samples: Vec<Phase>,
+    pub samples: List<Phase>,
 }
 
 /// Signal families and their parameters.
@@ -372,7 +455,7 @@ pub enum Family {
     /// The action's path prefix (first `depth` components under cwd) is new to the window.
     ScopeChange { depth: u16 },
     /// One of these lifecycle phases happened.
-    Lifecycle { events: Vec<Phase> },
+    Lifecycle { events: List<Phase> },
     /// The window exceeds an action or time budget (the tier backstop when none is given).
     Budget {
         max_actions: Option<u32>,
@@ -417,7 +500,7 @@ pub struct Checkpoint {
     pub span: Span,
     pub tools: Vec<Pattern>,
     pub targets: Vec<Pattern>,
-    pub events: Vec<Phase>,
+    pub events: List<Phase>,
     pub status: StatusFilter,
 }
 
@@ -486,9 +569,9 @@ pub struct Guard {
     /// The action's tier must be within `lo..=hi` (indices).
     pub tier: Option<(TierId, TierId)>,
     /// The action's work kind must be one of these.
-    pub kinds: Vec<KindId>,
+    pub kinds: List<KindId>,
     /// The identity's role must be one of these (`None` in the list means "no role").
-    pub roles: Vec<Option<RoleId>>,
+    pub roles: List<Option<RoleId>>,
     /// The re-arm floor must (true) or must not (false) be satisfied.
     pub rearm: Option<bool>,
     pub span: Option<Span>,
@@ -502,7 +585,7 @@ pub struct Transition {
     pub trigger: Trigger,
     pub guard: Guard,
     pub to: StateId,
-    pub effects: Vec<Effect>,
+    pub effects: List<Effect>,
 }
 
 /// An effect a transition proposes.
@@ -641,7 +724,7 @@ pub struct Role {
     /// `NAME=VALUE` environment matches that carry this role.
     pub env: Vec<(Text, Text)>,
     /// Mode override per tier (`None` = the tier's own mode).
-    pub modes: Vec<Option<Mode>>,
+    pub modes: List<Option<Mode>>,
 }
 
 impl Spec {
@@ -683,5 +766,35 @@ impl Spec {
             Some(r) => self.roles[r as usize].modes[tier as usize].unwrap_or(base),
             None => base,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_borrowed_list_is_an_owned_one_with_the_same_items() {
+        static PHASES: [Phase; 2] = [Phase::PreTool, Phase::Stop];
+        let borrowed: List<Phase> = List::borrowed(&PHASES);
+        let owned: List<Phase> = vec![Phase::PreTool, Phase::Stop].into();
+        assert!(matches!(borrowed.0, std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(owned.0, std::borrow::Cow::Owned(_)));
+        assert_eq!(borrowed, owned);
+        assert_ne!(borrowed, List::borrowed(&PHASES[..1]));
+        assert_eq!(borrowed, vec![Phase::PreTool, Phase::Stop]);
+        assert_eq!(borrowed, [Phase::PreTool, Phase::Stop]);
+        assert_eq!(format!("{borrowed:?}"), format!("{:?}", PHASES.to_vec()));
+        let json = serde_json::to_string(&borrowed).expect("serialises");
+        assert_eq!(
+            json,
+            serde_json::to_string(&PHASES.to_vec()).expect("serialises")
+        );
+        let back: List<Phase> = serde_json::from_str(&json).expect("deserialises");
+        assert_eq!(back, borrowed);
+        assert_eq!((&borrowed).into_iter().count(), 2);
+        assert!(List::<Phase>::default().is_empty());
+        let collected: List<Phase> = PHASES.iter().copied().collect();
+        assert_eq!(collected, borrowed);
     }
 }

@@ -817,7 +817,9 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                         }
                         Some(_) => {}
                     }
-                    Family::Lifecycle { events }
+                    Family::Lifecycle {
+                        events: events.into(),
+                    }
                 }
                 "budget" => Family::Budget {
                     max_actions: o
@@ -876,8 +878,8 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             family,
             enter: enter.map_or(1, |v| v.0.max(1) as u16),
             exit: exit.map_or(1, |v| v.0.max(1) as u16),
-            requires,
-            samples,
+            requires: requires.into(),
+            samples: samples.into(),
         };
         if let Some((n, enter_span)) = enter {
             if n > 0 {
@@ -957,7 +959,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             span: *cspan,
             tools,
             targets,
-            events,
+            events: events.into(),
             status,
         });
     }
@@ -1061,7 +1063,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             span: *rspan,
             subagent_types,
             env: env.into_iter().map(|(k, v)| (k.into(), v.into())).collect(),
-            modes,
+            modes: modes.into(),
         });
     }
 
@@ -1126,7 +1128,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 trigger,
                 guard: guard.clone(),
                 to: to.unwrap_or(from) as StateId,
-                effects: effects.clone(),
+                effects: effects.clone().into(),
             });
         }
     }
