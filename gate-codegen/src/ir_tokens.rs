@@ -5,8 +5,11 @@
 //! instruction pointer, so they need no load-time relocation). A [`List`] (phases, classes,
 //! kind and role ids, modes, effects) is a range of one static array per element type
 //! ([`Pools`]; equal lists share a range), so it is not allocated; only the effects' array
-//! holds pointers (the `record` labels) and so needs relocations, one per label. The other
-//! lists are `vec![…]`. The expression uses the paths `ir::…` and `Cow`, which the generated
+//! holds pointers (the `record` labels) and so needs relocations, one per label. A list of
+//! patterns (the bulk of a spec) is a range of one static array of plain records `[text
+//! start, text end, span start, span end]` whose texts are ranges of one literal: as code,
+//! ~50 bytes per pattern made the default spec's function 91 KB instead of 53 KB, and a hook
+//! process maps what it runs. The other lists are `vec![…]`. The expression uses the paths `ir::…` and `Cow`, which the generated
 //! function imports, and the pools' statics, which it declares.
 //!
 //! Each impl destructures its value without `..`, so a field added to the IR does not compile
@@ -58,6 +61,10 @@ pub(crate) struct Pools {
     role_ids: Pool,
     modes: Pool,
     effects: Pool,
+    /// `[text start, text end, span start, span end]` per pattern, texts in `pattern_text`.
+    patterns: Pool,
+    pattern_text: String,
+    pattern_texts: BTreeMap<String, (u32, u32)>,
 }
 
 impl Pools {
@@ -72,16 +79,50 @@ impl Pools {
             (&self.modes, Option::<Mode>::POOL, Option::<Mode>::ty()),
             (&self.effects, Effect::POOL, Effect::ty()),
         ];
-        let statics =
-            pools
-                .into_iter()
-                .filter(|(p, ..)| !p.items.is_empty())
-                .map(|(p, name, ty)| {
-                    let name = Ident::new(name, proc_macro2::Span::call_site());
-                    let (items, n) = (&p.items, p.items.len());
-                    quote!(static #name: [#ty; #n] = [#(#items),*];)
-                });
+        let mut statics: Vec<TokenStream> = Vec::new();
+        if !self.patterns.items.is_empty() {
+            let text = &self.pattern_text;
+            let (items, n) = (&self.patterns.items, self.patterns.items.len());
+            statics.push(quote! {
+                const PATTERN_TEXT: &str = #text;
+                static PATTERNS: [[u32; 4]; #n] = [#(#items),*];
+            });
+        }
+        for (p, name, ty) in pools {
+            if !p.items.is_empty() {
+                let name = Ident::new(name, proc_macro2::Span::call_site());
+                let (items, n) = (&p.items, p.items.len());
+                statics.push(quote!(static #name: [#ty; #n] = [#(#items),*];));
+            }
+        }
         quote!(#(#statics)*)
+    }
+
+    /// A list of patterns: a range of the spec's pattern records, whose texts are ranges of one
+    /// literal (see [`Pattern::list`](gate_spec::ir::Pattern::list)).
+    fn patterns(&mut self, list: &[Pattern]) -> TokenStream {
+        if list.is_empty() {
+            return quote!(::std::vec::Vec::new());
+        }
+        let records = list
+            .iter()
+            .map(|p| {
+                let (from, to) = match self.pattern_texts.get(&*p.text) {
+                    Some(&range) => range,
+                    None => {
+                        let from = self.pattern_text.len() as u32;
+                        self.pattern_text.push_str(&p.text);
+                        let range = (from, self.pattern_text.len() as u32);
+                        self.pattern_texts.insert(p.text.to_string(), range);
+                        range
+                    }
+                };
+                let (start, end) = (p.span.start, p.span.end);
+                quote!([#from, #to, #start, #end])
+            })
+            .collect();
+        let (start, end) = self.patterns.add(records);
+        quote!(ir::Pattern::list(PATTERN_TEXT, &PATTERNS[#start..#end]))
     }
 }
 
@@ -384,9 +425,11 @@ impl Emit for Rule {
             kind,
             reason,
         } = self;
-        let (name, span, tools) = (name.emit(cx), span.emit(cx), tools.emit(cx));
-        let (classes, paths, commands) = (classes.emit(cx), paths.emit(cx), commands.emit(cx));
-        let (except_commands, except_paths) = (except_commands.emit(cx), except_paths.emit(cx));
+        let (name, span, tools) = (name.emit(cx), span.emit(cx), cx.patterns(tools));
+        let (classes, paths, commands) =
+            (classes.emit(cx), cx.patterns(paths), cx.patterns(commands));
+        let (except_commands, except_paths) =
+            (cx.patterns(except_commands), cx.patterns(except_paths));
         let (phases, tier, kind, reason) = (
             phases.emit(cx),
             tier.emit(cx),
@@ -407,14 +450,6 @@ impl Emit for Rule {
             kind: #kind,
             reason: #reason,
         })
-    }
-}
-
-impl Emit for Pattern {
-    fn emit(&self, cx: &mut Pools) -> TokenStream {
-        let Pattern { text, span } = self;
-        let (text, span) = (text.emit(cx), span.emit(cx));
-        quote!(ir::Pattern { text: #text, span: #span })
     }
 }
 
@@ -508,8 +543,8 @@ impl Emit for Checkpoint {
             events,
             status,
         } = self;
-        let (name, span, tools) = (name.emit(cx), span.emit(cx), tools.emit(cx));
-        let (targets, events, status) = (targets.emit(cx), events.emit(cx), status.emit(cx));
+        let (name, span, tools) = (name.emit(cx), span.emit(cx), cx.patterns(tools));
+        let (targets, events, status) = (cx.patterns(targets), events.emit(cx), status.emit(cx));
         quote!(ir::Checkpoint {
             name: #name,
             span: #span,
@@ -674,7 +709,8 @@ impl Emit for Role {
             env,
             modes,
         } = self;
-        let (name, span, subagent_types) = (name.emit(cx), span.emit(cx), subagent_types.emit(cx));
+        let (name, span, subagent_types) =
+            (name.emit(cx), span.emit(cx), cx.patterns(subagent_types));
         let (env, modes) = (env.emit(cx), modes.emit(cx));
         quote!(ir::Role {
             name: #name,

@@ -425,6 +425,23 @@ pub struct Pattern {
     pub span: Span,
 }
 
+impl Pattern {
+    /// Patterns from records `[text start, text end, span start, span end]` whose texts are
+    /// ranges of `text`: how a compiled spec's generated code builds its pattern lists (the
+    /// records are plain numbers in one static array, the texts borrowed from one literal).
+    pub fn list(text: &'static str, records: &[[u32; 4]]) -> Vec<Pattern> {
+        records
+            .iter()
+            .map(|&[from, to, start, end]| Pattern {
+                text: std::borrow::Cow::Borrowed(
+                    text.get(from as usize..to as usize).unwrap_or(""),
+                ),
+                span: Span { start, end },
+            })
+            .collect()
+    }
+}
+
 /// A boundary signal: a family, its parameters and its hysteresis.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Signal {
@@ -796,5 +813,24 @@ mod tests {
         assert!(List::<Phase>::default().is_empty());
         let collected: List<Phase> = PHASES.iter().copied().collect();
         assert_eq!(collected, borrowed);
+    }
+
+    #[test]
+    fn pattern_lists_borrow_their_texts_from_one_literal() {
+        let list = Pattern::list(
+            "rm -rfgit push",
+            &[[0, 6, 10, 18], [6, 14, 20, 30], [0, 2, 1, 2]],
+        );
+        let texts: Vec<&str> = list.iter().map(|p| &*p.text).collect();
+        assert_eq!(texts, ["rm -rf", "git push", "rm"]);
+        assert!(list
+            .iter()
+            .all(|p| matches!(p.text, std::borrow::Cow::Borrowed(_))));
+        assert_eq!(list[1].span, Span { start: 20, end: 30 });
+        assert_eq!(
+            Pattern::list("é", &[[0, 1, 0, 0]])[0].text,
+            "",
+            "not a char boundary"
+        );
     }
 }
