@@ -6,7 +6,9 @@
 //!
 //! - `pub enum State` (one CamelCase variant per control state) and `pub enum Trigger` (one
 //!   variant per entry of `Spec::all_triggers()`, e.g. `EventPreTool`, `SignalShift`);
-//! - the constants `NAME`, `HASH`, `PATH`, `IR_JSON`, `IR_BIN`, `MERMAID`, `DOT`;
+//! - the constants `NAME`, `HASH`, `PATH`, `IR_JSON`, `MERMAID`, `DOT`;
+//! - `pub fn build_ir()`, the IR as one expression of string literals and `vec!`s (see
+//!   [`ir_tokens`]), which `COMPILED` runs once per process;
 //! - a hidden `include_str!` of the spec file so cargo rebuilds when it changes;
 //! - `pub struct Machine` implementing `gate_spec::exec::Machine`, with the transition choice
 //!   as one `match (state, trigger)` that names every pair and has no wildcard arm, and the
@@ -24,6 +26,8 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+mod ir_tokens;
 
 /// CamelCase of a snake_case identifier. Each `_` followed by a lower-case letter becomes that
 /// letter in upper case; other `_` are kept. Spec names are lower-case, so this is injective.
@@ -166,10 +170,7 @@ fn command_table_tokens(table: &gate_spec::commands::CommandTable) -> TokenStrea
     let text = table.text.as_ref();
     let rules = list(table.rules.iter().map(|r| {
         let (c, e) = (slice(r.commands), slice(r.except_commands));
-        let (cs, es) = (slice(r.command_sources), slice(r.except_sources));
-        quote!(::gate_spec::commands::RuleRec {
-            commands: #c, except_commands: #e, command_sources: #cs, except_sources: #es,
-        })
+        quote!(::gate_spec::commands::RuleRec { commands: #c, except_commands: #e })
     }));
     let patterns = list(table.patterns.iter().map(|p| match *p {
         PatternRec::Stages(s) => {
@@ -196,14 +197,6 @@ fn command_table_tokens(table: &gate_spec::commands::CommandTable) -> TokenStrea
             quote!(::gate_spec::commands::ArgRec::Glob(#s))
         }
     }));
-    let sources = list(table.sources.iter().map(|s| {
-        let text = str_(s.text);
-        let (start, end) = (s.span.start, s.span.end);
-        quote!(::gate_spec::commands::SourceRec {
-            text: #text,
-            span: ::gate_spec::ir::Span { start: #start, end: #end },
-        })
-    }));
     let by_program = list(table.by_program.iter().map(|p| {
         let (program, refs) = (str_(p.program), slice(p.refs));
         quote!(::gate_spec::commands::ProgramRec { program: #program, refs: #refs })
@@ -220,7 +213,6 @@ fn command_table_tokens(table: &gate_spec::commands::CommandTable) -> TokenStrea
             patterns: #patterns,
             stages: #stages,
             args: #args,
-            sources: #sources,
             by_program: #by_program,
             refs: #refs,
             always: #always,
@@ -267,7 +259,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
 
     // ---- enums -------------------------------------------------------------------------
     let state_variants = variant_names(spec.states.iter().map(|s| camel(&s.name)));
-    let state_names: Vec<&str> = spec.states.iter().map(|s| s.name.as_str()).collect();
+    let state_names: Vec<&str> = spec.states.iter().map(|s| s.name.as_ref()).collect();
     let state_ids: Vec<u8> = (0..n_states).map(|i| i as u8).collect();
     let initial = &state_variants[spec.initial as usize];
 
@@ -424,12 +416,9 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     let hash = &spec.hash;
     let ir_json = serde_json::to_string(spec).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
     let ir_json = Literal::string(&ir_json);
-    // What the runtime decodes (postcard): an encoding failure leaves it empty, which
-    // `CompiledSpec::ir` reports by name instead of misbehaving.
-    // The command patterns travel in `COMMANDS` (parsed, and as written), not in the bytes.
-    let mut runtime_ir = spec.clone();
-    gate_spec::commands::CommandTable::strip_sources(&mut runtime_ir);
-    let ir_bin = Literal::byte_string(&gate_spec::ir::to_bytes(&runtime_ir).unwrap_or_default());
+    let mut ir_pools = ir_tokens::Pools::default();
+    let ir_expr = ir_tokens::Emit::emit(spec, &mut ir_pools);
+    let ir_pools = ir_pools.statics();
     let mermaid = gate_spec::diagram::mermaid(spec);
     let dot = gate_spec::diagram::dot(spec);
     let commands = command_table_tokens(&gate_spec::commands::CommandTable::build(spec));
@@ -461,9 +450,6 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         pub const PATH: &str = #display_path;
         /// The IR as JSON (`gate_spec::ir::Spec`).
         pub const IR_JSON: &str = #ir_json;
-        /// The IR as postcard bytes, what [`COMPILED`] decodes at run time, without the rules'
-        /// command patterns: [`COMMANDS`] carries those (parsed, and as written).
-        pub const IR_BIN: &[u8] = #ir_bin;
         /// The machine as a Mermaid `stateDiagram-v2`.
         pub const MERMAID: &str = #mermaid;
         /// The machine as a Graphviz DOT graph.
@@ -479,6 +465,16 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
 
         #[doc(hidden)]
         const _: &str = ::core::include_str!(#abs_path);
+
+        /// The IR, built from literals: what [`COMPILED`] runs once per process. Texts are
+        /// borrowed from the binary, so only the non-empty lists are allocated.
+        #[allow(clippy::too_many_lines)]
+        pub fn build_ir() -> ::gate_spec::ir::Spec {
+            use ::gate_spec::ir;
+            use ::std::borrow::Cow;
+            #ir_pools
+            #ir_expr
+        }
 
         #[doc = #state_doc]
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
@@ -681,8 +677,10 @@ pub fn generate_error(display_path: &str, abs_path: Option<&str>, rendered: &str
         pub const PATH: &str = #display_path;
         /// Empty: the spec did not compile.
         pub const IR_JSON: &str = "";
-        /// Empty: the spec did not compile.
-        pub const IR_BIN: &[u8] = b"";
+        /// Never runs: the spec did not compile, so neither does the crate.
+        pub fn build_ir() -> ::gate_spec::ir::Spec {
+            ::core::unreachable!("the spec did not compile")
+        }
         /// Empty: the spec did not compile.
         pub const MERMAID: &str = "";
         /// Empty: the spec did not compile.
@@ -790,7 +788,7 @@ pub fn compile_file(file: &SpecFile) -> (Option<String>, TokenStream) {
     let (spec, diags) = gate_spec::compile(&source);
     match spec {
         Some(spec) => {
-            let name = spec.name.clone();
+            let name = spec.name.to_string();
             (Some(name), generate(&spec, &file.display, &abs))
         }
         None => {
@@ -879,7 +877,7 @@ fn registry_tokens(doc: &str) -> TokenStream {
             hash: HASH,
             path: PATH,
             ir_json: IR_JSON,
-            ir_bin: IR_BIN,
+            build_ir,
             mermaid: MERMAID,
             dot: DOT,
             machine: &Machine,

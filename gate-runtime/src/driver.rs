@@ -418,7 +418,7 @@ fn encode_state(
     updated_ms: i64,
 ) -> Result<StoredState, StoreError> {
     Ok(StoredState {
-        spec_hash: engine.spec.hash.clone(),
+        spec_hash: engine.spec.hash.to_string(),
         blob: serde_json::to_vec(state).map_err(|e| StoreError::Encode(e.to_string()))?,
         updated_ms,
     })
@@ -865,7 +865,7 @@ fn evaluate_in(
         ts_ms: outcome.now_ms,
         session: event.session_id.clone().unwrap_or_default(),
         scope: scope.clone(),
-        spec: spec.name.clone(),
+        spec: spec.name.to_string(),
         kind: AuditKind::Event,
         runtime: event.runtime.map_or("unknown", |r| r.as_str()).to_string(),
         phase: phase.as_str().to_string(),

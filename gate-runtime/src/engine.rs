@@ -164,7 +164,7 @@ impl<'s> Engine<'s> {
         if let Some(i) = roles.iter().position(|r| {
             r.env
                 .iter()
-                .any(|(k, v)| env(k).as_deref() == Some(v.as_str()))
+                .any(|(k, v)| env(k).as_deref() == Some(v.as_ref()))
         }) {
             return Some(i as RoleId);
         }
@@ -247,7 +247,7 @@ impl<'s> Engine<'s> {
                 detail: object([
                     (
                         "signal",
-                        Value::from(spec.signals[*s as usize].name.as_str()),
+                        Value::from(spec.signals[*s as usize].name.as_ref()),
                     ),
                     ("edge", Value::from("on")),
                 ]),
@@ -259,7 +259,7 @@ impl<'s> Engine<'s> {
                 detail: object([
                     (
                         "signal",
-                        Value::from(spec.signals[*s as usize].name.as_str()),
+                        Value::from(spec.signals[*s as usize].name.as_ref()),
                     ),
                     ("edge", Value::from("off")),
                 ]),
@@ -286,14 +286,14 @@ impl<'s> Engine<'s> {
             let tr = &spec.transitions[t as usize];
             match tr.trigger {
                 Trigger::Signal(s) | Trigger::Clear(s) => {
-                    fired_signals.push(spec.signals[s as usize].name.clone());
+                    fired_signals.push(spec.signals[s as usize].name.to_string());
                     notes.push(Note {
                         kind: "boundary",
                         detail: json!({"signal": spec.signals[s as usize].name}),
                     });
                 }
                 Trigger::Checkpoint(c) => {
-                    fired_checkpoint = Some(spec.checkpoints[c as usize].name.clone())
+                    fired_checkpoint = Some(spec.checkpoints[c as usize].name.to_string())
                 }
                 Trigger::Backstop => {
                     by_backstop = true;
@@ -352,8 +352,8 @@ impl<'s> Engine<'s> {
             };
             let w = ClosedWindow {
                 kind: seg.dominant_kind().map_or_else(
-                    || spec.kinds[spec.default_kind as usize].name.clone(),
-                    |k| spec.kinds[k as usize].name.clone(),
+                    || spec.kinds[spec.default_kind as usize].name.to_string(),
+                    |k| spec.kinds[k as usize].name.to_string(),
                 ),
                 actions: seg.actions,
                 secs: seg
@@ -384,7 +384,7 @@ impl<'s> Engine<'s> {
         // Render and combine.
         let role_name = cx.role.map_or_else(
             || "none".to_string(),
-            |r| spec.roles[r as usize].name.clone(),
+            |r| spec.roles[r as usize].name.to_string(),
         );
         let mode_tier = if tool_event {
             class.tier
@@ -608,10 +608,10 @@ impl Vars<'_> {
             }
             TemplateVar::Checkpoint => self.checkpoint.unwrap_or("none").to_string(),
             TemplateVar::Tier => spec.tier_name(self.class.tier).to_string(),
-            TemplateVar::Kind => spec.kinds[self.class.kind as usize].name.clone(),
+            TemplateVar::Kind => spec.kinds[self.class.kind as usize].name.to_string(),
             TemplateVar::WindowKind => seg.dominant.map_or_else(
                 || "none".to_string(),
-                |k| spec.kinds[k as usize].name.clone(),
+                |k| spec.kinds[k as usize].name.to_string(),
             ),
             TemplateVar::WindowActions => seg.actions.to_string(),
             TemplateVar::WindowSecs => seg
@@ -627,7 +627,7 @@ impl Vars<'_> {
             }
             TemplateVar::Rule => self.class.rule.map_or_else(
                 || "none".to_string(),
-                |r| spec.rules[r as usize].name.clone(),
+                |r| spec.rules[r as usize].name.to_string(),
             ),
             TemplateVar::Tool => self
                 .event

@@ -571,7 +571,7 @@ impl<'s> Classifier<'s> {
         if let Some((t, id)) = best {
             out.tier = t;
             out.rule = Some(id);
-            out.reason = spec.rules[id as usize].reason.clone();
+            out.reason = spec.rules[id as usize].reason.to_string();
         }
     }
 }
@@ -1058,7 +1058,7 @@ pub fn missing_telemetry(spec: &Spec, runtime: Option<Runtime>) -> Vec<(String, 
                 .copied()
                 .filter(|t| runtime.is_none_or(|r| !r.provides(*t)))
                 .collect();
-            (!missing.is_empty()).then(|| (s.name.clone(), missing))
+            (!missing.is_empty()).then(|| (s.name.to_string(), missing))
         })
         .collect()
 }

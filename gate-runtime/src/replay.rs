@@ -62,11 +62,11 @@ impl Summary {
     pub fn new(engine: &Engine<'_>) -> Summary {
         let spec = engine.spec;
         Summary {
-            spec: spec.name.clone(),
+            spec: spec.name.to_string(),
             tiers: spec
                 .tiers
                 .iter()
-                .map(|t| (t.name.clone(), TierCounts::default()))
+                .map(|t| (t.name.to_string(), TierCounts::default()))
                 .collect(),
             ..Summary::default()
         }

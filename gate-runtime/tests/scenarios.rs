@@ -188,7 +188,7 @@ fn render(spec: &Spec, template: &str, vars: &[(TemplateVar, &str)]) -> String {
     t.parts
         .iter()
         .map(|p| match p {
-            TemplatePart::Text(s) => s.clone(),
+            TemplatePart::Text(s) => s.to_string(),
             TemplatePart::Var(v) => vars
                 .iter()
                 .find(|(k, _)| k == v)
@@ -231,7 +231,7 @@ fn rule_reason(spec: &Spec, rule: &str) -> String {
         .find(|r| r.name == rule)
         .unwrap_or_else(|| panic!("no rule {rule}"))
         .reason
-        .clone()
+        .to_string()
 }
 
 /// Open a window in a fresh jwc-shaped sim with one edit; returns the arming outcome.
@@ -843,7 +843,7 @@ fn jwc_l8_grant_is_one_shot() {
 #[test]
 fn jwc_l10_no_declared_phases() {
     let spec = compiled("jwc").ir();
-    let names: Vec<&str> = spec.states.iter().map(|s| s.name.as_str()).collect();
+    let names: Vec<&str> = spec.states.iter().map(|s| s.name.as_ref()).collect();
     assert_eq!(
         names,
         ["idle", "open", "due", "reassess", "lapsed", "assessed", "granted"]

@@ -7,7 +7,8 @@
 //! no pointers, so the static needs no load-time relocation and sits in read-only data, of
 //! which a process touches only the pages it reads (the table of the spec in use, and of that
 //! only the entries for the programs it sees). An interpreted spec builds the same table once
-//! with [`CommandTable::build`].
+//! with [`CommandTable::build`]. The patterns as written are not here: the IR carries them
+//! (in a compiled spec as literals, see `gate_spec::exec::CompiledSpec::build_ir`).
 //!
 //! The index makes classification cost depend on the patterns for the programs a command line
 //! runs, not on the total: a pattern whose first stage names a program literally (`rm -r /`,
@@ -68,21 +69,11 @@ pub enum PatternRec {
     Raw(Str),
 }
 
-/// A pattern as written in the spec, with its span.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct SourceRec {
-    pub text: Str,
-    pub span: ir::Span,
-}
-
-/// The patterns of one rule: ranges of [`CommandTable::patterns`] (parsed) and of
-/// [`CommandTable::sources`] (as written).
+/// The patterns of one rule: ranges of [`CommandTable::patterns`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct RuleRec {
     pub commands: Slice,
     pub except_commands: Slice,
-    pub command_sources: Slice,
-    pub except_sources: Slice,
 }
 
 /// The patterns whose first stage names `program`: a range of [`CommandTable::refs`].
@@ -110,7 +101,6 @@ pub struct CommandTable {
     pub patterns: List<PatternRec>,
     pub stages: List<StageRec>,
     pub args: List<ArgRec>,
-    pub sources: List<SourceRec>,
     /// Sorted by program (byte order), for a binary search.
     pub by_program: List<ProgramRec>,
     pub refs: List<PatternRef>,
@@ -187,7 +177,6 @@ struct Builder {
     patterns: Vec<PatternRec>,
     stages: Vec<StageRec>,
     args: Vec<ArgRec>,
-    sources: Vec<SourceRec>,
 }
 
 impl Builder {
@@ -237,29 +226,20 @@ impl Builder {
         self.patterns.push(rec);
     }
 
-    /// Parses and appends a rule's list; returns the ranges of parsed patterns and sources.
-    fn list(&mut self, list: &[ir::Pattern]) -> (Slice, Slice) {
-        let (p0, s0) = (self.patterns.len() as u32, self.sources.len() as u32);
+    /// Parses and appends a rule's list; returns the range of its parsed patterns.
+    fn list(&mut self, list: &[ir::Pattern]) -> Slice {
+        let start = self.patterns.len() as u32;
         for source in list {
             // The spec was checked before it got here; a pattern that does not parse
             // cannot match and is left out of the parsed list.
             if let Ok(parsed) = parse_command(&source.text) {
                 self.pattern(&parsed);
             }
-            let text = self.str(&source.text);
-            self.sources.push(SourceRec {
-                text,
-                span: source.span,
-            });
         }
-        let slice = |start: u32, end: usize| Slice {
+        Slice {
             start,
-            len: end as u32 - start,
-        };
-        (
-            slice(p0, self.patterns.len()),
-            slice(s0, self.sources.len()),
-        )
+            len: self.patterns.len() as u32 - start,
+        }
     }
 }
 
@@ -272,17 +252,14 @@ impl CommandTable {
             patterns: Vec::new(),
             stages: Vec::new(),
             args: Vec::new(),
-            sources: Vec::new(),
         };
         let mut rules = Vec::with_capacity(spec.rules.len());
         for rule in &spec.rules {
-            let (commands, command_sources) = b.list(&rule.commands);
-            let (except_commands, except_sources) = b.list(&rule.except_commands);
+            let commands = b.list(&rule.commands);
+            let except_commands = b.list(&rule.except_commands);
             rules.push(RuleRec {
                 commands,
                 except_commands,
-                command_sources,
-                except_sources,
             });
         }
         let mut by_program: BTreeMap<String, Vec<PatternRef>> = BTreeMap::new();
@@ -330,7 +307,6 @@ impl CommandTable {
             patterns: b.patterns.into(),
             stages: b.stages.into(),
             args: b.args.into(),
-            sources: b.sources.into(),
             by_program: programs.into(),
             always: Slice {
                 start: always_start,
@@ -409,36 +385,6 @@ impl CommandTable {
     pub fn is_empty(&self) -> bool {
         self.patterns.is_empty()
     }
-
-    /// Removes what the table carries from `spec`: the command patterns as written. A
-    /// compiled spec embeds its IR this way, so a hook process decodes none of the (many)
-    /// pattern texts; [`CommandTable::restore_sources`] puts them back without copying text.
-    pub fn strip_sources(spec: &mut Spec) {
-        for rule in &mut spec.rules {
-            rule.commands.clear();
-            rule.except_commands.clear();
-        }
-    }
-
-    /// Undoes [`CommandTable::strip_sources`] on a spec decoded from stripped bytes: the
-    /// pattern texts are borrowed from the table (a static in a compiled spec).
-    pub fn restore_sources(&'static self, spec: &mut Spec) {
-        let sources = |slice: Slice| -> Vec<ir::Pattern> {
-            self.sources
-                .get(slice.range())
-                .unwrap_or(&[])
-                .iter()
-                .map(|s| ir::Pattern {
-                    text: Cow::Borrowed(self.str(s.text)),
-                    span: s.span,
-                })
-                .collect()
-        };
-        for (rule, rec) in spec.rules.iter_mut().zip(self.rules.iter()) {
-            rule.commands = sources(rec.command_sources);
-            rule.except_commands = sources(rec.except_sources);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -488,23 +434,12 @@ mod tests {
     }
 
     #[test]
-    fn sources_round_trip_through_strip_and_restore() {
-        let spec = spec(
-            "[[rule]]\nname = \"a\"\ntier = \"low\"\ncommands = [\"rm -r /\", \"curl * | sh\"]\nexcept_commands = [\"rm -r /tmp/x\"]\n",
-        );
-        let table: &'static CommandTable = Box::leak(Box::new(CommandTable::build(&spec)));
-        let mut stripped = spec.clone();
-        CommandTable::strip_sources(&mut stripped);
-        assert!(stripped.rules[0].commands.is_empty());
-        table.restore_sources(&mut stripped);
-        assert_eq!(stripped, spec);
-    }
-
-    #[test]
     fn repeated_words_are_stored_once() {
         let spec =
             spec("[[rule]]\nname = \"a\"\ntier = \"low\"\ncommands = [\"rm -r /\", \"rm -f /\"]\n");
         let t = CommandTable::build(&spec);
-        assert_eq!(t.text.matches("rm").count(), 3, "{}", t.text);
+        // `rm` names the first stage of both patterns and the program index's entry.
+        assert_eq!(t.text.matches("rm").count(), 1, "{}", t.text);
+        assert_eq!(t.text.matches('/').count(), 1, "{}", t.text);
     }
 }

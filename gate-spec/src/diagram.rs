@@ -172,7 +172,7 @@ pub fn guard_text(spec: &Spec, guard: &Guard) -> String {
         let names: Vec<&str> = guard
             .kinds
             .iter()
-            .map(|k| spec.kinds[*k as usize].name.as_str())
+            .map(|k| spec.kinds[*k as usize].name.as_ref())
             .collect();
         parts.push(format!("kind={}", names.join("|")));
     }
@@ -181,7 +181,7 @@ pub fn guard_text(spec: &Spec, guard: &Guard) -> String {
             .roles
             .iter()
             .map(|r| match r {
-                Some(r) => spec.roles[*r as usize].name.as_str(),
+                Some(r) => spec.roles[*r as usize].name.as_ref(),
                 None => "none",
             })
             .collect();
@@ -197,7 +197,7 @@ pub fn guard_text(spec: &Spec, guard: &Guard) -> String {
 
 /// An effect in the spec's own syntax (`steer:boundary`).
 pub fn effect_text(spec: &Spec, effect: &Effect) -> String {
-    let template = |t: u8| spec.templates[t as usize].name.as_str();
+    let template = |t: u8| spec.templates[t as usize].name.as_ref();
     match effect {
         Effect::Arm => "arm".to_string(),
         Effect::Close => "close".to_string(),
@@ -305,7 +305,7 @@ pub fn legend_lines(spec: &Spec) -> Vec<String> {
             if i == spec.default_kind as usize {
                 format!("{} (default)", k.name)
             } else {
-                k.name.clone()
+                k.name.to_string()
             }
         })
         .collect();
@@ -313,7 +313,7 @@ pub fn legend_lines(spec: &Spec) -> Vec<String> {
     for rule in kind_rules {
         let kind = rule
             .kind
-            .map(|k| spec.kinds[k as usize].name.as_str())
+            .map(|k| spec.kinds[k as usize].name.as_ref())
             .unwrap_or("-");
         lines.push(format!("  {} (kind {kind})", rule_text(spec, rule)));
     }

@@ -82,9 +82,9 @@ pub struct CompiledSpec {
     pub path: &'static str,
     /// The IR as JSON, for introspection.
     pub ir_json: &'static str,
-    /// The IR as postcard bytes without the command patterns; [`CompiledSpec::ir`] decodes
-    /// it once.
-    pub ir_bin: &'static [u8],
+    /// Builds the IR from literals in the binary (texts borrowed, nothing decoded);
+    /// [`CompiledSpec::ir`] runs it once.
+    pub build_ir: fn() -> crate::ir::Spec,
     pub mermaid: &'static str,
     pub dot: &'static str,
     pub machine: &'static (dyn Machine + Sync),
@@ -92,20 +92,9 @@ pub struct CompiledSpec {
 }
 
 impl CompiledSpec {
-    /// The IR, decoded from the embedded bytes on first use (complete: the command patterns
-    /// left out of the bytes are put back from the machine's table).
+    /// The IR, built on first use.
     pub fn ir(&self) -> &'static crate::ir::Spec {
-        self.ir_cell.get_or_init(|| {
-            let mut spec = crate::ir::from_bytes(self.ir_bin).unwrap_or_else(|e| {
-                // The bytes were produced from the same types at build time.
-                panic!("embedded IR of spec `{}` does not decode: {e}", self.name)
-            });
-            // The bytes leave out the command patterns; the machine's table carries them.
-            if let Some(table) = self.machine.commands() {
-                table.restore_sources(&mut spec);
-            }
-            spec
-        })
+        self.ir_cell.get_or_init(self.build_ir)
     }
 }
 

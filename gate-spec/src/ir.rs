@@ -2,12 +2,99 @@
 //!
 //! The IR is what every consumer works from: the static checks, the code generator, the
 //! diagram renderers, the runtime's observer and the reference interpreter. It is plain data
-//! (serde-serialisable, no interior references) so that generated code can embed it (as
-//! compact postcard bytes, plus JSON for introspection) and the runtime can load it without
-//! the TOML parser. Enums use serde's default external tagging, which both formats support. Spans (`Span`) are byte ranges into the spec
+//! (serde-serialisable, no interior references) so that generated code can embed it (as a
+//! function building it from literals, whose texts are borrowed from the binary ([`Text`]),
+//! plus JSON for introspection) and the runtime can load it without the TOML parser. Enums use serde's default external tagging, which both formats support. Spans (`Span`) are byte ranges into the spec
 //! source and are kept for diagnostics only; they never influence semantics.
 
 use serde::{Deserialize, Serialize};
+
+/// A text of the IR: borrowed from the binary in a compiled spec (the generated code builds
+/// its IR from string literals, copying no text), owned when parsed from a source.
+pub type Text = std::borrow::Cow<'static, str>;
+
+/// A list of small values of the IR (phases, classes, ids, modes, effects): in a compiled spec
+/// borrowed from a static array, so building the IR does not allocate it; owned when parsed
+/// from a source. It dereferences to a slice; it serialises, compares and prints exactly as a
+/// `Vec` would.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct List<T: Clone + 'static>(pub std::borrow::Cow<'static, [T]>);
+
+impl<T: Clone + 'static> List<T> {
+    /// A list of values in the binary (what generated code builds).
+    pub const fn borrowed(items: &'static [T]) -> List<T> {
+        List(std::borrow::Cow::Borrowed(items))
+    }
+}
+
+impl<T: Clone + 'static> Default for List<T> {
+    fn default() -> Self {
+        List::borrowed(&[])
+    }
+}
+
+impl<T: Clone + 'static> std::ops::Deref for List<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.0
+    }
+}
+
+impl<T: Clone + 'static> From<Vec<T>> for List<T> {
+    fn from(items: Vec<T>) -> Self {
+        List(std::borrow::Cow::Owned(items))
+    }
+}
+
+impl<T: Clone + 'static> FromIterator<T> for List<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        List::from(iter.into_iter().collect::<Vec<T>>())
+    }
+}
+
+impl<'a, T: Clone + 'static> IntoIterator for &'a List<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<T: Clone + PartialEq + 'static> PartialEq<Vec<T>> for List<T> {
+    fn eq(&self, other: &Vec<T>) -> bool {
+        **self == other[..]
+    }
+}
+
+impl<T: Clone + PartialEq + 'static> PartialEq<[T]> for List<T> {
+    fn eq(&self, other: &[T]) -> bool {
+        **self == *other
+    }
+}
+
+impl<T: Clone + PartialEq + 'static, const N: usize> PartialEq<[T; N]> for List<T> {
+    fn eq(&self, other: &[T; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl<T: Clone + std::fmt::Debug + 'static> std::fmt::Debug for List<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Clone + Serialize + 'static> Serialize for List<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de, T: Clone + Deserialize<'de> + 'static> Deserialize<'de> for List<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Vec::<T>::deserialize(deserializer).map(List::from)
+    }
+}
 
 /// A byte range into the spec source.
 #[derive(
@@ -50,10 +137,10 @@ pub type RuleId = u16;
 /// A whole compiled spec.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Spec {
-    pub name: String,
-    pub description: String,
+    pub name: Text,
+    pub description: Text,
     /// SHA-256 (hex) of the spec source bytes. State written under another hash is reset.
-    pub hash: String,
+    pub hash: Text,
     pub initial: StateId,
     pub scope: Scope,
     pub fail: FailPolicy,
@@ -74,7 +161,7 @@ pub struct Spec {
 /// A name with the span where it was declared.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Named {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
 }
 
@@ -115,7 +202,7 @@ pub enum Mode {
 /// A risk tier.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tier {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     pub mode: Mode,
     /// `Some(FailPolicy::Closed)` only when the tier opts in.
@@ -306,12 +393,12 @@ impl Telemetry {
 /// rule (in declaration order) that names a kind sets the work kind.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rule {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     /// Globs over the raw tool name (`Bash`, `run_shell_command`, `mcp__*`).
     pub tools: Vec<Pattern>,
     /// Action classes.
-    pub classes: Vec<ActionClass>,
+    pub classes: List<ActionClass>,
     /// Globs over the target when it is a path (absolute, and relative to cwd).
     pub paths: Vec<Pattern>,
     /// Command patterns, matched on each simple command of the tokenised shell command.
@@ -325,34 +412,49 @@ pub struct Rule {
     #[serde(default)]
     pub except_paths: Vec<Pattern>,
     /// Phases the rule applies to; empty means every tool phase.
-    pub phases: Vec<Phase>,
+    pub phases: List<Phase>,
     pub tier: Option<TierId>,
     pub kind: Option<KindId>,
-    pub reason: String,
+    pub reason: Text,
 }
 
-/// A pattern as written, with its span (for "pattern does not compile" diagnostics). The
-/// text is borrowed from the binary for the command patterns of a compiled spec (see
-/// [`crate::pattern::CommandTable::restore_sources`]).
+/// A pattern as written, with its span (for "pattern does not compile" diagnostics).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pattern {
-    pub text: std::borrow::Cow<'static, str>,
+    pub text: Text,
     pub span: Span,
+}
+
+impl Pattern {
+    /// Patterns from records `[text start, text end, span start, span end]` whose texts are
+    /// ranges of `text`: how a compiled spec's generated code builds its pattern lists (the
+    /// records are plain numbers in one static array, the texts borrowed from one literal).
+    pub fn list(text: &'static str, records: &[[u32; 4]]) -> Vec<Pattern> {
+        records
+            .iter()
+            .map(|&[from, to, start, end]| Pattern {
+                text: std::borrow::Cow::Borrowed(
+                    text.get(from as usize..to as usize).unwrap_or(""),
+                ),
+                span: Span { start, end },
+            })
+            .collect()
+    }
 }
 
 /// A boundary signal: a family, its parameters and its hysteresis.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Signal {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     pub family: Family,
     /// Consecutive qualifying samples before the signal turns on (>= 1).
     pub enter: u16,
     /// Consecutive non-qualifying samples before it turns off (>= 1).
     pub exit: u16,
-    pub requires: Vec<Telemetry>,
+    pub requires: List<Telemetry>,
     /// The phases on which this signal is sampled (derived from the family).
-    pub samples: Vec<Phase>,
+    pub samples: List<Phase>,
 }
 
 /// Signal families and their parameters.
@@ -370,7 +472,7 @@ pub enum Family {
     /// The action's path prefix (first `depth` components under cwd) is new to the window.
     ScopeChange { depth: u16 },
     /// One of these lifecycle phases happened.
-    Lifecycle { events: Vec<Phase> },
+    Lifecycle { events: List<Phase> },
     /// The window exceeds an action or time budget (the tier backstop when none is given).
     Budget {
         max_actions: Option<u32>,
@@ -411,11 +513,11 @@ pub struct Rearm {
 /// given status) or a lifecycle event (optionally with a target glob, e.g. on the prompt).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     pub tools: Vec<Pattern>,
     pub targets: Vec<Pattern>,
-    pub events: Vec<Phase>,
+    pub events: List<Phase>,
     pub status: StatusFilter,
 }
 
@@ -431,7 +533,7 @@ pub enum StatusFilter {
 /// A control state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct State {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     /// A window is open while the machine is in this state. A window licenses nothing.
     pub window: bool,
@@ -484,9 +586,9 @@ pub struct Guard {
     /// The action's tier must be within `lo..=hi` (indices).
     pub tier: Option<(TierId, TierId)>,
     /// The action's work kind must be one of these.
-    pub kinds: Vec<KindId>,
+    pub kinds: List<KindId>,
     /// The identity's role must be one of these (`None` in the list means "no role").
-    pub roles: Vec<Option<RoleId>>,
+    pub roles: List<Option<RoleId>>,
     /// The re-arm floor must (true) or must not (false) be satisfied.
     pub rearm: Option<bool>,
     pub span: Option<Span>,
@@ -500,7 +602,7 @@ pub struct Transition {
     pub trigger: Trigger,
     pub guard: Guard,
     pub to: StateId,
-    pub effects: Vec<Effect>,
+    pub effects: List<Effect>,
 }
 
 /// An effect a transition proposes.
@@ -518,7 +620,7 @@ pub enum Effect {
     /// Withhold.
     Deny { template: TemplateId },
     /// Write an audit row with this label.
-    Record { label: String },
+    Record { label: Text },
 }
 
 impl Effect {
@@ -534,7 +636,7 @@ impl Effect {
 /// A steer / ask / deny text with `{variable}` holes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Template {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     pub parts: Vec<TemplatePart>,
 }
@@ -543,7 +645,7 @@ pub struct Template {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TemplatePart {
-    Text(String),
+    Text(Text),
     Var(TemplateVar),
 }
 
@@ -632,25 +734,14 @@ impl TemplateVar {
 /// An identity's role and its per-tier mode overrides.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Role {
-    pub name: String,
+    pub name: Text,
     pub span: Span,
     /// Subagent types (globs) that carry this role.
     pub subagent_types: Vec<Pattern>,
     /// `NAME=VALUE` environment matches that carry this role.
-    pub env: Vec<(String, String)>,
+    pub env: Vec<(Text, Text)>,
     /// Mode override per tier (`None` = the tier's own mode).
-    pub modes: Vec<Option<Mode>>,
-}
-
-/// The compact binary form generated code embeds (postcard): decoding it is several times
-/// cheaper than JSON, and every hook process decodes its spec once.
-pub fn to_bytes(spec: &Spec) -> Result<Vec<u8>, String> {
-    postcard::to_allocvec(spec).map_err(|e| e.to_string())
-}
-
-/// Decode [`to_bytes`] output.
-pub fn from_bytes(bytes: &[u8]) -> Result<Spec, String> {
-    postcard::from_bytes(bytes).map_err(|e| e.to_string())
+    pub modes: List<Option<Mode>>,
 }
 
 impl Spec {
@@ -692,5 +783,54 @@ impl Spec {
             Some(r) => self.roles[r as usize].modes[tier as usize].unwrap_or(base),
             None => base,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_borrowed_list_is_an_owned_one_with_the_same_items() {
+        static PHASES: [Phase; 2] = [Phase::PreTool, Phase::Stop];
+        let borrowed: List<Phase> = List::borrowed(&PHASES);
+        let owned: List<Phase> = vec![Phase::PreTool, Phase::Stop].into();
+        assert!(matches!(borrowed.0, std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(owned.0, std::borrow::Cow::Owned(_)));
+        assert_eq!(borrowed, owned);
+        assert_ne!(borrowed, List::borrowed(&PHASES[..1]));
+        assert_eq!(borrowed, vec![Phase::PreTool, Phase::Stop]);
+        assert_eq!(borrowed, [Phase::PreTool, Phase::Stop]);
+        assert_eq!(format!("{borrowed:?}"), format!("{:?}", PHASES.to_vec()));
+        let json = serde_json::to_string(&borrowed).expect("serialises");
+        assert_eq!(
+            json,
+            serde_json::to_string(&PHASES.to_vec()).expect("serialises")
+        );
+        let back: List<Phase> = serde_json::from_str(&json).expect("deserialises");
+        assert_eq!(back, borrowed);
+        assert_eq!((&borrowed).into_iter().count(), 2);
+        assert!(List::<Phase>::default().is_empty());
+        let collected: List<Phase> = PHASES.iter().copied().collect();
+        assert_eq!(collected, borrowed);
+    }
+
+    #[test]
+    fn pattern_lists_borrow_their_texts_from_one_literal() {
+        let list = Pattern::list(
+            "rm -rfgit push",
+            &[[0, 6, 10, 18], [6, 14, 20, 30], [0, 2, 1, 2]],
+        );
+        let texts: Vec<&str> = list.iter().map(|p| &*p.text).collect();
+        assert_eq!(texts, ["rm -rf", "git push", "rm"]);
+        assert!(list
+            .iter()
+            .all(|p| matches!(p.text, std::borrow::Cow::Borrowed(_))));
+        assert_eq!(list[1].span, Span { start: 20, end: 30 });
+        assert_eq!(
+            Pattern::list("é", &[[0, 1, 0, 0]])[0].text,
+            "",
+            "not a char boundary"
+        );
     }
 }

@@ -560,7 +560,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     for ((tname, tspan), (text, vspan)) in templates.items.iter().zip(&template_values) {
         let parts = parse_template(source, text, *vspan, diags);
         ir_templates.push(Template {
-            name: tname.clone(),
+            name: tname.clone().into(),
             span: *tspan,
             parts,
         });
@@ -635,7 +635,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             Some(baseline)
         });
         ir_tiers.push(Tier {
-            name: tname.clone(),
+            name: tname.clone().into(),
             span: tiers.items[ir_tiers.len()].1,
             mode,
             fail,
@@ -712,7 +712,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         }
         let reason = o.str("reason", diags).map(|r| r.0).unwrap_or_default();
         ir_rules.push(Rule {
-            name: rname.clone(),
+            name: rname.clone().into(),
             span: *rspan,
             tools,
             classes,
@@ -723,7 +723,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             phases,
             tier,
             kind,
-            reason,
+            reason: reason.into(),
         });
     }
 
@@ -817,7 +817,9 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                         }
                         Some(_) => {}
                     }
-                    Family::Lifecycle { events }
+                    Family::Lifecycle {
+                        events: events.into(),
+                    }
                 }
                 "budget" => Family::Budget {
                     max_actions: o
@@ -871,13 +873,13 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         let family = family.unwrap_or(Family::KindShift);
         let samples = samples_of(&family);
         let signal = Signal {
-            name: sname.clone(),
+            name: sname.clone().into(),
             span: *sspan,
             family,
             enter: enter.map_or(1, |v| v.0.max(1) as u16),
             exit: exit.map_or(1, |v| v.0.max(1) as u16),
-            requires,
-            samples,
+            requires: requires.into(),
+            samples: samples.into(),
         };
         if let Some((n, enter_span)) = enter {
             if n > 0 {
@@ -953,11 +955,11 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             })
             .unwrap_or(StatusFilter::Any);
         ir_checkpoints.push(Checkpoint {
-            name: cname.clone(),
+            name: cname.clone().into(),
             span: *cspan,
             tools,
             targets,
-            events,
+            events: events.into(),
             status,
         });
     }
@@ -1001,7 +1003,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             })
         });
         ir_states.push(State {
-            name: sname.clone(),
+            name: sname.clone().into(),
             span: *sspan,
             window,
             withhold,
@@ -1057,11 +1059,11 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             let _ = mspan;
         }
         ir_roles.push(Role {
-            name: rname.clone(),
+            name: rname.clone().into(),
             span: *rspan,
             subagent_types,
-            env,
-            modes,
+            env: env.into_iter().map(|(k, v)| (k.into(), v.into())).collect(),
+            modes: modes.into(),
         });
     }
 
@@ -1126,7 +1128,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 trigger,
                 guard: guard.clone(),
                 to: to.unwrap_or(from) as StateId,
-                effects: effects.clone(),
+                effects: effects.clone().into(),
             });
         }
     }
@@ -1136,9 +1138,9 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     }
     let (name, _) = name?;
     Some(Spec {
-        name,
-        description,
-        hash: crate::hash::sha256_hex(source.as_bytes()),
+        name: name.into(),
+        description: description.into(),
+        hash: crate::hash::sha256_hex(source.as_bytes()).into(),
         initial: initial? as StateId,
         scope,
         fail,
@@ -1147,7 +1149,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             .items
             .iter()
             .map(|(n, s)| Named {
-                name: n.clone(),
+                name: n.clone().into(),
                 span: *s,
             })
             .collect(),
@@ -1345,7 +1347,7 @@ fn parse_template(
                 match TemplateVar::parse(var) {
                     Some(v) => {
                         if !literal.is_empty() {
-                            parts.push(TemplatePart::Text(std::mem::take(&mut literal)));
+                            parts.push(TemplatePart::Text(std::mem::take(&mut literal).into()));
                         }
                         parts.push(TemplatePart::Var(v));
                     }
@@ -1379,7 +1381,7 @@ fn parse_template(
     }
     literal.push_str(rest);
     if !literal.is_empty() {
-        parts.push(TemplatePart::Text(literal));
+        parts.push(TemplatePart::Text(literal.into()));
     }
     parts
 }
@@ -1536,7 +1538,7 @@ fn parse_effect(
         ("ask", Some(a)) => tmpl(a, diags).map(|template| Effect::Ask { template }),
         ("deny", Some(a)) => tmpl(a, diags).map(|template| Effect::Deny { template }),
         ("record", Some(a)) if !a.is_empty() => Some(Effect::Record {
-            label: a.to_string(),
+            label: a.to_string().into(),
         }),
         _ => {
             let mut d = Diagnostic::error(

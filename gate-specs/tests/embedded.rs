@@ -1,6 +1,6 @@
-//! What a compiled spec embeds decodes to exactly the IR its source compiles to: the postcard
-//! bytes (which leave the command patterns out) plus the static command table give back the
-//! whole spec, and the embedded JSON is the same IR.
+//! What a compiled spec embeds builds exactly the IR its source compiles to: the generated
+//! `build_ir` (texts as literals, command patterns included) gives back the whole spec, and
+//! the embedded JSON is the same IR.
 
 #[test]
 fn the_embedded_ir_is_the_ir_of_the_source() {
@@ -16,12 +16,12 @@ fn the_embedded_ir_is_the_ir_of_the_source() {
         let commands: usize = spec.rules.iter().map(|r| r.commands.len()).sum();
         assert!(
             commands > 0 || compiled.name == "waypoints" || compiled.name == "example",
-            "{} has command patterns to restore",
+            "{} has command patterns",
             compiled.name
         );
         assert!(
             *compiled.ir() == spec,
-            "spec `{}`: the decoded IR differs from the source's",
+            "spec `{}`: the built IR differs from the source's",
             compiled.name
         );
         let from_json: gate_spec::ir::Spec =

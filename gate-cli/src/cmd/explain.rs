@@ -53,7 +53,7 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
     let rules: Vec<&str> = class
         .matched
         .iter()
-        .map(|r| spec.rules[*r as usize].name.as_str())
+        .map(|r| spec.rules[*r as usize].name.as_ref())
         .collect();
     let signals: Vec<serde_json::Value> = spec
         .signals
@@ -131,7 +131,7 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
     }
     t.push_str(&format!(
         "role      {}\nmode      {:?}\n",
-        role.map_or("none", |r| spec.roles[r as usize].name.as_str()),
+        role.map_or("none", |r| spec.roles[r as usize].name.as_ref()),
         o.mode
     ));
     for s in &o.rising {

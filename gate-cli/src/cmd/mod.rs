@@ -83,7 +83,7 @@ pub fn specs(global: &GlobalArgs) -> Result<i32> {
                     "states": ir.states.len(),
                     "transitions": ir.transitions.len(),
                     "signals": ir.signals.len(),
-                    "tiers": ir.tiers.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+                    "tiers": ir.tiers.iter().map(|t| t.name.as_ref()).collect::<Vec<_>>(),
                 })
             })
             .collect();
