@@ -363,21 +363,21 @@ impl<'s> Engine<'s> {
         let mut closed_effect = false;
         let mut block: Option<(Block, TemplateId)> = None;
         let mut steers: Vec<TemplateId> = Vec::new();
-        let mut fired_signals: Vec<String> = Vec::new();
-        let mut fired_checkpoint: Option<String> = None;
+        let mut fired_signals: Vec<&str> = Vec::new();
+        let mut fired_checkpoint: Option<&str> = None;
         let mut by_backstop = false;
         for &t in &fired {
             let tr = &spec.transitions[t as usize];
             match tr.trigger {
                 Trigger::Signal(s) | Trigger::Clear(s) => {
-                    fired_signals.push(spec.signals[s as usize].name.clone());
+                    fired_signals.push(&spec.signals[s as usize].name);
                     notes.push(Note {
                         kind: "boundary",
                         detail: Detail::Boundary(s),
                     });
                 }
                 Trigger::Checkpoint(c) => {
-                    fired_checkpoint = Some(spec.checkpoints[c as usize].name.clone())
+                    fired_checkpoint = Some(&spec.checkpoints[c as usize].name)
                 }
                 Trigger::Backstop => {
                     by_backstop = true;
@@ -466,10 +466,9 @@ impl<'s> Engine<'s> {
         observer::update_with(spec, &mut state.observer, event, &class, now, &mut keys);
 
         // Render and combine.
-        let role_name = cx.role.map_or_else(
-            || "none".to_string(),
-            |r| spec.roles[r as usize].name.clone(),
-        );
+        let role_name = cx
+            .role
+            .map_or("none", |r| spec.roles[r as usize].name.as_str());
         let mode_tier = if tool_event {
             class.tier
         } else {
@@ -485,8 +484,8 @@ impl<'s> Engine<'s> {
             from: from_state,
             to: to_state,
             signals: &fired_signals,
-            checkpoint: fired_checkpoint.as_deref(),
-            role: &role_name,
+            checkpoint: fired_checkpoint,
+            role: role_name,
             now,
         };
         let steer_text: Vec<String> = steers.iter().map(|t| vars.render(*t, None)).collect();
@@ -663,7 +662,7 @@ struct Vars<'a> {
     segment: &'a WindowBefore,
     from: u8,
     to: u8,
-    signals: &'a [String],
+    signals: &'a [&'a str],
     checkpoint: Option<&'a str>,
     role: &'a str,
     now: i64,

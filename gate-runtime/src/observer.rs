@@ -674,8 +674,15 @@ fn same_key(a: &str, b: &str) -> bool {
 
 /// The digest a target is remembered by: fixed size, and no secret it carries is stored.
 pub fn target_key(target: &str) -> String {
-    let mut hex = gate_spec::hash::sha256_hex(target.as_bytes());
-    hex.truncate(24);
+    use sha2::{Digest, Sha256};
+    // The first 24 hex digits of the SHA-256 (`sha256_hex` truncated), written directly.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digest = Sha256::digest(target.as_bytes());
+    let mut hex = String::with_capacity(24);
+    for &b in digest.iter().take(12) {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 15)]));
+    }
     hex
 }
 
@@ -1093,4 +1100,20 @@ pub fn missing_telemetry(spec: &Spec, runtime: Option<Runtime>) -> Vec<(String, 
             (!missing.is_empty()).then(|| (s.name.clone(), missing))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The digest a target is remembered by is the first 24 hex digits of its SHA-256, as
+    /// stored states have always held it.
+    #[test]
+    fn target_key_is_the_truncated_sha256_hex() {
+        for t in ["", "ls -la", "rm -rf /", "über ✓", &"x".repeat(200)] {
+            let mut want = gate_spec::hash::sha256_hex(t.as_bytes());
+            want.truncate(24);
+            assert_eq!(target_key(t), want, "{t:?}");
+        }
+    }
 }

@@ -94,7 +94,10 @@ impl Word {
     }
     fn finish(self) -> FinalWord {
         let plain = self.plain.unwrap_or(self.text.len());
-        let text = String::from_utf8_lossy(&self.text).into_owned();
+        // Valid UTF-8 (the usual case) is moved, not copied; anything else is repaired as
+        // `from_utf8_lossy` does.
+        let text = String::from_utf8(self.text)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         let assign = assignment_name(&text).is_some_and(|name| name.len() < plain);
         FinalWord { text, assign }
     }
