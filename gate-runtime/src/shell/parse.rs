@@ -815,7 +815,7 @@ fn emit(ctx: &mut Parsed, cur: Pending, depth: usize, wrappers: &[String]) -> Sp
     words.drain(..start.min(words.len()));
     let mut span = sub.unwrap_or_default();
     if !words.is_empty() {
-        span = span.then(build(ctx, &words, depth, wrappers));
+        span = span.then(build(ctx, words, depth, wrappers));
     }
     attach_writes(ctx, &mut span, writes, depth, wrappers);
     span
@@ -1016,7 +1016,8 @@ fn plain_words(texts: &[String]) -> Vec<FinalWord> {
 }
 
 /// Peel wrappers off one simple command and record it (or the script it runs).
-fn build(ctx: &mut Parsed, words: &[FinalWord], depth: usize, wrappers: &[String]) -> Span {
+fn build(ctx: &mut Parsed, owned: Vec<FinalWord>, depth: usize, wrappers: &[String]) -> Span {
+    let words = owned.as_slice();
     let mut w = wrappers.to_vec();
     let mut k = 0;
     let mut last_wrapper: Option<usize> = None;
@@ -1125,8 +1126,10 @@ fn build(ctx: &mut Parsed, words: &[FinalWord], depth: usize, wrappers: &[String
             return single(ctx, cmd);
         }
     };
-    let mut program = words[at].text.clone();
-    let mut args = texts(&words[(at + 1).min(words.len())..]);
+    // The program and its arguments are the last words: moved out, not copied.
+    let mut rest = owned.into_iter().skip(at).map(|w| w.text);
+    let mut program = rest.next().unwrap_or_default();
+    let mut args: Vec<String> = rest.collect();
     if name_of(&program) == "xargs" && args.is_empty() {
         program = "echo".to_string();
         args.clear();
@@ -1136,14 +1139,19 @@ fn build(ctx: &mut Parsed, words: &[FinalWord], depth: usize, wrappers: &[String
     } else {
         Vec::new()
     };
-    let cmd = new_command(program, args, w.clone(), depth);
+    let wrappers = if find_execs.is_empty() {
+        std::mem::take(&mut w)
+    } else {
+        w.clone()
+    };
+    let cmd = new_command(program, args, wrappers, depth);
     let span = single(ctx, cmd);
     for sub in find_execs {
         if depth >= MAX_DEPTH {
             ctx.truncated = true;
             break;
         }
-        build(ctx, &plain_words(&sub), depth + 1, &with(&w, "find -exec"));
+        build(ctx, plain_words(&sub), depth + 1, &with(&w, "find -exec"));
     }
     span
 }
@@ -1221,7 +1229,7 @@ pub fn parse_argv(argv: &[String]) -> Parsed {
         })
         .collect();
     if !words.is_empty() {
-        build(&mut ctx, &words, 0, &[]);
+        build(&mut ctx, words, 0, &[]);
     }
     ctx
 }
