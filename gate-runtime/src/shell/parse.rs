@@ -87,6 +87,14 @@ impl Word {
             self.push(b, ctx);
         }
     }
+    /// [`push`](Self::push) of each byte of `run`, at once.
+    fn push_run(&mut self, run: &[u8], ctx: &mut Parsed) {
+        let room = MAX_WORD.saturating_sub(self.text.len());
+        if run.len() > room {
+            ctx.truncated = true;
+        }
+        self.text.extend_from_slice(&run[..run.len().min(room)]);
+    }
     fn mark_quoted(&mut self) {
         if self.plain.is_none() {
             self.plain = Some(self.text.len());
@@ -601,9 +609,24 @@ fn scan_word(
                 }
                 _ => dollar(ctx, sc, depth, wrappers, &mut w),
             },
-            _ => {
+            #[cfg(test)]
+            _ if tests::BYTEWISE.get() => {
                 w.push(b, ctx);
                 sc.i += 1;
+            }
+            _ => {
+                // A run of plain bytes is copied at once: the same bytes, steps and
+                // truncation as pushing them one at a time through this loop (the test
+                // `plain_runs_parse_as_bytewise` compares both).
+                let rest = sc.s.get(sc.i..).unwrap_or_default();
+                let n = rest
+                    .iter()
+                    .position(|&c| ends_word(c) || matches!(c, b'`' | b'\\' | b'\'' | b'"' | b'$'))
+                    .unwrap_or(rest.len())
+                    .max(1);
+                ctx.steps += n as u64 - 1;
+                w.push_run(&rest[..n], ctx);
+                sc.i += n;
             }
         }
     }
@@ -1285,6 +1308,39 @@ fn find_exec_commands(args: &[String]) -> Vec<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    thread_local! {
+        /// Scan words a byte at a time (the loop before plain runs were copied at once).
+        pub(super) static BYTEWISE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    fn bytewise(line: &str) -> Parsed {
+        BYTEWISE.set(true);
+        let parsed = parse(line);
+        BYTEWISE.set(false);
+        parsed
+    }
+
+    proptest! {
+        /// Copying runs of plain bytes at once parses every line as the byte-at-a-time scan
+        /// did: the same commands, words, pipes, truncation and steps.
+        #[test]
+        fn plain_runs_parse_as_bytewise(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "rm", " ", "-rf", "/tmp/x", "'a b'", "\"q $v\"", "$(ls)", "`pwd`", "\\ ",
+                "$'\\x41'", "|", "&&", ";", "\n", "(", ")", "{", "}", "<", ">", "2>", "x=1",
+                "bash -c '", "sudo", "env", "<<EOF\nbody\nEOF\n", "ü", "*", "#c", "$", "\\",
+            ]), 0..24),
+            long in 0usize..3,
+        ) {
+            let mut line = parts.concat();
+            if long > 0 {
+                line.push_str(&"y".repeat(super::super::MAX_WORD * long / 2 + 7));
+            }
+            prop_assert_eq!(parse(&line), bytewise(&line), "{:?}", line);
+        }
+    }
 
     fn words(ws: &[&str]) -> Vec<FinalWord> {
         ws.iter()
