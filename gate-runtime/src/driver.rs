@@ -15,7 +15,7 @@
 //! State written under another spec hash is not a fault: the scope is reset and the audit
 //! gets a `reset` row.
 
-use crate::engine::{ClosedBy, Context, Engine, Note, Outcome, ScopeState};
+use crate::engine::{ClosedBy, Context, Detail, Engine, Note, Outcome, ScopeState};
 use crate::event::Event;
 use crate::observer::Baselines;
 use crate::store::{
@@ -376,7 +376,9 @@ fn load_scope(
                 Err(e) => {
                     notes.push(Note {
                         kind: "reset",
-                        detail: json!({"why": format!("stored state unreadable: {e}")}),
+                        detail: Detail::Json(
+                            json!({"why": format!("stored state unreadable: {e}")}),
+                        ),
                     });
                     ScopeState::initial(spec, engine.machine)
                 }
@@ -385,7 +387,9 @@ fn load_scope(
         Some(stored) => {
             notes.push(Note {
                 kind: "reset",
-                detail: json!({"why": "state written under another spec version", "old_hash": stored.spec_hash, "new_hash": spec.hash}),
+                detail: Detail::Json(
+                    json!({"why": "state written under another spec version", "old_hash": stored.spec_hash, "new_hash": spec.hash}),
+                ),
             });
             ScopeState::initial(spec, engine.machine)
         }
@@ -892,12 +896,12 @@ fn evaluate_in(
         // steps of this one event, and a row each cost every first action of a session four
         // or more extra rows (each a MAC, a redaction and an insert).
         let detail = match run {
-            [note] => json!({"note": note.kind, "detail": note.detail}),
+            [note] => json!({"note": note.kind, "detail": note.detail_json(spec)}),
             _ => json!({
                 "note": "transitions",
                 "detail": run
                     .iter()
-                    .map(|n| json!({"note": n.kind, "detail": n.detail}))
+                    .map(|n| json!({"note": n.kind, "detail": n.detail_json(spec)}))
                     .collect::<Vec<_>>(),
             }),
         };

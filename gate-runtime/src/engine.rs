@@ -87,12 +87,102 @@ pub struct ClosedWindow {
 }
 
 /// One audit note (the driver adds the common columns).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Note {
     /// `event`, `signal`, `transition`, `boundary`, `arm`, `close`, `skip`, `steer`, `ask`,
     /// `deny`, `grant`, `disabled`, `observe` …
     pub kind: &'static str,
-    pub detail: serde_json::Value,
+    pub detail: Detail,
+}
+
+impl Note {
+    /// The note's detail as the audit stores it (names read from `spec`, the spec the note
+    /// was made under).
+    pub fn detail_json(&self, spec: &Spec) -> Value {
+        self.detail.json(spec)
+    }
+}
+
+/// What a note says, kept as ids into the spec and owned text until the audit needs its
+/// JSON ([`Detail::json`]): most evaluations store nothing (replay, explain), and the JSON
+/// object of a note cost more than the rest of its evaluation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Detail {
+    /// `{"signal": name, "edge": "on" | "off"}`.
+    Edge { signal: SignalId, on: bool },
+    /// `{"checkpoint": name}`.
+    Checkpoint(gate_spec::ir::CheckpointId),
+    /// `{"signal": name}`: a transition fired on the signal.
+    Boundary(SignalId),
+    /// `{"window_actions": n}`.
+    Expiry { window_actions: u32 },
+    /// `{"index", "from", "trigger", "to"}` of the transition.
+    Transition(u16),
+    /// `{"label": label}` of the transition's `effect`-th effect (a `record`).
+    Record { transition: u16, effect: u16 },
+    /// `{"state": name}`.
+    Arm(gate_spec::ir::StateId),
+    /// `{"consumed": true}`.
+    Consumed,
+    /// `{"text": text}`.
+    Text(String),
+    /// `{"reason": reason}`.
+    Reason(String),
+    /// `{"reason": reason, "grant": grant}`.
+    Ask { reason: String, grant: String },
+    /// Any other detail, as built.
+    Json(Value),
+}
+
+impl Detail {
+    /// The JSON the audit stores: exactly what `json!` built when notes carried it
+    /// (`tests::detail_json_is_what_json_built`).
+    pub fn json(&self, spec: &Spec) -> Value {
+        match self {
+            Detail::Edge { signal, on } => object([
+                (
+                    "signal",
+                    Value::from(spec.signals[*signal as usize].name.as_ref()),
+                ),
+                ("edge", Value::from(if *on { "on" } else { "off" })),
+            ]),
+            Detail::Checkpoint(c) => object([(
+                "checkpoint",
+                Value::from(spec.checkpoints[*c as usize].name.as_ref()),
+            )]),
+            Detail::Boundary(s) => object([(
+                "signal",
+                Value::from(spec.signals[*s as usize].name.as_ref()),
+            )]),
+            Detail::Expiry { window_actions } => {
+                object([("window_actions", Value::from(*window_actions))])
+            }
+            Detail::Transition(t) => {
+                let tr = &spec.transitions[*t as usize];
+                object([
+                    ("index", Value::from(*t)),
+                    ("from", Value::from(spec.state_name(tr.from))),
+                    ("trigger", Value::from(spec.trigger_text(tr.trigger))),
+                    ("to", Value::from(spec.state_name(tr.to))),
+                ])
+            }
+            Detail::Record { transition, effect } => {
+                match &spec.transitions[*transition as usize].effects[*effect as usize] {
+                    Effect::Record { label } => object([("label", Value::from(label.as_ref()))]),
+                    _ => Value::Null,
+                }
+            }
+            Detail::Arm(s) => object([("state", Value::from(spec.state_name(*s)))]),
+            Detail::Consumed => object([("consumed", Value::from(true))]),
+            Detail::Text(text) => object([("text", Value::from(text.as_str()))]),
+            Detail::Reason(reason) => object([("reason", Value::from(reason.as_str()))]),
+            Detail::Ask { reason, grant } => object([
+                ("reason", Value::from(reason.as_str())),
+                ("grant", Value::from(grant.as_str())),
+            ]),
+            Detail::Json(v) => v.clone(),
+        }
+    }
 }
 
 /// The result of one evaluation.
@@ -192,7 +282,7 @@ impl<'s> Engine<'s> {
             *state = ScopeState::initial(spec, self.machine);
             notes.push(Note {
                 kind: "reset",
-                detail: json!({"why": "stored state does not fit this spec"}),
+                detail: Detail::Json(json!({"why": "stored state does not fit this spec"})),
             });
         }
         let enabled = observer::enabled_signals(spec, event.runtime);
@@ -201,7 +291,7 @@ impl<'s> Engine<'s> {
             for (name, missing) in observer::missing_telemetry(spec, event.runtime) {
                 notes.push(Note {
                     kind: "disabled",
-                    detail: json!({"signal": name, "missing": missing}),
+                    detail: Detail::Json(json!({"signal": name, "missing": missing})),
                 });
             }
         }
@@ -241,35 +331,29 @@ impl<'s> Engine<'s> {
             .step(&mut state.machine, &input, &mut |t| fired.push(t));
         let (rising, falling) = gate_spec::exec::edges(&before, &state.machine);
 
-        for s in &rising {
+        for &s in &rising {
             notes.push(Note {
                 kind: "signal",
-                detail: object([
-                    (
-                        "signal",
-                        Value::from(spec.signals[*s as usize].name.as_ref()),
-                    ),
-                    ("edge", Value::from("on")),
-                ]),
+                detail: Detail::Edge {
+                    signal: s,
+                    on: true,
+                },
             });
         }
-        for s in &falling {
+        for &s in &falling {
             notes.push(Note {
                 kind: "signal",
-                detail: object([
-                    (
-                        "signal",
-                        Value::from(spec.signals[*s as usize].name.as_ref()),
-                    ),
-                    ("edge", Value::from("off")),
-                ]),
+                detail: Detail::Edge {
+                    signal: s,
+                    on: false,
+                },
             });
         }
         for (i, hit) in obs.checkpoints.iter().enumerate() {
             if *hit {
                 notes.push(Note {
                     kind: "checkpoint",
-                    detail: json!({"checkpoint": spec.checkpoints[i].name}),
+                    detail: Detail::Checkpoint(i as gate_spec::ir::CheckpointId),
                 });
             }
         }
@@ -279,50 +363,50 @@ impl<'s> Engine<'s> {
         let mut closed_effect = false;
         let mut block: Option<(Block, TemplateId)> = None;
         let mut steers: Vec<TemplateId> = Vec::new();
-        let mut fired_signals: Vec<String> = Vec::new();
-        let mut fired_checkpoint: Option<String> = None;
+        let mut fired_signals: Vec<&str> = Vec::new();
+        let mut fired_checkpoint: Option<&str> = None;
         let mut by_backstop = false;
         for &t in &fired {
             let tr = &spec.transitions[t as usize];
             match tr.trigger {
                 Trigger::Signal(s) | Trigger::Clear(s) => {
-                    fired_signals.push(spec.signals[s as usize].name.to_string());
+                    fired_signals.push(&spec.signals[s as usize].name);
                     notes.push(Note {
                         kind: "boundary",
-                        detail: json!({"signal": spec.signals[s as usize].name}),
+                        detail: Detail::Boundary(s),
                     });
                 }
                 Trigger::Checkpoint(c) => {
-                    fired_checkpoint = Some(spec.checkpoints[c as usize].name.to_string())
+                    fired_checkpoint = Some(&spec.checkpoints[c as usize].name)
                 }
                 Trigger::Backstop => {
                     by_backstop = true;
                     notes.push(Note {
                         kind: "expiry",
-                        detail: json!({"window_actions": state.observer.segment.actions}),
+                        detail: Detail::Expiry {
+                            window_actions: state.observer.segment.actions,
+                        },
                     });
                 }
                 _ => {}
             }
             notes.push(Note {
                 kind: "transition",
-                detail: object([
-                    ("index", Value::from(t)),
-                    ("from", Value::from(spec.state_name(tr.from))),
-                    ("trigger", Value::from(spec.trigger_text(tr.trigger))),
-                    ("to", Value::from(spec.state_name(tr.to))),
-                ]),
+                detail: Detail::Transition(t),
             });
-            for e in &tr.effects {
+            for (effect, e) in tr.effects.iter().enumerate() {
                 match e {
                     Effect::Arm => armed = true,
                     Effect::Close => closed_effect = true,
                     Effect::Steer { template } => steers.push(*template),
                     Effect::Ask { template } => merge_block(&mut block, Block::Ask, *template),
                     Effect::Deny { template } => merge_block(&mut block, Block::Deny, *template),
-                    Effect::Record { label } => notes.push(Note {
+                    Effect::Record { .. } => notes.push(Note {
                         kind: "record",
-                        detail: json!({"label": label}),
+                        detail: Detail::Record {
+                            transition: t,
+                            effect: effect as u16,
+                        },
                     }),
                 }
             }
@@ -363,14 +447,14 @@ impl<'s> Engine<'s> {
             };
             notes.push(Note {
                 kind: "close",
-                detail: serde_json::to_value(&w).unwrap_or_default(),
+                detail: Detail::Json(serde_json::to_value(&w).unwrap_or_default()),
             });
             closed = Some(w);
         }
         if arm {
             notes.push(Note {
                 kind: "arm",
-                detail: json!({"state": spec.state_name(to_state)}),
+                detail: Detail::Arm(to_state),
             });
             state.observer.last_arm_ms = Some(now);
         }
@@ -382,10 +466,9 @@ impl<'s> Engine<'s> {
         observer::update_with(spec, &mut state.observer, event, &class, now, &mut keys);
 
         // Render and combine.
-        let role_name = cx.role.map_or_else(
-            || "none".to_string(),
-            |r| spec.roles[r as usize].name.to_string(),
-        );
+        let role_name = cx
+            .role
+            .map_or("none", |r| spec.roles[r as usize].name.as_ref());
         let mode_tier = if tool_event {
             class.tier
         } else {
@@ -401,15 +484,15 @@ impl<'s> Engine<'s> {
             from: from_state,
             to: to_state,
             signals: &fired_signals,
-            checkpoint: fired_checkpoint.as_deref(),
-            role: &role_name,
+            checkpoint: fired_checkpoint,
+            role: role_name,
             now,
         };
         let steer_text: Vec<String> = steers.iter().map(|t| vars.render(*t, None)).collect();
         if cx.approved && matches!(block, Some((Block::Ask, _))) {
             notes.push(Note {
                 kind: "grant",
-                detail: json!({"consumed": true}),
+                detail: Detail::Consumed,
             });
             block = None;
         }
@@ -449,7 +532,9 @@ impl<'s> Engine<'s> {
         if mode == Mode::Observe && proposed != Verdict::Allow {
             notes.push(Note {
                 kind: "observe",
-                detail: json!({"would": proposed.name(), "text": verdict_text(&proposed)}),
+                detail: Detail::Json(
+                    json!({"would": proposed.name(), "text": verdict_text(&proposed)}),
+                ),
             });
         }
         if !matches!(verdict, Verdict::Ask { .. }) {
@@ -458,15 +543,18 @@ impl<'s> Engine<'s> {
         match &verdict {
             Verdict::Steer { text } => notes.push(Note {
                 kind: "steer",
-                detail: json!({"text": text}),
+                detail: Detail::Text(text.clone()),
             }),
             Verdict::Ask { reason, grant_id } => notes.push(Note {
                 kind: "ask",
-                detail: json!({"reason": reason, "grant": grant_id}),
+                detail: Detail::Ask {
+                    reason: reason.clone(),
+                    grant: grant_id.clone(),
+                },
             }),
             Verdict::Deny { reason } => notes.push(Note {
                 kind: "deny",
-                detail: json!({"reason": reason}),
+                detail: Detail::Reason(reason.clone()),
             }),
             Verdict::Allow => {}
         }
@@ -485,7 +573,7 @@ impl<'s> Engine<'s> {
                 });
                 notes.push(Note {
                     kind: "carry",
-                    detail: json!({"text": text}),
+                    detail: Detail::Text(text.clone()),
                 });
                 verdict = Verdict::Allow;
             }
@@ -574,7 +662,7 @@ struct Vars<'a> {
     segment: &'a WindowBefore,
     from: u8,
     to: u8,
-    signals: &'a [String],
+    signals: &'a [&'a str],
     checkpoint: Option<&'a str>,
     role: &'a str,
     now: i64,
@@ -675,5 +763,67 @@ mod tests {
         assert_eq!(built, want);
         assert_eq!(built.to_string(), want.to_string());
         assert_eq!(object([]), json!({}));
+    }
+
+    /// Each typed detail renders to the bytes the `json!` it replaced built, for every
+    /// signal, checkpoint, transition, record effect and state of every shipped spec.
+    #[test]
+    fn detail_json_is_what_json_built() {
+        let same = |spec: &Spec, d: Detail, want: Value| {
+            let got = d.json(spec);
+            assert_eq!(got.to_string(), want.to_string(), "{d:?}");
+        };
+        for compiled in gate_specs::ALL {
+            let spec = compiled.ir();
+            for (i, s) in spec.signals.iter().enumerate() {
+                let id = i as SignalId;
+                for (on, edge) in [(true, "on"), (false, "off")] {
+                    let want = json!({"signal": s.name, "edge": edge});
+                    same(spec, Detail::Edge { signal: id, on }, want);
+                }
+                same(spec, Detail::Boundary(id), json!({"signal": s.name}));
+            }
+            for (i, c) in spec.checkpoints.iter().enumerate() {
+                let want = json!({"checkpoint": c.name});
+                same(spec, Detail::Checkpoint(i as u8), want);
+            }
+            for (t, tr) in spec.transitions.iter().enumerate() {
+                let want = json!({
+                    "index": t as u16,
+                    "from": spec.state_name(tr.from),
+                    "trigger": spec.trigger_text(tr.trigger),
+                    "to": spec.state_name(tr.to),
+                });
+                same(spec, Detail::Transition(t as u16), want);
+                for (e, effect) in tr.effects.iter().enumerate() {
+                    if let Effect::Record { label } = effect {
+                        let d = Detail::Record {
+                            transition: t as u16,
+                            effect: e as u16,
+                        };
+                        same(spec, d, json!({"label": label}));
+                    }
+                }
+            }
+            for s in 0..spec.states.len() {
+                let want = json!({"state": spec.state_name(s as u8)});
+                same(spec, Detail::Arm(s as u8), want);
+            }
+            for n in [0u32, 7, u32::MAX] {
+                let want = json!({"window_actions": n});
+                same(spec, Detail::Expiry { window_actions: n }, want);
+            }
+            same(spec, Detail::Consumed, json!({"consumed": true}));
+            let text = "a \"quoted\" text\nüber".to_string();
+            same(spec, Detail::Text(text.clone()), json!({"text": text}));
+            same(spec, Detail::Reason(text.clone()), json!({"reason": text}));
+            let d = Detail::Ask {
+                reason: text.clone(),
+                grant: "g-1".into(),
+            };
+            same(spec, d, json!({"reason": text, "grant": "g-1"}));
+            let v = json!({"why": "x", "n": 1});
+            same(spec, Detail::Json(v.clone()), v);
+        }
     }
 }

@@ -93,7 +93,8 @@ impl<'a> PathNeed<'a> {
     /// and trailing `/`. Patterns with a leading `!` (negation) or escapes are left `Unknown`,
     /// and only the part after the last character class is looked at. With braces, only the
     /// part before the first brace or comma counts (the matcher reaches the first `{` only
-    /// through it, and skips pattern text only once inside braces), and no suffix is known.
+    /// through it, and skips pattern text only once inside braces), and no suffix is known;
+    /// a character class before the first brace character may hold it, so then nothing is.
     pub fn of(pattern: &'a str) -> PathNeed<'a> {
         let b = pattern.as_bytes();
         if b.first() == Some(&b'!') || b.contains(&b'\\') {
@@ -103,6 +104,11 @@ impl<'a> PathNeed<'a> {
             Some(at) => (&pattern[..at], true),
             None => (pattern, false),
         };
+        // A `{`, `}` or `,` inside a character class (`*[!{]`) is no brace: the part before
+        // it is no literal. A class before the first brace leaves the need unknown.
+        if braced && head.contains('[') {
+            return PathNeed::Unknown;
+        }
         let tail_from = head
             .as_bytes()
             .iter()
@@ -167,6 +173,15 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A brace character inside a class is not a brace (found by `tests/path_need.rs`).
+    #[test]
+    fn a_brace_character_in_a_class_gives_no_need() {
+        for (g, p) in [("*[!{]", ","), ("a[,]b{c,d}", "a,bc"), ("*[}]", "}")] {
+            assert!(path(g, p), "{g} {p}");
+            assert!(PathNeed::of(g).admits(p), "{g} {p}");
+        }
+    }
 
     #[test]
     fn text_star_crosses_slashes() {

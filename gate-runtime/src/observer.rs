@@ -151,6 +151,9 @@ struct Index {
     checkpoints: Vec<Vec<(NeedAt, ByteSet)>>,
     /// Tool names seen, each with the rules admitting it per (phase, class) seen.
     tools: RefCell<Vec<ToolRules>>,
+    /// Per rule, the [`shell::Need`] of each of its command patterns and of each of its
+    /// exception patterns (`None` for a `raw:` pattern).
+    needs: Vec<[Vec<Option<shell::Need>>; 2]>,
 }
 
 impl Index {
@@ -189,7 +192,26 @@ impl Index {
                 })
                 .collect(),
             tools: RefCell::new(Vec::new()),
+            needs: (0..table.rules.len() as RuleId)
+                .map(|rule| {
+                    [false, true].map(|except| {
+                        table
+                            .rule_patterns(rule, except)
+                            .map(shell::Need::of)
+                            .collect()
+                    })
+                })
+                .collect(),
         }
+    }
+
+    /// The need of the pattern `at` refers to, if it has one.
+    fn need(&self, at: PatternRef) -> Option<&shell::Need> {
+        self.needs
+            .get(usize::from(at.rule))?
+            .get(usize::from(at.except))?
+            .get(usize::from(at.index))?
+            .as_ref()
     }
 
     /// The rules whose phases, tools and classes admit an event of this phase, tool and
@@ -390,12 +412,22 @@ impl<'s> Classifier<'s> {
     pub fn command_hits(&self, parsed: &shell::Parsed, raw: &str) -> Vec<u8> {
         let table = &*self.table;
         let mut hits = vec![0u8; table.rules.len()];
+        // A classifier in repeated use reads each command's flags and words once and skips
+        // the patterns whose first stage needs what no command has (`shell::Need`).
+        let index = self.index.get();
+        let facts: Vec<shell::Facts> = match index {
+            Some(_) => parsed.commands.iter().map(shell::Facts::of).collect(),
+            None => Vec::new(),
+        };
         let mut try_pattern = |at: PatternRef| {
             let bit = if at.except { HIT_EXCEPT } else { HIT_COMMAND };
             let Some(slot) = hits.get_mut(usize::from(at.rule)) else {
                 return;
             };
             if *slot & bit == 0
+                && index
+                    .and_then(|x| x.need(at))
+                    .is_none_or(|need| need.admits(&facts))
                 && table
                     .pattern(at)
                     .is_some_and(|p| shell::matches_in(p, parsed, raw))
@@ -427,7 +459,7 @@ impl<'s> Classifier<'s> {
             }
         }
         let always = table.always();
-        match self.index.get() {
+        match index {
             Some(index) => {
                 let line = ByteSet::of(raw.bytes());
                 for (key, entries) in &index.raw_buckets {
@@ -642,8 +674,15 @@ fn same_key(a: &str, b: &str) -> bool {
 
 /// The digest a target is remembered by: fixed size, and no secret it carries is stored.
 pub fn target_key(target: &str) -> String {
-    let mut hex = gate_spec::hash::sha256_hex(target.as_bytes());
-    hex.truncate(24);
+    use sha2::{Digest, Sha256};
+    // The first 24 hex digits of the SHA-256 (`sha256_hex` truncated), written directly.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digest = Sha256::digest(target.as_bytes());
+    let mut hex = String::with_capacity(24);
+    for &b in digest.iter().take(12) {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 15)]));
+    }
     hex
 }
 
@@ -1061,4 +1100,20 @@ pub fn missing_telemetry(spec: &Spec, runtime: Option<Runtime>) -> Vec<(String, 
             (!missing.is_empty()).then(|| (s.name.to_string(), missing))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The digest a target is remembered by is the first 24 hex digits of its SHA-256, as
+    /// stored states have always held it.
+    #[test]
+    fn target_key_is_the_truncated_sha256_hex() {
+        for t in ["", "ls -la", "rm -rf /", "über ✓", &"x".repeat(200)] {
+            let mut want = gate_spec::hash::sha256_hex(t.as_bytes());
+            want.truncate(24);
+            assert_eq!(target_key(t), want, "{t:?}");
+        }
+    }
 }

@@ -464,7 +464,7 @@ fn an_events_transitions_are_one_row_in_order() {
         .notes
         .iter()
         .filter(|n| matches!(n.kind, "transition" | "record"))
-        .map(|n| serde_json::json!({"note": n.kind, "detail": n.detail}))
+        .map(|n| serde_json::json!({"note": n.kind, "detail": n.detail_json(engine.spec)}))
         .collect();
     assert!(
         expected.len() >= 2,

@@ -199,16 +199,16 @@ fn render(spec: &Spec, template: &str, vars: &[(TemplateVar, &str)]) -> String {
 }
 
 /// The `record:` labels an outcome wrote.
-fn records(o: &Outcome) -> Vec<String> {
+fn records(spec: &Spec, o: &Outcome) -> Vec<String> {
     o.notes
         .iter()
         .filter(|n| n.kind == "record")
-        .filter_map(|n| n.detail["label"].as_str().map(str::to_string))
+        .filter_map(|n| n.detail_json(spec)["label"].as_str().map(str::to_string))
         .collect()
 }
 
-fn has_record(o: &Outcome, label: &str) -> bool {
-    records(o).iter().any(|l| l == label)
+fn has_record(spec: &Spec, o: &Outcome, label: &str) -> bool {
+    records(spec, o).iter().any(|l| l == label)
 }
 
 fn steer_text(o: &Outcome) -> &str {
@@ -264,9 +264,9 @@ fn jwc_r1_any_checkpoint_rearms() {
         assert_eq!(sim.state_name(), "open", "{name} re-arms");
         assert!(o.armed, "{name}");
         assert!(
-            has_record(&o, &format!("checkpoint_{name}")),
+            has_record(sim.spec, &o, &format!("checkpoint_{name}")),
             "{name}: {:?}",
-            records(&o)
+            records(sim.spec, &o)
         );
         assert_eq!(o.decision.verdict, Verdict::Allow);
     }
@@ -283,11 +283,13 @@ fn jwc_r2_checkpoint_recorded_with_evidence() {
     // A passing one is, and the audit names it.
     let o = sim.post("Bash", "cargo test", true);
     assert_eq!(sim.state_name(), "open");
-    assert!(o
-        .notes
-        .iter()
-        .any(|n| n.kind == "checkpoint" && n.detail["checkpoint"] == "tests_passed"));
-    assert!(has_record(&o, "checkpoint_tests_passed"));
+    assert!(
+        o.notes
+            .iter()
+            .any(|n| n.kind == "checkpoint"
+                && n.detail_json(sim.spec)["checkpoint"] == "tests_passed")
+    );
+    assert!(has_record(sim.spec, &o, "checkpoint_tests_passed"));
 }
 
 #[test]
@@ -295,7 +297,7 @@ fn jwc_r3_prospective_at_session_start() {
     let mut sim = Sim::new("jwc");
     let o = sim.lifecycle(Phase::SessionStart);
     assert_eq!(steer_text(&o), render(sim.spec, "session_start", &[]));
-    assert!(has_record(&o, "session_start"));
+    assert!(has_record(sim.spec, &o, "session_start"));
     assert_eq!(sim.state_name(), "due");
 }
 
@@ -317,7 +319,7 @@ fn jwc_r3_corrective_on_failure_streak() {
         &[(TemplateVar::Target, "cargo build")],
     );
     assert_eq!(steer_text(&o), want);
-    assert!(has_record(&o, "boundary_failing"));
+    assert!(has_record(sim.spec, &o, "boundary_failing"));
     assert_eq!(
         o.closed.as_ref().map(|w| w.closed_by),
         Some(ClosedBy::Boundary)
@@ -397,9 +399,9 @@ fn jwc_r5_each_signal_fires_boundary() {
         open_window(&mut sim);
         let o = drive(&mut sim);
         assert!(
-            has_record(&o, &format!("boundary_{signal}")),
+            has_record(sim.spec, &o, &format!("boundary_{signal}")),
             "{signal}: {:?} {:?}",
-            records(&o),
+            records(sim.spec, &o),
             o.decision
         );
         // The steer is answered at once, or (on a lifecycle event whose answer cannot carry
@@ -429,9 +431,9 @@ fn jwc_r5a_rearm_floor() {
     // Evidence inside the floor (2 actions, a few seconds) parks instead of arming.
     let o = sim.post("TodoWrite", "", true);
     assert!(
-        has_record(&o, "checkpoint_todo_update_within_floor"),
+        has_record(sim.spec, &o, "checkpoint_todo_update_within_floor"),
         "{:?}",
-        records(&o)
+        records(sim.spec, &o)
     );
     assert!(!o.armed);
     assert_eq!(sim.state_name(), "assessed");
@@ -443,12 +445,12 @@ fn jwc_r5a_rearm_floor() {
     sim.wait(20);
     let o = sim.call("Edit", "/repo/src/c.rs");
     assert!(o.armed);
-    assert!(has_record(&o, "window_armed_after_evidence"));
+    assert!(has_record(sim.spec, &o, "window_armed_after_evidence"));
     assert_eq!(sim.state_name(), "open");
     // And a refresh right after the arm is refused by the floor.
     let o = sim.post("TodoWrite", "", true);
     assert!(!o.armed);
-    assert!(!has_record(&o, "window_refreshed_todo_update"));
+    assert!(!has_record(sim.spec, &o, "window_refreshed_todo_update"));
 }
 
 #[test]
@@ -471,7 +473,11 @@ fn jwc_r5a_kind_shift_needs_three() {
     assert_eq!(sim.state_name(), "open");
     // The third shifted action in a row is the boundary.
     let o = sim.call("Read", "/repo/src/r5.rs");
-    assert!(has_record(&o, "boundary_work_shift"), "{:?}", records(&o));
+    assert!(
+        has_record(sim.spec, &o, "boundary_work_shift"),
+        "{:?}",
+        records(sim.spec, &o)
+    );
     assert!(steer_text(&o)
         .starts_with("gate: work boundary. Your actions shifted from edit to explore"));
 }
@@ -510,7 +516,7 @@ fn jwc_r6_window_closes_at_boundary_or_backstop() {
     let w = o.closed.as_ref().expect("the backstop closes the window");
     assert_eq!(w.closed_by, ClosedBy::Backstop);
     assert_eq!(w.actions, 60);
-    assert!(has_record(&o, "window_backstop"));
+    assert!(has_record(sim.spec, &o, "window_backstop"));
     assert!(steer_text(&o).starts_with("gate: this window reached its budget (60 actions"));
 }
 
@@ -520,9 +526,9 @@ fn jwc_r6_rearm_without_evidence_recorded() {
     open_window(&mut sim);
     sim.wait(60);
     let o = sim.call("Bash", "sudo ls /root");
-    assert!(has_record(&o, "boundary_high_risk"));
+    assert!(has_record(sim.spec, &o, "boundary_high_risk"));
     assert!(
-        has_record(&o, "boundary_steered"),
+        has_record(sim.spec, &o, "boundary_steered"),
         "the boundary action itself moves on"
     );
     assert_eq!(sim.state_name(), "reassess");
@@ -531,7 +537,7 @@ fn jwc_r6_rearm_without_evidence_recorded() {
     assert_eq!(sim.state_name(), "lapsed");
     let o = sim.call("Edit", "/repo/src/c.rs");
     assert!(o.armed);
-    assert!(has_record(&o, "reassessment_skipped"));
+    assert!(has_record(sim.spec, &o, "reassessment_skipped"));
     assert_eq!(sim.state_name(), "open");
     assert_eq!(o.decision.verdict, Verdict::Allow);
 }
@@ -563,7 +569,7 @@ fn jwc_r7_high_tier_shorter_window() {
     let mut sim = Sim::new("jwc");
     open_window(&mut sim);
     let o = sim.pre("Bash", "git push origin main");
-    assert!(has_record(&o, "boundary_high_risk"));
+    assert!(has_record(sim.spec, &o, "boundary_high_risk"));
 }
 
 #[test]
@@ -609,14 +615,16 @@ fn jwc_r8_backstop_windows_excluded() {
     let mut sim = Sim::new("jwc");
     let o = to_backstop(&mut sim);
     assert_eq!(o.closed.as_ref().unwrap().closed_by, ClosedBy::Backstop);
-    assert!(has_record(&o, "window_backstop"));
+    assert!(has_record(sim.spec, &o, "window_backstop"));
     let mut sim = Sim::new("jwc");
     open_window(&mut sim);
     sim.wait(2_800);
     let o = sim.pre("Edit", "/repo/src/late.rs");
-    assert!(has_record(&o, "boundary_over_budget"));
+    assert!(has_record(sim.spec, &o, "boundary_over_budget"));
     // A boundary from over_budget is recorded distinctly from natural boundaries.
-    assert!(!records(&o).iter().any(|l| l == "boundary_work_shift"));
+    assert!(!records(sim.spec, &o)
+        .iter()
+        .any(|l| l == "boundary_work_shift"));
 }
 
 #[test]
@@ -673,7 +681,7 @@ fn jwc_r10_only_protected_withholds() {
     }
     let o = sim.pre("Bash", "npm publish");
     assert!(matches!(o.decision.verdict, Verdict::Ask { .. }));
-    assert!(has_record(&o, "protected_asked"));
+    assert!(has_record(sim.spec, &o, "protected_asked"));
 }
 
 #[test]
@@ -718,7 +726,7 @@ fn jwc_r12_signal_disabled_without_status() {
         assert!(first
             .notes
             .iter()
-            .any(|n| n.kind == "disabled" && n.detail["signal"] == "failing"));
+            .any(|n| n.kind == "disabled" && n.detail_json(sim.spec)["signal"] == "failing"));
         for i in 0..5 {
             let target = format!("/repo/src/f{i}.rs");
             sim.pre("Edit", &target);
@@ -745,13 +753,17 @@ fn jwc_r13_codex_checkpoints_via_shell() {
         sim.lifecycle(Phase::SessionStart);
         sim.pre("Bash", evidence);
         let o = sim.post("Bash", evidence, true);
-        assert!(has_record(&o, label), "{evidence}: {:?}", records(&o));
+        assert!(
+            has_record(sim.spec, &o, label),
+            "{evidence}: {:?}",
+            records(sim.spec, &o)
+        );
         assert_eq!(sim.state_name(), "open");
     }
     let mut sim = Sim::new("jwc").runtime(Some(Runtime::Codex));
     sim.lifecycle(Phase::SessionStart);
     let o = sim.prompt("continue");
-    assert!(has_record(&o, "checkpoint_user_prompt"));
+    assert!(has_record(sim.spec, &o, "checkpoint_user_prompt"));
 }
 
 #[test]
@@ -828,8 +840,8 @@ fn jwc_l8_grant_is_one_shot() {
     assert!(matches!(o.decision.verdict, Verdict::Ask { .. }));
     // The user approved: the grant is consumed on this exact action.
     let o = sim.pre_approved("Bash", "npm publish");
-    assert!(has_record(&o, "grant_consumed"));
-    assert!(has_record(&o, "grant_used"));
+    assert!(has_record(sim.spec, &o, "grant_consumed"));
+    assert!(has_record(sim.spec, &o, "grant_used"));
     assert_eq!(steer_text(&o), render(sim.spec, "approved_done", &[]));
     // The next identical action asks again.
     let o = sim.pre("Bash", "npm publish");
@@ -898,8 +910,8 @@ fn jwc_l15_worker_method_block_until_evidence() {
     sim.wait(60);
     // The boundary action itself is a high-risk action of a worker: denied.
     let o = sim.call("Bash", "sudo ls /root");
-    assert!(has_record(&o, "boundary_high_risk"));
-    assert!(has_record(&o, "method_block"));
+    assert!(has_record(sim.spec, &o, "boundary_high_risk"));
+    assert!(has_record(sim.spec, &o, "method_block"));
     assert!(reason(&o).starts_with("gate: as a worker you may not take high-risk actions"));
     // Without evidence it stays blocked (workers do not lapse into a new window).
     for _ in 0..3 {
@@ -960,7 +972,7 @@ fn guard_verdicts_by_tier() {
     // Approved: the exact destructive action runs once.
     let o = sim.pre_approved("Bash", "git push --force origin main");
     assert!(!o.decision.verdict.blocks(), "{:?}", o.decision);
-    assert!(has_record(&o, "destructive_approved"));
+    assert!(has_record(sim.spec, &o, "destructive_approved"));
     let o = sim.pre("Bash", "git push --force origin main");
     assert!(matches!(o.decision.verdict, Verdict::Ask { .. }));
 }
@@ -971,7 +983,11 @@ fn guard_retrying_after_two_blocks_steers() {
     sim.pre("Bash", "mkfs.ext4 /dev/sda1");
     sim.pre("Bash", "mkfs.ext4 /dev/sda2");
     let o = sim.pre("Bash", "mkfs.ext4 /dev/sda3");
-    assert!(has_record(&o, "retry_after_block"), "{:?}", records(&o));
+    assert!(
+        has_record(sim.spec, &o, "retry_after_block"),
+        "{:?}",
+        records(sim.spec, &o)
+    );
     assert!(reason(&o).contains(&render(sim.spec, "retrying", &[])));
 }
 
@@ -992,7 +1008,7 @@ fn trust_rate_limit_throttles_and_prompt_releases() {
         }
     }
     let o = throttled.expect("the rate limit throttles");
-    assert!(has_record(&o, "throttled"));
+    assert!(has_record(sim.spec, &o, "throttled"));
     let level = sim.state_name().to_string();
     let base = level
         .strip_suffix("_throttled")
@@ -1005,7 +1021,7 @@ fn trust_rate_limit_throttles_and_prompt_releases() {
     // While throttled every action is withheld; the user's prompt releases it.
     assert!(sim.pre("Read", "/repo/src/a.rs").decision.verdict.blocks());
     let o = sim.prompt("slow down please");
-    assert!(has_record(&o, "throttle_released_by_user"));
+    assert!(has_record(sim.spec, &o, "throttle_released_by_user"));
     assert_eq!(sim.state_name(), base);
 }
 
@@ -1029,7 +1045,7 @@ fn waypoints_phases_gate_edits() {
         .blocks());
     let o = sim.pre("Edit", "/repo/src/lib.rs");
     assert!(matches!(o.decision.verdict, Verdict::Deny { .. }));
-    assert!(has_record(&o, "phase_block"));
+    assert!(has_record(sim.spec, &o, "phase_block"));
     sim.prompt("requirements confirmed");
     assert_eq!(sim.state_name(), "interfaces");
     sim.prompt("interfaces approved");

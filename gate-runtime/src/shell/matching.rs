@@ -116,7 +116,7 @@ pub fn stage_matches<'a>(
 }
 
 /// Known equivalent long names of short flags, per program.
-fn long_name(program: &str, c: char) -> Option<&'static str> {
+pub(super) fn long_name(program: &str, c: char) -> Option<&'static str> {
     Some(match (program, c) {
         ("rm" | "cp" | "chmod" | "chown" | "chgrp" | "grep" | "scp", 'r' | 'R') => "recursive",
         ("rm" | "cp" | "mv" | "ln" | "git", 'f') => "force",
@@ -127,7 +127,7 @@ fn long_name(program: &str, c: char) -> Option<&'static str> {
     })
 }
 
-fn cluster(arg: &str) -> Option<&str> {
+pub(super) fn cluster(arg: &str) -> Option<&str> {
     (arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--")).then(|| &arg[1..])
 }
 

@@ -87,6 +87,14 @@ impl Word {
             self.push(b, ctx);
         }
     }
+    /// [`push`](Self::push) of each byte of `run`, at once.
+    fn push_run(&mut self, run: &[u8], ctx: &mut Parsed) {
+        let room = MAX_WORD.saturating_sub(self.text.len());
+        if run.len() > room {
+            ctx.truncated = true;
+        }
+        self.text.extend_from_slice(&run[..run.len().min(room)]);
+    }
     fn mark_quoted(&mut self) {
         if self.plain.is_none() {
             self.plain = Some(self.text.len());
@@ -94,7 +102,10 @@ impl Word {
     }
     fn finish(self) -> FinalWord {
         let plain = self.plain.unwrap_or(self.text.len());
-        let text = String::from_utf8_lossy(&self.text).into_owned();
+        // Valid UTF-8 (the usual case) is moved, not copied; anything else is repaired as
+        // `from_utf8_lossy` does.
+        let text = String::from_utf8(self.text)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         let assign = assignment_name(&text).is_some_and(|name| name.len() < plain);
         FinalWord { text, assign }
     }
@@ -598,9 +609,24 @@ fn scan_word(
                 }
                 _ => dollar(ctx, sc, depth, wrappers, &mut w),
             },
-            _ => {
+            #[cfg(test)]
+            _ if tests::BYTEWISE.get() => {
                 w.push(b, ctx);
                 sc.i += 1;
+            }
+            _ => {
+                // A run of plain bytes is copied at once: the same bytes, steps and
+                // truncation as pushing them one at a time through this loop (the test
+                // `plain_runs_parse_as_bytewise` compares both).
+                let rest = sc.s.get(sc.i..).unwrap_or_default();
+                let n = rest
+                    .iter()
+                    .position(|&c| ends_word(c) || matches!(c, b'`' | b'\\' | b'\'' | b'"' | b'$'))
+                    .unwrap_or(rest.len())
+                    .max(1);
+                ctx.steps += n as u64 - 1;
+                w.push_run(&rest[..n], ctx);
+                sc.i += n;
             }
         }
     }
@@ -812,7 +838,7 @@ fn emit(ctx: &mut Parsed, cur: Pending, depth: usize, wrappers: &[String]) -> Sp
     words.drain(..start.min(words.len()));
     let mut span = sub.unwrap_or_default();
     if !words.is_empty() {
-        span = span.then(build(ctx, &words, depth, wrappers));
+        span = span.then(build(ctx, words, depth, wrappers));
     }
     attach_writes(ctx, &mut span, writes, depth, wrappers);
     span
@@ -1013,7 +1039,8 @@ fn plain_words(texts: &[String]) -> Vec<FinalWord> {
 }
 
 /// Peel wrappers off one simple command and record it (or the script it runs).
-fn build(ctx: &mut Parsed, words: &[FinalWord], depth: usize, wrappers: &[String]) -> Span {
+fn build(ctx: &mut Parsed, owned: Vec<FinalWord>, depth: usize, wrappers: &[String]) -> Span {
+    let words = owned.as_slice();
     let mut w = wrappers.to_vec();
     let mut k = 0;
     let mut last_wrapper: Option<usize> = None;
@@ -1122,8 +1149,10 @@ fn build(ctx: &mut Parsed, words: &[FinalWord], depth: usize, wrappers: &[String
             return single(ctx, cmd);
         }
     };
-    let mut program = words[at].text.clone();
-    let mut args = texts(&words[(at + 1).min(words.len())..]);
+    // The program and its arguments are the last words: moved out, not copied.
+    let mut rest = owned.into_iter().skip(at).map(|w| w.text);
+    let mut program = rest.next().unwrap_or_default();
+    let mut args: Vec<String> = rest.collect();
     if name_of(&program) == "xargs" && args.is_empty() {
         program = "echo".to_string();
         args.clear();
@@ -1133,14 +1162,19 @@ fn build(ctx: &mut Parsed, words: &[FinalWord], depth: usize, wrappers: &[String
     } else {
         Vec::new()
     };
-    let cmd = new_command(program, args, w.clone(), depth);
+    let wrappers = if find_execs.is_empty() {
+        std::mem::take(&mut w)
+    } else {
+        w.clone()
+    };
+    let cmd = new_command(program, args, wrappers, depth);
     let span = single(ctx, cmd);
     for sub in find_execs {
         if depth >= MAX_DEPTH {
             ctx.truncated = true;
             break;
         }
-        build(ctx, &plain_words(&sub), depth + 1, &with(&w, "find -exec"));
+        build(ctx, plain_words(&sub), depth + 1, &with(&w, "find -exec"));
     }
     span
 }
@@ -1218,7 +1252,7 @@ pub fn parse_argv(argv: &[String]) -> Parsed {
         })
         .collect();
     if !words.is_empty() {
-        build(&mut ctx, &words, 0, &[]);
+        build(&mut ctx, words, 0, &[]);
     }
     ctx
 }
@@ -1274,6 +1308,39 @@ fn find_exec_commands(args: &[String]) -> Vec<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    thread_local! {
+        /// Scan words a byte at a time (the loop before plain runs were copied at once).
+        pub(super) static BYTEWISE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    fn bytewise(line: &str) -> Parsed {
+        BYTEWISE.set(true);
+        let parsed = parse(line);
+        BYTEWISE.set(false);
+        parsed
+    }
+
+    proptest! {
+        /// Copying runs of plain bytes at once parses every line as the byte-at-a-time scan
+        /// did: the same commands, words, pipes, truncation and steps.
+        #[test]
+        fn plain_runs_parse_as_bytewise(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "rm", " ", "-rf", "/tmp/x", "'a b'", "\"q $v\"", "$(ls)", "`pwd`", "\\ ",
+                "$'\\x41'", "|", "&&", ";", "\n", "(", ")", "{", "}", "<", ">", "2>", "x=1",
+                "bash -c '", "sudo", "env", "<<EOF\nbody\nEOF\n", "ü", "*", "#c", "$", "\\",
+            ]), 0..24),
+            long in 0usize..3,
+        ) {
+            let mut line = parts.concat();
+            if long > 0 {
+                line.push_str(&"y".repeat(super::super::MAX_WORD * long / 2 + 7));
+            }
+            prop_assert_eq!(parse(&line), bytewise(&line), "{:?}", line);
+        }
+    }
 
     fn words(ws: &[&str]) -> Vec<FinalWord> {
         ws.iter()
