@@ -891,18 +891,16 @@ fn evaluate_in(
     };
     let mut records = Vec::with_capacity(1 + notes_before.len() + outcome.notes.len());
     let notes: Vec<&Note> = notes_before.iter().chain(&outcome.notes).collect();
+    let note_json = |n: &Note| json!({"note": n.kind, "detail": n.detail_json(spec)});
     for run in notes.chunk_by(|a, b| is_transition_note(a) && is_transition_note(b)) {
         // A run of transitions and their `record` effects is one row: they are the machine's
         // steps of this one event, and a row each cost every first action of a session four
         // or more extra rows (each a MAC, a redaction and an insert).
         let detail = match run {
-            [note] => json!({"note": note.kind, "detail": note.detail_json(spec)}),
+            [note] => note_json(note),
             _ => json!({
                 "note": "transitions",
-                "detail": run
-                    .iter()
-                    .map(|n| json!({"note": n.kind, "detail": n.detail_json(spec)}))
-                    .collect::<Vec<_>>(),
+                "detail": run.iter().map(|n| note_json(n)).collect::<Vec<_>>(),
             }),
         };
         // The event row's columns, without cloning its detail only to replace it.
