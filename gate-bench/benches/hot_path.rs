@@ -269,6 +269,7 @@ fn driver_commit(bencher: Bencher) {
             persist: true,
             busy_timeout: driver::BUSY_TIMEOUT,
             defer_checkpoint: false,
+            exits_after: false,
         };
         let result = driver::run(&engine, event, &opts);
         assert!(!result.degraded, "store fault: {:?}", result.faults);

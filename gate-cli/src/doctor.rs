@@ -297,6 +297,7 @@ fn smoke(global: &GlobalArgs) -> Check {
             persist: false,
             busy_timeout: gate_runtime::driver::BUSY_TIMEOUT,
             defer_checkpoint: false,
+            exits_after: false,
         };
         let result = gate_runtime::driver::run(&engine, &event, &opts);
         if !result.faults.is_empty() {

@@ -686,6 +686,7 @@ fn run_at(engine: &Engine<'_>, event: &Event, db: &Path, now_ms: i64) -> driver:
             persist: true,
             busy_timeout: Duration::from_millis(40),
             defer_checkpoint: false,
+            exits_after: false,
         },
     )
 }

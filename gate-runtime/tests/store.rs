@@ -756,3 +756,47 @@ fn default_path_follows_the_environment() {
         }
     }
 }
+
+#[test]
+fn asking_again_reuses_only_a_live_pending_grant() {
+    let mut store = Store::open_in_memory().unwrap();
+    let ask = |created_ms: i64| NewGrant {
+        action_hash: "reset".to_string(),
+        summary: "git reset --hard".to_string(),
+        created_ms,
+        expires_ms: created_ms + 1_000,
+    };
+    let first = store.transaction(|t| t.create_grant(&ask(1_000))).unwrap();
+    assert_eq!(
+        store.transaction(|t| t.create_grant(&ask(1_500))).unwrap(),
+        first
+    );
+    // Expired: a new grant.
+    let second = store.transaction(|t| t.create_grant(&ask(2_500))).unwrap();
+    assert_ne!(second, first);
+    assert_eq!(
+        store.transaction(|t| t.create_grant(&ask(2_600))).unwrap(),
+        second
+    );
+    // Approved is no longer pending: a new grant.
+    assert_eq!(
+        store.approve_grant(&second, 2_700).unwrap(),
+        ApproveOutcome::Approved
+    );
+    let third = store.transaction(|t| t.create_grant(&ask(2_800))).unwrap();
+    assert!(third != first && third != second);
+    // Revoked is not pending either.
+    store.revoke_grant(&third).unwrap();
+    let fourth = store.transaction(|t| t.create_grant(&ask(2_900))).unwrap();
+    assert!(![&first, &second, &third].contains(&&fourth));
+    // Another action's pending grant is never reused.
+    let other = store
+        .transaction(|t| {
+            t.create_grant(&NewGrant {
+                action_hash: "push".to_string(),
+                ..ask(2_900)
+            })
+        })
+        .unwrap();
+    assert_ne!(other, fourth);
+}

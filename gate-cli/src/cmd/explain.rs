@@ -46,6 +46,7 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         persist: false,
         busy_timeout: driver::BUSY_TIMEOUT,
         defer_checkpoint: false,
+        exits_after: false,
     };
     let result = driver::run(&engine, &event, &opts);
     let o = &result.outcome;

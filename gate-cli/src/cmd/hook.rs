@@ -159,6 +159,7 @@ fn answer(
         persist: true,
         busy_timeout: driver::BUSY_TIMEOUT,
         defer_checkpoint: true,
+        exits_after: true,
     };
     let result = driver::run(&engine, &event, &opts);
     *checkpoint_due = result.checkpoint_due;

@@ -121,17 +121,7 @@ impl Txn<'_> {
     /// Records a pending grant and returns its id. A still-pending grant for the same action
     /// is reused (an agent retrying the blocked call does not pile up requests).
     pub fn create_grant(&self, g: &NewGrant) -> Result<String, StoreError> {
-        let existing: Option<String> = self
-            .tx
-            .query_row(
-                "SELECT id FROM grants WHERE action_hash = ?1 AND approved_at IS NULL
-                 AND used_at IS NULL AND revoked = 0 AND expires > ?2
-                 ORDER BY created DESC LIMIT 1",
-                params![g.action_hash, g.created_ms],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(id) = existing {
+        if let Some(id) = self.pending_grant(&g.action_hash, g.created_ms)? {
             return Ok(id);
         }
         let summary = crate::redact::redact(&g.summary).into_owned();
@@ -155,6 +145,32 @@ impl Txn<'_> {
         Err(StoreError::Corrupt(
             "could not allocate a unique grant id".to_string(),
         ))
+    }
+
+    /// The newest pending (unapproved, unused, unrevoked, unexpired at `now_ms`) grant for
+    /// this action. One indexed lookup with the rest of the test done here, as in
+    /// [`Txn::consume_grant`]: the `ORDER BY created DESC LIMIT 1` form with every condition
+    /// in SQL costs an ask twice as much to prepare and run (a sorter).
+    fn pending_grant(&self, action_hash: &str, now_ms: i64) -> Result<Option<String>, StoreError> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT id, created, approved_at, revoked, expires FROM grants
+             WHERE action_hash = ?1 AND used_at IS NULL",
+        )?;
+        let mut rows = stmt.query(params![action_hash])?;
+        let mut best: Option<(i64, String)> = None;
+        while let Some(r) = rows.next()? {
+            let (created, approved, revoked, expires): (i64, Option<i64>, i64, i64) =
+                (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+            if approved.is_some() || revoked != 0 || expires <= now_ms {
+                continue;
+            }
+            let id: String = r.get(0)?;
+            // The newest wins; the id breaks ties so the choice is deterministic.
+            if best.as_ref().is_none_or(|(c, b)| (created, &id) > (*c, b)) {
+                best = Some((created, id));
+            }
+        }
+        Ok(best.map(|(_, id)| id))
     }
 
     /// Uses the approved grant for this exact action, if one is live: marks it used and

@@ -647,6 +647,16 @@ impl Store {
         self.defer_checkpoint = true;
     }
 
+    /// For a process about to exit: the connection is never closed, so the schema, statement
+    /// cache and page cache are not freed one by one (the exit frees them at once). Nothing
+    /// is lost: every transaction has committed or rolled back by the time a `Store` can be
+    /// moved here, closing runs no checkpoint (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`), and the
+    /// kernel releases the file locks and descriptors at exit, as it does for a process
+    /// that is killed. Do not call this in a process that goes on to use the database.
+    pub fn leave_open_until_exit(self) {
+        std::mem::forget(self);
+    }
+
     /// A commit of this store left the WAL past [`WAL_TRUNCATE_BYTES`] and the checkpoint
     /// was deferred ([`Store::defer_checkpoints`]).
     pub fn checkpoint_due(&self) -> bool {
