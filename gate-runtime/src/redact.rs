@@ -358,6 +358,132 @@ impl Serialize for RedactedJson<'_> {
     }
 }
 
+/// Appends `s` as a JSON string literal, escaped exactly as serde_json's compact writer
+/// escapes it (`"`, `\`, and control bytes; `\b \t \n \f \r` short, the rest `\u00xx`).
+pub fn push_json_str(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut at = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            0x0c => "\\f",
+            b'\r' => "\\r",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        // Escaped bytes are ASCII, so `at..i` lies on character boundaries.
+        out.push_str(&s[at..i]);
+        if short.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push_str(short);
+        }
+        at = i + 1;
+    }
+    out.push_str(&s[at..]);
+    out.push('"');
+}
+
+/// Whether [`redact`] returns `s` unchanged without looking: only `[a-z0-9_]`, shorter than
+/// 20 bytes. Every anchor needs a byte outside that set (`-`, `:`, `=`, a space, an upper-case
+/// letter) except the `gh?_` and `github_pat_` tokens, which need 20 bytes or more; without
+/// `-` the MySQL `-p` rule and without `=` the `NAME=value` rule find nothing
+/// (`tests::plain_names_are_never_redacted`). Spec identifiers are nearly always plain.
+fn plain(s: &str) -> bool {
+    s.len() < 20
+        && s
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// One value of a JSON object written by [`push_object`].
+#[derive(Clone, Copy)]
+pub enum Field<'a> {
+    /// Text that can carry user data (targets, reasons, payload fields): redacted.
+    Text(&'a str),
+    /// A name from the spec or from gate's code (state, signal, rule, kind, note kind): written
+    /// as [`Field::Text`] would write it, without scanning it when it is [`plain`].
+    Name(&'a str),
+    Uint(u64),
+    Bool(bool),
+    Null,
+    /// An object or array written by the closure, which redacts as this module does.
+    Nested(&'a dyn Fn(&mut String)),
+}
+
+/// Whether `serde_json::Map` keeps insertion order (its `preserve_order` feature, which a
+/// dependent crate may turn on) or sorts its keys; asked once per process.
+fn map_keeps_order() -> bool {
+    static KEEPS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KEEPS.get_or_init(|| {
+        let mut map = serde_json::Map::new();
+        map.insert("b".to_string(), serde_json::Value::Null);
+        map.insert("a".to_string(), serde_json::Value::Null);
+        map.keys().next().is_some_and(|k| k == "b")
+    })
+}
+
+/// Appends the JSON object of `fields` (given in insertion order, keys distinct) exactly as
+/// [`redact_json_to_string`] writes the `serde_json::Value` object built from them by
+/// inserting the fields in that order: the same key order (insertion or sorted, as
+/// `serde_json::Map` orders), every string redacted, and the value of a key that names a
+/// secret replaced. `fields` may be reordered.
+pub fn push_object(out: &mut String, fields: &mut [(&str, Field<'_>)]) {
+    push_object_in(out, fields, map_keeps_order());
+}
+
+fn push_object_in(out: &mut String, fields: &mut [(&str, Field<'_>)], keeps_order: bool) {
+    if !keeps_order {
+        fields.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    }
+    out.push('{');
+    for (i, (key, value)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_json_str(out, key);
+        out.push(':');
+        if !matches!(value, Field::Null) && secret_name(key.as_bytes()) {
+            push_json_str(out, REDACTED);
+        } else {
+            push_field(out, value);
+        }
+    }
+    out.push('}');
+}
+
+/// Appends one value as [`push_object`] writes it.
+pub fn push_field(out: &mut String, value: &Field<'_>) {
+    match *value {
+        Field::Text(s) => push_json_str(out, &redact(s)),
+        Field::Name(s) if plain(s) => push_json_str(out, s),
+        Field::Name(s) => push_json_str(out, &redact(s)),
+        Field::Uint(n) => {
+            use std::fmt::Write;
+            let _ = write!(out, "{n}");
+        }
+        Field::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        Field::Null => out.push_str("null"),
+        Field::Nested(write) => write(out),
+    }
+}
+
+/// Appends [`redact_json_to_string`] of `value`.
+pub fn push_redacted_json(out: &mut String, value: &serde_json::Value) {
+    // Writing a `Value` to memory cannot fail (its map keys are strings).
+    if let Ok(text) = redact_json_to_string(value) {
+        out.push_str(&text);
+    }
+}
+
 fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
@@ -612,6 +738,94 @@ fn user_password_span(bytes: &[u8], start: usize, end: usize) -> Option<(usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn json_strings_are_escaped_as_serde_json_escapes_them(s in "\\PC*|[\\x00-\\x7f]*") {
+            let mut out = String::new();
+            push_json_str(&mut out, &s);
+            proptest::prop_assert_eq!(out, serde_json::to_string(&s).unwrap());
+        }
+
+        #[test]
+        fn plain_names_are_never_redacted(s in "[a-z0-9_]{0,19}") {
+            proptest::prop_assert!(plain(&s));
+            proptest::prop_assert!(matches!(redact(&s), Cow::Borrowed(b) if b == s));
+        }
+
+        #[test]
+        fn objects_are_written_as_their_redacted_values(
+            keys in proptest::collection::vec("[a-z_]{1,12}|api_key|token|password", 0..6),
+            texts in proptest::collection::vec(
+                "[ -~]{0,24}( ghp_[A-Za-z0-9]{20}| --token [a-z0-9]{8}| TOKEN=x[a-z]{4}| -u bob:pw)?[ -~\\n]{0,8}",
+                6,
+            ),
+            names in proptest::collection::vec("[a-z0-9_]{0,24}|mysql -pX|sk-[a-z]{20}", 6),
+            n in 0u64..100_000,
+        ) {
+            use serde_json::Value;
+            let mut seen = std::collections::HashSet::new();
+            let keys: Vec<&str> = keys.iter().map(String::as_str).filter(|k| seen.insert(*k)).collect();
+            let nested = |out: &mut String| {
+                push_object(out, &mut [("text", Field::Text(&texts[5])), ("label", Field::Name(&names[5]))]);
+            };
+            let mut fields = Vec::new();
+            let mut map = serde_json::Map::new();
+            for (i, k) in keys.iter().enumerate() {
+                let (field, value) = match i % 6 {
+                    0 => (Field::Text(&texts[i]), Value::from(texts[i].as_str())),
+                    1 => (Field::Name(&names[i]), Value::from(names[i].as_str())),
+                    2 => (Field::Uint(n), Value::from(n)),
+                    3 => (Field::Bool(n % 2 == 0), Value::from(n % 2 == 0)),
+                    4 => (Field::Null, Value::Null),
+                    _ => (
+                        Field::Nested(&nested),
+                        serde_json::json!({"text": texts[5], "label": names[5]}),
+                    ),
+                };
+                fields.push((*k, field));
+                map.insert(k.to_string(), value);
+            }
+            let mut out = String::new();
+            push_object(&mut out, &mut fields);
+            let want = redact_json_to_string(&Value::Object(map)).unwrap();
+            proptest::prop_assert_eq!(out, want);
+        }
+    }
+
+    #[test]
+    fn objects_keep_insertion_order_when_the_map_does() {
+        let mut out = String::new();
+        let nested = |out: &mut String| push_field(out, &Field::Name("Idle"));
+        let mut fields = [
+            ("note", Field::Name("steer")),
+            ("detail", Field::Nested(&nested)),
+            ("api_key", Field::Text("k")),
+            ("secret", Field::Null),
+            ("n", Field::Uint(7)),
+        ];
+        push_object_in(&mut out, &mut fields, true);
+        assert_eq!(
+            out,
+            r#"{"note":"steer","detail":"Idle","api_key":"[REDACTED]","secret":null,"n":7}"#
+        );
+        out.clear();
+        push_object_in(&mut out, &mut fields, false);
+        assert_eq!(
+            out,
+            r#"{"api_key":"[REDACTED]","detail":"Idle","n":7,"note":"steer","secret":null}"#
+        );
+    }
+
+    #[test]
+    fn names_that_look_like_secrets_are_redacted() {
+        for name in ["ghp_abcdefghijklmnop1234", "sk-abcdefghijklmnopqrst", "a=b TOKEN=xyz"] {
+            let mut out = String::new();
+            push_field(&mut out, &Field::Name(name));
+            assert_eq!(out, serde_json::to_string(&redact(name)).unwrap());
+            assert!(out.contains(REDACTED), "{name}");
+        }
+    }
 
     fn r(s: &str) -> String {
         redact(s).into_owned()

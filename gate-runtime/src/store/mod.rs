@@ -103,6 +103,7 @@ pub use audit::{
     AuditFilter, AuditKind, AuditRecord, AuditRow, ChainProblem, VerifyReport, MAX_DETAIL_BYTES,
     MAX_TARGET_BYTES,
 };
+pub(crate) use audit::{AuditEntry, ChainTip};
 pub use baselines::{BaselineRow, ClosedBy, WindowRow};
 pub use grants::{ApproveOutcome, GrantRow, GrantStatus, NewGrant};
 pub use paths::{default_path, fallback_log, fault_log_path, key_path, FAULT_LOG_MAX_BYTES};
