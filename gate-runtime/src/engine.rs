@@ -239,7 +239,10 @@ impl Detail {
             Detail::Reason(reason) => push_object(out, &mut [("reason", Field::Text(reason))]),
             Detail::Ask { reason, grant } => push_object(
                 out,
-                &mut [("reason", Field::Text(reason)), ("grant", Field::Text(grant))],
+                &mut [
+                    ("reason", Field::Text(reason)),
+                    ("grant", Field::Text(grant)),
+                ],
             ),
             Detail::Json(v) => push_redacted_json(out, v),
         }

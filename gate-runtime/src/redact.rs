@@ -205,12 +205,45 @@ const STARTING_WITH: [(u8, u8); 256] = {
     table
 };
 
+/// Bit `(a << 8) | b` is set when some anchor starts with the bytes `a`, `b` (each in either
+/// ASCII case): most bytes that start an anchor are not followed by its second byte (`s` in
+/// prose, `-` of a plain flag), and this rules them out with one load.
+const SECOND_BYTE: [u64; 1024] = {
+    let mut bits = [0u64; 1024];
+    let mut i = 0;
+    while i < ANCHORS.len() {
+        let p = ANCHORS[i].0.as_bytes();
+        let firsts = [p[0].to_ascii_lowercase(), p[0].to_ascii_uppercase()];
+        let seconds = [p[1].to_ascii_lowercase(), p[1].to_ascii_uppercase()];
+        let mut f = 0;
+        while f < 2 {
+            let mut g = 0;
+            while g < 2 {
+                let bit = ((firsts[f] as usize) << 8) | seconds[g] as usize;
+                bits[bit >> 6] |= 1 << (bit & 63);
+                g += 1;
+            }
+            f += 1;
+        }
+        i += 1;
+    }
+    bits
+};
+
 /// Calls `found(start, end, index)` for every occurrence of every anchor in `bytes`
 /// (ASCII case-insensitive, overlapping occurrences included), in order of `start`.
 fn for_each_anchor(bytes: &[u8], mut found: impl FnMut(usize, usize, usize)) {
     for (start, &b) in bytes.iter().enumerate() {
         let (lo, hi) = STARTING_WITH[b as usize];
         if lo == hi {
+            continue;
+        }
+        // Every anchor is at least two bytes long.
+        let Some(&next) = bytes.get(start + 1) else {
+            continue;
+        };
+        let pair = (usize::from(b) << 8) | usize::from(next);
+        if SECOND_BYTE[pair >> 6] & (1 << (pair & 63)) == 0 {
             continue;
         }
         let (lo, hi) = (usize::from(lo), usize::from(hi));
@@ -362,29 +395,40 @@ impl Serialize for RedactedJson<'_> {
 /// escapes it (`"`, `\`, and control bytes; `\b \t \n \f \r` short, the rest `\u00xx`).
 pub fn push_json_str(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    /// Per byte: 0 when written as is, `u` for `\u00xx`, else the letter after the `\`.
+    const ESCAPE: [u8; 256] = {
+        let mut table = [0u8; 256];
+        let mut b = 0;
+        while b < 0x20 {
+            table[b] = b'u';
+            b += 1;
+        }
+        table[0x08] = b'b';
+        table[b'\t' as usize] = b't';
+        table[b'\n' as usize] = b'n';
+        table[0x0c] = b'f';
+        table[b'\r' as usize] = b'r';
+        table[b'"' as usize] = b'"';
+        table[b'\\' as usize] = b'\\';
+        table
+    };
+    out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
     let mut at = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        let short = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x08 => "\\b",
-            b'\t' => "\\t",
-            b'\n' => "\\n",
-            0x0c => "\\f",
-            b'\r' => "\\r",
-            0..=0x1f => "",
-            _ => continue,
-        };
+        let escape = ESCAPE[usize::from(b)];
+        if escape == 0 {
+            continue;
+        }
         // Escaped bytes are ASCII, so `at..i` lies on character boundaries.
         out.push_str(&s[at..i]);
-        if short.is_empty() {
-            out.push_str("\\u00");
+        out.push('\\');
+        out.push(char::from(escape));
+        if escape == b'u' {
+            out.push_str("00");
             out.push(char::from(HEX[usize::from(b >> 4)]));
             out.push(char::from(HEX[usize::from(b & 0xf)]));
-        } else {
-            out.push_str(short);
         }
         at = i + 1;
     }
@@ -399,8 +443,7 @@ pub fn push_json_str(out: &mut String, s: &str) {
 /// (`tests::plain_names_are_never_redacted`). Spec identifiers are nearly always plain.
 fn plain(s: &str) -> bool {
     s.len() < 20
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
@@ -637,6 +680,61 @@ fn private_key_span(s: &str, start: usize, end: usize) -> Option<(usize, usize)>
     Some((start, block_end))
 }
 
+/// Names (upper-cased, `-` and `.` as `_`) that name a secret.
+const EXACT: &[&[u8]] = &[
+    b"TOKEN",
+    b"SECRET",
+    b"PASSWORD",
+    b"PASSWD",
+    b"PASS",
+    b"APIKEY",
+    b"API_KEY",
+    b"ACCESS_KEY",
+    b"PRIVATE_KEY",
+    b"AUTHORIZATION",
+    b"CLIENT_SECRET",
+];
+/// Endings of names that name a secret.
+const SUFFIXES: &[&[u8]] = &[
+    b"_KEY",
+    b"_SECRET",
+    b"_TOKEN",
+    b"PASSWORD",
+    b"PASSWD",
+    b"_PASS",
+    b"_PWD",
+    b"_PAT",
+    b"_SECRET_ACCESS_KEY",
+];
+
+/// The letters every name in [`EXACT`] and [`SUFFIXES`] ends with ([`secret_name`] rejects a
+/// name ending otherwise before comparing); the build checks it.
+const LAST_LETTERS: &[u8] = b"NTDSY";
+
+const _: () = {
+    let lists: [&[&[u8]]; 2] = [EXACT, SUFFIXES];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut i = 0;
+        while i < lists[l].len() {
+            let name = lists[l][i];
+            let last = name[name.len() - 1];
+            let mut found = false;
+            let mut j = 0;
+            while j < LAST_LETTERS.len() {
+                found |= LAST_LETTERS[j] == last;
+                j += 1;
+            }
+            assert!(
+                found,
+                "a secret name ends in a letter missing from LAST_LETTERS"
+            );
+            i += 1;
+        }
+        l += 1;
+    }
+};
+
 /// Whether a variable or key name names a secret (`TOKEN`, `GITHUB_TOKEN`, `db_password`,
 /// `aws_secret_access_key`, `api-key`).
 fn secret_name(name: &[u8]) -> bool {
@@ -652,30 +750,10 @@ fn secret_name(name: &[u8]) -> bool {
         };
     }
     let upper = &*upper;
-    const EXACT: &[&[u8]] = &[
-        b"TOKEN",
-        b"SECRET",
-        b"PASSWORD",
-        b"PASSWD",
-        b"PASS",
-        b"APIKEY",
-        b"API_KEY",
-        b"ACCESS_KEY",
-        b"PRIVATE_KEY",
-        b"AUTHORIZATION",
-        b"CLIENT_SECRET",
-    ];
-    const SUFFIXES: &[&[u8]] = &[
-        b"_KEY",
-        b"_SECRET",
-        b"_TOKEN",
-        b"PASSWORD",
-        b"PASSWD",
-        b"_PASS",
-        b"_PWD",
-        b"_PAT",
-        b"_SECRET_ACCESS_KEY",
-    ];
+    // Every name below ends in one of these letters; most keys and variables do not.
+    if !LAST_LETTERS.contains(&upper[upper.len() - 1]) {
+        return false;
+    }
     EXACT.contains(&upper) || SUFFIXES.iter().any(|s| upper.ends_with(s))
 }
 
@@ -819,7 +897,11 @@ mod tests {
 
     #[test]
     fn names_that_look_like_secrets_are_redacted() {
-        for name in ["ghp_abcdefghijklmnop1234", "sk-abcdefghijklmnopqrst", "a=b TOKEN=xyz"] {
+        for name in [
+            "ghp_abcdefghijklmnop1234",
+            "sk-abcdefghijklmnopqrst",
+            "a=b TOKEN=xyz",
+        ] {
             let mut out = String::new();
             push_field(&mut out, &Field::Name(name));
             assert_eq!(out, serde_json::to_string(&redact(name)).unwrap());

@@ -99,11 +99,11 @@ use rusqlite::config::DbConfig;
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 
+pub(crate) use audit::{AuditEntry, ChainTip};
 pub use audit::{
     AuditFilter, AuditKind, AuditRecord, AuditRow, ChainProblem, VerifyReport, MAX_DETAIL_BYTES,
     MAX_TARGET_BYTES,
 };
-pub(crate) use audit::{AuditEntry, ChainTip};
 pub use baselines::{BaselineRow, ClosedBy, WindowRow};
 pub use grants::{ApproveOutcome, GrantRow, GrantStatus, NewGrant};
 pub use paths::{default_path, fallback_log, fault_log_path, key_path, FAULT_LOG_MAX_BYTES};
