@@ -816,9 +816,9 @@ fn evaluate_in(
     } = at;
     let spec = engine.spec;
     let scope = scope_key(spec.scope, event);
-    let repo = event.cwd.clone().unwrap_or_default();
+    let repo = event.cwd.as_deref().unwrap_or_default();
     let mut notes_before: Vec<Note> = Vec::new();
-    let (state, baselines) = scopes.load(engine, tx, &scope, &repo, &mut notes_before)?;
+    let (state, baselines) = scopes.load(engine, tx, &scope, repo, &mut notes_before)?;
     let phase = event.phase.unwrap_or(Phase::Other);
     let ahash = action_hash(event);
     let approved = if phase == Phase::PreTool {
@@ -912,7 +912,7 @@ fn evaluate_in(
     scopes.audit(tx, &entries)?;
     if let Some(w) = &outcome.closed {
         tx.record_window(&WindowRow {
-            repo,
+            repo: repo.to_string(),
             kind: w.kind.clone(),
             session: event.session_id.clone().unwrap_or_default(),
             actions: i64::from(w.actions),

@@ -414,15 +414,36 @@ pub fn push_json_str(out: &mut String, s: &str) {
     };
     out.reserve(s.len() + 2);
     out.push('"');
+    /// Whether any byte of `w` is a control byte, `"` or `\` (may also say so for a byte
+    /// after one that is: the bytes are then looked at one by one).
+    fn any_escape(w: u64) -> bool {
+        const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+        const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+        let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        (below_space | zero_byte(w ^ (ONES * u64::from(b'"'))) | zero_byte(w ^ (ONES * 0x5c))) != 0
+    }
     let bytes = s.as_bytes();
     let mut at = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight bytes at a time while none of them needs escaping.
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            if !any_escape(u64::from_ne_bytes(word)) {
+                i += 8;
+                continue;
+            }
+        }
+        let (pos, b) = (i, bytes[i]);
+        i += 1;
         let escape = ESCAPE[usize::from(b)];
         if escape == 0 {
             continue;
         }
-        // Escaped bytes are ASCII, so `at..i` lies on character boundaries.
-        out.push_str(&s[at..i]);
+        // Escaped bytes are ASCII, so `at..pos` lies on character boundaries.
+        out.push_str(&s[at..pos]);
         out.push('\\');
         out.push(char::from(escape));
         if escape == b'u' {
@@ -430,7 +451,7 @@ pub fn push_json_str(out: &mut String, s: &str) {
             out.push(char::from(HEX[usize::from(b >> 4)]));
             out.push(char::from(HEX[usize::from(b & 0xf)]));
         }
-        at = i + 1;
+        at = i;
     }
     out.push_str(&s[at..]);
     out.push('"');
@@ -741,6 +762,10 @@ fn secret_name(name: &[u8]) -> bool {
     if name.is_empty() || name.len() > 80 {
         return false;
     }
+    // Every listed name ends in one of these letters; most keys and variables do not.
+    if !LAST_LETTERS.contains(&name[name.len() - 1].to_ascii_uppercase()) {
+        return false;
+    }
     let mut buf = [0u8; 80];
     let upper = &mut buf[..name.len()];
     for (u, &b) in upper.iter_mut().zip(name) {
@@ -750,10 +775,6 @@ fn secret_name(name: &[u8]) -> bool {
         };
     }
     let upper = &*upper;
-    // Every name below ends in one of these letters; most keys and variables do not.
-    if !LAST_LETTERS.contains(&upper[upper.len() - 1]) {
-        return false;
-    }
     EXACT.contains(&upper) || SUFFIXES.iter().any(|s| upper.ends_with(s))
 }
 
@@ -819,7 +840,9 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn json_strings_are_escaped_as_serde_json_escapes_them(s in "\\PC*|[\\x00-\\x7f]*") {
+        fn json_strings_are_escaped_as_serde_json_escapes_them(
+            s in "\\PC*|[\\x00-\\x7f]*|([a-zé]{0,11}[\\x00-\\x1f\"\\\\\\x7f]?){0,24}",
+        ) {
             let mut out = String::new();
             push_json_str(&mut out, &s);
             proptest::prop_assert_eq!(out, serde_json::to_string(&s).unwrap());

@@ -471,7 +471,19 @@ pub(crate) struct ChainTip {
     head_exists: bool,
     /// Whether rows were appended since the head was read (the head needs writing).
     appended: bool,
+    /// Buffers reused from row to row: the canonical bytes and the new row's hex mac.
     canonical: Vec<u8>,
+    next_mac: String,
+}
+
+/// Writes the lower-case hex of `bytes` into `out` (cleared first), as [`hex`] returns it.
+fn hex_into(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.clear();
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
 }
 
 impl Txn<'_> {
@@ -523,7 +535,8 @@ impl Txn<'_> {
             mac_bytes,
             head_exists,
             appended: false,
-            canonical: Vec::new(),
+            canonical: Vec::with_capacity(1024),
+            next_mac: String::with_capacity(64),
         })
     }
 
@@ -559,7 +572,7 @@ impl Txn<'_> {
             tip.canonical.clear();
             canonical_into(&mut tip.canonical, seq, rec, target, &detail_text);
             let row_mac = tip.keyed.mac(&[&tip.mac_bytes, &tip.canonical]);
-            let row_mac_hex = hex(&row_mac);
+            hex_into(&mut tip.next_mac, &row_mac);
             insert.execute(params![
                 seq,
                 rec.ts_ms,
@@ -576,14 +589,14 @@ impl Txn<'_> {
                 detail_text,
                 rec.latency_us,
                 tip.mac,
-                row_mac_hex,
+                tip.next_mac,
             ])?;
             tip.seq = seq;
             tip.rows += 1;
             tip.appended = true;
             tip.mac_bytes.clear();
             tip.mac_bytes.extend_from_slice(&row_mac);
-            tip.mac = row_mac_hex;
+            std::mem::swap(&mut tip.mac, &mut tip.next_mac);
         }
         Ok(())
     }
