@@ -894,6 +894,18 @@ mod tests {
         }
     }
 
+    /// The probe agrees with how `json!` objects serialise in this build (the workspace
+    /// builds with and without serde_json's `preserve_order`; both are tested).
+    #[test]
+    fn map_order_probe_matches_serde_json() {
+        let text = serde_json::json!({"b": 1, "a": 2}).to_string();
+        assert_eq!(map_keeps_order(), text == r#"{"b":1,"a":2}"#, "{text}");
+        println!(
+            "serde_json::Map keeps insertion order: {}",
+            map_keeps_order()
+        );
+    }
+
     #[test]
     fn objects_keep_insertion_order_when_the_map_does() {
         let mut out = String::new();
