@@ -13,7 +13,10 @@
 //! per thread (keying costs two blocks per MAC otherwise), and [`Txn::append_audits`] reads
 //! the head, tags it and writes it once for all the rows of a hook call. The stored bytes are
 //! exactly those of appending the rows one by one ([`Txn::append_audit`] is a batch of one);
-//! `tests::chain_bytes_are_stable_*` pin them.
+//! `tests::chain_bytes_are_stable_*` pin them. The driver appends borrowed rows whose detail
+//! it has already rendered to its stored text (`AuditEntry`) after a `ChainTip` it carries
+//! through a whole batch transaction, so a stored replay reads and writes the head once per
+//! transaction and allocates nothing per row.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
