@@ -474,7 +474,8 @@ pub enum Field<'a> {
     /// Text that can carry user data (targets, reasons, payload fields): redacted.
     Text(&'a str),
     /// A name from the spec or from gate's code (state, signal, rule, kind, note kind): written
-    /// as [`Field::Text`] would write it, without scanning it when it is [`plain`].
+    /// as [`Field::Text`] would write it, without scanning it when it is plain (`[a-z0-9_]`,
+    /// shorter than 20 bytes: text redaction never changes).
     Name(&'a str),
     Uint(u64),
     Bool(bool),
