@@ -183,6 +183,70 @@ impl Detail {
             Detail::Json(v) => v.clone(),
         }
     }
+
+    /// Appends the stored text of [`Detail::json`]: what
+    /// [`redact_json_to_string`](crate::redact::redact_json_to_string) writes for it, without
+    /// building the value (`tests::detail_text_is_the_redacted_json`).
+    pub fn write_json(&self, spec: &Spec, out: &mut String) {
+        use crate::redact::{push_object, push_redacted_json, Field};
+        match self {
+            Detail::Edge { signal, on } => push_object(
+                out,
+                &mut [
+                    ("signal", Field::Name(&spec.signals[*signal as usize].name)),
+                    ("edge", Field::Name(if *on { "on" } else { "off" })),
+                ],
+            ),
+            Detail::Checkpoint(c) => push_object(
+                out,
+                &mut [(
+                    "checkpoint",
+                    Field::Name(&spec.checkpoints[*c as usize].name),
+                )],
+            ),
+            Detail::Boundary(s) => push_object(
+                out,
+                &mut [("signal", Field::Name(&spec.signals[*s as usize].name))],
+            ),
+            Detail::Expiry { window_actions } => push_object(
+                out,
+                &mut [("window_actions", Field::Uint(u64::from(*window_actions)))],
+            ),
+            Detail::Transition(t) => {
+                let tr = &spec.transitions[*t as usize];
+                let trigger = spec.trigger_text(tr.trigger);
+                push_object(
+                    out,
+                    &mut [
+                        ("index", Field::Uint(u64::from(*t))),
+                        ("from", Field::Name(spec.state_name(tr.from))),
+                        ("trigger", Field::Name(&trigger)),
+                        ("to", Field::Name(spec.state_name(tr.to))),
+                    ],
+                )
+            }
+            Detail::Record { transition, effect } => {
+                match &spec.transitions[*transition as usize].effects[*effect as usize] {
+                    Effect::Record { label } => {
+                        push_object(out, &mut [("label", Field::Name(label))])
+                    }
+                    _ => out.push_str("null"),
+                }
+            }
+            Detail::Arm(s) => push_object(out, &mut [("state", Field::Name(spec.state_name(*s)))]),
+            Detail::Consumed => push_object(out, &mut [("consumed", Field::Bool(true))]),
+            Detail::Text(text) => push_object(out, &mut [("text", Field::Text(text))]),
+            Detail::Reason(reason) => push_object(out, &mut [("reason", Field::Text(reason))]),
+            Detail::Ask { reason, grant } => push_object(
+                out,
+                &mut [
+                    ("reason", Field::Text(reason)),
+                    ("grant", Field::Text(grant)),
+                ],
+            ),
+            Detail::Json(v) => push_redacted_json(out, v),
+        }
+    }
 }
 
 /// The result of one evaluation.
@@ -765,6 +829,33 @@ mod tests {
         assert_eq!(object([]), json!({}));
     }
 
+    proptest::proptest! {
+        /// Details carrying text (reasons and steer texts built from targets, grant ids,
+        /// payload-derived JSON) are stored as the redaction of their JSON.
+        #[test]
+        fn detail_text_is_the_redacted_json(
+            text in "[ -~]{0,40}( ghp_[A-Za-z0-9]{20}| --password=[a-z]{6}| https://u:p@h| AKIA[A-Z0-9]{16}|\"\\\\\n\t\u{1}é)?[ -~]{0,12}",
+            grant in "[a-z0-9-]{0,12}|sk-[a-z0-9]{20}",
+            n in proptest::prelude::any::<u32>(),
+        ) {
+            let spec = gate_specs::ALL[0].ir();
+            let details = [
+                Detail::Text(text.clone()),
+                Detail::Reason(text.clone()),
+                Detail::Ask { reason: text.clone(), grant: grant.clone() },
+                Detail::Expiry { window_actions: n },
+                Detail::Consumed,
+                Detail::Json(json!({"why": text, "old_hash": grant, "n": n, "token": "x"})),
+            ];
+            for d in details {
+                let mut out = String::new();
+                d.write_json(spec, &mut out);
+                let want = crate::redact::redact_json_to_string(&d.json(spec)).unwrap();
+                proptest::prop_assert_eq!(out, want);
+            }
+        }
+    }
+
     /// Each typed detail renders to the bytes the `json!` it replaced built, for every
     /// signal, checkpoint, transition, record effect and state of every shipped spec.
     #[test]
@@ -772,6 +863,10 @@ mod tests {
         let same = |spec: &Spec, d: Detail, want: Value| {
             let got = d.json(spec);
             assert_eq!(got.to_string(), want.to_string(), "{d:?}");
+            let mut text = String::new();
+            d.write_json(spec, &mut text);
+            let stored = crate::redact::redact_json_to_string(&want).unwrap();
+            assert_eq!(text, stored, "{d:?}");
         };
         for compiled in gate_specs::ALL {
             let spec = compiled.ir();

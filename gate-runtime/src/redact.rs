@@ -205,12 +205,45 @@ const STARTING_WITH: [(u8, u8); 256] = {
     table
 };
 
+/// Bit `(a << 8) | b` is set when some anchor starts with the bytes `a`, `b` (each in either
+/// ASCII case): most bytes that start an anchor are not followed by its second byte (`s` in
+/// prose, `-` of a plain flag), and this rules them out with one load.
+const SECOND_BYTE: [u64; 1024] = {
+    let mut bits = [0u64; 1024];
+    let mut i = 0;
+    while i < ANCHORS.len() {
+        let p = ANCHORS[i].0.as_bytes();
+        let firsts = [p[0].to_ascii_lowercase(), p[0].to_ascii_uppercase()];
+        let seconds = [p[1].to_ascii_lowercase(), p[1].to_ascii_uppercase()];
+        let mut f = 0;
+        while f < 2 {
+            let mut g = 0;
+            while g < 2 {
+                let bit = ((firsts[f] as usize) << 8) | seconds[g] as usize;
+                bits[bit >> 6] |= 1 << (bit & 63);
+                g += 1;
+            }
+            f += 1;
+        }
+        i += 1;
+    }
+    bits
+};
+
 /// Calls `found(start, end, index)` for every occurrence of every anchor in `bytes`
 /// (ASCII case-insensitive, overlapping occurrences included), in order of `start`.
 fn for_each_anchor(bytes: &[u8], mut found: impl FnMut(usize, usize, usize)) {
     for (start, &b) in bytes.iter().enumerate() {
         let (lo, hi) = STARTING_WITH[b as usize];
         if lo == hi {
+            continue;
+        }
+        // Every anchor is at least two bytes long.
+        let Some(&next) = bytes.get(start + 1) else {
+            continue;
+        };
+        let pair = (usize::from(b) << 8) | usize::from(next);
+        if SECOND_BYTE[pair >> 6] & (1 << (pair & 63)) == 0 {
             continue;
         }
         let (lo, hi) = (usize::from(lo), usize::from(hi));
@@ -355,6 +388,164 @@ impl Serialize for RedactedJson<'_> {
             }
             other => other.serialize(serializer),
         }
+    }
+}
+
+/// Appends `s` as a JSON string literal, escaped exactly as serde_json's compact writer
+/// escapes it (`"`, `\`, and control bytes; `\b \t \n \f \r` short, the rest `\u00xx`).
+pub fn push_json_str(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    /// Per byte: 0 when written as is, `u` for `\u00xx`, else the letter after the `\`.
+    const ESCAPE: [u8; 256] = {
+        let mut table = [0u8; 256];
+        let mut b = 0;
+        while b < 0x20 {
+            table[b] = b'u';
+            b += 1;
+        }
+        table[0x08] = b'b';
+        table[b'\t' as usize] = b't';
+        table[b'\n' as usize] = b'n';
+        table[0x0c] = b'f';
+        table[b'\r' as usize] = b'r';
+        table[b'"' as usize] = b'"';
+        table[b'\\' as usize] = b'\\';
+        table
+    };
+    out.reserve(s.len() + 2);
+    out.push('"');
+    /// Whether any byte of `w` is a control byte, `"` or `\` (may also say so for a byte
+    /// after one that is: the bytes are then looked at one by one).
+    fn any_escape(w: u64) -> bool {
+        const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+        const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+        let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        (below_space | zero_byte(w ^ (ONES * u64::from(b'"'))) | zero_byte(w ^ (ONES * 0x5c))) != 0
+    }
+    let bytes = s.as_bytes();
+    let mut at = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight bytes at a time while none of them needs escaping.
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            if !any_escape(u64::from_ne_bytes(word)) {
+                i += 8;
+                continue;
+            }
+        }
+        let (pos, b) = (i, bytes[i]);
+        i += 1;
+        let escape = ESCAPE[usize::from(b)];
+        if escape == 0 {
+            continue;
+        }
+        // Escaped bytes are ASCII, so `at..pos` lies on character boundaries.
+        out.push_str(&s[at..pos]);
+        out.push('\\');
+        out.push(char::from(escape));
+        if escape == b'u' {
+            out.push_str("00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+        at = i;
+    }
+    out.push_str(&s[at..]);
+    out.push('"');
+}
+
+/// Whether [`redact`] returns `s` unchanged without looking: only `[a-z0-9_]`, shorter than
+/// 20 bytes. Every anchor needs a byte outside that set (`-`, `:`, `=`, a space, an upper-case
+/// letter) except the `gh?_` and `github_pat_` tokens, which need 20 bytes or more; without
+/// `-` the MySQL `-p` rule and without `=` the `NAME=value` rule find nothing
+/// (`tests::plain_names_are_never_redacted`). Spec identifiers are nearly always plain.
+fn plain(s: &str) -> bool {
+    s.len() < 20
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// One value of a JSON object written by [`push_object`].
+#[derive(Clone, Copy)]
+pub enum Field<'a> {
+    /// Text that can carry user data (targets, reasons, payload fields): redacted.
+    Text(&'a str),
+    /// A name from the spec or from gate's code (state, signal, rule, kind, note kind): written
+    /// as [`Field::Text`] would write it, without scanning it when it is plain (`[a-z0-9_]`,
+    /// shorter than 20 bytes: text redaction never changes).
+    Name(&'a str),
+    Uint(u64),
+    Bool(bool),
+    Null,
+    /// An object or array written by the closure, which redacts as this module does.
+    Nested(&'a dyn Fn(&mut String)),
+}
+
+/// Whether `serde_json::Map` keeps insertion order (its `preserve_order` feature, which a
+/// dependent crate may turn on) or sorts its keys; asked once per process.
+fn map_keeps_order() -> bool {
+    static KEEPS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KEEPS.get_or_init(|| {
+        let mut map = serde_json::Map::new();
+        map.insert("b".to_string(), serde_json::Value::Null);
+        map.insert("a".to_string(), serde_json::Value::Null);
+        map.keys().next().is_some_and(|k| k == "b")
+    })
+}
+
+/// Appends the JSON object of `fields` (given in insertion order, keys distinct) exactly as
+/// [`redact_json_to_string`] writes the `serde_json::Value` object built from them by
+/// inserting the fields in that order: the same key order (insertion or sorted, as
+/// `serde_json::Map` orders), every string redacted, and the value of a key that names a
+/// secret replaced. `fields` may be reordered.
+pub fn push_object(out: &mut String, fields: &mut [(&str, Field<'_>)]) {
+    push_object_in(out, fields, map_keeps_order());
+}
+
+fn push_object_in(out: &mut String, fields: &mut [(&str, Field<'_>)], keeps_order: bool) {
+    if !keeps_order {
+        fields.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    }
+    out.push('{');
+    for (i, (key, value)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_json_str(out, key);
+        out.push(':');
+        if !matches!(value, Field::Null) && secret_name(key.as_bytes()) {
+            push_json_str(out, REDACTED);
+        } else {
+            push_field(out, value);
+        }
+    }
+    out.push('}');
+}
+
+/// Appends one value as [`push_object`] writes it.
+pub fn push_field(out: &mut String, value: &Field<'_>) {
+    match *value {
+        Field::Text(s) => push_json_str(out, &redact(s)),
+        Field::Name(s) if plain(s) => push_json_str(out, s),
+        Field::Name(s) => push_json_str(out, &redact(s)),
+        Field::Uint(n) => {
+            use std::fmt::Write;
+            let _ = write!(out, "{n}");
+        }
+        Field::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        Field::Null => out.push_str("null"),
+        Field::Nested(write) => write(out),
+    }
+}
+
+/// Appends [`redact_json_to_string`] of `value`.
+pub fn push_redacted_json(out: &mut String, value: &serde_json::Value) {
+    // Writing a `Value` to memory cannot fail (its map keys are strings).
+    if let Ok(text) = redact_json_to_string(value) {
+        out.push_str(&text);
     }
 }
 
@@ -511,10 +702,69 @@ fn private_key_span(s: &str, start: usize, end: usize) -> Option<(usize, usize)>
     Some((start, block_end))
 }
 
+/// Names (upper-cased, `-` and `.` as `_`) that name a secret.
+const EXACT: &[&[u8]] = &[
+    b"TOKEN",
+    b"SECRET",
+    b"PASSWORD",
+    b"PASSWD",
+    b"PASS",
+    b"APIKEY",
+    b"API_KEY",
+    b"ACCESS_KEY",
+    b"PRIVATE_KEY",
+    b"AUTHORIZATION",
+    b"CLIENT_SECRET",
+];
+/// Endings of names that name a secret.
+const SUFFIXES: &[&[u8]] = &[
+    b"_KEY",
+    b"_SECRET",
+    b"_TOKEN",
+    b"PASSWORD",
+    b"PASSWD",
+    b"_PASS",
+    b"_PWD",
+    b"_PAT",
+    b"_SECRET_ACCESS_KEY",
+];
+
+/// The letters every name in [`EXACT`] and [`SUFFIXES`] ends with ([`secret_name`] rejects a
+/// name ending otherwise before comparing); the build checks it.
+const LAST_LETTERS: &[u8] = b"NTDSY";
+
+const _: () = {
+    let lists: [&[&[u8]]; 2] = [EXACT, SUFFIXES];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut i = 0;
+        while i < lists[l].len() {
+            let name = lists[l][i];
+            let last = name[name.len() - 1];
+            let mut found = false;
+            let mut j = 0;
+            while j < LAST_LETTERS.len() {
+                found |= LAST_LETTERS[j] == last;
+                j += 1;
+            }
+            assert!(
+                found,
+                "a secret name ends in a letter missing from LAST_LETTERS"
+            );
+            i += 1;
+        }
+        l += 1;
+    }
+};
+
 /// Whether a variable or key name names a secret (`TOKEN`, `GITHUB_TOKEN`, `db_password`,
 /// `aws_secret_access_key`, `api-key`).
 fn secret_name(name: &[u8]) -> bool {
     if name.is_empty() || name.len() > 80 {
+        return false;
+    }
+    // Every listed name ends in one of these letters; most keys and variables do not.
+    if !LAST_LETTERS.contains(&name[name.len() - 1].to_ascii_uppercase()) {
         return false;
     }
     let mut buf = [0u8; 80];
@@ -526,30 +776,6 @@ fn secret_name(name: &[u8]) -> bool {
         };
     }
     let upper = &*upper;
-    const EXACT: &[&[u8]] = &[
-        b"TOKEN",
-        b"SECRET",
-        b"PASSWORD",
-        b"PASSWD",
-        b"PASS",
-        b"APIKEY",
-        b"API_KEY",
-        b"ACCESS_KEY",
-        b"PRIVATE_KEY",
-        b"AUTHORIZATION",
-        b"CLIENT_SECRET",
-    ];
-    const SUFFIXES: &[&[u8]] = &[
-        b"_KEY",
-        b"_SECRET",
-        b"_TOKEN",
-        b"PASSWORD",
-        b"PASSWD",
-        b"_PASS",
-        b"_PWD",
-        b"_PAT",
-        b"_SECRET_ACCESS_KEY",
-    ];
     EXACT.contains(&upper) || SUFFIXES.iter().any(|s| upper.ends_with(s))
 }
 
@@ -612,6 +838,112 @@ fn user_password_span(bytes: &[u8], start: usize, end: usize) -> Option<(usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn json_strings_are_escaped_as_serde_json_escapes_them(
+            s in "\\PC*|[\\x00-\\x7f]*|([a-zé]{0,11}[\\x00-\\x1f\"\\\\\\x7f]?){0,24}",
+        ) {
+            let mut out = String::new();
+            push_json_str(&mut out, &s);
+            proptest::prop_assert_eq!(out, serde_json::to_string(&s).unwrap());
+        }
+
+        #[test]
+        fn plain_names_are_never_redacted(s in "[a-z0-9_]{0,19}") {
+            proptest::prop_assert!(plain(&s));
+            proptest::prop_assert!(matches!(redact(&s), Cow::Borrowed(b) if b == s));
+        }
+
+        #[test]
+        fn objects_are_written_as_their_redacted_values(
+            keys in proptest::collection::vec("[a-z_]{1,12}|api_key|token|password", 0..6),
+            texts in proptest::collection::vec(
+                "[ -~]{0,24}( ghp_[A-Za-z0-9]{20}| --token [a-z0-9]{8}| TOKEN=x[a-z]{4}| -u bob:pw)?[ -~\\n]{0,8}",
+                6,
+            ),
+            names in proptest::collection::vec("[a-z0-9_]{0,24}|mysql -pX|sk-[a-z]{20}", 6),
+            n in 0u64..100_000,
+        ) {
+            use serde_json::Value;
+            let mut seen = std::collections::HashSet::new();
+            let keys: Vec<&str> = keys.iter().map(String::as_str).filter(|k| seen.insert(*k)).collect();
+            let nested = |out: &mut String| {
+                push_object(out, &mut [("text", Field::Text(&texts[5])), ("label", Field::Name(&names[5]))]);
+            };
+            let mut fields = Vec::new();
+            let mut map = serde_json::Map::new();
+            for (i, k) in keys.iter().enumerate() {
+                let (field, value) = match i % 6 {
+                    0 => (Field::Text(&texts[i]), Value::from(texts[i].as_str())),
+                    1 => (Field::Name(&names[i]), Value::from(names[i].as_str())),
+                    2 => (Field::Uint(n), Value::from(n)),
+                    3 => (Field::Bool(n % 2 == 0), Value::from(n % 2 == 0)),
+                    4 => (Field::Null, Value::Null),
+                    _ => (
+                        Field::Nested(&nested),
+                        serde_json::json!({"text": texts[5], "label": names[5]}),
+                    ),
+                };
+                fields.push((*k, field));
+                map.insert(k.to_string(), value);
+            }
+            let mut out = String::new();
+            push_object(&mut out, &mut fields);
+            let want = redact_json_to_string(&Value::Object(map)).unwrap();
+            proptest::prop_assert_eq!(out, want);
+        }
+    }
+
+    /// The probe agrees with how `json!` objects serialise in this build (the workspace
+    /// builds with and without serde_json's `preserve_order`; both are tested).
+    #[test]
+    fn map_order_probe_matches_serde_json() {
+        let text = serde_json::json!({"b": 1, "a": 2}).to_string();
+        assert_eq!(map_keeps_order(), text == r#"{"b":1,"a":2}"#, "{text}");
+        println!(
+            "serde_json::Map keeps insertion order: {}",
+            map_keeps_order()
+        );
+    }
+
+    #[test]
+    fn objects_keep_insertion_order_when_the_map_does() {
+        let mut out = String::new();
+        let nested = |out: &mut String| push_field(out, &Field::Name("Idle"));
+        let mut fields = [
+            ("note", Field::Name("steer")),
+            ("detail", Field::Nested(&nested)),
+            ("api_key", Field::Text("k")),
+            ("secret", Field::Null),
+            ("n", Field::Uint(7)),
+        ];
+        push_object_in(&mut out, &mut fields, true);
+        assert_eq!(
+            out,
+            r#"{"note":"steer","detail":"Idle","api_key":"[REDACTED]","secret":null,"n":7}"#
+        );
+        out.clear();
+        push_object_in(&mut out, &mut fields, false);
+        assert_eq!(
+            out,
+            r#"{"api_key":"[REDACTED]","detail":"Idle","n":7,"note":"steer","secret":null}"#
+        );
+    }
+
+    #[test]
+    fn names_that_look_like_secrets_are_redacted() {
+        for name in [
+            "ghp_abcdefghijklmnop1234",
+            "sk-abcdefghijklmnopqrst",
+            "a=b TOKEN=xyz",
+        ] {
+            let mut out = String::new();
+            push_field(&mut out, &Field::Name(name));
+            assert_eq!(out, serde_json::to_string(&redact(name)).unwrap());
+            assert!(out.contains(REDACTED), "{name}");
+        }
+    }
 
     fn r(s: &str) -> String {
         redact(s).into_owned()

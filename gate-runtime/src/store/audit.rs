@@ -13,7 +13,10 @@
 //! per thread (keying costs two blocks per MAC otherwise), and [`Txn::append_audits`] reads
 //! the head, tags it and writes it once for all the rows of a hook call. The stored bytes are
 //! exactly those of appending the rows one by one ([`Txn::append_audit`] is a batch of one);
-//! `tests::chain_bytes_are_stable_*` pin them.
+//! `tests::chain_bytes_are_stable_*` pin them. The driver appends borrowed rows whose detail
+//! it has already rendered to its stored text (`AuditEntry`) after a `ChainTip` it carries
+//! through a whole batch transaction, so a stored replay reads and writes the head once per
+//! transaction and allocates nothing per row.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -131,6 +134,50 @@ pub struct AuditRecord {
     pub decision: Option<String>,
     pub detail: serde_json::Value,
     pub latency_us: Option<i64>,
+}
+
+/// One audit row as [`Txn::append_entries`] takes it: the columns borrowed from wherever the
+/// caller holds them (the driver: the event, the spec and the outcome), the target as given
+/// (redacted and bounded on the way in) and the detail already in its stored JSON text,
+/// redacted (bounded on the way in). An [`AuditRecord`] appends as the entry of
+/// [`AuditRecord::entry`] with its detail rendered by `redact_json_to_string`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct AuditEntry<'a> {
+    pub ts_ms: i64,
+    pub session: &'a str,
+    pub scope: &'a str,
+    pub spec: &'a str,
+    pub kind: AuditKind,
+    pub runtime: &'a str,
+    pub phase: &'a str,
+    pub tool: Option<&'a str>,
+    pub target: Option<&'a str>,
+    pub tier: Option<&'a str>,
+    pub decision: Option<&'a str>,
+    /// Redacted JSON text.
+    pub detail: &'a str,
+    pub latency_us: Option<i64>,
+}
+
+impl AuditRecord {
+    /// The record's columns borrowed, with `detail` as the detail's text.
+    fn entry<'a>(&'a self, detail: &'a str) -> AuditEntry<'a> {
+        AuditEntry {
+            ts_ms: self.ts_ms,
+            session: &self.session,
+            scope: &self.scope,
+            spec: &self.spec,
+            kind: self.kind,
+            runtime: &self.runtime,
+            phase: &self.phase,
+            tool: self.tool.as_deref(),
+            target: self.target.as_deref(),
+            tier: self.tier.as_deref(),
+            decision: self.decision.as_deref(),
+            detail,
+            latency_us: self.latency_us,
+        }
+    }
 }
 
 /// One stored audit row (already redacted) with its chain fields.
@@ -276,7 +323,7 @@ fn put_field(buf: &mut Vec<u8>, tag: u8, value: Option<&[u8]>) {
 fn canonical_into(
     buf: &mut Vec<u8>,
     seq: i64,
-    r: &AuditRecord,
+    r: &AuditEntry<'_>,
     target: Option<&str>,
     detail_text: &str,
 ) {
@@ -290,10 +337,10 @@ fn canonical_into(
     put_field(buf, 6, Some(r.kind.as_str().as_bytes()));
     put_field(buf, 7, Some(r.runtime.as_bytes()));
     put_field(buf, 8, Some(r.phase.as_bytes()));
-    put_field(buf, 9, r.tool.as_deref().map(str::as_bytes));
+    put_field(buf, 9, r.tool.map(str::as_bytes));
     put_field(buf, 10, target.map(str::as_bytes));
-    put_field(buf, 11, r.tier.as_deref().map(str::as_bytes));
-    put_field(buf, 12, r.decision.as_deref().map(str::as_bytes));
+    put_field(buf, 11, r.tier.map(str::as_bytes));
+    put_field(buf, 12, r.decision.map(str::as_bytes));
     put_field(buf, 13, Some(detail_text.as_bytes()));
     // `latency_us` stays outside the chain: it is a measurement of this run, not part of the
     // record, and chaining it would make two identical traces chain differently.
@@ -398,13 +445,48 @@ fn stored_target(t: &str) -> Cow<'_, str> {
     }
 }
 
-/// The stored text of a detail: redacted JSON, or a size note when it is too large.
-fn stored_detail(detail: &serde_json::Value) -> Result<String, StoreError> {
-    let text = redact_json_to_string(detail).map_err(|e| StoreError::Encode(e.to_string()))?;
+/// The redacted JSON text of a detail.
+fn detail_text(detail: &serde_json::Value) -> Result<String, StoreError> {
+    redact_json_to_string(detail).map_err(|e| StoreError::Encode(e.to_string()))
+}
+
+/// The stored text of a detail's redacted text: itself, or a size note when it is too large.
+fn stored_detail(text: &str) -> Cow<'_, str> {
     if text.len() > MAX_DETAIL_BYTES {
-        return Ok(serde_json::json!({ "bytes": text.len(), "truncated": true }).to_string());
+        return Cow::Owned(
+            serde_json::json!({ "bytes": text.len(), "truncated": true }).to_string(),
+        );
     }
-    Ok(text)
+    Cow::Borrowed(text)
+}
+
+/// Where the chain ends, read once and carried across appends: a hook's rows, or all the
+/// rows of a batch transaction, are chained from it and the head is written once at the end
+/// ([`Txn::write_chain_head`]). Valid only inside the transaction that read it, while every
+/// audit row of that transaction is appended through it.
+pub(crate) struct ChainTip {
+    keyed: Keyed,
+    rows: i64,
+    seq: i64,
+    /// The last row's mac as stored, and its bytes.
+    mac: String,
+    mac_bytes: Vec<u8>,
+    head_exists: bool,
+    /// Whether rows were appended since the head was read (the head needs writing).
+    appended: bool,
+    /// Buffers reused from row to row: the canonical bytes and the new row's hex mac.
+    canonical: Vec<u8>,
+    next_mac: String,
+}
+
+/// Writes the lower-case hex of `bytes` into `out` (cleared first), as [`hex`] returns it.
+fn hex_into(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.clear();
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
 }
 
 impl Txn<'_> {
@@ -418,19 +500,56 @@ impl Txn<'_> {
     /// Returns the seq of the last row (the current last seq when `recs` is empty).
     pub fn append_audits(&mut self, recs: &[AuditRecord]) -> Result<i64, StoreError> {
         let key = self.key.ok_or(StoreError::KeyMissing)?;
+        if recs.is_empty() {
+            return Ok(read_head(&self.tx)?.map_or(0, |h| h.seq));
+        }
+        let mut tip = self.chain_tip_keyed(&key)?;
+        let texts = recs
+            .iter()
+            .map(|r| detail_text(&r.detail))
+            .collect::<Result<Vec<_>, _>>()?;
+        let entries: Vec<AuditEntry<'_>> =
+            recs.iter().zip(&texts).map(|(r, t)| r.entry(t)).collect();
+        self.append_entries(&mut tip, &entries)?;
+        self.write_chain_head(&mut tip)?;
+        Ok(tip.seq)
+    }
+
+    /// The end of the chain, for [`Txn::append_entries`].
+    pub(crate) fn chain_tip(&self) -> Result<ChainTip, StoreError> {
+        let key = self.key.ok_or(StoreError::KeyMissing)?;
+        self.chain_tip_keyed(&key)
+    }
+
+    fn chain_tip_keyed(&self, key: &[u8; 32]) -> Result<ChainTip, StoreError> {
         let head = read_head(&self.tx)?;
         let head_exists = head.is_some();
-        let (mut rows, mut seq, mut prev_mac) = match head {
+        let (rows, seq, mac) = match head {
             Some(h) => (h.rows, h.seq, h.mac),
             None => (0, 0, hex(&GENESIS)),
         };
-        if recs.is_empty() {
-            return Ok(seq);
-        }
-        let mut prev_bytes = unhex(&prev_mac)
-            .ok_or_else(|| StoreError::Corrupt(format!("audit head mac is not hex: {prev_mac}")))?;
-        let keyed = Keyed::new(&key);
-        let mut canonical = Vec::new();
+        let mac_bytes = unhex(&mac)
+            .ok_or_else(|| StoreError::Corrupt(format!("audit head mac is not hex: {mac}")))?;
+        Ok(ChainTip {
+            keyed: Keyed::new(key),
+            rows,
+            seq,
+            mac,
+            mac_bytes,
+            head_exists,
+            appended: false,
+            canonical: Vec::with_capacity(1024),
+            next_mac: String::with_capacity(64),
+        })
+    }
+
+    /// Appends `entries` in order after `tip` (target redacted and bounded, detail bounded),
+    /// exactly as [`Txn::append_audits`] appends the records they borrow from.
+    pub(crate) fn append_entries(
+        &mut self,
+        tip: &mut ChainTip,
+        entries: &[AuditEntry<'_>],
+    ) -> Result<(), StoreError> {
         // The rows of one hook call repeat the event's target: redact it once.
         let mut last_target: Option<(&str, Cow<'_, str>)> = None;
         // Cached: later transactions of a long-lived store append again. The values are in the
@@ -441,8 +560,8 @@ impl Txn<'_> {
         let mut insert = self.tx.prepare_cached(
             "INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )?;
-        for rec in recs {
-            let target = match rec.target.as_deref() {
+        for rec in entries {
+            let target = match rec.target {
                 None => None,
                 Some(t) => {
                     if last_target.as_ref().is_none_or(|(source, _)| *source != t) {
@@ -451,12 +570,12 @@ impl Txn<'_> {
                     last_target.as_ref().map(|(_, stored)| stored.as_ref())
                 }
             };
-            let detail_text = stored_detail(&rec.detail)?;
-            seq += 1;
-            canonical.clear();
-            canonical_into(&mut canonical, seq, rec, target, &detail_text);
-            let row_mac = keyed.mac(&[&prev_bytes, &canonical]);
-            let row_mac_hex = hex(&row_mac);
+            let detail_text = stored_detail(rec.detail);
+            let seq = tip.seq + 1;
+            tip.canonical.clear();
+            canonical_into(&mut tip.canonical, seq, rec, target, &detail_text);
+            let row_mac = tip.keyed.mac(&[&tip.mac_bytes, &tip.canonical]);
+            hex_into(&mut tip.next_mac, &row_mac);
             insert.execute(params![
                 seq,
                 rec.ts_ms,
@@ -472,19 +591,29 @@ impl Txn<'_> {
                 rec.decision,
                 detail_text,
                 rec.latency_us,
-                prev_mac,
-                row_mac_hex,
+                tip.mac,
+                tip.next_mac,
             ])?;
-            rows += 1;
-            prev_bytes.clear();
-            prev_bytes.extend_from_slice(&row_mac);
-            prev_mac = row_mac_hex;
+            tip.seq = seq;
+            tip.rows += 1;
+            tip.appended = true;
+            tip.mac_bytes.clear();
+            tip.mac_bytes.extend_from_slice(&row_mac);
+            std::mem::swap(&mut tip.mac, &mut tip.next_mac);
         }
-        drop(insert);
-        let tag = keyed.head_tag(rows, seq, &prev_mac);
+        Ok(())
+    }
+
+    /// Records `tip` as the chain head (nothing when no row was appended through it).
+    pub(crate) fn write_chain_head(&mut self, tip: &mut ChainTip) -> Result<(), StoreError> {
+        if !tip.appended {
+            return Ok(());
+        }
+        let (rows, seq, prev_mac) = (tip.rows, tip.seq, &tip.mac);
+        let tag = tip.keyed.head_tag(rows, seq, prev_mac);
         // The head was read in this (write-locked) transaction, so whether to insert or
         // update is known; either statement is cheaper to prepare than an upsert.
-        let write_head = if head_exists {
+        let write_head = if tip.head_exists {
             "UPDATE audit_head SET rows = ?1, head_seq = ?2, head_mac = ?3, tag = ?4 WHERE id = 1"
         } else {
             "INSERT INTO audit_head (id, rows, head_seq, head_mac, tag) VALUES (1, ?1, ?2, ?3, ?4)"
@@ -492,7 +621,9 @@ impl Txn<'_> {
         self.tx
             .prepare_cached(write_head)?
             .execute(params![rows, seq, prev_mac, tag])?;
-        Ok(seq)
+        tip.head_exists = true;
+        tip.appended = false;
+        Ok(())
     }
 }
 
@@ -666,7 +797,8 @@ impl Store {
             let prev_bytes = unhex(&row.prev_mac).unwrap_or_default();
             canonical.clear();
             let target = row.record.target.as_deref();
-            canonical_into(&mut canonical, row.seq, &row.record, target, &detail_text);
+            let entry = row.record.entry(&detail_text);
+            canonical_into(&mut canonical, row.seq, &entry, target, &detail_text);
             let computed = hex(&keyed.mac(&[&prev_bytes, &canonical]));
             if computed != row.mac {
                 return Ok(report(n, Some(ChainProblem::BadMac { seq: row.seq })));
