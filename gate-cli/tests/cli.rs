@@ -419,7 +419,7 @@ fn store_commands_read_what_the_hook_recorded() {
     assert_exit!(output, 0);
 }
 
-/// A hook whose commit leaves the WAL past 1 MiB starts a detached `gate checkpoint` and
+/// A hook whose commit leaves the WAL past 256 KiB starts a detached `gate checkpoint` and
 /// answers without waiting for it; the checkpoint then truncates the WAL, and the database
 /// still holds every call's row with an intact chain.
 #[test]
@@ -478,4 +478,48 @@ fn a_grown_wal_is_truncated_by_a_detached_checkpoint() {
         text(&by_hand.stdout)
     );
     assert_eq!(wal_len(), 0);
+}
+
+/// `gate --db PATH checkpoint --quiet` is the form a hook starts in the background, run
+/// without clap: it truncates the WAL, prints nothing, and fails as the clap form does.
+#[test]
+fn the_background_checkpoint_form_equals_the_clap_form() {
+    let world = World::new();
+    let db = world.home.join("gate.db");
+    let db_arg = db.to_string_lossy().into_owned();
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/payloads/claude/PreToolUse-Bash.json"
+    );
+    let payload = std::fs::read(fixture).unwrap();
+    for _ in 0..3 {
+        assert_exit!(
+            world.gate(&["--db", &db_arg, "hook", "claude-code"], &payload),
+            0
+        );
+    }
+    let wal = world.home.join("gate.db-wal");
+    assert!(
+        std::fs::metadata(&wal).unwrap().len() > 0,
+        "the hooks left a WAL"
+    );
+    let quiet = world.gate(&["--db", &db_arg, "checkpoint", "--quiet"], b"");
+    assert_exit!(quiet, 0);
+    assert!(quiet.stdout.is_empty() && quiet.stderr.is_empty());
+    assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
+    let verify = world.gate(&["--db", &db_arg, "audit", "verify", "--json"], b"");
+    assert_exit!(verify, 0);
+    let report: serde_json::Value = serde_json::from_slice(&verify.stdout).unwrap();
+    assert_eq!(report["ok"], true, "{report}");
+    assert!(report["rows_ok"].as_u64().unwrap() >= 3, "{report}");
+    assert_eq!(report["rows_ok"], report["head_rows"], "{report}");
+    // No database: the same failure with and without clap (`--json` takes the clap path).
+    let missing = world.home.join("none/gate.db");
+    let missing = missing.to_string_lossy().into_owned();
+    let fast = world.gate(&["--db", &missing, "checkpoint", "--quiet"], b"");
+    let clap = world.gate(&["--db", &missing, "checkpoint", "--quiet", "--json"], b"");
+    assert_exit!(fast, 3);
+    assert_exit!(clap, 3);
+    assert_eq!(text(&fast.stderr), text(&clap.stderr));
+    assert!(text(&fast.stderr).contains("no gate database"));
 }

@@ -174,11 +174,11 @@ pub const CHECKPOINT_WAIT: Duration = Duration::from_secs(2);
 /// does not block writers; only the final TRUNCATE, with little left to copy, takes the
 /// writer turn, so hooks arriving meanwhile wait for as short a time as possible.
 pub fn checkpoint(db: &Path) -> Result<bool, StoreError> {
-    let store = Store::open_with_timeout(db, BUSY_TIMEOUT)?;
+    let wal = store::WalOnly::open(db, BUSY_TIMEOUT)?;
     // Best effort: a busy PASSIVE only means the TRUNCATE has more to copy.
-    let _ = store.checkpoint_passive();
+    let _ = wal.checkpoint(store::Checkpoint::Passive, Duration::ZERO);
     let _turn = writer_turn(db, CHECKPOINT_WAIT);
-    store.checkpoint_truncate(CHECKPOINT_WAIT)
+    wal.checkpoint(store::Checkpoint::Truncate, CHECKPOINT_WAIT)
 }
 
 /// Run one event. Never panics on bad state; never blocks because of a fault.

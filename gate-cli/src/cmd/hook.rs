@@ -76,6 +76,7 @@ pub fn run(args: &HookArgs) -> i32 {
 fn checkpoint_detached(db: &std::path::Path) {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
+    // Exactly the form `main` runs without clap (`background_checkpoint_args`).
     let started = std::env::current_exe().and_then(|exe| {
         Command::new(exe)
             .arg("--db")

@@ -256,17 +256,22 @@ pub fn log(args: &LogArgs, global: &GlobalArgs) -> Result<i32> {
 /// `gate audit verify`: exit 1 when the chain is broken.
 /// `gate checkpoint`: fold the WAL into the database and truncate it.
 pub fn checkpoint(args: &crate::cli::CheckpointArgs, global: &GlobalArgs) -> Result<i32> {
-    let path = db_path(global)?;
+    checkpoint_at(&db_path(global)?, args.quiet, global.json)
+}
+
+/// `gate checkpoint` of the database at `path` (what [`checkpoint`] does once the path is
+/// resolved; the background form the hook starts comes here without clap).
+pub fn checkpoint_at(path: &std::path::Path, quiet: bool, json: bool) -> Result<i32> {
     if !path.exists() {
         anyhow::bail!(
             "no gate database at {} (nothing recorded yet, or set --db / GATE_DB)",
             path.display()
         );
     }
-    let done = gate_runtime::driver::checkpoint(&path)
+    let done = gate_runtime::driver::checkpoint(path)
         .with_context(|| format!("cannot checkpoint {}", path.display()))?;
-    if !args.quiet {
-        if global.json {
+    if !quiet {
+        if json {
             out_json(&json!({ "db": path, "done": done }))?;
         } else if done {
             out(&format!(
