@@ -18,7 +18,7 @@
 //! - steer text on a phase whose answer cannot carry context (Gemini BeforeTool) is kept and
 //!   attached to the next answer that can.
 
-use crate::event::Event;
+use crate::event::{Event, Runtime};
 use crate::observer::{self, Baselines, Classification, Classifier, ObserverState};
 use crate::verdict::{Decision, Verdict};
 use gate_spec::exec::{Input, Machine, Snapshot};
@@ -28,6 +28,7 @@ use gate_spec::ir::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::cell::{OnceCell, RefCell};
 
 /// Everything persisted per scope.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -210,6 +211,22 @@ pub struct Engine<'s> {
     pub spec: &'s Spec,
     pub machine: &'s dyn Machine,
     classifier: Classifier<'s>,
+    /// [`observer::enabled_signals`] per runtime (no runtime first, then
+    /// [`Runtime::ALL`](crate::event::Runtime::ALL) in order), computed when first needed.
+    enabled: [OnceCell<Vec<bool>>; 5],
+    /// Buffers one evaluation fills and the next reuses (see [`Scratch`]).
+    scratch: RefCell<Scratch>,
+}
+
+/// Per-evaluation buffers an engine keeps between events, so that an evaluation allocates
+/// only what its [`Outcome`] keeps. Their contents never carry from one event to the next:
+/// each is cleared before it is filled.
+#[derive(Default)]
+struct Scratch {
+    raw: Vec<bool>,
+    checkpoints: Vec<bool>,
+    /// The machine's debounced levels before the step (for the edges).
+    level: Vec<bool>,
 }
 
 impl std::fmt::Debug for Engine<'_> {
@@ -226,6 +243,22 @@ impl<'s> Engine<'s> {
             spec,
             machine,
             classifier: Classifier::with_table(spec, machine.commands()),
+            enabled: Default::default(),
+            scratch: RefCell::new(Scratch::default()),
+        }
+    }
+
+    /// Which signals can run on `runtime` ([`observer::enabled_signals`], kept per runtime).
+    fn enabled(&self, runtime: Option<Runtime>) -> &[bool] {
+        let slot = runtime.map_or(0, |r| {
+            Runtime::ALL
+                .iter()
+                .position(|&x| x == r)
+                .map_or(0, |i| i + 1)
+        });
+        match self.enabled.get(slot) {
+            Some(cell) => cell.get_or_init(|| observer::enabled_signals(self.spec, runtime)),
+            None => &[],
         }
     }
 
@@ -268,6 +301,21 @@ impl<'s> Engine<'s> {
 
     /// Evaluate one event against a scope's state, updating it in place.
     pub fn evaluate(&self, state: &mut ScopeState, event: &Event, cx: &mut Context<'_>) -> Outcome {
+        // The engine's buffers, unless an evaluation is already using them (only a
+        // `grant_id` callback that evaluates again could do that): then fresh ones.
+        match self.scratch.try_borrow_mut() {
+            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch),
+            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default()),
+        }
+    }
+
+    fn evaluate_in(
+        &self,
+        state: &mut ScopeState,
+        event: &Event,
+        cx: &mut Context<'_>,
+        scratch: &mut Scratch,
+    ) -> Outcome {
         let spec = self.spec;
         let phase = event.phase.unwrap_or(Phase::Other);
         // Time is monotonic per scope: a clock that steps back counts as no time passing.
@@ -285,7 +333,7 @@ impl<'s> Engine<'s> {
                 detail: Detail::Json(json!({"why": "stored state does not fit this spec"})),
             });
         }
-        let enabled = observer::enabled_signals(spec, event.runtime);
+        let enabled = self.enabled(event.runtime);
         if !state.observer.disabled_reported {
             state.observer.disabled_reported = true;
             for (name, missing) in observer::missing_telemetry(spec, event.runtime) {
@@ -300,16 +348,17 @@ impl<'s> Engine<'s> {
         // Templates describe the window the event happened in, before any re-arm resets it.
         let window_before = WindowBefore::of(&state.observer.segment);
         let mut keys = observer::EventKeys::default();
-        let obs = observer::observe_with(
+        let (backstop, rearm_secs_ok) = observer::observe_into(
             spec,
             &state.observer,
             event,
             &class,
-            &enabled,
             cx.baselines,
             now,
             &mut keys,
             Some(&self.classifier),
+            &mut scratch.raw,
+            &mut scratch.checkpoints,
         );
         let tool_event = phase.is_tool();
         let input = Input {
@@ -317,19 +366,21 @@ impl<'s> Engine<'s> {
             tier: tool_event.then_some(class.tier),
             kind: tool_event.then_some(class.kind),
             role: cx.role,
-            raw: &obs.raw,
-            enabled: &obs.enabled,
-            checkpoints: &obs.checkpoints,
-            backstop: obs.backstop,
-            rearm_secs_ok: obs.rearm_secs_ok,
+            raw: &scratch.raw,
+            enabled,
+            checkpoints: &scratch.checkpoints,
+            backstop,
+            rearm_secs_ok,
             approved: cx.approved,
         };
-        let before = state.machine.clone();
-        let from_state = before.state;
+        // Only the levels and the state of the machine before the step are read afterwards.
+        scratch.level.clear();
+        scratch.level.extend_from_slice(&state.machine.level);
+        let from_state = state.machine.state;
         let mut fired = Vec::new();
         self.machine
             .step(&mut state.machine, &input, &mut |t| fired.push(t));
-        let (rising, falling) = gate_spec::exec::edges(&before, &state.machine);
+        let (rising, falling) = edges(&scratch.level, &state.machine.level);
 
         for &s in &rising {
             notes.push(Note {
@@ -349,7 +400,7 @@ impl<'s> Engine<'s> {
                 },
             });
         }
-        for (i, hit) in obs.checkpoints.iter().enumerate() {
+        for (i, hit) in scratch.checkpoints.iter().enumerate() {
             if *hit {
                 notes.push(Note {
                     kind: "checkpoint",
@@ -607,6 +658,20 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
         map.insert(k.to_string(), v);
     }
     Value::Object(map)
+}
+
+/// [`gate_spec::exec::edges`] of two snapshots' levels.
+fn edges(before: &[bool], after: &[bool]) -> (Vec<SignalId>, Vec<SignalId>) {
+    let mut rising = Vec::new();
+    let mut falling = Vec::new();
+    for (i, (a, b)) in before.iter().zip(after).enumerate() {
+        if !a && *b {
+            rising.push(i as SignalId);
+        } else if *a && !b {
+            falling.push(i as SignalId);
+        }
+    }
+    (rising, falling)
 }
 
 fn close_only(closed_effect: bool, armed: bool) -> bool {

@@ -64,6 +64,15 @@ pub struct Classifier<'s> {
     index: OnceCell<Index>,
     /// A classification happened (the next one builds the index).
     used: Cell<bool>,
+    /// Buffers one classification fills and the next reuses.
+    scratch: RefCell<HitScratch>,
+}
+
+/// The per-line buffers of [`Classifier::classify`] (cleared before each use).
+#[derive(Debug, Default)]
+struct HitScratch {
+    hits: Vec<u8>,
+    facts: Vec<shell::Facts>,
 }
 
 /// Most tool names whose rule acceptance an [`Index`] remembers.
@@ -383,6 +392,7 @@ impl<'s> Classifier<'s> {
             table,
             index: OnceCell::new(),
             used: Cell::new(false),
+            scratch: RefCell::new(HitScratch::default()),
         }
     }
 
@@ -410,15 +420,31 @@ impl<'s> Classifier<'s> {
     /// programs the line runs, plus the few that name no program literally, are tried.
     /// `parsed` is `shell::parse(raw)`.
     pub fn command_hits(&self, parsed: &shell::Parsed, raw: &str) -> Vec<u8> {
+        let mut hits = Vec::new();
+        self.command_hits_into(parsed, raw, &mut hits, &mut Vec::new());
+        hits
+    }
+
+    /// [`command_hits`](Self::command_hits) into `hits`, with `facts` as room for the
+    /// commands' [`shell::Facts`] (both cleared first: a caller reuses them across lines).
+    fn command_hits_into(
+        &self,
+        parsed: &shell::Parsed,
+        raw: &str,
+        hits: &mut Vec<u8>,
+        facts: &mut Vec<shell::Facts>,
+    ) {
         let table = &*self.table;
-        let mut hits = vec![0u8; table.rules.len()];
+        hits.clear();
+        hits.resize(table.rules.len(), 0);
         // A classifier in repeated use reads each command's flags and words once and skips
         // the patterns whose first stage needs what no command has (`shell::Need`).
         let index = self.index.get();
-        let facts: Vec<shell::Facts> = match index {
-            Some(_) => parsed.commands.iter().map(shell::Facts::of).collect(),
-            None => Vec::new(),
-        };
+        facts.clear();
+        if index.is_some() {
+            facts.extend(parsed.commands.iter().map(shell::Facts::of));
+        }
+        let facts = &*facts;
         let mut try_pattern = |at: PatternRef| {
             let bit = if at.except { HIT_EXCEPT } else { HIT_COMMAND };
             let Some(slot) = hits.get_mut(usize::from(at.rule)) else {
@@ -485,7 +511,6 @@ impl<'s> Classifier<'s> {
                 }
             }
         }
-        hits
     }
 
     /// Classify a tool event. Non-tool events get the default tier and kind.
@@ -507,15 +532,24 @@ impl<'s> Classifier<'s> {
                 let parsed = shell::parse(cmd);
                 out.class = Some(shell::classify(&parsed));
                 out.truncated = parsed.truncated;
-                out.paths.extend(shell::paths(&parsed));
+                out.paths = shell::paths(&parsed);
                 Some(parsed)
             }
             _ => None,
         };
         out.paths.extend(event.paths.iter().cloned());
+        // The classifier's buffers, unless a classification is using them (not possible
+        // today: nothing here calls back out); then fresh ones.
+        let mut scratch = self.scratch.try_borrow_mut();
+        let mut fresh = HitScratch::default();
+        let HitScratch { hits, facts } = match scratch.as_deref_mut() {
+            Ok(s) => s,
+            Err(_) => &mut fresh,
+        };
         let hits = match (&parsed, event.target.as_deref()) {
             (Some(parsed), Some(raw)) if !self.table.is_empty() => {
-                Some(self.command_hits(parsed, raw))
+                self.command_hits_into(parsed, raw, hits, facts);
+                Some(hits.as_slice())
             }
             _ => None,
         };
@@ -524,7 +558,7 @@ impl<'s> Classifier<'s> {
             Some(index) => index.candidates(spec, tool, (phase, class), |rules| {
                 self.match_rules(
                     &mut out,
-                    hits.as_deref(),
+                    hits,
                     event,
                     Some(index),
                     &mut rules.iter().map(|&i| usize::from(i)),
@@ -532,7 +566,7 @@ impl<'s> Classifier<'s> {
             }),
             None => self.match_rules(
                 &mut out,
-                hits.as_deref(),
+                hits,
                 event,
                 None,
                 &mut (0..spec.rules.len())
@@ -674,31 +708,66 @@ fn same_key(a: &str, b: &str) -> bool {
 
 /// The digest a target is remembered by: fixed size, and no secret it carries is stored.
 pub fn target_key(target: &str) -> String {
-    use sha2::{Digest, Sha256};
-    // The first 24 hex digits of the SHA-256 (`sha256_hex` truncated), written directly.
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(target.as_bytes());
-    let mut hex = String::with_capacity(24);
-    for &b in digest.iter().take(12) {
-        hex.push(char::from(HEX[usize::from(b >> 4)]));
-        hex.push(char::from(HEX[usize::from(b & 15)]));
+    Key::of(target.as_bytes()).as_str().to_string()
+}
+
+/// A [`target_key`] held inline: the first 24 hex digits of a SHA-256.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key([u8; 24]);
+
+impl Key {
+    /// The key of `data`.
+    fn of(data: &[u8]) -> Key {
+        use sha2::{Digest, Sha256};
+        Key::hex(&Sha256::digest(data))
     }
-    hex
+
+    /// The key of the parts joined by `/` (what `Key::of(parts.join("/"))` gives, without
+    /// building the joined text).
+    fn of_joined<'a>(parts: impl Iterator<Item = &'a str>) -> Key {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        for (i, part) in parts.enumerate() {
+            if i > 0 {
+                hasher.update(b"/");
+            }
+            hasher.update(part.as_bytes());
+        }
+        Key::hex(&hasher.finalize())
+    }
+
+    /// The first 12 bytes of `digest` in lowercase hex (`sha256_hex` truncated).
+    fn hex(digest: &[u8]) -> Key {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = [b'0'; 24];
+        for (k, &b) in digest.iter().take(12).enumerate() {
+            hex[2 * k] = HEX[usize::from(b >> 4)];
+            hex[2 * k + 1] = HEX[usize::from(b & 15)];
+        }
+        Key(hex)
+    }
+
+    fn as_str(&self) -> &str {
+        // Hex digits are ASCII.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
 }
 
 /// The digests of one event's target and path scopes ([`target_key`]), each computed once and
 /// shared by [`observe_with`] and [`update_with`] (a digest is the costliest part of both).
 #[derive(Clone, Debug, Default)]
 pub struct EventKeys {
-    target: Option<String>,
+    target: Option<Key>,
     /// (path index, depth, digest of the scope; `None` for an empty scope).
-    scopes: Vec<(usize, usize, Option<String>)>,
+    scopes: Vec<(usize, usize, Option<Key>)>,
 }
 
 impl EventKeys {
     /// The digest of `target` (the event's target; the same text on every call).
     fn target(&mut self, target: &str) -> &str {
-        self.target.get_or_insert_with(|| target_key(target))
+        self.target
+            .get_or_insert_with(|| Key::of(target.as_bytes()))
+            .as_str()
     }
 
     /// The digest of the scope of `class.paths[i]` at `depth`, or `None` when it is empty.
@@ -710,13 +779,12 @@ impl EventKeys {
         {
             Some(at) => at,
             None => {
-                let s = scope_of(path, cwd, depth);
-                let key = (!s.is_empty()).then(|| target_key(&s));
+                let key = scope_key(path, cwd, depth);
                 self.scopes.push((i, depth, key));
                 self.scopes.len() - 1
             }
         };
-        self.scopes[at].2.as_deref()
+        self.scopes[at].2.as_ref().map(Key::as_str)
     }
 }
 
@@ -765,20 +833,27 @@ pub fn enabled_signals(spec: &Spec, runtime: Option<Runtime>) -> Vec<bool> {
         .collect()
 }
 
-/// The prefix of a path that names its scope: the first `depth` components under cwd.
-fn scope_of(path: &str, cwd: &str, depth: usize) -> String {
+/// The components of the prefix of a path that names its scope: the first `depth`
+/// directories under cwd, in order (the scope is their `/`-joined text).
+fn scope_parts<'a>(path: &'a str, cwd: &str, depth: usize) -> impl Iterator<Item = &'a str> {
     let rel = path
         .strip_prefix(cwd)
         .filter(|_| !cwd.is_empty())
         .map(|r| r.trim_start_matches('/'))
         .unwrap_or(path);
-    let mut parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
+    let parts = || rel.split('/').filter(|p| !p.is_empty());
+    let n = parts().count();
     // The last component is the file itself; a scope is its directory prefix.
-    if parts.len() > 1 {
-        parts.pop();
-    }
-    parts.truncate(depth.max(1));
-    parts.join("/")
+    let dirs = if n > 1 { n - 1 } else { n };
+    parts().take(dirs.min(depth.max(1)))
+}
+
+/// The digest of the scope of `path` ([`scope_parts`] joined by `/`), or `None` when the
+/// scope is empty; the scope text is not built.
+fn scope_key(path: &str, cwd: &str, depth: usize) -> Option<Key> {
+    let mut parts = scope_parts(path, cwd, depth).peekable();
+    parts.peek()?;
+    Some(Key::of_joined(parts))
 }
 
 /// The effective backstop of the open window: the tightest over the tiers acted at, with a
@@ -853,6 +928,45 @@ pub fn observe_with(
     keys: &mut EventKeys,
     classifier: Option<&Classifier<'_>>,
 ) -> Observation {
+    let mut raw = Vec::new();
+    let mut checkpoints = Vec::new();
+    let (backstop, rearm_secs_ok) = observe_into(
+        spec,
+        state,
+        event,
+        class,
+        baselines,
+        now_ms,
+        keys,
+        classifier,
+        &mut raw,
+        &mut checkpoints,
+    );
+    Observation {
+        raw,
+        enabled: enabled.to_vec(),
+        checkpoints,
+        backstop,
+        rearm_secs_ok,
+    }
+}
+
+/// [`observe_with`] writing the raw samples and the checkpoint evidence into `raw` and
+/// `checkpoints` (cleared first: a caller reuses them across events); returns `(backstop,
+/// rearm_secs_ok)`. The enabled signals are the caller's (they depend only on the runtime).
+#[allow(clippy::too_many_arguments)]
+pub fn observe_into(
+    spec: &Spec,
+    state: &ObserverState,
+    event: &Event,
+    class: &Classification,
+    baselines: &Baselines,
+    now_ms: i64,
+    keys: &mut EventKeys,
+    classifier: Option<&Classifier<'_>>,
+    raw: &mut Vec<bool>,
+    checkpoints: &mut Vec<bool>,
+) -> (bool, bool) {
     let phase = event.phase.unwrap_or(Phase::Other);
     let cwd = event.cwd.as_deref().unwrap_or("");
     let seg = &state.segment;
@@ -863,12 +977,15 @@ pub fn observe_with(
     let over_budget = |a: Option<u32>, s: Option<u32>| {
         a.is_some_and(|a| seg.actions >= a) || s.is_some_and(|s| window_secs >= u64::from(s))
     };
-    let raw = spec
-        .signals
-        .iter()
-        .map(|signal| match &signal.family {
+    let dominant = OnceCell::new();
+    raw.clear();
+    raw.extend(spec.signals.iter().map(|signal| {
+        match &signal.family {
             Family::KindShift => {
-                phase == Phase::PreTool && seg.dominant_kind().is_some_and(|k| k != class.kind)
+                phase == Phase::PreTool
+                    && dominant
+                        .get_or_init(|| seg.dominant_kind())
+                        .is_some_and(|k| k != class.kind)
             }
             Family::TierAtLeast { tier } => phase == Phase::PreTool && class.tier >= *tier,
             Family::FailureStreak { count } => failed && state.failures + 1 >= u32::from(*count),
@@ -918,63 +1035,53 @@ pub fn observe_with(
                 phase == Phase::PreTool && n as u64 + 1 > u64::from(*max)
             }
             Family::Denied => phase == Phase::PreTool && state.last_blocked,
-        })
-        .collect();
+        }
+    }));
     // What a used classifier knows of the checkpoints' targets (see `Index::checkpoints`).
     let needs = classifier
         .and_then(|c| c.index.get())
         .map(|index| &index.checkpoints);
     let target_bytes = OnceCell::new();
-    let checkpoints = spec
-        .checkpoints
-        .iter()
-        .enumerate()
-        .map(|(ci, c)| {
-            let by_tool = !c.tools.is_empty()
-                && matches!(phase, Phase::PostTool | Phase::PostToolFailure)
-                && event
-                    .tool
-                    .as_deref()
-                    .is_some_and(|t| c.tools.iter().any(|g| glob::text(&g.text, t)))
-                && match c.status {
-                    StatusFilter::Any => true,
-                    StatusFilter::Success => !failed,
-                    StatusFilter::Failure => failed,
-                }
-                && (c.targets.is_empty()
-                    || c.targets.iter().enumerate().any(|(j, g)| {
-                        let known = needs.and_then(|n| n.get(ci)).and_then(|n| n.get(j));
-                        let text_possible = known.is_none_or(|(_, bytes)| {
-                            bytes.within(target_bytes.get_or_init(|| ByteSet::of(target.bytes())))
-                        });
-                        let need = known.map_or_else(
-                            || glob::PathNeed::of(&g.text),
-                            |(need, _)| need.get(&g.text),
-                        );
-                        (text_possible && glob::text(&g.text, target))
-                            || class
-                                .paths
-                                .iter()
-                                .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
-                    }));
-            let text = event.prompt.as_deref().unwrap_or(target);
-            let by_event = c.events.contains(&phase)
-                && (c.targets.is_empty() || c.targets.iter().any(|g| glob::text(&g.text, text)));
-            by_tool || by_event
-        })
-        .collect();
+    checkpoints.clear();
+    checkpoints.extend(spec.checkpoints.iter().enumerate().map(|(ci, c)| {
+        let by_tool = !c.tools.is_empty()
+            && matches!(phase, Phase::PostTool | Phase::PostToolFailure)
+            && event
+                .tool
+                .as_deref()
+                .is_some_and(|t| c.tools.iter().any(|g| glob::text(&g.text, t)))
+            && match c.status {
+                StatusFilter::Any => true,
+                StatusFilter::Success => !failed,
+                StatusFilter::Failure => failed,
+            }
+            && (c.targets.is_empty()
+                || c.targets.iter().enumerate().any(|(j, g)| {
+                    let known = needs.and_then(|n| n.get(ci)).and_then(|n| n.get(j));
+                    let text_possible = known.is_none_or(|(_, bytes)| {
+                        bytes.within(target_bytes.get_or_init(|| ByteSet::of(target.bytes())))
+                    });
+                    let need = known.map_or_else(
+                        || glob::PathNeed::of(&g.text),
+                        |(need, _)| need.get(&g.text),
+                    );
+                    (text_possible && glob::text(&g.text, target))
+                        || class
+                            .paths
+                            .iter()
+                            .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
+                }));
+        let text = event.prompt.as_deref().unwrap_or(target);
+        let by_event = c.events.contains(&phase)
+            && (c.targets.is_empty() || c.targets.iter().any(|g| glob::text(&g.text, text)));
+        by_tool || by_event
+    }));
     let backstop =
         state.window_open && phase == Phase::PreTool && over_budget(max_actions, max_secs);
     let rearm_secs_ok = state
         .last_arm_ms
         .is_none_or(|t| now_ms.saturating_sub(t) >= i64::from(spec.rearm.min_secs) * 1000);
-    Observation {
-        raw,
-        enabled: enabled.to_vec(),
-        checkpoints,
-        backstop,
-        rearm_secs_ok,
-    }
+    (backstop, rearm_secs_ok)
 }
 
 /// Start a new segment (a window was armed, or one closed).
@@ -1114,6 +1221,38 @@ mod tests {
             let mut want = gate_spec::hash::sha256_hex(t.as_bytes());
             want.truncate(24);
             assert_eq!(target_key(t), want, "{t:?}");
+        }
+    }
+
+    /// The scope text as it was first built: components under cwd, the file dropped, the
+    /// first `depth` kept, joined by `/`.
+    fn scope_of(path: &str, cwd: &str, depth: usize) -> String {
+        let rel = path
+            .strip_prefix(cwd)
+            .filter(|_| !cwd.is_empty())
+            .map(|r| r.trim_start_matches('/'))
+            .unwrap_or(path);
+        let mut parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
+        if parts.len() > 1 {
+            parts.pop();
+        }
+        parts.truncate(depth.max(1));
+        parts.join("/")
+    }
+
+    proptest::proptest! {
+        /// The streamed scope digest is the digest of the joined scope text, and is absent
+        /// exactly when that text is empty.
+        #[test]
+        fn scope_key_is_the_digest_of_the_scope_text(
+            path in "[a-c/.]{0,12}",
+            cwd in "(/?[a-c/]{0,6})?",
+            depth in 0usize..4,
+        ) {
+            let text = scope_of(&path, &cwd, depth);
+            let want = (!text.is_empty()).then(|| target_key(&text));
+            let got = scope_key(&path, &cwd, depth).map(|k| k.as_str().to_string());
+            proptest::prop_assert_eq!(got, want);
         }
     }
 }
