@@ -453,7 +453,7 @@ impl<'s> Classifier<'s> {
             if *slot & bit == 0
                 && index
                     .and_then(|x| x.need(at))
-                    .is_none_or(|need| need.admits(&facts))
+                    .is_none_or(|need| need.admits(facts))
                 && table
                     .pattern(at)
                     .is_some_and(|p| shell::matches_in(p, parsed, raw))
