@@ -54,7 +54,9 @@ pub struct Classification {
 ///
 /// A classifier used for more than one event (replay, explain, tests) derives an [`Index`]
 /// on its second classification: the literal needs of the rules' path globs and of the
-/// `raw:` patterns, and which rules accept each tool name seen. A hook process classifies
+/// `raw:` patterns, which rules accept each tool name seen (and of those, which have no
+/// command patterns, so that a line visits only those and the rules its commands hit), and
+/// the programs of the command table by hash. A hook process classifies
 /// one event and builds nothing. The index only skips work whose answer it knows; every
 /// answer is the one the plain evaluation gives (`tests/classify_cache.rs`).
 #[derive(Debug)]
@@ -163,6 +165,19 @@ struct Index {
     /// Per rule, the [`shell::Need`] of each of its command patterns and of each of its
     /// exception patterns (`None` for a `raw:` pattern).
     needs: Vec<[Vec<Option<shell::Need>>; 2]>,
+    /// The table's programs as (hash of the name, index in `by_program`), sorted: a lookup
+    /// compares integers and then one name, where the table's own search compares names.
+    programs: Vec<(u64, u32)>,
+}
+
+/// FNV-1a of a program name (the key of [`Index::programs`]).
+fn program_hash(name: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in name.as_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 impl Index {
@@ -211,7 +226,36 @@ impl Index {
                     })
                 })
                 .collect(),
+            programs: {
+                let mut programs: Vec<(u64, u32)> = table
+                    .by_program
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (program_hash(table.str(p.program)), i as u32))
+                    .collect();
+                programs.sort_unstable();
+                programs
+            },
         }
+    }
+
+    /// [`CommandTable::for_program`] of `table` (the table this index was built from).
+    fn for_program<'t>(&self, table: &'t CommandTable, program: &str) -> &'t [PatternRef] {
+        let hash = program_hash(program);
+        let from = self.programs.partition_point(|&(h, _)| h < hash);
+        for &(h, i) in self.programs.get(from..).unwrap_or_default() {
+            if h != hash {
+                break;
+            }
+            if let Some(rec) = table.by_program.get(i as usize) {
+                if table.str(rec.program) == program {
+                    let start = rec.refs.start as usize;
+                    let end = start + rec.refs.len as usize;
+                    return table.refs.get(start..end).unwrap_or(&[]);
+                }
+            }
+        }
+        &[]
     }
 
     /// The need of the pattern `at` refers to, if it has one.
@@ -230,7 +274,7 @@ impl Index {
         spec: &Spec,
         tool: &str,
         case: Case,
-        then: impl FnOnce(&[RuleId]) -> R,
+        then: impl FnOnce(&Candidates) -> R,
     ) -> R {
         let mut tools = self.tools.borrow_mut();
         let at = match tools.iter().position(|t| t.name == tool) {
@@ -245,16 +289,90 @@ impl Index {
             None => None,
         };
         let Some(entry) = at.and_then(|at| tools.get_mut(at)) else {
-            return then(&admitting_rules(spec, tool, case));
+            return then(&Candidates::of(spec, admitting_rules(spec, tool, case)));
         };
         let at = match entry.cases.iter().position(|(c, _)| *c == case) {
             Some(at) => at,
             None => {
-                entry.cases.push((case, admitting_rules(spec, tool, case)));
+                let rules = Candidates::of(spec, admitting_rules(spec, tool, case));
+                entry.cases.push((case, rules));
                 entry.cases.len() - 1
             }
         };
         then(&entry.cases[at].1)
+    }
+}
+
+/// The rules admitting one (tool, phase, class), split for the rule loop: a rule with
+/// command patterns can only match a line one of them hit, so the loop visits the rules
+/// without any (`free`) and, of the others, only those the line hit (`admits` tells).
+#[derive(Debug)]
+struct Candidates {
+    /// The admitting rules with no command patterns, in declaration order.
+    free: Vec<RuleId>,
+    /// Bit per rule id: the rule admits the event.
+    admits: Vec<u64>,
+}
+
+impl Candidates {
+    fn of(spec: &Spec, rules: Vec<RuleId>) -> Candidates {
+        let mut admits = vec![0u64; spec.rules.len().div_ceil(64)];
+        for &r in &rules {
+            if let Some(w) = admits.get_mut(usize::from(r) / 64) {
+                *w |= 1 << (r % 64);
+            }
+        }
+        let free = rules
+            .into_iter()
+            .filter(|&r| {
+                spec.rules
+                    .get(usize::from(r))
+                    .is_some_and(|rule| rule.commands.is_empty())
+            })
+            .collect();
+        Candidates { free, admits }
+    }
+
+    fn admits(&self, rule: usize) -> bool {
+        self.admits
+            .get(rule / 64)
+            .is_some_and(|w| w & (1 << (rule % 64)) != 0)
+    }
+
+    /// In declaration order: the free rules and the admitting rules whose commands hit
+    /// (`hits` as [`Classifier::command_hits`] gives them; none when `None`). Every rule of
+    /// the full candidate list that the rule loop would not skip for want of a command hit
+    /// is among them (`tests/classify_cache.rs` compares with the unindexed loop).
+    fn visit<'a>(&'a self, hits: Option<&'a [u8]>) -> impl Iterator<Item = usize> + 'a {
+        let free = self.free.iter().map(|&r| usize::from(r));
+        let hit = hits
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .filter(|&(r, h)| h & HIT_COMMAND != 0 && self.admits(r))
+            .map(|(r, _)| r);
+        Merge {
+            a: free.peekable(),
+            b: hit.peekable(),
+        }
+    }
+}
+
+/// Two ascending sequences of distinct numbers merged into one ascending sequence.
+struct Merge<A: Iterator<Item = usize>, B: Iterator<Item = usize>> {
+    a: std::iter::Peekable<A>,
+    b: std::iter::Peekable<B>,
+}
+
+impl<A: Iterator<Item = usize>, B: Iterator<Item = usize>> Iterator for Merge<A, B> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(x), Some(y)) if x < y => self.a.next(),
+            (Some(_), None) => self.a.next(),
+            _ => self.b.next(),
+        }
     }
 }
 
@@ -266,7 +384,7 @@ type Case = (Phase, Option<ActionClass>);
 struct ToolRules {
     name: String,
     /// Per (phase, class): the admitting rules. Bounded by the number of phases × classes.
-    cases: Vec<(Case, Vec<RuleId>)>,
+    cases: Vec<(Case, Candidates)>,
 }
 
 /// The rules whose phases, tools and classes admit an event of this tool, phase and class.
@@ -445,6 +563,10 @@ impl<'s> Classifier<'s> {
             facts.extend(parsed.commands.iter().map(shell::Facts::of));
         }
         let facts = &*facts;
+        let for_program = |program: &str| match index {
+            Some(index) => index.for_program(table, program),
+            None => table.for_program(program),
+        };
         let mut try_pattern = |at: PatternRef| {
             let bit = if at.except { HIT_EXCEPT } else { HIT_COMMAND };
             let Some(slot) = hits.get_mut(usize::from(at.rule)) else {
@@ -470,7 +592,7 @@ impl<'s> Classifier<'s> {
                 if commands[..k].iter().any(|d| d.program == program) {
                     continue;
                 }
-                for &at in table.for_program(program) {
+                for &at in for_program(program) {
                     try_pattern(at);
                 }
             }
@@ -479,7 +601,7 @@ impl<'s> Classifier<'s> {
             programs.sort_unstable();
             programs.dedup();
             for program in programs {
-                for &at in table.for_program(program) {
+                for &at in for_program(program) {
                     try_pattern(at);
                 }
             }
@@ -556,13 +678,7 @@ impl<'s> Classifier<'s> {
         let class = out.class;
         match index {
             Some(index) => index.candidates(spec, tool, (phase, class), |rules| {
-                self.match_rules(
-                    &mut out,
-                    hits,
-                    event,
-                    Some(index),
-                    &mut rules.iter().map(|&i| usize::from(i)),
-                )
+                self.match_rules(&mut out, hits, event, Some(index), &mut rules.visit(hits))
             }),
             None => self.match_rules(
                 &mut out,
@@ -1221,6 +1337,31 @@ mod tests {
             let mut want = gate_spec::hash::sha256_hex(t.as_bytes());
             want.truncate(24);
             assert_eq!(target_key(t), want, "{t:?}");
+        }
+    }
+
+    /// The index's hashed program lookup gives the table's own answer, for every program
+    /// of every shipped spec's table and for names it does not hold.
+    #[test]
+    fn indexed_program_lookup_is_the_tables() {
+        for compiled in gate_specs::ALL {
+            let spec = compiled.ir();
+            let table = CommandTable::build(spec);
+            let index = Index::build(spec, &table);
+            let mut names: Vec<&str> = table
+                .by_program
+                .iter()
+                .map(|p| table.str(p.program))
+                .collect();
+            names.extend(["", "nope", "rmx", "r", "git2", "ls -la", "/bin/rm"]);
+            for name in names {
+                assert_eq!(
+                    index.for_program(&table, name),
+                    table.for_program(name),
+                    "{}: {name:?}",
+                    compiled.name
+                );
+            }
         }
     }
 
