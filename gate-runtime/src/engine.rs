@@ -742,12 +742,86 @@ impl Vars<'_> {
         for part in &self.spec.templates[template as usize].parts {
             match part {
                 TemplatePart::Text(t) => out.push_str(t),
-                TemplatePart::Var(v) => out.push_str(&self.value(*v, grant)),
+                TemplatePart::Var(v) => self.write_value(&mut out, *v, grant),
             }
         }
         out
     }
 
+    /// Appends the text of `var` to `out` (what [`value`](Self::value) returns).
+    fn write_value(&self, out: &mut String, var: TemplateVar, grant: Option<&str>) {
+        use std::fmt::Write as _;
+        let spec = self.spec;
+        let seg = self.segment;
+        match var {
+            TemplateVar::Signal => {
+                if self.signals.is_empty() {
+                    out.push_str("none");
+                } else {
+                    for (i, s) in self.signals.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        out.push_str(s);
+                    }
+                }
+            }
+            TemplateVar::Checkpoint => out.push_str(self.checkpoint.unwrap_or("none")),
+            TemplateVar::Tier => out.push_str(spec.tier_name(self.class.tier)),
+            TemplateVar::Kind => out.push_str(&spec.kinds[self.class.kind as usize].name),
+            TemplateVar::WindowKind => match seg.dominant {
+                Some(k) => out.push_str(&spec.kinds[k as usize].name),
+                None => out.push_str("none"),
+            },
+            TemplateVar::WindowActions => {
+                let _ = write!(out, "{}", seg.actions);
+            }
+            TemplateVar::WindowSecs => {
+                let secs = seg
+                    .opened_ms
+                    .map_or(0, |t| (self.now.saturating_sub(t)).max(0) / 1000);
+                let _ = write!(out, "{secs}");
+            }
+            TemplateVar::Reason => {
+                if self.class.reason.is_empty() {
+                    out.push_str("policy");
+                } else {
+                    out.push_str(&self.class.reason);
+                }
+            }
+            TemplateVar::Rule => match self.class.rule {
+                Some(r) => out.push_str(&spec.rules[r as usize].name),
+                None => out.push_str("none"),
+            },
+            TemplateVar::Tool => out.push_str(self.event.tool.as_deref().unwrap_or("none")),
+            TemplateVar::Target => {
+                let t = self.event.target.as_deref().unwrap_or("");
+                let t = crate::redact::redact(t);
+                match t.char_indices().nth(MAX_TARGET_IN_TEXT) {
+                    Some((cut, _)) => {
+                        out.push_str(&t[..cut]);
+                        out.push('…');
+                    }
+                    None => out.push_str(&t),
+                }
+            }
+            TemplateVar::State => out.push_str(spec.state_name(self.to)),
+            TemplateVar::From => out.push_str(spec.state_name(self.from)),
+            TemplateVar::Role => out.push_str(self.role),
+            TemplateVar::GrantId => out.push_str(grant.unwrap_or("none")),
+            TemplateVar::Approve => match grant {
+                Some(id) => {
+                    out.push_str("gate approve ");
+                    out.push_str(id);
+                }
+                None => out.push_str("gate approve <id>"),
+            },
+        }
+    }
+
+    /// The text of one template variable, as first written (one `String` per variable):
+    /// the reference [`write_value`](Self::write_value) is tested against.
+    #[cfg(test)]
     fn value(&self, var: TemplateVar, grant: Option<&str>) -> String {
         let spec = self.spec;
         let seg = self.segment;
@@ -814,6 +888,62 @@ impl Vars<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every template variable writes the text it was first rendered as, over varied
+    /// events, classifications, windows, signals and grants.
+    #[test]
+    fn written_values_are_the_first_rendered_ones() {
+        let compiled = gate_specs::ALL
+            .iter()
+            .find(|s| s.name == "default")
+            .expect("the default spec is compiled in");
+        let spec = compiled.ir();
+        let long: String = "é✓x".repeat(120);
+        let targets = [None, Some(""), Some("ls -la"), Some(long.as_str())];
+        for (i, target) in targets.into_iter().enumerate() {
+            let event = Event {
+                tool: (i % 2 == 0).then(|| "Bash".to_string()),
+                target: target.map(str::to_string),
+                ..Event::default()
+            };
+            let class = Classification {
+                tier: (i % spec.tiers.len()) as u8,
+                kind: (i % spec.kinds.len()) as u8,
+                rule: (i % 2 == 1).then_some(0),
+                reason: if i % 2 == 1 {
+                    "why".to_string()
+                } else {
+                    String::new()
+                },
+                ..Classification::default()
+            };
+            let segment = WindowBefore {
+                dominant: (i % 3 != 0).then_some((i % spec.kinds.len()) as u8),
+                actions: i as u32 * 7,
+                opened_ms: (i % 2 == 0).then_some(1_000),
+            };
+            let signals: Vec<&str> = spec.signals.iter().take(i).map(|s| &*s.name).collect();
+            let vars = Vars {
+                spec,
+                event: &event,
+                class: &class,
+                segment: &segment,
+                from: 0,
+                to: (i % spec.states.len()) as u8,
+                signals: &signals,
+                checkpoint: (i == 2).then_some("tests"),
+                role: "none",
+                now: 1_000 + i as i64 * 61_000,
+            };
+            for grant in [None, Some("g-1")] {
+                for var in TemplateVar::ALL {
+                    let mut out = String::from("x");
+                    vars.write_value(&mut out, var, grant);
+                    assert_eq!(out, format!("x{}", vars.value(var, grant)), "{var:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn object_is_what_json_builds() {

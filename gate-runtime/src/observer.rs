@@ -1202,11 +1202,23 @@ pub fn observe_into(
 
 /// Start a new segment (a window was armed, or one closed).
 pub fn reset_segment(spec: &Spec, state: &mut ObserverState, now_ms: i64) {
-    state.segment = Segment {
-        opened_ms: Some(now_ms),
-        kind_counts: vec![0; spec.kinds.len()],
-        ..Segment::default()
-    };
+    // The new segment is `Segment { opened_ms: Some(now_ms), kind_counts: vec![0; kinds],
+    // ..Segment::default() }`, written in place so that its vectors keep their room.
+    let Segment {
+        opened_ms,
+        actions,
+        kind_counts,
+        scopes,
+        targets,
+        max_tier,
+    } = &mut state.segment;
+    *opened_ms = Some(now_ms);
+    *actions = 0;
+    kind_counts.clear();
+    kind_counts.resize(spec.kinds.len(), 0);
+    scopes.clear();
+    targets.clear();
+    *max_tier = None;
 }
 
 /// Fold one event into the context (after the machine stepped).
@@ -1271,10 +1283,13 @@ pub fn update_with(
                 if let Some(pos) = seg.targets.iter().position(|(t, _)| same_key(t, key)) {
                     let (t, n) = seg.targets.remove(pos);
                     seg.targets.push((t, n.saturating_add(1)));
+                } else if seg.targets.len() >= MAX_TARGETS {
+                    // The oldest goes; its text's room holds the new digest.
+                    let (mut t, _) = seg.targets.remove(0);
+                    t.clear();
+                    t.push_str(key);
+                    seg.targets.push((t, 1));
                 } else {
-                    if seg.targets.len() >= MAX_TARGETS {
-                        seg.targets.remove(0);
-                    }
                     seg.targets.push((key.to_string(), 1));
                 }
             }
@@ -1363,6 +1378,28 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A segment reset in place equals a new one.
+    #[test]
+    fn reset_segment_is_a_new_segment() {
+        let spec = gate_specs::ALL[0].ir();
+        let mut state = ObserverState::default();
+        state.segment = Segment {
+            opened_ms: Some(5),
+            actions: 9,
+            kind_counts: vec![3; spec.kinds.len() + 2],
+            scopes: vec!["a".into(), "b".into()],
+            targets: vec![("t".into(), 2)],
+            max_tier: Some(1),
+        };
+        reset_segment(spec, &mut state, 77);
+        let fresh = Segment {
+            opened_ms: Some(77),
+            kind_counts: vec![0; spec.kinds.len()],
+            ..Segment::default()
+        };
+        assert_eq!(state.segment, fresh);
     }
 
     /// The scope text as it was first built: components under cwd, the file dropped, the
