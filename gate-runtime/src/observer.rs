@@ -1384,14 +1384,16 @@ mod tests {
     #[test]
     fn reset_segment_is_a_new_segment() {
         let spec = gate_specs::ALL[0].ir();
-        let mut state = ObserverState::default();
-        state.segment = Segment {
-            opened_ms: Some(5),
-            actions: 9,
-            kind_counts: vec![3; spec.kinds.len() + 2],
-            scopes: vec!["a".into(), "b".into()],
-            targets: vec![("t".into(), 2)],
-            max_tier: Some(1),
+        let mut state = ObserverState {
+            segment: Segment {
+                opened_ms: Some(5),
+                actions: 9,
+                kind_counts: vec![3; spec.kinds.len() + 2],
+                scopes: vec!["a".into(), "b".into()],
+                targets: vec![("t".into(), 2)],
+                max_tier: Some(1),
+            },
+            ..ObserverState::default()
         };
         reset_segment(spec, &mut state, 77);
         let fresh = Segment {
