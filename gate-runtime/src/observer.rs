@@ -813,12 +813,12 @@ impl Segment {
 
 /// `a == b` for two digests of [`target_key`], comparing their first eight bytes inline first
 /// (digests that differ almost always differ there).
-fn same_key(a: &str, b: &str) -> bool {
-    let head = |s: &str| {
-        s.as_bytes()
-            .get(..8)
+fn same_key(a: &str, b: &Key) -> bool {
+    let head = |s: &[u8]| {
+        s.get(..8)
             .map(|h| u64::from_ne_bytes(h.try_into().unwrap_or_default()))
     };
+    let (a, b) = (a.as_bytes(), &b.0[..]);
     head(a) == head(b) && a == b
 }
 
@@ -880,14 +880,14 @@ pub struct EventKeys {
 
 impl EventKeys {
     /// The digest of `target` (the event's target; the same text on every call).
-    fn target(&mut self, target: &str) -> &str {
-        self.target
+    fn target(&mut self, target: &str) -> Key {
+        *self
+            .target
             .get_or_insert_with(|| Key::of(target.as_bytes()))
-            .as_str()
     }
 
     /// The digest of the scope of `class.paths[i]` at `depth`, or `None` when it is empty.
-    fn scope(&mut self, i: usize, path: &str, cwd: &str, depth: usize) -> Option<&str> {
+    fn scope(&mut self, i: usize, path: &str, cwd: &str, depth: usize) -> Option<Key> {
         let at = match self
             .scopes
             .iter()
@@ -900,7 +900,7 @@ impl EventKeys {
                 self.scopes.len() - 1
             }
         };
-        self.scopes[at].2.as_ref().map(Key::as_str)
+        self.scopes[at].2
     }
 }
 
@@ -1114,7 +1114,7 @@ pub fn observe_into(
                         let key = keys.target(target);
                         seg.targets
                             .iter()
-                            .find(|(t, _)| same_key(t, key))
+                            .find(|(t, _)| same_key(t, &key))
                             .map_or(0, |(_, n)| *n)
                     };
                     seen + 1 >= u32::from(*count)
@@ -1125,7 +1125,10 @@ pub fn observe_into(
                     && !seg.scopes.is_empty()
                     && class.paths.iter().enumerate().any(|(i, p)| {
                         keys.scope(i, p, cwd, *depth as usize).is_some_and(|k| {
-                            seg.scopes.binary_search_by(|s| s.as_str().cmp(k)).is_err()
+                            // Hex digits are ASCII: byte order is text order.
+                            seg.scopes
+                                .binary_search_by(|s| s.as_bytes().cmp(&k.0[..]))
+                                .is_err()
                         })
                     })
             }
@@ -1272,25 +1275,25 @@ pub fn update_with(
                 let Some(s) = keys.scope(i, p, cwd, depth) else {
                     continue;
                 };
-                if let Err(at) = seg.scopes.binary_search_by(|x| x.as_str().cmp(s)) {
+                if let Err(at) = seg.scopes.binary_search_by(|x| x.as_bytes().cmp(&s.0[..])) {
                     if seg.scopes.len() < MAX_SCOPES {
-                        seg.scopes.insert(at, s.to_string());
+                        seg.scopes.insert(at, s.as_str().to_string());
                     }
                 }
             }
             if let Some(target) = event.target.as_deref().filter(|t| !t.is_empty()) {
                 let key = keys.target(target);
-                if let Some(pos) = seg.targets.iter().position(|(t, _)| same_key(t, key)) {
+                if let Some(pos) = seg.targets.iter().position(|(t, _)| same_key(t, &key)) {
                     let (t, n) = seg.targets.remove(pos);
                     seg.targets.push((t, n.saturating_add(1)));
                 } else if seg.targets.len() >= MAX_TARGETS {
                     // The oldest goes; its text's room holds the new digest.
                     let (mut t, _) = seg.targets.remove(0);
                     t.clear();
-                    t.push_str(key);
+                    t.push_str(key.as_str());
                     seg.targets.push((t, 1));
                 } else {
-                    seg.targets.push((key.to_string(), 1));
+                    seg.targets.push((key.as_str().to_string(), 1));
                 }
             }
             state.recent_ms.push(now_ms);

@@ -118,7 +118,8 @@ struct FinalWord {
 }
 
 fn assignment_name(text: &str) -> Option<&str> {
-    let eq = text.find('=')?;
+    // `=` is ASCII: its byte position is a character boundary.
+    let eq = text.bytes().position(|b| b == b'=')?;
     let name = text[..eq].strip_suffix('+').unwrap_or(&text[..eq]);
     let mut chars = name.chars();
     let first = chars.next()?;
