@@ -889,6 +889,28 @@ impl Vars<'_> {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// The edges read from the saved levels are the ones `gate_spec::exec::edges` reads
+        /// from whole snapshots.
+        #[test]
+        fn edges_of_levels_are_the_snapshots_edges(
+            pairs in proptest::collection::vec((proptest::bool::ANY, proptest::bool::ANY), 0..12),
+        ) {
+            let snapshot = |level: Vec<bool>| Snapshot {
+                state: 0,
+                count: vec![0; level.len()],
+                level,
+                since_arm: 0,
+            };
+            let before: Vec<bool> = pairs.iter().map(|p| p.0).collect();
+            let after: Vec<bool> = pairs.iter().map(|p| p.1).collect();
+            proptest::prop_assert_eq!(
+                edges(&before, &after),
+                gate_spec::exec::edges(&snapshot(before.clone()), &snapshot(after.clone()))
+            );
+        }
+    }
+
     /// Every template variable writes the text it was first rendered as, over varied
     /// events, classifications, windows, signals and grants.
     #[test]
