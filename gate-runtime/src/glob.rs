@@ -138,7 +138,11 @@ impl<'a> PathNeed<'a> {
     /// False only when no path glob with this need can match `path` (nor any suffix of it).
     pub fn admits(self, path: &str) -> bool {
         match self {
-            PathNeed::Suffix(s) => path.ends_with(s),
+            // The last bytes first: most paths fail there, without a call to compare.
+            PathNeed::Suffix(s) => match s.as_bytes().last() {
+                Some(last) => path.as_bytes().last() == Some(last) && path.ends_with(s),
+                None => true,
+            },
             PathNeed::Contains(s) => contains(path.as_bytes(), s.as_bytes()),
             PathNeed::Unknown => true,
         }
@@ -219,6 +223,14 @@ mod tests {
                 text(&pattern, &s),
                 wildmatch::WildMatch::new(&pattern).matches(&s)
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// A suffix need admits exactly the paths that end with the suffix.
+        #[test]
+        fn suffix_need_is_ends_with(suffix in "[a/é.]{0,3}", p in "[a/é.]{0,6}") {
+            proptest::prop_assert_eq!(PathNeed::Suffix(&suffix).admits(&p), p.ends_with(&*suffix));
         }
     }
 
