@@ -146,10 +146,11 @@ impl NeedAt {
 /// What a [`Classifier`] derives from its spec for repeated use.
 #[derive(Debug)]
 struct Index {
-    /// Per rule, the need of each of its `paths` globs.
-    paths: Vec<Vec<NeedAt>>,
-    /// Per rule, the need of each of its `except_paths` globs.
-    except_paths: Vec<Vec<NeedAt>>,
+    /// Per rule, the need of each of its `paths` globs and the bytes a path it matches holds
+    /// ([`glob::PathNeed::literal_bytes`]).
+    paths: Vec<Vec<PathNeeds>>,
+    /// Per rule, the same of each of its `except_paths` globs.
+    except_paths: Vec<Vec<PathNeeds>>,
     /// Per entry of the table's `always` list: for a `raw:` pattern, the bytes its literal
     /// characters need (a text glob matches only a line holding every one of them).
     raw: Vec<Option<ByteSet>>,
@@ -185,7 +186,7 @@ impl Index {
         let needs = |globs: &[gate_spec::ir::Pattern]| {
             globs
                 .iter()
-                .map(|g| NeedAt::of(&g.text))
+                .map(|g| (NeedAt::of(&g.text), glob::PathNeed::literal_bytes(&g.text)))
                 .collect::<Vec<_>>()
         };
         Index {
@@ -451,38 +452,51 @@ fn rule_accepts_tool(rule: &gate_spec::ir::Rule, tool: &str) -> bool {
     rule.tools.is_empty() || rule.tools.iter().any(|g| glob::text(&g.text, tool))
 }
 
-/// Some glob of `globs` matches some path; `needs` are the globs' [`glob::PathNeed`]s when
-/// an index holds them.
+/// What an [`Index`] knows of one path glob: its need and its literal bytes.
+type PathNeeds = (NeedAt, [u64; 4]);
+
+/// A path test for the glob `g` (at `j` of its list): the need first (the index's, or
+/// derived now), then, with an index, the glob's literal bytes, then the glob matcher.
+fn path_test<'g>(
+    g: &'g gate_spec::ir::Pattern,
+    j: usize,
+    needs: Option<&'g [PathNeeds]>,
+    cwd: &'g str,
+) -> impl Fn(&str) -> bool + 'g {
+    let known = needs.and_then(|n| n.get(j));
+    let need = known.map_or_else(|| glob::PathNeed::of(&g.text), |(n, _)| n.get(&g.text));
+    move |path: &str| {
+        need.admits(path)
+            && known.is_none_or(|(_, bytes)| glob::holds_bytes(bytes, path))
+            && path_matches_plain(&g.text, path, cwd)
+    }
+}
+
+/// Some glob of `globs` matches some path; `needs` are what an index knows of the globs.
 fn any_path_matches(
     globs: &[gate_spec::ir::Pattern],
-    needs: Option<&[NeedAt]>,
+    needs: Option<&[PathNeeds]>,
     paths: &[String],
     cwd: &str,
 ) -> bool {
     globs.iter().enumerate().any(|(j, g)| {
-        let need = needs
-            .and_then(|n| n.get(j))
-            .map_or_else(|| glob::PathNeed::of(&g.text), |n| n.get(&g.text));
-        paths
-            .iter()
-            .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
+        let test = path_test(g, j, needs, cwd);
+        paths.iter().any(|p| test(p))
     })
 }
 
 /// Every path is matched by some glob of `globs`.
 fn all_paths_match(
     globs: &[gate_spec::ir::Pattern],
-    needs: Option<&[NeedAt]>,
+    needs: Option<&[PathNeeds]>,
     paths: &[String],
     cwd: &str,
 ) -> bool {
     paths.iter().all(|p| {
-        globs.iter().enumerate().any(|(j, g)| {
-            let need = needs
-                .and_then(|n| n.get(j))
-                .map_or_else(|| glob::PathNeed::of(&g.text), |n| n.get(&g.text));
-            need.admits(p) && path_matches_plain(&g.text, p, cwd)
-        })
+        globs
+            .iter()
+            .enumerate()
+            .any(|(j, g)| path_test(g, j, needs, cwd)(p))
     })
 }
 
