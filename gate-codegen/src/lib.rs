@@ -402,11 +402,10 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         let t = trigger_of(Trigger::Signal(s as u8));
         quote!(if #rising { take(Trigger::#t); })
     });
-    let tier_arms = (0..spec.tiers.len()).map(|t| {
-        let v = trigger_of(Trigger::Tier(t as u8));
-        let t = t as u8;
-        quote!(::core::option::Option::Some(#t) => take(Trigger::#v),)
-    });
+    let tier_triggers: Vec<&Ident> = (0..spec.tiers.len())
+        .map(|t| trigger_of(Trigger::Tier(t as u8)))
+        .collect();
+    let n_tiers = tier_triggers.len();
     let approved = trigger_of(Trigger::Approved);
     let backstop = trigger_of(Trigger::Backstop);
     let action = trigger_of(Trigger::Action);
@@ -532,6 +531,9 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
             }
         }
 
+        /// The trigger of each tier, by tier id.
+        const TIER_TRIGGERS: [Trigger; #n_tiers] = [#(Trigger::#tier_triggers),*];
+
         #[doc = #machine_doc]
         #[derive(Clone, Copy, Debug, Default)]
         pub struct Machine;
@@ -633,9 +635,10 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                         take(Trigger::#backstop);
                     }
                     if ::core::matches!(input.phase, ::gate_spec::ir::Phase::PreTool) {
-                        match input.tier {
-                            #(#tier_arms)*
-                            _ => {}
+                        if let ::core::option::Option::Some(&trigger) =
+                            input.tier.and_then(|t| TIER_TRIGGERS.get(usize::from(t)))
+                        {
+                            take(trigger);
                         }
                         take(Trigger::#action);
                     }

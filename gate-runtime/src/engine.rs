@@ -18,7 +18,7 @@
 //! - steer text on a phase whose answer cannot carry context (Gemini BeforeTool) is kept and
 //!   attached to the next answer that can.
 
-use crate::event::Event;
+use crate::event::{Event, Runtime};
 use crate::observer::{self, Baselines, Classification, Classifier, ObserverState};
 use crate::verdict::{Decision, Verdict};
 use gate_spec::exec::{Input, Machine, Snapshot};
@@ -28,6 +28,7 @@ use gate_spec::ir::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::cell::{OnceCell, RefCell};
 
 /// Everything persisted per scope.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -274,6 +275,22 @@ pub struct Engine<'s> {
     pub spec: &'s Spec,
     pub machine: &'s dyn Machine,
     classifier: Classifier<'s>,
+    /// [`observer::enabled_signals`] per runtime (no runtime first, then
+    /// [`Runtime::ALL`](crate::event::Runtime::ALL) in order), computed when first needed.
+    enabled: [OnceCell<Vec<bool>>; 5],
+    /// Buffers one evaluation fills and the next reuses (see [`Scratch`]).
+    scratch: RefCell<Scratch>,
+}
+
+/// Per-evaluation buffers an engine keeps between events, so that an evaluation allocates
+/// only what its [`Outcome`] keeps. Their contents never carry from one event to the next:
+/// each is cleared before it is filled.
+#[derive(Default)]
+struct Scratch {
+    raw: Vec<bool>,
+    checkpoints: Vec<bool>,
+    /// The machine's debounced levels before the step (for the edges).
+    level: Vec<bool>,
 }
 
 impl std::fmt::Debug for Engine<'_> {
@@ -290,6 +307,22 @@ impl<'s> Engine<'s> {
             spec,
             machine,
             classifier: Classifier::with_table(spec, machine.commands()),
+            enabled: Default::default(),
+            scratch: RefCell::new(Scratch::default()),
+        }
+    }
+
+    /// Which signals can run on `runtime` ([`observer::enabled_signals`], kept per runtime).
+    fn enabled(&self, runtime: Option<Runtime>) -> &[bool] {
+        let slot = runtime.map_or(0, |r| {
+            Runtime::ALL
+                .iter()
+                .position(|&x| x == r)
+                .map_or(0, |i| i + 1)
+        });
+        match self.enabled.get(slot) {
+            Some(cell) => cell.get_or_init(|| observer::enabled_signals(self.spec, runtime)),
+            None => &[],
         }
     }
 
@@ -332,6 +365,21 @@ impl<'s> Engine<'s> {
 
     /// Evaluate one event against a scope's state, updating it in place.
     pub fn evaluate(&self, state: &mut ScopeState, event: &Event, cx: &mut Context<'_>) -> Outcome {
+        // The engine's buffers, unless an evaluation is already using them (only a
+        // `grant_id` callback that evaluates again could do that): then fresh ones.
+        match self.scratch.try_borrow_mut() {
+            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch),
+            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default()),
+        }
+    }
+
+    fn evaluate_in(
+        &self,
+        state: &mut ScopeState,
+        event: &Event,
+        cx: &mut Context<'_>,
+        scratch: &mut Scratch,
+    ) -> Outcome {
         let spec = self.spec;
         let phase = event.phase.unwrap_or(Phase::Other);
         // Time is monotonic per scope: a clock that steps back counts as no time passing.
@@ -349,7 +397,7 @@ impl<'s> Engine<'s> {
                 detail: Detail::Json(json!({"why": "stored state does not fit this spec"})),
             });
         }
-        let enabled = observer::enabled_signals(spec, event.runtime);
+        let enabled = self.enabled(event.runtime);
         if !state.observer.disabled_reported {
             state.observer.disabled_reported = true;
             for (name, missing) in observer::missing_telemetry(spec, event.runtime) {
@@ -364,16 +412,17 @@ impl<'s> Engine<'s> {
         // Templates describe the window the event happened in, before any re-arm resets it.
         let window_before = WindowBefore::of(&state.observer.segment);
         let mut keys = observer::EventKeys::default();
-        let obs = observer::observe_with(
+        let (backstop, rearm_secs_ok) = observer::observe_into(
             spec,
             &state.observer,
             event,
             &class,
-            &enabled,
             cx.baselines,
             now,
             &mut keys,
             Some(&self.classifier),
+            &mut scratch.raw,
+            &mut scratch.checkpoints,
         );
         let tool_event = phase.is_tool();
         let input = Input {
@@ -381,19 +430,21 @@ impl<'s> Engine<'s> {
             tier: tool_event.then_some(class.tier),
             kind: tool_event.then_some(class.kind),
             role: cx.role,
-            raw: &obs.raw,
-            enabled: &obs.enabled,
-            checkpoints: &obs.checkpoints,
-            backstop: obs.backstop,
-            rearm_secs_ok: obs.rearm_secs_ok,
+            raw: &scratch.raw,
+            enabled,
+            checkpoints: &scratch.checkpoints,
+            backstop,
+            rearm_secs_ok,
             approved: cx.approved,
         };
-        let before = state.machine.clone();
-        let from_state = before.state;
+        // Only the levels and the state of the machine before the step are read afterwards.
+        scratch.level.clear();
+        scratch.level.extend_from_slice(&state.machine.level);
+        let from_state = state.machine.state;
         let mut fired = Vec::new();
         self.machine
             .step(&mut state.machine, &input, &mut |t| fired.push(t));
-        let (rising, falling) = gate_spec::exec::edges(&before, &state.machine);
+        let (rising, falling) = edges(&scratch.level, &state.machine.level);
 
         for &s in &rising {
             notes.push(Note {
@@ -413,7 +464,7 @@ impl<'s> Engine<'s> {
                 },
             });
         }
-        for (i, hit) in obs.checkpoints.iter().enumerate() {
+        for (i, hit) in scratch.checkpoints.iter().enumerate() {
             if *hit {
                 notes.push(Note {
                     kind: "checkpoint",
@@ -673,6 +724,20 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     Value::Object(map)
 }
 
+/// [`gate_spec::exec::edges`] of two snapshots' levels.
+fn edges(before: &[bool], after: &[bool]) -> (Vec<SignalId>, Vec<SignalId>) {
+    let mut rising = Vec::new();
+    let mut falling = Vec::new();
+    for (i, (a, b)) in before.iter().zip(after).enumerate() {
+        if !a && *b {
+            rising.push(i as SignalId);
+        } else if *a && !b {
+            falling.push(i as SignalId);
+        }
+    }
+    (rising, falling)
+}
+
 fn close_only(closed_effect: bool, armed: bool) -> bool {
     closed_effect && !armed
 }
@@ -741,12 +806,86 @@ impl Vars<'_> {
         for part in &self.spec.templates[template as usize].parts {
             match part {
                 TemplatePart::Text(t) => out.push_str(t),
-                TemplatePart::Var(v) => out.push_str(&self.value(*v, grant)),
+                TemplatePart::Var(v) => self.write_value(&mut out, *v, grant),
             }
         }
         out
     }
 
+    /// Appends the text of `var` to `out` (what [`value`](Self::value) returns).
+    fn write_value(&self, out: &mut String, var: TemplateVar, grant: Option<&str>) {
+        use std::fmt::Write as _;
+        let spec = self.spec;
+        let seg = self.segment;
+        match var {
+            TemplateVar::Signal => {
+                if self.signals.is_empty() {
+                    out.push_str("none");
+                } else {
+                    for (i, s) in self.signals.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        out.push_str(s);
+                    }
+                }
+            }
+            TemplateVar::Checkpoint => out.push_str(self.checkpoint.unwrap_or("none")),
+            TemplateVar::Tier => out.push_str(spec.tier_name(self.class.tier)),
+            TemplateVar::Kind => out.push_str(&spec.kinds[self.class.kind as usize].name),
+            TemplateVar::WindowKind => match seg.dominant {
+                Some(k) => out.push_str(&spec.kinds[k as usize].name),
+                None => out.push_str("none"),
+            },
+            TemplateVar::WindowActions => {
+                let _ = write!(out, "{}", seg.actions);
+            }
+            TemplateVar::WindowSecs => {
+                let secs = seg
+                    .opened_ms
+                    .map_or(0, |t| (self.now.saturating_sub(t)).max(0) / 1000);
+                let _ = write!(out, "{secs}");
+            }
+            TemplateVar::Reason => {
+                if self.class.reason.is_empty() {
+                    out.push_str("policy");
+                } else {
+                    out.push_str(&self.class.reason);
+                }
+            }
+            TemplateVar::Rule => match self.class.rule {
+                Some(r) => out.push_str(&spec.rules[r as usize].name),
+                None => out.push_str("none"),
+            },
+            TemplateVar::Tool => out.push_str(self.event.tool.as_deref().unwrap_or("none")),
+            TemplateVar::Target => {
+                let t = self.event.target.as_deref().unwrap_or("");
+                let t = crate::redact::redact(t);
+                match t.char_indices().nth(MAX_TARGET_IN_TEXT) {
+                    Some((cut, _)) => {
+                        out.push_str(&t[..cut]);
+                        out.push('…');
+                    }
+                    None => out.push_str(&t),
+                }
+            }
+            TemplateVar::State => out.push_str(spec.state_name(self.to)),
+            TemplateVar::From => out.push_str(spec.state_name(self.from)),
+            TemplateVar::Role => out.push_str(self.role),
+            TemplateVar::GrantId => out.push_str(grant.unwrap_or("none")),
+            TemplateVar::Approve => match grant {
+                Some(id) => {
+                    out.push_str("gate approve ");
+                    out.push_str(id);
+                }
+                None => out.push_str("gate approve <id>"),
+            },
+        }
+    }
+
+    /// The text of one template variable, as first written (one `String` per variable):
+    /// the reference [`write_value`](Self::write_value) is tested against.
+    #[cfg(test)]
     fn value(&self, var: TemplateVar, grant: Option<&str>) -> String {
         let spec = self.spec;
         let seg = self.segment;
@@ -813,6 +952,84 @@ impl Vars<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The edges read from the saved levels are the ones `gate_spec::exec::edges` reads
+        /// from whole snapshots.
+        #[test]
+        fn edges_of_levels_are_the_snapshots_edges(
+            pairs in proptest::collection::vec((proptest::bool::ANY, proptest::bool::ANY), 0..12),
+        ) {
+            let snapshot = |level: Vec<bool>| Snapshot {
+                state: 0,
+                count: vec![0; level.len()],
+                level,
+                since_arm: 0,
+            };
+            let before: Vec<bool> = pairs.iter().map(|p| p.0).collect();
+            let after: Vec<bool> = pairs.iter().map(|p| p.1).collect();
+            proptest::prop_assert_eq!(
+                edges(&before, &after),
+                gate_spec::exec::edges(&snapshot(before.clone()), &snapshot(after.clone()))
+            );
+        }
+    }
+
+    /// Every template variable writes the text it was first rendered as, over varied
+    /// events, classifications, windows, signals and grants.
+    #[test]
+    fn written_values_are_the_first_rendered_ones() {
+        let compiled = gate_specs::ALL
+            .iter()
+            .find(|s| s.name == "default")
+            .expect("the default spec is compiled in");
+        let spec = compiled.ir();
+        let long: String = "é✓x".repeat(120);
+        let targets = [None, Some(""), Some("ls -la"), Some(long.as_str())];
+        for (i, target) in targets.into_iter().enumerate() {
+            let event = Event {
+                tool: (i % 2 == 0).then(|| "Bash".to_string()),
+                target: target.map(str::to_string),
+                ..Event::default()
+            };
+            let class = Classification {
+                tier: (i % spec.tiers.len()) as u8,
+                kind: (i % spec.kinds.len()) as u8,
+                rule: (i % 2 == 1).then_some(0),
+                reason: if i % 2 == 1 {
+                    "why".to_string()
+                } else {
+                    String::new()
+                },
+                ..Classification::default()
+            };
+            let segment = WindowBefore {
+                dominant: (i % 3 != 0).then_some((i % spec.kinds.len()) as u8),
+                actions: i as u32 * 7,
+                opened_ms: (i % 2 == 0).then_some(1_000),
+            };
+            let signals: Vec<&str> = spec.signals.iter().take(i).map(|s| &*s.name).collect();
+            let vars = Vars {
+                spec,
+                event: &event,
+                class: &class,
+                segment: &segment,
+                from: 0,
+                to: (i % spec.states.len()) as u8,
+                signals: &signals,
+                checkpoint: (i == 2).then_some("tests"),
+                role: "none",
+                now: 1_000 + i as i64 * 61_000,
+            };
+            for grant in [None, Some("g-1")] {
+                for var in TemplateVar::ALL {
+                    let mut out = String::from("x");
+                    vars.write_value(&mut out, var, grant);
+                    assert_eq!(out, format!("x{}", vars.value(var, grant)), "{var:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn object_is_what_json_builds() {

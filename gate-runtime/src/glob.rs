@@ -135,14 +135,62 @@ impl<'a> PathNeed<'a> {
         }
     }
 
+    /// The bytes every path a path glob matches holds: the literal bytes of the part of
+    /// `pattern` that [`PathNeed::of`] reads (after the last character class, before the
+    /// first brace character), without `*`, `?` and `/` (the `/` after a `**` can be
+    /// skipped); empty where that gives `Unknown` for its reasons (negation, escapes, a class
+    /// before a brace). A 256-bit set, bit `b` for byte `b`. Sound by the argument of
+    /// [`PathNeed::of`]: each of those bytes is passed only by matching an equal path byte.
+    /// A path lacking one is not matched, nor is any suffix of it.
+    pub fn literal_bytes(pattern: &str) -> [u64; 4] {
+        let mut set = [0u64; 4];
+        let b = pattern.as_bytes();
+        if b.first() == Some(&b'!') || b.contains(&b'\\') {
+            return set;
+        }
+        let (head, braced) = match b.iter().position(|c| matches!(*c, b'{' | b'}' | b',')) {
+            Some(at) => (&b[..at], true),
+            None => (b, false),
+        };
+        if braced && head.contains(&b'[') {
+            return set;
+        }
+        let tail_from = head
+            .iter()
+            .rposition(|c| matches!(*c, b'[' | b']'))
+            .map_or(0, |i| i + 1);
+        for &c in &head[tail_from..] {
+            if !matches!(c, b'*' | b'?' | b'/') {
+                set[usize::from(c >> 6)] |= 1 << (c & 63);
+            }
+        }
+        set
+    }
+
     /// False only when no path glob with this need can match `path` (nor any suffix of it).
     pub fn admits(self, path: &str) -> bool {
         match self {
-            PathNeed::Suffix(s) => path.ends_with(s),
+            // The last bytes first: most paths fail there, without a call to compare.
+            PathNeed::Suffix(s) => match s.as_bytes().last() {
+                Some(last) => path.as_bytes().last() == Some(last) && path.ends_with(s),
+                None => true,
+            },
             PathNeed::Contains(s) => contains(path.as_bytes(), s.as_bytes()),
             PathNeed::Unknown => true,
         }
     }
+}
+
+/// Every byte of `need` (a set from [`PathNeed::literal_bytes`]) occurs in `path`.
+pub fn holds_bytes(need: &[u64; 4], path: &str) -> bool {
+    if need.iter().all(|w| *w == 0) {
+        return true;
+    }
+    let mut have = [0u64; 4];
+    for &c in path.as_bytes() {
+        have[usize::from(c >> 6)] |= 1 << (c & 63);
+    }
+    need.iter().zip(&have).all(|(n, h)| n & !h == 0)
 }
 
 /// Substring test for short needles and haystacks (paths): a first-byte scan, then a compare.
@@ -219,6 +267,14 @@ mod tests {
                 text(&pattern, &s),
                 wildmatch::WildMatch::new(&pattern).matches(&s)
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// A suffix need admits exactly the paths that end with the suffix.
+        #[test]
+        fn suffix_need_is_ends_with(suffix in "[a/é.]{0,3}", p in "[a/é.]{0,6}") {
+            proptest::prop_assert_eq!(PathNeed::Suffix(&suffix).admits(&p), p.ends_with(&*suffix));
         }
     }
 

@@ -54,7 +54,9 @@ pub struct Classification {
 ///
 /// A classifier used for more than one event (replay, explain, tests) derives an [`Index`]
 /// on its second classification: the literal needs of the rules' path globs and of the
-/// `raw:` patterns, and which rules accept each tool name seen. A hook process classifies
+/// `raw:` patterns, which rules accept each tool name seen (and of those, which have no
+/// command patterns, so that a line visits only those and the rules its commands hit), and
+/// the programs of the command table by hash. A hook process classifies
 /// one event and builds nothing. The index only skips work whose answer it knows; every
 /// answer is the one the plain evaluation gives (`tests/classify_cache.rs`).
 #[derive(Debug)]
@@ -64,6 +66,15 @@ pub struct Classifier<'s> {
     index: OnceCell<Index>,
     /// A classification happened (the next one builds the index).
     used: Cell<bool>,
+    /// Buffers one classification fills and the next reuses.
+    scratch: RefCell<HitScratch>,
+}
+
+/// The per-line buffers of [`Classifier::classify`] (cleared before each use).
+#[derive(Debug, Default)]
+struct HitScratch {
+    hits: Vec<u8>,
+    facts: Vec<shell::Facts>,
 }
 
 /// Most tool names whose rule acceptance an [`Index`] remembers.
@@ -135,10 +146,11 @@ impl NeedAt {
 /// What a [`Classifier`] derives from its spec for repeated use.
 #[derive(Debug)]
 struct Index {
-    /// Per rule, the need of each of its `paths` globs.
-    paths: Vec<Vec<NeedAt>>,
-    /// Per rule, the need of each of its `except_paths` globs.
-    except_paths: Vec<Vec<NeedAt>>,
+    /// Per rule, the need of each of its `paths` globs and the bytes a path it matches holds
+    /// ([`glob::PathNeed::literal_bytes`]).
+    paths: Vec<Vec<PathNeeds>>,
+    /// Per rule, the same of each of its `except_paths` globs.
+    except_paths: Vec<Vec<PathNeeds>>,
     /// Per entry of the table's `always` list: for a `raw:` pattern, the bytes its literal
     /// characters need (a text glob matches only a line holding every one of them).
     raw: Vec<Option<ByteSet>>,
@@ -154,6 +166,19 @@ struct Index {
     /// Per rule, the [`shell::Need`] of each of its command patterns and of each of its
     /// exception patterns (`None` for a `raw:` pattern).
     needs: Vec<[Vec<Option<shell::Need>>; 2]>,
+    /// The table's programs as (hash of the name, index in `by_program`), sorted: a lookup
+    /// compares integers and then one name, where the table's own search compares names.
+    programs: Vec<(u64, u32)>,
+}
+
+/// FNV-1a of a program name (the key of [`Index::programs`]).
+fn program_hash(name: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in name.as_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 impl Index {
@@ -161,7 +186,7 @@ impl Index {
         let needs = |globs: &[gate_spec::ir::Pattern]| {
             globs
                 .iter()
-                .map(|g| NeedAt::of(&g.text))
+                .map(|g| (NeedAt::of(&g.text), glob::PathNeed::literal_bytes(&g.text)))
                 .collect::<Vec<_>>()
         };
         Index {
@@ -202,7 +227,36 @@ impl Index {
                     })
                 })
                 .collect(),
+            programs: {
+                let mut programs: Vec<(u64, u32)> = table
+                    .by_program
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (program_hash(table.str(p.program)), i as u32))
+                    .collect();
+                programs.sort_unstable();
+                programs
+            },
         }
+    }
+
+    /// [`CommandTable::for_program`] of `table` (the table this index was built from).
+    fn for_program<'t>(&self, table: &'t CommandTable, program: &str) -> &'t [PatternRef] {
+        let hash = program_hash(program);
+        let from = self.programs.partition_point(|&(h, _)| h < hash);
+        for &(h, i) in self.programs.get(from..).unwrap_or_default() {
+            if h != hash {
+                break;
+            }
+            if let Some(rec) = table.by_program.get(i as usize) {
+                if table.str(rec.program) == program {
+                    let start = rec.refs.start as usize;
+                    let end = start + rec.refs.len as usize;
+                    return table.refs.get(start..end).unwrap_or(&[]);
+                }
+            }
+        }
+        &[]
     }
 
     /// The need of the pattern `at` refers to, if it has one.
@@ -221,7 +275,7 @@ impl Index {
         spec: &Spec,
         tool: &str,
         case: Case,
-        then: impl FnOnce(&[RuleId]) -> R,
+        then: impl FnOnce(&Candidates) -> R,
     ) -> R {
         let mut tools = self.tools.borrow_mut();
         let at = match tools.iter().position(|t| t.name == tool) {
@@ -236,16 +290,90 @@ impl Index {
             None => None,
         };
         let Some(entry) = at.and_then(|at| tools.get_mut(at)) else {
-            return then(&admitting_rules(spec, tool, case));
+            return then(&Candidates::of(spec, admitting_rules(spec, tool, case)));
         };
         let at = match entry.cases.iter().position(|(c, _)| *c == case) {
             Some(at) => at,
             None => {
-                entry.cases.push((case, admitting_rules(spec, tool, case)));
+                let rules = Candidates::of(spec, admitting_rules(spec, tool, case));
+                entry.cases.push((case, rules));
                 entry.cases.len() - 1
             }
         };
         then(&entry.cases[at].1)
+    }
+}
+
+/// The rules admitting one (tool, phase, class), split for the rule loop: a rule with
+/// command patterns can only match a line one of them hit, so the loop visits the rules
+/// without any (`free`) and, of the others, only those the line hit (`admits` tells).
+#[derive(Debug)]
+struct Candidates {
+    /// The admitting rules with no command patterns, in declaration order.
+    free: Vec<RuleId>,
+    /// Bit per rule id: the rule admits the event.
+    admits: Vec<u64>,
+}
+
+impl Candidates {
+    fn of(spec: &Spec, rules: Vec<RuleId>) -> Candidates {
+        let mut admits = vec![0u64; spec.rules.len().div_ceil(64)];
+        for &r in &rules {
+            if let Some(w) = admits.get_mut(usize::from(r) / 64) {
+                *w |= 1 << (r % 64);
+            }
+        }
+        let free = rules
+            .into_iter()
+            .filter(|&r| {
+                spec.rules
+                    .get(usize::from(r))
+                    .is_some_and(|rule| rule.commands.is_empty())
+            })
+            .collect();
+        Candidates { free, admits }
+    }
+
+    fn admits(&self, rule: usize) -> bool {
+        self.admits
+            .get(rule / 64)
+            .is_some_and(|w| w & (1 << (rule % 64)) != 0)
+    }
+
+    /// In declaration order: the free rules and the admitting rules whose commands hit
+    /// (`hits` as [`Classifier::command_hits`] gives them; none when `None`). Every rule of
+    /// the full candidate list that the rule loop would not skip for want of a command hit
+    /// is among them (`tests/classify_cache.rs` compares with the unindexed loop).
+    fn visit<'a>(&'a self, hits: Option<&'a [u8]>) -> impl Iterator<Item = usize> + 'a {
+        let free = self.free.iter().map(|&r| usize::from(r));
+        let hit = hits
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .filter(|&(r, h)| h & HIT_COMMAND != 0 && self.admits(r))
+            .map(|(r, _)| r);
+        Merge {
+            a: free.peekable(),
+            b: hit.peekable(),
+        }
+    }
+}
+
+/// Two ascending sequences of distinct numbers merged into one ascending sequence.
+struct Merge<A: Iterator<Item = usize>, B: Iterator<Item = usize>> {
+    a: std::iter::Peekable<A>,
+    b: std::iter::Peekable<B>,
+}
+
+impl<A: Iterator<Item = usize>, B: Iterator<Item = usize>> Iterator for Merge<A, B> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(x), Some(y)) if x < y => self.a.next(),
+            (Some(_), None) => self.a.next(),
+            _ => self.b.next(),
+        }
     }
 }
 
@@ -257,7 +385,7 @@ type Case = (Phase, Option<ActionClass>);
 struct ToolRules {
     name: String,
     /// Per (phase, class): the admitting rules. Bounded by the number of phases × classes.
-    cases: Vec<(Case, Vec<RuleId>)>,
+    cases: Vec<(Case, Candidates)>,
 }
 
 /// The rules whose phases, tools and classes admit an event of this tool, phase and class.
@@ -324,38 +452,51 @@ fn rule_accepts_tool(rule: &gate_spec::ir::Rule, tool: &str) -> bool {
     rule.tools.is_empty() || rule.tools.iter().any(|g| glob::text(&g.text, tool))
 }
 
-/// Some glob of `globs` matches some path; `needs` are the globs' [`glob::PathNeed`]s when
-/// an index holds them.
+/// What an [`Index`] knows of one path glob: its need and its literal bytes.
+type PathNeeds = (NeedAt, [u64; 4]);
+
+/// A path test for the glob `g` (at `j` of its list): the need first (the index's, or
+/// derived now), then, with an index, the glob's literal bytes, then the glob matcher.
+fn path_test<'g>(
+    g: &'g gate_spec::ir::Pattern,
+    j: usize,
+    needs: Option<&'g [PathNeeds]>,
+    cwd: &'g str,
+) -> impl Fn(&str) -> bool + 'g {
+    let known = needs.and_then(|n| n.get(j));
+    let need = known.map_or_else(|| glob::PathNeed::of(&g.text), |(n, _)| n.get(&g.text));
+    move |path: &str| {
+        need.admits(path)
+            && known.is_none_or(|(_, bytes)| glob::holds_bytes(bytes, path))
+            && path_matches_plain(&g.text, path, cwd)
+    }
+}
+
+/// Some glob of `globs` matches some path; `needs` are what an index knows of the globs.
 fn any_path_matches(
     globs: &[gate_spec::ir::Pattern],
-    needs: Option<&[NeedAt]>,
+    needs: Option<&[PathNeeds]>,
     paths: &[String],
     cwd: &str,
 ) -> bool {
     globs.iter().enumerate().any(|(j, g)| {
-        let need = needs
-            .and_then(|n| n.get(j))
-            .map_or_else(|| glob::PathNeed::of(&g.text), |n| n.get(&g.text));
-        paths
-            .iter()
-            .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
+        let test = path_test(g, j, needs, cwd);
+        paths.iter().any(|p| test(p))
     })
 }
 
 /// Every path is matched by some glob of `globs`.
 fn all_paths_match(
     globs: &[gate_spec::ir::Pattern],
-    needs: Option<&[NeedAt]>,
+    needs: Option<&[PathNeeds]>,
     paths: &[String],
     cwd: &str,
 ) -> bool {
     paths.iter().all(|p| {
-        globs.iter().enumerate().any(|(j, g)| {
-            let need = needs
-                .and_then(|n| n.get(j))
-                .map_or_else(|| glob::PathNeed::of(&g.text), |n| n.get(&g.text));
-            need.admits(p) && path_matches_plain(&g.text, p, cwd)
-        })
+        globs
+            .iter()
+            .enumerate()
+            .any(|(j, g)| path_test(g, j, needs, cwd)(p))
     })
 }
 
@@ -383,6 +524,7 @@ impl<'s> Classifier<'s> {
             table,
             index: OnceCell::new(),
             used: Cell::new(false),
+            scratch: RefCell::new(HitScratch::default()),
         }
     }
 
@@ -410,14 +552,34 @@ impl<'s> Classifier<'s> {
     /// programs the line runs, plus the few that name no program literally, are tried.
     /// `parsed` is `shell::parse(raw)`.
     pub fn command_hits(&self, parsed: &shell::Parsed, raw: &str) -> Vec<u8> {
+        let mut hits = Vec::new();
+        self.command_hits_into(parsed, raw, &mut hits, &mut Vec::new());
+        hits
+    }
+
+    /// [`command_hits`](Self::command_hits) into `hits`, with `facts` as room for the
+    /// commands' [`shell::Facts`] (both cleared first: a caller reuses them across lines).
+    fn command_hits_into(
+        &self,
+        parsed: &shell::Parsed,
+        raw: &str,
+        hits: &mut Vec<u8>,
+        facts: &mut Vec<shell::Facts>,
+    ) {
         let table = &*self.table;
-        let mut hits = vec![0u8; table.rules.len()];
+        hits.clear();
+        hits.resize(table.rules.len(), 0);
         // A classifier in repeated use reads each command's flags and words once and skips
         // the patterns whose first stage needs what no command has (`shell::Need`).
         let index = self.index.get();
-        let facts: Vec<shell::Facts> = match index {
-            Some(_) => parsed.commands.iter().map(shell::Facts::of).collect(),
-            None => Vec::new(),
+        facts.clear();
+        if index.is_some() {
+            facts.extend(parsed.commands.iter().map(shell::Facts::of));
+        }
+        let facts = &*facts;
+        let for_program = |program: &str| match index {
+            Some(index) => index.for_program(table, program),
+            None => table.for_program(program),
         };
         let mut try_pattern = |at: PatternRef| {
             let bit = if at.except { HIT_EXCEPT } else { HIT_COMMAND };
@@ -427,7 +589,7 @@ impl<'s> Classifier<'s> {
             if *slot & bit == 0
                 && index
                     .and_then(|x| x.need(at))
-                    .is_none_or(|need| need.admits(&facts))
+                    .is_none_or(|need| need.admits(facts))
                 && table
                     .pattern(at)
                     .is_some_and(|p| shell::matches_in(p, parsed, raw))
@@ -444,7 +606,7 @@ impl<'s> Classifier<'s> {
                 if commands[..k].iter().any(|d| d.program == program) {
                     continue;
                 }
-                for &at in table.for_program(program) {
+                for &at in for_program(program) {
                     try_pattern(at);
                 }
             }
@@ -453,7 +615,7 @@ impl<'s> Classifier<'s> {
             programs.sort_unstable();
             programs.dedup();
             for program in programs {
-                for &at in table.for_program(program) {
+                for &at in for_program(program) {
                     try_pattern(at);
                 }
             }
@@ -485,7 +647,6 @@ impl<'s> Classifier<'s> {
                 }
             }
         }
-        hits
     }
 
     /// Classify a tool event. Non-tool events get the default tier and kind.
@@ -507,32 +668,35 @@ impl<'s> Classifier<'s> {
                 let parsed = shell::parse(cmd);
                 out.class = Some(shell::classify(&parsed));
                 out.truncated = parsed.truncated;
-                out.paths.extend(shell::paths(&parsed));
+                out.paths = shell::paths(&parsed);
                 Some(parsed)
             }
             _ => None,
         };
         out.paths.extend(event.paths.iter().cloned());
+        // The classifier's buffers, unless a classification is using them (not possible
+        // today: nothing here calls back out); then fresh ones.
+        let mut scratch = self.scratch.try_borrow_mut();
+        let mut fresh = HitScratch::default();
+        let HitScratch { hits, facts } = match scratch.as_deref_mut() {
+            Ok(s) => s,
+            Err(_) => &mut fresh,
+        };
         let hits = match (&parsed, event.target.as_deref()) {
             (Some(parsed), Some(raw)) if !self.table.is_empty() => {
-                Some(self.command_hits(parsed, raw))
+                self.command_hits_into(parsed, raw, hits, facts);
+                Some(hits.as_slice())
             }
             _ => None,
         };
         let class = out.class;
         match index {
             Some(index) => index.candidates(spec, tool, (phase, class), |rules| {
-                self.match_rules(
-                    &mut out,
-                    hits.as_deref(),
-                    event,
-                    Some(index),
-                    &mut rules.iter().map(|&i| usize::from(i)),
-                )
+                self.match_rules(&mut out, hits, event, Some(index), &mut rules.visit(hits))
             }),
             None => self.match_rules(
                 &mut out,
-                hits.as_deref(),
+                hits,
                 event,
                 None,
                 &mut (0..spec.rules.len())
@@ -663,46 +827,81 @@ impl Segment {
 
 /// `a == b` for two digests of [`target_key`], comparing their first eight bytes inline first
 /// (digests that differ almost always differ there).
-fn same_key(a: &str, b: &str) -> bool {
-    let head = |s: &str| {
-        s.as_bytes()
-            .get(..8)
+fn same_key(a: &str, b: &Key) -> bool {
+    let head = |s: &[u8]| {
+        s.get(..8)
             .map(|h| u64::from_ne_bytes(h.try_into().unwrap_or_default()))
     };
+    let (a, b) = (a.as_bytes(), &b.0[..]);
     head(a) == head(b) && a == b
 }
 
 /// The digest a target is remembered by: fixed size, and no secret it carries is stored.
 pub fn target_key(target: &str) -> String {
-    use sha2::{Digest, Sha256};
-    // The first 24 hex digits of the SHA-256 (`sha256_hex` truncated), written directly.
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(target.as_bytes());
-    let mut hex = String::with_capacity(24);
-    for &b in digest.iter().take(12) {
-        hex.push(char::from(HEX[usize::from(b >> 4)]));
-        hex.push(char::from(HEX[usize::from(b & 15)]));
+    Key::of(target.as_bytes()).as_str().to_string()
+}
+
+/// A [`target_key`] held inline: the first 24 hex digits of a SHA-256.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key([u8; 24]);
+
+impl Key {
+    /// The key of `data`.
+    fn of(data: &[u8]) -> Key {
+        use sha2::{Digest, Sha256};
+        Key::hex(&Sha256::digest(data))
     }
-    hex
+
+    /// The key of the parts joined by `/` (what `Key::of(parts.join("/"))` gives, without
+    /// building the joined text).
+    fn of_joined<'a>(parts: impl Iterator<Item = &'a str>) -> Key {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        for (i, part) in parts.enumerate() {
+            if i > 0 {
+                hasher.update(b"/");
+            }
+            hasher.update(part.as_bytes());
+        }
+        Key::hex(&hasher.finalize())
+    }
+
+    /// The first 12 bytes of `digest` in lowercase hex (`sha256_hex` truncated).
+    fn hex(digest: &[u8]) -> Key {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = [b'0'; 24];
+        for (k, &b) in digest.iter().take(12).enumerate() {
+            hex[2 * k] = HEX[usize::from(b >> 4)];
+            hex[2 * k + 1] = HEX[usize::from(b & 15)];
+        }
+        Key(hex)
+    }
+
+    fn as_str(&self) -> &str {
+        // Hex digits are ASCII.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
 }
 
 /// The digests of one event's target and path scopes ([`target_key`]), each computed once and
 /// shared by [`observe_with`] and [`update_with`] (a digest is the costliest part of both).
 #[derive(Clone, Debug, Default)]
 pub struct EventKeys {
-    target: Option<String>,
+    target: Option<Key>,
     /// (path index, depth, digest of the scope; `None` for an empty scope).
-    scopes: Vec<(usize, usize, Option<String>)>,
+    scopes: Vec<(usize, usize, Option<Key>)>,
 }
 
 impl EventKeys {
     /// The digest of `target` (the event's target; the same text on every call).
-    fn target(&mut self, target: &str) -> &str {
-        self.target.get_or_insert_with(|| target_key(target))
+    fn target(&mut self, target: &str) -> Key {
+        *self
+            .target
+            .get_or_insert_with(|| Key::of(target.as_bytes()))
     }
 
     /// The digest of the scope of `class.paths[i]` at `depth`, or `None` when it is empty.
-    fn scope(&mut self, i: usize, path: &str, cwd: &str, depth: usize) -> Option<&str> {
+    fn scope(&mut self, i: usize, path: &str, cwd: &str, depth: usize) -> Option<Key> {
         let at = match self
             .scopes
             .iter()
@@ -710,13 +909,12 @@ impl EventKeys {
         {
             Some(at) => at,
             None => {
-                let s = scope_of(path, cwd, depth);
-                let key = (!s.is_empty()).then(|| target_key(&s));
+                let key = scope_key(path, cwd, depth);
                 self.scopes.push((i, depth, key));
                 self.scopes.len() - 1
             }
         };
-        self.scopes[at].2.as_deref()
+        self.scopes[at].2
     }
 }
 
@@ -765,20 +963,27 @@ pub fn enabled_signals(spec: &Spec, runtime: Option<Runtime>) -> Vec<bool> {
         .collect()
 }
 
-/// The prefix of a path that names its scope: the first `depth` components under cwd.
-fn scope_of(path: &str, cwd: &str, depth: usize) -> String {
+/// The components of the prefix of a path that names its scope: the first `depth`
+/// directories under cwd, in order (the scope is their `/`-joined text).
+fn scope_parts<'a>(path: &'a str, cwd: &str, depth: usize) -> impl Iterator<Item = &'a str> {
     let rel = path
         .strip_prefix(cwd)
         .filter(|_| !cwd.is_empty())
         .map(|r| r.trim_start_matches('/'))
         .unwrap_or(path);
-    let mut parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
+    let parts = || rel.split('/').filter(|p| !p.is_empty());
+    let n = parts().count();
     // The last component is the file itself; a scope is its directory prefix.
-    if parts.len() > 1 {
-        parts.pop();
-    }
-    parts.truncate(depth.max(1));
-    parts.join("/")
+    let dirs = if n > 1 { n - 1 } else { n };
+    parts().take(dirs.min(depth.max(1)))
+}
+
+/// The digest of the scope of `path` ([`scope_parts`] joined by `/`), or `None` when the
+/// scope is empty; the scope text is not built.
+fn scope_key(path: &str, cwd: &str, depth: usize) -> Option<Key> {
+    let mut parts = scope_parts(path, cwd, depth).peekable();
+    parts.peek()?;
+    Some(Key::of_joined(parts))
 }
 
 /// The effective backstop of the open window: the tightest over the tiers acted at, with a
@@ -853,6 +1058,45 @@ pub fn observe_with(
     keys: &mut EventKeys,
     classifier: Option<&Classifier<'_>>,
 ) -> Observation {
+    let mut raw = Vec::new();
+    let mut checkpoints = Vec::new();
+    let (backstop, rearm_secs_ok) = observe_into(
+        spec,
+        state,
+        event,
+        class,
+        baselines,
+        now_ms,
+        keys,
+        classifier,
+        &mut raw,
+        &mut checkpoints,
+    );
+    Observation {
+        raw,
+        enabled: enabled.to_vec(),
+        checkpoints,
+        backstop,
+        rearm_secs_ok,
+    }
+}
+
+/// [`observe_with`] writing the raw samples and the checkpoint evidence into `raw` and
+/// `checkpoints` (cleared first: a caller reuses them across events); returns `(backstop,
+/// rearm_secs_ok)`. The enabled signals are the caller's (they depend only on the runtime).
+#[allow(clippy::too_many_arguments)]
+pub fn observe_into(
+    spec: &Spec,
+    state: &ObserverState,
+    event: &Event,
+    class: &Classification,
+    baselines: &Baselines,
+    now_ms: i64,
+    keys: &mut EventKeys,
+    classifier: Option<&Classifier<'_>>,
+    raw: &mut Vec<bool>,
+    checkpoints: &mut Vec<bool>,
+) -> (bool, bool) {
     let phase = event.phase.unwrap_or(Phase::Other);
     let cwd = event.cwd.as_deref().unwrap_or("");
     let seg = &state.segment;
@@ -863,12 +1107,15 @@ pub fn observe_with(
     let over_budget = |a: Option<u32>, s: Option<u32>| {
         a.is_some_and(|a| seg.actions >= a) || s.is_some_and(|s| window_secs >= u64::from(s))
     };
-    let raw = spec
-        .signals
-        .iter()
-        .map(|signal| match &signal.family {
+    let dominant = OnceCell::new();
+    raw.clear();
+    raw.extend(spec.signals.iter().map(|signal| {
+        match &signal.family {
             Family::KindShift => {
-                phase == Phase::PreTool && seg.dominant_kind().is_some_and(|k| k != class.kind)
+                phase == Phase::PreTool
+                    && dominant
+                        .get_or_init(|| seg.dominant_kind())
+                        .is_some_and(|k| k != class.kind)
             }
             Family::TierAtLeast { tier } => phase == Phase::PreTool && class.tier >= *tier,
             Family::FailureStreak { count } => failed && state.failures + 1 >= u32::from(*count),
@@ -881,7 +1128,7 @@ pub fn observe_with(
                         let key = keys.target(target);
                         seg.targets
                             .iter()
-                            .find(|(t, _)| same_key(t, key))
+                            .find(|(t, _)| same_key(t, &key))
                             .map_or(0, |(_, n)| *n)
                     };
                     seen + 1 >= u32::from(*count)
@@ -892,7 +1139,10 @@ pub fn observe_with(
                     && !seg.scopes.is_empty()
                     && class.paths.iter().enumerate().any(|(i, p)| {
                         keys.scope(i, p, cwd, *depth as usize).is_some_and(|k| {
-                            seg.scopes.binary_search_by(|s| s.as_str().cmp(k)).is_err()
+                            // Hex digits are ASCII: byte order is text order.
+                            seg.scopes
+                                .binary_search_by(|s| s.as_bytes().cmp(&k.0[..]))
+                                .is_err()
                         })
                     })
             }
@@ -918,72 +1168,74 @@ pub fn observe_with(
                 phase == Phase::PreTool && n as u64 + 1 > u64::from(*max)
             }
             Family::Denied => phase == Phase::PreTool && state.last_blocked,
-        })
-        .collect();
+        }
+    }));
     // What a used classifier knows of the checkpoints' targets (see `Index::checkpoints`).
     let needs = classifier
         .and_then(|c| c.index.get())
         .map(|index| &index.checkpoints);
     let target_bytes = OnceCell::new();
-    let checkpoints = spec
-        .checkpoints
-        .iter()
-        .enumerate()
-        .map(|(ci, c)| {
-            let by_tool = !c.tools.is_empty()
-                && matches!(phase, Phase::PostTool | Phase::PostToolFailure)
-                && event
-                    .tool
-                    .as_deref()
-                    .is_some_and(|t| c.tools.iter().any(|g| glob::text(&g.text, t)))
-                && match c.status {
-                    StatusFilter::Any => true,
-                    StatusFilter::Success => !failed,
-                    StatusFilter::Failure => failed,
-                }
-                && (c.targets.is_empty()
-                    || c.targets.iter().enumerate().any(|(j, g)| {
-                        let known = needs.and_then(|n| n.get(ci)).and_then(|n| n.get(j));
-                        let text_possible = known.is_none_or(|(_, bytes)| {
-                            bytes.within(target_bytes.get_or_init(|| ByteSet::of(target.bytes())))
-                        });
-                        let need = known.map_or_else(
-                            || glob::PathNeed::of(&g.text),
-                            |(need, _)| need.get(&g.text),
-                        );
-                        (text_possible && glob::text(&g.text, target))
-                            || class
-                                .paths
-                                .iter()
-                                .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
-                    }));
-            let text = event.prompt.as_deref().unwrap_or(target);
-            let by_event = c.events.contains(&phase)
-                && (c.targets.is_empty() || c.targets.iter().any(|g| glob::text(&g.text, text)));
-            by_tool || by_event
-        })
-        .collect();
+    checkpoints.clear();
+    checkpoints.extend(spec.checkpoints.iter().enumerate().map(|(ci, c)| {
+        let by_tool = !c.tools.is_empty()
+            && matches!(phase, Phase::PostTool | Phase::PostToolFailure)
+            && event
+                .tool
+                .as_deref()
+                .is_some_and(|t| c.tools.iter().any(|g| glob::text(&g.text, t)))
+            && match c.status {
+                StatusFilter::Any => true,
+                StatusFilter::Success => !failed,
+                StatusFilter::Failure => failed,
+            }
+            && (c.targets.is_empty()
+                || c.targets.iter().enumerate().any(|(j, g)| {
+                    let known = needs.and_then(|n| n.get(ci)).and_then(|n| n.get(j));
+                    let text_possible = known.is_none_or(|(_, bytes)| {
+                        bytes.within(target_bytes.get_or_init(|| ByteSet::of(target.bytes())))
+                    });
+                    let need = known.map_or_else(
+                        || glob::PathNeed::of(&g.text),
+                        |(need, _)| need.get(&g.text),
+                    );
+                    (text_possible && glob::text(&g.text, target))
+                        || class
+                            .paths
+                            .iter()
+                            .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
+                }));
+        let text = event.prompt.as_deref().unwrap_or(target);
+        let by_event = c.events.contains(&phase)
+            && (c.targets.is_empty() || c.targets.iter().any(|g| glob::text(&g.text, text)));
+        by_tool || by_event
+    }));
     let backstop =
         state.window_open && phase == Phase::PreTool && over_budget(max_actions, max_secs);
     let rearm_secs_ok = state
         .last_arm_ms
         .is_none_or(|t| now_ms.saturating_sub(t) >= i64::from(spec.rearm.min_secs) * 1000);
-    Observation {
-        raw,
-        enabled: enabled.to_vec(),
-        checkpoints,
-        backstop,
-        rearm_secs_ok,
-    }
+    (backstop, rearm_secs_ok)
 }
 
 /// Start a new segment (a window was armed, or one closed).
 pub fn reset_segment(spec: &Spec, state: &mut ObserverState, now_ms: i64) {
-    state.segment = Segment {
-        opened_ms: Some(now_ms),
-        kind_counts: vec![0; spec.kinds.len()],
-        ..Segment::default()
-    };
+    // The new segment is `Segment { opened_ms: Some(now_ms), kind_counts: vec![0; kinds],
+    // ..Segment::default() }`, written in place so that its vectors keep their room.
+    let Segment {
+        opened_ms,
+        actions,
+        kind_counts,
+        scopes,
+        targets,
+        max_tier,
+    } = &mut state.segment;
+    *opened_ms = Some(now_ms);
+    *actions = 0;
+    kind_counts.clear();
+    kind_counts.resize(spec.kinds.len(), 0);
+    scopes.clear();
+    targets.clear();
+    *max_tier = None;
 }
 
 /// Fold one event into the context (after the machine stepped).
@@ -1037,22 +1289,25 @@ pub fn update_with(
                 let Some(s) = keys.scope(i, p, cwd, depth) else {
                     continue;
                 };
-                if let Err(at) = seg.scopes.binary_search_by(|x| x.as_str().cmp(s)) {
+                if let Err(at) = seg.scopes.binary_search_by(|x| x.as_bytes().cmp(&s.0[..])) {
                     if seg.scopes.len() < MAX_SCOPES {
-                        seg.scopes.insert(at, s.to_string());
+                        seg.scopes.insert(at, s.as_str().to_string());
                     }
                 }
             }
             if let Some(target) = event.target.as_deref().filter(|t| !t.is_empty()) {
                 let key = keys.target(target);
-                if let Some(pos) = seg.targets.iter().position(|(t, _)| same_key(t, key)) {
+                if let Some(pos) = seg.targets.iter().position(|(t, _)| same_key(t, &key)) {
                     let (t, n) = seg.targets.remove(pos);
                     seg.targets.push((t, n.saturating_add(1)));
+                } else if seg.targets.len() >= MAX_TARGETS {
+                    // The oldest goes; its text's room holds the new digest.
+                    let (mut t, _) = seg.targets.remove(0);
+                    t.clear();
+                    t.push_str(key.as_str());
+                    seg.targets.push((t, 1));
                 } else {
-                    if seg.targets.len() >= MAX_TARGETS {
-                        seg.targets.remove(0);
-                    }
-                    seg.targets.push((key.to_string(), 1));
+                    seg.targets.push((key.as_str().to_string(), 1));
                 }
             }
             state.recent_ms.push(now_ms);
@@ -1114,6 +1369,87 @@ mod tests {
             let mut want = gate_spec::hash::sha256_hex(t.as_bytes());
             want.truncate(24);
             assert_eq!(target_key(t), want, "{t:?}");
+        }
+    }
+
+    /// The index's hashed program lookup gives the table's own answer, for every program
+    /// of every shipped spec's table and for names it does not hold.
+    #[test]
+    fn indexed_program_lookup_is_the_tables() {
+        for compiled in gate_specs::ALL {
+            let spec = compiled.ir();
+            let table = CommandTable::build(spec);
+            let index = Index::build(spec, &table);
+            let mut names: Vec<&str> = table
+                .by_program
+                .iter()
+                .map(|p| table.str(p.program))
+                .collect();
+            names.extend(["", "nope", "rmx", "r", "git2", "ls -la", "/bin/rm"]);
+            for name in names {
+                assert_eq!(
+                    index.for_program(&table, name),
+                    table.for_program(name),
+                    "{}: {name:?}",
+                    compiled.name
+                );
+            }
+        }
+    }
+
+    /// A segment reset in place equals a new one.
+    #[test]
+    fn reset_segment_is_a_new_segment() {
+        let spec = gate_specs::ALL[0].ir();
+        let mut state = ObserverState {
+            segment: Segment {
+                opened_ms: Some(5),
+                actions: 9,
+                kind_counts: vec![3; spec.kinds.len() + 2],
+                scopes: vec!["a".into(), "b".into()],
+                targets: vec![("t".into(), 2)],
+                max_tier: Some(1),
+            },
+            ..ObserverState::default()
+        };
+        reset_segment(spec, &mut state, 77);
+        let fresh = Segment {
+            opened_ms: Some(77),
+            kind_counts: vec![0; spec.kinds.len()],
+            ..Segment::default()
+        };
+        assert_eq!(state.segment, fresh);
+    }
+
+    /// The scope text as it was first built: components under cwd, the file dropped, the
+    /// first `depth` kept, joined by `/`.
+    fn scope_of(path: &str, cwd: &str, depth: usize) -> String {
+        let rel = path
+            .strip_prefix(cwd)
+            .filter(|_| !cwd.is_empty())
+            .map(|r| r.trim_start_matches('/'))
+            .unwrap_or(path);
+        let mut parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
+        if parts.len() > 1 {
+            parts.pop();
+        }
+        parts.truncate(depth.max(1));
+        parts.join("/")
+    }
+
+    proptest::proptest! {
+        /// The streamed scope digest is the digest of the joined scope text, and is absent
+        /// exactly when that text is empty.
+        #[test]
+        fn scope_key_is_the_digest_of_the_scope_text(
+            path in "[a-c/.]{0,12}",
+            cwd in "(/?[a-c/]{0,6})?",
+            depth in 0usize..4,
+        ) {
+            let text = scope_of(&path, &cwd, depth);
+            let want = (!text.is_empty()).then(|| target_key(&text));
+            let got = scope_key(&path, &cwd, depth).map(|k| k.as_str().to_string());
+            proptest::prop_assert_eq!(got, want);
         }
     }
 }

@@ -2,7 +2,8 @@
 //! match: for every path glob of every shipped spec, and for generated globs, on paths built
 //! from the globs' own pieces (so that many of them match) and on random paths, the
 //! observer's `path_matches` (need first) equals `path_matches_plain` (the glob matcher on the
-//! path and on its working-directory-relative form).
+//! path and on its working-directory-relative form), and a path lacking one of the glob's
+//! literal bytes (`PathNeed::literal_bytes`) is matched in neither form.
 
 use gate_runtime::glob::{self, PathNeed};
 use gate_runtime::observer::{path_matches, path_matches_plain};
@@ -71,6 +72,16 @@ fn check(g: &str, path: &str, cwd: &str) -> Result<(), TestCaseError> {
     );
     if !PathNeed::of(g).admits(path) {
         prop_assert!(!glob::path(g, path), "need of {:?} rejected {:?}", g, path);
+    }
+    // The literal bytes reject only paths the glob matches in neither form.
+    if !glob::holds_bytes(&PathNeed::literal_bytes(g), path) {
+        prop_assert!(
+            !path_matches_plain(g, path, cwd),
+            "bytes of {:?} rejected {:?} (cwd {:?})",
+            g,
+            path,
+            cwd
+        );
     }
     Ok(())
 }

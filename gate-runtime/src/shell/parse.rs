@@ -118,7 +118,8 @@ struct FinalWord {
 }
 
 fn assignment_name(text: &str) -> Option<&str> {
-    let eq = text.find('=')?;
+    // `=` is ASCII: its byte position is a character boundary.
+    let eq = text.bytes().position(|b| b == b'=')?;
     let name = text[..eq].strip_suffix('+').unwrap_or(&text[..eq]);
     let mut chars = name.chars();
     let first = chars.next()?;
@@ -897,12 +898,17 @@ fn push(ctx: &mut Parsed, cmd: SimpleCommand) -> Option<usize> {
 
 /// The last path component of a program word (`/usr/bin/rm` → `rm`).
 pub(crate) fn basename(path: &str) -> &str {
-    let trimmed = path.trim_end_matches('/');
-    match trimmed.rfind('/') {
-        Some(i) => &trimmed[i + 1..],
-        None if trimmed.is_empty() => path,
-        None => trimmed,
+    // Byte scans: `/` is ASCII, so every cut below is on a character boundary.
+    let bytes = path.as_bytes();
+    let end = bytes.iter().rposition(|&b| b != b'/').map_or(0, |i| i + 1);
+    if end == 0 {
+        return path;
     }
+    let start = bytes[..end]
+        .iter()
+        .rposition(|&b| b == b'/')
+        .map_or(0, |i| i + 1);
+    path.get(start..end).unwrap_or(path)
 }
 
 /// Options of a wrapper: which short letters and long names take a separate value.
@@ -1157,7 +1163,7 @@ fn build(ctx: &mut Parsed, owned: Vec<FinalWord>, depth: usize, wrappers: &[Stri
         program = "echo".to_string();
         args.clear();
     }
-    let find_execs = if basename(&program) == "find" {
+    let find_execs = if name_of(&program) == "find" {
         find_exec_commands(&args)
     } else {
         Vec::new()
@@ -1349,6 +1355,22 @@ mod tests {
                 assign: false,
             })
             .collect()
+    }
+
+    /// The byte-scanning [`basename`] gives what the first, `str`-method version gave.
+    #[test]
+    fn basename_is_the_str_method_version() {
+        fn first(path: &str) -> &str {
+            let trimmed = path.trim_end_matches('/');
+            match trimmed.rfind('/') {
+                Some(i) => &trimmed[i + 1..],
+                None if trimmed.is_empty() => path,
+                None => trimmed,
+            }
+        }
+        proptest::proptest!(|(path in "[a/é.]{0,8}")| {
+            proptest::prop_assert_eq!(basename(&path), first(&path));
+        });
     }
 
     #[test]

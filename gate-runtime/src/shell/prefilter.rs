@@ -6,10 +6,12 @@
 //! A pattern's first stage must match some command of the line ([`super::matches_in`]). That
 //! command then holds every short flag the stage names (in a cluster, or through the
 //! program's long equivalent), every long flag (`--name`, `--name=…`, or a cluster character
-//! equivalent to it), and every literal word the stage names (a glob without `*` or `?`
-//! matches only the equal word). [`Need::admits`] is true whenever some command has all of
-//! them: sets of ASCII flag characters and of the equivalent long names are exact, other
-//! long names and literal words are tested through a 64-bit Bloom filter (no false "absent").
+//! equivalent to it), every literal word the stage names (a glob without `*` or `?`
+//! matches only the equal word), and among its words every byte of the stage's globs other
+//! than `*` and `?` (a text glob's other bytes are literal). [`Need::admits`] is true
+//! whenever some command has all of them: sets of ASCII flag characters, of the equivalent
+//! long names and of bytes are exact, other long names and literal words are tested through
+//! a 64-bit Bloom filter (no false "absent").
 //! So a pattern that [`Need::admits`] rejects cannot match (proptest below; the table-wide
 //! agreement is `tests/classify_index.rs`).
 
@@ -41,6 +43,13 @@ fn bloom(tag: u8, text: &str) -> u64 {
     (1 << (h & 63)) | (1 << ((h >> 6) & 63))
 }
 
+/// Adds each byte to a 256-bit set.
+fn add_bytes(set: &mut [u64; 4], bytes: impl Iterator<Item = u8>) {
+    for b in bytes {
+        set[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+}
+
 const LONG: u8 = 1;
 const WORD: u8 = 2;
 
@@ -54,6 +63,8 @@ pub struct Facts {
     names: u8,
     /// Bloom filter of its long option names (`--name[=…]` before a `--`) and of its words.
     words: u64,
+    /// Every byte of its words (a set of 256 bits).
+    bytes: [u64; 4],
 }
 
 impl Facts {
@@ -87,6 +98,7 @@ impl Facts {
         }
         for a in &cmd.args {
             out.words |= bloom(WORD, a);
+            add_bytes(&mut out.bytes, a.bytes());
         }
         out
     }
@@ -98,6 +110,9 @@ pub struct Need {
     short: u128,
     names: u8,
     words: u64,
+    /// The literal bytes of its glob words: a text glob matches only a word holding each of
+    /// its bytes other than `*` and `?`, so some word of the command holds each.
+    bytes: [u64; 4],
 }
 
 impl Need {
@@ -121,8 +136,15 @@ impl Need {
                     0 => {}
                     bit => need.names |= bit,
                 },
-                Arg::Glob(g) if !g.contains(['*', '?']) => need.words |= bloom(WORD, g),
-                Arg::Glob(_) => {}
+                Arg::Glob(g) => {
+                    if !g.contains(['*', '?']) {
+                        need.words |= bloom(WORD, g);
+                    }
+                    add_bytes(
+                        &mut need.bytes,
+                        g.bytes().filter(|b| !matches!(b, b'*' | b'?')),
+                    );
+                }
             }
         }
         need
@@ -131,7 +153,10 @@ impl Need {
     /// Some command (its [`Facts`]) has everything the stage needs.
     pub fn admits(&self, facts: &[Facts]) -> bool {
         facts.iter().any(|f| {
-            self.short & !f.short == 0 && self.names & !f.names == 0 && self.words & !f.words == 0
+            self.short & !f.short == 0
+                && self.names & !f.names == 0
+                && self.words & !f.words == 0
+                && self.bytes.iter().zip(&f.bytes).all(|(n, h)| n & !h == 0)
         })
     }
 }
@@ -158,7 +183,7 @@ mod tests {
     const PROGRAMS: [&str; 12] = [
         "rm", "cp", "mv", "ln", "git", "sed", "curl", "chmod", "grep", "scp", "ls", "tar",
     ];
-    const WORDS: [&str; 30] = [
+    const WORDS: [&str; 34] = [
         "-rf",
         "-fr",
         "-R",
@@ -189,8 +214,12 @@ mod tests {
         "origin",
         "/",
         "--=",
+        "/tmp/x",
+        "~/a.gate",
+        "x.gate",
+        "é.d",
     ];
-    const TOKENS: [&str; 24] = [
+    const TOKENS: [&str; 30] = [
         "-r",
         "-R",
         "-f",
@@ -215,6 +244,12 @@ mod tests {
         "p*",
         "?",
         "--",
+        "/*",
+        "~/*",
+        "*.gate",
+        "?.d",
+        "*/x",
+        "é*",
     ];
 
     fn token(t: &str) -> Arg<'_> {
@@ -235,6 +270,12 @@ mod tests {
         let rm_rf = Facts::of(&command("rm", &["--recursive", "-f", "/"]));
         assert!(need.admits(&[rm, rm_rf]));
         assert!(!need.admits(&[]));
+        // A glob's literal bytes: `rm -rf build` holds no `/` for `rm -r /*`.
+        let build = Facts::of(&command("rm", &["-rf", "build"]));
+        let slash_star = Need::of_args(["-r", "/*"].map(token).into_iter());
+        assert!(!slash_star.admits(&[build]));
+        let tmp = Facts::of(&command("rm", &["-rf", "/tmp"]));
+        assert!(slash_star.admits(&[tmp]));
     }
 
     proptest! {
