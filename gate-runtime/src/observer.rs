@@ -151,9 +151,6 @@ struct Index {
     checkpoints: Vec<Vec<(NeedAt, ByteSet)>>,
     /// Tool names seen, each with the rules admitting it per (phase, class) seen.
     tools: RefCell<Vec<ToolRules>>,
-    /// Per rule, the [`shell::Need`] of each of its command patterns and of each of its
-    /// exception patterns (`None` for a `raw:` pattern).
-    needs: Vec<[Vec<Option<shell::Need>>; 2]>,
 }
 
 impl Index {
@@ -192,26 +189,7 @@ impl Index {
                 })
                 .collect(),
             tools: RefCell::new(Vec::new()),
-            needs: (0..table.rules.len() as RuleId)
-                .map(|rule| {
-                    [false, true].map(|except| {
-                        table
-                            .rule_patterns(rule, except)
-                            .map(shell::Need::of)
-                            .collect()
-                    })
-                })
-                .collect(),
         }
-    }
-
-    /// The need of the pattern `at` refers to, if it has one.
-    fn need(&self, at: PatternRef) -> Option<&shell::Need> {
-        self.needs
-            .get(usize::from(at.rule))?
-            .get(usize::from(at.except))?
-            .get(usize::from(at.index))?
-            .as_ref()
     }
 
     /// The rules whose phases, tools and classes admit an event of this phase, tool and
@@ -412,25 +390,20 @@ impl<'s> Classifier<'s> {
     pub fn command_hits(&self, parsed: &shell::Parsed, raw: &str) -> Vec<u8> {
         let table = &*self.table;
         let mut hits = vec![0u8; table.rules.len()];
-        // A classifier in repeated use reads each command's flags and words once and skips
-        // the patterns whose first stage needs what no command has (`shell::Need`).
+        // Each command's flags and words are read once, when a first pattern is a candidate,
+        // and the patterns whose first stage needs what no command has (their
+        // `shell::Need`, computed with the table) are skipped.
         let index = self.index.get();
-        let facts: Vec<shell::Facts> = match index {
-            Some(_) => parsed.commands.iter().map(shell::Facts::of).collect(),
-            None => Vec::new(),
-        };
+        let mut facts = shell::LineFacts::new(parsed);
         let mut try_pattern = |at: PatternRef| {
             let bit = if at.except { HIT_EXCEPT } else { HIT_COMMAND };
             let Some(slot) = hits.get_mut(usize::from(at.rule)) else {
                 return;
             };
             if *slot & bit == 0
-                && index
-                    .and_then(|x| x.need(at))
-                    .is_none_or(|need| need.admits(&facts))
                 && table
-                    .pattern(at)
-                    .is_some_and(|p| shell::matches_in(p, parsed, raw))
+                    .candidate(at)
+                    .is_some_and(|(p, need)| facts.admit(need) && shell::matches_in(p, parsed, raw))
             {
                 *slot |= bit;
             }
