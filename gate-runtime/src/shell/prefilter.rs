@@ -59,7 +59,8 @@ impl Facts {
                 out.words |= bloom(BLOOM_LONG, name);
             }
         }
-        for c in ALIASED {
+        // An alias adds a flag only through a long name the options satisfy.
+        for c in ALIASED.into_iter().filter(|_| out.names != 0) {
             if long_name(&cmd.program, c).is_some_and(|n| out.names & long_name_bit(n) != 0) {
                 out.short |= 1 << (c as u32);
             }
