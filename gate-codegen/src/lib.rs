@@ -206,6 +206,19 @@ fn command_table_tokens(table: &gate_spec::commands::CommandTable) -> TokenStrea
         quote!(::gate_spec::commands::PatternRef { rule: #rule, except: #except, index: #index })
     }));
     let always = slice(table.always);
+    // Integer literals with their type suffix: the same table gives the same tokens.
+    let needs = list(table.needs.iter().map(|n| {
+        let short = Literal::u128_suffixed(n.short);
+        let names = Literal::u8_suffixed(n.names);
+        let words = Literal::u64_suffixed(n.words);
+        let bytes = n.bytes.map(Literal::u64_suffixed);
+        quote!(::gate_spec::commands::Need {
+            short: #short,
+            names: #names,
+            words: #words,
+            bytes: [#(#bytes),*],
+        })
+    }));
     quote! {
         ::gate_spec::commands::CommandTable {
             text: ::std::borrow::Cow::Borrowed(#text),
@@ -216,6 +229,7 @@ fn command_table_tokens(table: &gate_spec::commands::CommandTable) -> TokenStrea
             by_program: #by_program,
             refs: #refs,
             always: #always,
+            needs: #needs,
         }
     }
 }

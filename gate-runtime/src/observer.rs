@@ -163,9 +163,6 @@ struct Index {
     checkpoints: Vec<Vec<(NeedAt, ByteSet)>>,
     /// Tool names seen, each with the rules admitting it per (phase, class) seen.
     tools: RefCell<Vec<ToolRules>>,
-    /// Per rule, the [`shell::Need`] of each of its command patterns and of each of its
-    /// exception patterns (`None` for a `raw:` pattern).
-    needs: Vec<[Vec<Option<shell::Need>>; 2]>,
     /// The table's programs as (hash of the name, index in `by_program`), sorted: a lookup
     /// compares integers and then one name, where the table's own search compares names.
     programs: Vec<(u64, u32)>,
@@ -217,16 +214,6 @@ impl Index {
                 })
                 .collect(),
             tools: RefCell::new(Vec::new()),
-            needs: (0..table.rules.len() as RuleId)
-                .map(|rule| {
-                    [false, true].map(|except| {
-                        table
-                            .rule_patterns(rule, except)
-                            .map(shell::Need::of)
-                            .collect()
-                    })
-                })
-                .collect(),
             programs: {
                 let mut programs: Vec<(u64, u32)> = table
                     .by_program
@@ -257,15 +244,6 @@ impl Index {
             }
         }
         &[]
-    }
-
-    /// The need of the pattern `at` refers to, if it has one.
-    fn need(&self, at: PatternRef) -> Option<&shell::Need> {
-        self.needs
-            .get(usize::from(at.rule))?
-            .get(usize::from(at.except))?
-            .get(usize::from(at.index))?
-            .as_ref()
     }
 
     /// The rules whose phases, tools and classes admit an event of this phase, tool and
@@ -569,14 +547,11 @@ impl<'s> Classifier<'s> {
         let table = &*self.table;
         hits.clear();
         hits.resize(table.rules.len(), 0);
-        // A classifier in repeated use reads each command's flags and words once and skips
-        // the patterns whose first stage needs what no command has (`shell::Need`).
+        // Each command's flags and words are read once, when a first pattern is a candidate,
+        // and the patterns whose first stage needs what no command has (their
+        // `shell::Need`, computed with the table) are skipped.
         let index = self.index.get();
-        facts.clear();
-        if index.is_some() {
-            facts.extend(parsed.commands.iter().map(shell::Facts::of));
-        }
-        let facts = &*facts;
+        let mut facts = shell::LineFacts::new(parsed, facts);
         let for_program = |program: &str| match index {
             Some(index) => index.for_program(table, program),
             None => table.for_program(program),
@@ -587,12 +562,9 @@ impl<'s> Classifier<'s> {
                 return;
             };
             if *slot & bit == 0
-                && index
-                    .and_then(|x| x.need(at))
-                    .is_none_or(|need| need.admits(facts))
                 && table
-                    .pattern(at)
-                    .is_some_and(|p| shell::matches_in(p, parsed, raw))
+                    .candidate(at)
+                    .is_some_and(|(p, need)| facts.admit(need) && shell::matches_in(p, parsed, raw))
             {
                 *slot |= bit;
             }

@@ -40,8 +40,9 @@ fn indexed(classifier: &Classifier<'_>, line: &str) -> Vec<u8> {
     classifier.command_hits(&shell::parse(line), line)
 }
 
-/// A classifier that has classified twice, so that it holds its index (the first stages'
-/// needs, `shell::Need`, the `raw:` byte groups): `command_hits` then skips patterns.
+/// A classifier that has classified twice, so that it holds its index (the `raw:` byte
+/// groups; the first stages' needs, `shell::Need`, come with the table and are used on every
+/// classification).
 fn used<'s>(compiled: &'s gate_spec::exec::CompiledSpec) -> Classifier<'s> {
     let classifier = Classifier::with_table(compiled.ir(), compiled.machine.commands());
     for _ in 0..2 {

@@ -13,6 +13,11 @@
 //! The index makes classification cost depend on the patterns for the programs a command line
 //! runs, not on the total: a pattern whose first stage names a program literally (`rm -r /`,
 //! `curl * | sh`) can only match a line that runs that program.
+//!
+//! Beside each staged pattern the table holds its [`Need`]: the flags and literal words its
+//! first stage needs of the command it matches. The classifier tests it against what each
+//! command of a line offers (`gate_runtime::shell::Facts`) and tries the matcher only on the
+//! patterns the line can satisfy; computing it here means a hook computes none.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -106,6 +111,104 @@ pub struct CommandTable {
     pub refs: List<PatternRef>,
     /// `raw:` patterns and patterns whose first program is a glob: tried on every line.
     pub always: Slice,
+    /// Parallel to [`patterns`](Self::patterns): the [`Need`] of each staged pattern
+    /// (`Need::default()` for a `raw:` one, which has none; see [`CommandTable::need`]).
+    /// An empty list means no need is known, and every candidate pattern is tried.
+    pub needs: List<Need>,
+}
+
+/// The long names some program treats as equivalent to a short flag (`rm -r` and
+/// `rm --recursive`), each a bit of [`Need::names`]; see [`long_name_bit`].
+pub const LONG_NAMES: [&str; 5] = ["recursive", "force", "symbolic", "in-place", "insecure"];
+
+/// The bit of `name` in a set of [`LONG_NAMES`] (0 for any other name).
+pub fn long_name_bit(name: &str) -> u8 {
+    LONG_NAMES
+        .iter()
+        .position(|n| *n == name)
+        .map_or(0, |i| 1 << i)
+}
+
+/// [`bloom`] domain of long option names.
+pub const BLOOM_LONG: u8 = 1;
+/// [`bloom`] domain of words (arguments as written).
+pub const BLOOM_WORD: u8 = 2;
+
+/// Two bits of a 64-bit Bloom filter for `text` in domain `tag` (FNV-1a).
+pub fn bloom(tag: u8, text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in std::iter::once(tag).chain(text.bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    (1 << (h & 63)) | (1 << ((h >> 6) & 63))
+}
+
+/// What the first stage of a staged pattern needs of the command it matches: every short
+/// flag it names (an ASCII bit set), every long flag with a short equivalent somewhere
+/// ([`LONG_NAMES`]), and, through a 64-bit Bloom filter ([`bloom`]), every other long flag
+/// (without `=`) and every literal word (a glob without `*` or `?`).
+///
+/// A command can satisfy the stage only if it offers all of them; the runtime's `Facts` of a
+/// command are exact for the first two sets and never miss a word in the third, so a need a
+/// line's facts do not admit is a pattern that cannot match the line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Need {
+    /// ASCII short flags (bit `c as u32`).
+    pub short: u128,
+    /// [`LONG_NAMES`] named as long flags.
+    pub names: u8,
+    /// Bloom filter of the other long names ([`BLOOM_LONG`]) and literal words
+    /// ([`BLOOM_WORD`]).
+    pub words: u64,
+    /// The literal bytes of its glob words (a set of 256 bits): a text glob matches only a
+    /// word holding each of its bytes other than `*` and `?`, so some word of the command
+    /// holds each.
+    pub bytes: [u64; 4],
+}
+
+/// Adds each byte to a 256-bit set (bit `b & 63` of word `b >> 6`).
+pub fn add_bytes(set: &mut [u64; 4], bytes: impl Iterator<Item = u8>) {
+    for b in bytes {
+        set[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+}
+
+impl Need {
+    /// The need of a staged pattern; `None` for a `raw:` one (or one without stages).
+    pub fn of(pattern: Pattern<'_>) -> Option<Need> {
+        let Pattern::Stages(..) = pattern else {
+            return None;
+        };
+        let stage = pattern.stages().next()?;
+        Some(Need::of_args(stage.args()))
+    }
+
+    /// The need of a stage with these argument matchers.
+    pub fn of_args<'a>(args: impl Iterator<Item = Arg<'a>>) -> Need {
+        let mut need = Need::default();
+        for token in args {
+            match token {
+                Arg::ShortFlag(c) if c.is_ascii() => need.short |= 1 << (c as u32),
+                Arg::ShortFlag(_) => {}
+                Arg::LongFlag(name) => match long_name_bit(name) {
+                    0 if !name.contains('=') => need.words |= bloom(BLOOM_LONG, name),
+                    0 => {}
+                    bit => need.names |= bit,
+                },
+                Arg::Glob(g) => {
+                    if !g.contains(['*', '?']) {
+                        need.words |= bloom(BLOOM_WORD, g);
+                    }
+                    add_bytes(
+                        &mut need.bytes,
+                        g.bytes().filter(|b| !matches!(b, b'*' | b'?')),
+                    );
+                }
+            }
+        }
+        need
+    }
 }
 
 /// One argument matcher, borrowed from a table.
@@ -243,6 +346,12 @@ impl Builder {
     }
 }
 
+/// The text `s` of a table's `text` (empty for a range outside it).
+fn text_of(text: &str, s: Str) -> &str {
+    let start = s.start as usize;
+    text.get(start..start + s.len as usize).unwrap_or("")
+}
+
 impl CommandTable {
     /// Parses, flattens and indexes every command pattern of `spec`.
     pub fn build(spec: &Spec) -> CommandTable {
@@ -301,6 +410,26 @@ impl CommandTable {
         }
         let always_start = refs.len() as u32;
         refs.extend(always);
+        let needs: Vec<Need> = b
+            .patterns
+            .iter()
+            .map(|p| match *p {
+                PatternRec::Stages(stages) => {
+                    let first = b
+                        .stages
+                        .get(stages.start as usize)
+                        .filter(|_| stages.len > 0);
+                    first.map_or_else(Need::default, |s| {
+                        Need::of_args(b.args[s.args.range()].iter().map(|a| match *a {
+                            ArgRec::ShortFlag(c) => Arg::ShortFlag(c),
+                            ArgRec::LongFlag(s) => Arg::LongFlag(text_of(&b.text, s)),
+                            ArgRec::Glob(s) => Arg::Glob(text_of(&b.text, s)),
+                        }))
+                    })
+                }
+                PatternRec::Raw(_) => Need::default(),
+            })
+            .collect();
         CommandTable {
             text: Cow::Owned(b.text),
             rules: rules.into(),
@@ -313,13 +442,42 @@ impl CommandTable {
                 len: refs.len() as u32 - always_start,
             },
             refs: refs.into(),
+            needs: needs.into(),
         }
     }
 
     /// A text of the table (empty for a range outside it, which a built table never has).
     pub fn str(&self, s: Str) -> &str {
-        let start = s.start as usize;
-        self.text.get(start..start + s.len as usize).unwrap_or("")
+        text_of(&self.text, s)
+    }
+
+    /// The index in [`patterns`](Self::patterns) of the pattern `at` refers to.
+    fn pattern_index(&self, at: PatternRef) -> Option<usize> {
+        let rule = self.rules.get(usize::from(at.rule))?;
+        let list = if at.except {
+            rule.except_commands
+        } else {
+            rule.commands
+        };
+        (u32::from(at.index) < list.len).then_some((list.start + u32::from(at.index)) as usize)
+    }
+
+    /// The [`Need`] of the staged pattern `at` refers to; `None` for a `raw:` pattern, for
+    /// one without stages, or when the table holds no needs.
+    pub fn need(&self, at: PatternRef) -> Option<&Need> {
+        self.candidate(at)?.1
+    }
+
+    /// The pattern `at` refers to and its [`Need`] (see [`need`](Self::need)), found once.
+    pub fn candidate(&self, at: PatternRef) -> Option<(Pattern<'_>, Option<&Need>)> {
+        let i = self.pattern_index(at)?;
+        Some(match *self.patterns.get(i)? {
+            PatternRec::Stages(stages) => (
+                Pattern::Stages(self, stages),
+                self.needs.get(i).filter(|_| stages.len > 0),
+            ),
+            PatternRec::Raw(g) => (Pattern::Raw(self.str(g)), None),
+        })
     }
 
     /// The patterns whose first stage names `program` literally.
@@ -343,24 +501,10 @@ impl CommandTable {
 
     /// The pattern `at` refers to.
     pub fn pattern(&self, at: PatternRef) -> Option<Pattern<'_>> {
-        let rule = self.rules.get(usize::from(at.rule))?;
-        let list = if at.except {
-            rule.except_commands
-        } else {
-            rule.commands
-        };
-        if u32::from(at.index) >= list.len {
-            return None;
-        }
-        Some(
-            match *self
-                .patterns
-                .get((list.start + u32::from(at.index)) as usize)?
-            {
-                PatternRec::Stages(stages) => Pattern::Stages(self, stages),
-                PatternRec::Raw(g) => Pattern::Raw(self.str(g)),
-            },
-        )
+        Some(match *self.patterns.get(self.pattern_index(at)?)? {
+            PatternRec::Stages(stages) => Pattern::Stages(self, stages),
+            PatternRec::Raw(g) => Pattern::Raw(self.str(g)),
+        })
     }
 
     /// Every pattern of one rule's `commands` (or `except_commands`), in order.

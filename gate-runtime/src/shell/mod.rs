@@ -33,7 +33,7 @@ mod prefilter;
 pub use classify::{class_of, classify, paths};
 pub use matching::{matches, matches_in, stage_matches};
 pub use parse::{parse, parse_argv};
-pub use prefilter::{Facts, Need};
+pub use prefilter::{admits, Facts, LineFacts, Need};
 
 /// Deepest nesting of subshells, substitutions and `-c` scripts that is followed.
 pub const MAX_DEPTH: usize = 24;

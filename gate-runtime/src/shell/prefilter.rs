@@ -1,57 +1,29 @@
-//! Necessary conditions of staged command patterns, read once per pattern ([`Need`]) and once
-//! per command of a line ([`Facts`]), so that a line tried against the many patterns of its
-//! program (a hundred `rm` patterns on any `rm` line) runs the matcher only on the patterns
-//! whose flags and literal words the line can satisfy.
+//! Necessary conditions of staged command patterns: the [`Need`] of each pattern (computed
+//! when its spec's command table is built, `gate_spec::commands`) against the [`Facts`] of
+//! each command of a line, so that a line tried against the many patterns of its program (a
+//! hundred `rm` patterns on any `rm` line) runs the matcher only on the patterns whose flags
+//! and literal words the line can satisfy.
 //!
 //! A pattern's first stage must match some command of the line ([`super::matches_in`]). That
 //! command then holds every short flag the stage names (in a cluster, or through the
 //! program's long equivalent), every long flag (`--name`, `--name=…`, or a cluster character
 //! equivalent to it), every literal word the stage names (a glob without `*` or `?`
 //! matches only the equal word), and among its words every byte of the stage's globs other
-//! than `*` and `?` (a text glob's other bytes are literal). [`Need::admits`] is true
-//! whenever some command has all of them: sets of ASCII flag characters, of the equivalent
-//! long names and of bytes are exact, other long names and literal words are tested through
-//! a 64-bit Bloom filter (no false "absent").
-//! So a pattern that [`Need::admits`] rejects cannot match (proptest below; the table-wide
-//! agreement is `tests/classify_index.rs`).
+//! than `*` and `?` (a text glob's other bytes are literal). [`admits`] is true whenever
+//! some command has all of them: sets of ASCII flag characters, of the equivalent long names
+//! and of bytes are exact, other long names and literal words are tested through a 64-bit
+//! Bloom filter (no false "absent"). So a pattern that [`admits`] rejects cannot match
+//! (proptest below; the table-wide agreement is `tests/classify_index.rs` and
+//! `tests/classify_needs.rs`).
 
-use gate_spec::commands::{Arg, Pattern};
+pub use gate_spec::commands::Need;
+use gate_spec::commands::{add_bytes, bloom, long_name_bit, BLOOM_LONG, BLOOM_WORD};
 
 use super::matching::{cluster, long_name};
-use super::SimpleCommand;
-
-/// The long names [`long_name`] gives equivalents for, each a bit of a name set.
-const LONG_NAMES: [&str; 5] = ["recursive", "force", "symbolic", "in-place", "insecure"];
+use super::{Parsed, SimpleCommand};
 
 /// The short flags some program treats as equivalent to a long name.
 const ALIASED: [char; 6] = ['r', 'R', 'f', 's', 'i', 'k'];
-
-fn name_bit(name: &str) -> u8 {
-    LONG_NAMES
-        .iter()
-        .position(|n| *n == name)
-        .map_or(0, |i| 1 << i)
-}
-
-/// Two bits of a 64-bit Bloom filter for `text` in domain `tag` (FNV-1a).
-fn bloom(tag: u8, text: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in std::iter::once(tag).chain(text.bytes()) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    (1 << (h & 63)) | (1 << ((h >> 6) & 63))
-}
-
-/// Adds each byte to a 256-bit set.
-fn add_bytes(set: &mut [u64; 4], bytes: impl Iterator<Item = u8>) {
-    for b in bytes {
-        set[usize::from(b >> 6)] |= 1 << (b & 63);
-    }
-}
-
-const LONG: u8 = 1;
-const WORD: u8 = 2;
 
 /// What one simple command offers the flag and word tokens of a stage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,7 +31,7 @@ pub struct Facts {
     /// ASCII short flags the command's options satisfy (in a cluster, or through the long
     /// equivalent of the flag for this program).
     short: u128,
-    /// [`LONG_NAMES`] its options satisfy.
+    /// [`gate_spec::commands::LONG_NAMES`] its options satisfy.
     names: u8,
     /// Bloom filter of its long option names (`--name[=…]` before a `--`) and of its words.
     words: u64,
@@ -82,82 +54,81 @@ impl Facts {
                         out.short |= 1 << (f as u32);
                     }
                     if let Some(name) = long_name(&cmd.program, f) {
-                        out.names |= name_bit(name);
+                        out.names |= long_name_bit(name);
                     }
                 }
             } else if let Some(rest) = a.strip_prefix("--") {
                 let name = rest.split_once('=').map_or(rest, |(n, _)| n);
-                out.names |= name_bit(name);
-                out.words |= bloom(LONG, name);
+                out.names |= long_name_bit(name);
+                out.words |= bloom(BLOOM_LONG, name);
             }
         }
-        for c in ALIASED {
-            if long_name(&cmd.program, c).is_some_and(|n| out.names & name_bit(n) != 0) {
+        // An alias adds a flag only through a long name the options satisfy.
+        for c in ALIASED.into_iter().filter(|_| out.names != 0) {
+            if long_name(&cmd.program, c).is_some_and(|n| out.names & long_name_bit(n) != 0) {
                 out.short |= 1 << (c as u32);
             }
         }
         for a in &cmd.args {
-            out.words |= bloom(WORD, a);
+            out.words |= bloom(BLOOM_WORD, a);
             add_bytes(&mut out.bytes, a.bytes());
         }
         out
     }
-}
 
-/// What the first stage of a staged pattern needs of the command it matches.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Need {
-    short: u128,
-    names: u8,
-    words: u64,
-    /// The literal bytes of its glob words: a text glob matches only a word holding each of
-    /// its bytes other than `*` and `?`, so some word of the command holds each.
-    bytes: [u64; 4],
-}
-
-impl Need {
-    /// The need of a staged pattern; `None` for a `raw:` one (or one without stages).
-    pub fn of(pattern: Pattern<'_>) -> Option<Need> {
-        let Pattern::Stages(..) = pattern else {
-            return None;
-        };
-        let stage = pattern.stages().next()?;
-        Some(Need::of_args(stage.args()))
+    /// The command has everything `need` asks for.
+    #[inline]
+    pub fn has(&self, need: &Need) -> bool {
+        need.short & !self.short == 0
+            && need.names & !self.names == 0
+            && need.words & !self.words == 0
+            && need.bytes.iter().zip(&self.bytes).all(|(n, h)| n & !h == 0)
     }
+}
 
-    fn of_args<'a>(args: impl Iterator<Item = Arg<'a>>) -> Need {
-        let mut need = Need::default();
-        for token in args {
-            match token {
-                Arg::ShortFlag(c) if c.is_ascii() => need.short |= 1 << (c as u32),
-                Arg::ShortFlag(_) => {}
-                Arg::LongFlag(name) => match name_bit(name) {
-                    0 if !name.contains('=') => need.words |= bloom(LONG, name),
-                    0 => {}
-                    bit => need.names |= bit,
-                },
-                Arg::Glob(g) => {
-                    if !g.contains(['*', '?']) {
-                        need.words |= bloom(WORD, g);
-                    }
-                    add_bytes(
-                        &mut need.bytes,
-                        g.bytes().filter(|b| !matches!(b, b'*' | b'?')),
-                    );
-                }
-            }
+/// Some command (its [`Facts`]) has everything the stage needs.
+#[inline]
+pub fn admits(need: &Need, facts: &[Facts]) -> bool {
+    facts.iter().any(|f| f.has(need))
+}
+
+/// The [`Facts`] of a line's commands, read the first time a pattern's need is tested (a
+/// line with no candidate pattern reads none), then kept for its other patterns. They are
+/// kept in a caller's vector, so a classifier in repeated use allocates them once.
+#[derive(Debug)]
+pub struct LineFacts<'p, 'r> {
+    commands: &'p [SimpleCommand],
+    facts: &'r mut Vec<Facts>,
+    read: bool,
+}
+
+impl<'p, 'r> LineFacts<'p, 'r> {
+    /// The facts of `parsed`'s commands, to be read into `room` (cleared first) when needed.
+    pub fn new(parsed: &'p Parsed, room: &'r mut Vec<Facts>) -> LineFacts<'p, 'r> {
+        LineFacts {
+            commands: &parsed.commands,
+            facts: room,
+            read: false,
         }
-        need
     }
 
-    /// Some command (its [`Facts`]) has everything the stage needs.
-    pub fn admits(&self, facts: &[Facts]) -> bool {
-        facts.iter().any(|f| {
-            self.short & !f.short == 0
-                && self.names & !f.names == 0
-                && self.words & !f.words == 0
-                && self.bytes.iter().zip(&f.bytes).all(|(n, h)| n & !h == 0)
-        })
+    /// The line may satisfy a pattern with this need (always, for a pattern without one).
+    #[inline]
+    pub fn admit(&mut self, need: Option<&Need>) -> bool {
+        let Some(need) = need else {
+            return true;
+        };
+        if !self.read {
+            self.read_facts();
+        }
+        admits(need, self.facts)
+    }
+
+    #[inline(never)]
+    fn read_facts(&mut self) {
+        self.facts.clear();
+        self.facts.extend(self.commands.iter().map(Facts::of));
+        self.read = true;
     }
 }
 
@@ -165,6 +136,7 @@ impl Need {
 mod tests {
     use super::super::stage_matches;
     use super::*;
+    use gate_spec::commands::Arg;
     use proptest::prelude::*;
 
     fn command(program: &str, args: &[&str]) -> SimpleCommand {
@@ -266,16 +238,16 @@ mod tests {
     fn a_need_rejects_what_the_line_lacks() {
         let rm = Facts::of(&command("rm", &["foo.txt"]));
         let need = Need::of_args(["-r", "-f", "/"].map(token).into_iter());
-        assert!(!need.admits(&[rm]));
+        assert!(!admits(&need, &[rm]));
         let rm_rf = Facts::of(&command("rm", &["--recursive", "-f", "/"]));
-        assert!(need.admits(&[rm, rm_rf]));
-        assert!(!need.admits(&[]));
+        assert!(admits(&need, &[rm, rm_rf]));
+        assert!(!admits(&need, &[]));
         // A glob's literal bytes: `rm -rf build` holds no `/` for `rm -r /*`.
         let build = Facts::of(&command("rm", &["-rf", "build"]));
         let slash_star = Need::of_args(["-r", "/*"].map(token).into_iter());
-        assert!(!slash_star.admits(&[build]));
+        assert!(!admits(&slash_star, &[build]));
         let tmp = Facts::of(&command("rm", &["-rf", "/tmp"]));
-        assert!(slash_star.admits(&[tmp]));
+        assert!(admits(&slash_star, &[tmp]));
     }
 
     proptest! {
@@ -291,7 +263,7 @@ mod tests {
             let args: Vec<Arg<'_>> = tokens.iter().map(|t| token(t)).collect();
             if stage_matches(program, args.iter().copied(), &cmd) {
                 let need = Need::of_args(args.iter().copied());
-                prop_assert!(need.admits(&[Facts::of(&cmd)]), "{:?} on {:?}", tokens, words);
+                prop_assert!(admits(&need, &[Facts::of(&cmd)]), "{:?} on {:?}", tokens, words);
             }
         }
     }
