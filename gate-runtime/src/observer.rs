@@ -614,8 +614,21 @@ impl<'s> Classifier<'s> {
                 }
             }
             None => {
+                // Without an index, each `raw:` pattern's literal bytes are checked in place,
+                // the same test as the index's `raw` sets: a raw glob matches only a line
+                // holding every one of its bytes other than `*` and `?`. Most fail on their
+                // first letters, before the glob matcher would run.
+                let line = ByteSet::of(raw.bytes());
                 for &at in always {
-                    try_pattern(at);
+                    let admitted = match table.pattern(at) {
+                        Some(Pattern::Raw(g)) => {
+                            g.bytes().all(|b| matches!(b, b'*' | b'?') || line.has(b))
+                        }
+                        _ => true,
+                    };
+                    if admitted {
+                        try_pattern(at);
+                    }
                 }
             }
         }
