@@ -13,18 +13,12 @@ use gate_runtime::observer::{
 use gate_spec::ir::{ActionClass, Phase};
 use proptest::prelude::*;
 
+mod common;
+use common::lines::corpus;
+
 fn specs() -> impl Iterator<Item = &'static gate_spec::exec::CompiledSpec> {
     assert!(!gate_specs::ALL.is_empty(), "no shipped spec compiled");
     gate_specs::ALL.iter().copied()
-}
-
-fn corpus() -> Vec<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/commands.tsv");
-    let text = std::fs::read_to_string(path).expect("the labelled corpus is readable");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .filter_map(|l| l.split_once('\t').map(|(_, cmd)| cmd.to_string()))
-        .collect()
 }
 
 const TOOLS: [&str; 12] = [

@@ -9,6 +9,9 @@ use gate_spec::commands::CommandTable;
 use gate_spec::pattern::{parse_command, ArgPattern, CommandPattern};
 use proptest::prelude::*;
 
+mod common;
+use common::lines::{corpus, line_strategy};
+
 fn specs() -> impl Iterator<Item = &'static gate_spec::exec::CompiledSpec> {
     assert!(!gate_specs::ALL.is_empty(), "no shipped spec compiled");
     gate_specs::ALL.iter().copied()
@@ -55,15 +58,6 @@ fn used<'s>(compiled: &'s gate_spec::exec::CompiledSpec) -> Classifier<'s> {
         classifier.classify(&event);
     }
     classifier
-}
-
-fn corpus() -> Vec<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/commands.tsv");
-    let text = std::fs::read_to_string(path).expect("the labelled corpus is readable");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .filter_map(|l| l.split_once('\t').map(|(_, cmd)| cmd.to_string()))
-        .collect()
 }
 
 /// A table pattern back as the parser's tree.
@@ -175,82 +169,6 @@ fn the_index_agrees_with_trying_every_pattern_on_the_corpus() {
         matched_somewhere > 100,
         "the corpus exercises matches ({matched_somewhere})"
     );
-}
-
-/// Words for generated lines: every program and argument token the shipped patterns name,
-/// plus words no pattern names.
-fn vocabulary() -> (Vec<String>, Vec<String>) {
-    let mut programs = vec!["foo".to_string(), "/usr/bin/rm".to_string()];
-    let mut args = [
-        "x",
-        "--",
-        "-rf",
-        "-fr",
-        "-Rf",
-        "-R",
-        "--recursive",
-        "--force",
-        "--force=1",
-        "--force-with-lease",
-        "--in-place=.bak",
-        "-é",
-    ]
-    .map(String::from)
-    .to_vec();
-    for compiled in specs() {
-        for rule in &compiled.ir().rules {
-            for p in rule.commands.iter().chain(&rule.except_commands) {
-                let Ok(CommandPattern::Stages(stages)) = parse_command(&p.text) else {
-                    continue;
-                };
-                for stage in stages.iter() {
-                    programs.push(stage.program.replace('*', "x"));
-                    for a in stage.args.iter() {
-                        args.push(match a {
-                            ArgPattern::ShortFlag(c) => format!("-{c}"),
-                            ArgPattern::LongFlag(name) => format!("--{name}"),
-                            ArgPattern::Glob(g) => g.replace('*', "y"),
-                        });
-                    }
-                }
-            }
-        }
-    }
-    programs.sort();
-    programs.dedup();
-    args.sort();
-    args.dedup();
-    (programs, args)
-}
-
-fn line_strategy() -> impl Strategy<Value = String> {
-    let (programs, args) = vocabulary();
-    let command = (
-        proptest::sample::select(programs),
-        proptest::collection::vec(proptest::sample::select(args), 0..5),
-    )
-        .prop_map(|(p, a)| {
-            let mut words = vec![p];
-            words.extend(a);
-            words.join(" ")
-        });
-    let joiner = proptest::sample::select(vec![" | ", " && ", "; ", " || "]);
-    (
-        command.clone(),
-        proptest::collection::vec((joiner, command), 0..3),
-        proptest::sample::select(vec!["", "sudo ", "bash -c '", "env X=1 "]),
-    )
-        .prop_map(|(first, rest, prefix)| {
-            let mut line = format!("{prefix}{first}");
-            for (j, c) in rest {
-                line.push_str(j);
-                line.push_str(&c);
-            }
-            if prefix.ends_with('\'') {
-                line.push('\'');
-            }
-            line
-        })
 }
 
 proptest! {

@@ -9,10 +9,13 @@ use std::borrow::Cow;
 use gate_runtime::event::Event;
 use gate_runtime::observer::{Classification, Classifier};
 use gate_runtime::shell;
-use gate_spec::commands::{CommandTable, Need, PatternRef};
+use gate_spec::commands::{CommandTable, Need};
 use gate_spec::exec::CompiledSpec;
 use gate_spec::ir::Phase;
 use proptest::prelude::*;
+
+mod common;
+use common::lines::{corpus, line_strategy, refs};
 
 fn specs() -> impl Iterator<Item = &'static CompiledSpec> {
     assert!(!gate_specs::ALL.is_empty(), "no shipped spec compiled");
@@ -32,22 +35,6 @@ fn without_needs(table: &CommandTable) -> CommandTable {
         needs: Cow::Borrowed(&[]),
         ..table.clone()
     }
-}
-
-/// Every pattern of the table, as the references the classifier uses.
-fn refs(table: &CommandTable) -> Vec<PatternRef> {
-    let mut out = Vec::new();
-    for rule in 0..table.rules.len() as u16 {
-        for except in [false, true] {
-            let n = table.rule_patterns(rule, except).count();
-            out.extend((0..n as u16).map(|index| PatternRef {
-                rule,
-                except,
-                index,
-            }));
-        }
-    }
-    out
 }
 
 fn bash(line: &str) -> Event {
@@ -105,15 +92,6 @@ fn needs_admit_every_match(line: &str) -> Result<usize, String> {
         }
     }
     Ok(matched)
-}
-
-fn corpus() -> Vec<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/commands.tsv");
-    let text = std::fs::read_to_string(path).expect("the labelled corpus is readable");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .filter_map(|l| l.split_once('\t').map(|(_, cmd)| cmd.to_string()))
-        .collect()
 }
 
 #[test]
@@ -217,82 +195,6 @@ fn classification_with_needs_equals_classification_without_on_the_corpus() {
     assert!(matched > 100, "the corpus exercises matches ({matched})");
 }
 
-/// Words for generated lines: every program and argument token the shipped patterns name,
-/// plus words no pattern names.
-fn vocabulary() -> (Vec<String>, Vec<String>) {
-    use gate_spec::commands::{Arg, Pattern};
-    let mut programs = vec!["foo".to_string(), "/usr/bin/rm".to_string()];
-    let mut args = [
-        "x",
-        "--",
-        "-rf",
-        "-fr",
-        "-Rf",
-        "-R",
-        "--recursive",
-        "--force",
-        "--force=1",
-        "--force-with-lease",
-        "--in-place=.bak",
-        "-é",
-    ]
-    .map(String::from)
-    .to_vec();
-    for compiled in specs() {
-        let table = table(compiled);
-        for at in refs(table) {
-            let Some(p @ Pattern::Stages(..)) = table.pattern(at) else {
-                continue;
-            };
-            for stage in p.stages() {
-                programs.push(stage.program.replace('*', "x"));
-                for a in stage.args() {
-                    args.push(match a {
-                        Arg::ShortFlag(c) => format!("-{c}"),
-                        Arg::LongFlag(name) => format!("--{name}"),
-                        Arg::Glob(g) => g.replace('*', "y"),
-                    });
-                }
-            }
-        }
-    }
-    programs.sort();
-    programs.dedup();
-    args.sort();
-    args.dedup();
-    (programs, args)
-}
-
-fn line_strategy() -> impl Strategy<Value = String> {
-    let (programs, args) = vocabulary();
-    let command = (
-        proptest::sample::select(programs),
-        proptest::collection::vec(proptest::sample::select(args), 0..5),
-    )
-        .prop_map(|(p, a)| {
-            let mut words = vec![p];
-            words.extend(a);
-            words.join(" ")
-        });
-    let joiner = proptest::sample::select(vec![" | ", " && ", "; ", " || "]);
-    (
-        command.clone(),
-        proptest::collection::vec((joiner, command), 0..3),
-        proptest::sample::select(vec!["", "sudo ", "bash -c '", "env X=1 "]),
-    )
-        .prop_map(|(first, rest, prefix)| {
-            let mut line = format!("{prefix}{first}");
-            for (j, c) in rest {
-                line.push_str(j);
-                line.push_str(&c);
-            }
-            if prefix.ends_with('\'') {
-                line.push('\'');
-            }
-            line
-        })
-}
-
 /// Every staged pattern's stages as words: the program and each argument matcher written as a
 /// command would (a short flag as `-c`, a long one as `--name`, a glob with `*` as `y`).
 fn pattern_stages() -> Vec<Vec<Vec<String>>> {
@@ -383,6 +285,42 @@ fn near_pattern_line() -> impl Strategy<Value = String> {
         })
 }
 
+/// The property both generators check: every match is admitted by its need, and the pattern
+/// hits and classifications with the table's needs equal those without them, on first use
+/// and (`with_index`) through a classifier's index.
+fn same_with_and_without_needs(line: &str, with_index: bool) -> Result<(), TestCaseError> {
+    if let Err(e) = needs_admit_every_match(line) {
+        prop_assert!(false, "{}", e);
+    }
+    let event = bash(line);
+    for compiled in specs() {
+        let table = table(compiled);
+        let plain = without_needs(table);
+        prop_assert_eq!(
+            first_hits(compiled, table, line),
+            first_hits(compiled, &plain, line),
+            "spec `{}` (pattern hits)",
+            compiled.name
+        );
+        let want = first_use(compiled, &plain, &event);
+        prop_assert_eq!(
+            first_use(compiled, table, &event),
+            want.clone(),
+            "spec `{}` (first use)",
+            compiled.name
+        );
+        if with_index {
+            prop_assert_eq!(
+                used(compiled, table).classify(&event),
+                want,
+                "spec `{}` (index)",
+                compiled.name
+            );
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(
         std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)
@@ -392,54 +330,13 @@ proptest! {
     fn classification_with_needs_equals_classification_without_on_generated_lines(
         line in line_strategy()
     ) {
-        if let Err(e) = needs_admit_every_match(&line) {
-            prop_assert!(false, "{}", e);
-        }
-        let event = bash(&line);
-        for compiled in specs() {
-            let table = table(compiled);
-            let plain = without_needs(table);
-            prop_assert_eq!(
-                first_hits(compiled, table, &line),
-                first_hits(compiled, &plain, &line),
-                "spec `{}` (pattern hits)", compiled.name
-            );
-            let want = first_use(compiled, &plain, &event);
-            prop_assert_eq!(
-                first_use(compiled, table, &event),
-                want.clone(),
-                "spec `{}` (first use)", compiled.name
-            );
-            prop_assert_eq!(
-                used(compiled, table).classify(&event),
-                want,
-                "spec `{}` (index)", compiled.name
-            );
-        }
+        same_with_and_without_needs(&line, true)?;
     }
 
     #[test]
     fn classification_with_needs_equals_classification_without_near_patterns(
         line in near_pattern_line()
     ) {
-        if let Err(e) = needs_admit_every_match(&line) {
-            prop_assert!(false, "{}", e);
-        }
-        let event = bash(&line);
-        for compiled in specs() {
-            let table = table(compiled);
-            let plain = without_needs(table);
-            prop_assert_eq!(
-                first_hits(compiled, table, &line),
-                first_hits(compiled, &plain, &line),
-                "spec `{}` (pattern hits)", compiled.name
-            );
-            let want = first_use(compiled, &plain, &event);
-            prop_assert_eq!(
-                first_use(compiled, table, &event),
-                want,
-                "spec `{}` (first use)", compiled.name
-            );
-        }
+        same_with_and_without_needs(&line, false)?;
     }
 }
