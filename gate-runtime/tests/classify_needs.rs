@@ -42,7 +42,7 @@ fn bash(line: &str) -> Event {
         phase: Some(Phase::PreTool),
         tool: Some("Bash".into()),
         target: Some(line.into()),
-        cwd: Some("/work/project".into()),
+        cwd: Some("/home/dev/project".into()),
         ..Default::default()
     }
 }
