@@ -201,14 +201,16 @@ enum Sink<'s> {
 }
 
 impl Sink<'_> {
-    fn feed(&mut self, event: Event, now_ms: i64) -> Result<()> {
+    /// Evaluate one event; the store keeps it (taken, leaving a default one), memory only
+    /// reads it.
+    fn feed(&mut self, event: &mut Event, now_ms: i64) -> Result<()> {
         match self {
             Sink::Memory(r) => {
-                r.feed(&event, now_ms, None);
+                r.feed(event, now_ms, None);
                 Ok(())
             }
             Sink::Stored { replayer, path } => replayer
-                .feed(event, now_ms)
+                .feed(std::mem::take(event), now_ms)
                 .map_err(|e| stored_error(path, replayer.stored(), &e)),
         }
     }
@@ -317,6 +319,8 @@ struct Reader {
     transcript: Transcript,
     clock: i64,
     items: Vec<Item>,
+    /// Chunks' vectors handed back by the evaluating side, to be cleared and reused here.
+    spent: Option<Receiver<Vec<Item>>>,
     line_no: u64,
     read_bytes: u64,
 }
@@ -361,8 +365,19 @@ impl Reader {
 
     /// Hand over what is collected; false when the evaluating side has stopped listening.
     fn send(&mut self, to: &SyncSender<Result<Chunk>>) -> bool {
+        // The next chunk reuses a vector the evaluating side has finished with. Clearing it
+        // here frees its events on this thread, which allocated them: freed on the
+        // evaluating thread, each free took this thread's allocator arena lock while this
+        // thread was allocating (futex waits and wake-ups on both sides).
+        let next = match self.spent.as_ref().and_then(|s| s.try_recv().ok()) {
+            Some(mut items) => {
+                items.clear();
+                items
+            }
+            None => Vec::with_capacity(CHUNK_ITEMS),
+        };
         let chunk = Chunk {
-            items: std::mem::replace(&mut self.items, Vec::with_capacity(CHUNK_ITEMS)),
+            items: std::mem::replace(&mut self.items, next),
             line_no: self.line_no,
             read_bytes: self.read_bytes,
         };
@@ -504,16 +519,17 @@ impl Reader {
 /// lines and how far the file was read.
 fn evaluate_all(
     from: Receiver<Result<Chunk>>,
+    spent: SyncSender<Vec<Item>>,
     sink: &mut Sink<'_>,
     progress: &mut Option<Progress>,
 ) -> Result<(Vec<BadLine>, u64, u64)> {
     let mut bad = Vec::new();
     let (mut line_no, mut read_bytes) = (0, 0);
     for chunk in from {
-        let chunk = chunk?;
-        for item in chunk.items {
+        let mut chunk = chunk?;
+        for item in &mut chunk.items {
             match item {
-                Item::Event { event, now_ms } => sink.feed(event, now_ms)?,
+                Item::Event { event, now_ms } => sink.feed(event, *now_ms)?,
                 Item::Bad {
                     bad: b,
                     stops: true,
@@ -522,9 +538,15 @@ fn evaluate_all(
                     sink.flush()?;
                     return Err(InputError::new(format!("line {}: {}", b.line, b.error)).into());
                 }
-                Item::Bad { bad: b, .. } => bad.push(b),
+                Item::Bad { bad: b, .. } => bad.push(BadLine {
+                    line: b.line,
+                    error: std::mem::take(&mut b.error),
+                }),
             }
         }
+        // Back to the reader, which frees the events it allocated (or, if it has enough
+        // vectors waiting, here).
+        let _ = spent.try_send(chunk.items);
         (line_no, read_bytes) = (chunk.line_no, chunk.read_bytes);
         if let Some(p) = progress.as_mut() {
             p.tick(line_no, read_bytes, sink);
@@ -584,14 +606,18 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
         transcript: Transcript::default(),
         clock: 0,
         items: Vec::with_capacity(CHUNK_ITEMS),
+        spent: None,
         line_no: 0,
         read_bytes: 0,
     };
     let (bad, line_no, read_bytes) = std::thread::scope(|scope| {
         let (to, from) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
+        let (spent_to, spent_from) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
+        let mut reader = reader;
+        reader.spent = Some(spent_from);
         scope.spawn(move || reader.run(file, &to));
         // Returning drops the receiver, which stops the reader at its next chunk.
-        evaluate_all(from, &mut sink, &mut progress)
+        evaluate_all(from, spent_to, &mut sink, &mut progress)
     })?;
     sink.flush()?;
     if let Some(p) = progress.as_mut() {
