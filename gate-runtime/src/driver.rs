@@ -963,21 +963,12 @@ fn write_event_detail(
                 cl.rule
                     .map_or(Field::Null, |r| Field::Name(&spec.rules[r as usize].name)),
             ),
-            ("mode", Field::Name(mode_name(outcome.mode))),
+            ("mode", Field::Name(outcome.mode.as_str())),
             ("proposed", Field::Name(outcome.proposed.name())),
             ("state", Field::Name(spec.state_name(machine_state))),
             ("approved", Field::Bool(approved)),
         ],
     );
-}
-
-/// The serialised name of a mode.
-fn mode_name(mode: gate_spec::ir::Mode) -> &'static str {
-    match mode {
-        gate_spec::ir::Mode::Observe => "observe",
-        gate_spec::ir::Mode::Steer => "steer",
-        gate_spec::ir::Mode::Gate => "gate",
-    }
 }
 
 /// Appends the stored detail of a note row: `{"note", "detail"}` of a note, or of a run of

@@ -402,14 +402,6 @@ fn check_rearm_floor(spec: &Spec, diags: &mut Diagnostics) {
     }
 }
 
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Observe => "observe",
-        Mode::Steer => "steer",
-        Mode::Gate => "gate",
-    }
-}
-
 /// G012: a higher tier with a weaker mode than a lower one (also through a role's overrides).
 fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
     let n = spec.tiers.len();
@@ -425,8 +417,8 @@ fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
                             "tier `{}` is riskier than `{}` but has a weaker mode ({} < {})",
                             tier.name,
                             spec.tier_name(at),
-                            mode_name(tier.mode),
-                            mode_name(mode)
+                            tier.mode.as_str(),
+                            mode.as_str()
                         ),
                     )
                     .with_label(spec.tiers[at as usize].span, "the lower tier is declared here")
@@ -454,8 +446,8 @@ fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
                                 role.name,
                                 spec.tier_name(tier),
                                 spec.tier_name(at),
-                                mode_name(mode),
-                                mode_name(m)
+                                mode.as_str(),
+                                m.as_str()
                             ),
                         )
                         .with_help("a role's `modes` must not weaken as risk grows"),

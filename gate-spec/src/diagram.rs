@@ -7,7 +7,7 @@
 //! styled distinctly; each edge is labelled `trigger [guard] / effects`; a legend lists the
 //! tiers with their modes and backstops and the classifier rules that set each tier.
 
-use crate::ir::{Block, Effect, Guard, Mode, Rule, Spec, StateId, Transition};
+use crate::ir::{Block, Effect, Guard, Rule, Spec, StateId, Transition};
 use std::fmt::Write as _;
 
 /// How a state is drawn.
@@ -146,14 +146,6 @@ fn state_note(spec: &Spec, id: StateId) -> String {
     parts.join(", ")
 }
 
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Observe => "observe",
-        Mode::Steer => "steer",
-        Mode::Gate => "gate",
-    }
-}
-
 /// The guard as text (`tier=high, kind=edit|explore, role=none, rearm`); empty when absent.
 pub fn guard_text(spec: &Spec, guard: &Guard) -> String {
     let mut parts = Vec::new();
@@ -268,7 +260,7 @@ fn rule_text(spec: &Spec, rule: &Rule) -> String {
 pub fn legend_lines(spec: &Spec) -> Vec<String> {
     let mut lines = Vec::new();
     for (i, tier) in spec.tiers.iter().enumerate() {
-        let mut facts = vec![mode_name(tier.mode).to_string()];
+        let mut facts = vec![tier.mode.as_str().to_string()];
         if i == spec.default_tier as usize {
             facts.push("default".to_string());
         }

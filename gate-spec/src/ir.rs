@@ -199,6 +199,17 @@ pub enum Mode {
     Gate,
 }
 
+impl Mode {
+    /// The name a spec writes (and serde uses).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Observe => "observe",
+            Mode::Steer => "steer",
+            Mode::Gate => "gate",
+        }
+    }
+}
+
 /// A risk tier.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tier {
@@ -789,6 +800,16 @@ impl Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_modes_name_is_its_serialised_name() {
+        for mode in [Mode::Observe, Mode::Steer, Mode::Gate] {
+            assert_eq!(
+                serde_json::to_string(&mode).expect("serialises"),
+                format!("\"{}\"", mode.as_str())
+            );
+        }
+    }
 
     #[test]
     fn a_borrowed_list_is_an_owned_one_with_the_same_items() {
