@@ -320,7 +320,7 @@ struct Reader {
     clock: i64,
     items: Vec<Item>,
     /// Chunks' vectors handed back by the evaluating side, to be cleared and reused here.
-    spent: Option<Receiver<Vec<Item>>>,
+    spent: Receiver<Vec<Item>>,
     line_no: u64,
     read_bytes: u64,
 }
@@ -369,12 +369,12 @@ impl Reader {
         // here frees its events on this thread, which allocated them: freed on the
         // evaluating thread, each free took this thread's allocator arena lock while this
         // thread was allocating (futex waits and wake-ups on both sides).
-        let next = match self.spent.as_ref().and_then(|s| s.try_recv().ok()) {
-            Some(mut items) => {
+        let next = match self.spent.try_recv() {
+            Ok(mut items) => {
                 items.clear();
                 items
             }
-            None => Vec::with_capacity(CHUNK_ITEMS),
+            Err(_) => Vec::with_capacity(CHUNK_ITEMS),
         };
         let chunk = Chunk {
             items: std::mem::replace(&mut self.items, next),
@@ -600,21 +600,20 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
     };
     let mut progress = Progress::new(args);
     let started = Instant::now();
+    // Chunks' vectors go back to the reader, which frees the events it allocated.
+    let (spent_to, spent_from) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
     let reader = Reader {
         forced: args.runtime.map(|r| r.runtime()),
         stop_on_error: args.stop_on_error,
         transcript: Transcript::default(),
         clock: 0,
         items: Vec::with_capacity(CHUNK_ITEMS),
-        spent: None,
+        spent: spent_from,
         line_no: 0,
         read_bytes: 0,
     };
     let (bad, line_no, read_bytes) = std::thread::scope(|scope| {
         let (to, from) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
-        let (spent_to, spent_from) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
-        let mut reader = reader;
-        reader.spent = Some(spent_from);
         scope.spawn(move || reader.run(file, &to));
         // Returning drops the receiver, which stops the reader at its next chunk.
         evaluate_all(from, spent_to, &mut sink, &mut progress)
