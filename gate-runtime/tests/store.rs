@@ -186,6 +186,111 @@ fn migrates_v1_database_keeping_its_rows() {
     assert_eq!(audit_indexes, Vec::<String>::new());
 }
 
+/// The `audit_head` row as stored.
+fn chain_head(db: &Path) -> (i64, i64, String, String) {
+    raw(db)
+        .query_row(
+            "SELECT rows, head_seq, head_mac, tag FROM audit_head",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap()
+}
+
+/// v4 rebuilt `windows` and `audit_head` without their CHECK constraints and dropped the
+/// `windows (repo, kind)` index: a v3 database keeps every window (ids included) and its
+/// chain head, and the chain still verifies.
+#[test]
+fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
+    let (_dir, db) = chain_with(5);
+    let window = |i: i64| WindowRow {
+        repo: format!("r{}", i % 2),
+        kind: "feature".into(),
+        session: format!("s{i}"),
+        actions: 10 + i,
+        secs: 60 * i,
+        closed_by: if i % 2 == 0 {
+            ClosedBy::Boundary
+        } else {
+            ClosedBy::Backstop
+        },
+        contaminated: i == 3,
+        closed_ms: 1000 * i,
+    };
+    {
+        let mut store = Store::open(&db).unwrap();
+        store
+            .transaction(|t| (1..=4).try_for_each(|i| t.record_window(&window(i))))
+            .unwrap();
+    }
+    // Put the two tables back as v1 and v2 created them, and the version back to 3.
+    raw(&db)
+        .execute_batch(
+            "CREATE TABLE w3 (id INTEGER PRIMARY KEY, repo TEXT NOT NULL, kind TEXT NOT NULL,
+                 session TEXT NOT NULL, actions INTEGER NOT NULL, secs INTEGER NOT NULL,
+                 closed_by TEXT NOT NULL CHECK (closed_by IN ('boundary', 'backstop', 'session_end')),
+                 contaminated INTEGER NOT NULL DEFAULT 0, closed INTEGER NOT NULL);
+             INSERT INTO w3 SELECT * FROM windows WHERE id != 2;
+             DROP TABLE windows;
+             ALTER TABLE w3 RENAME TO windows;
+             CREATE INDEX windows_repo_kind ON windows (repo, kind);
+             CREATE TABLE h3 (id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL,
+                 head_seq INTEGER NOT NULL, head_mac TEXT NOT NULL, tag TEXT NOT NULL);
+             INSERT INTO h3 SELECT * FROM audit_head;
+             DROP TABLE audit_head;
+             ALTER TABLE h3 RENAME TO audit_head;
+             PRAGMA user_version = 3;",
+        )
+        .unwrap();
+    let head_before = chain_head(&db);
+
+    let mut store = Store::open(&db).unwrap();
+    assert_eq!(user_version(&db), i64::from(SCHEMA_VERSION));
+    let kept = store.windows(None, None, false).unwrap();
+    assert_eq!(kept, vec![window(1), window(3), window(4)]);
+    let ids: Vec<i64> = raw(&db)
+        .prepare("SELECT id FROM windows ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(ids, vec![1, 3, 4], "window ids survive the rebuild");
+    let head_after = chain_head(&db);
+    assert_eq!(head_after, head_before);
+    assert!(verify(&db).is_ok());
+    // The chain goes on from the migrated head, and new windows take fresh ids.
+    store.transaction(|t| t.append_audit(&record(6))).unwrap();
+    store.transaction(|t| t.record_window(&window(5))).unwrap();
+    assert!(verify(&db).is_ok());
+    assert_eq!(store.windows(Some("r1"), None, false).unwrap().len(), 3);
+    let schema: Vec<(String, String)> = raw(&db)
+        .prepare("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let names: Vec<&str> = schema.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "audit",
+            "audit_head",
+            "baselines",
+            "grants",
+            "grants_action",
+            "meta",
+            "state",
+            "windows"
+        ]
+    );
+    assert!(
+        schema.iter().all(|(_, sql)| !sql.contains("CHECK")),
+        "{schema:?}"
+    );
+}
+
 /// `gate log --session` without an index: the last rows of one session among others,
 /// oldest first, exactly as the indexed query returned them.
 #[test]

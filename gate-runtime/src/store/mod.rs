@@ -63,8 +63,9 @@
 //! Measured on the warm `allow` call (callgrind, 4th call of a session; other code the same):
 //! 3.56 M → 3.02 M instructions, and 2.85 M → 2.31 M on average over the next 40 calls. What is
 //! left in the store is mostly fixed: parsing the schema (≈ 0.24 M for the 9 objects of schema
-//! v3, about 27 k per object and more for wide tables; each new table or index adds to every
-//! call), opening and closing SQLite (≈ 0.11 M), WAL recovery (≈ 0.57 instructions per WAL
+//! v3, about 27 k per object and more for wide tables or CHECK constraints; each new table,
+//! index or constraint adds to every call; schema v4 took 23 k off by dropping an unused index
+//! and two CHECK constraints), opening and closing SQLite (≈ 0.11 M), WAL recovery (≈ 0.57 instructions per WAL
 //! byte: a call appends about 15 KB, so recovery grows from ~0 to ≈ 0.15 M over one
 //! [`WAL_TRUNCATE_BYTES`] cycle, ≈ 0.07 M on average). Schema v3 dropped the audit's two
 //! secondary indexes: each was a schema entry to parse and a page write per row (a call

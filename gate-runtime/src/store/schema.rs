@@ -90,6 +90,39 @@ const MIGRATIONS: &[&str] = &[
     // entry to parse on every open (≈ 27 k instructions each).
     "DROP INDEX IF EXISTS audit_ts;
      DROP INDEX IF EXISTS audit_session;",
+    // v4: two tables rebuilt without what every open paid to parse and no query used. The
+    // `windows (repo, kind)` index served no query (the only reader, `Store::windows`, filters
+    // with `?1 IS NULL OR repo = ?1`, which no index serves, and calibration reads them all);
+    // `windows.closed_by` is checked where it is read (`ClosedBy::parse`) and written (an enum),
+    // and `audit_head.id` is only ever 1 in the statements that write it. The CHECK
+    // constraints were the dearest part of their tables to parse: together ≈ 40 k
+    // instructions off every hook call (docs/performance.md).
+    "CREATE TABLE windows_v4 (
+         id           INTEGER PRIMARY KEY,
+         repo         TEXT NOT NULL,
+         kind         TEXT NOT NULL,
+         session      TEXT NOT NULL,
+         actions      INTEGER NOT NULL,
+         secs         INTEGER NOT NULL,
+         closed_by    TEXT NOT NULL,
+         contaminated INTEGER NOT NULL DEFAULT 0,
+         closed       INTEGER NOT NULL
+     );
+     INSERT INTO windows_v4 (id, repo, kind, session, actions, secs, closed_by, contaminated, closed)
+         SELECT id, repo, kind, session, actions, secs, closed_by, contaminated, closed FROM windows;
+     DROP TABLE windows;
+     ALTER TABLE windows_v4 RENAME TO windows;
+     CREATE TABLE audit_head_v4 (
+         id       INTEGER PRIMARY KEY,
+         rows     INTEGER NOT NULL,
+         head_seq INTEGER NOT NULL,
+         head_mac TEXT NOT NULL,
+         tag      TEXT NOT NULL
+     );
+     INSERT INTO audit_head_v4 (id, rows, head_seq, head_mac, tag)
+         SELECT id, rows, head_seq, head_mac, tag FROM audit_head;
+     DROP TABLE audit_head;
+     ALTER TABLE audit_head_v4 RENAME TO audit_head;",
 ];
 
 /// The schema version this build writes and reads.
