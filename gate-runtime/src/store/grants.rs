@@ -152,16 +152,22 @@ impl Txn<'_> {
     /// [`Txn::consume_grant`]: the `ORDER BY created DESC LIMIT 1` form with every condition
     /// in SQL costs an ask twice as much to prepare and run (a sorter).
     fn pending_grant(&self, action_hash: &str, now_ms: i64) -> Result<Option<String>, StoreError> {
+        // `used_at` is tested here too: a plain equality is cheaper to prepare (−1.6 k).
         let mut stmt = self.tx.prepare_cached(
-            "SELECT id, created, approved_at, revoked, expires FROM grants
-             WHERE action_hash = ?1 AND used_at IS NULL",
+            "SELECT id, created, approved_at, revoked, expires, used_at FROM grants
+             WHERE action_hash = ?1",
         )?;
         let mut rows = stmt.query(params![action_hash])?;
         let mut best: Option<(i64, String)> = None;
         while let Some(r) = rows.next()? {
-            let (created, approved, revoked, expires): (i64, Option<i64>, i64, i64) =
-                (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
-            if approved.is_some() || revoked != 0 || expires <= now_ms {
+            let (created, approved, revoked, expires, used): (
+                i64,
+                Option<i64>,
+                i64,
+                i64,
+                Option<i64>,
+            ) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?);
+            if approved.is_some() || used.is_some() || revoked != 0 || expires <= now_ms {
                 continue;
             }
             let id: String = r.get(0)?;
