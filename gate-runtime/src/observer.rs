@@ -574,7 +574,7 @@ impl<'s> Classifier<'s> {
         let commands = &parsed.commands;
         if commands.len() <= 8 {
             for (k, c) in commands.iter().enumerate() {
-                let program = c.program.as_str();
+                let program = c.program.as_ref();
                 if commands[..k].iter().any(|d| d.program == program) {
                     continue;
                 }
@@ -583,7 +583,7 @@ impl<'s> Classifier<'s> {
                 }
             }
         } else {
-            let mut programs: Vec<&str> = commands.iter().map(|c| c.program.as_str()).collect();
+            let mut programs: Vec<&str> = commands.iter().map(|c| c.program.as_ref()).collect();
             programs.sort_unstable();
             programs.dedup();
             for program in programs {
