@@ -75,6 +75,8 @@ pub struct Classifier<'s> {
 struct HitScratch {
     hits: Vec<u8>,
     facts: Vec<shell::Facts>,
+    /// The bytes of each of the event's paths ([`glob::path_bytes`]), once an index exists.
+    path_bytes: Vec<[u64; 4]>,
 }
 
 /// Most tool names whose rule acceptance an [`Index`] remembers.
@@ -433,33 +435,41 @@ fn rule_accepts_tool(rule: &gate_spec::ir::Rule, tool: &str) -> bool {
 /// What an [`Index`] knows of one path glob: its need and its literal bytes.
 type PathNeeds = (NeedAt, [u64; 4]);
 
-/// A path test for the glob `g` (at `j` of its list): the need first (the index's, or
-/// derived now), then, with an index, the glob's literal bytes, then the glob matcher.
+/// A path test for the glob `g` (at `j` of its list), called with a path and its index in
+/// the event's paths: with an index, the glob's literal bytes first (a subset test against
+/// the path's bytes, `have`, computed once per event), then the need (the index's, or
+/// derived now), then the glob matcher. The same answer as the matcher alone: a path
+/// lacking a literal byte or the need is one the glob cannot match.
 fn path_test<'g>(
     g: &'g gate_spec::ir::Pattern,
     j: usize,
     needs: Option<&'g [PathNeeds]>,
+    have: &'g [[u64; 4]],
     cwd: &'g str,
-) -> impl Fn(&str) -> bool + 'g {
+) -> impl Fn(usize, &str) -> bool + 'g {
     let known = needs.and_then(|n| n.get(j));
     let need = known.map_or_else(|| glob::PathNeed::of(&g.text), |(n, _)| n.get(&g.text));
-    move |path: &str| {
-        need.admits(path)
-            && known.is_none_or(|(_, bytes)| glob::holds_bytes(bytes, path))
+    move |k: usize, path: &str| {
+        known.is_none_or(|(_, bytes)| match have.get(k) {
+            Some(have) => glob::bytes_within(bytes, have),
+            None => glob::holds_bytes(bytes, path),
+        }) && need.admits(path)
             && path_matches_plain(&g.text, path, cwd)
     }
 }
 
-/// Some glob of `globs` matches some path; `needs` are what an index knows of the globs.
+/// Some glob of `globs` matches some path; `needs` are what an index knows of the globs,
+/// `have` the paths' bytes (empty when not computed).
 fn any_path_matches(
     globs: &[gate_spec::ir::Pattern],
     needs: Option<&[PathNeeds]>,
     paths: &[String],
+    have: &[[u64; 4]],
     cwd: &str,
 ) -> bool {
     globs.iter().enumerate().any(|(j, g)| {
-        let test = path_test(g, j, needs, cwd);
-        paths.iter().any(|p| test(p))
+        let test = path_test(g, j, needs, have, cwd);
+        paths.iter().enumerate().any(|(k, p)| test(k, p))
     })
 }
 
@@ -468,13 +478,14 @@ fn all_paths_match(
     globs: &[gate_spec::ir::Pattern],
     needs: Option<&[PathNeeds]>,
     paths: &[String],
+    have: &[[u64; 4]],
     cwd: &str,
 ) -> bool {
-    paths.iter().all(|p| {
+    paths.iter().enumerate().all(|(k, p)| {
         globs
             .iter()
             .enumerate()
-            .any(|(j, g)| path_test(g, j, needs, cwd)(p))
+            .any(|(j, g)| path_test(g, j, needs, have, cwd)(k, p))
     })
 }
 
@@ -663,7 +674,11 @@ impl<'s> Classifier<'s> {
         // today: nothing here calls back out); then fresh ones.
         let mut scratch = self.scratch.try_borrow_mut();
         let mut fresh = HitScratch::default();
-        let HitScratch { hits, facts } = match scratch.as_deref_mut() {
+        let HitScratch {
+            hits,
+            facts,
+            path_bytes,
+        } = match scratch.as_deref_mut() {
             Ok(s) => s,
             Err(_) => &mut fresh,
         };
@@ -675,15 +690,29 @@ impl<'s> Classifier<'s> {
             _ => None,
         };
         let class = out.class;
+        // With an index, each path's bytes are gathered once for the path globs' literal tests.
+        path_bytes.clear();
+        if index.is_some() {
+            path_bytes.extend(out.paths.iter().map(|p| glob::path_bytes(p)));
+        }
+        let have = path_bytes.as_slice();
         match index {
             Some(index) => index.candidates(spec, tool, (phase, class), |rules| {
-                self.match_rules(&mut out, hits, event, Some(index), &mut rules.visit(hits))
+                self.match_rules(
+                    &mut out,
+                    hits,
+                    event,
+                    Some(index),
+                    have,
+                    &mut rules.visit(hits),
+                )
             }),
             None => self.match_rules(
                 &mut out,
                 hits,
                 event,
                 None,
+                have,
                 &mut (0..spec.rules.len())
                     .filter(|&i| rule_admits(&spec.rules[i], tool, phase, class)),
             ),
@@ -699,6 +728,7 @@ impl<'s> Classifier<'s> {
         hits: Option<&[u8]>,
         event: &Event,
         index: Option<&Index>,
+        have: &[[u64; 4]],
         rules: &mut dyn Iterator<Item = usize>,
     ) {
         let spec = self.spec;
@@ -714,6 +744,7 @@ impl<'s> Classifier<'s> {
                     &rule.paths,
                     index.and_then(|x| x.paths.get(i)).map(Vec::as_slice),
                     &out.paths,
+                    have,
                     cwd,
                 )
             {
@@ -732,6 +763,7 @@ impl<'s> Classifier<'s> {
                     &rule.except_paths,
                     index.and_then(|x| x.except_paths.get(i)).map(Vec::as_slice),
                     &out.paths,
+                    have,
                     cwd,
                 )
             {
@@ -878,6 +910,12 @@ pub struct EventKeys {
 }
 
 impl EventKeys {
+    /// Forget the digests (for the next event), keeping the room.
+    pub fn clear(&mut self) {
+        self.target = None;
+        self.scopes.clear();
+    }
+
     /// The digest of `target` (the event's target; the same text on every call).
     fn target(&mut self, target: &str) -> Key {
         *self
@@ -978,12 +1016,20 @@ pub fn effective_backstop(
     segment: &Segment,
     baselines: &Baselines,
 ) -> (Option<u32>, Option<u32>) {
+    backstop_of(spec, segment, segment.dominant_kind(), baselines)
+}
+
+/// [`effective_backstop`] with the segment's dominant kind already known.
+fn backstop_of(
+    spec: &Spec,
+    segment: &Segment,
+    dominant: Option<KindId>,
+    baselines: &Baselines,
+) -> (Option<u32>, Option<u32>) {
     let top = segment.max_tier.unwrap_or(spec.default_tier);
     let mut actions: Option<u32> = None;
     let mut secs: Option<u32> = None;
-    let learned = segment
-        .dominant_kind()
-        .and_then(|k| baselines.get(k as usize).copied().flatten());
+    let learned = dominant.and_then(|k| baselines.get(k as usize).copied().flatten());
     for tier in spec
         .tiers
         .iter()
@@ -1087,20 +1133,18 @@ pub fn observe_into(
     let seg = &state.segment;
     let target = event.target.as_deref().unwrap_or("");
     let failed = matches!(event.status, Some(Status::Failure)) || phase == Phase::PostToolFailure;
-    let (max_actions, max_secs) = effective_backstop(spec, seg, baselines);
+    // The dominant kind is read by the backstop and by kind-shift signals: counted once.
+    let dominant = seg.dominant_kind();
+    let (max_actions, max_secs) = backstop_of(spec, seg, dominant, baselines);
     let window_secs = elapsed_secs(seg.opened_ms, now_ms);
     let over_budget = |a: Option<u32>, s: Option<u32>| {
         a.is_some_and(|a| seg.actions >= a) || s.is_some_and(|s| window_secs >= u64::from(s))
     };
-    let dominant = OnceCell::new();
     raw.clear();
     raw.extend(spec.signals.iter().map(|signal| {
         match &signal.family {
             Family::KindShift => {
-                phase == Phase::PreTool
-                    && dominant
-                        .get_or_init(|| seg.dominant_kind())
-                        .is_some_and(|k| k != class.kind)
+                phase == Phase::PreTool && dominant.is_some_and(|k| k != class.kind)
             }
             Family::TierAtLeast { tier } => phase == Phase::PreTool && class.tier >= *tier,
             Family::FailureStreak { count } => failed && state.failures + 1 >= u32::from(*count),
