@@ -415,7 +415,7 @@ impl<'s> Engine<'s> {
         let window_before = WindowBefore::of(&state.observer.segment);
         let keys = &mut scratch.keys;
         keys.clear();
-        let (backstop, rearm_secs_ok) = observer::observe_into(
+        let (backstop, rearm_secs_ok) = observer::observe_in(
             spec,
             &state.observer,
             event,
@@ -426,6 +426,7 @@ impl<'s> Engine<'s> {
             Some(&self.classifier),
             &mut scratch.raw,
             &mut scratch.checkpoints,
+            window_before.dominant,
         );
         let tool_event = phase.is_tool();
         let input = Input {

@@ -192,11 +192,30 @@ pub fn holds_bytes(need: &[u64; 4], path: &str) -> bool {
 /// The set of the bytes of `path` (bit `b` for byte `b`), for [`bytes_within`]: computed
 /// once, it serves the tests of many globs against the same path.
 pub fn path_bytes(path: &str) -> [u64; 4] {
-    let mut have = [0u64; 4];
-    for &c in path.as_bytes() {
-        have[usize::from(c >> 6)] |= 1 << (c & 63);
+    byte_set(path.as_bytes())
+}
+
+/// The set of the bytes of `bytes`, bit `b & 63` of word `b >> 6` for byte `b`. Four
+/// bytes in a row go to four sets, merged at the end: one set alone is a chain of loads and
+/// stores of the same word (most text bytes fall in one word), each waiting for the last.
+pub fn byte_set(bytes: &[u8]) -> [u64; 4] {
+    let mut sets = [[0u64; 4]; 4];
+    let mut quads = bytes.chunks_exact(4);
+    for quad in &mut quads {
+        for (set, &c) in sets.iter_mut().zip(quad) {
+            set[usize::from(c >> 6)] |= 1 << (c & 63);
+        }
     }
-    have
+    for &c in quads.remainder() {
+        sets[0][usize::from(c >> 6)] |= 1 << (c & 63);
+    }
+    let mut out = [0u64; 4];
+    for set in &sets {
+        for (o, w) in out.iter_mut().zip(set) {
+            *o |= w;
+        }
+    }
+    out
 }
 
 /// Every byte of `need` is in `have`: [`holds_bytes`] of a path whose [`path_bytes`] are
@@ -291,6 +310,16 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The set built four bytes at a time is the set of the bytes.
+        #[test]
+        fn byte_set_is_the_set_of_bytes(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
+            let mut set = [0u64; 4];
+            for &c in &bytes {
+                set[usize::from(c >> 6)] |= 1 << (c & 63);
+            }
+            proptest::prop_assert_eq!(byte_set(&bytes), set);
+        }
+
         /// A path's byte set, computed once, answers the literal-bytes test of every glob:
         /// each byte the glob needs occurs in the path.
         #[test]

@@ -489,6 +489,24 @@ fn all_paths_match(
     })
 }
 
+/// The byte sets of an event's paths ([`glob::path_bytes`]), gathered when first read.
+struct PathBytes<'v> {
+    sets: &'v mut Vec<[u64; 4]>,
+    /// `sets` holds what it will hold (the sets, or nothing when there is no index).
+    filled: bool,
+}
+
+impl PathBytes<'_> {
+    fn get(&mut self, paths: &[String]) -> &[[u64; 4]] {
+        if !self.filled {
+            self.sets.clear();
+            self.sets.extend(paths.iter().map(|p| glob::path_bytes(p)));
+            self.filled = true;
+        }
+        self.sets
+    }
+}
+
 /// Flag of [`Classifier::command_hits`]: one of the rule's `commands` matches the line.
 pub const HIT_COMMAND: u8 = 1;
 /// Flag of [`Classifier::command_hits`]: one of the rule's `except_commands` matches.
@@ -606,7 +624,7 @@ impl<'s> Classifier<'s> {
         let always = table.always();
         match index {
             Some(index) => {
-                let line = ByteSet::of(raw.bytes());
+                let line = ByteSet(glob::byte_set(raw.as_bytes()));
                 for (key, entries) in &index.raw_buckets {
                     if key.is_some_and(|b| !line.has(b)) {
                         continue;
@@ -629,7 +647,7 @@ impl<'s> Classifier<'s> {
                 // the same test as the index's `raw` sets: a raw glob matches only a line
                 // holding every one of its bytes other than `*` and `?`. Most fail on their
                 // first letters, before the glob matcher would run.
-                let line = ByteSet::of(raw.bytes());
+                let line = ByteSet(glob::byte_set(raw.as_bytes()));
                 for &at in always {
                     let admitted = match table.pattern(at) {
                         Some(Pattern::Raw(g)) => {
@@ -690,12 +708,15 @@ impl<'s> Classifier<'s> {
             _ => None,
         };
         let class = out.class;
-        // With an index, each path's bytes are gathered once for the path globs' literal tests.
-        path_bytes.clear();
-        if index.is_some() {
-            path_bytes.extend(out.paths.iter().map(|p| glob::path_bytes(p)));
+        // With an index, each path's bytes are gathered once for the path globs' literal
+        // tests, when a first path glob is tested.
+        let mut have = PathBytes {
+            sets: path_bytes,
+            filled: index.is_none(),
+        };
+        if index.is_none() {
+            have.sets.clear();
         }
-        let have = path_bytes.as_slice();
         match index {
             Some(index) => index.candidates(spec, tool, (phase, class), |rules| {
                 self.match_rules(
@@ -703,7 +724,7 @@ impl<'s> Classifier<'s> {
                     hits,
                     event,
                     Some(index),
-                    have,
+                    &mut have,
                     &mut rules.visit(hits),
                 )
             }),
@@ -712,7 +733,7 @@ impl<'s> Classifier<'s> {
                 hits,
                 event,
                 None,
-                have,
+                &mut have,
                 &mut (0..spec.rules.len())
                     .filter(|&i| rule_admits(&spec.rules[i], tool, phase, class)),
             ),
@@ -728,7 +749,7 @@ impl<'s> Classifier<'s> {
         hits: Option<&[u8]>,
         event: &Event,
         index: Option<&Index>,
-        have: &[[u64; 4]],
+        have: &mut PathBytes<'_>,
         rules: &mut dyn Iterator<Item = usize>,
     ) {
         let spec = self.spec;
@@ -744,7 +765,7 @@ impl<'s> Classifier<'s> {
                     &rule.paths,
                     index.and_then(|x| x.paths.get(i)).map(Vec::as_slice),
                     &out.paths,
-                    have,
+                    have.get(&out.paths),
                     cwd,
                 )
             {
@@ -763,7 +784,7 @@ impl<'s> Classifier<'s> {
                     &rule.except_paths,
                     index.and_then(|x| x.except_paths.get(i)).map(Vec::as_slice),
                     &out.paths,
-                    have,
+                    have.get(&out.paths),
                     cwd,
                 )
             {
@@ -1128,13 +1149,43 @@ pub fn observe_into(
     raw: &mut Vec<bool>,
     checkpoints: &mut Vec<bool>,
 ) -> (bool, bool) {
+    let dominant = state.segment.dominant_kind();
+    observe_in(
+        spec,
+        state,
+        event,
+        class,
+        baselines,
+        now_ms,
+        keys,
+        classifier,
+        raw,
+        checkpoints,
+        dominant,
+    )
+}
+
+/// [`observe_into`] with the segment's dominant kind ([`Segment::dominant_kind`]) already
+/// counted by the caller (the engine reads it for its templates too).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn observe_in(
+    spec: &Spec,
+    state: &ObserverState,
+    event: &Event,
+    class: &Classification,
+    baselines: &Baselines,
+    now_ms: i64,
+    keys: &mut EventKeys,
+    classifier: Option<&Classifier<'_>>,
+    raw: &mut Vec<bool>,
+    checkpoints: &mut Vec<bool>,
+    dominant: Option<KindId>,
+) -> (bool, bool) {
     let phase = event.phase.unwrap_or(Phase::Other);
     let cwd = event.cwd.as_deref().unwrap_or("");
     let seg = &state.segment;
     let target = event.target.as_deref().unwrap_or("");
     let failed = matches!(event.status, Some(Status::Failure)) || phase == Phase::PostToolFailure;
-    // The dominant kind is read by the backstop and by kind-shift signals: counted once.
-    let dominant = seg.dominant_kind();
     let (max_actions, max_secs) = backstop_of(spec, seg, dominant, baselines);
     let window_secs = elapsed_secs(seg.opened_ms, now_ms);
     let over_budget = |a: Option<u32>, s: Option<u32>| {
@@ -1221,7 +1272,9 @@ pub fn observe_into(
                 || c.targets.iter().enumerate().any(|(j, g)| {
                     let known = needs.and_then(|n| n.get(ci)).and_then(|n| n.get(j));
                     let text_possible = known.is_none_or(|(_, bytes)| {
-                        bytes.within(target_bytes.get_or_init(|| ByteSet::of(target.bytes())))
+                        bytes.within(
+                            target_bytes.get_or_init(|| ByteSet(glob::byte_set(target.as_bytes()))),
+                        )
                     });
                     let need = known.map_or_else(
                         || glob::PathNeed::of(&g.text),
