@@ -1470,6 +1470,7 @@ mod tests {
     /// byte-at-a-time scan, which owns all of them).
     #[test]
     fn plain_words_borrow_from_the_line() {
+        #[allow(clippy::ptr_arg)] // whether the `Cow` borrows is the point
         fn borrowed_from(w: &Cow<'_, str>, line: &str) -> bool {
             let range = line.as_bytes().as_ptr_range();
             matches!(w, Cow::Borrowed(t) if range.contains(&t.as_ptr()))
