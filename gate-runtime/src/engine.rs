@@ -287,6 +287,8 @@ pub struct Engine<'s> {
 /// each is cleared before it is filled.
 #[derive(Default)]
 struct Scratch {
+    /// The event's digests (cleared per event: they are of that event's target and paths).
+    keys: observer::EventKeys,
     raw: Vec<bool>,
     checkpoints: Vec<bool>,
     /// The machine's debounced levels before the step (for the edges).
@@ -411,18 +413,20 @@ impl<'s> Engine<'s> {
         let class = self.classifier.classify(event);
         // Templates describe the window the event happened in, before any re-arm resets it.
         let window_before = WindowBefore::of(&state.observer.segment);
-        let mut keys = observer::EventKeys::default();
-        let (backstop, rearm_secs_ok) = observer::observe_into(
+        let keys = &mut scratch.keys;
+        keys.clear();
+        let (backstop, rearm_secs_ok) = observer::observe_in(
             spec,
             &state.observer,
             event,
             &class,
             cx.baselines,
             now,
-            &mut keys,
+            keys,
             Some(&self.classifier),
             &mut scratch.raw,
             &mut scratch.checkpoints,
+            window_before.dominant,
         );
         let tool_event = phase.is_tool();
         let input = Input {
@@ -578,7 +582,7 @@ impl<'s> Engine<'s> {
             // The action that crossed the boundary belongs to the new segment.
             observer::reset_segment(spec, &mut state.observer, now);
         }
-        observer::update_with(spec, &mut state.observer, event, &class, now, &mut keys);
+        observer::update_with(spec, &mut state.observer, event, &class, now, keys);
 
         // Render and combine.
         let role_name = cx
@@ -802,8 +806,18 @@ const MAX_TARGET_IN_TEXT: usize = 200;
 
 impl Vars<'_> {
     fn render(&self, template: TemplateId, grant: Option<&str>) -> String {
-        let mut out = String::new();
-        for part in &self.spec.templates[template as usize].parts {
+        let parts = &self.spec.templates[template as usize].parts;
+        // Room for the literal text and a typical value per variable up front, so that the
+        // text is not moved as it grows (the capacity changes nothing else).
+        let room = parts
+            .iter()
+            .map(|part| match part {
+                TemplatePart::Text(t) => t.len(),
+                TemplatePart::Var(_) => 24,
+            })
+            .sum();
+        let mut out = String::with_capacity(room);
+        for part in parts {
             match part {
                 TemplatePart::Text(t) => out.push_str(t),
                 TemplatePart::Var(v) => self.write_value(&mut out, *v, grant),

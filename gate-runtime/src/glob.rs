@@ -186,11 +186,42 @@ pub fn holds_bytes(need: &[u64; 4], path: &str) -> bool {
     if need.iter().all(|w| *w == 0) {
         return true;
     }
-    let mut have = [0u64; 4];
-    for &c in path.as_bytes() {
-        have[usize::from(c >> 6)] |= 1 << (c & 63);
+    bytes_within(need, &path_bytes(path))
+}
+
+/// The set of the bytes of `path` (bit `b` for byte `b`), for [`bytes_within`]: computed
+/// once, it serves the tests of many globs against the same path.
+pub fn path_bytes(path: &str) -> [u64; 4] {
+    byte_set(path.as_bytes())
+}
+
+/// The set of the bytes of `bytes`, bit `b & 63` of word `b >> 6` for byte `b`. Four
+/// bytes in a row go to four sets, merged at the end: one set alone is a chain of loads and
+/// stores of the same word (most text bytes fall in one word), each waiting for the last.
+pub fn byte_set(bytes: &[u8]) -> [u64; 4] {
+    let mut sets = [[0u64; 4]; 4];
+    let mut quads = bytes.chunks_exact(4);
+    for quad in &mut quads {
+        for (set, &c) in sets.iter_mut().zip(quad) {
+            set[usize::from(c >> 6)] |= 1 << (c & 63);
+        }
     }
-    need.iter().zip(&have).all(|(n, h)| n & !h == 0)
+    for &c in quads.remainder() {
+        sets[0][usize::from(c >> 6)] |= 1 << (c & 63);
+    }
+    let mut out = [0u64; 4];
+    for set in &sets {
+        for (o, w) in out.iter_mut().zip(set) {
+            *o |= w;
+        }
+    }
+    out
+}
+
+/// Every byte of `need` is in `have`: [`holds_bytes`] of a path whose [`path_bytes`] are
+/// `have`.
+pub fn bytes_within(need: &[u64; 4], have: &[u64; 4]) -> bool {
+    need.iter().zip(have).all(|(n, h)| n & !h == 0)
 }
 
 /// Substring test for short needles and haystacks (paths): a first-byte scan, then a compare.
@@ -275,6 +306,30 @@ mod tests {
         #[test]
         fn suffix_need_is_ends_with(suffix in "[a/é.]{0,3}", p in "[a/é.]{0,6}") {
             proptest::prop_assert_eq!(PathNeed::Suffix(&suffix).admits(&p), p.ends_with(&*suffix));
+        }
+    }
+
+    proptest::proptest! {
+        /// The set built four bytes at a time is the set of the bytes.
+        #[test]
+        fn byte_set_is_the_set_of_bytes(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
+            let mut set = [0u64; 4];
+            for &c in &bytes {
+                set[usize::from(c >> 6)] |= 1 << (c & 63);
+            }
+            proptest::prop_assert_eq!(byte_set(&bytes), set);
+        }
+
+        /// A path's byte set, computed once, answers the literal-bytes test of every glob:
+        /// each byte the glob needs occurs in the path.
+        #[test]
+        fn path_bytes_answer_holds_bytes(glob in "[a.*/{,é]{0,8}", p in "[a./é]{0,8}") {
+            let need = PathNeed::literal_bytes(&glob);
+            let direct = (0..=255u8)
+                .filter(|&b| need[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
+                .all(|b| p.as_bytes().contains(&b));
+            proptest::prop_assert_eq!(bytes_within(&need, &path_bytes(&p)), direct);
+            proptest::prop_assert_eq!(holds_bytes(&need, &p), direct);
         }
     }
 

@@ -75,6 +75,8 @@ pub struct Classifier<'s> {
 struct HitScratch {
     hits: Vec<u8>,
     facts: Vec<shell::Facts>,
+    /// The bytes of each of the event's paths ([`glob::path_bytes`]), once an index exists.
+    path_bytes: Vec<[u64; 4]>,
 }
 
 /// Most tool names whose rule acceptance an [`Index`] remembers.
@@ -433,33 +435,41 @@ fn rule_accepts_tool(rule: &gate_spec::ir::Rule, tool: &str) -> bool {
 /// What an [`Index`] knows of one path glob: its need and its literal bytes.
 type PathNeeds = (NeedAt, [u64; 4]);
 
-/// A path test for the glob `g` (at `j` of its list): the need first (the index's, or
-/// derived now), then, with an index, the glob's literal bytes, then the glob matcher.
+/// A path test for the glob `g` (at `j` of its list), called with a path and its index in
+/// the event's paths: with an index, the glob's literal bytes first (a subset test against
+/// the path's bytes, `have`, computed once per event), then the need (the index's, or
+/// derived now), then the glob matcher. The same answer as the matcher alone: a path
+/// lacking a literal byte or the need is one the glob cannot match.
 fn path_test<'g>(
     g: &'g gate_spec::ir::Pattern,
     j: usize,
     needs: Option<&'g [PathNeeds]>,
+    have: &'g [[u64; 4]],
     cwd: &'g str,
-) -> impl Fn(&str) -> bool + 'g {
+) -> impl Fn(usize, &str) -> bool + 'g {
     let known = needs.and_then(|n| n.get(j));
     let need = known.map_or_else(|| glob::PathNeed::of(&g.text), |(n, _)| n.get(&g.text));
-    move |path: &str| {
-        need.admits(path)
-            && known.is_none_or(|(_, bytes)| glob::holds_bytes(bytes, path))
+    move |k: usize, path: &str| {
+        known.is_none_or(|(_, bytes)| match have.get(k) {
+            Some(have) => glob::bytes_within(bytes, have),
+            None => glob::holds_bytes(bytes, path),
+        }) && need.admits(path)
             && path_matches_plain(&g.text, path, cwd)
     }
 }
 
-/// Some glob of `globs` matches some path; `needs` are what an index knows of the globs.
+/// Some glob of `globs` matches some path; `needs` are what an index knows of the globs,
+/// `have` the paths' bytes (empty when not computed).
 fn any_path_matches(
     globs: &[gate_spec::ir::Pattern],
     needs: Option<&[PathNeeds]>,
     paths: &[String],
+    have: &[[u64; 4]],
     cwd: &str,
 ) -> bool {
     globs.iter().enumerate().any(|(j, g)| {
-        let test = path_test(g, j, needs, cwd);
-        paths.iter().any(|p| test(p))
+        let test = path_test(g, j, needs, have, cwd);
+        paths.iter().enumerate().any(|(k, p)| test(k, p))
     })
 }
 
@@ -468,14 +478,33 @@ fn all_paths_match(
     globs: &[gate_spec::ir::Pattern],
     needs: Option<&[PathNeeds]>,
     paths: &[String],
+    have: &[[u64; 4]],
     cwd: &str,
 ) -> bool {
-    paths.iter().all(|p| {
+    paths.iter().enumerate().all(|(k, p)| {
         globs
             .iter()
             .enumerate()
-            .any(|(j, g)| path_test(g, j, needs, cwd)(p))
+            .any(|(j, g)| path_test(g, j, needs, have, cwd)(k, p))
     })
+}
+
+/// The byte sets of an event's paths ([`glob::path_bytes`]), gathered when first read.
+struct PathBytes<'v> {
+    sets: &'v mut Vec<[u64; 4]>,
+    /// `sets` holds what it will hold (the sets, or nothing when there is no index).
+    filled: bool,
+}
+
+impl PathBytes<'_> {
+    fn get(&mut self, paths: &[String]) -> &[[u64; 4]] {
+        if !self.filled {
+            self.sets.clear();
+            self.sets.extend(paths.iter().map(|p| glob::path_bytes(p)));
+            self.filled = true;
+        }
+        self.sets
+    }
 }
 
 /// Flag of [`Classifier::command_hits`]: one of the rule's `commands` matches the line.
@@ -574,7 +603,7 @@ impl<'s> Classifier<'s> {
         let commands = &parsed.commands;
         if commands.len() <= 8 {
             for (k, c) in commands.iter().enumerate() {
-                let program = c.program.as_str();
+                let program = c.program.as_ref();
                 if commands[..k].iter().any(|d| d.program == program) {
                     continue;
                 }
@@ -583,7 +612,7 @@ impl<'s> Classifier<'s> {
                 }
             }
         } else {
-            let mut programs: Vec<&str> = commands.iter().map(|c| c.program.as_str()).collect();
+            let mut programs: Vec<&str> = commands.iter().map(|c| c.program.as_ref()).collect();
             programs.sort_unstable();
             programs.dedup();
             for program in programs {
@@ -595,7 +624,7 @@ impl<'s> Classifier<'s> {
         let always = table.always();
         match index {
             Some(index) => {
-                let line = ByteSet::of(raw.bytes());
+                let line = ByteSet(glob::byte_set(raw.as_bytes()));
                 for (key, entries) in &index.raw_buckets {
                     if key.is_some_and(|b| !line.has(b)) {
                         continue;
@@ -618,7 +647,7 @@ impl<'s> Classifier<'s> {
                 // the same test as the index's `raw` sets: a raw glob matches only a line
                 // holding every one of its bytes other than `*` and `?`. Most fail on their
                 // first letters, before the glob matcher would run.
-                let line = ByteSet::of(raw.bytes());
+                let line = ByteSet(glob::byte_set(raw.as_bytes()));
                 for &at in always {
                     let admitted = match table.pattern(at) {
                         Some(Pattern::Raw(g)) => {
@@ -663,7 +692,11 @@ impl<'s> Classifier<'s> {
         // today: nothing here calls back out); then fresh ones.
         let mut scratch = self.scratch.try_borrow_mut();
         let mut fresh = HitScratch::default();
-        let HitScratch { hits, facts } = match scratch.as_deref_mut() {
+        let HitScratch {
+            hits,
+            facts,
+            path_bytes,
+        } = match scratch.as_deref_mut() {
             Ok(s) => s,
             Err(_) => &mut fresh,
         };
@@ -675,15 +708,32 @@ impl<'s> Classifier<'s> {
             _ => None,
         };
         let class = out.class;
+        // With an index, each path's bytes are gathered once for the path globs' literal
+        // tests, when a first path glob is tested.
+        let mut have = PathBytes {
+            sets: path_bytes,
+            filled: index.is_none(),
+        };
+        if index.is_none() {
+            have.sets.clear();
+        }
         match index {
             Some(index) => index.candidates(spec, tool, (phase, class), |rules| {
-                self.match_rules(&mut out, hits, event, Some(index), &mut rules.visit(hits))
+                self.match_rules(
+                    &mut out,
+                    hits,
+                    event,
+                    Some(index),
+                    &mut have,
+                    &mut rules.visit(hits),
+                )
             }),
             None => self.match_rules(
                 &mut out,
                 hits,
                 event,
                 None,
+                &mut have,
                 &mut (0..spec.rules.len())
                     .filter(|&i| rule_admits(&spec.rules[i], tool, phase, class)),
             ),
@@ -699,6 +749,7 @@ impl<'s> Classifier<'s> {
         hits: Option<&[u8]>,
         event: &Event,
         index: Option<&Index>,
+        have: &mut PathBytes<'_>,
         rules: &mut dyn Iterator<Item = usize>,
     ) {
         let spec = self.spec;
@@ -714,6 +765,7 @@ impl<'s> Classifier<'s> {
                     &rule.paths,
                     index.and_then(|x| x.paths.get(i)).map(Vec::as_slice),
                     &out.paths,
+                    have.get(&out.paths),
                     cwd,
                 )
             {
@@ -732,6 +784,7 @@ impl<'s> Classifier<'s> {
                     &rule.except_paths,
                     index.and_then(|x| x.except_paths.get(i)).map(Vec::as_slice),
                     &out.paths,
+                    have.get(&out.paths),
                     cwd,
                 )
             {
@@ -878,6 +931,12 @@ pub struct EventKeys {
 }
 
 impl EventKeys {
+    /// Forget the digests (for the next event), keeping the room.
+    pub fn clear(&mut self) {
+        self.target = None;
+        self.scopes.clear();
+    }
+
     /// The digest of `target` (the event's target; the same text on every call).
     fn target(&mut self, target: &str) -> Key {
         *self
@@ -978,12 +1037,20 @@ pub fn effective_backstop(
     segment: &Segment,
     baselines: &Baselines,
 ) -> (Option<u32>, Option<u32>) {
+    backstop_of(spec, segment, segment.dominant_kind(), baselines)
+}
+
+/// [`effective_backstop`] with the segment's dominant kind already known.
+fn backstop_of(
+    spec: &Spec,
+    segment: &Segment,
+    dominant: Option<KindId>,
+    baselines: &Baselines,
+) -> (Option<u32>, Option<u32>) {
     let top = segment.max_tier.unwrap_or(spec.default_tier);
     let mut actions: Option<u32> = None;
     let mut secs: Option<u32> = None;
-    let learned = segment
-        .dominant_kind()
-        .and_then(|k| baselines.get(k as usize).copied().flatten());
+    let learned = dominant.and_then(|k| baselines.get(k as usize).copied().flatten());
     for tier in spec
         .tiers
         .iter()
@@ -1082,25 +1149,53 @@ pub fn observe_into(
     raw: &mut Vec<bool>,
     checkpoints: &mut Vec<bool>,
 ) -> (bool, bool) {
+    let dominant = state.segment.dominant_kind();
+    observe_in(
+        spec,
+        state,
+        event,
+        class,
+        baselines,
+        now_ms,
+        keys,
+        classifier,
+        raw,
+        checkpoints,
+        dominant,
+    )
+}
+
+/// [`observe_into`] with the segment's dominant kind ([`Segment::dominant_kind`]) already
+/// counted by the caller (the engine reads it for its templates too).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn observe_in(
+    spec: &Spec,
+    state: &ObserverState,
+    event: &Event,
+    class: &Classification,
+    baselines: &Baselines,
+    now_ms: i64,
+    keys: &mut EventKeys,
+    classifier: Option<&Classifier<'_>>,
+    raw: &mut Vec<bool>,
+    checkpoints: &mut Vec<bool>,
+    dominant: Option<KindId>,
+) -> (bool, bool) {
     let phase = event.phase.unwrap_or(Phase::Other);
     let cwd = event.cwd.as_deref().unwrap_or("");
     let seg = &state.segment;
     let target = event.target.as_deref().unwrap_or("");
     let failed = matches!(event.status, Some(Status::Failure)) || phase == Phase::PostToolFailure;
-    let (max_actions, max_secs) = effective_backstop(spec, seg, baselines);
+    let (max_actions, max_secs) = backstop_of(spec, seg, dominant, baselines);
     let window_secs = elapsed_secs(seg.opened_ms, now_ms);
     let over_budget = |a: Option<u32>, s: Option<u32>| {
         a.is_some_and(|a| seg.actions >= a) || s.is_some_and(|s| window_secs >= u64::from(s))
     };
-    let dominant = OnceCell::new();
     raw.clear();
     raw.extend(spec.signals.iter().map(|signal| {
         match &signal.family {
             Family::KindShift => {
-                phase == Phase::PreTool
-                    && dominant
-                        .get_or_init(|| seg.dominant_kind())
-                        .is_some_and(|k| k != class.kind)
+                phase == Phase::PreTool && dominant.is_some_and(|k| k != class.kind)
             }
             Family::TierAtLeast { tier } => phase == Phase::PreTool && class.tier >= *tier,
             Family::FailureStreak { count } => failed && state.failures + 1 >= u32::from(*count),
@@ -1177,7 +1272,9 @@ pub fn observe_into(
                 || c.targets.iter().enumerate().any(|(j, g)| {
                     let known = needs.and_then(|n| n.get(ci)).and_then(|n| n.get(j));
                     let text_possible = known.is_none_or(|(_, bytes)| {
-                        bytes.within(target_bytes.get_or_init(|| ByteSet::of(target.bytes())))
+                        bytes.within(
+                            target_bytes.get_or_init(|| ByteSet(glob::byte_set(target.as_bytes()))),
+                        )
                     });
                     let need = known.map_or_else(
                         || glob::PathNeed::of(&g.text),

@@ -293,8 +293,8 @@ fn tricky_forms_table() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-fn programs(p: &Parsed) -> Vec<&str> {
-    p.commands.iter().map(|c| c.program.as_str()).collect()
+fn programs<'p>(p: &'p Parsed<'_>) -> Vec<&'p str> {
+    p.commands.iter().map(|c| c.program.as_ref()).collect()
 }
 
 #[test]
@@ -450,10 +450,12 @@ fn long_words_and_many_commands_are_linear() {
     assert_linear("many commands", |n| repeat_to("rm x;", n));
     assert_linear("many pipes", |n| repeat_to("a|", n));
     assert_linear("heredocs", |n| repeat_to("cat <<E\nx\n", n));
-    let p = shell::parse(&"a".repeat(1 << 20));
+    let line = "a".repeat(1 << 20);
+    let p = shell::parse(&line);
     assert!(p.truncated, "a 1 MiB word exceeds the word cap");
     assert_eq!(p.commands[0].program.len(), shell::MAX_WORD);
-    let p = shell::parse(&repeat_to("rm x;", 1 << 20));
+    let line = repeat_to("rm x;", 1 << 20);
+    let p = shell::parse(&line);
     assert!(p.truncated);
     assert_eq!(p.commands.len(), shell::MAX_COMMANDS);
 }
@@ -461,7 +463,8 @@ fn long_words_and_many_commands_are_linear() {
 #[test]
 fn commands_after_a_depth_cap_are_still_seen() {
     let deep = "$(".repeat(shell::MAX_DEPTH + 10);
-    let p = shell::parse(&format!("echo {deep}\nrm -rf /"));
+    let line = format!("echo {deep}\nrm -rf /");
+    let p = shell::parse(&line);
     assert!(p.truncated);
     assert_eq!(shell::classify(&p), Delete);
 }

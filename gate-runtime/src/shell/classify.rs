@@ -64,11 +64,8 @@ fn has_arg(cmd: &SimpleCommand, pred: impl Fn(&str) -> bool) -> bool {
     cmd.args.iter().any(|a| pred(a))
 }
 
-fn first_operand(cmd: &SimpleCommand) -> Option<&str> {
-    cmd.args
-        .iter()
-        .map(String::as_str)
-        .find(|a| !a.starts_with('-'))
+fn first_operand<'c>(cmd: &'c SimpleCommand<'_>) -> Option<&'c str> {
+    cmd.args.iter().map(|a| &**a).find(|a| !a.starts_with('-'))
 }
 
 fn short_flag(cmd: &SimpleCommand, c: char) -> bool {
@@ -98,7 +95,7 @@ pub fn class_of(cmd: &SimpleCommand) -> ActionClass {
 fn program_class(cmd: &SimpleCommand) -> ActionClass {
     use ActionClass::*;
     let sub = first_operand(cmd).unwrap_or("");
-    match cmd.program.as_str() {
+    match cmd.program.as_ref() {
         "rm" | "rmdir" | "unlink" | "shred" | "srm" | "wipe" | "wipefs" => Delete,
         p if p.starts_with("mkfs") => Delete,
         "find" => {
@@ -173,10 +170,10 @@ fn remote_spec(arg: &str) -> bool {
 }
 
 /// The git subcommand, skipping global options (`-C dir`, `-c k=v`, `--git-dir=…`).
-fn git_subcommand(cmd: &SimpleCommand) -> Option<&str> {
+fn git_subcommand<'c>(cmd: &'c SimpleCommand<'_>) -> Option<&'c str> {
     let mut k = 0;
     while let Some(a) = cmd.args.get(k) {
-        match a.as_str() {
+        match &**a {
             "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => k += 2,
             a if a.starts_with('-') => k += 1,
             a => return Some(a),
@@ -226,7 +223,7 @@ pub fn paths(parsed: &Parsed) -> Vec<String> {
         );
         let skip_first =
             matches!(
-                cmd.program.as_str(),
+                cmd.program.as_ref(),
                 "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" | "sed"
             ) && !has_arg(cmd, |a| a == "-e" || a == "-f" || a.starts_with("--regexp"));
         let mut operands_only = false;

@@ -26,7 +26,7 @@ pub fn matches(pattern: &CommandPattern, parsed: &Parsed, raw: &str) -> bool {
         CommandPattern::Stages(stages) => stages_match(
             stages
                 .iter()
-                .map(|s| (s.program.as_str(), s.args.iter().map(Arg::from))),
+                .map(|s| (s.program.as_ref(), s.args.iter().map(Arg::from))),
             parsed,
         ),
     }

@@ -35,6 +35,8 @@ pub use matching::{matches, matches_in, stage_matches};
 pub use parse::{parse, parse_argv};
 pub use prefilter::{admits, Facts, LineFacts, Need};
 
+use std::borrow::Cow;
+
 /// Deepest nesting of subshells, substitutions and `-c` scripts that is followed.
 pub const MAX_DEPTH: usize = 24;
 /// Most simple commands recorded for one command line.
@@ -53,16 +55,17 @@ pub struct Redirect {
     pub target: String,
 }
 
-/// One simple command after wrappers were peeled.
+/// One simple command after wrappers were peeled. Its words borrow from the parsed line
+/// where the line spells them plainly (see [`parse`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SimpleCommand {
+pub struct SimpleCommand<'a> {
     /// Basename of the program (`rm` for `/bin/rm`); empty for a line that is only
     /// assignments or only a redirection (`> file`).
-    pub program: String,
+    pub program: Cow<'a, str>,
     /// The program word as written, unquoted (`/bin/rm`).
-    pub program_path: String,
+    pub program_path: Cow<'a, str>,
     /// The remaining words, unquoted; substitutions appear as `$(…)`, variables as written.
-    pub args: Vec<String>,
+    pub args: Vec<Cow<'a, str>>,
     /// What was peeled to reach the program, outermost first: `sudo`, `env`, `X=`, `bash -c`,
     /// `eval`, `xargs`, `find -exec`, `$()` (inside a command substitution) …
     pub wrappers: Vec<String>,
@@ -78,10 +81,10 @@ pub struct SimpleCommand {
 
 /// The result of [`parse`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Parsed {
+pub struct Parsed<'a> {
     /// Every simple command found, in source order of completion (commands inside a
     /// substitution come before the command that uses it).
-    pub commands: Vec<SimpleCommand>,
+    pub commands: Vec<SimpleCommand<'a>>,
     /// Pipeline adjacency: `(a, b)` means command `a`'s output feeds command `b`.
     pub pipes: Vec<(usize, usize)>,
     /// A cap (depth, commands, word length) was hit; the picture is incomplete.

@@ -1,13 +1,46 @@
 //! The operator-aware shell lexer and the wrapper peeling behind [`parse`].
 
 use super::{Parsed, Redirect, SimpleCommand, MAX_COMMANDS, MAX_DEPTH, MAX_WORD};
+use std::borrow::Cow;
+use std::ops::{Deref, DerefMut};
 
 /// Parse one command line. Never panics; linear in the input (see the module doc of
-/// [`crate::shell`]).
-pub fn parse(cmd: &str) -> Parsed {
-    let mut ctx = Parsed::default();
-    parse_script(&mut ctx, cmd.as_bytes(), 0, &[]);
-    ctx
+/// [`crate::shell`]). Words written plainly in the line (no quote, escape or expansion) are
+/// borrowed from it; the others, and every word of a nested script (`bash -c '…'`, `eval`),
+/// are owned.
+pub fn parse(cmd: &str) -> Parsed<'_> {
+    let mut ctx = Ctx {
+        out: Parsed::default(),
+        line: cmd,
+    };
+    let mut sc = Scanner {
+        s: cmd.as_bytes(),
+        i: 0,
+        heredocs: Vec::new(),
+        root: true,
+    };
+    parse_list(&mut ctx, &mut sc, 0, Term::Eof, &[]);
+    ctx.out
+}
+
+/// A parse in progress: what was found so far, and the line itself (the source of the
+/// [`Scanner`] marked `root`, from which plain words are borrowed).
+struct Ctx<'a> {
+    out: Parsed<'a>,
+    line: &'a str,
+}
+
+impl<'a> Deref for Ctx<'a> {
+    type Target = Parsed<'a>;
+    fn deref(&self) -> &Parsed<'a> {
+        &self.out
+    }
+}
+
+impl DerefMut for Ctx<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.out
+    }
 }
 
 /// First and last top-level command of a list or pipeline element.
@@ -52,6 +85,8 @@ struct Scanner<'a> {
     s: &'a [u8],
     i: usize,
     heredocs: Vec<Heredoc>,
+    /// `s` is the parsed line itself (not a nested script built from its words).
+    root: bool,
 }
 
 impl Scanner<'_> {
@@ -67,15 +102,53 @@ impl Scanner<'_> {
 }
 
 /// A word while it is being scanned.
-#[derive(Default)]
-struct Word {
+struct Word<'s> {
+    /// The source the scanner reads.
+    src: &'s [u8],
+    /// While the word is one run of plain bytes of `src`, that run (`text` is then empty):
+    /// it is copied into `text` only when something else is added.
+    run: Option<(usize, usize)>,
     text: Vec<u8>,
     /// Bytes pushed before the first quote or escape (for `NAME=` detection).
     plain: Option<usize>,
 }
 
-impl Word {
+impl<'s> Word<'s> {
+    fn new(src: &'s [u8]) -> Word<'s> {
+        Word {
+            src,
+            run: None,
+            text: Vec::new(),
+            plain: None,
+        }
+    }
+    /// The word's bytes so far.
+    fn bytes(&self) -> &[u8] {
+        match self.run {
+            Some((start, end)) => self.src.get(start..end).unwrap_or_default(),
+            None => &self.text,
+        }
+    }
+    fn len(&self) -> usize {
+        match self.run {
+            Some((start, end)) => end - start,
+            None => self.text.len(),
+        }
+    }
+    /// The bytes, owned.
+    fn into_bytes(mut self) -> Vec<u8> {
+        self.materialize();
+        self.text
+    }
+    /// Copy a held run into `text`.
+    fn materialize(&mut self) {
+        if let Some((start, end)) = self.run.take() {
+            self.text
+                .extend_from_slice(self.src.get(start..end).unwrap_or_default());
+        }
+    }
     fn push(&mut self, b: u8, ctx: &mut Parsed) {
+        self.materialize();
         if self.text.len() < MAX_WORD {
             self.text.push(b);
         } else {
@@ -87,8 +160,15 @@ impl Word {
             self.push(b, ctx);
         }
     }
-    /// [`push`](Self::push) of each byte of `run`, at once.
-    fn push_run(&mut self, run: &[u8], ctx: &mut Parsed) {
+    /// [`push`](Self::push) of each byte of `src[start..start + n]`, at once. The first run
+    /// of a word is only remembered, not copied.
+    fn push_run(&mut self, start: usize, n: usize, ctx: &mut Parsed) {
+        if self.run.is_none() && self.text.is_empty() && n <= MAX_WORD {
+            self.run = Some((start, start + n));
+            return;
+        }
+        self.materialize();
+        let run = self.src.get(start..start + n).unwrap_or_default();
         let room = MAX_WORD.saturating_sub(self.text.len());
         if run.len() > room {
             ctx.truncated = true;
@@ -97,23 +177,37 @@ impl Word {
     }
     fn mark_quoted(&mut self) {
         if self.plain.is_none() {
-            self.plain = Some(self.text.len());
+            self.plain = Some(self.len());
         }
     }
-    fn finish(self) -> FinalWord {
-        let plain = self.plain.unwrap_or(self.text.len());
-        // Valid UTF-8 (the usual case) is moved, not copied; anything else is repaired as
-        // `from_utf8_lossy` does.
-        let text = String::from_utf8(self.text)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    /// The finished word; `line` is the parsed line when `src` is that line (then a word
+    /// that is one plain run borrows its text from it).
+    fn finish<'a>(mut self, line: Option<&'a str>) -> FinalWord<'a> {
+        let plain = self.plain.unwrap_or(self.len());
+        let borrowed = match (self.run, line) {
+            (Some((start, end)), Some(line)) => line.get(start..end),
+            _ => None,
+        };
+        let text = match borrowed {
+            Some(text) => Cow::Borrowed(text),
+            None => {
+                self.materialize();
+                // Valid UTF-8 (the usual case) is moved, not copied; anything else is
+                // repaired as `from_utf8_lossy` does.
+                Cow::Owned(
+                    String::from_utf8(self.text)
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+                )
+            }
+        };
         let assign = assignment_name(&text).is_some_and(|name| name.len() < plain);
         FinalWord { text, assign }
     }
 }
 
 #[derive(Clone)]
-struct FinalWord {
-    text: String,
+struct FinalWord<'a> {
+    text: Cow<'a, str>,
     assign: bool,
 }
 
@@ -134,8 +228,8 @@ fn assignment_name(text: &str) -> Option<&str> {
 
 /// The command being collected between two separators.
 #[derive(Default)]
-struct Pending {
-    words: Vec<FinalWord>,
+struct Pending<'a> {
+    words: Vec<FinalWord<'a>>,
     writes: Vec<Redirect>,
     sub: Option<Span>,
     /// Here-strings (`<<< word`) given to this command.
@@ -155,14 +249,14 @@ struct ListState {
 const ECHOES: [&str; 2] = ["echo", "printf"];
 
 /// A shell that reads its script from standard input (`sh`, `bash -s`, `bash -x`).
-fn reads_stdin_script(cmd: &SimpleCommand) -> bool {
-    if !SHELLS.contains(&cmd.program.as_str()) {
+fn reads_stdin_script(cmd: &SimpleCommand<'_>) -> bool {
+    if !SHELLS.contains(&cmd.program.as_ref()) {
         return false;
     }
     let options: Vec<&str> = cmd
         .args
         .iter()
-        .map(String::as_str)
+        .map(|a| &**a)
         .take_while(|a| *a != "--" && (a.starts_with('-') || a.starts_with('+')))
         .collect();
     let has = |c: char| {
@@ -174,14 +268,14 @@ fn reads_stdin_script(cmd: &SimpleCommand) -> bool {
 }
 
 /// The text `echo`/`printf` print (roughly): what a shell would run when it is piped in.
-fn printed_text(cmd: &SimpleCommand) -> String {
-    let mut args: &[String] = &cmd.args;
+fn printed_text(cmd: &SimpleCommand<'_>) -> String {
+    let mut args: &[Cow<'_, str>] = &cmd.args;
     if cmd.program == "printf" && args.len() > 1 {
         args = &args[1..];
     } else if cmd.program == "echo" {
         while args
             .first()
-            .is_some_and(|a| matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
+            .is_some_and(|a| matches!(&**a, "-n" | "-e" | "-E" | "-ne" | "-en"))
         {
             args = &args[1..];
         }
@@ -191,11 +285,11 @@ fn printed_text(cmd: &SimpleCommand) -> String {
 
 /// Close the pending element at a separator.
 #[allow(clippy::too_many_arguments)]
-fn finish(
-    ctx: &mut Parsed,
+fn finish<'a>(
+    ctx: &mut Ctx<'a>,
     sc: &mut Scanner<'_>,
     st: &mut ListState,
-    cur: &mut Pending,
+    cur: &mut Pending<'a>,
     sep: Sep,
     depth: usize,
     wrappers: &[String],
@@ -226,7 +320,7 @@ fn finish(
                 && ctx
                     .commands
                     .get(from)
-                    .is_some_and(|c| ECHOES.contains(&c.program.as_str()));
+                    .is_some_and(|c| ECHOES.contains(&c.program.as_ref()));
             if echo_into_shell {
                 let script = printed_text(&ctx.commands[from]);
                 nested_script(ctx, script.as_bytes(), depth, &with(wrappers, "echo | sh"));
@@ -248,7 +342,7 @@ fn finish(
 }
 
 /// Parse text one level deeper, if the depth cap allows.
-fn nested_script(ctx: &mut Parsed, src: &[u8], depth: usize, wrappers: &[String]) -> Span {
+fn nested_script<'a>(ctx: &mut Ctx<'a>, src: &[u8], depth: usize, wrappers: &[String]) -> Span {
     if depth >= MAX_DEPTH {
         ctx.truncated = true;
         return Span::default();
@@ -256,11 +350,12 @@ fn nested_script(ctx: &mut Parsed, src: &[u8], depth: usize, wrappers: &[String]
     parse_script(ctx, src, depth + 1, wrappers)
 }
 
-fn parse_script(ctx: &mut Parsed, src: &[u8], depth: usize, wrappers: &[String]) -> Span {
+fn parse_script<'a>(ctx: &mut Ctx<'a>, src: &[u8], depth: usize, wrappers: &[String]) -> Span {
     let mut sc = Scanner {
         s: src,
         i: 0,
         heredocs: Vec::new(),
+        root: false,
     };
     parse_list(ctx, &mut sc, depth, Term::Eof, wrappers)
 }
@@ -282,8 +377,8 @@ fn with(wrappers: &[String], extra: &str) -> Vec<String> {
     w
 }
 
-fn parse_list(
-    ctx: &mut Parsed,
+fn parse_list<'a>(
+    ctx: &mut Ctx<'a>,
     sc: &mut Scanner<'_>,
     depth: usize,
     term: Term,
@@ -386,24 +481,25 @@ fn parse_list(
                 sc.i += 2;
                 parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "<()"));
                 cur.words.push(FinalWord {
-                    text: if c == b'<' { "<(…)" } else { ">(…)" }.to_string(),
+                    text: Cow::Borrowed(if c == b'<' { "<(…)" } else { ">(…)" }),
                     assign: false,
                 });
             }
             b'<' | b'>' => redirect(ctx, sc, depth, wrappers, term, &mut cur, None),
             _ => {
                 let word = scan_word(ctx, sc, depth, term, wrappers);
-                let is_fd = !word.text.is_empty()
+                let is_fd = !word.bytes().is_empty()
                     && word.plain.is_none()
-                    && word.text.len() <= 4
-                    && word.text.iter().all(u8::is_ascii_digit);
+                    && word.len() <= 4
+                    && word.bytes().iter().all(u8::is_ascii_digit);
                 if is_fd && matches!(sc.peek(), Some(b'<' | b'>')) {
-                    let fd = std::str::from_utf8(&word.text)
+                    let fd = std::str::from_utf8(word.bytes())
                         .ok()
                         .and_then(|t| t.parse().ok());
                     redirect(ctx, sc, depth, wrappers, term, &mut cur, fd);
                 } else {
-                    cur.words.push(word.finish());
+                    let line = sc.root.then_some(ctx.line);
+                    cur.words.push(word.finish(line));
                 }
             }
         }
@@ -412,8 +508,8 @@ fn parse_list(
 
 /// The values of an array literal up to its `)` (opening consumed); substitutions in them
 /// still run and are parsed.
-fn array_literal(
-    ctx: &mut Parsed,
+fn array_literal<'a>(
+    ctx: &mut Ctx<'a>,
     sc: &mut Scanner<'_>,
     depth: usize,
     term: Term,
@@ -436,13 +532,13 @@ fn array_literal(
 }
 
 /// Scan a redirection operator at `sc.i` and its target word.
-fn redirect(
-    ctx: &mut Parsed,
+fn redirect<'a>(
+    ctx: &mut Ctx<'a>,
     sc: &mut Scanner<'_>,
     depth: usize,
     wrappers: &[String],
     term: Term,
-    cur: &mut Pending,
+    cur: &mut Pending<'a>,
     fd: Option<u32>,
 ) {
     const OPS: [&[u8]; 12] = [
@@ -466,16 +562,16 @@ fn redirect(
         b"<<" | b"<<-" => {
             let expand = word.plain.is_none();
             sc.heredocs.push(Heredoc {
-                delim: word.text,
+                delim: word.into_bytes(),
                 strip_tabs: op == b"<<-",
                 expand,
                 feeds_shell: false,
             });
         }
-        b"<<<" => cur.here_strings.push(word.text),
+        b"<<<" => cur.here_strings.push(word.into_bytes()),
         b"<" | b"<&" => {}
         _ => {
-            let target = word.finish().text;
+            let target = word.finish(None).text.into_owned();
             let dup = op == b">&" && (target == "-" || target.bytes().all(|b| b.is_ascii_digit()));
             if !dup {
                 cur.writes.push(Redirect {
@@ -489,7 +585,7 @@ fn redirect(
 }
 
 /// After a newline: skip the bodies of pending here-documents.
-fn skip_heredocs(ctx: &mut Parsed, sc: &mut Scanner<'_>, depth: usize, wrappers: &[String]) {
+fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrappers: &[String]) {
     let pending = std::mem::take(&mut sc.heredocs);
     for doc in pending {
         let mut body = Vec::new();
@@ -547,14 +643,14 @@ fn skip_heredocs(ctx: &mut Parsed, sc: &mut Scanner<'_>, depth: usize, wrappers:
 }
 
 /// Scan one word at `sc.i` (which is not blank and not an operator).
-fn scan_word(
-    ctx: &mut Parsed,
-    sc: &mut Scanner<'_>,
+fn scan_word<'a, 's>(
+    ctx: &mut Ctx<'a>,
+    sc: &mut Scanner<'s>,
     depth: usize,
     term: Term,
     wrappers: &[String],
-) -> Word {
-    let mut w = Word::default();
+) -> Word<'s> {
+    let mut w = Word::new(sc.s);
     while let Some(b) = sc.peek() {
         ctx.steps += 1;
         match b {
@@ -626,7 +722,7 @@ fn scan_word(
                     .unwrap_or(rest.len())
                     .max(1);
                 ctx.steps += n as u64 - 1;
-                w.push_run(&rest[..n], ctx);
+                w.push_run(sc.i, n, ctx);
                 sc.i += n;
             }
         }
@@ -636,13 +732,13 @@ fn scan_word(
 
 /// The inside of `"…"` (opening quote consumed). Returns true when an enclosing backtick
 /// substitution ended inside the quotes.
-fn double_quoted(
-    ctx: &mut Parsed,
+fn double_quoted<'a>(
+    ctx: &mut Ctx<'a>,
     sc: &mut Scanner<'_>,
     depth: usize,
     term: Term,
     wrappers: &[String],
-    w: &mut Word,
+    w: &mut Word<'_>,
 ) -> bool {
     while let Some(b) = sc.peek() {
         ctx.steps += 1;
@@ -674,12 +770,12 @@ fn double_quoted(
     false
 }
 
-fn backtick(
-    ctx: &mut Parsed,
+fn backtick<'a>(
+    ctx: &mut Ctx<'a>,
     sc: &mut Scanner<'_>,
     depth: usize,
     wrappers: &[String],
-    w: &mut Word,
+    w: &mut Word<'_>,
 ) {
     sc.i += 1;
     if depth >= MAX_DEPTH {
@@ -692,7 +788,13 @@ fn backtick(
 }
 
 /// `$…` outside single quotes: substitutions are parsed, parameters kept as written.
-fn dollar(ctx: &mut Parsed, sc: &mut Scanner<'_>, depth: usize, wrappers: &[String], w: &mut Word) {
+fn dollar<'a>(
+    ctx: &mut Ctx<'a>,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    wrappers: &[String],
+    w: &mut Word<'_>,
+) {
     if sc.starts_with(b"$((") {
         sc.i += 3;
         let mut open = 2usize;
@@ -757,7 +859,7 @@ fn dollar(ctx: &mut Parsed, sc: &mut Scanner<'_>, depth: usize, wrappers: &[Stri
 }
 
 /// The inside of `$'…'` (opening consumed): C escapes.
-fn ansi_c(ctx: &mut Parsed, sc: &mut Scanner<'_>, w: &mut Word) {
+fn ansi_c<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, w: &mut Word<'_>) {
     while let Some(b) = sc.peek() {
         ctx.steps += 1;
         sc.i += 1;
@@ -819,7 +921,7 @@ const RESERVED: [&str; 13] = [
 ];
 
 /// Turn the words of one pipeline element into commands; returns its span.
-fn emit(ctx: &mut Parsed, cur: Pending, depth: usize, wrappers: &[String]) -> Span {
+fn emit<'a>(ctx: &mut Ctx<'a>, cur: Pending<'a>, depth: usize, wrappers: &[String]) -> Span {
     let Pending {
         mut words,
         writes,
@@ -830,7 +932,7 @@ fn emit(ctx: &mut Parsed, cur: Pending, depth: usize, wrappers: &[String]) -> Sp
     while let Some(w) = words.get(start) {
         if w.text == "function" {
             start += 2;
-        } else if RESERVED.contains(&w.text.as_str()) {
+        } else if RESERVED.contains(&&*w.text) {
             start += 1;
         } else {
             break;
@@ -845,8 +947,8 @@ fn emit(ctx: &mut Parsed, cur: Pending, depth: usize, wrappers: &[String]) -> Sp
     span
 }
 
-fn attach_writes(
-    ctx: &mut Parsed,
+fn attach_writes<'a>(
+    ctx: &mut Ctx<'a>,
     span: &mut Span,
     writes: Vec<Redirect>,
     depth: usize,
@@ -859,7 +961,7 @@ fn attach_writes(
         c.writes.extend(writes);
         return;
     }
-    let mut cmd = new_command(String::new(), Vec::new(), wrappers.to_vec(), depth);
+    let mut cmd = new_command(Cow::Borrowed(""), Vec::new(), wrappers.to_vec(), depth);
     cmd.writes = writes;
     if let Some(i) = push(ctx, cmd) {
         *span = Span {
@@ -869,14 +971,19 @@ fn attach_writes(
     }
 }
 
-fn new_command(
-    path: String,
-    args: Vec<String>,
+fn new_command<'a>(
+    path: Cow<'a, str>,
+    args: Vec<Cow<'a, str>>,
     wrappers: Vec<String>,
     depth: usize,
-) -> SimpleCommand {
+) -> SimpleCommand<'a> {
+    // A borrowed path gives a borrowed basename; an owned one, a copy of its basename.
+    let program = match &path {
+        Cow::Borrowed(p) => Cow::Borrowed(basename(p)),
+        Cow::Owned(p) => Cow::Owned(basename(p).to_string()),
+    };
     SimpleCommand {
-        program: basename(&path).to_string(),
+        program,
         program_path: path,
         args,
         wrappers,
@@ -887,7 +994,7 @@ fn new_command(
     }
 }
 
-fn push(ctx: &mut Parsed, cmd: SimpleCommand) -> Option<usize> {
+fn push<'a>(ctx: &mut Ctx<'a>, cmd: SimpleCommand<'a>) -> Option<usize> {
     if ctx.commands.len() >= MAX_COMMANDS {
         ctx.truncated = true;
         return None;
@@ -918,9 +1025,9 @@ struct Opts {
 }
 
 /// Skip the options of a wrapper starting at `k`; returns the index of the first operand.
-fn skip_opts(words: &[FinalWord], mut k: usize, opts: &Opts) -> usize {
+fn skip_opts(words: &[FinalWord<'_>], mut k: usize, opts: &Opts) -> usize {
     while let Some(w) = words.get(k) {
-        let t = w.text.as_str();
+        let t: &str = &w.text;
         if t == "--" {
             return k + 1;
         }
@@ -1030,11 +1137,11 @@ const SHELLS: [&str; 9] = [
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish",
 ];
 
-fn texts(words: &[FinalWord]) -> Vec<String> {
-    words.iter().map(|w| w.text.clone()).collect()
+fn texts<'t>(words: &'t [FinalWord<'_>]) -> Vec<&'t str> {
+    words.iter().map(|w| &*w.text).collect()
 }
 
-fn plain_words(texts: &[String]) -> Vec<FinalWord> {
+fn plain_words<'a>(texts: &[Cow<'a, str>]) -> Vec<FinalWord<'a>> {
     texts
         .iter()
         .map(|t| FinalWord {
@@ -1045,7 +1152,12 @@ fn plain_words(texts: &[String]) -> Vec<FinalWord> {
 }
 
 /// Peel wrappers off one simple command and record it (or the script it runs).
-fn build(ctx: &mut Parsed, owned: Vec<FinalWord>, depth: usize, wrappers: &[String]) -> Span {
+fn build<'a>(
+    ctx: &mut Ctx<'a>,
+    owned: Vec<FinalWord<'a>>,
+    depth: usize,
+    wrappers: &[String],
+) -> Span {
     let words = owned.as_slice();
     let mut w = wrappers.to_vec();
     let mut k = 0;
@@ -1151,16 +1263,16 @@ fn build(ctx: &mut Parsed, owned: Vec<FinalWord>, depth: usize, wrappers: &[Stri
             at
         }
         (None, None) => {
-            let cmd = new_command(String::new(), Vec::new(), w, depth);
+            let cmd = new_command(Cow::Borrowed(""), Vec::new(), w, depth);
             return single(ctx, cmd);
         }
     };
     // The program and its arguments are the last words: moved out, not copied.
     let mut rest = owned.into_iter().skip(at).map(|w| w.text);
     let mut program = rest.next().unwrap_or_default();
-    let mut args: Vec<String> = rest.collect();
+    let mut args: Vec<Cow<'a, str>> = rest.collect();
     if name_of(&program) == "xargs" && args.is_empty() {
-        program = "echo".to_string();
+        program = Cow::Borrowed("echo");
         args.clear();
     }
     let find_execs = if name_of(&program) == "find" {
@@ -1189,16 +1301,16 @@ fn name_of(path: &str) -> &str {
     basename(path)
 }
 
-fn single(ctx: &mut Parsed, cmd: SimpleCommand) -> Span {
+fn single<'a>(ctx: &mut Ctx<'a>, cmd: SimpleCommand<'a>) -> Span {
     let i = push(ctx, cmd);
     Span { head: i, tail: i }
 }
 
 /// `sh [opts] -c SCRIPT …` → SCRIPT.
-fn shell_script(words: &[FinalWord], mut k: usize) -> Option<String> {
+fn shell_script(words: &[FinalWord<'_>], mut k: usize) -> Option<String> {
     let mut has_c = false;
     while let Some(w) = words.get(k) {
-        let t = w.text.as_str();
+        let t: &str = &w.text;
         if t == "--" {
             k += 1;
             break;
@@ -1218,17 +1330,17 @@ fn shell_script(words: &[FinalWord], mut k: usize) -> Option<String> {
         break;
     }
     if has_c {
-        words.get(k).map(|w| w.text.clone())
+        words.get(k).map(|w| w.text.to_string())
     } else {
         None
     }
 }
 
 /// `su [opts] [user] -c CMD` / `--command=CMD` → CMD.
-fn su_command(args: &[FinalWord]) -> Option<String> {
+fn su_command(args: &[FinalWord<'_>]) -> Option<String> {
     let mut k = 0;
     while let Some(a) = args.get(k) {
-        let t = a.text.as_str();
+        let t: &str = &a.text;
         if let Some(v) = t.strip_prefix("--command=") {
             return Some(v.to_string());
         }
@@ -1236,7 +1348,7 @@ fn su_command(args: &[FinalWord]) -> Option<String> {
             || t == "-c"
             || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c'))
         {
-            return args.get(k + 1).map(|v| v.text.clone());
+            return args.get(k + 1).map(|v| v.text.to_string());
         }
         k += 1;
     }
@@ -1245,14 +1357,18 @@ fn su_command(args: &[FinalWord]) -> Option<String> {
 
 /// Parse an argument vector that no shell interprets (an `exec`-style `["rm", "-rf", "/"]`):
 /// the words are taken as they are, wrappers are still peeled and `bash -c` scripts parsed.
-pub fn parse_argv(argv: &[String]) -> Parsed {
-    let mut ctx = Parsed::default();
-    let words: Vec<FinalWord> = argv
+/// The words are copied: the result borrows nothing.
+pub fn parse_argv(argv: &[String]) -> Parsed<'static> {
+    let mut ctx = Ctx {
+        out: Parsed::default(),
+        line: "",
+    };
+    let words: Vec<FinalWord<'static>> = argv
         .iter()
         .map(|a| {
             ctx.steps += a.len() as u64 + 1;
             FinalWord {
-                text: a.chars().take(MAX_WORD).collect(),
+                text: Cow::Owned(a.chars().take(MAX_WORD).collect()),
                 assign: false,
             }
         })
@@ -1260,17 +1376,17 @@ pub fn parse_argv(argv: &[String]) -> Parsed {
     if !words.is_empty() {
         build(&mut ctx, words, 0, &[]);
     }
-    ctx
+    ctx.out
 }
 
 /// `env -S 'cmd args'` / `env --split-string=…` → the string plus the words after it.
-fn env_split_string(words: &[FinalWord], mut k: usize) -> Option<String> {
+fn env_split_string(words: &[FinalWord<'_>], mut k: usize) -> Option<String> {
     while let Some(w) = words.get(k) {
-        let t = w.text.as_str();
+        let t: &str = &w.text;
         let value = if let Some(v) = t.strip_prefix("--split-string=") {
             Some((v.to_string(), k + 1))
         } else if t == "--split-string" || t == "-S" {
-            words.get(k + 1).map(|v| (v.text.clone(), k + 2))
+            words.get(k + 1).map(|v| (v.text.to_string(), k + 2))
         } else {
             t.strip_prefix("-S").map(|v| (v.to_string(), k + 1))
         };
@@ -1290,11 +1406,11 @@ fn env_split_string(words: &[FinalWord], mut k: usize) -> Option<String> {
 }
 
 /// The commands run by `find … -exec cmd … ;` (also `-execdir`, `-ok`, `-okdir`, `+`).
-fn find_exec_commands(args: &[String]) -> Vec<Vec<String>> {
+fn find_exec_commands<'a>(args: &[Cow<'a, str>]) -> Vec<Vec<Cow<'a, str>>> {
     let mut out = Vec::new();
     let mut k = 0;
     while k < args.len() {
-        if matches!(args[k].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+        if matches!(&*args[k], "-exec" | "-execdir" | "-ok" | "-okdir") {
             let start = k + 1;
             let mut end = start;
             while end < args.len() && args[end] != ";" && args[end] != "+" {
@@ -1321,7 +1437,7 @@ mod tests {
         pub(super) static BYTEWISE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
 
-    fn bytewise(line: &str) -> Parsed {
+    fn bytewise(line: &str) -> Parsed<'_> {
         BYTEWISE.set(true);
         let parsed = parse(line);
         BYTEWISE.set(false);
@@ -1348,10 +1464,48 @@ mod tests {
         }
     }
 
-    fn words(ws: &[&str]) -> Vec<FinalWord> {
+    /// Plain words of the line are borrowed from it (the fast path); quoted, escaped,
+    /// expanded and nested-script words are owned. Either way the texts are what the
+    /// copying parse gave (`plain_runs_parse_as_bytewise` compares every word with the
+    /// byte-at-a-time scan, which owns all of them).
+    #[test]
+    fn plain_words_borrow_from_the_line() {
+        #[allow(clippy::ptr_arg)] // whether the `Cow` borrows is the point
+        fn borrowed_from(w: &Cow<'_, str>, line: &str) -> bool {
+            let range = line.as_bytes().as_ptr_range();
+            matches!(w, Cow::Borrowed(t) if range.contains(&t.as_ptr()))
+        }
+        let line = "sudo /bin/rm -rf 'a b' c\\d \"$X\" x$(ls -la) && bash -c 'git push -f'";
+        let p = parse(line);
+        let by_program = |name: &str| {
+            p.commands
+                .iter()
+                .find(|c| c.program == name)
+                .unwrap_or_else(|| panic!("no {name} in {p:#?}"))
+        };
+        let rm = by_program("rm");
+        assert!(borrowed_from(&rm.program_path, line));
+        assert!(borrowed_from(&rm.program, line));
+        assert_eq!(
+            (rm.program_path.as_ref(), rm.program.as_ref()),
+            ("/bin/rm", "rm")
+        );
+        let kinds: Vec<bool> = rm.args.iter().map(|a| borrowed_from(a, line)).collect();
+        assert_eq!(rm.args, ["-rf", "a b", "cd", "$X", "x$(…)"]);
+        assert_eq!(kinds, [true, false, false, false, false]);
+        let ls = by_program("ls");
+        assert!(borrowed_from(&ls.program, line) && borrowed_from(&ls.args[0], line));
+        // A nested script is parsed from text built from the line: its words are owned.
+        let git = by_program("git");
+        assert!(matches!(git.program, Cow::Owned(_)));
+        assert_eq!(git.args, ["push", "-f"]);
+        assert!(git.args.iter().all(|a| matches!(a, Cow::Owned(_))));
+    }
+
+    fn words(ws: &[&str]) -> Vec<FinalWord<'static>> {
         ws.iter()
             .map(|t| FinalWord {
-                text: t.to_string(),
+                text: t.to_string().into(),
                 assign: false,
             })
             .collect()
@@ -1417,9 +1571,9 @@ mod tests {
 
     #[test]
     fn find_exec_forms() {
-        let args: Vec<String> = [".", "-exec", "rm", "{}", ";", "-ok", "mv", "{}", "x", "+"]
+        let args: Vec<Cow<'_, str>> = [".", "-exec", "rm", "{}", ";", "-ok", "mv", "{}", "x", "+"]
             .iter()
-            .map(|s| s.to_string())
+            .map(|s| Cow::Borrowed(*s))
             .collect();
         assert_eq!(
             find_exec_commands(&args),

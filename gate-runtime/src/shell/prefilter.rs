@@ -97,7 +97,7 @@ pub fn admits(need: &Need, facts: &[Facts]) -> bool {
 /// kept in a caller's vector, so a classifier in repeated use allocates them once.
 #[derive(Debug)]
 pub struct LineFacts<'p, 'r> {
-    commands: &'p [SimpleCommand],
+    commands: &'p [SimpleCommand<'p>],
     facts: &'r mut Vec<Facts>,
     read: bool,
 }
@@ -139,11 +139,11 @@ mod tests {
     use gate_spec::commands::Arg;
     use proptest::prelude::*;
 
-    fn command(program: &str, args: &[&str]) -> SimpleCommand {
+    fn command(program: &str, args: &[&str]) -> SimpleCommand<'static> {
         SimpleCommand {
-            program: program.to_string(),
-            program_path: program.to_string(),
-            args: args.iter().map(|a| a.to_string()).collect(),
+            program: program.to_string().into(),
+            program_path: program.to_string().into(),
+            args: args.iter().map(|a| a.to_string().into()).collect(),
             wrappers: Vec::new(),
             writes: Vec::new(),
             background: false,
