@@ -156,10 +156,6 @@ impl<'s> Replayer<'s> {
         let engine = self.engine;
         let spec = engine.spec;
         write_scope_key(spec.scope, event, &mut self.key);
-        if !self.states.contains_key(self.key.as_str()) {
-            self.states
-                .insert(self.key.clone(), ScopeState::initial(spec, engine.machine));
-        }
         let no_env = |_: &str| None;
         let role = engine.resolve_role(event, &no_env, role);
         let grants = &mut self.grants;
@@ -174,14 +170,15 @@ impl<'s> Replayer<'s> {
             baselines: &self.baselines,
             grant_id: &mut mint,
         };
+        // One lookup for a known scope; a new one gets its state after its first event.
         let outcome = match self.states.get_mut(self.key.as_str()) {
             Some(state) => engine.evaluate(state, event, &mut cx),
-            // Inserted above; a fresh state is what a lost one would be.
-            None => engine.evaluate(
-                &mut ScopeState::initial(spec, engine.machine),
-                event,
-                &mut cx,
-            ),
+            None => {
+                let mut state = ScopeState::initial(spec, engine.machine);
+                let outcome = engine.evaluate(&mut state, event, &mut cx);
+                self.states.insert(self.key.clone(), state);
+                outcome
+            }
         };
         self.summary.record(engine, event, &outcome);
         self.summary.scopes = self.states.len() as u64;
