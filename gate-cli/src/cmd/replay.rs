@@ -592,8 +592,10 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
         Some(path) => {
             let store = Store::open_with_timeout(path, REPLAY_BUSY_TIMEOUT)
                 .map_err(|e| anyhow::anyhow!("cannot use the database {}: {e}", path.display()))?;
+            let replayer = StoreReplayer::new(&engine, store, DEFAULT_BATCH_EVENTS)
+                .map_err(|e| anyhow::anyhow!("cannot use the database {}: {e}", path.display()))?;
             Sink::Stored {
-                replayer: StoreReplayer::new(&engine, store, DEFAULT_BATCH_EVENTS),
+                replayer,
                 path: path.clone(),
             }
         }

@@ -120,9 +120,12 @@ impl Txn<'_> {
 
     /// Records a closed window.
     pub fn record_window(&self, w: &WindowRow) -> Result<(), StoreError> {
-        self.tx.execute(
+        // Cached: a stored replay closes a window every few hundred events, and parsing the
+        // statement each time cost it 4 % of its time.
+        self.tx.prepare_cached(
             "INSERT INTO windows (repo, kind, session, actions, secs, closed_by, contaminated, closed)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?.execute(
             params![
                 w.repo,
                 w.kind,
