@@ -10,6 +10,7 @@ use crate::observer::Baselines;
 use crate::store::{Store, StoreError};
 use crate::verdict::Verdict;
 use serde::Serialize;
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 /// Counts per tier.
@@ -271,14 +272,18 @@ impl<'s> StoreReplayer<'s> {
     /// Evaluate one event at `now_ms` in the batch in progress; a full batch is sent for
     /// commit. An error (this batch's, or an earlier one's commit) loses every event not
     /// committed yet: none of them is written or counted.
-    pub fn feed(&mut self, event: Event, now_ms: i64) -> Result<(), StoreError> {
-        let outcome = match self.pipeline.evaluate(&event, now_ms) {
+    ///
+    /// The event is only read: a caller that allocated it on another thread can free it
+    /// there (each free of another thread's allocation takes that thread's arena lock).
+    pub fn feed(&mut self, event: impl Borrow<Event>, now_ms: i64) -> Result<(), StoreError> {
+        let event = event.borrow();
+        let outcome = match self.pipeline.evaluate(event, now_ms) {
             Ok(outcome) => outcome,
             Err(e) => return Err(self.fail(e)),
         };
         let engine = self.engine;
-        self.summary.record(engine, &event, &outcome);
-        write_scope_key(engine.spec.scope, &event, &mut self.key);
+        self.summary.record(engine, event, &outcome);
+        write_scope_key(engine.spec.scope, event, &mut self.key);
         if !self.scopes.contains(self.key.as_str()) {
             self.scopes.insert(self.key.clone());
             self.batch_scopes.push(self.key.clone());
