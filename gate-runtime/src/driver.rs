@@ -1228,11 +1228,39 @@ fn write_batches(
     spent: std::sync::mpsc::SyncSender<Box<EventRows>>,
 ) -> Store {
     let path = store.path().map(Path::to_path_buf);
+    // Checkpoints only between batches, once the WAL is past `PIPELINE_WAL_BYTES`, and once
+    // more at the end. Best effort: without, SQLite checkpoints inside each commit.
+    let _ = store.set_checkpoints_for_bulk_writes();
+    let store = write_batches_on(store, path.as_deref(), &from, &to, &spent);
+    if store.wal_bytes() > WAL_LEFT_BYTES {
+        let _ = store.checkpoint_truncate(Duration::ZERO);
+    }
+    store
+}
+
+/// The WAL size past which a [`Pipeline`]'s writer checkpoints after a commit: a few batches,
+/// so a page that every batch rewrites is copied to the database once per few batches and
+/// the database is synced as often, while a hook that opens the database meanwhile finds a
+/// WAL of bounded size.
+const PIPELINE_WAL_BYTES: u64 = 32 << 20;
+
+/// What a [`Pipeline`]'s writer leaves in the WAL when it stops: as much as a hook's commit
+/// would ([`store::WAL_TRUNCATE_BYTES`]).
+const WAL_LEFT_BYTES: u64 = store::WAL_TRUNCATE_BYTES;
+
+/// The loop of [`write_batches`].
+fn write_batches_on(
+    mut store: Store,
+    path: Option<&Path>,
+    from: &std::sync::mpsc::Receiver<ToWriter>,
+    to: &std::sync::mpsc::SyncSender<FromWriter>,
+    spent: &std::sync::mpsc::SyncSender<Box<EventRows>>,
+) -> Store {
     while let Ok(first) = from.recv() {
         if matches!(first, ToWriter::Reset) {
             continue;
         }
-        let _turn = path.as_deref().and_then(|p| writer_turn(p, LOCK_WAIT));
+        let _turn = path.and_then(|p| writer_turn(p, LOCK_WAIT));
         let mut first = Some(first);
         let mut reset = false;
         let result = store.transaction(|tx| {
@@ -1274,6 +1302,10 @@ fn write_batches(
         });
         match result {
             Ok(()) => {
+                if store.wal_bytes() > PIPELINE_WAL_BYTES {
+                    // Best effort, as after a hook's commit: a busy reader only delays it.
+                    let _ = store.checkpoint_truncate(Duration::ZERO);
+                }
                 if to.send(FromWriter::Committed(Ok(()))).is_err() {
                     break;
                 }

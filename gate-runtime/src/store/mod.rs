@@ -665,6 +665,29 @@ impl Store {
         Ok(())
     }
 
+    /// For a connection that commits large batches back to back (a stored replay): no
+    /// checkpoint inside a commit (SQLite's automatic one, every 1,000 pages) and none after
+    /// it ([`Store::defer_checkpoints`]); the caller checkpoints when the WAL has grown past
+    /// a size of its choosing ([`Store::wal_bytes`], [`Store::checkpoint_truncate`]). A batch
+    /// of a few thousand events writes more than the automatic threshold, so otherwise every
+    /// commit was followed by a checkpoint and its fsync, and the pages every batch rewrites
+    /// (the end of the audit, the states) were copied to the database each time.
+    pub fn set_checkpoints_for_bulk_writes(&mut self) -> Result<(), StoreError> {
+        self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        self.defer_checkpoints();
+        Ok(())
+    }
+
+    /// The size of the WAL file (0 when there is none, or in memory).
+    pub fn wal_bytes(&self) -> u64 {
+        let Some(path) = &self.path else {
+            return 0;
+        };
+        let mut wal = path.clone().into_os_string();
+        wal.push("-wal");
+        std::fs::metadata(&wal).map_or(0, |m| m.len())
+    }
+
     /// Runs `f` in one `BEGIN IMMEDIATE … COMMIT` transaction; an error from `f` rolls
     /// everything back. Parallel hooks of one session serialize here.
     pub fn transaction<T>(
