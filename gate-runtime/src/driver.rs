@@ -370,10 +370,12 @@ trait Db {
 }
 
 impl Db for Txn<'_> {
+    #[inline]
     fn state(&self, scope: &str, spec: &str) -> Result<Option<StoredState>, StoreError> {
         self.load_state(scope, spec)
     }
 
+    #[inline]
     fn baseline_of(
         &self,
         repo: &str,
@@ -382,18 +384,22 @@ impl Db for Txn<'_> {
         self.baseline(repo, kind)
     }
 
+    #[inline]
     fn consume(&self, action_hash: &str, now_ms: i64) -> Result<bool, StoreError> {
         Ok(self.consume_grant(action_hash, now_ms)?.is_some())
     }
 
+    #[inline]
     fn create(&self, grant: &NewGrant) -> Result<String, StoreError> {
         self.create_grant(grant)
     }
 
+    #[inline]
     fn grant_expiry(&self, id: &str) -> Result<Option<i64>, StoreError> {
         Ok(self.grant(id)?.map(|g| g.expires_ms))
     }
 
+    #[inline]
     fn window(&self, w: &WindowRow) -> Result<(), StoreError> {
         self.record_window(w)
     }
@@ -1279,7 +1285,7 @@ fn write_batches_on(
                         tx.append_entries(tip, &rows.entries())?;
                         let _ = spent.try_send(rows);
                     }
-                    ToWriter::Window(w) => tx.record_window(&w)?,
+                    ToWriter::Window(w) => tx.record_window_cached(&w)?,
                     ToWriter::Ask(ask) => {
                         let a = answer(tx, ask)?;
                         to.send(FromWriter::Answer(a)).map_err(|_| writer_gone())?;
