@@ -212,9 +212,9 @@ pub struct StoreReplayer<'s> {
     scopes: HashSet<String>,
     key: String,
     /// Every event evaluated (the batch in progress and the ended ones included).
-    summary: Summary,
+    evaluated: Summary,
     /// The events committed.
-    committed: Summary,
+    summary: Summary,
     stored: u64,
     transactions: u64,
 }
@@ -262,8 +262,8 @@ impl<'s> StoreReplayer<'s> {
             ended: VecDeque::new(),
             scopes: HashSet::new(),
             key: String::new(),
+            evaluated: Summary::new(engine),
             summary: Summary::new(engine),
-            committed: Summary::new(engine),
             stored: 0,
             transactions: 0,
         })
@@ -282,7 +282,7 @@ impl<'s> StoreReplayer<'s> {
             Err(e) => return Err(self.fail(e)),
         };
         let engine = self.engine;
-        self.summary.record(engine, event, &outcome);
+        self.evaluated.record(engine, event, &outcome);
         write_scope_key(engine.spec.scope, event, &mut self.key);
         if !self.scopes.contains(self.key.as_str()) {
             self.scopes.insert(self.key.clone());
@@ -302,10 +302,10 @@ impl<'s> StoreReplayer<'s> {
             if let Err(e) = self.pipeline.end_batch() {
                 return Err(self.fail(e));
             }
-            self.summary.scopes = self.scopes.len() as u64;
+            self.evaluated.scopes = self.scopes.len() as u64;
             self.ended.push_back(Ended {
                 events: std::mem::take(&mut self.in_batch),
-                summary: self.summary.clone(),
+                summary: self.evaluated.clone(),
                 new_scopes: std::mem::take(&mut self.batch_scopes),
             });
         }
@@ -330,7 +330,7 @@ impl<'s> StoreReplayer<'s> {
         if let Some(batch) = self.ended.pop_front() {
             self.stored += batch.events;
             self.transactions += 1;
-            self.committed = batch.summary;
+            self.summary = batch.summary;
         }
     }
 
@@ -360,7 +360,7 @@ impl<'s> StoreReplayer<'s> {
             self.scopes.remove(&k);
         }
         self.in_batch = 0;
-        self.summary = self.committed.clone();
+        self.evaluated = self.summary.clone();
         match reset {
             Ok(()) => error,
             Err(e) => e,
@@ -379,12 +379,12 @@ impl<'s> StoreReplayer<'s> {
     /// Commit what is queued and return the summary of everything stored.
     pub fn finish(mut self) -> Result<Summary, StoreError> {
         self.flush()?;
-        Ok(self.committed.clone())
+        Ok(self.summary.clone())
     }
 
     /// What was stored so far.
     pub fn summary(&self) -> &Summary {
-        &self.committed
+        &self.summary
     }
 
     /// Events written so far (events of batches not committed yet are not).
