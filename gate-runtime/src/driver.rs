@@ -1035,7 +1035,7 @@ enum ToWriter {
         states: Vec<(String, StoredState)>,
     },
     /// Forget the batch in progress (roll it back) and, after a failure, start listening
-    /// again.
+    /// again; answered by [`FromWriter::ResetDone`].
     Reset,
 }
 
@@ -1046,6 +1046,8 @@ enum FromWriter {
     /// the writer ignores everything up to the next [`ToWriter::Reset`] (no further answers
     /// or commits for the batches sent meanwhile).
     Committed(Result<(), StoreError>),
+    /// A [`ToWriter::Reset`] is done: nothing sent before it is reported after this.
+    ResetDone,
 }
 
 /// The evaluating side's end of the channels to the writer thread; it is the [`Db`] of the
@@ -1084,8 +1086,8 @@ impl Link {
         loop {
             match self.from.recv() {
                 Ok(FromWriter::Committed(ack)) => return ack,
-                // Nothing is asked while no answer is awaited.
-                Ok(FromWriter::Answer(_)) => continue,
+                // Nothing is asked while no answer is awaited, and a reset is waited for.
+                Ok(FromWriter::Answer(_) | FromWriter::ResetDone) => continue,
                 Err(_) => return Err(writer_gone()),
             }
         }
@@ -1098,6 +1100,7 @@ impl Link {
         loop {
             match self.from.recv() {
                 Ok(FromWriter::Answer(a)) => return Ok(a),
+                Ok(FromWriter::ResetDone) => {}
                 Ok(FromWriter::Committed(ack)) => {
                     let failed = ack.is_err();
                     self.acks.borrow_mut().push_back(ack);
@@ -1234,21 +1237,19 @@ fn write_batches(
     spent: std::sync::mpsc::SyncSender<Box<EventRows>>,
 ) -> Store {
     let path = store.path().map(Path::to_path_buf);
-    // Checkpoints only between batches, once the WAL is past `PIPELINE_WAL_BYTES`, and once
-    // more at the end. Best effort: without, SQLite checkpoints inside each commit.
-    let _ = store.set_checkpoints_for_bulk_writes();
+    // A batch writes more than SQLite's automatic checkpoint threshold, so each commit
+    // copies the WAL into the database (PASSIVE) and the next batch writes the WAL again
+    // from its start, over the same file pages. The WAL is truncated only at the end: a
+    // truncation after every commit, as a hook does, dropped those pages and the next batch
+    // wrote into fresh ones, which the kernel had to allocate and zero (at 1 M events, page
+    // allocation and copying were a fifth of the writer's time).
+    store.defer_checkpoints();
     let store = write_batches_on(store, path.as_deref(), &from, &to, &spent);
     if store.wal_bytes() > WAL_LEFT_BYTES {
         let _ = store.checkpoint_truncate(Duration::ZERO);
     }
     store
 }
-
-/// The WAL size past which a [`Pipeline`]'s writer checkpoints after a commit: a few batches,
-/// so a page that every batch rewrites is copied to the database once per few batches and
-/// the database is synced as often, while a hook that opens the database meanwhile finds a
-/// WAL of bounded size.
-const PIPELINE_WAL_BYTES: u64 = 32 << 20;
 
 /// What a [`Pipeline`]'s writer leaves in the WAL when it stops: as much as a hook's commit
 /// would ([`store::WAL_TRUNCATE_BYTES`]).
@@ -1264,6 +1265,9 @@ fn write_batches_on(
 ) -> Store {
     while let Ok(first) = from.recv() {
         if matches!(first, ToWriter::Reset) {
+            if to.send(FromWriter::ResetDone).is_err() {
+                break;
+            }
             continue;
         }
         let _turn = path.and_then(|p| writer_turn(p, LOCK_WAIT));
@@ -1308,16 +1312,16 @@ fn write_batches_on(
         });
         match result {
             Ok(()) => {
-                if store.wal_bytes() > PIPELINE_WAL_BYTES {
-                    // Best effort, as after a hook's commit: a busy reader only delays it.
-                    let _ = store.checkpoint_truncate(Duration::ZERO);
-                }
                 if to.send(FromWriter::Committed(Ok(()))).is_err() {
                     break;
                 }
             }
-            // Rolled back at the evaluating side's request: nothing to report.
-            Err(_) if reset => {}
+            // Rolled back at the evaluating side's request.
+            Err(_) if reset => {
+                if to.send(FromWriter::ResetDone).is_err() {
+                    break;
+                }
+            }
             Err(e) => {
                 if to.send(FromWriter::Committed(Err(e))).is_err() {
                     break;
@@ -1330,6 +1334,9 @@ fn write_batches_on(
                         Ok(_) => {}
                         Err(_) => return store,
                     }
+                }
+                if to.send(FromWriter::ResetDone).is_err() {
+                    break;
                 }
             }
         }
@@ -1442,22 +1449,30 @@ impl<'a, 'e> Pipeline<'a, 'e> {
     }
 
     /// After an error: the batch in progress is rolled back, the writer listens again, and
-    /// the next event starts a new batch from what is stored. Outcomes of batches ended
-    /// before are still reported by [`Pipeline::next_commit`] (up to the first error).
-    pub fn reset(&mut self) -> Result<(), StoreError> {
+    /// the next event starts a new batch from what is stored. Returns, in order, the outcome
+    /// of every batch ended and not reported yet by [`Pipeline::next_commit`], as far as the
+    /// writer got with them (after an error, none). The error of a batch whose evaluation
+    /// failed because its transaction did (a question then fails with a stand-in) is among
+    /// them. A writer that stopped adds a last error.
+    pub fn reset(&mut self) -> Vec<Result<(), StoreError>> {
         self.scopes.clear();
         self.grants.clear();
-        self.link.send(ToWriter::Reset)
-    }
-
-    /// The error the writer reported for the batch in progress while an answer was awaited
-    /// (the evaluation then failed with a stand-in), if any.
-    pub(crate) fn reported_error(&mut self) -> Option<StoreError> {
-        let mut acks = self.link.acks.borrow_mut();
-        let error = acks.iter().position(Result::is_err);
-        let error = error.and_then(|i| acks.remove(i)).and_then(Result::err);
-        acks.clear();
-        error
+        let mut outcomes: Vec<_> = self.link.acks.borrow_mut().drain(..).collect();
+        if let Err(e) = self.link.send(ToWriter::Reset) {
+            outcomes.push(Err(e));
+            return outcomes;
+        }
+        loop {
+            match self.link.from.recv() {
+                Ok(FromWriter::ResetDone) => return outcomes,
+                Ok(FromWriter::Committed(ack)) => outcomes.push(ack),
+                Ok(FromWriter::Answer(_)) => {}
+                Err(_) => {
+                    outcomes.push(Err(writer_gone()));
+                    return outcomes;
+                }
+            }
+        }
     }
 
     /// Stops the writer (a batch not ended is rolled back) and returns the store.

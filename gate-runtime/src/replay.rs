@@ -335,21 +335,22 @@ impl<'s> StoreReplayer<'s> {
     }
 
     /// After `error`: the batches ended before it that commit still count, the rest (and
-    /// the batch in progress) are lost. Returns the error that ended the first lost batch.
+    /// the batch in progress) are lost. Returns the error that ended the first lost batch
+    /// (the writer's, when the evaluation failed because the transaction had).
     fn fail(&mut self, error: StoreError) -> StoreError {
         let mut error = error;
-        let reset = self.pipeline.reset();
-        while !self.ended.is_empty() {
-            match self.pipeline.next_commit() {
-                Ok(()) => self.committed_one(),
+        let mut lost = false;
+        for outcome in self.pipeline.reset() {
+            match outcome {
+                Ok(()) if !lost => self.committed_one(),
+                Ok(()) => {}
                 Err(e) => {
-                    error = e;
-                    break;
+                    if !lost {
+                        error = e;
+                    }
+                    lost = true;
                 }
             }
-        }
-        if let Some(e) = self.pipeline.reported_error() {
-            error = e;
         }
         for batch in self.ended.drain(..) {
             for k in &batch.new_scopes {
@@ -361,10 +362,7 @@ impl<'s> StoreReplayer<'s> {
         }
         self.in_batch = 0;
         self.evaluated = self.summary.clone();
-        match reset {
-            Ok(()) => error,
-            Err(e) => e,
-        }
+        error
     }
 
     /// Commit what is evaluated and wait until it is stored.

@@ -665,19 +665,6 @@ impl Store {
         Ok(())
     }
 
-    /// For a connection that commits large batches back to back (a stored replay): no
-    /// checkpoint inside a commit (SQLite's automatic one, every 1,000 pages) and none after
-    /// it ([`Store::defer_checkpoints`]); the caller checkpoints when the WAL has grown past
-    /// a size of its choosing ([`Store::wal_bytes`], [`Store::checkpoint_truncate`]). A batch
-    /// of a few thousand events writes more than the automatic threshold, so otherwise every
-    /// commit was followed by a checkpoint and its fsync, and the pages every batch rewrites
-    /// (the end of the audit, the states) were copied to the database each time.
-    pub fn set_checkpoints_for_bulk_writes(&mut self) -> Result<(), StoreError> {
-        self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
-        self.defer_checkpoints();
-        Ok(())
-    }
-
     /// The size of the WAL file (0 when there is none, or in memory).
     pub fn wal_bytes(&self) -> u64 {
         let Some(path) = &self.path else {
