@@ -232,7 +232,7 @@ fn replay_store(bencher: Bencher) {
     let events = workload_events().expect("fixtures load");
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Store::open(&dir.path().join("gate.db")).expect("store opens");
-    let mut replayer = StoreReplayer::new(&engine, store, BATCH);
+    let mut replayer = StoreReplayer::new(&engine, store, BATCH).expect("writer starts");
     let mut now = 1_700_000_000_000i64;
     let mut n = 0usize;
     bencher.counter(ItemsCount::new(BATCH)).bench_local(|| {

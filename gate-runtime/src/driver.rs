@@ -344,29 +344,91 @@ pub fn degrade(spec: &gate_spec::ir::Spec, outcome: &Outcome) -> Decision {
     }
 }
 
+/// What [`evaluate_in`] reads from and writes to the database besides audit rows and states:
+/// a transaction itself ([`Txn`], for a hook and a [`Batch`]), or the evaluating side of a
+/// [`Pipeline`], which asks its writer thread (that holds the transaction) and waits.
+trait Db {
+    /// [`Txn::load_state`].
+    fn state(&self, scope: &str, spec: &str) -> Result<Option<StoredState>, StoreError>;
+    /// [`Txn::baseline`].
+    fn baseline_of(&self, repo: &str, kind: &str)
+        -> Result<Option<store::BaselineRow>, StoreError>;
+    /// Whether [`Txn::consume_grant`] used a grant.
+    fn consume(&self, action_hash: &str, now_ms: i64) -> Result<bool, StoreError>;
+    /// [`Txn::create_grant`].
+    fn create(&self, grant: &NewGrant) -> Result<String, StoreError>;
+    /// [`Txn::create_grant`] and the expiry of the grant it returned.
+    fn create_expiring(&self, grant: &NewGrant) -> Result<(String, i64), StoreError> {
+        let id = self.create(grant)?;
+        let expires = self.grant_expiry(&id)?.unwrap_or(grant.expires_ms);
+        Ok((id, expires))
+    }
+    /// The expiry of grant `id` ([`Txn::grant`]).
+    fn grant_expiry(&self, id: &str) -> Result<Option<i64>, StoreError>;
+    /// [`Txn::record_window`].
+    fn window(&self, w: &WindowRow) -> Result<(), StoreError>;
+}
+
+impl Db for Txn<'_> {
+    #[inline]
+    fn state(&self, scope: &str, spec: &str) -> Result<Option<StoredState>, StoreError> {
+        self.load_state(scope, spec)
+    }
+
+    #[inline]
+    fn baseline_of(
+        &self,
+        repo: &str,
+        kind: &str,
+    ) -> Result<Option<store::BaselineRow>, StoreError> {
+        self.baseline(repo, kind)
+    }
+
+    #[inline]
+    fn consume(&self, action_hash: &str, now_ms: i64) -> Result<bool, StoreError> {
+        Ok(self.consume_grant(action_hash, now_ms)?.is_some())
+    }
+
+    #[inline]
+    fn create(&self, grant: &NewGrant) -> Result<String, StoreError> {
+        self.create_grant(grant)
+    }
+
+    #[inline]
+    fn grant_expiry(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self.grant(id)?.map(|g| g.expires_ms))
+    }
+
+    #[inline]
+    fn window(&self, w: &WindowRow) -> Result<(), StoreError> {
+        self.record_window(w)
+    }
+}
+
 /// Where [`evaluate_in`] finds a scope's state and the repository's baselines, and leaves the
-/// state after the event. A hook loads and saves per event ([`PerEvent`]); a [`Batch`] keeps
-/// them in memory for the rest of its transaction. Both load through [`load_scope`] and
-/// [`load_baselines`], so a batch sees exactly what per-event runs would have read back.
-trait Scopes {
+/// state after the event. A hook loads and saves per event ([`PerEvent`]); a [`Batch`] or a
+/// [`Pipeline`] keeps them in memory for the rest of its transaction. All load through
+/// [`load_scope`] and [`load_baselines`], so a batch sees exactly what per-event runs would
+/// have read back.
+trait Scopes<D: ?Sized> {
     /// The state of `scope` (reset notes pushed to `notes`) and the baselines of `repo`.
     fn load(
         &mut self,
         engine: &Engine<'_>,
-        tx: &Txn<'_>,
+        tx: &D,
         scope: &str,
         repo: &str,
         notes: &mut Vec<Note>,
     ) -> Result<(&mut ScopeState, &Baselines), StoreError>;
 
     /// Append the event's audit rows (the event row first, then its notes).
-    fn audit(&mut self, tx: &mut Txn<'_>, rows: &[AuditEntry<'_>]) -> Result<(), StoreError>;
+    fn audit(&mut self, tx: &mut D, rows: &[AuditEntry<'_>]) -> Result<(), StoreError>;
 
     /// The state loaded last for `scope` is final for this event, updated at `updated_ms`.
     fn save(
         &mut self,
         engine: &Engine<'_>,
-        tx: &Txn<'_>,
+        tx: &D,
         scope: &str,
         updated_ms: i64,
     ) -> Result<(), StoreError>;
@@ -374,14 +436,14 @@ trait Scopes {
 
 /// The stored state of `scope`, or a fresh one (with a `reset` note) when it is unreadable or
 /// was written under another spec version.
-fn load_scope(
+fn load_scope<D: Db + ?Sized>(
     engine: &Engine<'_>,
-    tx: &Txn<'_>,
+    tx: &D,
     scope: &str,
     notes: &mut Vec<Note>,
 ) -> Result<ScopeState, StoreError> {
     let spec = engine.spec;
-    Ok(match tx.load_state(scope, &spec.name)? {
+    Ok(match tx.state(scope, &spec.name)? {
         Some(stored) if stored.spec_hash == spec.hash => {
             match serde_json::from_slice::<ScopeState>(&stored.blob) {
                 Ok(s) => s,
@@ -415,12 +477,16 @@ fn needs_baselines(spec: &gate_spec::ir::Spec) -> bool {
 }
 
 /// The learned baselines of `repo`, per kind (all `None` when no tier uses them).
-fn load_baselines(engine: &Engine<'_>, tx: &Txn<'_>, repo: &str) -> Result<Baselines, StoreError> {
+fn load_baselines<D: Db + ?Sized>(
+    engine: &Engine<'_>,
+    tx: &D,
+    repo: &str,
+) -> Result<Baselines, StoreError> {
     let spec = engine.spec;
     let mut baselines: Baselines = vec![None; spec.kinds.len()];
     if needs_baselines(spec) {
         for (i, k) in spec.kinds.iter().enumerate() {
-            if let Some(b) = tx.baseline(repo, &k.name)? {
+            if let Some(b) = tx.baseline_of(repo, &k.name)? {
                 baselines[i] = Some((b.actions.max(0) as u32, b.secs.max(0) as u32));
             }
         }
@@ -447,11 +513,11 @@ struct PerEvent {
     baselines: Baselines,
 }
 
-impl Scopes for PerEvent {
+impl<'t> Scopes<Txn<'t>> for PerEvent {
     fn load(
         &mut self,
         engine: &Engine<'_>,
-        tx: &Txn<'_>,
+        tx: &Txn<'t>,
         scope: &str,
         repo: &str,
         notes: &mut Vec<Note>,
@@ -461,7 +527,7 @@ impl Scopes for PerEvent {
         Ok((self.state.insert(state), &self.baselines))
     }
 
-    fn audit(&mut self, tx: &mut Txn<'_>, rows: &[AuditEntry<'_>]) -> Result<(), StoreError> {
+    fn audit(&mut self, tx: &mut Txn<'t>, rows: &[AuditEntry<'_>]) -> Result<(), StoreError> {
         let mut tip = tx.chain_tip()?;
         tx.append_entries(&mut tip, rows)?;
         tx.write_chain_head(&mut tip)
@@ -470,7 +536,7 @@ impl Scopes for PerEvent {
     fn save(
         &mut self,
         engine: &Engine<'_>,
-        tx: &Txn<'_>,
+        tx: &Txn<'t>,
         scope: &str,
         updated_ms: i64,
     ) -> Result<(), StoreError> {
@@ -508,11 +574,45 @@ struct BatchScopes {
     chain: Option<ChainTip>,
 }
 
-impl Scopes for BatchScopes {
+impl<'t> Scopes<Txn<'t>> for BatchScopes {
     fn load(
         &mut self,
         engine: &Engine<'_>,
-        tx: &Txn<'_>,
+        tx: &Txn<'t>,
+        scope: &str,
+        repo: &str,
+        notes: &mut Vec<Note>,
+    ) -> Result<(&mut ScopeState, &Baselines), StoreError> {
+        self.load_from(engine, tx, scope, repo, notes)
+    }
+
+    fn audit(&mut self, tx: &mut Txn<'t>, rows: &[AuditEntry<'_>]) -> Result<(), StoreError> {
+        let tip = match &mut self.chain {
+            Some(tip) => tip,
+            None => self.chain.insert(tx.chain_tip()?),
+        };
+        tx.append_entries(tip, rows)
+    }
+
+    fn save(
+        &mut self,
+        _engine: &Engine<'_>,
+        _tx: &Txn<'t>,
+        scope: &str,
+        updated_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.saved(scope, updated_ms);
+        Ok(())
+    }
+}
+
+impl BatchScopes {
+    /// [`Scopes::load`] of a batch: a scope's state read on its first event of the
+    /// transaction, the baselines once per repository.
+    fn load_from<D: Db + ?Sized>(
+        &mut self,
+        engine: &Engine<'_>,
+        tx: &D,
         scope: &str,
         repo: &str,
         notes: &mut Vec<Note>,
@@ -547,29 +647,34 @@ impl Scopes for BatchScopes {
         }
     }
 
-    fn audit(&mut self, tx: &mut Txn<'_>, rows: &[AuditEntry<'_>]) -> Result<(), StoreError> {
-        let tip = match &mut self.chain {
-            Some(tip) => tip,
-            None => self.chain.insert(tx.chain_tip()?),
-        };
-        tx.append_entries(tip, rows)
-    }
-
-    fn save(
-        &mut self,
-        _engine: &Engine<'_>,
-        _tx: &Txn<'_>,
-        scope: &str,
-        updated_ms: i64,
-    ) -> Result<(), StoreError> {
+    /// [`Scopes::save`] of a batch: the state is written when the transaction ends.
+    fn saved(&mut self, scope: &str, updated_ms: i64) {
         if let Some(cached) = self.states.get_mut(scope) {
             cached.updated_ms = Some(updated_ms);
         }
-        Ok(())
     }
-}
 
-impl BatchScopes {
+    /// Every state evaluated in this transaction, encoded, in scope order (the rows
+    /// [`BatchScopes::flush`] writes).
+    fn dirty(&self, engine: &Engine<'_>) -> Result<Vec<(String, StoredState)>, StoreError> {
+        let mut dirty: Vec<(&String, &Cached)> = self
+            .states
+            .iter()
+            .filter(|(_, c)| c.updated_ms.is_some())
+            .collect();
+        dirty.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        dirty
+            .into_iter()
+            .map(|(scope, cached)| {
+                let updated_ms = cached.updated_ms.unwrap_or_default();
+                Ok((
+                    scope.clone(),
+                    encode_state(engine, &cached.state, updated_ms)?,
+                ))
+            })
+            .collect()
+    }
+
     /// Appends the transaction's audit rows, writes every state evaluated in it (the row
     /// each scope's last event would have written) and forgets the cache.
     fn flush(&mut self, engine: &Engine<'_>, tx: &mut Txn<'_>) -> Result<(), StoreError> {
@@ -604,30 +709,29 @@ impl BatchScopes {
 /// How [`evaluate_in`] consumes and mints grants: straight through the store for a hook
 /// ([`InStore`]); for a batch, through the store with a memory of this transaction's answers
 /// ([`GrantMemo`]).
-trait Grants {
+trait Grants<D: ?Sized> {
     /// Use the approved grant for this exact action, if one is live ([`Txn::consume_grant`]).
-    fn consume(&mut self, tx: &Txn<'_>, action_hash: &str, now_ms: i64)
-        -> Result<bool, StoreError>;
+    fn consume(&mut self, tx: &D, action_hash: &str, now_ms: i64) -> Result<bool, StoreError>;
 
     /// The id of the pending grant for this action, created if none is live
     /// ([`Txn::create_grant`]).
-    fn create(&mut self, tx: &Txn<'_>, grant: &NewGrant) -> Result<String, StoreError>;
+    fn create(&mut self, tx: &D, grant: &NewGrant) -> Result<String, StoreError>;
 }
 
 /// A hook call: every question goes to the store.
 struct InStore;
 
-impl Grants for InStore {
+impl<'t> Grants<Txn<'t>> for InStore {
     fn consume(
         &mut self,
-        tx: &Txn<'_>,
+        tx: &Txn<'t>,
         action_hash: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
         Ok(tx.consume_grant(action_hash, now_ms)?.is_some())
     }
 
-    fn create(&mut self, tx: &Txn<'_>, grant: &NewGrant) -> Result<String, StoreError> {
+    fn create(&mut self, tx: &Txn<'t>, grant: &NewGrant) -> Result<String, StoreError> {
         tx.create_grant(grant)
     }
 }
@@ -658,13 +762,8 @@ impl GrantMemo {
     }
 }
 
-impl Grants for GrantMemo {
-    fn consume(
-        &mut self,
-        tx: &Txn<'_>,
-        action_hash: &str,
-        now_ms: i64,
-    ) -> Result<bool, StoreError> {
+impl<D: Db + ?Sized> Grants<D> for GrantMemo {
+    fn consume(&mut self, tx: &D, action_hash: &str, now_ms: i64) -> Result<bool, StoreError> {
         if self
             .none_approved
             .get(action_hash)
@@ -672,7 +771,7 @@ impl Grants for GrantMemo {
         {
             return Ok(false);
         }
-        if tx.consume_grant(action_hash, now_ms)?.is_some() {
+        if tx.consume(action_hash, now_ms)? {
             return Ok(true);
         }
         match self.none_approved.get_mut(action_hash) {
@@ -684,15 +783,14 @@ impl Grants for GrantMemo {
         Ok(false)
     }
 
-    fn create(&mut self, tx: &Txn<'_>, grant: &NewGrant) -> Result<String, StoreError> {
+    fn create(&mut self, tx: &D, grant: &NewGrant) -> Result<String, StoreError> {
         let now = grant.created_ms;
         if let Some((id, since, expires)) = self.pending.get(&grant.action_hash) {
             if now >= *since && now < *expires {
                 return Ok(id.clone());
             }
         }
-        let id = tx.create_grant(grant)?;
-        let expires = tx.grant(&id)?.map_or(grant.expires_ms, |g| g.expires_ms);
+        let (id, expires) = tx.create_expiring(grant)?;
         self.pending
             .insert(grant.action_hash.clone(), (id.clone(), now, expires));
         Ok(id)
@@ -802,6 +900,602 @@ impl<'a, 'e> Batch<'a, 'e> {
     }
 }
 
+/// The audit rows of one event as the evaluating side of a [`Pipeline`] hands them to its
+/// writer: every column but the kind, the detail and the latency shared (as
+/// [`evaluate_in`] builds them), the details one text. The writer sends each back when it
+/// has appended it, so its strings are reused rather than allocated per event.
+#[derive(Default)]
+struct EventRows {
+    ts_ms: i64,
+    session: String,
+    scope: String,
+    spec: String,
+    runtime: String,
+    phase: String,
+    tool: Option<String>,
+    target: Option<String>,
+    tier: Option<String>,
+    decision: Option<String>,
+    details: String,
+    /// Each row's kind, the end of its detail in `details` and its latency.
+    rows: Vec<(AuditKind, usize, Option<i64>)>,
+}
+
+/// Copies `from` into `to`, reusing `to`'s allocation.
+fn copy_str(to: &mut String, from: &str) {
+    to.clear();
+    to.push_str(from);
+}
+
+/// Copies `from` into `to`, reusing `to`'s allocation when both are some.
+fn copy_opt(to: &mut Option<String>, from: Option<&str>) {
+    match (to.as_mut(), from) {
+        (Some(t), Some(f)) => copy_str(t, f),
+        (None, Some(f)) => *to = Some(f.to_string()),
+        (_, None) => *to = None,
+    }
+}
+
+/// Whether two rows share every column [`EventRows`] keeps once.
+fn same_columns(a: &AuditEntry<'_>, b: &AuditEntry<'_>) -> bool {
+    a.ts_ms == b.ts_ms
+        && a.session == b.session
+        && a.scope == b.scope
+        && a.spec == b.spec
+        && a.runtime == b.runtime
+        && a.phase == b.phase
+        && a.tool == b.tool
+        && a.target == b.target
+        && a.tier == b.tier
+        && a.decision == b.decision
+}
+
+impl EventRows {
+    /// Fills `self` with `rows`, which all share their columns ([`same_columns`]).
+    fn fill(&mut self, rows: &[AuditEntry<'_>]) {
+        let Some(first) = rows.first() else {
+            self.rows.clear();
+            return;
+        };
+        self.ts_ms = first.ts_ms;
+        copy_str(&mut self.session, first.session);
+        copy_str(&mut self.scope, first.scope);
+        copy_str(&mut self.spec, first.spec);
+        copy_str(&mut self.runtime, first.runtime);
+        copy_str(&mut self.phase, first.phase);
+        copy_opt(&mut self.tool, first.tool);
+        copy_opt(&mut self.target, first.target);
+        copy_opt(&mut self.tier, first.tier);
+        copy_opt(&mut self.decision, first.decision);
+        self.details.clear();
+        self.rows.clear();
+        for row in rows {
+            self.details.push_str(row.detail);
+            self.rows
+                .push((row.kind, self.details.len(), row.latency_us));
+        }
+    }
+
+    /// The rows, borrowed, as [`evaluate_in`] passed them.
+    fn entries(&self) -> Vec<AuditEntry<'_>> {
+        let mut start = 0;
+        self.rows
+            .iter()
+            .map(|&(kind, end, latency_us)| {
+                let detail = &self.details[start..end];
+                start = end;
+                AuditEntry {
+                    ts_ms: self.ts_ms,
+                    session: &self.session,
+                    scope: &self.scope,
+                    spec: &self.spec,
+                    kind,
+                    runtime: &self.runtime,
+                    phase: &self.phase,
+                    tool: self.tool.as_deref(),
+                    target: self.target.as_deref(),
+                    tier: self.tier.as_deref(),
+                    decision: self.decision.as_deref(),
+                    detail,
+                    latency_us,
+                }
+            })
+            .collect()
+    }
+}
+
+/// A question the evaluating side of a [`Pipeline`] asks inside the writer's transaction.
+enum Ask {
+    State { scope: String, spec: String },
+    Baseline { repo: String, kind: String },
+    Consume { action_hash: String, now_ms: i64 },
+    Create(NewGrant),
+    Expiry(String),
+}
+
+/// The writer's answer to an [`Ask`].
+enum Answer {
+    State(Option<StoredState>),
+    Baseline(Option<store::BaselineRow>),
+    Consumed(bool),
+    Created(String, i64),
+    Expiry(Option<i64>),
+}
+
+/// What the evaluating side of a [`Pipeline`] sends its writer, in order. The writer opens a
+/// transaction at the first message after a commit (or a reset).
+enum ToWriter {
+    Rows(Box<EventRows>),
+    Window(WindowRow),
+    Ask(Ask),
+    /// The end of the batch: write these states (encoded, in scope order) and the chain
+    /// head, and commit.
+    Commit {
+        spec: String,
+        states: Vec<(String, StoredState)>,
+    },
+    /// Forget the batch in progress (roll it back) and, after a failure, start listening
+    /// again; answered by [`FromWriter::ResetDone`].
+    Reset,
+}
+
+/// What the writer sends back, in order.
+enum FromWriter {
+    Answer(Answer),
+    /// One per batch, in batch order: committed, or the error that ended it. After an error
+    /// the writer ignores everything up to the next [`ToWriter::Reset`] (no further answers
+    /// or commits for the batches sent meanwhile).
+    Committed(Result<(), StoreError>),
+    /// A [`ToWriter::Reset`] is done: nothing sent before it is reported after this.
+    ResetDone,
+}
+
+/// The evaluating side's end of the channels to the writer thread; it is the [`Db`] of the
+/// events a [`Pipeline`] evaluates.
+struct Link {
+    to: Option<std::sync::mpsc::SyncSender<ToWriter>>,
+    from: std::sync::mpsc::Receiver<FromWriter>,
+    /// Rows the writer has appended, to be filled again.
+    spent: std::sync::mpsc::Receiver<Box<EventRows>>,
+    /// Commit results that arrived while an answer was awaited, oldest first.
+    acks: std::cell::RefCell<std::collections::VecDeque<Result<(), StoreError>>>,
+}
+
+fn writer_gone() -> StoreError {
+    StoreError::Corrupt("the replay's writer thread stopped".to_string())
+}
+
+fn batch_failed() -> StoreError {
+    StoreError::Corrupt("the batch transaction failed".to_string())
+}
+
+impl Link {
+    fn send(&self, msg: ToWriter) -> Result<(), StoreError> {
+        self.to
+            .as_ref()
+            .ok_or_else(writer_gone)?
+            .send(msg)
+            .map_err(|_| writer_gone())
+    }
+
+    /// The next commit result: one that arrived earlier, else the next from the writer.
+    fn next_ack(&self) -> Result<(), StoreError> {
+        if let Some(ack) = self.acks.borrow_mut().pop_front() {
+            return ack;
+        }
+        loop {
+            match self.from.recv() {
+                Ok(FromWriter::Committed(ack)) => return ack,
+                // Nothing is asked while no answer is awaited, and a reset is waited for.
+                Ok(FromWriter::Answer(_) | FromWriter::ResetDone) => continue,
+                Err(_) => return Err(writer_gone()),
+            }
+        }
+    }
+
+    /// Asks and waits. A commit result that arrives first is kept for [`Link::next_ack`];
+    /// an error there (the writer's transaction failed) fails the question as well.
+    fn ask(&self, ask: Ask) -> Result<Answer, StoreError> {
+        self.send(ToWriter::Ask(ask))?;
+        loop {
+            match self.from.recv() {
+                Ok(FromWriter::Answer(a)) => return Ok(a),
+                Ok(FromWriter::ResetDone) => {}
+                Ok(FromWriter::Committed(ack)) => {
+                    let failed = ack.is_err();
+                    self.acks.borrow_mut().push_back(ack);
+                    if failed {
+                        return Err(batch_failed());
+                    }
+                }
+                Err(_) => return Err(writer_gone()),
+            }
+        }
+    }
+}
+
+fn unexpected() -> StoreError {
+    StoreError::Corrupt("the replay's writer answered another question".to_string())
+}
+
+impl Db for Link {
+    fn state(&self, scope: &str, spec: &str) -> Result<Option<StoredState>, StoreError> {
+        match self.ask(Ask::State {
+            scope: scope.to_string(),
+            spec: spec.to_string(),
+        })? {
+            Answer::State(s) => Ok(s),
+            _ => Err(unexpected()),
+        }
+    }
+
+    fn baseline_of(
+        &self,
+        repo: &str,
+        kind: &str,
+    ) -> Result<Option<store::BaselineRow>, StoreError> {
+        match self.ask(Ask::Baseline {
+            repo: repo.to_string(),
+            kind: kind.to_string(),
+        })? {
+            Answer::Baseline(b) => Ok(b),
+            _ => Err(unexpected()),
+        }
+    }
+
+    fn consume(&self, action_hash: &str, now_ms: i64) -> Result<bool, StoreError> {
+        match self.ask(Ask::Consume {
+            action_hash: action_hash.to_string(),
+            now_ms,
+        })? {
+            Answer::Consumed(used) => Ok(used),
+            _ => Err(unexpected()),
+        }
+    }
+
+    fn create(&self, grant: &NewGrant) -> Result<String, StoreError> {
+        self.create_expiring(grant).map(|(id, _)| id)
+    }
+
+    fn create_expiring(&self, grant: &NewGrant) -> Result<(String, i64), StoreError> {
+        match self.ask(Ask::Create(grant.clone()))? {
+            Answer::Created(id, expires) => Ok((id, expires)),
+            _ => Err(unexpected()),
+        }
+    }
+
+    fn grant_expiry(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        match self.ask(Ask::Expiry(id.to_string()))? {
+            Answer::Expiry(e) => Ok(e),
+            _ => Err(unexpected()),
+        }
+    }
+
+    fn window(&self, w: &WindowRow) -> Result<(), StoreError> {
+        self.send(ToWriter::Window(w.clone()))
+    }
+}
+
+impl Scopes<Link> for BatchScopes {
+    fn load(
+        &mut self,
+        engine: &Engine<'_>,
+        tx: &Link,
+        scope: &str,
+        repo: &str,
+        notes: &mut Vec<Note>,
+    ) -> Result<(&mut ScopeState, &Baselines), StoreError> {
+        self.load_from(engine, tx, scope, repo, notes)
+    }
+
+    fn audit(&mut self, tx: &mut Link, rows: &[AuditEntry<'_>]) -> Result<(), StoreError> {
+        for run in rows.chunk_by(|a, b| same_columns(a, b)) {
+            let mut msg = tx.spent.try_recv().unwrap_or_default();
+            msg.fill(run);
+            tx.send(ToWriter::Rows(msg))?;
+        }
+        Ok(())
+    }
+
+    fn save(
+        &mut self,
+        _engine: &Engine<'_>,
+        _tx: &Link,
+        scope: &str,
+        updated_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.saved(scope, updated_ms);
+        Ok(())
+    }
+}
+
+/// The writer's answer to one question inside its transaction.
+fn answer(tx: &Txn<'_>, ask: Ask) -> Result<Answer, StoreError> {
+    Ok(match ask {
+        Ask::State { scope, spec } => Answer::State(tx.load_state(&scope, &spec)?),
+        Ask::Baseline { repo, kind } => Answer::Baseline(tx.baseline(&repo, &kind)?),
+        Ask::Consume {
+            action_hash,
+            now_ms,
+        } => Answer::Consumed(Db::consume(tx, &action_hash, now_ms)?),
+        Ask::Create(grant) => {
+            let (id, expires) = Db::create_expiring(tx, &grant)?;
+            Answer::Created(id, expires)
+        }
+        Ask::Expiry(id) => Answer::Expiry(Db::grant_expiry(tx, &id)?),
+    })
+}
+
+/// The writer thread of a [`Pipeline`]: one transaction per batch, holding the writer's
+/// turn like [`Batch::commit`]; it appends the rows (redaction of the target, the chain's
+/// MACs, the inserts), answers questions in order, and commits. Returns the store when the
+/// evaluating side hangs up (a transaction in progress then rolls back).
+fn write_batches(
+    mut store: Store,
+    from: std::sync::mpsc::Receiver<ToWriter>,
+    to: std::sync::mpsc::SyncSender<FromWriter>,
+    spent: std::sync::mpsc::SyncSender<Box<EventRows>>,
+) -> Store {
+    let path = store.path().map(Path::to_path_buf);
+    // A batch writes more than SQLite's automatic checkpoint threshold, so each commit
+    // copies the WAL into the database (PASSIVE) and the next batch writes the WAL again
+    // from its start, over the same file pages. The WAL is truncated only at the end: a
+    // truncation after every commit, as a hook does, dropped those pages and the next batch
+    // wrote into fresh ones, which the kernel had to allocate and zero (at 1 M events, page
+    // allocation and copying were a fifth of the writer's time).
+    store.defer_checkpoints();
+    let store = write_batches_on(store, path.as_deref(), &from, &to, &spent);
+    if store.wal_bytes() > WAL_LEFT_BYTES {
+        let _ = store.checkpoint_truncate(Duration::ZERO);
+    }
+    store
+}
+
+/// What a [`Pipeline`]'s writer leaves in the WAL when it stops: as much as a hook's commit
+/// would ([`store::WAL_TRUNCATE_BYTES`]).
+const WAL_LEFT_BYTES: u64 = store::WAL_TRUNCATE_BYTES;
+
+/// The loop of [`write_batches`].
+fn write_batches_on(
+    mut store: Store,
+    path: Option<&Path>,
+    from: &std::sync::mpsc::Receiver<ToWriter>,
+    to: &std::sync::mpsc::SyncSender<FromWriter>,
+    spent: &std::sync::mpsc::SyncSender<Box<EventRows>>,
+) -> Store {
+    while let Ok(first) = from.recv() {
+        if matches!(first, ToWriter::Reset) {
+            if to.send(FromWriter::ResetDone).is_err() {
+                break;
+            }
+            continue;
+        }
+        let _turn = path.and_then(|p| writer_turn(p, LOCK_WAIT));
+        let mut first = Some(first);
+        let mut reset = false;
+        let result = store.transaction(|tx| {
+            let mut tip: Option<ChainTip> = None;
+            loop {
+                let msg = match first.take() {
+                    Some(m) => m,
+                    None => from.recv().map_err(|_| writer_gone())?,
+                };
+                match msg {
+                    ToWriter::Rows(rows) => {
+                        let tip = match &mut tip {
+                            Some(tip) => tip,
+                            None => tip.insert(tx.chain_tip()?),
+                        };
+                        tx.append_entries(tip, &rows.entries())?;
+                        let _ = spent.try_send(rows);
+                    }
+                    ToWriter::Window(w) => tx.record_window_cached(&w)?,
+                    ToWriter::Ask(ask) => {
+                        let a = answer(tx, ask)?;
+                        to.send(FromWriter::Answer(a)).map_err(|_| writer_gone())?;
+                    }
+                    ToWriter::Commit { spec, states } => {
+                        if let Some(tip) = &mut tip {
+                            tx.write_chain_head(tip)?;
+                        }
+                        for (scope, state) in &states {
+                            tx.save_state(scope, &spec, state)?;
+                        }
+                        return Ok(());
+                    }
+                    ToWriter::Reset => {
+                        reset = true;
+                        return Err(batch_failed());
+                    }
+                }
+            }
+        });
+        match result {
+            Ok(()) => {
+                if to.send(FromWriter::Committed(Ok(()))).is_err() {
+                    break;
+                }
+            }
+            // Rolled back at the evaluating side's request.
+            Err(_) if reset => {
+                if to.send(FromWriter::ResetDone).is_err() {
+                    break;
+                }
+            }
+            Err(e) => {
+                if to.send(FromWriter::Committed(Err(e))).is_err() {
+                    break;
+                }
+                // Whatever was sent before the evaluating side learns of the failure
+                // belongs to lost batches.
+                loop {
+                    match from.recv() {
+                        Ok(ToWriter::Reset) => break,
+                        Ok(_) => {}
+                        Err(_) => return store,
+                    }
+                }
+                if to.send(FromWriter::ResetDone).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    store
+}
+
+/// Messages the evaluating side of a [`Pipeline`] may send ahead of its writer (a few
+/// thousand events' rows: the writer is never idle for want of work, and a failure loses
+/// little evaluation).
+const PIPELINE_AHEAD: usize = 4096;
+
+/// [`Batch`] on two threads: events are evaluated on the caller's thread — exactly as
+/// [`Batch::evaluate`] does, through the same [`evaluate_in`] — while a writer thread that
+/// owns the store holds the batch's transaction and does the store's work: redacting and
+/// chaining the audit rows (their MACs), inserting them, answering the few questions an
+/// evaluation asks (a scope's first state in the batch, grants, baselines; asked in order,
+/// so each sees every earlier write of the batch) and committing. The two halves overlap,
+/// also across batches: a batch's commit runs while the next one is evaluated.
+///
+/// [`Pipeline::evaluate`] every event of a batch, then [`Pipeline::end_batch`]; each batch
+/// commits or fails as a whole, and [`Pipeline::next_commit`] reports it, in order. After an
+/// error call [`Pipeline::reset`]: everything not yet reported committed is lost.
+pub struct Pipeline<'a, 'e> {
+    engine: &'a Engine<'e>,
+    role: Option<&'a str>,
+    env: &'a dyn Fn(&str) -> Option<String>,
+    scopes: BatchScopes,
+    grants: GrantMemo,
+    link: Link,
+    writer: Option<std::thread::JoinHandle<Store>>,
+}
+
+impl std::fmt::Debug for Pipeline<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("spec", &self.engine.spec.name)
+            .field("scopes", &self.scopes.states.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, 'e> Pipeline<'a, 'e> {
+    /// Starts the writer thread on `store`; `role` and `env` resolve each event's role as
+    /// [`Options`] does for [`run`].
+    pub fn new(
+        engine: &'a Engine<'e>,
+        role: Option<&'a str>,
+        env: &'a dyn Fn(&str) -> Option<String>,
+        store: Store,
+    ) -> Result<Pipeline<'a, 'e>, StoreError> {
+        let (to, to_writer) = std::sync::mpsc::sync_channel(PIPELINE_AHEAD);
+        let (from_writer, from) = std::sync::mpsc::sync_channel(PIPELINE_AHEAD);
+        let (spent_to, spent) = std::sync::mpsc::sync_channel(PIPELINE_AHEAD);
+        let writer = std::thread::Builder::new()
+            .name("gate-replay-writer".to_string())
+            .spawn(move || write_batches(store, to_writer, from_writer, spent_to))
+            .map_err(|e| StoreError::Io {
+                context: "cannot start the replay's writer thread".to_string(),
+                source: e,
+            })?;
+        Ok(Pipeline {
+            engine,
+            role,
+            env,
+            scopes: BatchScopes::default(),
+            grants: GrantMemo::default(),
+            link: Link {
+                to: Some(to),
+                from,
+                spent,
+                acks: Default::default(),
+            },
+            writer: Some(writer),
+        })
+    }
+
+    /// Evaluate one event at `now_ms` in the current batch.
+    pub fn evaluate(&mut self, event: &Event, now_ms: i64) -> Result<Outcome, StoreError> {
+        let started = Instant::now();
+        let role = self.engine.resolve_role(event, self.env, self.role);
+        evaluate_in(
+            self.engine,
+            &mut self.link,
+            &mut self.scopes,
+            &mut self.grants,
+            event,
+            At {
+                role,
+                now_ms,
+                started,
+            },
+        )
+    }
+
+    /// Ends the current batch: its states go to the writer, which commits. Does not wait.
+    pub fn end_batch(&mut self) -> Result<(), StoreError> {
+        let states = self.scopes.dirty(self.engine);
+        self.scopes.clear();
+        self.grants.clear();
+        self.link.send(ToWriter::Commit {
+            spec: self.engine.spec.name.to_string(),
+            states: states?,
+        })
+    }
+
+    /// Waits for the outcome of the oldest batch ended and not yet reported.
+    pub fn next_commit(&mut self) -> Result<(), StoreError> {
+        self.link.next_ack()
+    }
+
+    /// After an error: the batch in progress is rolled back, the writer listens again, and
+    /// the next event starts a new batch from what is stored. Returns, in order, the outcome
+    /// of every batch ended and not reported yet by [`Pipeline::next_commit`], as far as the
+    /// writer got with them (after an error, none). The error of a batch whose evaluation
+    /// failed because its transaction did (a question then fails with a stand-in) is among
+    /// them. A writer that stopped adds a last error.
+    pub fn reset(&mut self) -> Vec<Result<(), StoreError>> {
+        self.scopes.clear();
+        self.grants.clear();
+        let mut outcomes: Vec<_> = self.link.acks.borrow_mut().drain(..).collect();
+        if let Err(e) = self.link.send(ToWriter::Reset) {
+            outcomes.push(Err(e));
+            return outcomes;
+        }
+        loop {
+            match self.link.from.recv() {
+                Ok(FromWriter::ResetDone) => return outcomes,
+                Ok(FromWriter::Committed(ack)) => outcomes.push(ack),
+                Ok(FromWriter::Answer(_)) => {}
+                Err(_) => {
+                    outcomes.push(Err(writer_gone()));
+                    return outcomes;
+                }
+            }
+        }
+    }
+
+    /// Stops the writer (a batch not ended is rolled back) and returns the store.
+    pub fn close(mut self) -> Result<Store, StoreError> {
+        self.link.to = None;
+        self.writer
+            .take()
+            .ok_or_else(writer_gone)?
+            .join()
+            .map_err(|_| writer_gone())
+    }
+}
+
+impl Drop for Pipeline<'_, '_> {
+    fn drop(&mut self) {
+        // Hanging up stops the writer, which rolls back what was not committed.
+        self.link.to = None;
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
+}
+
 /// Who acts and when, for [`evaluate_in`].
 struct At {
     role: Option<u8>,
@@ -811,11 +1505,11 @@ struct At {
 }
 
 /// One event inside `tx`: the one code path of [`run`] and [`Batch`].
-fn evaluate_in(
+fn evaluate_in<D: Db + ?Sized>(
     engine: &Engine<'_>,
-    tx: &mut Txn<'_>,
-    scopes: &mut impl Scopes,
-    grants: &mut impl Grants,
+    tx: &mut D,
+    scopes: &mut impl Scopes<D>,
+    grants: &mut impl Grants<D>,
     event: &Event,
     at: At,
 ) -> Result<Outcome, StoreError> {
@@ -838,7 +1532,7 @@ fn evaluate_in(
     };
     let mut grant_error: Option<StoreError> = None;
     let outcome = {
-        let tx_ref: &Txn<'_> = tx;
+        let tx_ref: &D = tx;
         let mut mint = || match grants.create(
             tx_ref,
             &NewGrant {
@@ -921,7 +1615,7 @@ fn evaluate_in(
     }
     scopes.audit(tx, &entries)?;
     if let Some(w) = &outcome.closed {
-        tx.record_window(&WindowRow {
+        tx.window(&WindowRow {
             repo: repo.to_string(),
             kind: w.kind.clone(),
             session: event.session_id.clone().unwrap_or_default(),

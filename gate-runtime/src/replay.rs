@@ -3,14 +3,15 @@
 //! user state ([`Replayer`]), or through a database exactly as the hooks would have written
 //! it, one transaction per batch of events ([`StoreReplayer`]).
 
-use crate::driver::{write_scope_key, Batch};
+use crate::driver::{write_scope_key, Pipeline};
 use crate::engine::{Context, Engine, Outcome, ScopeState};
 use crate::event::Event;
 use crate::observer::Baselines;
 use crate::store::{Store, StoreError};
 use crate::verdict::Verdict;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::borrow::Borrow;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 /// Counts per tier.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -193,26 +194,43 @@ pub const DEFAULT_BATCH_EVENTS: usize = 4096;
 
 /// A replay through a database: every event has exactly the effect a hook call with the
 /// same payload at the same time would have had (state, grants, audit rows, windows; see
-/// [`Batch`]), written in one transaction per batch of events.
+/// [`Batch`](crate::driver::Batch)), written in one transaction per batch of events. Events are evaluated as they
+/// are fed, on the caller's thread; a writer thread ([`Pipeline`]) holds the transaction and
+/// does the store's work, and a batch commits while the next is evaluated.
 pub struct StoreReplayer<'s> {
     engine: &'s Engine<'s>,
-    store: Store,
-    batch: Batch<'s, 's>,
-    pending: Vec<(Event, i64)>,
+    pipeline: Pipeline<'s, 's>,
     batch_events: usize,
+    /// Events evaluated in the batch in progress, and the scopes they saw first.
+    in_batch: u64,
+    batch_scopes: Vec<String>,
+    /// Batches ended whose commit is not reported yet, oldest first.
+    ended: VecDeque<Ended>,
     scopes: HashSet<String>,
     key: String,
+    /// Every event evaluated (the batch in progress and the ended ones included).
+    evaluated: Summary,
+    /// The events committed.
     summary: Summary,
     stored: u64,
     transactions: u64,
 }
 
+/// A batch sent for commit.
+struct Ended {
+    events: u64,
+    /// The summary once it is stored.
+    summary: Summary,
+    /// The scopes first seen in it.
+    new_scopes: Vec<String>,
+}
+
 impl std::fmt::Debug for StoreReplayer<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StoreReplayer")
-            .field("store", &self.store)
+            .field("pipeline", &self.pipeline)
             .field("stored", &self.stored)
-            .field("pending", &self.pending.len())
+            .field("in_batch", &self.in_batch)
             .finish_non_exhaustive()
     }
 }
@@ -223,78 +241,140 @@ fn no_env(_: &str) -> Option<String> {
 
 impl<'s> StoreReplayer<'s> {
     /// Replay into `store`, `batch_events` events per transaction (at least one). Roles are
-    /// resolved as the in-memory replay does: from the event alone, no environment.
-    pub fn new(engine: &'s Engine<'s>, mut store: Store, batch_events: usize) -> StoreReplayer<'s> {
+    /// resolved as the in-memory replay does: from the event alone, no environment. Fails
+    /// when the writer thread cannot be started.
+    pub fn new(
+        engine: &'s Engine<'s>,
+        mut store: Store,
+        batch_events: usize,
+    ) -> Result<StoreReplayer<'s>, StoreError> {
         // Best effort: a smaller cache only costs speed.
         let _ = store.set_cache_for_bulk_writes();
-        StoreReplayer {
+        Ok(StoreReplayer {
             engine,
-            store,
-            batch: Batch::new(engine, None, &no_env),
-            pending: Vec::with_capacity(batch_events.clamp(1, DEFAULT_BATCH_EVENTS)),
+            pipeline: Pipeline::new(engine, None, &no_env, store)?,
             batch_events: batch_events.max(1),
+            in_batch: 0,
+            batch_scopes: Vec::new(),
+            ended: VecDeque::new(),
             scopes: HashSet::new(),
             key: String::new(),
+            evaluated: Summary::new(engine),
             summary: Summary::new(engine),
             stored: 0,
             transactions: 0,
-        }
+        })
     }
 
-    /// Queue one event at `now_ms`; a full batch is evaluated and committed.
-    pub fn feed(&mut self, event: Event, now_ms: i64) -> Result<(), StoreError> {
-        self.pending.push((event, now_ms));
-        if self.pending.len() >= self.batch_events {
-            self.flush()?;
+    /// Evaluate one event at `now_ms` in the batch in progress; a full batch is sent for
+    /// commit. An error (this batch's, or an earlier one's commit) loses every event not
+    /// committed yet: none of them is written or counted.
+    ///
+    /// The event is only read: a caller that allocated it on another thread can free it
+    /// there (each free of another thread's allocation takes that thread's arena lock).
+    pub fn feed(&mut self, event: impl Borrow<Event>, now_ms: i64) -> Result<(), StoreError> {
+        let event = event.borrow();
+        let outcome = match self.pipeline.evaluate(event, now_ms) {
+            Ok(outcome) => outcome,
+            Err(e) => return Err(self.fail(e)),
+        };
+        let engine = self.engine;
+        self.evaluated.record(engine, event, &outcome);
+        write_scope_key(engine.spec.scope, event, &mut self.key);
+        if !self.scopes.contains(self.key.as_str()) {
+            self.scopes.insert(self.key.clone());
+            self.batch_scopes.push(self.key.clone());
+        }
+        self.in_batch += 1;
+        if self.in_batch >= self.batch_events as u64 {
+            self.end_batch()?;
         }
         Ok(())
     }
 
-    /// Evaluate and commit the queued events. On an error nothing of them is written or
-    /// counted, and they are dropped.
-    pub fn flush(&mut self) -> Result<(), StoreError> {
-        if self.pending.is_empty() {
-            return Ok(());
+    /// Sends the batch in progress for commit; waits for the one before it, so at most one
+    /// commit is outstanding while the next batch is evaluated.
+    fn end_batch(&mut self) -> Result<(), StoreError> {
+        if self.in_batch > 0 {
+            if let Err(e) = self.pipeline.end_batch() {
+                return Err(self.fail(e));
+            }
+            self.evaluated.scopes = self.scopes.len() as u64;
+            self.ended.push_back(Ended {
+                events: std::mem::take(&mut self.in_batch),
+                summary: self.evaluated.clone(),
+                new_scopes: std::mem::take(&mut self.batch_scopes),
+            });
         }
-        let engine = self.engine;
-        let before = self.summary.clone();
-        let mut new_scopes: Vec<String> = Vec::new();
-        let (summary, scopes, key) = (&mut self.summary, &mut self.scopes, &mut self.key);
-        let result = self.batch.commit(
-            &mut self.store,
-            self.pending.iter().map(|(e, t)| (e, *t)),
-            |event, outcome| {
-                summary.record(engine, event, outcome);
-                write_scope_key(engine.spec.scope, event, key);
-                if !scopes.contains(key.as_str()) {
-                    scopes.insert(key.clone());
-                    new_scopes.push(key.clone());
-                }
-            },
-        );
-        let events = self.pending.len() as u64;
-        self.pending.clear();
-        match result {
+        while self.ended.len() > 1 {
+            self.settle()?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the oldest ended batch's commit.
+    fn settle(&mut self) -> Result<(), StoreError> {
+        match self.pipeline.next_commit() {
             Ok(()) => {
-                self.stored += events;
-                self.transactions += 1;
-                self.summary.scopes = self.scopes.len() as u64;
+                self.committed_one();
                 Ok(())
             }
-            Err(e) => {
-                self.summary = before;
-                for k in &new_scopes {
-                    self.scopes.remove(k);
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    fn committed_one(&mut self) {
+        if let Some(batch) = self.ended.pop_front() {
+            self.stored += batch.events;
+            self.transactions += 1;
+            self.summary = batch.summary;
+        }
+    }
+
+    /// After `error`: the batches ended before it that commit still count, the rest (and
+    /// the batch in progress) are lost. Returns the error that ended the first lost batch
+    /// (the writer's, when the evaluation failed because the transaction had).
+    fn fail(&mut self, error: StoreError) -> StoreError {
+        let mut error = error;
+        let mut lost = false;
+        for outcome in self.pipeline.reset() {
+            match outcome {
+                Ok(()) if !lost => self.committed_one(),
+                Ok(()) => {}
+                Err(e) => {
+                    if !lost {
+                        error = e;
+                    }
+                    lost = true;
                 }
-                Err(e)
             }
         }
+        for batch in self.ended.drain(..) {
+            for k in &batch.new_scopes {
+                self.scopes.remove(k);
+            }
+        }
+        for k in self.batch_scopes.drain(..) {
+            self.scopes.remove(&k);
+        }
+        self.in_batch = 0;
+        self.evaluated = self.summary.clone();
+        error
+    }
+
+    /// Commit what is evaluated and wait until it is stored.
+    pub fn flush(&mut self) -> Result<(), StoreError> {
+        self.end_batch()?;
+        while !self.ended.is_empty() {
+            self.settle()?;
+        }
+        Ok(())
     }
 
     /// Commit what is queued and return the summary of everything stored.
     pub fn finish(mut self) -> Result<Summary, StoreError> {
         self.flush()?;
-        Ok(self.summary)
+        Ok(self.summary.clone())
     }
 
     /// What was stored so far.
@@ -302,7 +382,7 @@ impl<'s> StoreReplayer<'s> {
         &self.summary
     }
 
-    /// Events written so far (queued ones are not).
+    /// Events written so far (events of batches not committed yet are not).
     pub fn stored(&self) -> u64 {
         self.stored
     }
@@ -310,10 +390,5 @@ impl<'s> StoreReplayer<'s> {
     /// Transactions committed so far.
     pub fn transactions(&self) -> u64 {
         self.transactions
-    }
-
-    /// The database.
-    pub fn store(&self) -> &Store {
-        &self.store
     }
 }

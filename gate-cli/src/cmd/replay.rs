@@ -201,16 +201,15 @@ enum Sink<'s> {
 }
 
 impl Sink<'_> {
-    /// Evaluate one event; the store keeps it (taken, leaving a default one), memory only
-    /// reads it.
-    fn feed(&mut self, event: &mut Event, now_ms: i64) -> Result<()> {
+    /// Evaluate one event (both only read it: the reader thread frees what it allocated).
+    fn feed(&mut self, event: &Event, now_ms: i64) -> Result<()> {
         match self {
             Sink::Memory(r) => {
                 r.feed(event, now_ms, None);
                 Ok(())
             }
             Sink::Stored { replayer, path } => replayer
-                .feed(std::mem::take(event), now_ms)
+                .feed(event, now_ms)
                 .map_err(|e| stored_error(path, replayer.stored(), &e)),
         }
     }
@@ -592,8 +591,10 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
         Some(path) => {
             let store = Store::open_with_timeout(path, REPLAY_BUSY_TIMEOUT)
                 .map_err(|e| anyhow::anyhow!("cannot use the database {}: {e}", path.display()))?;
+            let replayer = StoreReplayer::new(&engine, store, DEFAULT_BATCH_EVENTS)
+                .map_err(|e| anyhow::anyhow!("cannot use the database {}: {e}", path.display()))?;
             Sink::Stored {
-                replayer: StoreReplayer::new(&engine, store, DEFAULT_BATCH_EVENTS),
+                replayer,
                 path: path.clone(),
             }
         }

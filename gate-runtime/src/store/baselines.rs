@@ -95,6 +95,26 @@ const SELECT_WINDOW: &str =
     "SELECT repo, kind, session, actions, secs, closed_by, contaminated, closed FROM windows";
 const SELECT_BASELINE: &str = "SELECT repo, kind, actions, secs, samples, updated FROM baselines";
 
+const INSERT_WINDOW: &str =
+    "INSERT INTO windows (repo, kind, session, actions, secs, closed_by, contaminated, closed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+
+/// The values of [`INSERT_WINDOW`].
+macro_rules! window_params {
+    ($w:expr) => {
+        params![
+            $w.repo,
+            $w.kind,
+            $w.session,
+            $w.actions,
+            $w.secs,
+            $w.closed_by.as_str(),
+            i64::from($w.contaminated),
+            $w.closed_ms
+        ]
+    };
+}
+
 impl Txn<'_> {
     /// The learned baseline for a repo and kind, if any. The driver asks once per work kind,
     /// so the first call reads all of the repo's baselines in one statement and the others are
@@ -120,20 +140,18 @@ impl Txn<'_> {
 
     /// Records a closed window.
     pub fn record_window(&self, w: &WindowRow) -> Result<(), StoreError> {
-        self.tx.execute(
-            "INSERT INTO windows (repo, kind, session, actions, secs, closed_by, contaminated, closed)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![
-                w.repo,
-                w.kind,
-                w.session,
-                w.actions,
-                w.secs,
-                w.closed_by.as_str(),
-                i64::from(w.contaminated),
-                w.closed_ms
-            ],
-        )?;
+        // Not cached: a hook closes at most one window and exits, and caching the statement
+        // costs it more than parsing it once.
+        self.tx.execute(INSERT_WINDOW, window_params!(w))?;
+        Ok(())
+    }
+
+    /// [`Txn::record_window`] with the statement cached, for a connection that records
+    /// windows by the thousand (a stored replay, where parsing it each time cost 4 %).
+    pub(crate) fn record_window_cached(&self, w: &WindowRow) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached(INSERT_WINDOW)?
+            .execute(window_params!(w))?;
         Ok(())
     }
 

@@ -666,6 +666,16 @@ impl Store {
         Ok(())
     }
 
+    /// The size of the WAL file (0 when there is none, or in memory).
+    pub fn wal_bytes(&self) -> u64 {
+        let Some(path) = &self.path else {
+            return 0;
+        };
+        let mut wal = path.clone().into_os_string();
+        wal.push("-wal");
+        std::fs::metadata(&wal).map_or(0, |m| m.len())
+    }
+
     /// Runs `f` in one `BEGIN IMMEDIATE … COMMIT` transaction; an error from `f` rolls
     /// everything back. Parallel hooks of one session serialize here.
     pub fn transaction<T>(
