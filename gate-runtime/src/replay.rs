@@ -121,10 +121,15 @@ impl Summary {
     }
 }
 
+/// The hasher of the maps a replay looks a scope up in once per event: seeded per process
+/// (a crafted file cannot pick colliding keys in advance) and far cheaper than SipHash.
+type ScopeHasher = foldhash::fast::RandomState;
+
 /// A replay in progress: one state per scope, kept in memory.
 pub struct Replayer<'s> {
     engine: &'s Engine<'s>,
-    states: HashMap<String, ScopeState>,
+    /// Keyed by scope; hashed once per event, so with foldhash rather than SipHash.
+    states: HashMap<String, ScopeState, ScopeHasher>,
     baselines: Baselines,
     pub summary: Summary,
     grants: u64,
@@ -144,7 +149,7 @@ impl<'s> Replayer<'s> {
     pub fn new(engine: &'s Engine<'s>) -> Replayer<'s> {
         Replayer {
             engine,
-            states: HashMap::new(),
+            states: HashMap::default(),
             baselines: vec![None; engine.spec.kinds.len()],
             summary: Summary::new(engine),
             grants: 0,
@@ -206,7 +211,7 @@ pub struct StoreReplayer<'s> {
     batch_scopes: Vec<String>,
     /// Batches ended whose commit is not reported yet, oldest first.
     ended: VecDeque<Ended>,
-    scopes: HashSet<String>,
+    scopes: HashSet<String, ScopeHasher>,
     key: String,
     /// Every event evaluated (the batch in progress and the ended ones included).
     evaluated: Summary,
@@ -257,7 +262,7 @@ impl<'s> StoreReplayer<'s> {
             in_batch: 0,
             batch_scopes: Vec::new(),
             ended: VecDeque::new(),
-            scopes: HashSet::new(),
+            scopes: HashSet::default(),
             key: String::new(),
             evaluated: Summary::new(engine),
             summary: Summary::new(engine),
