@@ -847,11 +847,25 @@ impl<'a, 'e> Batch<'a, 'e> {
         event: &Event,
         now_ms: i64,
     ) -> Result<Outcome, StoreError> {
+        self.evaluate_on(tx, event, now_ms)
+    }
+
+    /// Evaluate one event at `now_ms` against `db`: a transaction, or a [`Pipeline`]'s link
+    /// to its writer.
+    fn evaluate_on<D: Db + ?Sized>(
+        &mut self,
+        db: &mut D,
+        event: &Event,
+        now_ms: i64,
+    ) -> Result<Outcome, StoreError>
+    where
+        BatchScopes: Scopes<D>,
+    {
         let started = Instant::now();
         let role = self.engine.resolve_role(event, self.env, self.role);
         evaluate_in(
             self.engine,
-            tx,
+            db,
             &mut self.scopes,
             &mut self.grants,
             event,
@@ -1361,11 +1375,8 @@ const PIPELINE_AHEAD: usize = 4096;
 /// commits or fails as a whole, and [`Pipeline::next_commit`] reports it, in order. After an
 /// error call [`Pipeline::reset`]: everything not yet reported committed is lost.
 pub struct Pipeline<'a, 'e> {
-    engine: &'a Engine<'e>,
-    role: Option<&'a str>,
-    env: &'a dyn Fn(&str) -> Option<String>,
-    scopes: BatchScopes,
-    grants: GrantMemo,
+    /// The evaluating side: a [`Batch`] whose database is the link to the writer.
+    batch: Batch<'a, 'e>,
     link: Link,
     writer: Option<std::thread::JoinHandle<Store>>,
 }
@@ -1373,8 +1384,7 @@ pub struct Pipeline<'a, 'e> {
 impl std::fmt::Debug for Pipeline<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pipeline")
-            .field("spec", &self.engine.spec.name)
-            .field("scopes", &self.scopes.states.len())
+            .field("batch", &self.batch)
             .finish_non_exhaustive()
     }
 }
@@ -1399,11 +1409,7 @@ impl<'a, 'e> Pipeline<'a, 'e> {
                 source: e,
             })?;
         Ok(Pipeline {
-            engine,
-            role,
-            env,
-            scopes: BatchScopes::default(),
-            grants: GrantMemo::default(),
+            batch: Batch::new(engine, role, env),
             link: Link {
                 to: Some(to),
                 from,
@@ -1416,29 +1422,16 @@ impl<'a, 'e> Pipeline<'a, 'e> {
 
     /// Evaluate one event at `now_ms` in the current batch.
     pub fn evaluate(&mut self, event: &Event, now_ms: i64) -> Result<Outcome, StoreError> {
-        let started = Instant::now();
-        let role = self.engine.resolve_role(event, self.env, self.role);
-        evaluate_in(
-            self.engine,
-            &mut self.link,
-            &mut self.scopes,
-            &mut self.grants,
-            event,
-            At {
-                role,
-                now_ms,
-                started,
-            },
-        )
+        self.batch.evaluate_on(&mut self.link, event, now_ms)
     }
 
     /// Ends the current batch: its states go to the writer, which commits. Does not wait.
     pub fn end_batch(&mut self) -> Result<(), StoreError> {
-        let states = self.scopes.dirty(self.engine);
-        self.scopes.clear();
-        self.grants.clear();
+        let states = self.batch.scopes.dirty(self.batch.engine);
+        self.batch.scopes.clear();
+        self.batch.grants.clear();
         self.link.send(ToWriter::Commit {
-            spec: self.engine.spec.name.to_string(),
+            spec: self.batch.engine.spec.name.to_string(),
             states: states?,
         })
     }
@@ -1455,8 +1448,8 @@ impl<'a, 'e> Pipeline<'a, 'e> {
     /// failed because its transaction did (a question then fails with a stand-in) is among
     /// them. A writer that stopped adds a last error.
     pub fn reset(&mut self) -> Vec<Result<(), StoreError>> {
-        self.scopes.clear();
-        self.grants.clear();
+        self.batch.scopes.clear();
+        self.batch.grants.clear();
         let mut outcomes: Vec<_> = self.link.acks.borrow_mut().drain(..).collect();
         if let Err(e) = self.link.send(ToWriter::Reset) {
             outcomes.push(Err(e));
