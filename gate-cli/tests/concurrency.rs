@@ -120,7 +120,8 @@ fn read_audit(db: &Path) -> Audit {
 fn state_counters(db: &Path) -> Vec<(String, u64)> {
     let conn = rusqlite::Connection::open(db).expect("open gate.db");
     let mut stmt = conn
-        .prepare("SELECT scope, blob FROM state ORDER BY scope")
+        // `spec = ''` is the audit chain head, kept in `state` under a reserved key.
+        .prepare("SELECT scope, blob FROM state WHERE spec <> '' ORDER BY scope")
         .unwrap();
     stmt.query_map([], |r| {
         Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))

@@ -260,15 +260,19 @@ fn truncated_tail_is_detected() {
     // Cutting the head too is caught: the head row is keyed.
     let world = seeded();
     let last = world.max_seq();
+    // The head is the `state` row keyed (`audit_head`, ``), "{rows} {head_seq} {head_mac}"
+    // in `blob`, its tag in `spec_hash`: point it at the new last row.
     world.sql(&format!(
-        "DELETE FROM audit WHERE seq > {};
-         UPDATE audit_head SET rows = rows - 2, head_seq = head_seq - 2",
-        last - 2
+        "DELETE FROM audit WHERE seq > {cut};
+         UPDATE state SET blob = CAST('{cut} {cut} ' || (SELECT mac FROM audit WHERE seq = {cut})
+             AS BLOB)
+         WHERE scope = 'audit_head' AND spec = ''",
+        cut = last - 2
     ));
     assert_detected(&world, "truncated tail and head", "bad_head", None);
 
     let world = seeded();
-    world.sql("DELETE FROM audit_head");
+    world.sql("DELETE FROM state WHERE scope = 'audit_head' AND spec = ''");
     let (code, report) = world.verify_json();
     assert_eq!(code, Some(1), "a removed head: {report}");
     assert_eq!(report["ok"], false, "{report}");
@@ -609,15 +613,7 @@ fn needles() -> Vec<String> {
 fn locate_secrets(db: &Path) -> Vec<String> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut found = BTreeSet::new();
-    for table in [
-        "audit",
-        "audit_head",
-        "state",
-        "grants",
-        "windows",
-        "baselines",
-        "meta",
-    ] {
+    for table in ["audit", "state", "grants", "windows", "baselines", "meta"] {
         let mut stmt = conn.prepare(&format!("SELECT * FROM {table}")).unwrap();
         let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
         let mut rows = stmt.query([]).unwrap();

@@ -186,20 +186,30 @@ fn migrates_v1_database_keeping_its_rows() {
     assert_eq!(audit_indexes, Vec::<String>::new());
 }
 
-/// The `audit_head` row as stored.
+/// The chain head as stored (since schema v5, the `state` row keyed `audit_head`, ``):
+/// (rows, head_seq, head_mac, tag).
 fn chain_head(db: &Path) -> (i64, i64, String, String) {
-    raw(db)
+    let (tag, blob): (String, Vec<u8>) = raw(db)
         .query_row(
-            "SELECT rows, head_seq, head_mac, tag FROM audit_head",
+            "SELECT spec_hash, blob FROM state WHERE scope = 'audit_head' AND spec = ''",
             [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
-        .unwrap()
+        .unwrap();
+    let text = String::from_utf8(blob).unwrap();
+    let parts: Vec<&str> = text.split(' ').collect();
+    assert_eq!(parts.len(), 3, "{text}");
+    (
+        parts[0].parse().unwrap(),
+        parts[1].parse().unwrap(),
+        parts[2].to_string(),
+        tag,
+    )
 }
 
 /// v4 rebuilt `windows` and `audit_head` without their CHECK constraints and dropped the
-/// `windows (repo, kind)` index: a v3 database keeps every window (ids included) and its
-/// chain head, and the chain still verifies.
+/// `windows (repo, kind)` index; v5 moved the chain head into `state`. A v3 database keeps
+/// every window (ids included) and its chain head, and the chain still verifies.
 #[test]
 fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
     let (_dir, db) = chain_with(5);
@@ -224,6 +234,20 @@ fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
             .unwrap();
     }
     // Put the two tables back as v1 and v2 created them, and the version back to 3.
+    let head_before = chain_head(&db);
+    let conn = raw(&db);
+    conn.execute_batch(
+        "CREATE TABLE audit_head (id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL,
+             head_seq INTEGER NOT NULL, head_mac TEXT NOT NULL, tag TEXT NOT NULL);
+         DELETE FROM state WHERE scope = 'audit_head' AND spec = '';",
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO audit_head VALUES (1, ?1, ?2, ?3, ?4)",
+        rusqlite::params![head_before.0, head_before.1, head_before.2, head_before.3],
+    )
+    .unwrap();
+    drop(conn);
     raw(&db)
         .execute_batch(
             "CREATE TABLE w3 (id INTEGER PRIMARY KEY, repo TEXT NOT NULL, kind TEXT NOT NULL,
@@ -234,15 +258,9 @@ fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
              DROP TABLE windows;
              ALTER TABLE w3 RENAME TO windows;
              CREATE INDEX windows_repo_kind ON windows (repo, kind);
-             CREATE TABLE h3 (id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL,
-                 head_seq INTEGER NOT NULL, head_mac TEXT NOT NULL, tag TEXT NOT NULL);
-             INSERT INTO h3 SELECT * FROM audit_head;
-             DROP TABLE audit_head;
-             ALTER TABLE h3 RENAME TO audit_head;
              PRAGMA user_version = 3;",
         )
         .unwrap();
-    let head_before = chain_head(&db);
 
     let mut store = Store::open(&db).unwrap();
     assert_eq!(user_version(&db), i64::from(SCHEMA_VERSION));
@@ -276,7 +294,6 @@ fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
         names,
         [
             "audit",
-            "audit_head",
             "baselines",
             "grants",
             "grants_action",
@@ -459,12 +476,63 @@ fn truncated_tail_with_rewritten_head_is_detected() {
     conn.execute("DELETE FROM audit WHERE seq >= 5", [])
         .unwrap();
     conn.execute(
-        "UPDATE audit_head SET rows = 4, head_seq = 4,
-         head_mac = (SELECT mac FROM audit WHERE seq = 4)",
+        "UPDATE state SET blob = CAST('4 4 ' || (SELECT mac FROM audit WHERE seq = 4) AS BLOB)
+         WHERE scope = 'audit_head' AND spec = ''",
         [],
     )
     .unwrap();
     assert_eq!(verify(&db).problem, Some(ChainProblem::BadHead));
+}
+
+/// A head row in a form gate never writes is reported as a bad head, after every row has
+/// been checked; a hook on that database degrades instead of chaining from it.
+#[test]
+fn malformed_head_is_a_bad_head() {
+    let (_dir, db) = chain_with(4);
+    raw(&db)
+        .execute(
+            "UPDATE state SET blob = CAST('four 4 x' AS BLOB)
+             WHERE scope = 'audit_head' AND spec = ''",
+            [],
+        )
+        .unwrap();
+    let report = verify(&db);
+    assert_eq!(report.problem, Some(ChainProblem::BadHead));
+    assert_eq!(report.rows_ok, 4);
+    let mut store = Store::open(&db).unwrap();
+    assert!(matches!(
+        store.transaction(|t| t.append_audit(&record(5))),
+        Err(StoreError::Corrupt(_))
+    ));
+}
+
+/// The chain head shares the `state` table with machine states but is not one: listings
+/// leave it out, and writing states leaves the chain intact.
+#[test]
+fn chain_head_in_state_is_not_a_scope() {
+    let (_dir, db) = chain_with(3);
+    let mut store = Store::open(&db).unwrap();
+    let state = StoredState {
+        spec_hash: "h".into(),
+        blob: vec![1, 2],
+        updated_ms: 5,
+    };
+    store
+        .transaction(|t| {
+            t.save_state("s1:main", "default", &state)?;
+            t.append_audit(&record(4))?;
+            t.save_state("s2:main", "default", &state)
+        })
+        .unwrap();
+    let scopes: Vec<String> = store
+        .scopes()
+        .unwrap()
+        .into_iter()
+        .map(|s| s.scope)
+        .collect();
+    assert_eq!(scopes, ["s1:main", "s2:main"]);
+    assert_eq!(chain_head(&db).0, 4);
+    assert!(verify(&db).is_ok());
 }
 
 #[test]

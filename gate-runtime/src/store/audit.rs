@@ -3,9 +3,10 @@
 //!
 //! Each row's `mac` is HMAC-SHA256(key, prev_mac ‖ canonical(row)), where `prev_mac` is the
 //! previous row's mac (32 zero bytes for the first row) and the canonical encoding covers
-//! every stored field including `seq`, each one tagged and length-prefixed. The single
-//! `audit_head` row (row count, last seq, last mac, and an HMAC tag over those three) is
-//! updated in the same transaction as the append, so a truncated tail is detected as well as
+//! every stored field including `seq`, each one tagged and length-prefixed. The single chain
+//! head (row count, last seq, last mac, and an HMAC tag over those three; since schema v5 a
+//! `state` row under a reserved key, see [`HEAD_SCOPE`]) is updated in the same transaction
+//! as the append, so a truncated tail is detected as well as
 //! an edited, deleted, inserted or reordered row. `meta.key_fp` holds a fingerprint of the key
 //! that wrote the chain, so verifying with another key says "wrong key", not "tampered".
 //!
@@ -419,19 +420,55 @@ struct Head {
     tag: String,
 }
 
-fn read_head(conn: &rusqlite::Connection) -> Result<Option<Head>, StoreError> {
-    // Cached: a hook appends several rows in one transaction, each reading the head.
+/// The key of the `state` row that holds the chain head. No machine state can have it: a
+/// spec's name is a non-empty identifier. The head lives in `state` (schema v5) rather than a
+/// table of its own so that a hook reads and writes it with the two cached statements it
+/// already prepares for its scope's state: a table and two statement prepares fewer per call.
+pub(crate) const HEAD_SCOPE: &str = "audit_head";
+pub(crate) const HEAD_SPEC: &str = "";
+
+/// How the head row uses the `state` columns: `spec_hash` holds the tag, `blob` the text
+/// `"{rows} {head_seq} {head_mac}"`, `updated` 0.
+fn head_blob(rows: i64, seq: i64, mac: &str) -> Vec<u8> {
+    format!("{rows} {seq} {mac}").into_bytes()
+}
+
+fn parse_head(tag: String, blob: &[u8]) -> Option<Head> {
+    let text = std::str::from_utf8(blob).ok()?;
+    let mut parts = text.split(' ');
+    let rows = parts.next()?.parse().ok()?;
+    let seq = parts.next()?.parse().ok()?;
+    let mac = parts.next()?.to_string();
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(Head {
+        rows,
+        seq,
+        mac,
+        tag,
+    })
+}
+
+/// The chain head: `None` when no row was ever appended, `Some(None)` when the head row is
+/// present but not in the form gate writes (edited by hand).
+fn read_head_row(conn: &rusqlite::Connection) -> Result<Option<Option<Head>>, StoreError> {
     Ok(conn
-        .prepare_cached("SELECT rows, head_seq, head_mac, tag FROM audit_head WHERE id = 1")?
-        .query_row([], |r| {
-            Ok(Head {
-                rows: r.get(0)?,
-                seq: r.get(1)?,
-                mac: r.get(2)?,
-                tag: r.get(3)?,
-            })
+        .prepare_cached(super::SELECT_STATE)?
+        .query_row(params![HEAD_SCOPE, HEAD_SPEC], |r| {
+            let tag: String = r.get(0)?;
+            let blob: Vec<u8> = r.get(1)?;
+            Ok(parse_head(tag, &blob))
         })
         .optional()?)
+}
+
+fn read_head(conn: &rusqlite::Connection) -> Result<Option<Head>, StoreError> {
+    read_head_row(conn)?
+        .map(|head| {
+            head.ok_or_else(|| StoreError::Corrupt("the audit chain head is malformed".into()))
+        })
+        .transpose()
 }
 
 /// The stored form of a target: redacted, then cut to [`MAX_TARGET_BYTES`].
@@ -471,7 +508,6 @@ pub(crate) struct ChainTip {
     /// The last row's mac as stored, and its bytes.
     mac: String,
     mac_bytes: Vec<u8>,
-    head_exists: bool,
     /// Whether rows were appended since the head was read (the head needs writing).
     appended: bool,
     /// Buffers reused from row to row: the canonical bytes and the new row's hex mac.
@@ -523,7 +559,6 @@ impl Txn<'_> {
 
     fn chain_tip_keyed(&self, key: &[u8; 32]) -> Result<ChainTip, StoreError> {
         let head = read_head(&self.tx)?;
-        let head_exists = head.is_some();
         let (rows, seq, mac) = match head {
             Some(h) => (h.rows, h.seq, h.mac),
             None => (0, 0, hex(&GENESIS)),
@@ -536,7 +571,6 @@ impl Txn<'_> {
             seq,
             mac,
             mac_bytes,
-            head_exists,
             appended: false,
             canonical: Vec::with_capacity(1024),
             next_mac: String::with_capacity(64),
@@ -611,17 +645,15 @@ impl Txn<'_> {
         }
         let (rows, seq, prev_mac) = (tip.rows, tip.seq, &tip.mac);
         let tag = tip.keyed.head_tag(rows, seq, prev_mac);
-        // The head was read in this (write-locked) transaction, so whether to insert or
-        // update is known; either statement is cheaper to prepare than an upsert.
-        let write_head = if tip.head_exists {
-            "UPDATE audit_head SET rows = ?1, head_seq = ?2, head_mac = ?3, tag = ?4 WHERE id = 1"
-        } else {
-            "INSERT INTO audit_head (id, rows, head_seq, head_mac, tag) VALUES (1, ?1, ?2, ?3, ?4)"
-        };
         self.tx
-            .prepare_cached(write_head)?
-            .execute(params![rows, seq, prev_mac, tag])?;
-        tip.head_exists = true;
+            .prepare_cached(super::REPLACE_STATE)?
+            .execute(params![
+                HEAD_SCOPE,
+                HEAD_SPEC,
+                tag,
+                head_blob(rows, seq, prev_mac),
+                0
+            ])?;
         tip.appended = false;
         Ok(())
     }
@@ -760,7 +792,11 @@ impl Store {
     /// Recomputes the whole chain and names the first problem.
     pub fn verify_chain(&self) -> Result<VerifyReport, StoreError> {
         let key = self.key.ok_or(StoreError::KeyMissing)?;
-        let head = read_head(&self.conn)?;
+        // A head row in a form gate never writes was edited by hand: the rows are still
+        // checked, and the head is reported bad.
+        let stored_head = read_head_row(&self.conn)?;
+        let malformed_head = matches!(stored_head, Some(None));
+        let head = stored_head.flatten();
         let head_rows = head.as_ref().map_or(0, |h| h.rows);
         let report = |rows_ok, problem| VerifyReport {
             rows_ok,
@@ -821,6 +857,9 @@ impl Store {
             prev_mac = row.mac;
             expected_seq += 1;
             n += 1;
+        }
+        if malformed_head {
+            return Ok(report(n, Some(ChainProblem::BadHead)));
         }
         let Some(head) = head else {
             return Ok(report(
@@ -919,15 +958,8 @@ mod tests {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        let head = store
-            .conn
-            .query_row(
-                "SELECT rows, head_seq, head_mac, tag FROM audit_head",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-            )
-            .unwrap();
-        (rows, head)
+        let head = read_head(&store.conn).unwrap().unwrap();
+        (rows, (head.rows, head.seq, head.mac, head.tag))
     }
 
     // Produced by the original implementation (one HMAC per row and one head update per

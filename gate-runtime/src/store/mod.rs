@@ -772,10 +772,11 @@ impl Store {
         Ok(done)
     }
 
-    /// Every state row, ordered by scope and spec.
+    /// Every machine state row (not the chain head kept in `state`), ordered by scope and spec.
     pub fn scopes(&self) -> Result<Vec<ScopeRow>, StoreError> {
         let mut stmt = self.conn.prepare(
-            "SELECT scope, spec, spec_hash, length(blob), updated FROM state ORDER BY scope, spec",
+            "SELECT scope, spec, spec_hash, length(blob), updated FROM state
+             WHERE spec <> '' ORDER BY scope, spec",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok(ScopeRow {
@@ -815,23 +816,32 @@ fn set_wal(conn: &Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Reads one `state` row by key. The chain head is a `state` row too
+/// ([`audit::HEAD_SCOPE`]), read with this same cached statement: one prepare serves both.
+pub(crate) const SELECT_STATE: &str =
+    "SELECT spec_hash, blob, updated FROM state WHERE scope = ?1 AND spec = ?2";
+
+/// Writes one `state` row. `REPLACE` rather than an upsert clause: the same row in the end
+/// (no triggers, no foreign keys on `state`), and about half the cost to prepare. The values
+/// are in the table's column order (scope, spec, spec_hash, blob, updated; fixed by migration
+/// v1): without a column list the statement is cheaper still to prepare (−3.5 k). The chain
+/// head is written with it as well.
+pub(crate) const REPLACE_STATE: &str = "INSERT OR REPLACE INTO state VALUES (?1, ?2, ?3, ?4, ?5)";
+
 fn load_state(
     conn: &Connection,
     scope: &str,
     spec: &str,
 ) -> Result<Option<StoredState>, StoreError> {
     Ok(conn
-        .query_row(
-            "SELECT spec_hash, blob, updated FROM state WHERE scope = ?1 AND spec = ?2",
-            params![scope, spec],
-            |r| {
-                Ok(StoredState {
-                    spec_hash: r.get(0)?,
-                    blob: r.get(1)?,
-                    updated_ms: r.get(2)?,
-                })
-            },
-        )
+        .prepare_cached(SELECT_STATE)?
+        .query_row(params![scope, spec], |r| {
+            Ok(StoredState {
+                spec_hash: r.get(0)?,
+                blob: r.get(1)?,
+                updated_ms: r.get(2)?,
+            })
+        })
         .optional()?)
 }
 
@@ -877,14 +887,13 @@ impl Txn<'_> {
         spec: &str,
         state: &StoredState,
     ) -> Result<(), StoreError> {
-        // `REPLACE` rather than an upsert clause: the same row in the end (no triggers, no
-        // foreign keys on `state`), and about half the cost to prepare. The values are in the
-        // table's column order (scope, spec, spec_hash, blob, updated; fixed by migration v1):
-        // without a column list the statement is cheaper still to prepare (−3.5 k).
-        self.tx.execute(
-            "INSERT OR REPLACE INTO state VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![scope, spec, state.spec_hash, state.blob, state.updated_ms],
-        )?;
+        self.tx.prepare_cached(REPLACE_STATE)?.execute(params![
+            scope,
+            spec,
+            state.spec_hash,
+            state.blob,
+            state.updated_ms
+        ])?;
         Ok(())
     }
 
