@@ -346,7 +346,10 @@ fn state_written_under_another_spec_version() {
         {
             let conn = rusqlite::Connection::open(&db).unwrap();
             let n = conn
-                .execute("UPDATE state SET spec_hash = 'an-older-spec'", [])
+                .execute(
+                    "UPDATE state SET spec_hash = 'an-older-spec' WHERE spec <> ''",
+                    [],
+                )
                 .unwrap();
             assert!(n > 0, "seeding wrote a state row");
         }

@@ -613,7 +613,7 @@ fn needles() -> Vec<String> {
 fn locate_secrets(db: &Path) -> Vec<String> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut found = BTreeSet::new();
-    for table in ["audit", "state", "grants", "windows", "baselines", "meta"] {
+    for table in ["audit", "state", "grants", "windows", "baselines"] {
         let mut stmt = conn.prepare(&format!("SELECT * FROM {table}")).unwrap();
         let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
         let mut rows = stmt.query([]).unwrap();

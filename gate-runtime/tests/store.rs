@@ -8,7 +8,7 @@ use gate_runtime::store::{
     ClosedBy, GrantStatus, NewGrant, Store, StoreError, StoredState, WindowRow, SCHEMA_VERSION,
     WAL_TRUNCATE_BYTES,
 };
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use serde_json::json;
 
 /// The v1 schema exactly as the first release created it (fixture for the migration test).
@@ -208,7 +208,8 @@ fn chain_head(db: &Path) -> (i64, i64, String, String) {
 }
 
 /// v4 rebuilt `windows` and `audit_head` without their CHECK constraints and dropped the
-/// `windows (repo, kind)` index; v5 moved the chain head into `state`. A v3 database keeps
+/// `windows (repo, kind)` index; v5 and v6 moved the chain head and the key fingerprint into
+/// `state`. A v3 database keeps
 /// every window (ids included) and its chain head, and the chain still verifies.
 #[test]
 fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
@@ -235,11 +236,22 @@ fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
     }
     // Put the two tables back as v1 and v2 created them, and the version back to 3.
     let head_before = chain_head(&db);
+    let key_fp_before: String = raw(&db)
+        .query_row(
+            "SELECT spec_hash FROM state WHERE scope = 'key_fp' AND spec = ''",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
     let conn = raw(&db);
     conn.execute_batch(
         "CREATE TABLE audit_head (id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL,
              head_seq INTEGER NOT NULL, head_mac TEXT NOT NULL, tag TEXT NOT NULL);
-         DELETE FROM state WHERE scope = 'audit_head' AND spec = '';",
+         DELETE FROM state WHERE scope = 'audit_head' AND spec = '';
+         CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+         INSERT INTO meta SELECT 'key_fp', spec_hash FROM state
+             WHERE scope = 'key_fp' AND spec = '';
+         DELETE FROM state WHERE scope = 'key_fp' AND spec = '';",
     )
     .unwrap();
     conn.execute(
@@ -276,6 +288,17 @@ fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
     assert_eq!(ids, vec![1, 3, 4], "window ids survive the rebuild");
     let head_after = chain_head(&db);
     assert_eq!(head_after, head_before);
+    let key_fp = |sql: &str| -> Option<String> {
+        raw(&db)
+            .query_row(sql, [], |r| r.get(0))
+            .optional()
+            .unwrap()
+    };
+    assert_eq!(
+        key_fp("SELECT spec_hash FROM state WHERE scope = 'key_fp' AND spec = ''"),
+        Some(key_fp_before),
+        "v6 moves the key fingerprint into `state`"
+    );
     assert!(verify(&db).is_ok());
     // The chain goes on from the migrated head, and new windows take fresh ids.
     store.transaction(|t| t.append_audit(&record(6))).unwrap();
@@ -297,7 +320,6 @@ fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
             "baselines",
             "grants",
             "grants_action",
-            "meta",
             "state",
             "windows"
         ]

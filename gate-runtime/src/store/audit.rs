@@ -6,9 +6,9 @@
 //! every stored field including `seq`, each one tagged and length-prefixed. The single chain
 //! head (row count, last seq, last mac, and an HMAC tag over those three; since schema v5 a
 //! `state` row under a reserved key, see [`HEAD_SCOPE`]) is updated in the same transaction
-//! as the append, so a truncated tail is detected as well as
-//! an edited, deleted, inserted or reordered row. `meta.key_fp` holds a fingerprint of the key
-//! that wrote the chain, so verifying with another key says "wrong key", not "tampered".
+//! as the append, so a truncated tail is detected as well as an edited, deleted, inserted or
+//! reordered row. The `key_fp` record (also in `state`) holds a fingerprint of the key that
+//! wrote the chain, so verifying with another key says "wrong key", not "tampered".
 //!
 //! Appending is counted in SHA-256 blocks and SQL statements: the keyed HMAC state is kept
 //! per thread (keying costs two blocks per MAC otherwise), and [`Txn::append_audits`] reads
@@ -804,12 +804,7 @@ impl Store {
             problem,
         };
         let key_fp = key_fingerprint(&key);
-        let expected_fp: Option<String> = self
-            .conn
-            .query_row("SELECT value FROM meta WHERE name = 'key_fp'", [], |r| {
-                r.get(0)
-            })
-            .optional()?;
+        let expected_fp = super::stored_key_fp(&self.conn)?;
         if let Some(expected_fp) = expected_fp {
             if expected_fp != key_fp {
                 return Ok(report(
@@ -899,7 +894,7 @@ mod tests {
         store
             .conn
             .execute(
-                "UPDATE meta SET value = ?1 WHERE name = 'key_fp'",
+                "UPDATE state SET spec_hash = ?1 WHERE scope = 'key_fp' AND spec = ''",
                 [key_fingerprint(&KEY)],
             )
             .expect("key fingerprint");

@@ -52,9 +52,9 @@
 //!   `synchronous = NORMAL` and checkpoint-on-close off. The user version is read once.
 //! - The header's `application_id` carries 30 bits of the key fingerprint and two flags (see
 //!   `HEADER_GRANTS`, `HEADER_BASELINES`), read without the schema: it replaces a query of
-//!   `meta` on every open, and lets a hook skip the grant lookup (no approval live) and the
-//!   baseline lookup (no baseline learned yet) with one pragma per transaction. `meta.key_fp`
-//!   stays the full record; it is read when the header has no fingerprint yet or a wrong one.
+//!   the `key_fp` record on every open, and lets a hook skip the grant lookup (no approval live) and the
+//!   baseline lookup (no baseline learned yet) with one pragma per transaction. The `key_fp`
+//!   record in `state` stays the full fingerprint; it is read when the header has no fingerprint yet or a wrong one.
 //! - One query per repo for baselines, a plain indexed lookup for grants (no `ORDER BY`),
 //!   `INSERT OR REPLACE` for state; statements a transaction repeats are cached.
 //! - SQLite's memory statistics are off (`tune_sqlite`): they put a global mutex on every
@@ -436,12 +436,29 @@ fn create_key(path: &Path) -> Result<[u8; 32], StoreError> {
     }
 }
 
-fn stored_key_fp(conn: &Connection) -> Result<Option<String>, StoreError> {
+/// The `state` row that records the full fingerprint of the key that writes the chain (in
+/// `spec_hash`; schema v6). Like the chain head ([`audit::HEAD_SCOPE`]) it is one of the
+/// store's own records, kept in `state` under spec `` (no spec has an empty name) so that no
+/// table of its own is parsed on every open.
+const KEY_FP_SCOPE: &str = "key_fp";
+
+pub(crate) fn stored_key_fp(conn: &Connection) -> Result<Option<String>, StoreError> {
     Ok(conn
-        .query_row("SELECT value FROM meta WHERE name = 'key_fp'", [], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT spec_hash FROM state WHERE scope = ?1 AND spec = ''",
+            [KEY_FP_SCOPE],
+            |r| r.get(0),
+        )
         .optional()?)
+}
+
+/// Records `key_fp` unless a fingerprint is recorded already (then that one stays).
+fn record_key_fp(conn: &Connection, key_fp: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT OR IGNORE INTO state VALUES (?1, '', ?2, X'', 0)",
+        [KEY_FP_SCOPE, key_fp],
+    )?;
+    Ok(())
 }
 
 // The database header's `application_id` (32 bits, read like the user version: no schema, no
@@ -478,7 +495,7 @@ fn fp_header_id(key_fp: &str) -> i32 {
 /// Loads (or, for a database without a key yet, creates) the audit key and checks that it is
 /// the key that wrote this database. The fast path reads only the header's `application_id`
 /// (no schema, no table): it holds the first four bytes of the key fingerprint. The full
-/// fingerprint in `meta` is read only when the header has none yet or does not match.
+/// fingerprint (the `key_fp` record) is read only when the header has none yet or does not match.
 fn open_key(conn: &mut Connection, key_file: &Path) -> Result<[u8; 32], StoreError> {
     let header_id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
     if header_id != 0 {
@@ -513,10 +530,7 @@ fn open_key(conn: &mut Connection, key_file: &Path) -> Result<[u8; 32], StoreErr
     // Record the fingerprint under the write lock: a concurrent opener may have recorded its
     // own first, and then that one wins.
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    tx.execute(
-        "INSERT OR IGNORE INTO meta (name, value) VALUES ('key_fp', ?1)",
-        [&key_fp],
-    )?;
+    record_key_fp(&tx, &key_fp)?;
     if let Some(expected_fp) = stored_key_fp(&tx)?.filter(|fp| *fp != key_fp) {
         return Err(StoreError::KeyMismatch {
             expected_fp,
@@ -625,10 +639,7 @@ impl Store {
         schema::migrate(&mut conn)?;
         let mut key = [0u8; 32];
         getrandom::fill(&mut key).map_err(|e| StoreError::Random(e.to_string()))?;
-        conn.execute(
-            "INSERT INTO meta (name, value) VALUES ('key_fp', ?1)",
-            [audit::key_fingerprint(&key)],
-        )?;
+        record_key_fp(&conn, &audit::key_fingerprint(&key))?;
         Ok(Store {
             conn,
             key: Some(key),
@@ -947,13 +958,8 @@ mod tests {
         drop(store);
         assert_ne!(header_id(&db), 0);
         assert_eq!(header_id(&db) & !HEADER_FLAGS, fp_header_id(&fp));
-        let meta: String = Connection::open(&db)
-            .unwrap()
-            .query_row("SELECT value FROM meta WHERE name = 'key_fp'", [], |r| {
-                r.get(0)
-            })
-            .unwrap();
-        assert_eq!(meta, fp);
+        let recorded = stored_key_fp(&Connection::open(&db).unwrap()).unwrap();
+        assert_eq!(recorded, Some(fp));
     }
 
     #[test]
@@ -965,7 +971,7 @@ mod tests {
             .unwrap()
             .pragma_update(None, "application_id", 0)
             .unwrap();
-        // A wrong key is caught through `meta` while the header has no fingerprint …
+        // A wrong key is caught through the `key_fp` record while the header has no fingerprint …
         std::fs::write(key_path(&db), [9u8; 32]).unwrap();
         assert!(matches!(
             Store::open(&db),

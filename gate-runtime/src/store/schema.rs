@@ -133,6 +133,12 @@ const MIGRATIONS: &[&str] = &[
                 CAST(rows || ' ' || head_seq || ' ' || head_mac AS BLOB), 0
          FROM audit_head;
      DROP TABLE audit_head;",
+    // v6: the key fingerprint moves into `state` the same way (scope `key_fp`, spec ``, the
+    // fingerprint in `spec_hash`), and `meta`, which held nothing else, goes: one table
+    // fewer to parse on every open.
+    "INSERT OR IGNORE INTO state (scope, spec, spec_hash, blob, updated)
+         SELECT 'key_fp', '', value, X'', 0 FROM meta WHERE name = 'key_fp';
+     DROP TABLE meta;",
 ];
 
 /// The schema version this build writes and reads.
