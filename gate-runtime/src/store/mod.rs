@@ -57,6 +57,10 @@
 //!   record in `state` stays the full fingerprint; it is read when the header has no fingerprint yet or a wrong one.
 //! - One query per repo for baselines, a plain indexed lookup for grants (no `ORDER BY`),
 //!   `INSERT OR REPLACE` for state; statements a transaction repeats are cached.
+//! - The store's own records, the audit chain head and the key fingerprint, are `state` rows
+//!   under spec `` (no spec has an empty name; schema v5 and v6). The head is read and
+//!   written with the same two cached statements as a scope's state, so it costs a hook no
+//!   statement of its own, and neither needs a table to parse on every open.
 //! - SQLite's memory statistics are off (`tune_sqlite`): they put a global mutex on every
 //!   allocation.
 //!
@@ -65,7 +69,7 @@
 //! left in the store is mostly fixed: parsing the schema (≈ 0.24 M for the 9 objects of schema
 //! v3, about 27 k per object and more for wide tables or CHECK constraints; each new table,
 //! index or constraint adds to every call; schema v4 took 23 k off by dropping an unused index
-//! and two CHECK constraints), opening and closing SQLite (≈ 0.11 M), WAL recovery (≈ 0.57 instructions per WAL
+//! and two CHECK constraints, v5 and v6 about 70 k by moving two tables' rows into `state`), opening and closing SQLite (≈ 0.11 M), WAL recovery (≈ 0.57 instructions per WAL
 //! byte: a call appends about 15 KB, so recovery grows from ~0 to ≈ 0.15 M over one
 //! [`WAL_TRUNCATE_BYTES`] cycle, ≈ 0.07 M on average). Schema v3 dropped the audit's two
 //! secondary indexes: each was a schema entry to parse and a page write per row (a call
