@@ -270,6 +270,26 @@ pub struct Outcome {
     pub now_ms: i64,
 }
 
+impl Outcome {
+    /// An outcome with nothing in it, for [`Engine::evaluate_into`] to fill.
+    pub fn empty() -> Outcome {
+        Outcome {
+            decision: Decision::allow(),
+            proposed: Verdict::Allow,
+            mode: Mode::Observe,
+            classification: Classification::default(),
+            fired: Vec::new(),
+            rising: Vec::new(),
+            falling: Vec::new(),
+            armed: false,
+            closed: None,
+            notes: Vec::new(),
+            grant_id: None,
+            now_ms: 0,
+        }
+    }
+}
+
 /// One spec, ready to evaluate events.
 pub struct Engine<'s> {
     pub spec: &'s Spec,
@@ -367,11 +387,28 @@ impl<'s> Engine<'s> {
 
     /// Evaluate one event against a scope's state, updating it in place.
     pub fn evaluate(&self, state: &mut ScopeState, event: &Event, cx: &mut Context<'_>) -> Outcome {
+        let mut out = Outcome::empty();
+        self.evaluate_into(state, event, cx, &mut out);
+        out
+    }
+
+    /// [`evaluate`](Self::evaluate) written into `out`, whose contents are replaced (nothing
+    /// of the previous outcome is read): its vectors and its classification keep their room,
+    /// so that a caller that reuses one outcome per event (the replay) allocates little for
+    /// it. The outcome equals the one [`evaluate`](Self::evaluate) returns
+    /// (`tests::evaluate_into_a_used_outcome_is_evaluate`).
+    pub fn evaluate_into(
+        &self,
+        state: &mut ScopeState,
+        event: &Event,
+        cx: &mut Context<'_>,
+        out: &mut Outcome,
+    ) {
         // The engine's buffers, unless an evaluation is already using them (only a
         // `grant_id` callback that evaluates again could do that): then fresh ones.
         match self.scratch.try_borrow_mut() {
-            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch),
-            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default()),
+            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch, out),
+            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default(), out),
         }
     }
 
@@ -381,7 +418,26 @@ impl<'s> Engine<'s> {
         event: &Event,
         cx: &mut Context<'_>,
         scratch: &mut Scratch,
-    ) -> Outcome {
+        out: &mut Outcome,
+    ) {
+        let Outcome {
+            decision,
+            proposed: out_proposed,
+            mode: out_mode,
+            classification: class,
+            fired,
+            rising,
+            falling,
+            armed: out_armed,
+            closed: out_closed,
+            notes,
+            grant_id: out_grant_id,
+            now_ms: out_now,
+        } = out;
+        fired.clear();
+        rising.clear();
+        falling.clear();
+        notes.clear();
         let spec = self.spec;
         let phase = event.phase.unwrap_or(Phase::Other);
         // Time is monotonic per scope: a clock that steps back counts as no time passing.
@@ -390,7 +446,6 @@ impl<'s> Engine<'s> {
             .last_ms
             .map_or(cx.now_ms, |last| cx.now_ms.max(last));
         state.observer.last_ms = Some(now);
-        let mut notes = Vec::new();
 
         if !state.fits(spec) {
             *state = ScopeState::initial(spec, self.machine);
@@ -410,7 +465,8 @@ impl<'s> Engine<'s> {
             }
         }
 
-        let class = self.classifier.classify(event);
+        self.classifier.classify_into(event, class);
+        let class = &*class;
         // Templates describe the window the event happened in, before any re-arm resets it.
         let window_before = WindowBefore::of(&state.observer.segment);
         let keys = &mut scratch.keys;
@@ -419,7 +475,7 @@ impl<'s> Engine<'s> {
             spec,
             &state.observer,
             event,
-            &class,
+            class,
             cx.baselines,
             now,
             keys,
@@ -445,12 +501,11 @@ impl<'s> Engine<'s> {
         scratch.level.clear();
         scratch.level.extend_from_slice(&state.machine.level);
         let from_state = state.machine.state;
-        let mut fired = Vec::new();
         self.machine
             .step(&mut state.machine, &input, &mut |t| fired.push(t));
-        let (rising, falling) = edges(&scratch.level, &state.machine.level);
+        edges_into(&scratch.level, &state.machine.level, rising, falling);
 
-        for &s in &rising {
+        for &s in rising.iter() {
             notes.push(Note {
                 kind: "signal",
                 detail: Detail::Edge {
@@ -459,7 +514,7 @@ impl<'s> Engine<'s> {
                 },
             });
         }
-        for &s in &falling {
+        for &s in falling.iter() {
             notes.push(Note {
                 kind: "signal",
                 detail: Detail::Edge {
@@ -485,7 +540,7 @@ impl<'s> Engine<'s> {
         let mut fired_signals: Vec<&str> = Vec::new();
         let mut fired_checkpoint: Option<&str> = None;
         let mut by_backstop = false;
-        for &t in &fired {
+        for &t in fired.iter() {
             let tr = &spec.transitions[t as usize];
             match tr.trigger {
                 Trigger::Signal(s) | Trigger::Clear(s) => {
@@ -582,7 +637,7 @@ impl<'s> Engine<'s> {
             // The action that crossed the boundary belongs to the new segment.
             observer::reset_segment(spec, &mut state.observer, now);
         }
-        observer::update_with(spec, &mut state.observer, event, &class, now, keys);
+        observer::update_with(spec, &mut state.observer, event, class, now, keys);
 
         // Render and combine.
         let role_name = cx
@@ -598,7 +653,7 @@ impl<'s> Engine<'s> {
         let vars = Vars {
             spec,
             event,
-            class: &class,
+            class,
             segment: &window_before,
             from: from_state,
             to: to_state,
@@ -701,20 +756,13 @@ impl<'s> Engine<'s> {
             carried = state.carried.take();
         }
 
-        Outcome {
-            decision: Decision { verdict, carried },
-            proposed,
-            mode,
-            classification: class,
-            fired,
-            rising,
-            falling,
-            armed: arm,
-            closed,
-            notes,
-            grant_id,
-            now_ms: now,
-        }
+        *decision = Decision { verdict, carried };
+        *out_proposed = proposed;
+        *out_mode = mode;
+        *out_armed = arm;
+        *out_closed = closed;
+        *out_grant_id = grant_id;
+        *out_now = now;
     }
 }
 
@@ -729,9 +777,21 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
 }
 
 /// [`gate_spec::exec::edges`] of two snapshots' levels.
+#[cfg(test)]
 fn edges(before: &[bool], after: &[bool]) -> (Vec<SignalId>, Vec<SignalId>) {
     let mut rising = Vec::new();
     let mut falling = Vec::new();
+    edges_into(before, after, &mut rising, &mut falling);
+    (rising, falling)
+}
+
+/// The edges of two snapshots' levels, appended to `rising` and `falling`.
+fn edges_into(
+    before: &[bool],
+    after: &[bool],
+    rising: &mut Vec<SignalId>,
+    falling: &mut Vec<SignalId>,
+) {
     for (i, (a, b)) in before.iter().zip(after).enumerate() {
         if !a && *b {
             rising.push(i as SignalId);
@@ -739,7 +799,6 @@ fn edges(before: &[bool], after: &[bool]) -> (Vec<SignalId>, Vec<SignalId>) {
             falling.push(i as SignalId);
         }
     }
-    (rising, falling)
 }
 
 fn close_only(closed_effect: bool, armed: bool) -> bool {

@@ -665,27 +665,42 @@ impl<'s> Classifier<'s> {
 
     /// Classify a tool event. Non-tool events get the default tier and kind.
     pub fn classify(&self, event: &Event) -> Classification {
+        let mut out = Classification::default();
+        self.classify_into(event, &mut out);
+        out
+    }
+
+    /// [`classify`](Self::classify) written into `out`, whose contents are replaced: its
+    /// reason, rule list and paths keep their room, so that a caller that reuses one
+    /// classification (the replay) allocates little per event (`tests/classify_cache.rs`).
+    pub fn classify_into(&self, event: &Event, out: &mut Classification) {
         let spec = self.spec;
         let index = self.index();
-        let mut out = Classification {
-            class: event.class,
-            tier: spec.default_tier,
-            kind: spec.default_kind,
-            ..Classification::default()
-        };
+        // `Classification { class, tier, kind, ..Classification::default() }`, in place.
+        out.class = event.class;
+        out.tier = spec.default_tier;
+        out.kind = spec.default_kind;
+        out.rule = None;
+        out.reason.clear();
+        out.matched.clear();
+        out.truncated = false;
         let phase = event.phase.unwrap_or(Phase::Other);
         let Some(tool) = event.tool.as_deref().filter(|_| phase.is_tool()) else {
-            return out;
+            out.paths.clear();
+            return;
         };
         let parsed = match (is_shell_tool(tool), event.target.as_deref()) {
             (true, Some(cmd)) => {
                 let parsed = shell::parse(cmd);
                 out.class = Some(shell::classify(&parsed));
                 out.truncated = parsed.truncated;
-                out.paths = shell::paths(&parsed);
+                shell::paths_into(&parsed, &mut out.paths);
                 Some(parsed)
             }
-            _ => None,
+            _ => {
+                out.paths.clear();
+                None
+            }
         };
         out.paths.extend(event.paths.iter().cloned());
         // The classifier's buffers, unless a classification is using them (not possible
@@ -720,7 +735,7 @@ impl<'s> Classifier<'s> {
         match index {
             Some(index) => index.candidates(spec, tool, (phase, class), |rules| {
                 self.match_rules(
-                    &mut out,
+                    out,
                     hits,
                     event,
                     Some(index),
@@ -729,7 +744,7 @@ impl<'s> Classifier<'s> {
                 )
             }),
             None => self.match_rules(
-                &mut out,
+                out,
                 hits,
                 event,
                 None,
@@ -738,7 +753,6 @@ impl<'s> Classifier<'s> {
                     .filter(|&i| rule_admits(&spec.rules[i], tool, phase, class)),
             ),
         }
-        out
     }
 
     /// The rule loop of [`classify`](Self::classify) over `rules`: the indices, in order, of
@@ -805,7 +819,8 @@ impl<'s> Classifier<'s> {
         if let Some((t, id)) = best {
             out.tier = t;
             out.rule = Some(id);
-            out.reason = spec.rules[id as usize].reason.to_string();
+            out.reason.clear();
+            out.reason.push_str(&spec.rules[id as usize].reason);
         }
     }
 }

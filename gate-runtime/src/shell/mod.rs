@@ -30,7 +30,7 @@ mod matching;
 mod parse;
 mod prefilter;
 
-pub use classify::{class_of, classify, paths};
+pub use classify::{class_of, classify, paths, paths_into};
 pub use matching::{matches, matches_in, stage_matches};
 pub use parse::{parse, parse_argv};
 pub use prefilter::{admits, Facts, LineFacts, Need};
