@@ -313,6 +313,9 @@ struct Scratch {
     checkpoints: Vec<bool>,
     /// The machine's debounced levels before the step (for the edges).
     level: Vec<bool>,
+    /// An evaluation used these buffers before (the next keeps recent digests: see
+    /// [`observer::EventKeys::remember`]; a hook evaluates once and keeps none).
+    used: bool,
 }
 
 impl std::fmt::Debug for Engine<'_> {
@@ -471,6 +474,10 @@ impl<'s> Engine<'s> {
         let window_before = WindowBefore::of(&state.observer.segment);
         let keys = &mut scratch.keys;
         keys.clear();
+        if scratch.used {
+            keys.remember();
+        }
+        scratch.used = true;
         let (backstop, rearm_secs_ok) = observer::observe_in(
             spec,
             &state.observer,

@@ -938,25 +938,42 @@ impl Key {
 
 /// The digests of one event's target and path scopes ([`target_key`]), each computed once and
 /// shared by [`observe_with`] and [`update_with`] (a digest is the costliest part of both).
+///
+/// Keys used for many events ([`remember`](Self::remember), what the engine does from its
+/// second evaluation on) also keep the digests of recent texts ([`DigestMemo`]): a replay
+/// sees the same commands and directories again and again.
 #[derive(Clone, Debug, Default)]
 pub struct EventKeys {
     target: Option<Key>,
     /// (path index, depth, digest of the scope; `None` for an empty scope).
     scopes: Vec<(usize, usize, Option<Key>)>,
+    /// Digests of earlier events' texts, once [`remember`](Self::remember) was called; not
+    /// cleared between events.
+    memo: Option<Box<DigestMemo>>,
 }
 
 impl EventKeys {
-    /// Forget the digests (for the next event), keeping the room.
+    /// Forget the digests (for the next event), keeping the room and the memo.
     pub fn clear(&mut self) {
         self.target = None;
         self.scopes.clear();
     }
 
+    /// Keep recent texts' digests from now on (across [`clear`](Self::clear)), for keys that
+    /// serve many events.
+    pub fn remember(&mut self) {
+        if self.memo.is_none() {
+            self.memo = Some(Box::default());
+        }
+    }
+
     /// The digest of `target` (the event's target; the same text on every call).
     fn target(&mut self, target: &str) -> Key {
-        *self
-            .target
-            .get_or_insert_with(|| Key::of(target.as_bytes()))
+        let memo = &mut self.memo;
+        *self.target.get_or_insert_with(|| match memo {
+            Some(memo) => memo.key(target.as_bytes()),
+            None => Key::of(target.as_bytes()),
+        })
     }
 
     /// The digest of the scope of `class.paths[i]` at `depth`, or `None` when it is empty.
@@ -968,12 +985,80 @@ impl EventKeys {
         {
             Some(at) => at,
             None => {
-                let key = scope_key(path, cwd, depth);
+                let key = match &mut self.memo {
+                    Some(memo) => memo.scope_key(path, cwd, depth),
+                    None => scope_key(path, cwd, depth),
+                };
                 self.scopes.push((i, depth, key));
                 self.scopes.len() - 1
             }
         };
         self.scopes[at].2
+    }
+}
+
+/// Slots of a [`DigestMemo`].
+const MEMO_SLOTS: usize = 256;
+/// Longest text whose digest a [`DigestMemo`] keeps (so that it holds at most 1 MiB of text).
+const MEMO_MAX_BYTES: usize = 4096;
+
+/// The digests ([`Key::of`]) of recently digested texts, by the texts' bytes: a table of
+/// [`MEMO_SLOTS`] slots, each text in the slot its hash picks, replacing what was there. A
+/// slot answers only for the very bytes it holds, so a digest from the memo is always the
+/// digest of the text asked for (`tests::a_memo_digest_is_the_digest`); hash collisions only
+/// cost a recomputation.
+#[derive(Clone, Debug, Default)]
+struct DigestMemo {
+    slots: Vec<MemoSlot>,
+    /// Seeded per process: a crafted stream cannot aim its texts at one slot in advance.
+    hasher: foldhash::fast::RandomState,
+    /// A scope's text, joined here before it is looked up (reused).
+    joined: Vec<u8>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct MemoSlot {
+    /// The digest of `text`, when the slot is filled.
+    key: Option<Key>,
+    text: Vec<u8>,
+}
+
+impl DigestMemo {
+    /// `Key::of(data)`, from the memo when `data` was digested recently.
+    fn key(&mut self, data: &[u8]) -> Key {
+        use std::hash::BuildHasher;
+        if data.len() > MEMO_MAX_BYTES {
+            return Key::of(data);
+        }
+        if self.slots.is_empty() {
+            self.slots.resize_with(MEMO_SLOTS, MemoSlot::default);
+        }
+        let at = (self.hasher.hash_one(data) as usize) % MEMO_SLOTS;
+        let slot = &mut self.slots[at];
+        if let Some(key) = slot.key.filter(|_| slot.text == data) {
+            return key;
+        }
+        let key = Key::of(data);
+        slot.text.clear();
+        slot.text.extend_from_slice(data);
+        slot.key = Some(key);
+        key
+    }
+
+    /// [`scope_key`], from the memo when the scope's text was digested recently.
+    fn scope_key(&mut self, path: &str, cwd: &str, depth: usize) -> Option<Key> {
+        let mut joined = std::mem::take(&mut self.joined);
+        joined.clear();
+        for (i, part) in scope_parts(path, cwd, depth).enumerate() {
+            if i > 0 {
+                joined.push(b'/');
+            }
+            joined.extend_from_slice(part.as_bytes());
+        }
+        // An empty scope has no parts (parts are never empty).
+        let key = (!joined.is_empty()).then(|| self.key(&joined));
+        self.joined = joined;
+        key
     }
 }
 
@@ -1548,5 +1633,72 @@ mod tests {
             let got = scope_key(&path, &cwd, depth).map(|k| k.as_str().to_string());
             proptest::prop_assert_eq!(got, want);
         }
+
+        /// A memo asked for the same few texts again and again, and for many others between
+        /// (so that slots are shared and replaced), answers every text with its digest, and
+        /// every scope with [`scope_key`].
+        #[test]
+        fn a_memo_digest_is_the_digest(
+            texts in proptest::collection::vec("[a-c/.]{0,6}|[ -~]{0,40}", 1..24),
+            others in 0usize..700,
+            long in 4090usize..4100,
+            cwd in "(/?[a-c/]{0,6})?",
+            depth in 0usize..4,
+        ) {
+            let mut memo = DigestMemo::default();
+            let long = "y".repeat(long);
+            for round in 0..3 {
+                for (i, t) in texts.iter().enumerate() {
+                    proptest::prop_assert_eq!(memo.key(t.as_bytes()), Key::of(t.as_bytes()));
+                    proptest::prop_assert_eq!(
+                        memo.scope_key(t, &cwd, depth),
+                        scope_key(t, &cwd, depth)
+                    );
+                    let other = format!("{round}-{i}-{}", others * (i + 1));
+                    proptest::prop_assert_eq!(
+                        memo.key(other.as_bytes()),
+                        Key::of(other.as_bytes())
+                    );
+                }
+                for k in 0..others {
+                    let other = format!("other {k}");
+                    proptest::prop_assert_eq!(
+                        memo.key(other.as_bytes()),
+                        Key::of(other.as_bytes())
+                    );
+                }
+                proptest::prop_assert_eq!(memo.key(long.as_bytes()), Key::of(long.as_bytes()));
+            }
+        }
+    }
+
+    /// An engine's keys remember digests from its second evaluation on, and a remembered
+    /// digest is the digest.
+    #[test]
+    fn remembered_keys_are_the_keys() {
+        let mut keys = EventKeys::default();
+        let mut plain = EventKeys::default();
+        for round in 0..2 {
+            for (i, t) in ["ls", "git status", "src/a/b.rs", "", "a/b/c/d"]
+                .iter()
+                .enumerate()
+            {
+                keys.clear();
+                plain.clear();
+                assert_eq!(keys.target(t), plain.target(t), "round {round}, {t:?}");
+                for depth in 0..4 {
+                    assert_eq!(
+                        keys.scope(i, t, "/w", depth),
+                        plain.scope(i, t, "/w", depth),
+                        "round {round}, {t:?} at {depth}"
+                    );
+                }
+            }
+            keys.remember();
+        }
+        assert!(keys
+            .memo
+            .as_ref()
+            .is_some_and(|m| m.slots.iter().any(|s| s.key.is_some())));
     }
 }
