@@ -316,6 +316,98 @@ struct Scratch {
     /// An evaluation used these buffers before (the next keeps recent digests: see
     /// [`observer::EventKeys::remember`]; a hook evaluates once and keeps none).
     used: bool,
+    /// Texts of the outcome an evaluation writes over, for its own texts.
+    texts: Texts,
+    /// The rendered steer templates of one evaluation (emptied after use).
+    steer_text: Vec<String>,
+}
+
+/// Strings of an outcome being written over ([`Engine::evaluate_into`]), kept so that the new
+/// outcome's verdict texts, note texts and grant ids are written into their room rather than
+/// allocated. Only what the new outcome holds is read from them: each is cleared when taken.
+#[derive(Default)]
+struct Texts(Vec<String>);
+
+impl Texts {
+    /// Most strings kept, and the most room a kept string may have (bounds the memory held).
+    const MAX: usize = 32;
+    const MAX_ROOM: usize = 64 * 1024;
+
+    fn keep(&mut self, s: String) {
+        if self.0.len() < Self::MAX && s.capacity() > 0 && s.capacity() <= Self::MAX_ROOM {
+            self.0.push(s);
+        }
+    }
+
+    /// The strings of `v`.
+    fn keep_verdict(&mut self, v: Verdict) {
+        match v {
+            Verdict::Allow => {}
+            Verdict::Steer { text } => self.keep(text),
+            Verdict::Ask { reason, grant_id } => {
+                self.keep(reason);
+                self.keep(grant_id);
+            }
+            Verdict::Deny { reason } => self.keep(reason),
+        }
+    }
+
+    /// The strings of `out`, which is left without texts (allow, no notes, no grant).
+    fn keep_outcome(&mut self, out: &mut Outcome) {
+        self.keep_verdict(std::mem::replace(&mut out.decision.verdict, Verdict::Allow));
+        self.keep_verdict(std::mem::replace(&mut out.proposed, Verdict::Allow));
+        if let Some(s) = out.decision.carried.take() {
+            self.keep(s);
+        }
+        if let Some(s) = out.grant_id.take() {
+            self.keep(s);
+        }
+        for note in out.notes.drain(..) {
+            match note.detail {
+                Detail::Text(s) | Detail::Reason(s) => self.keep(s),
+                Detail::Ask { reason, grant } => {
+                    self.keep(reason);
+                    self.keep(grant);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// An empty string (with room, when one was kept).
+    fn take(&mut self) -> String {
+        match self.0.pop() {
+            Some(mut s) => {
+                s.clear();
+                s
+            }
+            None => String::new(),
+        }
+    }
+
+    /// `text.to_string()`, in a kept string's room.
+    fn copy(&mut self, text: &str) -> String {
+        let mut s = self.take();
+        s.push_str(text);
+        s
+    }
+
+    /// `v.clone()`, in kept strings' room.
+    fn copy_verdict(&mut self, v: &Verdict) -> Verdict {
+        match v {
+            Verdict::Allow => Verdict::Allow,
+            Verdict::Steer { text } => Verdict::Steer {
+                text: self.copy(text),
+            },
+            Verdict::Ask { reason, grant_id } => Verdict::Ask {
+                reason: self.copy(reason),
+                grant_id: self.copy(grant_id),
+            },
+            Verdict::Deny { reason } => Verdict::Deny {
+                reason: self.copy(reason),
+            },
+        }
+    }
 }
 
 impl std::fmt::Debug for Engine<'_> {
@@ -423,6 +515,8 @@ impl<'s> Engine<'s> {
         scratch: &mut Scratch,
         out: &mut Outcome,
     ) {
+        let texts = &mut scratch.texts;
+        texts.keep_outcome(out);
         let Outcome {
             decision,
             proposed: out_proposed,
@@ -669,7 +763,22 @@ impl<'s> Engine<'s> {
             role: role_name,
             now,
         };
-        let steer_text: Vec<String> = steers.iter().map(|t| vars.render(*t, None)).collect();
+        let mut steer_text = std::mem::take(&mut scratch.steer_text);
+        for t in &steers {
+            let mut text = texts.take();
+            vars.render_into(&mut text, *t, None);
+            steer_text.push(text);
+        }
+        // A template rendered into a kept string, then the steer texts after it.
+        let mut render = |t: TemplateId, grant: Option<&str>| {
+            let mut text = texts.take();
+            vars.render_into(&mut text, t, grant);
+            for rest in &steer_text {
+                text.push('\n');
+                text.push_str(rest);
+            }
+            text
+        };
         if cx.approved && matches!(block, Some((Block::Ask, _))) {
             notes.push(Note {
                 kind: "grant",
@@ -680,12 +789,12 @@ impl<'s> Engine<'s> {
         let proposed = match block {
             Some((b, t)) if phase == Phase::PreTool => match b {
                 Block::Deny => Verdict::Deny {
-                    reason: join(vars.render(t, None), &steer_text),
+                    reason: render(t, None),
                 },
                 Block::Ask => {
                     let id = (cx.grant_id)();
-                    let reason = join(vars.render(t, Some(&id)), &steer_text);
-                    grant_id = Some(id.clone());
+                    let reason = render(t, Some(&id));
+                    grant_id = Some(texts.copy(&id));
                     Verdict::Ask {
                         reason,
                         grant_id: id,
@@ -693,22 +802,33 @@ impl<'s> Engine<'s> {
                 }
             },
             Some((_, t)) => Verdict::Steer {
-                text: join(vars.render(t, None), &steer_text),
+                text: render(t, None),
             },
-            None if !steer_text.is_empty() => Verdict::Steer {
-                text: steer_text.join("\n"),
-            },
+            None if !steer_text.is_empty() => {
+                let mut text = texts.take();
+                for (i, rest) in steer_text.iter().enumerate() {
+                    if i > 0 {
+                        text.push('\n');
+                    }
+                    text.push_str(rest);
+                }
+                Verdict::Steer { text }
+            }
             None => Verdict::Allow,
         };
+        for text in steer_text.drain(..) {
+            texts.keep(text);
+        }
+        scratch.steer_text = steer_text;
         let mut verdict = match (mode, &proposed) {
             (_, Verdict::Allow) => Verdict::Allow,
             (Mode::Observe, _) => Verdict::Allow,
             (Mode::Steer, Verdict::Ask { reason, .. } | Verdict::Deny { reason }) => {
                 Verdict::Steer {
-                    text: reason.clone(),
+                    text: texts.copy(reason),
                 }
             }
-            (_, v) => v.clone(),
+            (_, v) => texts.copy_verdict(v),
         };
         if mode == Mode::Observe && proposed != Verdict::Allow {
             notes.push(Note {
@@ -724,18 +844,18 @@ impl<'s> Engine<'s> {
         match &verdict {
             Verdict::Steer { text } => notes.push(Note {
                 kind: "steer",
-                detail: Detail::Text(text.clone()),
+                detail: Detail::Text(texts.copy(text)),
             }),
             Verdict::Ask { reason, grant_id } => notes.push(Note {
                 kind: "ask",
                 detail: Detail::Ask {
-                    reason: reason.clone(),
-                    grant: grant_id.clone(),
+                    reason: texts.copy(reason),
+                    grant: texts.copy(grant_id),
                 },
             }),
             Verdict::Deny { reason } => notes.push(Note {
                 kind: "deny",
-                detail: Detail::Reason(reason.clone()),
+                detail: Detail::Reason(texts.copy(reason)),
             }),
             Verdict::Allow => {}
         }
@@ -754,7 +874,7 @@ impl<'s> Engine<'s> {
                 });
                 notes.push(Note {
                     kind: "carry",
-                    detail: Detail::Text(text.clone()),
+                    detail: Detail::Text(texts.copy(text)),
                 });
                 verdict = Verdict::Allow;
             }
@@ -818,14 +938,6 @@ fn merge_block(block: &mut Option<(Block, TemplateId)>, b: Block, t: TemplateId)
     }
 }
 
-fn join(first: String, rest: &[String]) -> String {
-    if rest.is_empty() {
-        first
-    } else {
-        format!("{first}\n{}", rest.join("\n"))
-    }
-}
-
 fn verdict_text(v: &Verdict) -> &str {
     match v {
         Verdict::Allow => "",
@@ -871,7 +983,8 @@ struct Vars<'a> {
 const MAX_TARGET_IN_TEXT: usize = 200;
 
 impl Vars<'_> {
-    fn render(&self, template: TemplateId, grant: Option<&str>) -> String {
+    /// Appends the text of `template`.
+    fn render_into(&self, out: &mut String, template: TemplateId, grant: Option<&str>) {
         let parts = &self.spec.templates[template as usize].parts;
         // Room for the literal text and a typical value per variable up front, so that the
         // text is not moved as it grows (the capacity changes nothing else).
@@ -882,14 +995,13 @@ impl Vars<'_> {
                 TemplatePart::Var(_) => 24,
             })
             .sum();
-        let mut out = String::with_capacity(room);
+        out.reserve(room);
         for part in parts {
             match part {
                 TemplatePart::Text(t) => out.push_str(t),
-                TemplatePart::Var(v) => self.write_value(&mut out, *v, grant),
+                TemplatePart::Var(v) => self.write_value(out, *v, grant),
             }
         }
-        out
     }
 
     /// Appends the text of `var` to `out` (what [`value`](Self::value) returns).

@@ -15,6 +15,7 @@ use gate_spec::ir::{
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
 
 /// Bounds on the per-scope context.
 const MAX_SCOPES: usize = 64;
@@ -997,51 +998,43 @@ impl EventKeys {
     }
 }
 
-/// Slots of a [`DigestMemo`].
-const MEMO_SLOTS: usize = 256;
-/// Longest text whose digest a [`DigestMemo`] keeps (so that it holds at most 1 MiB of text).
+/// Most texts a [`DigestMemo`] keeps, and most bytes of text.
+const MEMO_ENTRIES: usize = 4096;
+const MEMO_BYTES: usize = 1 << 20;
+/// Longest text whose digest a [`DigestMemo`] keeps.
 const MEMO_MAX_BYTES: usize = 4096;
 
-/// The digests ([`Key::of`]) of recently digested texts, by the texts' bytes: a table of
-/// [`MEMO_SLOTS`] slots, each text in the slot its hash picks, replacing what was there. A
-/// slot answers only for the very bytes it holds, so a digest from the memo is always the
-/// digest of the text asked for (`tests::a_memo_digest_is_the_digest`); hash collisions only
-/// cost a recomputation.
+/// The digests ([`Key::of`]) of recently digested texts, by the texts' bytes: a map that is
+/// emptied when it is full ([`MEMO_ENTRIES`], [`MEMO_BYTES`]). An entry answers only for the
+/// very bytes it was computed from, so a digest from the memo is always the digest of the
+/// text asked for (`tests::a_memo_digest_is_the_digest`).
 #[derive(Clone, Debug, Default)]
 struct DigestMemo {
-    slots: Vec<MemoSlot>,
-    /// Seeded per process: a crafted stream cannot aim its texts at one slot in advance.
-    hasher: foldhash::fast::RandomState,
+    /// Hashed with foldhash, seeded per process (a crafted stream cannot pick colliding
+    /// texts in advance).
+    digests: HashMap<Box<[u8]>, Key, foldhash::fast::RandomState>,
+    /// The bytes of the texts in `digests`.
+    bytes: usize,
     /// A scope's text, joined here before it is looked up (reused).
     joined: Vec<u8>,
-}
-
-#[derive(Clone, Debug, Default)]
-struct MemoSlot {
-    /// The digest of `text`, when the slot is filled.
-    key: Option<Key>,
-    text: Vec<u8>,
 }
 
 impl DigestMemo {
     /// `Key::of(data)`, from the memo when `data` was digested recently.
     fn key(&mut self, data: &[u8]) -> Key {
-        use std::hash::BuildHasher;
         if data.len() > MEMO_MAX_BYTES {
             return Key::of(data);
         }
-        if self.slots.is_empty() {
-            self.slots.resize_with(MEMO_SLOTS, MemoSlot::default);
-        }
-        let at = (self.hasher.hash_one(data) as usize) % MEMO_SLOTS;
-        let slot = &mut self.slots[at];
-        if let Some(key) = slot.key.filter(|_| slot.text == data) {
-            return key;
+        if let Some(key) = self.digests.get(data) {
+            return *key;
         }
         let key = Key::of(data);
-        slot.text.clear();
-        slot.text.extend_from_slice(data);
-        slot.key = Some(key);
+        if self.digests.len() >= MEMO_ENTRIES || self.bytes + data.len() > MEMO_BYTES {
+            self.digests.clear();
+            self.bytes = 0;
+        }
+        self.digests.insert(data.into(), key);
+        self.bytes += data.len();
         key
     }
 
@@ -1640,7 +1633,7 @@ mod tests {
         #[test]
         fn a_memo_digest_is_the_digest(
             texts in proptest::collection::vec("[a-c/.]{0,6}|[ -~]{0,40}", 1..24),
-            others in 0usize..700,
+            others in 0usize..4200,
             long in 4090usize..4100,
             cwd in "(/?[a-c/]{0,6})?",
             depth in 0usize..4,
@@ -1696,9 +1689,6 @@ mod tests {
             }
             keys.remember();
         }
-        assert!(keys
-            .memo
-            .as_ref()
-            .is_some_and(|m| m.slots.iter().any(|s| s.key.is_some())));
+        assert!(keys.memo.as_ref().is_some_and(|m| !m.digests.is_empty()));
     }
 }
