@@ -78,6 +78,8 @@ struct HitScratch {
     facts: Vec<shell::Facts>,
     /// The bytes of each of the event's paths ([`glob::path_bytes`]), once an index exists.
     path_bytes: Vec<[u64; 4]>,
+    /// The vectors of the previous line's parse.
+    parse: shell::ParseRoom,
 }
 
 /// Most tool names whose rule acceptance an [`Index`] remembers.
@@ -690,9 +692,22 @@ impl<'s> Classifier<'s> {
             out.paths.clear();
             return;
         };
+        // The classifier's buffers, unless a classification is using them (not possible
+        // today: nothing here calls back out); then fresh ones.
+        let mut scratch = self.scratch.try_borrow_mut();
+        let mut fresh = HitScratch::default();
+        let HitScratch {
+            hits,
+            facts,
+            path_bytes,
+            parse: room,
+        } = match scratch.as_deref_mut() {
+            Ok(s) => s,
+            Err(_) => &mut fresh,
+        };
         let parsed = match (is_shell_tool(tool), event.target.as_deref()) {
             (true, Some(cmd)) => {
-                let parsed = shell::parse(cmd);
+                let parsed = shell::parse_in(cmd, room);
                 out.class = Some(shell::classify(&parsed));
                 out.truncated = parsed.truncated;
                 shell::paths_into(&parsed, &mut out.paths);
@@ -704,18 +719,6 @@ impl<'s> Classifier<'s> {
             }
         };
         out.paths.extend(event.paths.iter().cloned());
-        // The classifier's buffers, unless a classification is using them (not possible
-        // today: nothing here calls back out); then fresh ones.
-        let mut scratch = self.scratch.try_borrow_mut();
-        let mut fresh = HitScratch::default();
-        let HitScratch {
-            hits,
-            facts,
-            path_bytes,
-        } = match scratch.as_deref_mut() {
-            Ok(s) => s,
-            Err(_) => &mut fresh,
-        };
         let hits = match (&parsed, event.target.as_deref()) {
             (Some(parsed), Some(raw)) if !self.table.is_empty() => {
                 self.command_hits_into(parsed, raw, hits, facts);
@@ -753,6 +756,9 @@ impl<'s> Classifier<'s> {
                 &mut (0..spec.rules.len())
                     .filter(|&i| rule_admits(&spec.rules[i], tool, phase, class)),
             ),
+        }
+        if let Some(parsed) = parsed {
+            room.keep(parsed);
         }
     }
 

@@ -3,7 +3,8 @@
 //! fresh one [`Engine::evaluate`] returns, with the same scope state after, for every shipped
 //! spec over a long mixed stream; a classification written over a used one
 //! ([`Classifier::classify_into`]) equals a fresh classification; the paths of a line written
-//! over a used vector ([`shell::paths_into`]) equal [`shell::paths`].
+//! over a used vector ([`shell::paths_into`]) equal [`shell::paths`]; a parse in the room
+//! of earlier parses ([`shell::parse_in`]) equals a fresh [`shell::parse`].
 
 use gate_runtime::engine::{Context, Engine, Outcome, ScopeState};
 use gate_runtime::event::{Event, Runtime, Status};
@@ -168,5 +169,29 @@ proptest! {
             shell::paths_into(&parsed, &mut used);
             prop_assert_eq!(&used, &shell::paths(&parsed), "line {:?}", line);
         }
+    }
+
+    /// Lines parsed one after another in one room, each kept after it is compared.
+    #[test]
+    fn a_parse_in_the_room_of_earlier_ones_is_a_fresh_parse(
+        lines in proptest::collection::vec(line_strategy(), 1..8),
+    ) {
+        let mut room = shell::ParseRoom::default();
+        for line in &lines {
+            let parsed = shell::parse_in(line, &mut room);
+            prop_assert_eq!(&parsed, &shell::parse(line), "line {:?}", line);
+            room.keep(parsed);
+        }
+    }
+}
+
+#[test]
+fn corpus_lines_parsed_in_one_room_are_fresh_parses() {
+    let mut room = shell::ParseRoom::default();
+    let lines = corpus();
+    for line in lines.iter().chain(lines.iter().rev()) {
+        let parsed = shell::parse_in(line, &mut room);
+        assert_eq!(parsed, shell::parse(line), "line {line:?}");
+        room.keep(parsed);
     }
 }

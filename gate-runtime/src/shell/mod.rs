@@ -32,7 +32,7 @@ mod prefilter;
 
 pub use classify::{class_of, classify, paths, paths_into};
 pub use matching::{matches, matches_in, stage_matches};
-pub use parse::{parse, parse_argv};
+pub use parse::{parse, parse_argv, parse_in, ParseRoom};
 pub use prefilter::{admits, Facts, LineFacts, Need};
 
 use std::borrow::Cow;
