@@ -387,9 +387,14 @@ impl Texts {
 
     /// `text.to_string()`, in a kept string's room.
     fn copy(&mut self, text: &str) -> String {
-        let mut s = self.take();
-        s.push_str(text);
-        s
+        match self.0.pop() {
+            Some(mut s) => {
+                s.clear();
+                s.push_str(text);
+                s
+            }
+            None => text.to_string(),
+        }
     }
 
     /// `v.clone()`, in kept strings' room.
@@ -995,7 +1000,11 @@ impl Vars<'_> {
                 TemplatePart::Var(_) => 24,
             })
             .sum();
-        out.reserve(room);
+        if out.capacity() == 0 {
+            *out = String::with_capacity(room);
+        } else {
+            out.reserve(room);
+        }
         for part in parts {
             match part {
                 TemplatePart::Text(t) => out.push_str(t),

@@ -757,7 +757,9 @@ impl<'s> Classifier<'s> {
                     .filter(|&i| rule_admits(&spec.rules[i], tool, phase, class)),
             ),
         }
-        if let Some(parsed) = parsed {
+        // A classifier used once (a hook) keeps nothing: its parse is freed here, where the
+        // allocator can hand the room to what the process allocates next.
+        if let (Some(parsed), Some(_)) = (parsed, index) {
             room.keep(parsed);
         }
     }

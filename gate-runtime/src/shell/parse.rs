@@ -1337,14 +1337,25 @@ fn build<'a>(
             return single(ctx, cmd);
         }
     };
-    // The program and its arguments are the last words: moved out, not copied (into a
-    // spare argument list; the emptied word list is spare after).
-    let mut args: Vec<Cow<'a, str>> = ctx.spare_args.pop().unwrap_or_default();
-    let mut rest = owned.drain(at.min(owned.len())..).map(|w| w.text);
-    let mut program = rest.next().unwrap_or_default();
-    args.extend(rest);
-    owned.clear();
-    ctx.spare_words.push(owned);
+    // The program and its arguments are the last words: moved out, not copied. Into a
+    // spare argument list, when there is one (the emptied word list is then spare);
+    // otherwise into the word list's own room (collected in place).
+    let (mut program, mut args) = match ctx.spare_args.pop() {
+        Some(mut args) => {
+            let mut rest = owned.drain(at.min(owned.len())..).map(|w| w.text);
+            let program = rest.next().unwrap_or_default();
+            args.extend(rest);
+            owned.clear();
+            ctx.spare_words.push(owned);
+            (program, args)
+        }
+        None => {
+            let mut rest = owned.into_iter().skip(at).map(|w| w.text);
+            let program = rest.next().unwrap_or_default();
+            let args: Vec<Cow<'a, str>> = rest.collect();
+            (program, args)
+        }
+    };
     if name_of(&program) == "xargs" && args.is_empty() {
         program = Cow::Borrowed("echo");
         args.clear();
