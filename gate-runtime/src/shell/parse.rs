@@ -1537,7 +1537,13 @@ mod tests {
         assert!(room.commands.capacity() >= 3);
         assert_eq!(room.args.len(), 3);
         assert!(room.args.iter().all(|a| a.is_empty() && a.capacity() >= 2));
+        // A parse with spare argument lists leaves the word lists it emptied.
+        assert!(room.words.is_empty());
+        let again = parse_in(&line, &mut room);
+        assert_eq!(again, parse(&line));
+        room.keep(again);
         assert!(!room.words.is_empty());
+        assert_eq!(room.args.len(), 3);
     }
 
     thread_local! {
