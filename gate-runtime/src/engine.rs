@@ -270,6 +270,26 @@ pub struct Outcome {
     pub now_ms: i64,
 }
 
+impl Outcome {
+    /// An outcome with nothing in it, for [`Engine::evaluate_into`] to fill.
+    pub fn empty() -> Outcome {
+        Outcome {
+            decision: Decision::allow(),
+            proposed: Verdict::Allow,
+            mode: Mode::Observe,
+            classification: Classification::default(),
+            fired: Vec::new(),
+            rising: Vec::new(),
+            falling: Vec::new(),
+            armed: false,
+            closed: None,
+            notes: Vec::new(),
+            grant_id: None,
+            now_ms: 0,
+        }
+    }
+}
+
 /// One spec, ready to evaluate events.
 pub struct Engine<'s> {
     pub spec: &'s Spec,
@@ -293,6 +313,106 @@ struct Scratch {
     checkpoints: Vec<bool>,
     /// The machine's debounced levels before the step (for the edges).
     level: Vec<bool>,
+    /// An evaluation used these buffers before (the next keeps recent digests: see
+    /// [`observer::EventKeys::remember`]; a hook evaluates once and keeps none).
+    used: bool,
+    /// Texts of the outcome an evaluation writes over, for its own texts.
+    texts: Texts,
+    /// The rendered steer templates of one evaluation (emptied after use).
+    steer_text: Vec<String>,
+}
+
+/// Strings of an outcome being written over ([`Engine::evaluate_into`]), kept so that the new
+/// outcome's verdict texts, note texts and grant ids are written into their room rather than
+/// allocated. Only what the new outcome holds is read from them: each is cleared when taken.
+#[derive(Default)]
+struct Texts(Vec<String>);
+
+impl Texts {
+    /// Most strings kept, and the most room a kept string may have (bounds the memory held).
+    const MAX: usize = 32;
+    const MAX_ROOM: usize = 64 * 1024;
+
+    fn keep(&mut self, s: String) {
+        if self.0.len() < Self::MAX && s.capacity() > 0 && s.capacity() <= Self::MAX_ROOM {
+            self.0.push(s);
+        }
+    }
+
+    /// The strings of `v`.
+    fn keep_verdict(&mut self, v: Verdict) {
+        match v {
+            Verdict::Allow => {}
+            Verdict::Steer { text } => self.keep(text),
+            Verdict::Ask { reason, grant_id } => {
+                self.keep(reason);
+                self.keep(grant_id);
+            }
+            Verdict::Deny { reason } => self.keep(reason),
+        }
+    }
+
+    /// The strings of `out`, which is left without texts (allow, no notes, no grant).
+    fn keep_outcome(&mut self, out: &mut Outcome) {
+        self.keep_verdict(std::mem::replace(&mut out.decision.verdict, Verdict::Allow));
+        self.keep_verdict(std::mem::replace(&mut out.proposed, Verdict::Allow));
+        if let Some(s) = out.decision.carried.take() {
+            self.keep(s);
+        }
+        if let Some(s) = out.grant_id.take() {
+            self.keep(s);
+        }
+        for note in out.notes.drain(..) {
+            match note.detail {
+                Detail::Text(s) | Detail::Reason(s) => self.keep(s),
+                Detail::Ask { reason, grant } => {
+                    self.keep(reason);
+                    self.keep(grant);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// An empty string (with room, when one was kept).
+    fn take(&mut self) -> String {
+        match self.0.pop() {
+            Some(mut s) => {
+                s.clear();
+                s
+            }
+            None => String::new(),
+        }
+    }
+
+    /// `text.to_string()`, in a kept string's room.
+    fn copy(&mut self, text: &str) -> String {
+        match self.0.pop() {
+            Some(mut s) => {
+                s.clear();
+                s.push_str(text);
+                s
+            }
+            None => text.to_string(),
+        }
+    }
+
+    /// `v.clone()`, in kept strings' room.
+    fn copy_verdict(&mut self, v: &Verdict) -> Verdict {
+        match v {
+            Verdict::Allow => Verdict::Allow,
+            Verdict::Steer { text } => Verdict::Steer {
+                text: self.copy(text),
+            },
+            Verdict::Ask { reason, grant_id } => Verdict::Ask {
+                reason: self.copy(reason),
+                grant_id: self.copy(grant_id),
+            },
+            Verdict::Deny { reason } => Verdict::Deny {
+                reason: self.copy(reason),
+            },
+        }
+    }
 }
 
 impl std::fmt::Debug for Engine<'_> {
@@ -367,11 +487,28 @@ impl<'s> Engine<'s> {
 
     /// Evaluate one event against a scope's state, updating it in place.
     pub fn evaluate(&self, state: &mut ScopeState, event: &Event, cx: &mut Context<'_>) -> Outcome {
+        let mut out = Outcome::empty();
+        self.evaluate_into(state, event, cx, &mut out);
+        out
+    }
+
+    /// [`evaluate`](Self::evaluate) written into `out`, whose contents are replaced (nothing
+    /// of the previous outcome is read): its vectors and its classification keep their room,
+    /// so that a caller that reuses one outcome per event (the replay) allocates little for
+    /// it. The outcome equals the one [`evaluate`](Self::evaluate) returns
+    /// (`tests::evaluate_into_a_used_outcome_is_evaluate`).
+    pub fn evaluate_into(
+        &self,
+        state: &mut ScopeState,
+        event: &Event,
+        cx: &mut Context<'_>,
+        out: &mut Outcome,
+    ) {
         // The engine's buffers, unless an evaluation is already using them (only a
         // `grant_id` callback that evaluates again could do that): then fresh ones.
         match self.scratch.try_borrow_mut() {
-            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch),
-            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default()),
+            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch, out),
+            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default(), out),
         }
     }
 
@@ -381,7 +518,28 @@ impl<'s> Engine<'s> {
         event: &Event,
         cx: &mut Context<'_>,
         scratch: &mut Scratch,
-    ) -> Outcome {
+        out: &mut Outcome,
+    ) {
+        let texts = &mut scratch.texts;
+        texts.keep_outcome(out);
+        let Outcome {
+            decision,
+            proposed: out_proposed,
+            mode: out_mode,
+            classification: class,
+            fired,
+            rising,
+            falling,
+            armed: out_armed,
+            closed: out_closed,
+            notes,
+            grant_id: out_grant_id,
+            now_ms: out_now,
+        } = out;
+        fired.clear();
+        rising.clear();
+        falling.clear();
+        notes.clear();
         let spec = self.spec;
         let phase = event.phase.unwrap_or(Phase::Other);
         // Time is monotonic per scope: a clock that steps back counts as no time passing.
@@ -390,7 +548,6 @@ impl<'s> Engine<'s> {
             .last_ms
             .map_or(cx.now_ms, |last| cx.now_ms.max(last));
         state.observer.last_ms = Some(now);
-        let mut notes = Vec::new();
 
         if !state.fits(spec) {
             *state = ScopeState::initial(spec, self.machine);
@@ -410,16 +567,21 @@ impl<'s> Engine<'s> {
             }
         }
 
-        let class = self.classifier.classify(event);
+        self.classifier.classify_into(event, class);
+        let class = &*class;
         // Templates describe the window the event happened in, before any re-arm resets it.
         let window_before = WindowBefore::of(&state.observer.segment);
         let keys = &mut scratch.keys;
         keys.clear();
+        if scratch.used {
+            keys.remember();
+        }
+        scratch.used = true;
         let (backstop, rearm_secs_ok) = observer::observe_in(
             spec,
             &state.observer,
             event,
-            &class,
+            class,
             cx.baselines,
             now,
             keys,
@@ -445,12 +607,11 @@ impl<'s> Engine<'s> {
         scratch.level.clear();
         scratch.level.extend_from_slice(&state.machine.level);
         let from_state = state.machine.state;
-        let mut fired = Vec::new();
         self.machine
             .step(&mut state.machine, &input, &mut |t| fired.push(t));
-        let (rising, falling) = edges(&scratch.level, &state.machine.level);
+        edges_into(&scratch.level, &state.machine.level, rising, falling);
 
-        for &s in &rising {
+        for &s in rising.iter() {
             notes.push(Note {
                 kind: "signal",
                 detail: Detail::Edge {
@@ -459,7 +620,7 @@ impl<'s> Engine<'s> {
                 },
             });
         }
-        for &s in &falling {
+        for &s in falling.iter() {
             notes.push(Note {
                 kind: "signal",
                 detail: Detail::Edge {
@@ -485,7 +646,7 @@ impl<'s> Engine<'s> {
         let mut fired_signals: Vec<&str> = Vec::new();
         let mut fired_checkpoint: Option<&str> = None;
         let mut by_backstop = false;
-        for &t in &fired {
+        for &t in fired.iter() {
             let tr = &spec.transitions[t as usize];
             match tr.trigger {
                 Trigger::Signal(s) | Trigger::Clear(s) => {
@@ -582,7 +743,7 @@ impl<'s> Engine<'s> {
             // The action that crossed the boundary belongs to the new segment.
             observer::reset_segment(spec, &mut state.observer, now);
         }
-        observer::update_with(spec, &mut state.observer, event, &class, now, keys);
+        observer::update_with(spec, &mut state.observer, event, class, now, keys);
 
         // Render and combine.
         let role_name = cx
@@ -598,7 +759,7 @@ impl<'s> Engine<'s> {
         let vars = Vars {
             spec,
             event,
-            class: &class,
+            class,
             segment: &window_before,
             from: from_state,
             to: to_state,
@@ -607,7 +768,22 @@ impl<'s> Engine<'s> {
             role: role_name,
             now,
         };
-        let steer_text: Vec<String> = steers.iter().map(|t| vars.render(*t, None)).collect();
+        let mut steer_text = std::mem::take(&mut scratch.steer_text);
+        for t in &steers {
+            let mut text = texts.take();
+            vars.render_into(&mut text, *t, None);
+            steer_text.push(text);
+        }
+        // A template rendered into a kept string, then the steer texts after it.
+        let mut render = |t: TemplateId, grant: Option<&str>| {
+            let mut text = texts.take();
+            vars.render_into(&mut text, t, grant);
+            for rest in &steer_text {
+                text.push('\n');
+                text.push_str(rest);
+            }
+            text
+        };
         if cx.approved && matches!(block, Some((Block::Ask, _))) {
             notes.push(Note {
                 kind: "grant",
@@ -618,12 +794,12 @@ impl<'s> Engine<'s> {
         let proposed = match block {
             Some((b, t)) if phase == Phase::PreTool => match b {
                 Block::Deny => Verdict::Deny {
-                    reason: join(vars.render(t, None), &steer_text),
+                    reason: render(t, None),
                 },
                 Block::Ask => {
                     let id = (cx.grant_id)();
-                    let reason = join(vars.render(t, Some(&id)), &steer_text);
-                    grant_id = Some(id.clone());
+                    let reason = render(t, Some(&id));
+                    grant_id = Some(texts.copy(&id));
                     Verdict::Ask {
                         reason,
                         grant_id: id,
@@ -631,22 +807,33 @@ impl<'s> Engine<'s> {
                 }
             },
             Some((_, t)) => Verdict::Steer {
-                text: join(vars.render(t, None), &steer_text),
+                text: render(t, None),
             },
-            None if !steer_text.is_empty() => Verdict::Steer {
-                text: steer_text.join("\n"),
-            },
+            None if !steer_text.is_empty() => {
+                let mut text = texts.take();
+                for (i, rest) in steer_text.iter().enumerate() {
+                    if i > 0 {
+                        text.push('\n');
+                    }
+                    text.push_str(rest);
+                }
+                Verdict::Steer { text }
+            }
             None => Verdict::Allow,
         };
+        for text in steer_text.drain(..) {
+            texts.keep(text);
+        }
+        scratch.steer_text = steer_text;
         let mut verdict = match (mode, &proposed) {
             (_, Verdict::Allow) => Verdict::Allow,
             (Mode::Observe, _) => Verdict::Allow,
             (Mode::Steer, Verdict::Ask { reason, .. } | Verdict::Deny { reason }) => {
                 Verdict::Steer {
-                    text: reason.clone(),
+                    text: texts.copy(reason),
                 }
             }
-            (_, v) => v.clone(),
+            (_, v) => texts.copy_verdict(v),
         };
         if mode == Mode::Observe && proposed != Verdict::Allow {
             notes.push(Note {
@@ -662,18 +849,18 @@ impl<'s> Engine<'s> {
         match &verdict {
             Verdict::Steer { text } => notes.push(Note {
                 kind: "steer",
-                detail: Detail::Text(text.clone()),
+                detail: Detail::Text(texts.copy(text)),
             }),
             Verdict::Ask { reason, grant_id } => notes.push(Note {
                 kind: "ask",
                 detail: Detail::Ask {
-                    reason: reason.clone(),
-                    grant: grant_id.clone(),
+                    reason: texts.copy(reason),
+                    grant: texts.copy(grant_id),
                 },
             }),
             Verdict::Deny { reason } => notes.push(Note {
                 kind: "deny",
-                detail: Detail::Reason(reason.clone()),
+                detail: Detail::Reason(texts.copy(reason)),
             }),
             Verdict::Allow => {}
         }
@@ -692,7 +879,7 @@ impl<'s> Engine<'s> {
                 });
                 notes.push(Note {
                     kind: "carry",
-                    detail: Detail::Text(text.clone()),
+                    detail: Detail::Text(texts.copy(text)),
                 });
                 verdict = Verdict::Allow;
             }
@@ -701,20 +888,13 @@ impl<'s> Engine<'s> {
             carried = state.carried.take();
         }
 
-        Outcome {
-            decision: Decision { verdict, carried },
-            proposed,
-            mode,
-            classification: class,
-            fired,
-            rising,
-            falling,
-            armed: arm,
-            closed,
-            notes,
-            grant_id,
-            now_ms: now,
-        }
+        *decision = Decision { verdict, carried };
+        *out_proposed = proposed;
+        *out_mode = mode;
+        *out_armed = arm;
+        *out_closed = closed;
+        *out_grant_id = grant_id;
+        *out_now = now;
     }
 }
 
@@ -729,9 +909,21 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
 }
 
 /// [`gate_spec::exec::edges`] of two snapshots' levels.
+#[cfg(test)]
 fn edges(before: &[bool], after: &[bool]) -> (Vec<SignalId>, Vec<SignalId>) {
     let mut rising = Vec::new();
     let mut falling = Vec::new();
+    edges_into(before, after, &mut rising, &mut falling);
+    (rising, falling)
+}
+
+/// The edges of two snapshots' levels, appended to `rising` and `falling`.
+fn edges_into(
+    before: &[bool],
+    after: &[bool],
+    rising: &mut Vec<SignalId>,
+    falling: &mut Vec<SignalId>,
+) {
     for (i, (a, b)) in before.iter().zip(after).enumerate() {
         if !a && *b {
             rising.push(i as SignalId);
@@ -739,7 +931,6 @@ fn edges(before: &[bool], after: &[bool]) -> (Vec<SignalId>, Vec<SignalId>) {
             falling.push(i as SignalId);
         }
     }
-    (rising, falling)
 }
 
 fn close_only(closed_effect: bool, armed: bool) -> bool {
@@ -749,14 +940,6 @@ fn close_only(closed_effect: bool, armed: bool) -> bool {
 fn merge_block(block: &mut Option<(Block, TemplateId)>, b: Block, t: TemplateId) {
     if block.is_none_or(|(have, _)| b > have) {
         *block = Some((b, t));
-    }
-}
-
-fn join(first: String, rest: &[String]) -> String {
-    if rest.is_empty() {
-        first
-    } else {
-        format!("{first}\n{}", rest.join("\n"))
     }
 }
 
@@ -805,7 +988,8 @@ struct Vars<'a> {
 const MAX_TARGET_IN_TEXT: usize = 200;
 
 impl Vars<'_> {
-    fn render(&self, template: TemplateId, grant: Option<&str>) -> String {
+    /// Appends the text of `template`.
+    fn render_into(&self, out: &mut String, template: TemplateId, grant: Option<&str>) {
         let parts = &self.spec.templates[template as usize].parts;
         // Room for the literal text and a typical value per variable up front, so that the
         // text is not moved as it grows (the capacity changes nothing else).
@@ -816,14 +1000,17 @@ impl Vars<'_> {
                 TemplatePart::Var(_) => 24,
             })
             .sum();
-        let mut out = String::with_capacity(room);
+        if out.capacity() == 0 {
+            *out = String::with_capacity(room);
+        } else {
+            out.reserve(room);
+        }
         for part in parts {
             match part {
                 TemplatePart::Text(t) => out.push_str(t),
-                TemplatePart::Var(v) => self.write_value(&mut out, *v, grant),
+                TemplatePart::Var(v) => self.write_value(out, *v, grant),
             }
         }
-        out
     }
 
     /// Appends the text of `var` to `out` (what [`value`](Self::value) returns).

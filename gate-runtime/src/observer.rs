@@ -15,6 +15,7 @@ use gate_spec::ir::{
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
 
 /// Bounds on the per-scope context.
 const MAX_SCOPES: usize = 64;
@@ -77,6 +78,8 @@ struct HitScratch {
     facts: Vec<shell::Facts>,
     /// The bytes of each of the event's paths ([`glob::path_bytes`]), once an index exists.
     path_bytes: Vec<[u64; 4]>,
+    /// The vectors of the previous line's parse.
+    parse: shell::ParseRoom,
 }
 
 /// Most tool names whose rule acceptance an [`Index`] remembers.
@@ -665,29 +668,30 @@ impl<'s> Classifier<'s> {
 
     /// Classify a tool event. Non-tool events get the default tier and kind.
     pub fn classify(&self, event: &Event) -> Classification {
+        let mut out = Classification::default();
+        self.classify_into(event, &mut out);
+        out
+    }
+
+    /// [`classify`](Self::classify) written into `out`, whose contents are replaced: its
+    /// reason, rule list and paths keep their room, so that a caller that reuses one
+    /// classification (the replay) allocates little per event (`tests/classify_cache.rs`).
+    pub fn classify_into(&self, event: &Event, out: &mut Classification) {
         let spec = self.spec;
         let index = self.index();
-        let mut out = Classification {
-            class: event.class,
-            tier: spec.default_tier,
-            kind: spec.default_kind,
-            ..Classification::default()
-        };
+        // `Classification { class, tier, kind, ..Classification::default() }`, in place.
+        out.class = event.class;
+        out.tier = spec.default_tier;
+        out.kind = spec.default_kind;
+        out.rule = None;
+        out.reason.clear();
+        out.matched.clear();
+        out.truncated = false;
         let phase = event.phase.unwrap_or(Phase::Other);
         let Some(tool) = event.tool.as_deref().filter(|_| phase.is_tool()) else {
-            return out;
+            out.paths.clear();
+            return;
         };
-        let parsed = match (is_shell_tool(tool), event.target.as_deref()) {
-            (true, Some(cmd)) => {
-                let parsed = shell::parse(cmd);
-                out.class = Some(shell::classify(&parsed));
-                out.truncated = parsed.truncated;
-                out.paths = shell::paths(&parsed);
-                Some(parsed)
-            }
-            _ => None,
-        };
-        out.paths.extend(event.paths.iter().cloned());
         // The classifier's buffers, unless a classification is using them (not possible
         // today: nothing here calls back out); then fresh ones.
         let mut scratch = self.scratch.try_borrow_mut();
@@ -696,10 +700,25 @@ impl<'s> Classifier<'s> {
             hits,
             facts,
             path_bytes,
+            parse: room,
         } = match scratch.as_deref_mut() {
             Ok(s) => s,
             Err(_) => &mut fresh,
         };
+        let parsed = match (is_shell_tool(tool), event.target.as_deref()) {
+            (true, Some(cmd)) => {
+                let parsed = shell::parse_in(cmd, room);
+                out.class = Some(shell::classify(&parsed));
+                out.truncated = parsed.truncated;
+                shell::paths_into(&parsed, &mut out.paths);
+                Some(parsed)
+            }
+            _ => {
+                out.paths.clear();
+                None
+            }
+        };
+        out.paths.extend(event.paths.iter().cloned());
         let hits = match (&parsed, event.target.as_deref()) {
             (Some(parsed), Some(raw)) if !self.table.is_empty() => {
                 self.command_hits_into(parsed, raw, hits, facts);
@@ -720,7 +739,7 @@ impl<'s> Classifier<'s> {
         match index {
             Some(index) => index.candidates(spec, tool, (phase, class), |rules| {
                 self.match_rules(
-                    &mut out,
+                    out,
                     hits,
                     event,
                     Some(index),
@@ -729,7 +748,7 @@ impl<'s> Classifier<'s> {
                 )
             }),
             None => self.match_rules(
-                &mut out,
+                out,
                 hits,
                 event,
                 None,
@@ -738,7 +757,11 @@ impl<'s> Classifier<'s> {
                     .filter(|&i| rule_admits(&spec.rules[i], tool, phase, class)),
             ),
         }
-        out
+        // A classifier used once (a hook) keeps nothing: its parse is freed here, where the
+        // allocator can hand the room to what the process allocates next.
+        if let (Some(parsed), Some(_)) = (parsed, index) {
+            room.keep(parsed);
+        }
     }
 
     /// The rule loop of [`classify`](Self::classify) over `rules`: the indices, in order, of
@@ -805,7 +828,8 @@ impl<'s> Classifier<'s> {
         if let Some((t, id)) = best {
             out.tier = t;
             out.rule = Some(id);
-            out.reason = spec.rules[id as usize].reason.to_string();
+            out.reason.clear();
+            out.reason.push_str(&spec.rules[id as usize].reason);
         }
     }
 }
@@ -923,25 +947,42 @@ impl Key {
 
 /// The digests of one event's target and path scopes ([`target_key`]), each computed once and
 /// shared by [`observe_with`] and [`update_with`] (a digest is the costliest part of both).
+///
+/// Keys used for many events ([`remember`](Self::remember), what the engine does from its
+/// second evaluation on) also keep the digests of recent texts ([`DigestMemo`]): a replay
+/// sees the same commands and directories again and again.
 #[derive(Clone, Debug, Default)]
 pub struct EventKeys {
     target: Option<Key>,
     /// (path index, depth, digest of the scope; `None` for an empty scope).
     scopes: Vec<(usize, usize, Option<Key>)>,
+    /// Digests of earlier events' texts, once [`remember`](Self::remember) was called; not
+    /// cleared between events.
+    memo: Option<Box<DigestMemo>>,
 }
 
 impl EventKeys {
-    /// Forget the digests (for the next event), keeping the room.
+    /// Forget the digests (for the next event), keeping the room and the memo.
     pub fn clear(&mut self) {
         self.target = None;
         self.scopes.clear();
     }
 
+    /// Keep recent texts' digests from now on (across [`clear`](Self::clear)), for keys that
+    /// serve many events.
+    pub fn remember(&mut self) {
+        if self.memo.is_none() {
+            self.memo = Some(Box::default());
+        }
+    }
+
     /// The digest of `target` (the event's target; the same text on every call).
     fn target(&mut self, target: &str) -> Key {
-        *self
-            .target
-            .get_or_insert_with(|| Key::of(target.as_bytes()))
+        let memo = &mut self.memo;
+        *self.target.get_or_insert_with(|| match memo {
+            Some(memo) => memo.key(target.as_bytes()),
+            None => Key::of(target.as_bytes()),
+        })
     }
 
     /// The digest of the scope of `class.paths[i]` at `depth`, or `None` when it is empty.
@@ -953,12 +994,72 @@ impl EventKeys {
         {
             Some(at) => at,
             None => {
-                let key = scope_key(path, cwd, depth);
+                let key = match &mut self.memo {
+                    Some(memo) => memo.scope_key(path, cwd, depth),
+                    None => scope_key(path, cwd, depth),
+                };
                 self.scopes.push((i, depth, key));
                 self.scopes.len() - 1
             }
         };
         self.scopes[at].2
+    }
+}
+
+/// Most texts a [`DigestMemo`] keeps, and most bytes of text.
+const MEMO_ENTRIES: usize = 4096;
+const MEMO_BYTES: usize = 1 << 20;
+/// Longest text whose digest a [`DigestMemo`] keeps.
+const MEMO_MAX_BYTES: usize = 4096;
+
+/// The digests ([`Key::of`]) of recently digested texts, by the texts' bytes: a map that is
+/// emptied when it is full ([`MEMO_ENTRIES`], [`MEMO_BYTES`]). An entry answers only for the
+/// very bytes it was computed from, so a digest from the memo is always the digest of the
+/// text asked for (`tests::a_memo_digest_is_the_digest`).
+#[derive(Clone, Debug, Default)]
+struct DigestMemo {
+    /// Hashed with foldhash, seeded per process (a crafted stream cannot pick colliding
+    /// texts in advance).
+    digests: HashMap<Box<[u8]>, Key, foldhash::fast::RandomState>,
+    /// The bytes of the texts in `digests`.
+    bytes: usize,
+    /// A scope's text, joined here before it is looked up (reused).
+    joined: Vec<u8>,
+}
+
+impl DigestMemo {
+    /// `Key::of(data)`, from the memo when `data` was digested recently.
+    fn key(&mut self, data: &[u8]) -> Key {
+        if data.len() > MEMO_MAX_BYTES {
+            return Key::of(data);
+        }
+        if let Some(key) = self.digests.get(data) {
+            return *key;
+        }
+        let key = Key::of(data);
+        if self.digests.len() >= MEMO_ENTRIES || self.bytes + data.len() > MEMO_BYTES {
+            self.digests.clear();
+            self.bytes = 0;
+        }
+        self.digests.insert(data.into(), key);
+        self.bytes += data.len();
+        key
+    }
+
+    /// [`scope_key`], from the memo when the scope's text was digested recently.
+    fn scope_key(&mut self, path: &str, cwd: &str, depth: usize) -> Option<Key> {
+        let mut joined = std::mem::take(&mut self.joined);
+        joined.clear();
+        for (i, part) in scope_parts(path, cwd, depth).enumerate() {
+            if i > 0 {
+                joined.push(b'/');
+            }
+            joined.extend_from_slice(part.as_bytes());
+        }
+        // An empty scope has no parts (parts are never empty).
+        let key = (!joined.is_empty()).then(|| self.key(&joined));
+        self.joined = joined;
+        key
     }
 }
 
@@ -1533,5 +1634,69 @@ mod tests {
             let got = scope_key(&path, &cwd, depth).map(|k| k.as_str().to_string());
             proptest::prop_assert_eq!(got, want);
         }
+
+        /// A memo asked for the same few texts again and again, and for many others between
+        /// (so that slots are shared and replaced), answers every text with its digest, and
+        /// every scope with [`scope_key`].
+        #[test]
+        fn a_memo_digest_is_the_digest(
+            texts in proptest::collection::vec("[a-c/.]{0,6}|[ -~]{0,40}", 1..24),
+            others in 0usize..4200,
+            long in 4090usize..4100,
+            cwd in "(/?[a-c/]{0,6})?",
+            depth in 0usize..4,
+        ) {
+            let mut memo = DigestMemo::default();
+            let long = "y".repeat(long);
+            for round in 0..3 {
+                for (i, t) in texts.iter().enumerate() {
+                    proptest::prop_assert_eq!(memo.key(t.as_bytes()), Key::of(t.as_bytes()));
+                    proptest::prop_assert_eq!(
+                        memo.scope_key(t, &cwd, depth),
+                        scope_key(t, &cwd, depth)
+                    );
+                    let other = format!("{round}-{i}-{}", others * (i + 1));
+                    proptest::prop_assert_eq!(
+                        memo.key(other.as_bytes()),
+                        Key::of(other.as_bytes())
+                    );
+                }
+                for k in 0..others {
+                    let other = format!("other {k}");
+                    proptest::prop_assert_eq!(
+                        memo.key(other.as_bytes()),
+                        Key::of(other.as_bytes())
+                    );
+                }
+                proptest::prop_assert_eq!(memo.key(long.as_bytes()), Key::of(long.as_bytes()));
+            }
+        }
+    }
+
+    /// An engine's keys remember digests from its second evaluation on, and a remembered
+    /// digest is the digest.
+    #[test]
+    fn remembered_keys_are_the_keys() {
+        let mut keys = EventKeys::default();
+        let mut plain = EventKeys::default();
+        for round in 0..2 {
+            for (i, t) in ["ls", "git status", "src/a/b.rs", "", "a/b/c/d"]
+                .iter()
+                .enumerate()
+            {
+                keys.clear();
+                plain.clear();
+                assert_eq!(keys.target(t), plain.target(t), "round {round}, {t:?}");
+                for depth in 0..4 {
+                    assert_eq!(
+                        keys.scope(i, t, "/w", depth),
+                        plain.scope(i, t, "/w", depth),
+                        "round {round}, {t:?} at {depth}"
+                    );
+                }
+            }
+            keys.remember();
+        }
+        assert!(keys.memo.as_ref().is_some_and(|m| !m.digests.is_empty()));
     }
 }

@@ -135,6 +135,9 @@ pub struct Replayer<'s> {
     grants: u64,
     /// The current event's scope key (reused, so a known scope costs no allocation).
     key: String,
+    /// The latest event's outcome; each event's is written over it, so that its vectors and
+    /// texts keep their room ([`Engine::evaluate_into`]).
+    outcome: Outcome,
 }
 
 impl std::fmt::Debug for Replayer<'_> {
@@ -154,11 +157,13 @@ impl<'s> Replayer<'s> {
             summary: Summary::new(engine),
             grants: 0,
             key: String::new(),
+            outcome: Outcome::empty(),
         }
     }
 
-    /// Feed one event at time `now_ms`; `role` is an explicit role name, if any.
-    pub fn feed(&mut self, event: &Event, now_ms: i64, role: Option<&str>) -> Outcome {
+    /// Feed one event at time `now_ms`; `role` is an explicit role name, if any. The outcome
+    /// is lent until the next event is fed.
+    pub fn feed(&mut self, event: &Event, now_ms: i64, role: Option<&str>) -> &Outcome {
         let engine = self.engine;
         let spec = engine.spec;
         write_scope_key(spec.scope, event, &mut self.key);
@@ -176,17 +181,17 @@ impl<'s> Replayer<'s> {
             baselines: &self.baselines,
             grant_id: &mut mint,
         };
+        let outcome = &mut self.outcome;
         // One lookup for a known scope; a new one gets its state after its first event.
-        let outcome = match self.states.get_mut(self.key.as_str()) {
-            Some(state) => engine.evaluate(state, event, &mut cx),
+        match self.states.get_mut(self.key.as_str()) {
+            Some(state) => engine.evaluate_into(state, event, &mut cx, outcome),
             None => {
                 let mut state = ScopeState::initial(spec, engine.machine);
-                let outcome = engine.evaluate(&mut state, event, &mut cx);
+                engine.evaluate_into(&mut state, event, &mut cx, outcome);
                 self.states.insert(self.key.clone(), state);
-                outcome
             }
-        };
-        self.summary.record(engine, event, &outcome);
+        }
+        self.summary.record(engine, event, outcome);
         self.summary.scopes = self.states.len() as u64;
         outcome
     }

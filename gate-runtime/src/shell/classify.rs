@@ -196,23 +196,40 @@ fn path_like(arg: &str) -> bool {
 /// that look like paths (contain `/`, start with `.` or `~`, or have an extension). Values of
 /// `--opt=value` and `of=`/`if=` are considered too.
 pub fn paths(parsed: &Parsed) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    paths_into(parsed, &mut out);
+    out
+}
+
+/// [`paths`] written into `out` (whose contents are replaced): the strings already in `out`
+/// are overwritten in place, so that a caller that reuses `out` allocates only for paths
+/// longer than the ones it held (`tests::paths_into_a_used_vector_are_the_paths`).
+pub fn paths_into(parsed: &Parsed, out: &mut Vec<String>) {
+    // `out[..n]` are this line's paths so far; the strings after them are room to reuse.
+    let mut n = 0;
     // Lines touch few paths: a scan of those kept is cheaper than a set, until there are many.
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut add = |p: &str| {
         if p.is_empty() {
             return;
         }
-        let new = if out.len() < 16 {
-            !out.iter().any(|q| q == p)
+        let new = if n < 16 {
+            !out[..n].iter().any(|q| q == p)
         } else {
             if seen.is_empty() {
-                seen.extend(out.iter().cloned());
+                seen.extend(out[..n].iter().cloned());
             }
             seen.insert(p.to_string())
         };
         if new {
-            out.push(p.to_string());
+            match out.get_mut(n) {
+                Some(room) => {
+                    room.clear();
+                    room.push_str(p);
+                }
+                None => out.push(p.to_string()),
+            }
+            n += 1;
         }
     };
     for cmd in &parsed.commands {
@@ -257,5 +274,5 @@ pub fn paths(parsed: &Parsed) -> Vec<String> {
             add(&w.target);
         }
     }
-    out
+    out.truncate(n);
 }

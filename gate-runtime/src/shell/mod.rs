@@ -30,9 +30,9 @@ mod matching;
 mod parse;
 mod prefilter;
 
-pub use classify::{class_of, classify, paths};
+pub use classify::{class_of, classify, paths, paths_into};
 pub use matching::{matches, matches_in, stage_matches};
-pub use parse::{parse, parse_argv};
+pub use parse::{parse, parse_argv, parse_in, ParseRoom};
 pub use prefilter::{admits, Facts, LineFacts, Need};
 
 use std::borrow::Cow;

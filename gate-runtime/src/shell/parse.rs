@@ -9,9 +9,21 @@ use std::ops::{Deref, DerefMut};
 /// borrowed from it; the others, and every word of a nested script (`bash -c '…'`, `eval`),
 /// are owned.
 pub fn parse(cmd: &str) -> Parsed<'_> {
+    parse_in(cmd, &mut ParseRoom::default())
+}
+
+/// [`parse`] with its vectors taken from `room` (what [`ParseRoom::keep`] kept of an earlier
+/// parse). The result is the one [`parse`] gives (`tests/reuse.rs`).
+pub fn parse_in<'a>(cmd: &'a str, room: &mut ParseRoom) -> Parsed<'a> {
     let mut ctx = Ctx {
-        out: Parsed::default(),
+        out: Parsed {
+            commands: std::mem::take(&mut room.commands),
+            pipes: std::mem::take(&mut room.pipes),
+            ..Parsed::default()
+        },
         line: cmd,
+        spare_words: std::mem::take(&mut room.words),
+        spare_args: std::mem::take(&mut room.args),
     };
     let mut sc = Scanner {
         s: cmd.as_bytes(),
@@ -20,7 +32,55 @@ pub fn parse(cmd: &str) -> Parsed<'_> {
         root: true,
     };
     parse_list(&mut ctx, &mut sc, 0, Term::Eof, &[]);
+    // The word vectors the parse emptied go back (the argument vectors stay in the commands).
+    room.words = ctx.spare_words.into_iter().map(recycle).collect();
+    room.args = ctx.spare_args.into_iter().map(recycle).collect();
     ctx.out
+}
+
+/// Empty vectors kept from one parse for the next ([`parse_in`]), so that a classifier that
+/// parses line after line does not allocate its command list, word lists and argument lists
+/// anew for each. Only their room is kept: nothing of one line is seen by the next.
+#[derive(Debug, Default)]
+pub struct ParseRoom {
+    commands: Vec<SimpleCommand<'static>>,
+    pipes: Vec<(usize, usize)>,
+    /// Argument lists of the commands kept, emptied.
+    args: Vec<Vec<Cow<'static, str>>>,
+    /// Word lists of pending commands, emptied.
+    words: Vec<Vec<FinalWord<'static>>>,
+}
+
+/// Most argument lists a [`ParseRoom`] keeps.
+const MAX_KEPT_ARGS: usize = 16;
+
+impl ParseRoom {
+    /// Keep the room of `parsed`'s vectors for the next [`parse_in`].
+    pub fn keep(&mut self, parsed: Parsed<'_>) {
+        let Parsed {
+            mut commands,
+            mut pipes,
+            ..
+        } = parsed;
+        for cmd in commands.drain(..) {
+            if self.args.len() < MAX_KEPT_ARGS && cmd.args.capacity() > 0 {
+                self.args.push(recycle(cmd.args));
+            }
+        }
+        self.commands = recycle(commands);
+        pipes.clear();
+        self.pipes = pipes;
+    }
+}
+
+/// An empty vector in the room of `v` (which is emptied): how a vector that held values
+/// borrowing one line is kept for values borrowing another. `T` and `U` are one type up to
+/// lifetimes here, so the standard library collects in place and keeps the allocation
+/// (`tests::recycling_keeps_the_room`); were it not to, the result would only be a new
+/// empty vector.
+fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
 }
 
 /// A parse in progress: what was found so far, and the line itself (the source of the
@@ -28,6 +88,10 @@ pub fn parse(cmd: &str) -> Parsed<'_> {
 struct Ctx<'a> {
     out: Parsed<'a>,
     line: &'a str,
+    /// Emptied word lists of pending commands, for the next commands.
+    spare_words: Vec<Vec<FinalWord<'a>>>,
+    /// Emptied argument lists, for the next commands.
+    spare_args: Vec<Vec<Cow<'a, str>>>,
 }
 
 impl<'a> Deref for Ctx<'a> {
@@ -205,7 +269,7 @@ impl<'s> Word<'s> {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 struct FinalWord<'a> {
     text: Cow<'a, str>,
     assign: bool,
@@ -295,6 +359,9 @@ fn finish<'a>(
     wrappers: &[String],
 ) {
     let mut pending = std::mem::take(cur);
+    if let Some(words) = ctx.spare_words.pop() {
+        cur.words = words;
+    }
     let here_strings = std::mem::take(&mut pending.here_strings);
     let heredoc_start = pending.heredoc_start;
     let element = emit(ctx, pending, depth, wrappers);
@@ -389,6 +456,7 @@ fn parse_list<'a>(
         ..ListState::default()
     };
     let mut cur = Pending {
+        words: ctx.spare_words.pop().unwrap_or_default(),
         heredoc_start: sc.heredocs.len(),
         ..Pending::default()
     };
@@ -942,6 +1010,8 @@ fn emit<'a>(ctx: &mut Ctx<'a>, cur: Pending<'a>, depth: usize, wrappers: &[Strin
     let mut span = sub.unwrap_or_default();
     if !words.is_empty() {
         span = span.then(build(ctx, words, depth, wrappers));
+    } else if words.capacity() > 0 {
+        ctx.spare_words.push(words);
     }
     attach_writes(ctx, &mut span, writes, depth, wrappers);
     span
@@ -1154,7 +1224,7 @@ fn plain_words<'a>(texts: &[Cow<'a, str>]) -> Vec<FinalWord<'a>> {
 /// Peel wrappers off one simple command and record it (or the script it runs).
 fn build<'a>(
     ctx: &mut Ctx<'a>,
-    owned: Vec<FinalWord<'a>>,
+    mut owned: Vec<FinalWord<'a>>,
     depth: usize,
     wrappers: &[String],
 ) -> Span {
@@ -1267,10 +1337,25 @@ fn build<'a>(
             return single(ctx, cmd);
         }
     };
-    // The program and its arguments are the last words: moved out, not copied.
-    let mut rest = owned.into_iter().skip(at).map(|w| w.text);
-    let mut program = rest.next().unwrap_or_default();
-    let mut args: Vec<Cow<'a, str>> = rest.collect();
+    // The program and its arguments are the last words: moved out, not copied. Into a
+    // spare argument list, when there is one (the emptied word list is then spare);
+    // otherwise into the word list's own room (collected in place).
+    let (mut program, mut args) = match ctx.spare_args.pop() {
+        Some(mut args) => {
+            let mut rest = owned.drain(at.min(owned.len())..).map(|w| w.text);
+            let program = rest.next().unwrap_or_default();
+            args.extend(rest);
+            owned.clear();
+            ctx.spare_words.push(owned);
+            (program, args)
+        }
+        None => {
+            let mut rest = owned.into_iter().skip(at).map(|w| w.text);
+            let program = rest.next().unwrap_or_default();
+            let args: Vec<Cow<'a, str>> = rest.collect();
+            (program, args)
+        }
+    };
     if name_of(&program) == "xargs" && args.is_empty() {
         program = Cow::Borrowed("echo");
         args.clear();
@@ -1362,6 +1447,8 @@ pub fn parse_argv(argv: &[String]) -> Parsed<'static> {
     let mut ctx = Ctx {
         out: Parsed::default(),
         line: "",
+        spare_words: Vec::new(),
+        spare_args: Vec::new(),
     };
     let words: Vec<FinalWord<'static>> = argv
         .iter()
@@ -1431,6 +1518,33 @@ fn find_exec_commands<'a>(args: &[Cow<'a, str>]) -> Vec<Vec<Cow<'a, str>>> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A recycled vector keeps its allocation (the standard library collects in place), and
+    /// a parse's vectors come back with room.
+    #[test]
+    fn recycling_keeps_the_room() {
+        let line = String::from("a b c | d e f; g h 'i j'");
+        let mut v: Vec<Cow<'_, str>> = Vec::with_capacity(8);
+        v.push(Cow::Borrowed(&line[..1]));
+        let kept: Vec<Cow<'static, str>> = recycle(v);
+        assert!(kept.is_empty());
+        assert!(kept.capacity() >= 8, "capacity {}", kept.capacity());
+
+        let mut room = ParseRoom::default();
+        let parsed = parse_in(&line, &mut room);
+        assert_eq!(parsed.commands.len(), 3);
+        room.keep(parsed);
+        assert!(room.commands.capacity() >= 3);
+        assert_eq!(room.args.len(), 3);
+        assert!(room.args.iter().all(|a| a.is_empty() && a.capacity() >= 2));
+        // A parse with spare argument lists leaves the word lists it emptied.
+        assert!(room.words.is_empty());
+        let again = parse_in(&line, &mut room);
+        assert_eq!(again, parse(&line));
+        room.keep(again);
+        assert!(!room.words.is_empty());
+        assert_eq!(room.args.len(), 3);
+    }
 
     thread_local! {
         /// Scan words a byte at a time (the loop before plain runs were copied at once).
