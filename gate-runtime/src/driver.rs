@@ -1401,7 +1401,7 @@ fn write_batches_on(
             }
             continue;
         }
-        let _turn = path.and_then(|p| writer_turn(p, LOCK_WAIT));
+        let turn = path.and_then(|p| writer_turn(p, LOCK_WAIT));
         let mut first = Some(first);
         let mut reset = false;
         let result = store.transaction(|tx| {
@@ -1441,6 +1441,8 @@ fn write_batches_on(
                 }
             }
         });
+        // A hook waiting for its turn goes now, not after the wait for a checkpoint below.
+        drop(turn);
         match result {
             Ok(()) => {
                 if to.send(FromWriter::Committed(Ok(()))).is_err() {
