@@ -556,3 +556,135 @@ fn an_events_transitions_are_one_row_in_order() {
     assert!(rows.iter().any(|r| r.record.kind == AuditKind::Boundary));
     assert!(store.verify_chain().unwrap().is_ok());
 }
+
+/// A batch whose commit fails while the evaluating side is already on the next batch: the
+/// failure is reported for that batch, nothing of it is stored, the batch evaluated
+/// meanwhile is lost with it (the writer ignores it until the reset), and after the reset
+/// the same events evaluated again store exactly what per-event runs of the committed
+/// events store. The fault is injected at the last step of the commit: a trigger (created
+/// by another connection while the writer's is open) rejects the update of the chain head.
+#[test]
+fn a_commit_that_fails_while_the_next_batch_is_evaluated_loses_both_and_nothing_else() {
+    let c = compiled("default");
+    let engine = Engine::new(c.ir(), c.machine);
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = twin_stores(dir.path(), c);
+    let events = trace(4, 40);
+    let (first, failing, during, after) = (
+        &events[..10],
+        &events[10..20],
+        &events[20..30],
+        &events[30..],
+    );
+
+    let store = Store::open(&b).unwrap();
+    let mut pipeline = Pipeline::new(&engine, None, &no_env, store).expect("writer starts");
+    let mut decisions_b = Vec::new();
+    for (e, t) in first {
+        decisions_b.push(pipeline.evaluate(e, *t).unwrap().decision);
+    }
+    pipeline.end_batch().unwrap();
+    pipeline.next_commit().expect("the first batch commits");
+
+    let injector = rusqlite::Connection::open(&b).unwrap();
+    injector
+        .execute_batch(
+            "CREATE TRIGGER injected_commit_fault BEFORE UPDATE ON audit_head
+             BEGIN SELECT RAISE(ABORT, 'injected commit fault'); END;",
+        )
+        .unwrap();
+    for (e, t) in failing {
+        pipeline
+            .evaluate(e, *t)
+            .expect("evaluated before the commit");
+    }
+    pipeline.end_batch().unwrap();
+    // The next batch is evaluated while the failing one commits. Its questions to the writer
+    // may fail once the failure is known (they are answered by an error, not by stale data).
+    let mut evaluated_during = 0;
+    for (e, t) in during {
+        if pipeline.evaluate(e, *t).is_err() {
+            break;
+        }
+        evaluated_during += 1;
+    }
+    let _ = pipeline.end_batch();
+    let failed = pipeline.next_commit();
+    let err = failed.expect_err("the commit fails");
+    assert!(
+        err.to_string().contains("injected commit fault"),
+        "the failure is the commit's: {err}"
+    );
+    injector
+        .execute_batch("DROP TRIGGER injected_commit_fault")
+        .unwrap();
+    drop(injector);
+    let outcomes = pipeline.reset();
+    assert!(
+        outcomes.iter().all(Result::is_err),
+        "nothing sent after the failure commits: {outcomes:?} ({evaluated_during} evaluated)"
+    );
+
+    // The lost events again, then the rest, from what is stored.
+    for chunk in [during, after] {
+        for (e, t) in chunk {
+            decisions_b.push(pipeline.evaluate(e, *t).unwrap().decision);
+        }
+        pipeline.end_batch().unwrap();
+    }
+    pipeline.next_commit().expect("commits after the reset");
+    pipeline.next_commit().expect("commits after the reset");
+    pipeline.close().expect("writer stops");
+
+    let committed: Vec<(Event, i64)> = first.iter().chain(during).chain(after).cloned().collect();
+    let decisions_a = run_per_event(&engine, &a, &committed);
+    assert_eq!(decisions_a, decisions_b, "decisions");
+    assert_eq!(contents(&a), contents(&b), "stored rows");
+    let s = Store::open_read_only(&b).unwrap();
+    let event_rows = s
+        .audit_rows(&AuditFilter {
+            kind: Some(AuditKind::Event),
+            ..AuditFilter::default()
+        })
+        .unwrap();
+    assert_eq!(event_rows.len(), 30, "the failed batch left no row");
+}
+
+/// A stored replay's WAL stays a few batches long: its commits are copied into the
+/// database by the checkpointing thread, and every few batches the writer waits for that
+/// copy so that SQLite starts the WAL again. Without that the WAL would hold every page the
+/// replay wrote. At the end it is truncated as a hook's commit would leave it.
+#[test]
+fn a_pipelines_wal_stays_short_and_is_truncated_at_the_end() {
+    let c = compiled("default");
+    let engine = Engine::new(c.ir(), c.machine);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gate.db");
+    let wal = dir.path().join("gate.db-wal");
+    let store = Store::open(&db).unwrap();
+    let mut pipeline = Pipeline::new(&engine, None, &no_env, store).expect("writer starts");
+    let mut longest_wal = 0;
+    let events = trace(5, 6000);
+    for chunk in events.chunks(25) {
+        for (e, t) in chunk {
+            pipeline.evaluate(e, *t).unwrap();
+        }
+        pipeline.end_batch().unwrap();
+        pipeline.next_commit().expect("commits");
+        longest_wal = longest_wal.max(std::fs::metadata(&wal).map_or(0, |m| m.len()));
+    }
+    pipeline.close().expect("writer stops");
+    let db_bytes = std::fs::metadata(&db).unwrap().len();
+    assert!(
+        longest_wal < db_bytes / 3,
+        "the WAL grew to {longest_wal} bytes for a {db_bytes}-byte database"
+    );
+    assert!(
+        std::fs::metadata(&wal).map_or(0, |m| m.len()) <= store::WAL_TRUNCATE_BYTES,
+        "truncated at the end"
+    );
+    let s = Store::open_read_only(&db).unwrap();
+    let report = s.verify_chain().unwrap();
+    assert!(report.is_ok(), "{report:?}");
+    assert!(report.head_rows >= 6000);
+}

@@ -681,6 +681,17 @@ impl Store {
         Ok(())
     }
 
+    /// Turns SQLite's automatic checkpoint on (its default: a commit that leaves more than
+    /// 1,000 pages in the WAL copies them into the database) or off (`wal_autocheckpoint =
+    /// 0`) for this connection. Off is for a writer that leaves that copy to another
+    /// connection: a stored replay's checkpointing thread (`driver::Pipeline`).
+    pub fn set_auto_checkpoint(&self, on: bool) -> Result<(), StoreError> {
+        // SQLite's default threshold, in pages.
+        let pages: i64 = if on { 1000 } else { 0 };
+        self.conn.pragma_update(None, "wal_autocheckpoint", pages)?;
+        Ok(())
+    }
+
     /// The size of the WAL file (0 when there is none, or in memory).
     pub fn wal_bytes(&self) -> u64 {
         let Some(path) = &self.path else {
