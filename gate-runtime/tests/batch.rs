@@ -589,7 +589,9 @@ fn a_commit_that_fails_while_the_next_batch_is_evaluated_loses_both_and_nothing_
     let injector = rusqlite::Connection::open(&b).unwrap();
     injector
         .execute_batch(
-            "CREATE TRIGGER injected_commit_fault BEFORE UPDATE ON audit_head
+            // The chain head is the `state` row keyed (`audit_head`, ``), written by REPLACE.
+            "CREATE TRIGGER injected_commit_fault BEFORE INSERT ON state
+             WHEN NEW.scope = 'audit_head' AND NEW.spec = ''
              BEGIN SELECT RAISE(ABORT, 'injected commit fault'); END;",
         )
         .unwrap();
