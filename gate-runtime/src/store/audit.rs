@@ -420,12 +420,10 @@ struct Head {
     tag: String,
 }
 
-/// The key of the `state` row that holds the chain head. No machine state can have it: a
-/// spec's name is a non-empty identifier. The head lives in `state` (schema v5) rather than a
-/// table of its own so that a hook reads and writes it with the two cached statements it
-/// already prepares for its scope's state: a table and two statement prepares fewer per call.
+/// The `state` record that holds the chain head (under [`super::RECORD_SPEC`]; schema v5). A
+/// hook reads and writes it with the two cached statements it already prepares for its
+/// scope's state: a table and two statement prepares fewer per call than a table of its own.
 pub(crate) const HEAD_SCOPE: &str = "audit_head";
-pub(crate) const HEAD_SPEC: &str = "";
 
 /// How the head row uses the `state` columns: `spec_hash` holds the tag, `blob` the text
 /// `"{rows} {head_seq} {head_mac}"`, `updated` 0.
@@ -455,7 +453,7 @@ fn parse_head(tag: String, blob: &[u8]) -> Option<Head> {
 fn read_head_row(conn: &rusqlite::Connection) -> Result<Option<Option<Head>>, StoreError> {
     Ok(conn
         .prepare_cached(super::SELECT_STATE)?
-        .query_row(params![HEAD_SCOPE, HEAD_SPEC], |r| {
+        .query_row(params![HEAD_SCOPE, super::RECORD_SPEC], |r| {
             let tag: String = r.get(0)?;
             let blob: Vec<u8> = r.get(1)?;
             Ok(parse_head(tag, &blob))
@@ -649,7 +647,7 @@ impl Txn<'_> {
             .prepare_cached(super::REPLACE_STATE)?
             .execute(params![
                 HEAD_SCOPE,
-                HEAD_SPEC,
+                super::RECORD_SPEC,
                 tag,
                 head_blob(rows, seq, prev_mac),
                 0

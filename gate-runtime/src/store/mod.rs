@@ -52,9 +52,10 @@
 //!   `synchronous = NORMAL` and checkpoint-on-close off. The user version is read once.
 //! - The header's `application_id` carries 30 bits of the key fingerprint and two flags (see
 //!   `HEADER_GRANTS`, `HEADER_BASELINES`), read without the schema: it replaces a query of
-//!   the `key_fp` record on every open, and lets a hook skip the grant lookup (no approval live) and the
-//!   baseline lookup (no baseline learned yet) with one pragma per transaction. The `key_fp`
-//!   record in `state` stays the full fingerprint; it is read when the header has no fingerprint yet or a wrong one.
+//!   the `key_fp` record on every open, and lets a hook skip the grant lookup (no approval
+//!   live) and the baseline lookup (no baseline learned yet) with one pragma per transaction.
+//!   The `key_fp` record in `state` stays the full fingerprint; it is read when the header has
+//!   no fingerprint yet or a wrong one.
 //! - One query per repo for baselines, a plain indexed lookup for grants (no `ORDER BY`),
 //!   `INSERT OR REPLACE` for state; statements a transaction repeats are cached.
 //! - The store's own records, the audit chain head and the key fingerprint, are `state` rows
@@ -69,8 +70,8 @@
 //! left in the store is mostly fixed: parsing the schema (≈ 0.24 M for the 9 objects of schema
 //! v3, about 27 k per object and more for wide tables or CHECK constraints; each new table,
 //! index or constraint adds to every call; schema v4 took 23 k off by dropping an unused index
-//! and two CHECK constraints, v5 and v6 about 70 k by moving two tables' rows into `state`), opening and closing SQLite (≈ 0.11 M), WAL recovery (≈ 0.57 instructions per WAL
-//! byte: a call appends about 15 KB, so recovery grows from ~0 to ≈ 0.15 M over one
+//! and two CHECK constraints, v5 and v6 about 70 k by moving two tables' rows into `state`),
+//! opening and closing SQLite (≈ 0.11 M), WAL recovery (≈ 0.57 instructions per WAL byte: a call appends about 15 KB, so recovery grows from ~0 to ≈ 0.15 M over one
 //! [`WAL_TRUNCATE_BYTES`] cycle, ≈ 0.07 M on average). Schema v3 dropped the audit's two
 //! secondary indexes: each was a schema entry to parse and a page write per row (a call
 //! appended 23 KB with them). 1 KiB pages cut the WAL per call to ≈ 7 KB but cost more page
@@ -440,27 +441,24 @@ fn create_key(path: &Path) -> Result<[u8; 32], StoreError> {
     }
 }
 
-/// The `state` row that records the full fingerprint of the key that writes the chain (in
-/// `spec_hash`; schema v6). Like the chain head ([`audit::HEAD_SCOPE`]) it is one of the
-/// store's own records, kept in `state` under spec `` (no spec has an empty name) so that no
-/// table of its own is parsed on every open.
+/// The spec under which `state` keeps the store's own records (the audit chain head,
+/// [`audit::HEAD_SCOPE`], and the key fingerprint, [`KEY_FP_SCOPE`]; schema v5 and v6) rather
+/// than in tables of their own, each parsed on every open. No machine state has it: a spec's
+/// name is a non-empty identifier. [`Store::scopes`] leaves these rows out.
+pub(crate) const RECORD_SPEC: &str = "";
+
+/// The record of the full fingerprint of the key that writes the chain (in `spec_hash`).
 const KEY_FP_SCOPE: &str = "key_fp";
 
 pub(crate) fn stored_key_fp(conn: &Connection) -> Result<Option<String>, StoreError> {
-    Ok(conn
-        .query_row(
-            "SELECT spec_hash FROM state WHERE scope = ?1 AND spec = ''",
-            [KEY_FP_SCOPE],
-            |r| r.get(0),
-        )
-        .optional()?)
+    Ok(load_state(conn, KEY_FP_SCOPE, RECORD_SPEC)?.map(|record| record.spec_hash))
 }
 
 /// Records `key_fp` unless a fingerprint is recorded already (then that one stays).
 fn record_key_fp(conn: &Connection, key_fp: &str) -> Result<(), StoreError> {
     conn.execute(
-        "INSERT OR IGNORE INTO state VALUES (?1, '', ?2, X'', 0)",
-        [KEY_FP_SCOPE, key_fp],
+        "INSERT OR IGNORE INTO state VALUES (?1, ?2, ?3, X'', 0)",
+        [KEY_FP_SCOPE, RECORD_SPEC, key_fp],
     )?;
     Ok(())
 }
@@ -499,7 +497,8 @@ fn fp_header_id(key_fp: &str) -> i32 {
 /// Loads (or, for a database without a key yet, creates) the audit key and checks that it is
 /// the key that wrote this database. The fast path reads only the header's `application_id`
 /// (no schema, no table): it holds the first four bytes of the key fingerprint. The full
-/// fingerprint (the `key_fp` record) is read only when the header has none yet or does not match.
+/// fingerprint (the `key_fp` record) is read only when the header has none yet or does not
+/// match.
 fn open_key(conn: &mut Connection, key_file: &Path) -> Result<[u8; 32], StoreError> {
     let header_id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
     if header_id != 0 {
@@ -802,9 +801,9 @@ impl Store {
     pub fn scopes(&self) -> Result<Vec<ScopeRow>, StoreError> {
         let mut stmt = self.conn.prepare(
             "SELECT scope, spec, spec_hash, length(blob), updated FROM state
-             WHERE spec <> '' ORDER BY scope, spec",
+             WHERE spec <> ?1 ORDER BY scope, spec",
         )?;
-        let rows = stmt.query_map([], |r| {
+        let rows = stmt.query_map([RECORD_SPEC], |r| {
             Ok(ScopeRow {
                 scope: r.get(0)?,
                 spec: r.get(1)?,
