@@ -161,6 +161,17 @@ fn migrates_v1_database_keeping_its_rows() {
         .expect("state kept");
     assert_eq!(state.blob, vec![1, 2]);
     assert_eq!(store.grants(2000, false).unwrap()[0].id, "oldgrant");
+    // v7 re-indexed grants: the pending grant of v1 is still the one an ask of its action finds.
+    let again = NewGrant {
+        action_hash: "act".into(),
+        summary: "rm -rf build".into(),
+        created_ms: 2000,
+        expires_ms: 902_000,
+    };
+    assert_eq!(
+        store.transaction(|t| t.create_grant(&again)).unwrap(),
+        "oldgrant"
+    );
     // The tables v2 added work.
     let window = WindowRow {
         repo: "r".into(),
@@ -209,8 +220,8 @@ fn chain_head(db: &Path) -> (i64, i64, String, String) {
 
 /// v4 rebuilt `windows` and `audit_head` without their CHECK constraints and dropped the
 /// `windows (repo, kind)` index; v5 and v6 moved the chain head and the key fingerprint into
-/// `state`. A v3 database keeps
-/// every window (ids included) and its chain head, and the chain still verifies.
+/// `state`; v7 replaced the grants' index. A v3 database keeps every window (ids included)
+/// and its chain head, and the chain still verifies.
 #[test]
 fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
     let (_dir, db) = chain_with(5);
@@ -234,7 +245,8 @@ fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
             .transaction(|t| (1..=4).try_for_each(|i| t.record_window(&window(i))))
             .unwrap();
     }
-    // Put the two tables back as v1 and v2 created them, and the version back to 3.
+    // Put the two tables and the grants' index back as v1 and v2 created them, and the
+    // version back to 3.
     let head_before = chain_head(&db);
     let key_fp_before: String = raw(&db)
         .query_row(
@@ -270,6 +282,8 @@ fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
              DROP TABLE windows;
              ALTER TABLE w3 RENAME TO windows;
              CREATE INDEX windows_repo_kind ON windows (repo, kind);
+             DROP INDEX grants_live;
+             CREATE INDEX grants_action ON grants (action_hash);
              PRAGMA user_version = 3;",
         )
         .unwrap();
@@ -319,7 +333,7 @@ fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
             "audit",
             "baselines",
             "grants",
-            "grants_action",
+            "grants_live",
             "state",
             "windows"
         ]

@@ -139,6 +139,14 @@ const MIGRATIONS: &[&str] = &[
     "INSERT OR IGNORE INTO state (scope, spec, spec_hash, blob, updated)
          SELECT 'key_fp', '', value, X'', 0 FROM meta WHERE name = 'key_fp';
      DROP TABLE meta;",
+    // v7: grants are looked up by action among the unexpired only. `grants_action` indexed
+    // the action alone, so both lookups (`pending_grant` on every ask, `consume_grant` while
+    // an approval is live) read every grant the action ever had, expired ones included: an
+    // action asked about every day piles up a row per expiry, and each ask read them all (a
+    // 1 M-event stored replay spent a sixth of its writer's time there). With the expiry in
+    // the index, the lookup is a range that starts past the expired grants.
+    "DROP INDEX grants_action;
+     CREATE INDEX grants_live ON grants (action_hash, expires);",
 ];
 
 /// The schema version this build writes and reads.
