@@ -19,6 +19,7 @@ use gate_runtime::replay::{Replayer, StoreReplayer};
 use gate_runtime::store::Store;
 use gate_spec::exec::{CompiledSpec, Input};
 use gate_spec::ir::{Phase, Spec};
+use std::time::Duration;
 
 fn main() {
     divan::main();
@@ -232,6 +233,32 @@ fn replay_store(bencher: Bencher) {
     let events = workload_events().expect("fixtures load");
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Store::open(&dir.path().join("gate.db")).expect("store opens");
+    let mut replayer = StoreReplayer::new(&engine, store, BATCH).expect("writer starts");
+    let mut now = 1_700_000_000_000i64;
+    let mut n = 0usize;
+    bencher.counter(ItemsCount::new(BATCH)).bench_local(|| {
+        for _ in 0..BATCH {
+            let mut e = events[n % events.len()].clone();
+            e.session_id = Some(format!("bench-{}", n / 512));
+            n += 1;
+            now += 1500;
+            replayer.feed(e, now).expect("batch commits");
+        }
+        black_box(replayer.stored())
+    });
+}
+
+/// [`replay_store`] into a new database, as `gate replay --db` builds one that does not exist
+/// yet: aside, without a WAL (`Store::create_staged`).
+#[divan::bench(sample_count = 20, sample_size = 1)]
+fn replay_store_new(bencher: Bencher) {
+    const BATCH: usize = 4096;
+    let compiled = default_spec();
+    let engine = Engine::new(compiled.ir(), compiled.machine);
+    let events = workload_events().expect("fixtures load");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, _staged) =
+        Store::create_staged(&dir.path().join("gate.db"), Duration::ZERO).expect("store opens");
     let mut replayer = StoreReplayer::new(&engine, store, BATCH).expect("writer starts");
     let mut now = 1_700_000_000_000i64;
     let mut n = 0usize;

@@ -256,3 +256,51 @@ fn stop_on_error_with_db_keeps_what_came_before() {
         .unwrap();
     assert_eq!(events.len(), 2, "the two lines before the bad one");
 }
+
+/// A new database is built aside and moved into place whole: nothing but the database and
+/// its key is left, and while another process builds it, a second replay is refused.
+#[test]
+fn a_new_db_is_built_aside_and_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("new.db");
+    let db_arg = db.to_str().unwrap();
+    let (code, _, stderr) = replay(&["examples/session.jsonl", "--db", db_arg]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["new.db", "new.key"]);
+    let out = gate(&["--db", db_arg, "audit", "verify", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    // Another process holds the build of a second database.
+    let other = dir.path().join("other.db");
+    let partial = gate_runtime::store::partial_path(&other).unwrap();
+    let held = std::fs::File::create(&partial).unwrap();
+    held.lock().unwrap();
+    let out = gate(&[
+        "replay",
+        "examples/session.jsonl",
+        "--db",
+        other.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("another process is building it"),
+        "{stderr}"
+    );
+    assert!(!other.exists());
+    drop(held);
+    // Once it is let go, the leftover is started over.
+    let out = gate(&[
+        "replay",
+        "examples/session.jsonl",
+        "--db",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(other.exists() && !partial.exists());
+}

@@ -1597,6 +1597,12 @@ impl<'a, 'e> Pipeline<'a, 'e> {
 
     /// Stops the writer (a batch not ended is rolled back) and returns the store.
     pub fn close(mut self) -> Result<Store, StoreError> {
+        self.stop()
+    }
+
+    /// [`Pipeline::close`] in place: afterwards every call fails as if the writer had
+    /// stopped.
+    pub fn stop(&mut self) -> Result<Store, StoreError> {
         self.link.to = None;
         self.writer
             .take()

@@ -387,6 +387,12 @@ impl<'s> StoreReplayer<'s> {
         Ok(self.summary.clone())
     }
 
+    /// Stops the writer and returns the store: what is committed stays, a batch not flushed
+    /// is rolled back. The replayer keeps its counts; feeding it afterwards fails.
+    pub fn close(&mut self) -> Result<Store, StoreError> {
+        self.pipeline.stop()
+    }
+
     /// What was stored so far.
     pub fn summary(&self) -> &Summary {
         &self.summary

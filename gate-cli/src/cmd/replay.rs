@@ -12,7 +12,10 @@
 //! Without `--db` nothing is written: no database is opened, states live in memory. With
 //! `--db PATH` (given on the command line, never taken from the environment or a config file)
 //! the events go through that database exactly as hook calls would, in batch transactions
-//! ([`gate_runtime::replay::StoreReplayer`]).
+//! ([`gate_runtime::replay::StoreReplayer`]). A database that does not exist yet is built
+//! aside (`gate.db` in `gate.partial`) and moved into place at the end ([`Store::create_staged`]): what
+//! was committed is published even when the replay stops on an error, but an interrupted
+//! process leaves no database (replay again).
 
 use crate::adapters;
 use crate::cli::{Exit, ReplayArgs};
@@ -24,7 +27,7 @@ use gate_runtime::engine::Engine;
 use gate_runtime::event::{Event, Runtime};
 use gate_runtime::interp::Interpreter;
 use gate_runtime::replay::{Replayer, StoreReplayer, Summary, DEFAULT_BATCH_EVENTS};
-use gate_runtime::store::{Store, StoreError};
+use gate_runtime::store::{partial_path, Staged, Store, StoreError};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, IsTerminal, Write};
@@ -197,6 +200,8 @@ enum Sink<'s> {
     Stored {
         replayer: StoreReplayer<'s>,
         path: PathBuf,
+        /// A new database being built aside, published by [`Sink::publish`].
+        staged: Option<Staged>,
     },
 }
 
@@ -208,17 +213,39 @@ impl Sink<'_> {
                 r.feed(event, now_ms, None);
                 Ok(())
             }
-            Sink::Stored { replayer, path } => replayer
+            Sink::Stored { replayer, path, .. } => replayer
                 .feed(event, now_ms)
                 .map_err(|e| stored_error(path, replayer.stored(), &e)),
         }
+    }
+
+    /// A database built aside goes into place with what was committed; the replayer is
+    /// closed then (its counts stay).
+    fn publish(&mut self) -> Result<()> {
+        let Sink::Stored {
+            replayer,
+            path,
+            staged,
+        } = self
+        else {
+            return Ok(());
+        };
+        let Some(staged) = staged.take() else {
+            return Ok(());
+        };
+        let store = replayer
+            .close()
+            .map_err(|e| stored_error(path, replayer.stored(), &e))?;
+        staged
+            .publish(store)
+            .map_err(|e| anyhow::anyhow!("cannot publish the replay's database: {e}"))
     }
 
     /// Store what is queued.
     fn flush(&mut self) -> Result<()> {
         match self {
             Sink::Memory(_) => Ok(()),
-            Sink::Stored { replayer, path } => replayer
+            Sink::Stored { replayer, path, .. } => replayer
                 .flush()
                 .map_err(|e| stored_error(path, replayer.stored(), &e)),
         }
@@ -589,13 +616,24 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
     let mut sink = match &args.db {
         None => Sink::Memory(Replayer::new(&engine)),
         Some(path) => {
-            let store = Store::open_with_timeout(path, REPLAY_BUSY_TIMEOUT)
-                .map_err(|e| anyhow::anyhow!("cannot use the database {}: {e}", path.display()))?;
-            let replayer = StoreReplayer::new(&engine, store, DEFAULT_BATCH_EVENTS)
-                .map_err(|e| anyhow::anyhow!("cannot use the database {}: {e}", path.display()))?;
+            let cannot =
+                |e: StoreError| anyhow::anyhow!("cannot use the database {}: {e}", path.display());
+            let (store, staged) = if path.exists() || partial_path(path).is_none() {
+                (
+                    Store::open_with_timeout(path, REPLAY_BUSY_TIMEOUT).map_err(cannot)?,
+                    None,
+                )
+            } else {
+                let (store, staged) =
+                    Store::create_staged(path, REPLAY_BUSY_TIMEOUT).map_err(cannot)?;
+                (store, Some(staged))
+            };
+            let replayer =
+                StoreReplayer::new(&engine, store, DEFAULT_BATCH_EVENTS).map_err(cannot)?;
             Sink::Stored {
                 replayer,
                 path: path.clone(),
+                staged,
             }
         }
     };
@@ -613,19 +651,29 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
         line_no: 0,
         read_bytes: 0,
     };
-    let (bad, line_no, read_bytes) = std::thread::scope(|scope| {
+    let replayed = std::thread::scope(|scope| {
         let (to, from) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
         scope.spawn(move || reader.run(file, &to));
         // Returning drops the receiver, which stops the reader at its next chunk.
         evaluate_all(from, spent_to, &mut sink, &mut progress)
-    })?;
-    sink.flush()?;
+    })
+    .and_then(|read| {
+        sink.flush()?;
+        Ok(read)
+    });
+    // Whatever was committed is published, also when the replay failed.
+    let published = sink.publish();
+    let (bad, line_no, read_bytes) = match (replayed, published) {
+        (Ok(read), Ok(())) => read,
+        (Err(e), Ok(())) | (Ok(_), Err(e)) => return Err(e),
+        (Err(e), Err(p)) => return Err(e.context(p.to_string())),
+    };
     if let Some(p) = progress.as_mut() {
         p.done(line_no, read_bytes, &sink);
     }
     let (summary, stored) = match sink {
         Sink::Memory(r) => (r.summary, None),
-        Sink::Stored { replayer, path } => {
+        Sink::Stored { replayer, path, .. } => {
             let stored = (path, replayer.stored(), replayer.transactions());
             (replayer.summary().clone(), Some(stored))
         }

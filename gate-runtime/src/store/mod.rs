@@ -95,6 +95,7 @@ mod baselines;
 mod grants;
 mod paths;
 mod schema;
+mod staged;
 
 use std::fmt;
 use std::io::{Read, Write};
@@ -114,6 +115,7 @@ pub use baselines::{BaselineRow, ClosedBy, WindowRow};
 pub use grants::{ApproveOutcome, GrantRow, GrantStatus, NewGrant};
 pub use paths::{default_path, fallback_log, fault_log_path, key_path, FAULT_LOG_MAX_BYTES};
 pub use schema::SCHEMA_VERSION;
+pub use staged::{partial_path, Staged};
 
 /// How long a writer waits for the lock before giving up with [`StoreError::Locked`].
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_millis(2000);
@@ -658,7 +660,8 @@ impl Store {
         default_path()
     }
 
-    /// The database file, `None` in memory.
+    /// The database file that others share: `None` in memory and while a database is built
+    /// aside ([`Store::create_staged`]), which no other process uses.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
     }

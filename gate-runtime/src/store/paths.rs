@@ -69,6 +69,18 @@ pub(crate) fn open_private_append(path: &Path) -> std::io::Result<std::fs::File>
     options.open(path)
 }
 
+/// Opens a file for writing without truncating it, creating it with mode 0600.
+pub(crate) fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
 /// Appends one JSON line to `faults.jsonl` beside the database (or in the directory, when a
 /// directory is given). For use when the database itself cannot be used: best effort, never
 /// panics, never reports an error. Strings in `line` are redacted.
