@@ -26,7 +26,7 @@ use crate::store::{
 use crate::verdict::{Decision, Verdict};
 use gate_spec::ir::{FailPolicy, Phase, Scope};
 use serde_json::json;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -704,6 +704,13 @@ impl BatchScopes {
         self.baselines.clear();
         self.chain = None;
     }
+
+    /// After a batch's states went to be written: keep them, none of them dirty.
+    fn settle(&mut self) {
+        for cached in self.states.values_mut() {
+            cached.updated_ms = None;
+        }
+    }
 }
 
 /// How [`evaluate_in`] consumes and mints grants: straight through the store for a hook
@@ -1041,6 +1048,11 @@ enum Answer {
 enum ToWriter {
     Rows(Box<EventRows>),
     Window(WindowRow),
+    /// A grant the evaluating side minted itself ([`Private`]), to be inserted under its id.
+    Grant {
+        id: String,
+        grant: NewGrant,
+    },
     Ask(Ask),
     /// The end of the batch: write these states (encoded, in scope order) and the chain
     /// head, and commit.
@@ -1073,6 +1085,71 @@ struct Link {
     spent: std::sync::mpsc::Receiver<Box<EventRows>>,
     /// Commit results that arrived while an answer was awaited, oldest first.
     acks: std::cell::RefCell<std::collections::VecDeque<Result<(), StoreError>>>,
+    /// For a database only this pipeline can see, what it holds: the questions are answered
+    /// here, without waiting for the writer. `None` for every other database, and after a
+    /// reset (the book would hold what was lost; the writer knows what is stored).
+    private: std::cell::RefCell<Option<Private>>,
+}
+
+/// What a database that only one [`Pipeline`] writes, from empty, holds beyond the states
+/// its evaluating side keeps ([`BatchScopes`] is kept across batches then): every grant it
+/// created. With that, the evaluating side answers every question itself, as the database
+/// would have (the same rules as [`Txn::create_grant`]), and never waits for the writer:
+/// each question used to wait until the writer had appended every row before it and, at a
+/// batch's start, committed the batch before (on 1 M events, ≈ 6.6 s of waiting in ≈ 12 k
+/// questions).
+///
+/// - A scope it has not evaluated has no state, and there are no baselines (only `gate
+///   calibrate` writes them).
+/// - No grant is ever approved (only `gate approve` does that), so none is consumed.
+/// - A grant is created as [`Txn::create_grant`] does: the newest pending grant of the
+///   action when there is one (none is ever approved, used or revoked here, so pending
+///   means unexpired), else a new one under the first free derived id. The writer inserts
+///   it under that id, and fails the batch if the id is taken.
+struct Private {
+    key: [u8; 32],
+    /// Grant ids taken.
+    ids: HashSet<String>,
+    /// Per action: (created, expires, id) of each of its grants.
+    by_action: HashMap<String, Vec<(i64, i64, String)>>,
+}
+
+impl Private {
+    fn new(key: [u8; 32]) -> Private {
+        Private {
+            key,
+            ids: HashSet::new(),
+            by_action: HashMap::new(),
+        }
+    }
+
+    /// The grant an ask of `g` gets, and whether it is a new one.
+    fn create(&mut self, g: &NewGrant) -> Result<(String, i64, bool), StoreError> {
+        let mut best: Option<(i64, String)> = None;
+        let mut best_expires = 0;
+        for (created, expires, id) in self.by_action.get(&g.action_hash).into_iter().flatten() {
+            if *expires > g.created_ms && store::newer_pending(*created, id, best.as_ref()) {
+                best = Some((*created, id.clone()));
+                best_expires = *expires;
+            }
+        }
+        if let Some((_, id)) = best {
+            return Ok((id, best_expires, false));
+        }
+        for attempt in 0..store::GRANT_ID_ATTEMPTS {
+            let id = store::derived_grant_id(&self.key, g, attempt);
+            if self.ids.insert(id.clone()) {
+                self.by_action
+                    .entry(g.action_hash.clone())
+                    .or_default()
+                    .push((g.created_ms, g.expires_ms, id.clone()));
+                return Ok((id, g.expires_ms, true));
+            }
+        }
+        Err(StoreError::Corrupt(
+            "could not allocate a unique grant id".to_string(),
+        ))
+    }
 }
 
 fn writer_gone() -> StoreError {
@@ -1134,6 +1211,10 @@ fn unexpected() -> StoreError {
 
 impl Db for Link {
     fn state(&self, scope: &str, spec: &str) -> Result<Option<StoredState>, StoreError> {
+        if self.private.borrow().is_some() {
+            // Every state this pipeline wrote is still in its `BatchScopes`.
+            return Ok(None);
+        }
         match self.ask(Ask::State {
             scope: scope.to_string(),
             spec: spec.to_string(),
@@ -1148,6 +1229,9 @@ impl Db for Link {
         repo: &str,
         kind: &str,
     ) -> Result<Option<store::BaselineRow>, StoreError> {
+        if self.private.borrow().is_some() {
+            return Ok(None);
+        }
         match self.ask(Ask::Baseline {
             repo: repo.to_string(),
             kind: kind.to_string(),
@@ -1158,6 +1242,9 @@ impl Db for Link {
     }
 
     fn consume(&self, action_hash: &str, now_ms: i64) -> Result<bool, StoreError> {
+        if self.private.borrow().is_some() {
+            return Ok(false);
+        }
         match self.ask(Ask::Consume {
             action_hash: action_hash.to_string(),
             now_ms,
@@ -1172,6 +1259,19 @@ impl Db for Link {
     }
 
     fn create_expiring(&self, grant: &NewGrant) -> Result<(String, i64), StoreError> {
+        let minted = match self.private.borrow_mut().as_mut() {
+            Some(book) => Some(book.create(grant)?),
+            None => None,
+        };
+        if let Some((id, expires, new)) = minted {
+            if new {
+                self.send(ToWriter::Grant {
+                    id: id.clone(),
+                    grant: grant.clone(),
+                })?;
+            }
+            return Ok((id, expires));
+        }
         match self.ask(Ask::Create(grant.clone()))? {
             Answer::Created(id, expires) => Ok((id, expires)),
             _ => Err(unexpected()),
@@ -1421,6 +1521,13 @@ fn write_batches_on(
                         let _ = spent.try_send(rows);
                     }
                     ToWriter::Window(w) => tx.record_window_cached(&w)?,
+                    ToWriter::Grant { id, grant } => {
+                        if !tx.insert_grant(&id, &grant)? {
+                            return Err(StoreError::Corrupt(format!(
+                                "grant id {id} is taken in a database only this replay writes"
+                            )));
+                        }
+                    }
                     ToWriter::Ask(ask) => {
                         let a = answer(tx, ask)?;
                         to.send(FromWriter::Answer(a)).map_err(|_| writer_gone())?;
@@ -1525,6 +1632,7 @@ impl<'a, 'e> Pipeline<'a, 'e> {
         env: &'a dyn Fn(&str) -> Option<String>,
         store: Store,
     ) -> Result<Pipeline<'a, 'e>, StoreError> {
+        let private = store.fresh_private_key().map(Private::new);
         let (to, to_writer) = std::sync::mpsc::sync_channel(PIPELINE_AHEAD);
         let (from_writer, from) = std::sync::mpsc::sync_channel(PIPELINE_AHEAD);
         let (spent_to, spent) = std::sync::mpsc::sync_channel(PIPELINE_AHEAD);
@@ -1542,9 +1650,16 @@ impl<'a, 'e> Pipeline<'a, 'e> {
                 from,
                 spent,
                 acks: Default::default(),
+                private: std::cell::RefCell::new(private),
             },
             writer: Some(writer),
         })
+    }
+
+    /// Whether the evaluating side answers its own questions (a new database built aside,
+    /// which only this pipeline writes; see [`Private`]) rather than asking the writer.
+    pub fn answers_itself(&self) -> bool {
+        self.link.private.borrow().is_some()
     }
 
     /// Evaluate one event at `now_ms` in the current batch.
@@ -1555,8 +1670,13 @@ impl<'a, 'e> Pipeline<'a, 'e> {
     /// Ends the current batch: its states go to the writer, which commits. Does not wait.
     pub fn end_batch(&mut self) -> Result<(), StoreError> {
         let states = self.batch.scopes.dirty(self.batch.engine);
-        self.batch.scopes.clear();
-        self.batch.grants.clear();
+        if self.link.private.borrow().is_some() {
+            // Nobody else writes this database: what this side knows stays true.
+            self.batch.scopes.settle();
+        } else {
+            self.batch.scopes.clear();
+            self.batch.grants.clear();
+        }
         self.link.send(ToWriter::Commit {
             spec: self.batch.engine.spec.name.to_string(),
             states: states?,
@@ -1577,6 +1697,8 @@ impl<'a, 'e> Pipeline<'a, 'e> {
     pub fn reset(&mut self) -> Vec<Result<(), StoreError>> {
         self.batch.scopes.clear();
         self.batch.grants.clear();
+        // What was lost is in the book too; from here on the writer answers.
+        self.link.private.borrow_mut().take();
         let mut outcomes: Vec<_> = self.link.acks.borrow_mut().drain(..).collect();
         if let Err(e) = self.link.send(ToWriter::Reset) {
             outcomes.push(Err(e));

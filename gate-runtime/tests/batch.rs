@@ -205,7 +205,20 @@ fn run_pipelined(
     per_txn: usize,
 ) -> Vec<Decision> {
     let store = Store::open(db).expect("open b");
+    pipeline_into(engine, store, events, per_txn, false).0
+}
+
+/// [`run_pipelined`] on a given store, which the pipeline answers for itself or not;
+/// returns the store with the decisions.
+fn pipeline_into(
+    engine: &Engine<'_>,
+    store: Store,
+    events: &[(Event, i64)],
+    per_txn: usize,
+    answers_itself: bool,
+) -> (Vec<Decision>, Store) {
     let mut pipeline = Pipeline::new(engine, None, &no_env, store).expect("writer starts");
+    assert_eq!(pipeline.answers_itself(), answers_itself);
     let mut decisions = Vec::new();
     let mut ended = 0;
     for chunk in events.chunks(per_txn) {
@@ -223,8 +236,8 @@ fn run_pipelined(
     for _ in 0..ended {
         pipeline.next_commit().expect("batch commits");
     }
-    pipeline.close().expect("writer stops");
-    decisions
+    let store = pipeline.close().expect("writer stops");
+    (decisions, store)
 }
 
 /// How the second database is written.
@@ -392,6 +405,106 @@ fn written_equals_per_event(spec_name: &str, per_txn: usize, run_batched: Runner
     assert!(approved > 0, "the trace asked for a grant");
     assert!(!windows_a.is_empty(), "the trace closed a window");
     assert!(states_a.len() >= 4, "several scopes: {states_a:?}");
+}
+
+/// A new database built aside (`Store::create_staged`, as `gate replay --db NEW` does): the
+/// pipeline answers its own questions from what it wrote (`Pipeline::answers_itself`) and
+/// must write what hooks, one process per event, write into a new database: asks repeated
+/// while their grant is pending and after it expired, times going back, several scopes,
+/// batches of 7 events and of one.
+fn private_pipeline_equals_per_event(spec_name: &str, per_txn: usize) {
+    let c = compiled(spec_name);
+    let engine = Engine::new(c.ir(), c.machine);
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a").join("gate.db");
+    let b = dir.path().join("b").join("gate.db");
+    drop(Store::open(&a).expect("open a"));
+    std::fs::create_dir_all(b.parent().unwrap()).unwrap();
+    std::fs::copy(store::key_path(&a), store::key_path(&b)).expect("copy key");
+
+    let mut events = trace(0, 160);
+    let asked: Vec<Event> = events
+        .iter()
+        .filter(|(e, _)| e.phase == Some(Phase::PreTool))
+        .map(|(e, _)| e.clone())
+        .collect();
+    let last = events.last().unwrap().1;
+    // Again while pending, again after expiry, then back to the pending times.
+    for (i, e) in asked.iter().enumerate() {
+        events.push((e.clone(), last + 1000 + i as i64 * 1000));
+    }
+    let late = last + driver::GRANT_TTL_MS + 60_000;
+    events.extend(asked.iter().map(|e| (e.clone(), late)));
+    events.extend(asked.iter().take(20).map(|e| (e.clone(), last + 5000)));
+    events.extend(trace(1, 160));
+
+    let decisions_a = run_per_event(&engine, &a, &events);
+    let (store, staged) = Store::create_staged(&b, Duration::from_secs(5)).expect("staged");
+    let (decisions_b, store) = pipeline_into(&engine, store, &events, per_txn, true);
+    staged.publish(store).expect("published");
+    assert_eq!(decisions_a, decisions_b, "decisions");
+    let (audit_a, states_a, grants_a, windows_a) = contents(&a);
+    let (audit_b, states_b, grants_b, windows_b) = contents(&b);
+    assert_eq!(audit_a.len(), audit_b.len(), "audit row count");
+    for (i, (x, y)) in audit_a.iter().zip(&audit_b).enumerate() {
+        assert_eq!(x, y, "audit row {}", i + 1);
+    }
+    assert_eq!(states_a, states_b, "state rows");
+    assert_eq!(grants_a, grants_b, "grants");
+    assert_eq!(windows_a, windows_b, "windows");
+    let audit = audit_a.join("\n");
+    for needle in ["\"kind\":\"ask\"", "\"kind\":\"close\""] {
+        assert!(audit.contains(needle), "no {needle} row in the trace");
+    }
+    assert!(
+        grants_a.len() > 3,
+        "several grants, some expired: {grants_a:?}"
+    );
+    assert!(states_a.len() >= 4, "several scopes: {states_a:?}");
+}
+
+#[test]
+fn a_private_pipeline_writes_what_per_event_runs_write_default() {
+    private_pipeline_equals_per_event("default", 7);
+}
+
+#[test]
+fn a_private_pipeline_writes_what_per_event_runs_write_jwc_one_event_per_batch() {
+    private_pipeline_equals_per_event("jwc", 1);
+}
+
+#[test]
+fn a_shared_database_is_asked() {
+    let c = compiled("default");
+    let engine = Engine::new(c.ir(), c.machine);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gate.db");
+    let shared = Pipeline::new(&engine, None, &no_env, Store::open(&db).unwrap()).unwrap();
+    assert!(!shared.answers_itself());
+    let (mut store, _staged) =
+        Store::create_staged(&dir.path().join("new.db"), Duration::ZERO).expect("staged");
+    // Written before the pipeline took it: no longer known to hold only what it writes.
+    store
+        .transaction(|t| {
+            t.append_audit(&AuditRecord {
+                ts_ms: T0,
+                session: "s".into(),
+                scope: "s".into(),
+                spec: "default".into(),
+                kind: AuditKind::Event,
+                runtime: "claude-code".into(),
+                phase: "pre_tool".into(),
+                tool: None,
+                target: None,
+                tier: None,
+                decision: None,
+                detail: serde_json::json!({}),
+                latency_us: None,
+            })
+        })
+        .unwrap();
+    let written = Pipeline::new(&engine, None, &no_env, store).unwrap();
+    assert!(!written.answers_itself());
 }
 
 #[test]

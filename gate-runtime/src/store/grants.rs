@@ -85,7 +85,16 @@ fn new_id() -> Result<String, StoreError> {
         .collect())
 }
 
-fn derived_id(key: &[u8; 32], g: &NewGrant, attempt: u8) -> String {
+/// How many derived ids [`Txn::create_grant`] tries before it gives up.
+pub(crate) const ID_ATTEMPTS: u8 = 8;
+
+/// Whether a pending grant created at `created` with `id` is preferred over `best`: the
+/// newest wins, and the id breaks ties so the choice is deterministic.
+pub(crate) fn newer_pending(created: i64, id: &str, best: Option<&(i64, String)>) -> bool {
+    best.is_none_or(|(c, b)| (created, id) > (*c, b.as_str()))
+}
+
+pub(crate) fn derived_id(key: &[u8; 32], g: &NewGrant, attempt: u8) -> String {
     let digest = super::audit::mac(
         key,
         &[
@@ -132,8 +141,7 @@ impl Txn<'_> {
         if let Some(id) = self.pending_grant(&g.action_hash, g.created_ms)? {
             return Ok(id);
         }
-        let summary = crate::redact::redact(&g.summary).into_owned();
-        for attempt in 0u8..8 {
+        for attempt in 0..ID_ATTEMPTS {
             // Keyed and deterministic: the same action at the same time under the same key
             // gets the same id (replays and tests reproduce), and nobody without the key can
             // predict one.
@@ -141,18 +149,24 @@ impl Txn<'_> {
                 Some(key) => derived_id(key, g, attempt),
                 None => new_id()?,
             };
-            let inserted = self.tx.execute(
-                "INSERT OR IGNORE INTO grants (id, action_hash, summary, created, expires)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![id, g.action_hash, summary, g.created_ms, g.expires_ms],
-            )?;
-            if inserted == 1 {
+            if self.insert_grant(&id, g)? {
                 return Ok(id);
             }
         }
         Err(StoreError::Corrupt(
             "could not allocate a unique grant id".to_string(),
         ))
+    }
+
+    /// Records grant `g` under `id`; false (and nothing written) when the id is taken.
+    pub(crate) fn insert_grant(&self, id: &str, g: &NewGrant) -> Result<bool, StoreError> {
+        let summary = crate::redact::redact(&g.summary);
+        let inserted = self.tx.execute(
+            "INSERT OR IGNORE INTO grants (id, action_hash, summary, created, expires)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, g.action_hash, summary, g.created_ms, g.expires_ms],
+        )?;
+        Ok(inserted == 1)
     }
 
     /// The newest pending (unapproved, unused, unrevoked, unexpired at `now_ms`) grant for
@@ -172,8 +186,7 @@ impl Txn<'_> {
                 continue;
             }
             let id: String = r.get(0)?;
-            // The newest wins; the id breaks ties so the choice is deterministic.
-            if best.as_ref().is_none_or(|(c, b)| (created, &id) > (*c, b)) {
+            if newer_pending(created, &id, best.as_ref()) {
                 best = Some((created, id));
             }
         }

@@ -112,6 +112,9 @@ pub use audit::{
     MAX_TARGET_BYTES,
 };
 pub use baselines::{BaselineRow, ClosedBy, WindowRow};
+pub(crate) use grants::{
+    derived_id as derived_grant_id, newer_pending, ID_ATTEMPTS as GRANT_ID_ATTEMPTS,
+};
 pub use grants::{ApproveOutcome, GrantRow, GrantStatus, NewGrant};
 pub use paths::{default_path, fallback_log, fault_log_path, key_path, FAULT_LOG_MAX_BYTES};
 pub use schema::SCHEMA_VERSION;
@@ -269,6 +272,9 @@ pub struct Store {
     defer_checkpoint: bool,
     /// A commit left the WAL past [`WAL_TRUNCATE_BYTES`] and the truncation was deferred.
     checkpoint_due: std::cell::Cell<bool>,
+    /// Built aside ([`Store::create_staged`]) and not written since: nothing but this
+    /// process can read or write it, and it holds no state, grant, baseline or audit row.
+    fresh: bool,
 }
 
 impl fmt::Debug for Store {
@@ -601,6 +607,7 @@ impl Store {
             busy_timeout,
             defer_checkpoint: false,
             checkpoint_due: std::cell::Cell::new(false),
+            fresh: false,
         })
     }
 
@@ -634,6 +641,7 @@ impl Store {
             busy_timeout: DEFAULT_BUSY_TIMEOUT,
             defer_checkpoint: false,
             checkpoint_due: std::cell::Cell::new(false),
+            fresh: false,
         })
     }
 
@@ -652,6 +660,7 @@ impl Store {
             busy_timeout: DEFAULT_BUSY_TIMEOUT,
             defer_checkpoint: false,
             checkpoint_due: std::cell::Cell::new(false),
+            fresh: false,
         })
     }
 
@@ -694,6 +703,13 @@ impl Store {
         Ok(())
     }
 
+    /// The audit key of a store that only its one writer can see and that holds nothing yet
+    /// (built aside, no transaction run): whoever takes it over knows everything it will ever
+    /// hold, so it can answer its own questions. `None` for every other store.
+    pub(crate) fn fresh_private_key(&self) -> Option<[u8; 32]> {
+        self.key.filter(|_| self.fresh)
+    }
+
     /// The size of the WAL file (0 when there is none, or in memory).
     pub fn wal_bytes(&self) -> u64 {
         let Some(path) = &self.path else {
@@ -711,6 +727,7 @@ impl Store {
         f: impl FnOnce(&mut Txn<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let key = self.key;
+        self.fresh = false;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;

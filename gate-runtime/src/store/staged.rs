@@ -123,6 +123,7 @@ impl Store {
             busy_timeout,
             defer_checkpoint: false,
             checkpoint_due: std::cell::Cell::new(false),
+            fresh: true,
         };
         Ok((
             store,
