@@ -189,12 +189,15 @@ GATE_HOME and the config files' `db` are ignored). With --db PATH every event is
 exactly as a hook call would be, against that database: its state, grants, learned baselines,
 audit rows and closed windows, written a few thousand events per transaction (other gate
 processes wait at most one transaction). A database that cannot be opened or written is an
-error (exit 3); batches committed before it stay.")]
+error (exit 3); batches committed before it stay. A PATH that does not exist yet is built
+aside (gate.db in gate.partial, no other process sees it) and moved into place when the
+replay ends, also after an error, with what was committed; if the process is killed, only the
+partial file is left, and the next replay to PATH starts it over.")]
     Replay(ReplayArgs),
     /// Fold the database's write-ahead log into it and truncate the log
     #[command(
         after_help = "gate hook starts this in the background (detached, so no agent waits on its
-fsyncs) when a commit leaves the write-ahead log past 1 MiB; run it by hand to shrink the
+fsyncs) when a commit leaves the write-ahead log past 256 KiB; run it by hand to shrink the
 files before copying the database. Exit 0 when done, 1 when other gate processes kept the
 database busy (a later hook asks again).
 
