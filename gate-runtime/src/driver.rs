@@ -123,15 +123,18 @@ pub fn write_scope_key(scope: Scope, event: &Event, out: &mut String) {
     }
 }
 
-/// The hash a grant is bound to: the exact tool, target and directory.
+/// The hash a grant is bound to: the exact tool, target and directory (SHA-256 of
+/// `tool \n target \n cwd`, hashed in parts rather than joined first: one allocation fewer
+/// on every event).
 pub fn action_hash(event: &Event) -> String {
-    let text = format!(
-        "{}\n{}\n{}",
-        event.tool.as_deref().unwrap_or(""),
-        event.target.as_deref().unwrap_or(""),
-        event.cwd.as_deref().unwrap_or("")
-    );
-    gate_spec::hash::sha256_hex(text.as_bytes())
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(event.tool.as_deref().unwrap_or(""));
+    h.update(b"\n");
+    h.update(event.target.as_deref().unwrap_or(""));
+    h.update(b"\n");
+    h.update(event.cwd.as_deref().unwrap_or(""));
+    store::hex(&h.finalize())
 }
 
 /// A note of the machine's steps: a fired transition or a `record` effect it carried.
@@ -2105,6 +2108,20 @@ mod tests {
             check_rows(compiled, &events, false);
             check_rows(compiled, &events, true);
         }
+    }
+
+    /// Grants already stored are bound to this hash: it must stay the SHA-256 of the three
+    /// parts joined by newlines.
+    #[test]
+    fn action_hash_is_the_digest_of_the_joined_parts() {
+        let mut e = event("s-3", Phase::PreTool, "PreToolUse", Some("rm -rf build"));
+        e.cwd = Some("/home/dev/p".into());
+        assert_eq!(
+            action_hash(&e),
+            gate_spec::hash::sha256_hex(b"Bash\nrm -rf build\n/home/dev/p")
+        );
+        let bare = Event::default();
+        assert_eq!(action_hash(&bare), gate_spec::hash::sha256_hex(b"\n\n"));
     }
 
     proptest::proptest! {
