@@ -15,6 +15,7 @@
 //! ([`gate_runtime::replay::StoreReplayer`]).
 
 use crate::adapters;
+use crate::adapters::json::{Node, Object};
 use crate::cli::{Exit, ReplayArgs};
 use crate::cmd::{compiled_spec, out, out_json};
 use crate::config::{Config, Overrides};
@@ -41,11 +42,20 @@ struct BadLine {
 
 /// Recognise the runtime of a raw payload.
 pub fn detect_runtime(payload: &Map<String, Value>) -> Runtime {
-    let name = payload
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if payload.contains_key("toolName") || payload.contains_key("sessionId") {
+    let name = payload.get("hook_event_name").and_then(Value::as_str);
+    runtime_of_shape(name, |key| payload.contains_key(key))
+}
+
+/// [`detect_runtime`] of a payload read as a borrowed tree.
+fn detect_runtime_of(payload: &Object<'_>) -> Runtime {
+    let name = payload.get("hook_event_name").and_then(Node::as_str);
+    runtime_of_shape(name, |key| payload.contains_key(key))
+}
+
+/// The runtime a payload's event name and keys point to.
+fn runtime_of_shape(name: Option<&str>, has: impl Fn(&str) -> bool) -> Runtime {
+    let name = name.unwrap_or("");
+    if has("toolName") || has("sessionId") {
         Runtime::Copilot
     } else if matches!(
         name,
@@ -59,7 +69,7 @@ pub fn detect_runtime(payload: &Map<String, Value>) -> Runtime {
             | "PreCompress"
     ) {
         Runtime::Gemini
-    } else if payload.contains_key("turn_id") {
+    } else if has("turn_id") {
         Runtime::Codex
     } else {
         Runtime::ClaudeCode
@@ -148,10 +158,10 @@ impl Transcript {
     }
 }
 
-fn parse_time(line: &Map<String, Value>) -> Option<i64> {
+fn parse_time(line: &Object<'_>) -> Option<i64> {
     match line.get("timestamp")? {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => gate_runtime_time(s),
+        Node::Number(n) => n.as_i64(),
+        Node::String(s) => gate_runtime_time(s),
         _ => None,
     }
 }
@@ -329,7 +339,7 @@ impl Reader {
     fn feed(
         &mut self,
         runtime: Runtime,
-        payload: &Value,
+        payload: &Node<'_>,
         hint: Option<&str>,
         line_no: u64,
         time: Option<i64>,
@@ -413,7 +423,7 @@ impl Reader {
                     .as_object()
                     .map_or(Runtime::ClaudeCode, detect_runtime)
             });
-            self.feed(runtime, single, None, 1, None);
+            self.feed(runtime, &Node::from_value(single), None, 1, None);
         } else if let Some(result) = whole {
             let runtime = forced
                 .or_else(|| {
@@ -430,7 +440,8 @@ impl Reader {
                 .enumerate()
             {
                 let hint = entry.get("event").and_then(Value::as_str);
-                self.feed(runtime, &entry["payload"], hint, i as u64 + 1, None);
+                let payload = Node::from_value(&entry["payload"]);
+                self.feed(runtime, &payload, hint, i as u64 + 1, None);
                 if self.items.len() >= CHUNK_ITEMS && !self.send(to) {
                     return Ok(());
                 }
@@ -465,7 +476,10 @@ impl Reader {
             let error = adapters::AdapterError::TooLarge(text.len()).to_string();
             return self.bad_line(line_no, error);
         }
-        let value: Value = match serde_json::from_slice(text) {
+        // A borrowed tree: strings stay in the line, objects are not hashed, and the
+        // adapters read `tool_input` in place (a `Value` cost as much as the rest of the
+        // reader together).
+        let value = match Node::parse(text) {
             Ok(v) => v,
             Err(e) => return self.bad_line(line_no, format!("not JSON: {e}")),
         };
@@ -483,17 +497,26 @@ impl Reader {
         let time = parse_time(obj);
         if obj.contains_key("message")
             && matches!(
-                obj.get("type").and_then(Value::as_str),
+                obj.get("type").and_then(Node::as_str),
                 Some("user" | "assistant")
             )
         {
-            for p in self.transcript.payloads(obj) {
-                self.feed(Runtime::ClaudeCode, &p, None, line_no, time);
+            // The transcript keeps tool uses across lines: it reads an owned copy.
+            let owned = value.to_value();
+            let line = owned.as_object().expect("an object's value is an object");
+            for p in self.transcript.payloads(line) {
+                self.feed(
+                    Runtime::ClaudeCode,
+                    &Node::from_value(&p),
+                    None,
+                    line_no,
+                    time,
+                );
             }
-        } else if obj.get("type").is_some_and(Value::is_string)
+        } else if obj.get("type").is_some_and(Node::is_string)
             && !["hook_event_name", "hookEventName", "toolName", "payload"]
                 .iter()
-                .any(|k| obj.contains_key(*k))
+                .any(|k| obj.contains_key(k))
         {
             // Other transcript entries (summaries, system notes, snapshots): no event.
         } else if let Some(payload) = obj.get("payload").filter(|p| p.is_object()) {
@@ -501,14 +524,14 @@ impl Reader {
                 .forced
                 .or_else(|| {
                     obj.get("runtime")
-                        .and_then(Value::as_str)
+                        .and_then(Node::as_str)
                         .and_then(runtime_named)
                 })
-                .unwrap_or_else(|| detect_runtime(payload.as_object().unwrap_or(obj)));
-            let hint = obj.get("event").and_then(Value::as_str);
+                .unwrap_or_else(|| detect_runtime_of(payload.as_object().unwrap_or(obj)));
+            let hint = obj.get("event").and_then(Node::as_str);
             self.feed(runtime, payload, hint, line_no, time);
         } else {
-            let runtime = self.forced.unwrap_or_else(|| detect_runtime(obj));
+            let runtime = self.forced.unwrap_or_else(|| detect_runtime_of(obj));
             self.feed(runtime, &value, None, line_no, time);
         }
     }
