@@ -12,7 +12,7 @@ mod equivalence;
 mod gemini;
 pub mod json;
 #[cfg(test)]
-mod oracle;
+pub(crate) mod oracle;
 
 use gate_runtime::event::{Event, Runtime, Status};
 use gate_runtime::verdict::{Decision, Verdict};
