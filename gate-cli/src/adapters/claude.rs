@@ -1,6 +1,6 @@
 //! Claude Code: snake_case payloads, `hookSpecificOutput` answers, native ask.
 
-use super::{block, context_text, hook_specific, permission, refuse_permission, Payload};
+use super::{block, context_text, hook_specific, permission, refuse_permission, Node, Payload};
 use gate_runtime::event::{Event, Status};
 use gate_runtime::verdict::{Decision, Verdict};
 use gate_spec::ir::Phase;
@@ -31,7 +31,7 @@ pub(super) fn refine(payload: &Payload<'_>, event: &mut Event) {
         && payload
             .value(&["tool_response"])
             .and_then(|r| r.get("is_error"))
-            .and_then(Value::as_bool)
+            .and_then(Node::as_bool)
             == Some(true)
     {
         event.status = Some(Status::Failure);

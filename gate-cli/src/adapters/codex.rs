@@ -3,7 +3,7 @@
 
 use super::{
     block, context_text, exit_code_in, hook_specific, permission, refuse_permission,
-    status_of_exit, Payload,
+    status_of_exit, Node, Payload,
 };
 use gate_runtime::event::{Event, Status};
 use gate_runtime::verdict::{Decision, Verdict};
@@ -44,15 +44,15 @@ pub(super) fn refine(payload: &Payload<'_>, event: &mut Event) {
     if event.hook_event == "PostToolUse" {
         event.status = match payload.value(&["tool_response"]) {
             // Bash: the output string; it names the exit code only in some forms.
-            Some(Value::String(text)) => exit_code_in(text).map(status_of_exit),
-            Some(Value::Object(map)) => map
+            Some(Node::String(text)) => exit_code_in(text).map(status_of_exit),
+            Some(Node::Object(map)) => map
                 .get("exit_code")
                 .or_else(|| map.get("exitCode"))
-                .and_then(Value::as_i64)
+                .and_then(Node::as_i64)
                 .map(status_of_exit)
                 .or_else(|| {
                     map.get("output")
-                        .and_then(Value::as_str)
+                        .and_then(Node::as_str)
                         .and_then(exit_code_in)
                         .map(status_of_exit)
                 }),
@@ -60,7 +60,7 @@ pub(super) fn refine(payload: &Payload<'_>, event: &mut Event) {
         };
         // `apply_patch` reports success in words when it has no exit code line.
         if event.status.is_none() {
-            if let Some(Value::String(text)) = payload.value(&["tool_response"]) {
+            if let Some(Node::String(text)) = payload.value(&["tool_response"]) {
                 if text.contains("Success. Updated the following files") {
                     event.status = Some(Status::Success);
                 }

@@ -1,7 +1,7 @@
 //! Copilot CLI: two payload dialects (camelCase events with `toolName`/`toolArgs` and no event
 //! name; PascalCase events with Claude-style payloads) and flat top-level answers.
 
-use super::{block, context_text, exit_code_in, status_of_exit, Payload};
+use super::{block, context_text, exit_code_in, status_of_exit, Node, Payload};
 use gate_runtime::event::{Event, Status};
 use gate_runtime::verdict::{Decision, Verdict};
 use serde_json::{json, Map, Value};
@@ -25,7 +25,7 @@ pub(super) fn refine(payload: &Payload<'_>, event: &mut Event) {
         "postToolUse" | "PostToolUse" => {
             let result = payload.value(&["toolResult", "tool_result"]);
             let field = |keys: &[&str]| {
-                result.and_then(|r| keys.iter().find_map(|k| r.get(*k).and_then(Value::as_str)))
+                result.and_then(|r| keys.iter().find_map(|k| r.get(k).and_then(Node::as_str)))
             };
             let kind = field(&["resultType", "result_type"]);
             let failed_kind = matches!(kind, Some("failure" | "error" | "rejected" | "denied"));

@@ -1,7 +1,7 @@
 //! Gemini CLI: its own tool and event names, ISO timestamps, top-level `decision` answers,
 //! and no context on BeforeTool (steering text is carried to the next answer that takes it).
 
-use super::{block, context_text, exit_code_in, hook_specific, status_of_exit, Payload};
+use super::{block, context_text, exit_code_in, hook_specific, status_of_exit, Node, Payload};
 use gate_runtime::event::{Event, Status};
 use gate_runtime::verdict::{Decision, Verdict};
 use serde_json::{json, Value};
@@ -30,7 +30,7 @@ pub(super) fn refine(payload: &Payload<'_>, event: &mut Event) {
     } else {
         response
             .and_then(|r| r.get("llmContent"))
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .and_then(exit_code_in)
             .map_or(Status::Success, status_of_exit)
     });

@@ -7,11 +7,17 @@
 mod claude;
 mod codex;
 mod copilot;
+#[cfg(test)]
+mod equivalence;
 mod gemini;
+pub mod json;
+#[cfg(test)]
+pub(crate) mod oracle;
 
 use gate_runtime::event::{Event, Runtime, Status};
 use gate_runtime::verdict::{Decision, Verdict};
 use gate_spec::ir::{ActionClass, Phase};
+use json::{Node, Object};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -61,8 +67,7 @@ pub fn normalize(
     if payload.len() > MAX_PAYLOAD_BYTES {
         return Err(AdapterError::TooLarge(payload.len()));
     }
-    let value: Value =
-        serde_json::from_slice(payload).map_err(|e| AdapterError::NotJson(e.to_string()))?;
+    let value = Node::parse(payload).map_err(|e| AdapterError::NotJson(e.to_string()))?;
     let object = value.as_object().ok_or(AdapterError::NotObject)?;
     normalize_object(runtime, object, event_hint)
 }
@@ -70,7 +75,7 @@ pub fn normalize(
 /// [`normalize`] of a payload already parsed (`gate replay` reads each line once).
 pub fn normalize_object(
     runtime: Runtime,
-    object: &Map<String, Value>,
+    object: &Object<'_>,
     event_hint: Option<&str>,
 ) -> Result<Event, AdapterError> {
     let payload = Payload(object);
@@ -136,51 +141,61 @@ pub fn phase_of(hook_event: &str) -> Phase {
 }
 
 /// A borrowed payload object with lenient accessors (both key spellings, wrong types ignored).
-pub(crate) struct Payload<'a>(&'a Map<String, Value>);
+pub(crate) struct Payload<'a>(&'a Object<'a>);
 
 impl<'a> Payload<'a> {
     /// The first of `keys` that holds a string.
     fn string(&self, keys: &[&str]) -> Option<&'a str> {
         keys.iter()
-            .find_map(|k| self.0.get(*k).and_then(Value::as_str))
+            .find_map(|k| self.0.get(k).and_then(Node::as_str))
     }
-    fn value(&self, keys: &[&str]) -> Option<&'a Value> {
+    fn value(&self, keys: &[&str]) -> Option<&'a Node<'a>> {
         keys.iter()
-            .find_map(|k| self.0.get(*k).filter(|v| !v.is_null()))
+            .find_map(|k| self.0.get(k).filter(|v| !v.is_null()))
     }
     fn bool(&self, keys: &[&str]) -> bool {
         keys.iter()
-            .find_map(|k| self.0.get(*k).and_then(Value::as_bool))
+            .find_map(|k| self.0.get(k).and_then(Node::as_bool))
             .unwrap_or(false)
     }
-    /// The tool's arguments: an object, or a JSON string holding one (Copilot `toolArgs`).
-    fn tool_input(&self) -> Option<ToolInput> {
+    /// The tool's arguments: an object (read in place), or a JSON string holding one
+    /// (Copilot `toolArgs`).
+    fn tool_input(&self) -> Option<ToolInput<'a>> {
         match self.value(&["tool_input", "toolArgs", "toolInput", "tool_args"])? {
-            Value::Object(map) => Some(ToolInput(map.clone())),
-            Value::String(text) => match serde_json::from_str::<Value>(text) {
-                Ok(Value::Object(map)) => Some(ToolInput(map)),
+            Node::Object(object) => Some(ToolInput::Borrowed(object)),
+            Node::String(text) => match Node::parse_str(text) {
+                Ok(Node::Object(object)) => Some(ToolInput::Parsed(object)),
                 // A bare string argument: treat it as the command / target itself.
-                _ => {
-                    let mut map = Map::new();
-                    map.insert("command".into(), Value::String(text.clone()));
-                    Some(ToolInput(map))
-                }
+                _ => Some(ToolInput::Parsed(Object::single(
+                    "command",
+                    Node::String(std::borrow::Cow::Borrowed(text)),
+                ))),
             },
             _ => None,
         }
     }
 }
 
-/// A tool's arguments.
-pub(crate) struct ToolInput(Map<String, Value>);
+/// A tool's arguments: the payload's own object, or one parsed from a JSON string.
+pub(crate) enum ToolInput<'a> {
+    Borrowed(&'a Object<'a>),
+    Parsed(Object<'a>),
+}
 
-impl ToolInput {
+impl ToolInput<'_> {
+    fn object(&self) -> &Object<'_> {
+        match self {
+            ToolInput::Borrowed(object) => object,
+            ToolInput::Parsed(object) => object,
+        }
+    }
     fn string(&self, keys: &[&str]) -> Option<String> {
-        keys.iter().find_map(|k| match self.0.get(*k)? {
-            Value::String(s) => Some(s.clone()),
+        let object = self.object();
+        keys.iter().find_map(|k| match object.get(k)? {
+            Node::String(s) => Some(s.to_string()),
             // Codex `cmd` may be an argv array.
-            Value::Array(items) => {
-                let words: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+            Node::Array(items) => {
+                let words: Vec<&str> = items.iter().filter_map(Node::as_str).collect();
                 (!words.is_empty() && words.len() == items.len()).then(|| words.join(" "))
             }
             _ => None,
@@ -284,10 +299,10 @@ pub fn class_of_tool(tool: &str) -> ActionClass {
 }
 
 /// A payload time as milliseconds since the epoch: a number (ms) or an RFC 3339 string.
-fn timestamp_ms(value: &Value) -> Option<i64> {
+fn timestamp_ms(value: &Node<'_>) -> Option<i64> {
     match value {
-        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
-        Value::String(s) => parse_rfc3339_ms(s),
+        Node::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+        Node::String(s) => parse_rfc3339_ms(s),
         _ => None,
     }
 }

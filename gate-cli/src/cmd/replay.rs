@@ -18,6 +18,7 @@
 //! process leaves no database (replay again).
 
 use crate::adapters;
+use crate::adapters::json::{Node, Object};
 use crate::cli::{Exit, ReplayArgs};
 use crate::cmd::{compiled_spec, out, out_json};
 use crate::config::{Config, Overrides};
@@ -44,11 +45,20 @@ struct BadLine {
 
 /// Recognise the runtime of a raw payload.
 pub fn detect_runtime(payload: &Map<String, Value>) -> Runtime {
-    let name = payload
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if payload.contains_key("toolName") || payload.contains_key("sessionId") {
+    let name = payload.get("hook_event_name").and_then(Value::as_str);
+    runtime_of_shape(name, |key| payload.contains_key(key))
+}
+
+/// [`detect_runtime`] of a payload read as a borrowed tree.
+fn detect_runtime_of(payload: &Object<'_>) -> Runtime {
+    let name = payload.get("hook_event_name").and_then(Node::as_str);
+    runtime_of_shape(name, |key| payload.contains_key(key))
+}
+
+/// The runtime a payload's event name and keys point to.
+fn runtime_of_shape(name: Option<&str>, has: impl Fn(&str) -> bool) -> Runtime {
+    let name = name.unwrap_or("");
+    if has("toolName") || has("sessionId") {
         Runtime::Copilot
     } else if matches!(
         name,
@@ -62,7 +72,7 @@ pub fn detect_runtime(payload: &Map<String, Value>) -> Runtime {
             | "PreCompress"
     ) {
         Runtime::Gemini
-    } else if payload.contains_key("turn_id") {
+    } else if has("turn_id") {
         Runtime::Codex
     } else {
         Runtime::ClaudeCode
@@ -151,10 +161,10 @@ impl Transcript {
     }
 }
 
-fn parse_time(line: &Map<String, Value>) -> Option<i64> {
+fn parse_time(line: &Object<'_>) -> Option<i64> {
     match line.get("timestamp")? {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => gate_runtime_time(s),
+        Node::Number(n) => n.as_i64(),
+        Node::String(s) => gate_runtime_time(s),
         _ => None,
     }
 }
@@ -356,7 +366,7 @@ impl Reader {
     fn feed(
         &mut self,
         runtime: Runtime,
-        payload: &Value,
+        payload: &Node<'_>,
         hint: Option<&str>,
         line_no: u64,
         time: Option<i64>,
@@ -440,7 +450,7 @@ impl Reader {
                     .as_object()
                     .map_or(Runtime::ClaudeCode, detect_runtime)
             });
-            self.feed(runtime, single, None, 1, None);
+            self.feed(runtime, &Node::from_value(single), None, 1, None);
         } else if let Some(result) = whole {
             let runtime = forced
                 .or_else(|| {
@@ -457,7 +467,8 @@ impl Reader {
                 .enumerate()
             {
                 let hint = entry.get("event").and_then(Value::as_str);
-                self.feed(runtime, &entry["payload"], hint, i as u64 + 1, None);
+                let payload = Node::from_value(&entry["payload"]);
+                self.feed(runtime, &payload, hint, i as u64 + 1, None);
                 if self.items.len() >= CHUNK_ITEMS && !self.send(to) {
                     return Ok(());
                 }
@@ -492,7 +503,10 @@ impl Reader {
             let error = adapters::AdapterError::TooLarge(text.len()).to_string();
             return self.bad_line(line_no, error);
         }
-        let value: Value = match serde_json::from_slice(text) {
+        // A borrowed tree: strings stay in the line, objects are not hashed, and the
+        // adapters read `tool_input` in place (a `Value` cost as much as the rest of the
+        // reader together).
+        let value = match Node::parse(text) {
             Ok(v) => v,
             Err(e) => return self.bad_line(line_no, format!("not JSON: {e}")),
         };
@@ -510,17 +524,26 @@ impl Reader {
         let time = parse_time(obj);
         if obj.contains_key("message")
             && matches!(
-                obj.get("type").and_then(Value::as_str),
+                obj.get("type").and_then(Node::as_str),
                 Some("user" | "assistant")
             )
         {
-            for p in self.transcript.payloads(obj) {
-                self.feed(Runtime::ClaudeCode, &p, None, line_no, time);
+            // The transcript keeps tool uses across lines: it reads an owned copy.
+            let owned = value.to_value();
+            let line = owned.as_object().expect("an object's value is an object");
+            for p in self.transcript.payloads(line) {
+                self.feed(
+                    Runtime::ClaudeCode,
+                    &Node::from_value(&p),
+                    None,
+                    line_no,
+                    time,
+                );
             }
-        } else if obj.get("type").is_some_and(Value::is_string)
+        } else if obj.get("type").is_some_and(Node::is_string)
             && !["hook_event_name", "hookEventName", "toolName", "payload"]
                 .iter()
-                .any(|k| obj.contains_key(*k))
+                .any(|k| obj.contains_key(k))
         {
             // Other transcript entries (summaries, system notes, snapshots): no event.
         } else if let Some(payload) = obj.get("payload").filter(|p| p.is_object()) {
@@ -528,14 +551,14 @@ impl Reader {
                 .forced
                 .or_else(|| {
                     obj.get("runtime")
-                        .and_then(Value::as_str)
+                        .and_then(Node::as_str)
                         .and_then(runtime_named)
                 })
-                .unwrap_or_else(|| detect_runtime(payload.as_object().unwrap_or(obj)));
-            let hint = obj.get("event").and_then(Value::as_str);
+                .unwrap_or_else(|| detect_runtime_of(payload.as_object().unwrap_or(obj)));
+            let hint = obj.get("event").and_then(Node::as_str);
             self.feed(runtime, payload, hint, line_no, time);
         } else {
-            let runtime = self.forced.unwrap_or_else(|| detect_runtime(obj));
+            let runtime = self.forced.unwrap_or_else(|| detect_runtime_of(obj));
             self.feed(runtime, &value, None, line_no, time);
         }
     }
@@ -784,5 +807,215 @@ mod tests {
         assert_eq!(detect_runtime(gemini.as_object().unwrap()), Runtime::Gemini);
         let codex: Value = json!({"hook_event_name": "PreToolUse", "turn_id": "t"});
         assert_eq!(detect_runtime(codex.as_object().unwrap()), Runtime::Codex);
+    }
+
+    /// What one line became: an event with its time, or a bad line (and whether it stops).
+    type Outcome = Result<(Event, i64), (u64, String, bool)>;
+
+    /// The previous reading of a line, through a `serde_json::Value` and the adapters'
+    /// previous reading ([`adapters::oracle`]): the oracle for [`Reader::line`].
+    struct OldReader {
+        forced: Option<Runtime>,
+        transcript: Transcript,
+        clock: i64,
+        out: Vec<Outcome>,
+    }
+
+    impl OldReader {
+        fn feed(
+            &mut self,
+            runtime: Runtime,
+            payload: &Value,
+            hint: Option<&str>,
+            line_no: u64,
+            time: Option<i64>,
+        ) {
+            let normalized = match payload.as_object() {
+                Some(object) => adapters::oracle::normalize_object(runtime, object, hint),
+                None => Err(adapters::AdapterError::NotObject),
+            };
+            match normalized {
+                Ok(event) => {
+                    let now_ms = event
+                        .timestamp_ms
+                        .or(time)
+                        .unwrap_or(self.clock.saturating_add(1000));
+                    self.clock = self.clock.max(now_ms);
+                    self.out.push(Ok((event, now_ms)));
+                }
+                Err(e) => self.out.push(Err((line_no, e.to_string(), false))),
+            }
+        }
+
+        fn line(&mut self, text: &[u8], line_no: u64) {
+            if text.is_empty() {
+                return;
+            }
+            let value: Value = match serde_json::from_slice(text) {
+                Ok(v) => v,
+                Err(e) => {
+                    return self
+                        .out
+                        .push(Err((line_no, format!("not JSON: {e}"), false)))
+                }
+            };
+            let Some(obj) = value.as_object() else {
+                return self
+                    .out
+                    .push(Err((line_no, "not a JSON object".to_string(), false)));
+            };
+            let time = match obj.get("timestamp") {
+                Some(Value::Number(n)) => n.as_i64(),
+                Some(Value::String(s)) => gate_runtime_time(s),
+                _ => None,
+            };
+            if obj.contains_key("message")
+                && matches!(
+                    obj.get("type").and_then(Value::as_str),
+                    Some("user" | "assistant")
+                )
+            {
+                for p in self.transcript.payloads(obj) {
+                    self.feed(Runtime::ClaudeCode, &p, None, line_no, time);
+                }
+            } else if obj.get("type").is_some_and(Value::is_string)
+                && !["hook_event_name", "hookEventName", "toolName", "payload"]
+                    .iter()
+                    .any(|k| obj.contains_key(*k))
+            {
+            } else if let Some(payload) = obj.get("payload").filter(|p| p.is_object()) {
+                let runtime = self
+                    .forced
+                    .or_else(|| {
+                        obj.get("runtime")
+                            .and_then(Value::as_str)
+                            .and_then(runtime_named)
+                    })
+                    .unwrap_or_else(|| detect_runtime(payload.as_object().unwrap_or(obj)));
+                let hint = obj.get("event").and_then(Value::as_str);
+                self.feed(runtime, payload, hint, line_no, time);
+            } else {
+                let runtime = self.forced.unwrap_or_else(|| detect_runtime(obj));
+                self.feed(runtime, &value, None, line_no, time);
+            }
+        }
+    }
+
+    fn fixture_lines() -> Vec<Vec<u8>> {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for file in ["tests/fixtures/transcript.jsonl", "examples/session.jsonl"] {
+            let text = std::fs::read(root.join(file)).unwrap();
+            lines.extend(text.split(|&b| b == b'\n').map(|l| l.trim_ascii().to_vec()));
+        }
+        let mut payloads = Vec::new();
+        for dir in ["claude", "codex", "gemini", "copilot"] {
+            let mut files: Vec<PathBuf> =
+                std::fs::read_dir(root.join("tests/fixtures/payloads").join(dir))
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .collect();
+            files.sort();
+            for path in files {
+                let event = path
+                    .file_stem()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .split('-')
+                    .next()
+                    .unwrap()
+                    .to_string();
+                let value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                payloads.push((dir, event, value));
+            }
+        }
+        for (dir, event, value) in payloads {
+            let mut forms = vec![
+                value.clone(),
+                json!({"runtime": dir, "event": event, "payload": value}),
+                json!({"event": event, "payload": value, "timestamp": "2026-01-02T03:04:05.5Z"}),
+                json!({"runtime": "nope", "payload": value, "timestamp": 1_700_000_000_000_i64}),
+            ];
+            if let Value::Object(object) = &value {
+                let mut typed = object.clone();
+                typed.insert("type".into(), json!("note"));
+                forms.push(Value::Object(typed));
+                let mut nameless = object.clone();
+                nameless.shift_remove("hook_event_name");
+                forms.push(Value::Object(nameless));
+                let mut timed = object.clone();
+                timed.insert("timestamp".into(), json!(-5));
+                forms.push(Value::Object(timed));
+            }
+            for form in forms {
+                lines.push(serde_json::to_vec(&form).unwrap());
+                // Escapes everywhere: owned strings and keys in the borrowed tree.
+                let escaped = serde_json::to_string(&form)
+                    .unwrap()
+                    .replace('/', "\\/")
+                    .replace('_', "\\u005f");
+                lines.push(escaped.into_bytes());
+            }
+        }
+        for bad in [
+            &b"not json"[..],
+            b"[1,2]",
+            b"\"x\"",
+            b"{\"a\":\"\xff\"}",
+            b"{\"a\":1e400}",
+            b"{\"hook_event_name\":\"PreToolUse\"",
+            b"{}",
+            b"{\"payload\":[1]}",
+            b"{\"payload\":{}}",
+            b"{\"type\":\"user\",\"message\":{\"content\":\"hi\"},\"sessionId\":\"s\"}",
+            b"{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\"}]}}",
+            b"{\"hook_event_name\":\"PreToolUse\",\"hook_event_name\":\"Stop\"}",
+        ] {
+            lines.push(bad.to_vec());
+        }
+        lines
+    }
+
+    #[test]
+    fn lines_read_as_the_value_based_reader_read_them() {
+        let lines = fixture_lines();
+        assert!(lines.len() > 500, "{} lines", lines.len());
+        for forced in [None, Some(Runtime::Codex), Some(Runtime::Copilot)] {
+            let (_spent_to, spent) = std::sync::mpsc::sync_channel(1);
+            let mut reader = Reader {
+                forced,
+                stop_on_error: false,
+                transcript: Transcript::default(),
+                clock: 0,
+                items: Vec::new(),
+                spent,
+                line_no: 0,
+                read_bytes: 0,
+            };
+            let mut old = OldReader {
+                forced,
+                transcript: Transcript::default(),
+                clock: 0,
+                out: Vec::new(),
+            };
+            for (i, text) in lines.iter().enumerate() {
+                reader.line_no = i as u64 + 1;
+                reader.line(text);
+                old.line(text, i as u64 + 1);
+            }
+            let new: Vec<Outcome> = reader
+                .items
+                .drain(..)
+                .map(|item| match item {
+                    Item::Event { event, now_ms } => Ok((event, now_ms)),
+                    Item::Bad { bad, stops } => Err((bad.line, bad.error, stops)),
+                })
+                .collect();
+            assert_eq!(new.len(), old.out.len(), "forced {forced:?}");
+            for (n, o) in new.iter().zip(&old.out) {
+                assert_eq!(n, o, "forced {forced:?}");
+            }
+        }
     }
 }

@@ -1,0 +1,290 @@
+//! The adapters' previous reading of a payload, through a parsed `serde_json::Value`, kept
+//! only as the tests' oracle: the borrowed-tree path must give the same `Event` or error.
+
+use super::codex::{patch_files, PatchOp};
+use super::{
+    class_of_tool, exit_code_in, parse_rfc3339_ms, phase_of, status_of_exit, AdapterError,
+    MAX_PAYLOAD_BYTES,
+};
+use gate_runtime::event::{Event, Runtime, Status};
+use gate_spec::ir::{ActionClass, Phase};
+use serde_json::{Map, Value};
+
+/// The previous `adapters::normalize`.
+pub(crate) fn normalize(
+    runtime: Runtime,
+    payload: &[u8],
+    event_hint: Option<&str>,
+) -> Result<Event, AdapterError> {
+    if payload.len() > MAX_PAYLOAD_BYTES {
+        return Err(AdapterError::TooLarge(payload.len()));
+    }
+    let value: Value =
+        serde_json::from_slice(payload).map_err(|e| AdapterError::NotJson(e.to_string()))?;
+    let object = value.as_object().ok_or(AdapterError::NotObject)?;
+    normalize_object(runtime, object, event_hint)
+}
+
+pub(crate) fn normalize_object(
+    runtime: Runtime,
+    object: &Map<String, Value>,
+    event_hint: Option<&str>,
+) -> Result<Event, AdapterError> {
+    let payload = Payload(object);
+    let hook_event = payload
+        .string(&["hook_event_name", "hookEventName", "hookName"])
+        .or_else(|| event_hint.map(str::trim).filter(|s| !s.is_empty()))
+        .ok_or(AdapterError::NoEventName)?
+        .to_string();
+    let mut event = common(runtime, &payload, hook_event);
+    match runtime {
+        Runtime::ClaudeCode => claude_refine(&payload, &mut event),
+        Runtime::Codex => codex_refine(&payload, &mut event),
+        Runtime::Gemini => gemini_refine(&payload, &mut event),
+        Runtime::Copilot => copilot_refine(&payload, &mut event),
+    }
+    // One contract on every runtime: a tool that ran and failed is a post-tool failure,
+    // whether the runtime has a failure event (Claude Code) or reports an exit code.
+    if event.phase == Some(Phase::PostTool) && event.status == Some(Status::Failure) {
+        event.phase = Some(Phase::PostToolFailure);
+    }
+    Ok(event)
+}
+
+/// A borrowed payload object with lenient accessors (both key spellings, wrong types ignored).
+pub(crate) struct Payload<'a>(&'a Map<String, Value>);
+
+impl<'a> Payload<'a> {
+    /// The first of `keys` that holds a string.
+    fn string(&self, keys: &[&str]) -> Option<&'a str> {
+        keys.iter()
+            .find_map(|k| self.0.get(*k).and_then(Value::as_str))
+    }
+    fn value(&self, keys: &[&str]) -> Option<&'a Value> {
+        keys.iter()
+            .find_map(|k| self.0.get(*k).filter(|v| !v.is_null()))
+    }
+    fn bool(&self, keys: &[&str]) -> bool {
+        keys.iter()
+            .find_map(|k| self.0.get(*k).and_then(Value::as_bool))
+            .unwrap_or(false)
+    }
+    /// The tool's arguments: an object, or a JSON string holding one (Copilot `toolArgs`).
+    fn tool_input(&self) -> Option<ToolInput> {
+        match self.value(&["tool_input", "toolArgs", "toolInput", "tool_args"])? {
+            Value::Object(map) => Some(ToolInput(map.clone())),
+            Value::String(text) => match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(map)) => Some(ToolInput(map)),
+                // A bare string argument: treat it as the command / target itself.
+                _ => {
+                    let mut map = Map::new();
+                    map.insert("command".into(), Value::String(text.clone()));
+                    Some(ToolInput(map))
+                }
+            },
+            _ => None,
+        }
+    }
+}
+
+/// A tool's arguments.
+pub(crate) struct ToolInput(Map<String, Value>);
+
+impl ToolInput {
+    fn string(&self, keys: &[&str]) -> Option<String> {
+        keys.iter().find_map(|k| match self.0.get(*k)? {
+            Value::String(s) => Some(s.clone()),
+            // Codex `cmd` may be an argv array.
+            Value::Array(items) => {
+                let words: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                (!words.is_empty() && words.len() == items.len()).then(|| words.join(" "))
+            }
+            _ => None,
+        })
+    }
+    /// The collapsed target: command, file path, path, pattern, url or query.
+    fn target(&self) -> Option<String> {
+        self.string(&[
+            "command",
+            "cmd",
+            "file_path",
+            "filePath",
+            "notebook_path",
+            "path",
+            "dir_path",
+            "pattern",
+            "url",
+            "query",
+        ])
+    }
+    /// The file the tool reads or writes, for file tools.
+    fn file(&self) -> Option<String> {
+        self.string(&["file_path", "filePath", "notebook_path", "path"])
+    }
+}
+
+/// Fields every runtime spells the same way (in one of two casings).
+fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event {
+    let phase = phase_of(&hook_event);
+    let tool = payload
+        .string(&["tool_name", "toolName"])
+        .map(str::to_string);
+    let class = tool.as_deref().map(class_of_tool);
+    let input = payload.tool_input();
+    let target = input.as_ref().and_then(ToolInput::target);
+    let paths = match (class, input.as_ref().and_then(ToolInput::file)) {
+        (Some(ActionClass::Read | ActionClass::Write | ActionClass::Delete), Some(file)) => {
+            vec![file]
+        }
+        _ => Vec::new(),
+    };
+    let prompt = payload.string(&["prompt"]).map(str::to_string);
+    let target = match phase {
+        Phase::Prompt => prompt.clone(),
+        _ => target,
+    };
+    Event {
+        runtime: Some(runtime),
+        phase: Some(phase),
+        hook_event,
+        tool,
+        class,
+        target,
+        paths,
+        status: None,
+        timestamp_ms: payload.value(&["timestamp"]).and_then(timestamp_ms),
+        session_id: payload
+            .string(&["session_id", "sessionId"])
+            .map(str::to_string),
+        agent_id: payload.string(&["agent_id", "agentId"]).map(str::to_string),
+        agent_type: payload
+            .string(&["agent_type", "agentType"])
+            .map(str::to_string),
+        cwd: payload.string(&["cwd"]).map(str::to_string),
+        permission_mode: payload
+            .string(&["permission_mode", "permissionMode"])
+            .map(str::to_string),
+        prompt: matches!(phase, Phase::Prompt).then_some(prompt).flatten(),
+        stop_hook_active: payload.bool(&["stop_hook_active", "stopHookActive"]),
+        tool_use_id: payload
+            .string(&["tool_use_id", "toolUseId"])
+            .map(str::to_string),
+    }
+}
+
+/// A payload time as milliseconds since the epoch: a number (ms) or an RFC 3339 string.
+fn timestamp_ms(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+        Value::String(s) => parse_rfc3339_ms(s),
+        _ => None,
+    }
+}
+
+/// Claude Code.
+fn claude_refine(payload: &Payload<'_>, event: &mut Event) {
+    event.status = match event.hook_event.as_str() {
+        "PostToolUse" => Some(Status::Success),
+        "PostToolUseFailure" => Some(Status::Failure),
+        _ => None,
+    };
+    // A tool error reported inside a PostToolUse response (Claude marks them `is_error`).
+    if event.hook_event == "PostToolUse"
+        && payload
+            .value(&["tool_response"])
+            .and_then(|r| r.get("is_error"))
+            .and_then(Value::as_bool)
+            == Some(true)
+    {
+        event.status = Some(Status::Failure);
+    }
+}
+
+/// Codex.
+fn codex_refine(payload: &Payload<'_>, event: &mut Event) {
+    if event.tool.as_deref() == Some("apply_patch") {
+        let patch = payload
+            .tool_input()
+            .and_then(|input| input.string(&["command", "patch", "input"]))
+            .unwrap_or_default();
+        let files = patch_files(&patch);
+        if !files.is_empty() {
+            let only_deletes = files.iter().all(|f| f.op == PatchOp::Delete);
+            event.class = Some(if only_deletes {
+                ActionClass::Delete
+            } else {
+                ActionClass::Write
+            });
+            event.target = files.first().map(|f| f.path.clone());
+            event.paths = files.into_iter().map(|f| f.path).collect();
+        }
+    }
+    if event.hook_event == "PostToolUse" {
+        event.status = match payload.value(&["tool_response"]) {
+            // Bash: the output string; it names the exit code only in some forms.
+            Some(Value::String(text)) => exit_code_in(text).map(status_of_exit),
+            Some(Value::Object(map)) => map
+                .get("exit_code")
+                .or_else(|| map.get("exitCode"))
+                .and_then(Value::as_i64)
+                .map(status_of_exit)
+                .or_else(|| {
+                    map.get("output")
+                        .and_then(Value::as_str)
+                        .and_then(exit_code_in)
+                        .map(status_of_exit)
+                }),
+            _ => None,
+        };
+        // `apply_patch` reports success in words when it has no exit code line.
+        if event.status.is_none() {
+            if let Some(Value::String(text)) = payload.value(&["tool_response"]) {
+                if text.contains("Success. Updated the following files") {
+                    event.status = Some(Status::Success);
+                }
+            }
+        }
+    }
+}
+
+/// Gemini.
+fn gemini_refine(payload: &Payload<'_>, event: &mut Event) {
+    if event.hook_event != "AfterTool" {
+        return;
+    }
+    let response = payload.value(&["tool_response"]);
+    let error = response
+        .and_then(|r| r.get("error"))
+        .filter(|e| !e.is_null() && e.as_str() != Some(""));
+    event.status = Some(if error.is_some() {
+        Status::Failure
+    } else {
+        response
+            .and_then(|r| r.get("llmContent"))
+            .and_then(Value::as_str)
+            .and_then(exit_code_in)
+            .map_or(Status::Success, status_of_exit)
+    });
+}
+
+/// Copilot.
+fn copilot_refine(payload: &Payload<'_>, event: &mut Event) {
+    match event.hook_event.as_str() {
+        "postToolUseFailure" | "PostToolUseFailure" => event.status = Some(Status::Failure),
+        "postToolUse" | "PostToolUse" => {
+            let result = payload.value(&["toolResult", "tool_result"]);
+            let field = |keys: &[&str]| {
+                result.and_then(|r| keys.iter().find_map(|k| r.get(*k).and_then(Value::as_str)))
+            };
+            let kind = field(&["resultType", "result_type"]);
+            let failed_kind = matches!(kind, Some("failure" | "error" | "rejected" | "denied"));
+            let exit = field(&["textResultForLlm", "text_result_for_llm"]).and_then(exit_code_in);
+            event.status = Some(if failed_kind {
+                Status::Failure
+            } else {
+                exit.map_or(Status::Success, status_of_exit)
+            });
+        }
+        _ => {}
+    }
+}
