@@ -20,8 +20,8 @@ use crate::event::Event;
 use crate::observer::Baselines;
 use crate::redact::{push_object, Field};
 use crate::store::{
-    self, AuditEntry, AuditKind, AuditRecord, ChainTip, NewGrant, Store, StoreError, StoredState,
-    Txn, WindowRow,
+    self, AuditEntry, AuditKind, AuditRecord, ChainTip, Linked, NewGrant, Store, StoreError,
+    StoredState, Txn, WindowRow,
 };
 use crate::verdict::{Decision, Verdict};
 use gate_spec::ir::{FailPolicy, Phase, Scope};
@@ -943,6 +943,8 @@ struct EventRows {
     details: String,
     /// Each row's kind, the end of its detail in `details` and its latency.
     rows: Vec<(AuditKind, usize, Option<i64>)>,
+    /// The rows as the evaluating side chained them ([`Private`]), when it did.
+    linked: Option<Linked>,
 }
 
 /// Copies `from` into `to`, reusing `to`'s allocation.
@@ -1109,8 +1111,14 @@ struct Link {
 ///   action when there is one (none is ever approved, used or revoked here, so pending
 ///   means unexpired), else a new one under the first free derived id. The writer inserts
 ///   it under that id, and fails the batch if the id is taken.
+/// - The audit chain starts empty, so its rows are chained here too; the writer checks that
+///   each event's rows continue its own chain before it inserts them.
 struct Private {
     key: [u8; 32],
+    /// The audit chain: every row this pipeline appends is chained here, ahead of the
+    /// writer, which only inserts it ([`Txn::insert_linked`]). The MACs and the redaction
+    /// were a sixth of the writer's time, and the writer is the longest of the three threads.
+    chain: ChainTip,
     /// Grant ids taken.
     ids: HashSet<String>,
     /// Per action: (created, expires, id) of each of its grants.
@@ -1120,6 +1128,7 @@ struct Private {
 impl Private {
     fn new(key: [u8; 32]) -> Private {
         Private {
+            chain: ChainTip::genesis(&key),
             key,
             ids: HashSet::new(),
             by_action: HashMap::new(),
@@ -1309,6 +1318,12 @@ impl Scopes<Link> for BatchScopes {
         for run in rows.chunk_by(|a, b| same_columns(a, b)) {
             let mut msg = tx.spent.try_recv().unwrap_or_default();
             msg.fill(run);
+            match tx.private.get_mut().as_mut() {
+                Some(book) => book
+                    .chain
+                    .link_ahead(run, msg.linked.get_or_insert_with(Default::default)),
+                None => msg.linked = None,
+            }
             tx.send(ToWriter::Rows(msg))?;
         }
         Ok(())
@@ -1520,7 +1535,10 @@ fn write_batches_on(
                             Some(tip) => tip,
                             None => tip.insert(tx.chain_tip()?),
                         };
-                        tx.append_entries(tip, &rows.entries())?;
+                        match &rows.linked {
+                            Some(linked) => tx.insert_linked(tip, &rows.entries(), linked)?,
+                            None => tx.append_entries(tip, &rows.entries())?,
+                        }
                         let _ = spent.try_send(rows);
                     }
                     ToWriter::Window(w) => tx.record_window_cached(&w)?,

@@ -436,6 +436,20 @@ fn private_pipeline_equals_per_event(spec_name: &str, per_txn: usize) {
     let late = last + driver::GRANT_TTL_MS + 60_000;
     events.extend(asked.iter().map(|e| (e.clone(), late)));
     events.extend(asked.iter().take(20).map(|e| (e.clone(), last + 5000)));
+    // Targets stored redacted and cut short: the chain covers what is stored.
+    let long = format!("echo {} --password=hunter22", "x".repeat(5000));
+    for (i, command) in [
+        "curl -H 'Authorization: token ghp_abcdefghijklmnopqrstuvwxyz0123456789' https://x",
+        long.as_str(),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        events.push((
+            event("s1-alpha", None, Phase::PreTool, Some(command)),
+            last + 6000 + i as i64,
+        ));
+    }
     events.extend(trace(1, 160));
 
     let decisions_a = run_per_event(&engine, &a, &events);
@@ -461,6 +475,10 @@ fn private_pipeline_equals_per_event(spec_name: &str, per_txn: usize) {
         "several grants, some expired: {grants_a:?}"
     );
     assert!(states_a.len() >= 4, "several scopes: {states_a:?}");
+    assert!(
+        !audit.contains("ghp_abcdef") && !audit.contains("hunter22") && audit.contains('…'),
+        "targets redacted and bounded"
+    );
 }
 
 #[test]

@@ -508,9 +508,155 @@ pub(crate) struct ChainTip {
     mac_bytes: Vec<u8>,
     /// Whether rows were appended since the head was read (the head needs writing).
     appended: bool,
-    /// Buffers reused from row to row: the canonical bytes and the new row's hex mac.
+    /// Buffers reused from row to row: the canonical bytes and the new row's mac, in hex and
+    /// as bytes.
     canonical: Vec<u8>,
     next_mac: String,
+    next_bytes: [u8; 32],
+}
+
+/// The audit insert. The values are in the table's column order (seq, ts, session, scope,
+/// spec, kind, runtime, phase, tool, target, tier, decision, detail, latency_us, prev_mac, mac;
+/// fixed by migration v1): without a column list the statement is cheaper to prepare, which
+/// every hook does once (−24 k instructions).
+const INSERT_AUDIT: &str =
+    "INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+/// One audit row with its stored target and detail and its macs.
+fn insert_row(
+    insert: &mut rusqlite::CachedStatement<'_>,
+    seq: i64,
+    rec: &AuditEntry<'_>,
+    target: Option<&str>,
+    detail: &str,
+    prev_mac: &str,
+    mac: &str,
+) -> Result<(), StoreError> {
+    insert.execute(params![
+        seq,
+        rec.ts_ms,
+        rec.session,
+        rec.scope,
+        rec.spec,
+        rec.kind.as_str(),
+        rec.runtime,
+        rec.phase,
+        rec.tool,
+        target,
+        rec.tier,
+        rec.decision,
+        detail,
+        rec.latency_us,
+        prev_mac,
+        mac,
+    ])?;
+    Ok(())
+}
+
+/// Rows chained ahead of their insert ([`ChainTip::link_ahead`]): what they are stored as
+/// (the shared target redacted and bounded, each detail bounded) and where the chain puts
+/// them. A stored replay's evaluating side chains the rows of a database only it writes, so
+/// that its writer thread only inserts them ([`Txn::insert_linked`]).
+#[derive(Default)]
+pub(crate) struct Linked {
+    pub(crate) target: Option<String>,
+    /// Each row's stored detail, one after another, and where each ends.
+    pub(crate) details: String,
+    pub(crate) ends: Vec<usize>,
+    /// The first row's seq and the mac before it.
+    pub(crate) first_seq: i64,
+    pub(crate) prev_mac: String,
+    /// Each row's mac: 64 hex digits each, one after another.
+    pub(crate) macs: String,
+}
+
+impl ChainTip {
+    /// The start of an empty chain.
+    pub(crate) fn genesis(key: &[u8; 32]) -> ChainTip {
+        ChainTip {
+            keyed: Keyed::new(key),
+            rows: 0,
+            seq: 0,
+            mac: hex(&GENESIS),
+            mac_bytes: GENESIS.to_vec(),
+            appended: false,
+            canonical: Vec::with_capacity(1024),
+            next_mac: String::with_capacity(64),
+            next_bytes: GENESIS,
+        }
+    }
+
+    /// The chain after `rows` rows, the last one `seq` with `mac`.
+    fn at(key: &[u8; 32], rows: i64, seq: i64, mac: String) -> Result<ChainTip, StoreError> {
+        let mac_bytes = unhex(&mac)
+            .ok_or_else(|| StoreError::Corrupt(format!("audit head mac is not hex: {mac}")))?;
+        Ok(ChainTip {
+            mac,
+            mac_bytes,
+            rows,
+            seq,
+            ..ChainTip::genesis(key)
+        })
+    }
+
+    /// The next row's seq and mac (into `next_mac`; `mac` is still the one before it). Call
+    /// [`ChainTip::advance`] once it is stored.
+    fn link(&mut self, rec: &AuditEntry<'_>, target: Option<&str>, detail: &str) -> i64 {
+        let seq = self.seq + 1;
+        if self.mac_bytes.is_empty() {
+            // After rows linked elsewhere ([`ChainTip::advance_unchecked`]).
+            self.mac_bytes = unhex(&self.mac).unwrap_or_default();
+        }
+        self.canonical.clear();
+        canonical_into(&mut self.canonical, seq, rec, target, detail);
+        self.next_bytes = self.keyed.mac(&[&self.mac_bytes, &self.canonical]);
+        hex_into(&mut self.next_mac, &self.next_bytes);
+        seq
+    }
+
+    /// The row [`ChainTip::link`] made is the end of the chain now.
+    fn advance(&mut self) {
+        self.seq += 1;
+        self.rows += 1;
+        self.appended = true;
+        self.mac_bytes.clear();
+        self.mac_bytes.extend_from_slice(&self.next_bytes);
+        std::mem::swap(&mut self.mac, &mut self.next_mac);
+    }
+
+    /// [`ChainTip::advance`] to a row linked elsewhere, whose mac is in `next_mac`: its bytes
+    /// are decoded only if this tip links a row itself again.
+    fn advance_unchecked(&mut self) {
+        self.seq += 1;
+        self.rows += 1;
+        self.appended = true;
+        self.mac_bytes.clear();
+        std::mem::swap(&mut self.mac, &mut self.next_mac);
+    }
+
+    /// Chains `entries` (one event's rows sharing their columns, as a stored replay sends
+    /// them) after this tip into `out`, stored exactly as [`Txn::append_entries`] stores them,
+    /// and moves the tip to their end.
+    pub(crate) fn link_ahead(&mut self, entries: &[AuditEntry<'_>], out: &mut Linked) {
+        out.first_seq = self.seq + 1;
+        out.prev_mac.clear();
+        out.prev_mac.push_str(&self.mac);
+        out.details.clear();
+        out.ends.clear();
+        out.macs.clear();
+        out.target = entries
+            .first()
+            .and_then(|e| e.target)
+            .map(|t| stored_target(t).into_owned());
+        for rec in entries {
+            let detail = stored_detail(rec.detail);
+            self.link(rec, out.target.as_deref(), &detail);
+            out.details.push_str(&detail);
+            out.ends.push(out.details.len());
+            out.macs.push_str(&self.next_mac);
+            self.advance();
+        }
+    }
 }
 
 /// Writes the lower-case hex of `bytes` into `out` (cleared first), as [`hex`] returns it.
@@ -556,23 +702,10 @@ impl Txn<'_> {
     }
 
     fn chain_tip_keyed(&self, key: &[u8; 32]) -> Result<ChainTip, StoreError> {
-        let head = read_head(&self.tx)?;
-        let (rows, seq, mac) = match head {
-            Some(h) => (h.rows, h.seq, h.mac),
-            None => (0, 0, hex(&GENESIS)),
-        };
-        let mac_bytes = unhex(&mac)
-            .ok_or_else(|| StoreError::Corrupt(format!("audit head mac is not hex: {mac}")))?;
-        Ok(ChainTip {
-            keyed: Keyed::new(key),
-            rows,
-            seq,
-            mac,
-            mac_bytes,
-            appended: false,
-            canonical: Vec::with_capacity(1024),
-            next_mac: String::with_capacity(64),
-        })
+        match read_head(&self.tx)? {
+            Some(h) => ChainTip::at(key, h.rows, h.seq, h.mac),
+            None => Ok(ChainTip::genesis(key)),
+        }
     }
 
     /// Appends `entries` in order after `tip` (target redacted and bounded, detail bounded),
@@ -584,14 +717,8 @@ impl Txn<'_> {
     ) -> Result<(), StoreError> {
         // The rows of one hook call repeat the event's target: redact it once.
         let mut last_target: Option<(&str, Cow<'_, str>)> = None;
-        // Cached: later transactions of a long-lived store append again. The values are in the
-        // table's column order (seq, ts, session, scope, spec, kind, runtime, phase, tool,
-        // target, tier, decision, detail, latency_us, prev_mac, mac; fixed by migration v1):
-        // without a column list the statement is cheaper to prepare, which every hook does
-        // once (−24 k instructions).
-        let mut insert = self.tx.prepare_cached(
-            "INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )?;
+        // Cached: later transactions of a long-lived store append again.
+        let mut insert = self.tx.prepare_cached(INSERT_AUDIT)?;
         for rec in entries {
             let target = match rec.target {
                 None => None,
@@ -603,35 +730,58 @@ impl Txn<'_> {
                 }
             };
             let detail_text = stored_detail(rec.detail);
-            let seq = tip.seq + 1;
-            tip.canonical.clear();
-            canonical_into(&mut tip.canonical, seq, rec, target, &detail_text);
-            let row_mac = tip.keyed.mac(&[&tip.mac_bytes, &tip.canonical]);
-            hex_into(&mut tip.next_mac, &row_mac);
-            insert.execute(params![
+            let seq = tip.link(rec, target, &detail_text);
+            insert_row(
+                &mut insert,
                 seq,
-                rec.ts_ms,
-                rec.session,
-                rec.scope,
-                rec.spec,
-                rec.kind.as_str(),
-                rec.runtime,
-                rec.phase,
-                rec.tool,
+                rec,
                 target,
-                rec.tier,
-                rec.decision,
-                detail_text,
-                rec.latency_us,
-                tip.mac,
-                tip.next_mac,
-            ])?;
-            tip.seq = seq;
-            tip.rows += 1;
-            tip.appended = true;
-            tip.mac_bytes.clear();
-            tip.mac_bytes.extend_from_slice(&row_mac);
-            std::mem::swap(&mut tip.mac, &mut tip.next_mac);
+                &detail_text,
+                &tip.mac,
+                &tip.next_mac,
+            )?;
+            tip.advance();
+        }
+        Ok(())
+    }
+
+    /// Inserts `entries` as [`ChainTip::link_ahead`] chained them into `linked`, after `tip`
+    /// (which must be where that chain started: otherwise nothing is written and the
+    /// transaction fails), and moves `tip` to their end. The same rows as
+    /// [`Txn::append_entries`] would insert.
+    pub(crate) fn insert_linked(
+        &mut self,
+        tip: &mut ChainTip,
+        entries: &[AuditEntry<'_>],
+        linked: &Linked,
+    ) -> Result<(), StoreError> {
+        if linked.first_seq != tip.seq + 1 || linked.prev_mac != tip.mac {
+            return Err(StoreError::Corrupt(format!(
+                "rows chained after seq {} arrived at seq {}",
+                linked.first_seq - 1,
+                tip.seq
+            )));
+        }
+        let mut insert = self.tx.prepare_cached(INSERT_AUDIT)?;
+        let mut start = 0;
+        for (i, rec) in entries.iter().enumerate() {
+            let end = linked.ends[i];
+            let detail = &linked.details[start..end];
+            start = end;
+            let mac = &linked.macs[i * 64..(i + 1) * 64];
+            let seq = tip.seq + 1;
+            insert_row(
+                &mut insert,
+                seq,
+                rec,
+                linked.target.as_deref(),
+                detail,
+                &tip.mac,
+                mac,
+            )?;
+            tip.next_mac.clear();
+            tip.next_mac.push_str(mac);
+            tip.advance_unchecked();
         }
         Ok(())
     }

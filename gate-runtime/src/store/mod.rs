@@ -106,7 +106,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 
-pub(crate) use audit::{AuditEntry, ChainTip};
+pub(crate) use audit::{AuditEntry, ChainTip, Linked};
 pub use audit::{
     AuditFilter, AuditKind, AuditRecord, AuditRow, ChainProblem, VerifyReport, MAX_DETAIL_BYTES,
     MAX_TARGET_BYTES,
