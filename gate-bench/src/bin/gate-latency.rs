@@ -454,7 +454,8 @@ fn run(o: &Options) -> Result<(), String> {
         std::fs::write(&shipped, &shipped_source).map_err(|e| e.to_string())?;
         std::fs::write(&grown, guard_with_patterns(o.guard_patterns)?)
             .map_err(|e| e.to_string())?;
-        let events = 20_000;
+        // Long enough (≈ 0.2 s a run) that the machine's noise does not swamp a few per cent.
+        let events = 100_000;
         let file = work.path().join("patterns.jsonl");
         write_replay_file(&file, events)?;
         let replay = |spec: &Path| Call {
