@@ -224,41 +224,32 @@ fn replay_in_memory(bencher: Bencher) {
 
 /// Replay through the store (`gate replay --db`): one `StoreReplayer` batch of 4,096 events
 /// per iteration — one transaction, states cached per scope, audit rows appended in groups —
-/// into a temporary database that keeps growing, a new session every 512 events.
+/// into a temporary database that exists (shared with hooks: WAL, questions answered by the
+/// writer) and keeps growing, a new session every 512 events.
 #[divan::bench(sample_count = 20, sample_size = 1)]
 fn replay_store(bencher: Bencher) {
-    const BATCH: usize = 4096;
-    let compiled = default_spec();
-    let engine = Engine::new(compiled.ir(), compiled.machine);
-    let events = workload_events().expect("fixtures load");
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Store::open(&dir.path().join("gate.db")).expect("store opens");
-    let mut replayer = StoreReplayer::new(&engine, store, BATCH).expect("writer starts");
-    let mut now = 1_700_000_000_000i64;
-    let mut n = 0usize;
-    bencher.counter(ItemsCount::new(BATCH)).bench_local(|| {
-        for _ in 0..BATCH {
-            let mut e = events[n % events.len()].clone();
-            e.session_id = Some(format!("bench-{}", n / 512));
-            n += 1;
-            now += 1500;
-            replayer.feed(e, now).expect("batch commits");
-        }
-        black_box(replayer.stored())
-    });
+    replay_into(bencher, store);
 }
 
 /// [`replay_store`] into a new database, as `gate replay --db` builds one that does not exist
-/// yet: aside, without a WAL (`Store::create_staged`).
+/// yet: aside, without a WAL, the evaluating side answering its own questions
+/// (`Store::create_staged`).
 #[divan::bench(sample_count = 20, sample_size = 1)]
 fn replay_store_new(bencher: Bencher) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, _staged) =
+        Store::create_staged(&dir.path().join("gate.db"), Duration::ZERO).expect("store opens");
+    replay_into(bencher, store);
+}
+
+/// Batches of 4,096 workload events into `store`, a new session every 512 events.
+fn replay_into(bencher: Bencher, store: Store) {
     const BATCH: usize = 4096;
     let compiled = default_spec();
     let engine = Engine::new(compiled.ir(), compiled.machine);
     let events = workload_events().expect("fixtures load");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let (store, _staged) =
-        Store::create_staged(&dir.path().join("gate.db"), Duration::ZERO).expect("store opens");
     let mut replayer = StoreReplayer::new(&engine, store, BATCH).expect("writer starts");
     let mut now = 1_700_000_000_000i64;
     let mut n = 0usize;
