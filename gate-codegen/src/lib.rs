@@ -577,6 +577,15 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
             }
         }
 
+        /// A memory from another spec version: one level and count per signal of this one.
+        /// Out of line and cold, so the step's own code stays short.
+        #[cold]
+        #[inline(never)]
+        fn fit_memory(memory: &mut ::gate_spec::exec::Snapshot) {
+            memory.level.resize(N_SIGNALS, false);
+            memory.count.resize(N_SIGNALS, 0);
+        }
+
         impl ::gate_spec::exec::Machine for Machine {
             fn commands(&self) -> ::core::option::Option<&'static ::gate_spec::commands::CommandTable> {
                 ::core::option::Option::Some(&COMMANDS)
@@ -598,8 +607,9 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                 input: &::gate_spec::exec::Input<'_>,
                 fired: &mut dyn ::core::ops::FnMut(u16),
             ) {
-                memory.level.resize(N_SIGNALS, false);
-                memory.count.resize(N_SIGNALS, 0);
+                if memory.level.len() != N_SIGNALS || memory.count.len() != N_SIGNALS {
+                    fit_memory(memory);
+                }
                 // Fixed-size views, so the debouncers below index without bounds checks.
                 let (::core::result::Result::Ok(levels), ::core::result::Result::Ok(counts)) = (
                     <&mut [bool; N_SIGNALS]>::try_from(memory.level.as_mut_slice()),
