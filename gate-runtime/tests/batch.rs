@@ -240,6 +240,16 @@ fn pipeline_into(
     (decisions, store)
 }
 
+/// The number of `event` audit rows (one per evaluated event).
+fn event_rows(s: &Store) -> usize {
+    s.audit_rows(&AuditFilter {
+        kind: Some(AuditKind::Event),
+        ..AuditFilter::default()
+    })
+    .unwrap()
+    .len()
+}
+
 /// How the second database is written.
 type Runner = fn(&Engine<'_>, &Path, &[(Event, i64)], usize) -> Vec<Decision>;
 
@@ -586,13 +596,7 @@ fn stored_replay_summary_equals_the_in_memory_replay() {
     assert_eq!(stored.transactions(), 5);
     assert_eq!(stored.summary(), &memory.summary);
     let s = Store::open_read_only(&db).unwrap();
-    let event_rows = s
-        .audit_rows(&AuditFilter {
-            kind: Some(store::AuditKind::Event),
-            ..AuditFilter::default()
-        })
-        .unwrap();
-    assert_eq!(event_rows.len(), 300, "one event row per event");
+    assert_eq!(event_rows(&s), 300, "one event row per event");
 }
 
 #[test]
@@ -626,13 +630,7 @@ fn a_failed_batch_writes_and_counts_nothing() {
     assert_eq!(s.verify_chain().unwrap().head_rows, {
         s.audit_rows(&AuditFilter::default()).unwrap().len() as i64
     });
-    let event_rows = s
-        .audit_rows(&AuditFilter {
-            kind: Some(store::AuditKind::Event),
-            ..AuditFilter::default()
-        })
-        .unwrap();
-    assert_eq!(event_rows.len(), 10, "only the first batch is stored");
+    assert_eq!(event_rows(&s), 10, "only the first batch is stored");
     // The next batch starts from the stored states, not from the lost ones.
     for (e, t) in &events[20..] {
         stored.feed(e.clone(), *t).unwrap();
@@ -774,13 +772,7 @@ fn a_commit_that_fails_while_the_next_batch_is_evaluated_loses_both_and_nothing_
     assert_eq!(decisions_a, decisions_b, "decisions");
     assert_eq!(contents(&a), contents(&b), "stored rows");
     let s = Store::open_read_only(&b).unwrap();
-    let event_rows = s
-        .audit_rows(&AuditFilter {
-            kind: Some(AuditKind::Event),
-            ..AuditFilter::default()
-        })
-        .unwrap();
-    assert_eq!(event_rows.len(), 30, "the failed batch left no row");
+    assert_eq!(event_rows(&s), 30, "the failed batch left no row");
 }
 
 /// A stored replay's WAL stays a few batches long: its commits are copied into the
