@@ -715,9 +715,7 @@ impl Store {
         let Some(path) = &self.path else {
             return 0;
         };
-        let mut wal = path.clone().into_os_string();
-        wal.push("-wal");
-        std::fs::metadata(&wal).map_or(0, |m| m.len())
+        std::fs::metadata(wal_path(path)).map_or(0, |m| m.len())
     }
 
     /// Runs `f` in one `BEGIN IMMEDIATE … COMMIT` transaction; an error from `f` rolls
@@ -754,9 +752,7 @@ impl Store {
         let Some(path) = &self.path else {
             return;
         };
-        let mut wal = path.clone().into_os_string();
-        wal.push("-wal");
-        match std::fs::metadata(&wal) {
+        match std::fs::metadata(wal_path(path)) {
             Ok(m) if m.len() > WAL_TRUNCATE_BYTES => {
                 if self.defer_checkpoint {
                     self.checkpoint_due.set(true);
@@ -839,6 +835,13 @@ impl Store {
     pub fn read_state(&self, scope: &str, spec: &str) -> Result<Option<StoredState>, StoreError> {
         load_state(&self.conn, scope, spec)
     }
+}
+
+/// SQLite's write-ahead log of the database at `db`.
+fn wal_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push("-wal");
+    PathBuf::from(name)
 }
 
 /// Per-connection settings (not stored in the file), applied on every open.

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::{io_error, open_key, paths, schema, set_wal, tune_sqlite, Store, StoreError};
+use super::{io_error, open_key, paths, schema, set_wal, tune_sqlite, wal_path, Store, StoreError};
 
 /// The extension of the file a staged database is built in.
 const PARTIAL_EXTENSION: &str = "partial";
@@ -59,7 +59,7 @@ impl Store {
     ) -> Result<(Store, Staged), StoreError> {
         let dir = dest.parent().unwrap_or(Path::new(""));
         paths::ensure_dir(dir).map_err(|e| io_error(format!("creating {}", dir.display()), e))?;
-        for existing in [dest.to_path_buf(), sibling(dest, "-wal")] {
+        for existing in [dest.to_path_buf(), wal_path(dest)] {
             if existing.exists() {
                 return Err(io_error(
                     format!("building a new database at {}", dest.display()),
@@ -205,11 +205,4 @@ impl Staged {
         }
         Ok(())
     }
-}
-
-/// `path` with `suffix` appended to its file name (SQLite's `-wal`, `-shm`).
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_os_string();
-    name.push(suffix);
-    PathBuf::from(name)
 }
