@@ -4,6 +4,7 @@
 //! payload into an [`event::Event`] and a [`verdict::Decision`] back into an answer.
 
 pub mod driver;
+pub mod effects;
 pub mod engine;
 pub mod event;
 pub mod glob;

@@ -71,6 +71,9 @@ pub struct SimpleCommand<'a> {
     pub wrappers: Vec<String>,
     /// Write redirections of this command.
     pub writes: Vec<Redirect>,
+    /// What the command reads on standard input when the line spells it: the text of a
+    /// here-string (`<<< 'DROP TABLE t'`) or the body of a here-document.
+    pub stdin: Option<Cow<'a, str>>,
     /// Runs in the background (`&`).
     pub background: bool,
     /// Nesting depth (0 for a top-level command).

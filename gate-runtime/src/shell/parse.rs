@@ -1058,6 +1058,7 @@ fn new_command<'a>(
         args,
         wrappers,
         writes: Vec::new(),
+        stdin: None,
         background: false,
         depth,
         pipe_to: None,

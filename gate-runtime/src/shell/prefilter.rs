@@ -146,6 +146,7 @@ mod tests {
             args: args.iter().map(|a| a.to_string().into()).collect(),
             wrappers: Vec::new(),
             writes: Vec::new(),
+            stdin: None,
             background: false,
             depth: 0,
             pipe_to: None,

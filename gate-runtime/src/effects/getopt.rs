@@ -1,0 +1,278 @@
+//! Option grammars of programs, as static data, and a getopt_long reader over them: short
+//! bundles (`-rf`), short options with attached or separate values (`-n5`, `-n 5`), long
+//! options with `=value` or a separate value, unambiguous prefixes of long options
+//! (`--rec` for `--recursive`, as getopt_long and git accept), and `--` ending options.
+
+use std::borrow::Cow;
+
+/// One program's options. Long names are written without dashes.
+#[derive(Clone, Copy, Debug)]
+pub struct Grammar {
+    /// Short options that take no value.
+    pub short: &'static str,
+    /// Short options that take a value (`-o FILE`, `-oFILE`).
+    pub short_value: &'static str,
+    /// Long options that take no value.
+    pub long: &'static [&'static str],
+    /// Long options that take a value (`--output FILE`, `--output=FILE`).
+    pub long_value: &'static [&'static str],
+    /// Options after the first operand are operands (POSIX order, as `find`, `ssh`, `sh`,
+    /// interpreters and wrappers read them); otherwise options may follow operands (GNU).
+    pub posix: bool,
+}
+
+impl Grammar {
+    /// A grammar with no options at all: every word is an operand.
+    pub const NONE: Grammar = Grammar {
+        short: "",
+        short_value: "",
+        long: &[],
+        long_value: &[],
+        posix: false,
+    };
+}
+
+/// An option found on a command line: its canonical name (one character for a short option,
+/// the full long name for a long one, even when it was abbreviated) and its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opt<'a> {
+    pub name: Cow<'static, str>,
+    pub value: Option<Cow<'a, str>>,
+}
+
+/// A command line read through a [`Grammar`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Args<'a> {
+    pub opts: Vec<Opt<'a>>,
+    pub operands: Vec<Cow<'a, str>>,
+    /// Options the grammar does not know (kept, by their spelling without dashes). Unknown
+    /// short options are taken as flags; an unknown long option as a flag, its `=value` kept.
+    pub unknown: Vec<Cow<'a, str>>,
+}
+
+impl<'a> Args<'a> {
+    /// Whether option `name` (a short letter or a full long name) was given.
+    pub fn has(&self, name: &str) -> bool {
+        self.opts.iter().any(|o| o.name == name)
+    }
+
+    /// Whether any of the names was given.
+    pub fn any(&self, names: &[&str]) -> bool {
+        names.iter().any(|n| self.has(n))
+    }
+
+    /// The last value of option `name`.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.opts
+            .iter()
+            .rev()
+            .find(|o| o.name == name)
+            .and_then(|o| o.value.as_deref())
+    }
+
+    /// Every value of options named in `names`, in order.
+    pub fn values<'s>(&'s self, names: &'s [&'s str]) -> impl Iterator<Item = &'s str> + 's {
+        self.opts
+            .iter()
+            .filter(move |o| names.contains(&&*o.name))
+            .filter_map(|o| o.value.as_deref())
+    }
+}
+
+/// The long option a spelling stands for: an exact name, else the only name it is a prefix
+/// of. `None` when unknown or ambiguous (getopt_long refuses both).
+fn long_name(g: &Grammar, spelled: &str) -> Option<(&'static str, bool)> {
+    let all = g
+        .long
+        .iter()
+        .map(|n| (*n, false))
+        .chain(g.long_value.iter().map(|n| (*n, true)));
+    let mut found = None;
+    for (name, takes) in all {
+        if name == spelled {
+            return Some((name, takes));
+        }
+        if name.starts_with(spelled) && !spelled.is_empty() {
+            if found.is_some() {
+                // Ambiguous: still, when every candidate agrees on taking a value, treat it
+                // as the first (the effect is read from the set of names anyway).
+                return None;
+            }
+            found = Some((name, takes));
+        }
+    }
+    found
+}
+
+/// Read `words` (the arguments after the program name) through `g`.
+pub fn read<'a>(g: &Grammar, words: &[Cow<'a, str>]) -> Args<'a> {
+    let mut out = Args::default();
+    let mut k = 0;
+    let mut only_operands = false;
+    while let Some(word) = words.get(k) {
+        k += 1;
+        if only_operands {
+            out.operands.push(word.clone());
+            continue;
+        }
+        let w: &str = word;
+        if w == "--" {
+            only_operands = true;
+            continue;
+        }
+        if let Some(long) = w.strip_prefix("--") {
+            let (spelled, inline) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            match long_name(g, spelled) {
+                Some((name, true)) => {
+                    let value = match inline {
+                        Some(v) => Some(slice(word, w.len() - v.len())),
+                        None => {
+                            k += 1;
+                            words.get(k - 1).cloned()
+                        }
+                    };
+                    out.opts.push(Opt {
+                        name: Cow::Borrowed(name),
+                        value,
+                    });
+                }
+                Some((name, false)) => out.opts.push(Opt {
+                    name: Cow::Borrowed(name),
+                    value: inline.map(|v| slice(word, w.len() - v.len())),
+                }),
+                None => out.unknown.push(slice(word, 2)),
+            }
+            continue;
+        }
+        if w.len() > 1 && w.starts_with('-') {
+            let bytes: Vec<char> = w[1..].chars().collect();
+            let mut i = 0;
+            while let Some(&c) = bytes.get(i) {
+                i += 1;
+                if g.short_value.contains(c) {
+                    let rest: String = bytes[i..].iter().collect();
+                    let value = if rest.is_empty() {
+                        k += 1;
+                        words.get(k - 1).cloned()
+                    } else {
+                        Some(Cow::Owned(rest))
+                    };
+                    out.opts.push(Opt {
+                        name: Cow::Owned(c.to_string()),
+                        value,
+                    });
+                    break;
+                }
+                if !g.short.contains(c) {
+                    out.unknown.push(Cow::Owned(c.to_string()));
+                }
+                out.opts.push(Opt {
+                    name: Cow::Owned(c.to_string()),
+                    value: None,
+                });
+            }
+            continue;
+        }
+        out.operands.push(word.clone());
+        if g.posix {
+            only_operands = true;
+        }
+    }
+    out
+}
+
+fn slice<'a>(word: &Cow<'a, str>, from: usize) -> Cow<'a, str> {
+    match word {
+        Cow::Borrowed(s) => Cow::Borrowed(&s[from..]),
+        Cow::Owned(s) => Cow::Owned(s[from..].to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RM: Grammar = Grammar {
+        short: "fiIrRdv",
+        short_value: "",
+        long: &[
+            "force",
+            "interactive",
+            "recursive",
+            "dir",
+            "verbose",
+            "no-preserve-root",
+            "preserve-root",
+            "one-file-system",
+        ],
+        long_value: &[],
+        posix: false,
+    };
+
+    fn words(s: &str) -> Vec<Cow<'static, str>> {
+        s.split_whitespace()
+            .map(|w| Cow::Owned(w.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn bundles_prefixes_and_double_dash() {
+        let a = read(&RM, &words("-rf --no-pres x -- -y"));
+        assert!(a.has("r") && a.has("f") && a.has("no-preserve-root"));
+        assert_eq!(a.operands, vec!["x", "-y"]);
+        let a = read(&RM, &words("--rec --forc dir"));
+        assert!(a.has("recursive") && a.has("force"));
+        assert_eq!(a.operands, vec!["dir"]);
+        // `--pre` is a prefix of one name only: preserve-root.
+        assert!(read(&RM, &words("--pre")).has("preserve-root"));
+        // Ambiguous prefixes are unknown, as getopt_long refuses them.
+        let a = read(&RM, &words("--in x"));
+        assert!(a.has("interactive"));
+        let a = read(&RM, &words("--xyz x"));
+        assert_eq!(a.unknown, vec!["xyz"]);
+        const TWO: Grammar = Grammar {
+            short: "",
+            short_value: "",
+            long: &["force", "format"],
+            long_value: &[],
+            posix: false,
+        };
+        assert_eq!(read(&TWO, &words("--fo")).unknown, vec!["fo"]);
+        assert!(read(&TWO, &words("--forc")).has("force"));
+    }
+
+    #[test]
+    fn values_attached_separate_and_inline() {
+        const SORT: Grammar = Grammar {
+            short: "nru",
+            short_value: "ok",
+            long: &["numeric-sort", "reverse", "unique"],
+            long_value: &["output", "key"],
+            posix: false,
+        };
+        let a = read(&SORT, &words("-nofile in"));
+        assert_eq!(a.value("o"), Some("file"));
+        assert_eq!(a.operands, vec!["in"]);
+        let a = read(&SORT, &words("-o out in --out=x --k 2"));
+        assert_eq!(a.value("o"), Some("out"));
+        assert_eq!(a.value("output"), Some("x"));
+        assert_eq!(a.value("key"), Some("2"));
+        assert_eq!(a.operands, vec!["in"]);
+    }
+
+    #[test]
+    fn posix_order_stops_at_the_first_operand() {
+        const SH: Grammar = Grammar {
+            short: "ceix",
+            short_value: "o",
+            long: &[],
+            long_value: &[],
+            posix: true,
+        };
+        let a = read(&SH, &words("-e script.sh -c x"));
+        assert_eq!(a.operands, vec!["script.sh", "-c", "x"]);
+    }
+}

@@ -1,0 +1,93 @@
+//! What an action does, to what, and where: every tool call read into a list of
+//! [`Effect`]s (an [`Act`] at a resolved location of a [`Place`] class), the input the spec's
+//! `effects` × `locations` rules match.
+//!
+//! Shell commands are read from the bounded parser's simple commands ([`crate::shell`]):
+//! each through the command model ([`programs`]: option grammars with getopt semantics,
+//! which operands are targets, what the program does to them), redirections as writes, `cd`
+//! followed within the line, `find -exec` and `xargs` bound to the paths their producer names,
+//! a download piped or substituted into an interpreter as `remote_exec`. Each target is
+//! resolved as the shell would and classed ([`places`]). What cannot be fully read is
+//! `opaque`: never less than the spec's tier for it, and at the protected places its text
+//! names.
+
+mod getopt;
+pub mod places;
+mod programs;
+mod shell;
+
+pub use shell::{effects_of_line, effects_of_parsed};
+
+use std::borrow::Cow;
+
+pub use gate_spec::effect::{Act, Place};
+pub use places::Where;
+
+/// One thing an action does: an act at a place, with the resolved location (or the text
+/// the location was given as, when it could not be resolved).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Effect {
+    pub act: Act,
+    pub place: Place,
+    /// The resolved path (absolute, normalised), a remote, or the target as written.
+    pub target: String,
+}
+
+/// A simple command as the command model sees it: the program's base name, its arguments
+/// (unquoted), and what it reads on standard input when the line says (a here-string, a
+/// here-document, or the words of an `echo`/`printf` piped into it).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cmd<'c, 'a> {
+    pub program: &'c str,
+    pub args: &'c [Cow<'a, str>],
+    pub stdin: Option<&'c str>,
+}
+
+/// What a program model writes: effects on targets as written (resolved by the caller
+/// against the line's working directory), and shell code to analyse in turn.
+#[derive(Debug, Default)]
+pub(crate) struct Sink {
+    pub(crate) raw: Vec<(Act, RawTarget)>,
+    /// Shell code the command runs (`python -c "os.system('rm -rf /')"` → `rm -rf /`).
+    pub(crate) scripts: Vec<String>,
+}
+
+/// A target as a program model names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RawTarget {
+    /// A path as written on the command line.
+    Path(String),
+    /// A class, without a path (a remote, nowhere).
+    Place(Place),
+}
+
+impl Sink {
+    /// `act` on the path `target` as written.
+    pub(crate) fn path(&mut self, act: Act, target: &str) {
+        self.raw.push((act, RawTarget::Path(target.to_string())));
+    }
+
+    /// `act` at a place with no path (`remote`, `none`, `unknown`).
+    pub(crate) fn place(&mut self, act: Act, place: Place) {
+        self.raw.push((act, RawTarget::Place(place)));
+    }
+
+    /// `act` with no location.
+    pub(crate) fn none(&mut self, act: Act) {
+        self.place(act, Place::Nowhere);
+    }
+
+    /// Shell code the command runs, analysed as if it were on the line.
+    pub(crate) fn script(&mut self, code: &str) {
+        self.scripts.push(code.to_string());
+    }
+
+    /// Code the model cannot follow: `opaque`, and `opaque` at every protected place the
+    /// text names (so that a script that mentions `.claude/` is never read as harmless).
+    pub(crate) fn opaque(&mut self, text: &str) {
+        self.none(Act::Opaque);
+        for place in places::named_in(text) {
+            self.place(Act::Opaque, place);
+        }
+    }
+}

@@ -1,0 +1,788 @@
+//! Locations: a target as written, resolved as the shell would (working directory, `~`,
+//! `~user`, `$HOME`, `$PWD`, `$OLDPWD`, `${VAR:?}`, `.`/`..`/`//`, braces), and classed into a
+//! [`Place`]. Globs are expanded symbolically: a wildcard level means everything at that
+//! level, and a pattern that could match a protected name (`.cl*` and `.claude`) is classed
+//! as that name. Names are compared case-insensitively (macOS and Windows file systems are).
+
+use gate_spec::effect::Place;
+
+/// Where the action happens: the directories a target is resolved against, and gate's own
+/// locations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Where {
+    /// The working directory of the command (the payload's `cwd`); `cd` within a line moves
+    /// from here.
+    pub cwd: String,
+    /// The project root: the payload's `cwd` (the directory the agent was started in).
+    pub project: String,
+    /// The user's home directory.
+    pub home: String,
+    /// gate's own absolute locations beyond the names every project and home has (its home
+    /// and state directory, its config directory, the binary, runtimes' settings homes such
+    /// as `$CODEX_HOME`): each a directory or file; everything under a directory counts.
+    pub gate: Vec<String>,
+}
+
+impl Where {
+    /// A context for `cwd`, with home and gate's locations taken from the environment.
+    pub fn from_env(cwd: &str) -> Where {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let home = var("HOME").unwrap_or_default();
+        let mut gate = Vec::new();
+        let mut push = |p: Option<String>| {
+            if let Some(p) = p {
+                if p.starts_with('/') {
+                    gate.push(normalise(&p));
+                }
+            }
+        };
+        push(var("GATE_HOME"));
+        push(var("GATE_DB"));
+        push(var("XDG_STATE_HOME").map(|s| format!("{s}/gate")));
+        push(var("XDG_CONFIG_HOME").map(|s| format!("{s}/gate")));
+        push(var("CODEX_HOME"));
+        push(var("GEMINI_CLI_HOME"));
+        push(var("COPILOT_HOME"));
+        push(var("CLAUDE_CONFIG_DIR"));
+        push(
+            std::env::current_exe()
+                .ok()
+                .and_then(|p| p.to_str().map(str::to_string)),
+        );
+        Where {
+            cwd: cwd.to_string(),
+            project: cwd.to_string(),
+            home,
+            gate,
+        }
+    }
+}
+
+/// Directory names that hold a runtime's hook settings or gate's own config, wherever they
+/// are (project or home): any non-read effect on them or below is on gate.
+const GATE_DIRS: &[&str] = &[".claude", ".codex", ".gemini", ".copilot", ".gate"];
+/// Files under home that are gate's or a runtime's settings.
+const GATE_HOME_FILES: &[&str] = &[".claude.json", ".gate"];
+/// Paths under home that are gate's state or config.
+const GATE_HOME_PATHS: &[&[&str]] = &[
+    &[".local", "state", "gate"],
+    &[".config", "gate"],
+    &[".cargo", "bin", "gate"],
+    &[".local", "bin", "gate"],
+];
+/// Version-control metadata.
+const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".jj", ".bzr"];
+/// Secret files and directories, by name (at any depth).
+const SECRET_NAMES: &[&str] = &[
+    ".env",
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".pypirc",
+    ".npmrc",
+    ".kube",
+    ".azure",
+    ".password-store",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "credentials",
+    "credentials.json",
+    "secrets.json",
+    "secrets.yaml",
+    "secrets.yml",
+    "service-account.json",
+    "gate.key",
+];
+/// Secret files by suffix.
+const SECRET_SUFFIXES: &[&str] = &[".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"];
+/// `.env` variants that hold no secrets.
+const ENV_TEMPLATES: &[&str] = &["example", "sample", "template", "dist", "defaults"];
+/// Rebuildable outputs, by directory name (at any depth inside the project).
+const OUTPUT_DIRS: &[&str] = &[
+    "target",
+    "node_modules",
+    "dist",
+    "build",
+    "out",
+    ".next",
+    ".nuxt",
+    ".svelte-kit",
+    ".turbo",
+    ".parcel-cache",
+    ".cache",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".tox",
+    ".nox",
+    ".venv",
+    "venv",
+    "coverage",
+    ".coverage",
+    "htmlcov",
+    ".gradle",
+    ".dart_tool",
+    "bower_components",
+    ".terraform",
+    "_build",
+    "deps",
+    "tmp",
+];
+/// Top-level system directories.
+const SYSTEM_DIRS: &[&str] = &[
+    "etc",
+    "usr",
+    "bin",
+    "sbin",
+    "lib",
+    "lib32",
+    "lib64",
+    "libx32",
+    "boot",
+    "var",
+    "opt",
+    "sys",
+    "proc",
+    "srv",
+    "root",
+    "snap",
+    "run",
+    "nix",
+    "System",
+    "Library",
+    "Applications",
+    "private",
+    "Windows",
+    "mnt",
+    "media",
+];
+/// Devices that are not storage.
+const HARMLESS_DEVICES: &[&str] = &[
+    "null", "zero", "tty", "stdin", "stdout", "stderr", "fd", "random", "urandom", "full", "ptmx",
+    "pts",
+];
+
+/// A path resolved against a [`Where`]: its components from the root, and whether it could be
+/// resolved at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    /// Normalised absolute components (no `.`, `..` or empty ones). Glob components are kept.
+    pub parts: Vec<String>,
+    /// The root could not be resolved (`$DIR/x`, `$(pwd)/x`): `parts` hold what follows it.
+    pub unknown_root: bool,
+}
+
+impl Resolved {
+    pub fn display(&self) -> String {
+        let tail = self.parts.join("/");
+        if self.unknown_root {
+            format!("?/{tail}")
+        } else {
+            format!("/{tail}")
+        }
+    }
+}
+
+/// Most alternatives a brace expression expands to; beyond it the word is kept unexpanded.
+const MAX_BRACES: usize = 64;
+
+/// Expand `{a,b}` alternatives (nested too), as bash does before anything else. A word with
+/// no comma-separated group is returned as it is.
+pub fn braces(word: &str) -> Vec<String> {
+    let mut out = vec![word.to_string()];
+    let mut done = Vec::new();
+    let mut rounds = 0;
+    while let Some(w) = out.pop() {
+        rounds += 1;
+        match brace_group(&w) {
+            Some((open, close, alts)) if rounds < 4 * MAX_BRACES => {
+                for alt in alts {
+                    out.push(format!("{}{}{}", &w[..open], alt, &w[close + 1..]));
+                }
+            }
+            _ => done.push(w),
+        }
+        if done.len() + out.len() > MAX_BRACES {
+            return vec![word.to_string()];
+        }
+    }
+    done.reverse();
+    done
+}
+
+/// The first `{…}` group with a top-level comma: its bounds and its alternatives.
+fn brace_group(w: &str) -> Option<(usize, usize, Vec<&str>)> {
+    let b = w.as_bytes();
+    let mut start = 0;
+    while let Some(off) = w[start..].find('{') {
+        let open = start + off;
+        if open > 0 && b[open - 1] == b'$' {
+            start = open + 1;
+            continue;
+        }
+        let mut depth = 0;
+        let mut commas = Vec::new();
+        for (i, &c) in b.iter().enumerate().skip(open) {
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if commas.is_empty() {
+                            break;
+                        }
+                        let mut alts = Vec::new();
+                        let mut from = open + 1;
+                        for &c in &commas {
+                            alts.push(&w[from..c]);
+                            from = c + 1;
+                        }
+                        alts.push(&w[from..i]);
+                        return Some((open, i, alts));
+                    }
+                }
+                b',' if depth == 1 => commas.push(i),
+                _ => {}
+            }
+        }
+        start = open + 1;
+    }
+    None
+}
+
+/// Resolve a target as written against `cwd` (already absolute) and `home`. `vars` are
+/// assignments made earlier on the line.
+pub fn resolve(text: &str, cwd: &str, home: &str, oldpwd: Option<&str>) -> Resolved {
+    let mut unknown_root = false;
+    let expanded: String;
+    let mut t = text;
+    // `~`, `~/…`, `~user/…`.
+    if let Some(rest) = t.strip_prefix('~') {
+        let (user, tail) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
+        };
+        expanded = match user {
+            "" => format!("{home}{tail}"),
+            "+" => format!("{cwd}{tail}"),
+            "-" => format!("{}{tail}", oldpwd.unwrap_or("$OLDPWD")),
+            "root" => format!("/root{tail}"),
+            u => format!("/home/{u}{tail}"),
+        };
+        t = &expanded;
+    }
+    let expanded2;
+    if t.contains('$') || t.contains('`') {
+        let (s, unknown) = expand_vars(t, cwd, home, oldpwd);
+        expanded2 = s;
+        t = &expanded2;
+        unknown_root = unknown;
+    }
+    let absolute = t.starts_with('/');
+    let mut parts: Vec<String> = Vec::new();
+    if !absolute && !unknown_root {
+        parts.extend(cwd.split('/').filter(|s| !s.is_empty()).map(str::to_string));
+    }
+    for comp in t.split('/') {
+        match comp {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() && unknown_root {
+                    // `$X/..`: still unknown.
+                }
+            }
+            c => parts.push(c.to_string()),
+        }
+    }
+    Resolved {
+        parts,
+        unknown_root,
+    }
+}
+
+/// Replace known variables; anything else (or a substitution) makes the root unknown and
+/// keeps only what follows the last unknown part.
+fn expand_vars(t: &str, cwd: &str, home: &str, oldpwd: Option<&str>) -> (String, bool) {
+    let mut out = String::new();
+    let mut unknown = false;
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'`' {
+            let end = t[i + 1..]
+                .find('`')
+                .map(|e| i + 1 + e + 1)
+                .unwrap_or(b.len());
+            out.clear();
+            unknown = true;
+            i = end;
+            continue;
+        }
+        if c != b'$' {
+            out.push(c as char);
+            i += 1;
+            continue;
+        }
+        let rest = &t[i + 1..];
+        let (name, len) = if let Some(inner) = rest.strip_prefix('{') {
+            let end = inner.find('}').unwrap_or(inner.len());
+            let body = &inner[..end];
+            let name_end = body
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(body.len());
+            (&body[..name_end], end + 2)
+        } else if rest.starts_with('(') {
+            // `$(…)`: find the matching parenthesis.
+            let mut depth = 0;
+            let mut end = rest.len();
+            for (k, ch) in rest.char_indices() {
+                match ch {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = k + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            ("", end)
+        } else {
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            (&rest[..end], end)
+        };
+        let value = match name {
+            "HOME" => Some(home),
+            "PWD" => Some(cwd),
+            "OLDPWD" => oldpwd,
+            "TMPDIR" | "TMP" | "TEMP" => Some("/tmp"),
+            _ => None,
+        };
+        match value {
+            Some(v) => out.push_str(v),
+            None => {
+                out.clear();
+                unknown = true;
+            }
+        }
+        i += 1 + len;
+    }
+    (out, unknown)
+}
+
+/// Normalise an absolute path lexically (`//`, `.`, `..`).
+pub fn normalise(p: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in p.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+/// Whether a component has glob characters (including extglob groups).
+pub fn is_glob(comp: &str) -> bool {
+    comp.contains(['*', '?', '['])
+}
+
+/// Whether a glob component matches everything at its level (`*`, `**`, `.*` plus `*`,
+/// `*(…)`): deleting it deletes the parent's contents.
+fn is_everything(comp: &str) -> bool {
+    !comp.is_empty()
+        && comp
+            .chars()
+            .all(|c| matches!(c, '*' | '?' | '(' | ')' | '|' | '@' | '+' | '!'))
+        && comp.contains('*')
+}
+
+/// Whether glob component `pat` could match the (lower-case) name `name`. Extglob groups
+/// are widened to `*`; as in bash, a name's leading dot is matched only by a leading dot.
+fn could_match(pat: &str, name: &str) -> bool {
+    if name.starts_with('.') && !pat.starts_with('.') {
+        return false;
+    }
+    let mut p = String::with_capacity(pat.len());
+    let mut chars = pat.chars().peekable();
+    while let Some(c) = chars.next() {
+        if matches!(c, '?' | '*' | '+' | '@' | '!') && chars.peek() == Some(&'(') {
+            // Skip the group.
+            let mut depth = 0;
+            for d in chars.by_ref() {
+                match d {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            p.push('*');
+            continue;
+        }
+        p.push(c.to_ascii_lowercase());
+    }
+    glob_match::glob_match(&p, name)
+}
+
+/// Whether component `comp` (literal or glob) is, or could be, one of `names`.
+fn names_any(comp: &str, names: &[&str]) -> bool {
+    if is_everything(comp) {
+        // `*` is everything at its level: classed by its parent, not by the names it matches.
+        return false;
+    }
+    if is_glob(comp) {
+        names
+            .iter()
+            .any(|n| could_match(comp, &n.to_ascii_lowercase()))
+    } else {
+        names.iter().any(|n| comp.eq_ignore_ascii_case(n))
+    }
+}
+
+fn is_secret_name(comp: &str) -> bool {
+    if names_any(comp, SECRET_NAMES) {
+        return true;
+    }
+    let lower = comp.to_ascii_lowercase();
+    if let Some(variant) = lower.strip_prefix(".env.") {
+        return !ENV_TEMPLATES.contains(&variant);
+    }
+    if is_everything(comp) {
+        return false;
+    }
+    if is_glob(comp) {
+        // `.env*`, `*.pem`: could it name a secret?
+        return could_match(comp, ".env.local")
+            || SECRET_SUFFIXES
+                .iter()
+                .any(|s| could_match(comp, &format!("x{s}")) && !is_everything(comp));
+    }
+    SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s))
+        || lower.starts_with("id_rsa")
+        || lower.starts_with("id_ed25519")
+}
+
+fn parts_of(p: &str) -> Vec<&str> {
+    p.split('/').filter(|s| !s.is_empty()).collect()
+}
+
+/// `prefix` is a leading run of `parts` (compared case-insensitively; glob components of
+/// `parts` may stand for the prefix's names).
+fn starts_with(parts: &[String], prefix: &[&str]) -> bool {
+    parts.len() >= prefix.len()
+        && parts.iter().zip(prefix).all(|(a, b)| {
+            a.eq_ignore_ascii_case(b) || (is_glob(a) && could_match(a, &b.to_ascii_lowercase()))
+        })
+}
+
+/// `parts` is a strict ancestor of `dir` (or equal to it), or a glob level inside an
+/// ancestor that means everything (`/home/*` holds `/home/u/proj`).
+fn covers(parts: &[String], dir: &[&str]) -> bool {
+    if parts.len() > dir.len() {
+        return false;
+    }
+    parts.iter().zip(dir).all(|(a, b)| {
+        a.eq_ignore_ascii_case(b) || (is_glob(a) && could_match(a, &b.to_ascii_lowercase()))
+    })
+}
+
+/// Everything at the level below `dir`: `dir` itself, or `dir/*`.
+fn is_contents(parts: &[String], dir: &[&str]) -> bool {
+    parts.len() == dir.len() && starts_with(parts, dir)
+        || parts.len() == dir.len() + 1
+            && starts_with(parts, dir)
+            && is_everything(&parts[dir.len()])
+}
+
+/// The class of a resolved path.
+pub fn classify(r: &Resolved, at: &Where) -> Place {
+    let parts = &r.parts;
+    // Names that make a location protected wherever they appear.
+    let gate_named = parts.iter().any(|c| names_any(c, GATE_DIRS))
+        || parts
+            .windows(2)
+            .any(|w| names_any(&w[0], &[".github"]) && names_any(&w[1], &["hooks"]));
+    if gate_named {
+        return Place::Gate;
+    }
+    if r.unknown_root {
+        if parts.iter().any(|c| is_secret_name(c)) {
+            return Place::Secrets;
+        }
+        if parts.iter().any(|c| names_any(c, VCS_DIRS)) {
+            return Place::Vcs;
+        }
+        if parts.iter().any(|c| c.eq_ignore_ascii_case("gate.db")) {
+            return Place::Gate;
+        }
+        return Place::Unknown;
+    }
+    let home = parts_of(&at.home);
+    let project = parts_of(&at.project);
+    // The root, or everything in it.
+    if parts.is_empty() || (parts.len() == 1 && is_everything(&parts[0])) {
+        return Place::Root;
+    }
+    // Home itself, everything in it, or an ancestor of it.
+    if !home.is_empty() && parts.len() <= home.len() && covers(parts, &home)
+        || !home.is_empty() && is_contents(parts, &home)
+    {
+        return Place::Home;
+    }
+    for g in &at.gate {
+        let g = parts_of(g);
+        if !g.is_empty() && (starts_with(parts, &g) || covers(parts, &g)) {
+            return Place::Gate;
+        }
+    }
+    if !home.is_empty() {
+        if let Some(below) = parts
+            .get(home.len()..)
+            .filter(|_| starts_with(parts, &home))
+        {
+            let below: Vec<&str> = below.iter().map(String::as_str).collect();
+            if below.len() == 1 && names_any(below[0], GATE_HOME_FILES) {
+                return Place::Gate;
+            }
+            for gp in GATE_HOME_PATHS {
+                let b: Vec<String> = below.iter().map(|s| s.to_string()).collect();
+                if starts_with(&b, gp) || (!b.is_empty() && covers(&b, gp)) {
+                    return Place::Gate;
+                }
+            }
+        }
+    }
+    if parts.iter().any(|c| is_secret_name(c)) {
+        return Place::Secrets;
+    }
+    if parts.iter().any(|c| names_any(c, VCS_DIRS)) {
+        return Place::Vcs;
+    }
+    if parts.first().is_some_and(|c| c == "dev") {
+        return match parts.get(1) {
+            Some(d) if !is_glob(d) && (HARMLESS_DEVICES.contains(&d.as_str())) => Place::Nowhere,
+            _ => Place::Device,
+        };
+    }
+    // Home, everything in it, or an ancestor of it (`/home`, `/home/*`).
+    let in_project = !project.is_empty() && starts_with(parts, &project);
+    if !home.is_empty() && (is_contents(parts, &home) || covers(parts, &home) && !in_project) {
+        // `covers` also holds for an ancestor of the project inside home: still home's
+        // contents are at stake only when the path is home or above.
+        if parts.len() <= home.len() {
+            return Place::Home;
+        }
+    }
+    if parts.first().is_some_and(|c| c == "home" || c == "Users") && parts.len() <= 2 {
+        return Place::Home;
+    }
+    if parts.len() == 2 && parts[0] == "home" && !home.is_empty() && !starts_with(parts, &home) {
+        return Place::Home;
+    }
+    // The project root, everything in it, or an ancestor of it.
+    if !project.is_empty() && (is_contents(parts, &project) || covers(parts, &project)) {
+        return Place::Project;
+    }
+    if in_project {
+        let below = &parts[project.len()..];
+        if below
+            .iter()
+            .any(|c| names_any(c, OUTPUT_DIRS) && !is_everything(c))
+        {
+            return Place::Outputs;
+        }
+        return Place::Source;
+    }
+    if !home.is_empty() && starts_with(parts, &home) {
+        let first = &parts[home.len()];
+        if first.starts_with('.') || (is_glob(first) && could_match(first, ".bashrc")) {
+            return Place::Dotfiles;
+        }
+        return Place::Outside;
+    }
+    let top = parts[0].as_str();
+    if matches!(top, "tmp") || parts.starts_with(&["var".into(), "tmp".into()]) {
+        return Place::Temp;
+    }
+    if parts.len() >= 2 && parts[0] == "dev" && parts[1] == "shm" {
+        return Place::Temp;
+    }
+    if SYSTEM_DIRS.iter().any(|d| top.eq_ignore_ascii_case(d))
+        || (is_glob(top)
+            && SYSTEM_DIRS
+                .iter()
+                .any(|d| could_match(top, &d.to_ascii_lowercase())))
+    {
+        return Place::System;
+    }
+    Place::Outside
+}
+
+/// Resolve and class a target as written.
+pub fn place_of(text: &str, cwd: &str, oldpwd: Option<&str>, at: &Where) -> (Place, String) {
+    let r = resolve(text, cwd, &at.home, oldpwd);
+    (classify(&r, at), r.display())
+}
+
+/// The protected places a text names anywhere in it (for code the model cannot follow).
+pub fn named_in(text: &str) -> Vec<Place> {
+    let lower = text.to_ascii_lowercase();
+    let mut out = Vec::new();
+    let gate_words = [
+        ".claude",
+        ".codex",
+        ".gemini",
+        ".copilot",
+        ".gate",
+        "github/hooks",
+        "gate.db",
+        "gate.key",
+        "state/gate",
+        "config/gate",
+    ];
+    if gate_words.iter().any(|w| lower.contains(w)) {
+        out.push(Place::Gate);
+    }
+    let secret_words = [
+        ".env",
+        ".ssh",
+        ".aws",
+        "id_rsa",
+        "id_ed25519",
+        ".pem",
+        ".netrc",
+    ];
+    if secret_words.iter().any(|w| lower.contains(w)) {
+        out.push(Place::Secrets);
+    }
+    if lower.contains(".git/") || lower.ends_with(".git") {
+        out.push(Place::Vcs);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at() -> Where {
+        Where {
+            cwd: "/home/u/proj".into(),
+            project: "/home/u/proj".into(),
+            home: "/home/u".into(),
+            gate: vec!["/opt/gate-home".into()],
+        }
+    }
+
+    fn place(t: &str) -> Place {
+        let w = at();
+        place_of(t, &w.cwd, Some("/home/u"), &w).0
+    }
+
+    #[test]
+    fn spellings_of_gate_and_settings() {
+        for t in [
+            ".claude/settings.json",
+            ".claude//settings.json",
+            ".claude/./settings.json",
+            "./.CLAUDE/settings.json",
+            ".cl*/settings.json",
+            ".claude",
+            ".c?aude",
+            "~/.claude.json",
+            "~/.codex/hooks.json",
+            "$HOME/.gemini/settings.json",
+            "${HOME:?}/.copilot",
+            "/home/u/proj/.github/hooks/gate.json",
+            "~/.local/state/gate/gate.db",
+            "~/.config/gate/config.toml",
+            "/opt/gate-home/gate.db",
+            "$DIR/.claude/settings.json",
+            "src/../.gate/config.toml",
+            ".*",
+        ] {
+            assert_eq!(place(t), Place::Gate, "{t}");
+        }
+    }
+
+    #[test]
+    fn classes() {
+        let cases = [
+            ("/", Place::Root),
+            ("/*", Place::Root),
+            ("//", Place::Root),
+            ("/..", Place::Root),
+            ("~", Place::Home),
+            ("~/", Place::Home),
+            ("~/*", Place::Home),
+            ("$HOME", Place::Home),
+            ("${HOME}/", Place::Home),
+            ("/home", Place::Home),
+            ("/home/*", Place::Home),
+            ("~bob", Place::Home),
+            ("../..", Place::Home),
+            ("~/.bashrc", Place::Dotfiles),
+            ("~/.config/nvim/init.lua", Place::Dotfiles),
+            ("~/.ssh/id_rsa", Place::Secrets),
+            (".env", Place::Secrets),
+            (".env.production", Place::Secrets),
+            (".env.example", Place::Source),
+            ("certs/server.pem", Place::Secrets),
+            (".git", Place::Vcs),
+            (".git/config", Place::Vcs),
+            ("/etc/passwd", Place::System),
+            ("/usr/*", Place::System),
+            ("/dev/sda", Place::Device),
+            ("/dev/null", Place::Nowhere),
+            (".", Place::Project),
+            ("./", Place::Project),
+            ("*", Place::Project),
+            ("./*", Place::Project),
+            ("$PWD", Place::Project),
+            ("..", Place::Home),
+            ("../sibling", Place::Outside),
+            ("/home/u/proj", Place::Project),
+            ("/home/u/proj/target", Place::Outputs),
+            ("target/debug", Place::Outputs),
+            ("crates/a/node_modules", Place::Outputs),
+            ("src/main.rs", Place::Source),
+            ("src/*", Place::Source),
+            ("*.log", Place::Source),
+            ("/tmp/x", Place::Temp),
+            ("/var/tmp/x", Place::Temp),
+            ("~/other/x", Place::Outside),
+            ("$DIR", Place::Unknown),
+            ("$(pwd)/x", Place::Unknown),
+        ];
+        for (t, want) in cases {
+            assert_eq!(place(t), want, "{t}");
+        }
+    }
+
+    #[test]
+    fn braces_expand() {
+        assert_eq!(braces("{/,~}"), vec!["/", "~"]);
+        assert_eq!(braces("a{b,c{d,e}}f"), vec!["abf", "acdf", "acef"]);
+        assert_eq!(braces("${HOME}"), vec!["${HOME}"]);
+        assert_eq!(braces("x{a}"), vec!["x{a}"]);
+    }
+}

@@ -1,0 +1,77 @@
+//! The command model: for each program, its option grammar, which operands are targets, and
+//! what it does to them. One file per family of programs; [`model`] asks each in turn.
+//!
+//! A family's `model` returns `false` for a program it does not know, and otherwise writes the
+//! command's effects into the [`Sink`]: paths as written (the caller resolves them), acts
+//! without a location, nested shell code to analyse (`python -c "os.system('…')"`), or
+//! `opaque` for code it cannot follow. See docs/commands.md for how to add a program.
+
+use super::{Cmd, Sink};
+use gate_spec::effect::Act;
+
+mod cloud;
+mod database;
+mod files;
+mod interpreters;
+mod network;
+mod packages;
+mod system;
+mod vcs;
+mod windows;
+
+/// The families, asked in order; the first that knows the program models it.
+const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
+    files::model,
+    vcs::model,
+    network::model,
+    system::model,
+    packages::model,
+    cloud::model,
+    database::model,
+    interpreters::model,
+    windows::model,
+];
+
+/// Read one simple command into effects. Programs no family knows run with unknown effect
+/// (`exec`, nowhere): most commands of a session (`make`, `pytest`, `./run.sh`) are such, and
+/// uncertainty about them is expressed by the spec's tier for `exec`, not raised here.
+pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    if !FAMILIES.iter().any(|family| family(cmd, out)) {
+        out.none(Act::Exec);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! What the family tests share: a line's effects as `act@place` strings.
+
+    use crate::effects::{effects_of_line, Where};
+
+    /// The context every family test runs in.
+    pub(crate) fn at() -> Where {
+        Where {
+            cwd: "/home/u/proj".into(),
+            project: "/home/u/proj".into(),
+            home: "/home/u".into(),
+            gate: vec!["/home/u/.local/state/gate".into()],
+        }
+    }
+
+    /// The line's effects, each as `act@place`, sorted and deduplicated.
+    pub(crate) fn effects(line: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        effects_of_line(line, &at(), &mut out);
+        let mut v: Vec<String> = out
+            .iter()
+            .map(|e| format!("{}@{}", e.act, e.place))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Whether the line has the effect `act@place`.
+    pub(crate) fn has(line: &str, effect: &str) -> bool {
+        effects(line).iter().any(|e| e == effect)
+    }
+}

@@ -1,0 +1,419 @@
+//! A parsed command line read into effects: each simple command through the command model,
+//! its redirections as writes, `cd` followed in the line, `find -exec`'s `{}` and `xargs`
+//! bound to the paths their producer names, downloads fed to an interpreter as
+//! `remote_exec`, nested code analysed in turn (bounded), and a truncated parse as `opaque`.
+
+use std::borrow::Cow;
+
+use gate_spec::effect::{Act, Place};
+
+use super::places::{self, Where};
+use super::{programs, Cmd, Effect, RawTarget, Sink};
+use crate::shell::{self, Parsed, SimpleCommand};
+
+/// Deepest nesting of code found inside commands (`python -c "os.system('sh -c …')"`).
+const MAX_NESTING: usize = 4;
+
+/// Programs that run code read from standard input when given no script.
+const STDIN_RUNNERS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "mksh",
+    "ash",
+    "fish",
+    "python",
+    "python2",
+    "python3",
+    "node",
+    "perl",
+    "ruby",
+    "php",
+    "pwsh",
+    "powershell",
+    "bun",
+    "deno",
+    "source",
+    ".",
+    "eval",
+    "osascript",
+    "lua",
+    "Rscript",
+    "tclsh",
+];
+
+/// Effects of a shell command line run in `at.cwd`.
+pub fn effects_of_line(line: &str, at: &Where, out: &mut Vec<Effect>) {
+    let parsed = shell::parse(line);
+    effects_of_parsed(&parsed, line, at, 0, out);
+}
+
+/// Effects of an already parsed line (`line` is its text, for `opaque`).
+pub fn effects_of_parsed(
+    parsed: &Parsed<'_>,
+    line: &str,
+    at: &Where,
+    depth: usize,
+    out: &mut Vec<Effect>,
+) {
+    let mut cwd = at.cwd.clone();
+    let mut oldpwd: Option<String> = None;
+    if parsed.truncated {
+        let mut sink = Sink::default();
+        sink.opaque(line);
+        flush(&sink, &cwd, oldpwd.as_deref(), at, out);
+    }
+    let commands = &parsed.commands;
+    // The commands each command's output feeds (pipes).
+    let feeds = |i: usize| {
+        parsed
+            .pipes
+            .iter()
+            .filter(move |(a, _)| *a == i)
+            .map(|(_, b)| *b)
+    };
+    let fed_by = |i: usize| {
+        parsed
+            .pipes
+            .iter()
+            .filter(move |(_, b)| *b == i)
+            .map(|(a, _)| *a)
+    };
+    for (i, cmd) in commands.iter().enumerate() {
+        let program: &str = &cmd.program;
+        // `cd` at the top level moves the rest of the line.
+        if cmd.depth == 0 && matches!(program, "cd" | "pushd") && !in_substitution(cmd) {
+            let to = cmd
+                .args
+                .iter()
+                .map(|a| &**a)
+                .find(|a| !a.starts_with('-') || *a == "-");
+            let next = match to {
+                None => Some(at.home.clone()),
+                Some("-") => oldpwd.clone(),
+                Some(t) => {
+                    let r = places::resolve(t, &cwd, &at.home, oldpwd.as_deref());
+                    (!r.unknown_root).then(|| r.display())
+                }
+            };
+            oldpwd = Some(cwd.clone());
+            cwd = match next {
+                Some(n) => n,
+                // An unresolvable `cd`: later relative paths are unknown.
+                None => "$CD".to_string(),
+            };
+            continue;
+        }
+        let mut sink = Sink::default();
+        for w in &cmd.writes {
+            let act = if w.op.contains(">>") {
+                Act::Write
+            } else {
+                Act::Overwrite
+            };
+            if w.op == "<>" {
+                sink.path(Act::Write, &w.target);
+            } else {
+                sink.path(act, &w.target);
+            }
+        }
+        let stdin: Option<String> = stdin_text(parsed, i);
+        let args = bound_args(parsed, i, cmd);
+        let view = Cmd {
+            program,
+            args: &args,
+            stdin: stdin.as_deref(),
+        };
+        if program.starts_with('$') || program.starts_with('`') || program.contains("$(") {
+            // The program itself is computed: what runs is unknown.
+            sink.opaque(line);
+        } else if !program.is_empty() {
+            programs::model(&view, &mut sink);
+        }
+        // A command with no operands of its own under xargs/parallel acts on what its
+        // producer names.
+        if cmd.wrappers.iter().any(|w| w == "xargs" || w == "parallel") {
+            let producers: Vec<usize> = fed_by(i).collect();
+            let mut named = Vec::new();
+            for p in producers {
+                named.extend(producer_paths(&commands[p]));
+            }
+            let acts: Vec<Act> = sink
+                .raw
+                .iter()
+                .map(|(a, _)| *a)
+                .filter(|a| is_path_act(*a))
+                .collect();
+            let acts = if acts.is_empty() {
+                // The program's model saw no operand: ask it again with the producer's paths.
+                let mut again = Sink::default();
+                let extra: Vec<Cow<'_, str>> = args
+                    .iter()
+                    .cloned()
+                    .chain(named.iter().map(|n| Cow::Owned(n.clone())))
+                    .collect();
+                let probe = Cmd {
+                    args: &extra,
+                    ..view
+                };
+                programs::model(&probe, &mut again);
+                again
+                    .raw
+                    .iter()
+                    .map(|(a, _)| *a)
+                    .filter(|a| is_path_act(*a))
+                    .collect()
+            } else {
+                acts
+            };
+            for act in acts {
+                if named.is_empty() {
+                    sink.place(act, Place::Unknown);
+                }
+                for n in &named {
+                    sink.path(act, n);
+                }
+            }
+        }
+        // A download fed to an interpreter runs remote code.
+        if sink.raw.iter().any(|(a, _)| *a == Act::Fetch) {
+            let runs_it = feeds(i).any(|j| runs_stdin(&commands[j]))
+                || (in_substitution(cmd) && commands.iter().any(runs_code));
+            if runs_it {
+                sink.none(Act::RemoteExec);
+            }
+        }
+        flush(&sink, &cwd, oldpwd.as_deref(), at, out);
+        if depth < MAX_NESTING {
+            for script in &sink.scripts {
+                let inner = Where {
+                    cwd: cwd.clone(),
+                    ..at.clone()
+                };
+                let parsed = shell::parse(script);
+                effects_of_parsed(&parsed, script, &inner, depth + 1, out);
+            }
+        } else if !sink.scripts.is_empty() {
+            let mut deep = Sink::default();
+            deep.opaque(line);
+            flush(&deep, &cwd, oldpwd.as_deref(), at, out);
+        }
+    }
+    dedup(out);
+}
+
+fn is_path_act(a: Act) -> bool {
+    matches!(
+        a,
+        Act::Read
+            | Act::Write
+            | Act::Overwrite
+            | Act::Delete
+            | Act::Move
+            | Act::Permissions
+            | Act::Link
+    )
+}
+
+fn in_substitution(cmd: &SimpleCommand<'_>) -> bool {
+    cmd.wrappers
+        .iter()
+        .any(|w| w == "$()" || w == "`" || w.starts_with("<(") || w.starts_with(">(") || w == "<()")
+}
+
+/// Whether a command runs code it reads on standard input.
+fn runs_stdin(cmd: &SimpleCommand<'_>) -> bool {
+    let p: &str = &cmd.program;
+    let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if !STDIN_RUNNERS.contains(&p) && !STDIN_RUNNERS.contains(&base) {
+        return false;
+    }
+    // `python script.py` runs the script, not stdin; `python -` and `python` read stdin.
+    match cmd.args.iter().find(|a| !a.starts_with('-')) {
+        None => true,
+        Some(a) => a == "-" || a.starts_with("/dev/stdin") || a.starts_with("<("),
+    }
+}
+
+/// Whether a command runs code given to it as an argument or on stdin (a shell, an
+/// interpreter, `eval`, `source`).
+fn runs_code(cmd: &SimpleCommand<'_>) -> bool {
+    let p: &str = &cmd.program;
+    let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    STDIN_RUNNERS.contains(&p) || STDIN_RUNNERS.contains(&base)
+}
+
+/// What a command reads on standard input, when the line spells it: a here-string or
+/// here-document, or the words of an `echo`/`printf` piped into it.
+fn stdin_text(parsed: &Parsed<'_>, i: usize) -> Option<String> {
+    let cmd = &parsed.commands[i];
+    if let Some(s) = &cmd.stdin {
+        return Some(s.to_string());
+    }
+    let mut text = String::new();
+    for (a, b) in &parsed.pipes {
+        if *b != i {
+            continue;
+        }
+        let p = &parsed.commands[*a];
+        match &*p.program {
+            "echo" | "printf" => {
+                for w in p
+                    .args
+                    .iter()
+                    .filter(|w| !(w.starts_with('-') && w.len() <= 3))
+                {
+                    text.push_str(w);
+                    text.push('\n');
+                }
+            }
+            "cat" if p.args.is_empty() => {
+                if let Some(s) = &p.stdin {
+                    text.push_str(s);
+                }
+            }
+            _ => {}
+        }
+    }
+    (!text.is_empty()).then_some(text)
+}
+
+/// The arguments of command `i`, with `find -exec`'s `{}` replaced by the roots of the
+/// `find` it runs under.
+fn bound_args<'a>(parsed: &Parsed<'a>, i: usize, cmd: &SimpleCommand<'a>) -> Vec<Cow<'a, str>> {
+    if !cmd.wrappers.iter().any(|w| w == "find -exec") {
+        return cmd.args.clone();
+    }
+    let roots = parsed.commands[..i]
+        .iter()
+        .rev()
+        .find(|c| c.program == "find")
+        .map(|f| find_roots(&f.args))
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for a in &cmd.args {
+        if a.contains("{}") {
+            if roots.is_empty() {
+                out.push(Cow::Owned(a.replace("{}", ".")));
+            }
+            for r in &roots {
+                out.push(Cow::Owned(a.replace("{}", r)));
+            }
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+/// The starting points of a `find` (the operands before its expression); `.` when none.
+pub(crate) fn find_roots(args: &[Cow<'_, str>]) -> Vec<String> {
+    let mut roots = Vec::new();
+    let mut k = 0;
+    // Leading options: -H -L -P, -D debugopts, -Olevel.
+    while let Some(a) = args.get(k) {
+        match &**a {
+            "-H" | "-L" | "-P" => k += 1,
+            "-D" => k += 2,
+            a if a.starts_with("-O") => k += 1,
+            _ => break,
+        }
+    }
+    while let Some(a) = args.get(k) {
+        if a.starts_with('-') || a == "(" || a == "!" || a == "\\(" {
+            break;
+        }
+        roots.push(a.to_string());
+        k += 1;
+    }
+    if roots.is_empty() {
+        roots.push(".".to_string());
+    }
+    roots
+}
+
+/// The paths a producer of an `xargs` pipeline names: `find`'s roots, `ls`' directories,
+/// `echo`'s words, the project for `git ls-files`/`fd`/`rg --files`; empty when unknown.
+fn producer_paths(p: &SimpleCommand<'_>) -> Vec<String> {
+    match &*p.program {
+        "find" => find_roots(&p.args),
+        "ls" | "fd" | "fdfind" | "tree" => {
+            let ops: Vec<String> = p
+                .args
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .map(|a| format!("{a}/*"))
+                .collect();
+            if ops.is_empty() && p.program != "fd" {
+                vec!["*".to_string()]
+            } else if ops.is_empty() {
+                vec![".".to_string()]
+            } else {
+                ops
+            }
+        }
+        "echo" | "printf" => p
+            .args
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .map(|a| a.to_string())
+            .collect(),
+        "git" if p.args.iter().any(|a| a == "ls-files") => vec![".".to_string()],
+        "rg" | "grep"
+            if p.args
+                .iter()
+                .any(|a| a == "-l" || a == "--files" || a == "-rl" || a == "-lr") =>
+        {
+            vec![".".to_string()]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Resolve a sink's raw effects against the line's working directory.
+fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec<Effect>) {
+    for (act, target) in &sink.raw {
+        match target {
+            RawTarget::Place(place) => out.push(Effect {
+                act: *act,
+                place: *place,
+                target: String::new(),
+            }),
+            RawTarget::Path(text) => {
+                for word in places::braces(text) {
+                    let (place, resolved) = if cwd.starts_with('$')
+                        && !word.starts_with('/')
+                        && !word.starts_with('~')
+                        && !word.starts_with('$')
+                    {
+                        // After a `cd` that could not be resolved.
+                        let r = places::resolve(&word, "/", &at.home, oldpwd);
+                        let r = places::Resolved {
+                            unknown_root: true,
+                            ..r
+                        };
+                        (places::classify(&r, at), r.display())
+                    } else {
+                        places::place_of(&word, cwd, oldpwd, at)
+                    };
+                    if place == Place::Nowhere && *act != Act::Read {
+                        // `/dev/null` and the like: no effect worth a rule.
+                        continue;
+                    }
+                    out.push(Effect {
+                        act: *act,
+                        place,
+                        target: resolved,
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn dedup(out: &mut Vec<Effect>) {
+    let mut seen = std::collections::BTreeSet::new();
+    out.retain(|e| seen.insert((e.act, e.place, e.target.clone())));
+}
