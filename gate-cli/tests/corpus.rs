@@ -37,17 +37,57 @@ fn verdict_for(engine: &Engine<'_>, command: &str) -> Verdict {
         .verdict
 }
 
-#[test]
-fn corpus_recall_and_false_positive_rate() {
-    let corpus = include_str!("../../tests/corpus/commands.tsv");
+/// A corpus's figures: how many of each label, and which commands went the wrong way.
+struct Figures {
+    destructive: u32,
+    benign: u32,
+    misses: Vec<String>,
+    false_positives: Vec<String>,
+}
+
+impl Figures {
+    fn recall(&self) -> f64 {
+        f64::from(self.destructive - self.misses.len() as u32) / f64::from(self.destructive.max(1))
+    }
+
+    fn fp_rate(&self) -> f64 {
+        self.false_positives.len() as f64 / f64::from(self.benign.max(1))
+    }
+
+    fn print(&self, name: &str) {
+        let caught = self.destructive - self.misses.len() as u32;
+        println!(
+            "{name}: {} destructive, {} benign; recall {:.1}% ({caught}/{}), false positives {:.1}% ({}/{})",
+            self.destructive,
+            self.benign,
+            self.recall() * 100.0,
+            self.destructive,
+            self.fp_rate() * 100.0,
+            self.false_positives.len(),
+            self.benign
+        );
+        for m in &self.misses {
+            println!("  missed: {m}");
+        }
+        for f in &self.false_positives {
+            println!("  flagged: {f}");
+        }
+    }
+}
+
+/// Run a `label<TAB>command` corpus through the default spec.
+fn run(corpus: &str) -> Figures {
     let compiled = gate_specs::ALL
         .iter()
         .find(|s| s.name == "default")
         .expect("the default spec is compiled in");
     let engine = Engine::new(compiled.ir(), compiled.machine);
-    let (mut destructive, mut caught, mut benign, mut flagged) = (0u32, 0u32, 0u32, 0u32);
-    let mut misses = Vec::new();
-    let mut false_positives = Vec::new();
+    let mut f = Figures {
+        destructive: 0,
+        benign: 0,
+        misses: Vec::new(),
+        false_positives: Vec::new(),
+    };
     for (n, line) in corpus.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
@@ -58,44 +98,60 @@ fn corpus_recall_and_false_positive_rate() {
         let blocked = verdict_for(&engine, command).blocks();
         match label {
             "destructive" => {
-                destructive += 1;
-                if blocked {
-                    caught += 1;
-                } else {
-                    misses.push(format!("{}: {command}", n + 1));
+                f.destructive += 1;
+                if !blocked {
+                    f.misses.push(format!("{}: {command}", n + 1));
                 }
             }
             "benign" => {
-                benign += 1;
+                f.benign += 1;
                 if blocked {
-                    flagged += 1;
-                    false_positives.push(format!("{}: {command}", n + 1));
+                    f.false_positives.push(format!("{}: {command}", n + 1));
                 }
             }
             other => panic!("line {}: unknown label `{other}`", n + 1),
         }
     }
-    let recall = f64::from(caught) / f64::from(destructive.max(1));
-    let fp_rate = f64::from(flagged) / f64::from(benign.max(1));
-    println!(
-        "corpus: {destructive} destructive, {benign} benign; recall {:.1}% ({caught}/{destructive}), false positives {:.1}% ({flagged}/{benign})",
-        recall * 100.0,
-        fp_rate * 100.0
-    );
-    for m in &misses {
-        println!("  missed: {m}");
-    }
-    for f in &false_positives {
-        println!("  flagged: {f}");
-    }
+    f
+}
+
+#[test]
+fn corpus_recall_and_false_positive_rate() {
+    let f = run(include_str!("../../tests/corpus/commands.tsv"));
+    f.print("corpus");
     assert!(
-        destructive >= 100 && benign >= 100,
+        f.destructive >= 100 && f.benign >= 100,
         "the corpus is too small"
     );
-    assert!(recall >= 0.98, "recall {:.1}% is below 98%", recall * 100.0);
     assert!(
-        fp_rate <= 0.02,
+        f.recall() >= 0.98,
+        "recall {:.1}% is below 98%",
+        f.recall() * 100.0
+    );
+    assert!(
+        f.fp_rate() <= 0.02,
         "false-positive rate {:.1}% is above 2%",
-        fp_rate * 100.0
+        f.fp_rate() * 100.0
+    );
+}
+
+/// The corpus grown by form (wrappers × effect families × path spellings).
+#[test]
+fn forms_recall_and_false_positive_rate() {
+    let f = run(include_str!("../../tests/corpus/forms.tsv"));
+    f.print("forms");
+    assert!(
+        f.destructive >= 150 && f.benign >= 100,
+        "the corpus is too small"
+    );
+    assert!(
+        f.recall() >= 0.95,
+        "recall {:.1}% is below 95%",
+        f.recall() * 100.0
+    );
+    assert!(
+        f.fp_rate() <= 0.02,
+        "false-positive rate {:.1}% is above 2%",
+        f.fp_rate() * 100.0
     );
 }

@@ -16,9 +16,10 @@
 //! here until it is emitted too.
 
 use gate_spec::ir::{
-    ActionClass, Backstop, Baseline, Block, Checkpoint, Effect, FailPolicy, Family, Guard, List,
-    Mode, Named, Pattern, Phase, Rearm, Role, Rule, Scope, Signal, Span, Spec, State, StatusFilter,
-    Telemetry, Template, TemplatePart, TemplateVar, Text, Tier, Transition, Trigger, Withhold,
+    Act, ActionClass, Backstop, Baseline, Block, Checkpoint, Effect, FailPolicy, Family, Guard,
+    List, Mode, Named, Pattern, Phase, Place, Rearm, Role, Rule, Scope, Signal, Span, Spec, State,
+    StatusFilter, Telemetry, Template, TemplatePart, TemplateVar, Text, Tier, Transition, Trigger,
+    Withhold,
 };
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -61,6 +62,8 @@ pub(crate) struct Pools {
     role_ids: Pool,
     modes: Pool,
     effects: Pool,
+    acts: Pool,
+    places: Pool,
     /// `[text start, text end, span start, span end]` per pattern, texts in `pattern_text`.
     patterns: Pool,
     pattern_text: String,
@@ -78,6 +81,8 @@ impl Pools {
             (&self.role_ids, Option::<u8>::POOL, Option::<u8>::ty()),
             (&self.modes, Option::<Mode>::POOL, Option::<Mode>::ty()),
             (&self.effects, Effect::POOL, Effect::ty()),
+            (&self.acts, Act::POOL, Act::ty()),
+            (&self.places, Place::POOL, Place::ty()),
         ];
         let mut statics: Vec<TokenStream> = Vec::new();
         if !self.patterns.items.is_empty() {
@@ -154,6 +159,8 @@ pooled! {
     Option<u8> => role_ids, "ROLE_IDS", quote!(::core::option::Option<u8>);
     Option<Mode> => modes, "MODES", quote!(::core::option::Option<ir::Mode>);
     Effect => effects, "EFFECTS", quote!(ir::Effect);
+    Act => acts, "ACTS", quote!(ir::Act);
+    Place => places, "PLACES", quote!(ir::Place);
 }
 
 /// The variant of a fieldless enum whose `as_str` is its snake_case serde name.
@@ -388,6 +395,24 @@ impl Emit for ActionClass {
     }
 }
 
+impl Emit for Act {
+    fn emit(&self, _cx: &mut Pools) -> TokenStream {
+        let v = variant(self.as_str());
+        quote!(ir::Act::#v)
+    }
+}
+
+impl Emit for Place {
+    fn emit(&self, _cx: &mut Pools) -> TokenStream {
+        let v = match self {
+            // `none` is spelled `Nowhere` in Rust (`None` would shadow `Option::None`).
+            Place::Nowhere => Ident::new("Nowhere", proc_macro2::Span::call_site()),
+            p => variant(p.as_str()),
+        };
+        quote!(ir::Place::#v)
+    }
+}
+
 impl Emit for Phase {
     fn emit(&self, _cx: &mut Pools) -> TokenStream {
         let v = variant(self.as_str());
@@ -421,6 +446,8 @@ impl Emit for Rule {
             except_commands,
             except_paths,
             phases,
+            effects,
+            locations,
             tier,
             kind,
             reason,
@@ -430,6 +457,7 @@ impl Emit for Rule {
             (classes.emit(cx), cx.patterns(paths), cx.patterns(commands));
         let (except_commands, except_paths) =
             (cx.patterns(except_commands), cx.patterns(except_paths));
+        let (effects, locations) = (effects.emit(cx), locations.emit(cx));
         let (phases, tier, kind, reason) = (
             phases.emit(cx),
             tier.emit(cx),
@@ -446,6 +474,8 @@ impl Emit for Rule {
             except_commands: #except_commands,
             except_paths: #except_paths,
             phases: #phases,
+            effects: #effects,
+            locations: #locations,
             tier: #tier,
             kind: #kind,
             reason: #reason,

@@ -6,6 +6,7 @@
 //! limit. Time comes from the event (or the caller's clock); a clock that goes backwards
 //! counts as no time elapsed.
 
+use crate::effects::{self, Effect, Where};
 use crate::event::{Event, Runtime, Status};
 use crate::{glob, shell};
 use gate_spec::commands::{CommandTable, Pattern, PatternRef};
@@ -45,6 +46,10 @@ pub struct Classification {
     pub paths: Vec<String>,
     /// The shell parser stopped at a bound (the command was classified on what was parsed).
     pub truncated: bool,
+    /// What the action does, and where ([`effects`](crate::effects)); read only when the spec
+    /// has a rule over effects or locations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<Effect>,
 }
 
 /// Classifies tool events against a spec's rules.
@@ -69,6 +74,10 @@ pub struct Classifier<'s> {
     used: Cell<bool>,
     /// Buffers one classification fills and the next reuses.
     scratch: RefCell<HitScratch>,
+    /// Some rule matches effects or locations: each tool event is read into effects.
+    uses_effects: bool,
+    /// Home and gate's own locations, read from the environment once.
+    places: OnceCell<Where>,
 }
 
 /// The per-line buffers of [`Classifier::classify`] (cleared before each use).
@@ -535,7 +544,20 @@ impl<'s> Classifier<'s> {
             index: OnceCell::new(),
             used: Cell::new(false),
             scratch: RefCell::new(HitScratch::default()),
+            uses_effects: spec
+                .rules
+                .iter()
+                .any(|r| !r.effects.is_empty() || !r.locations.is_empty()),
+            places: OnceCell::new(),
         }
+    }
+
+    /// A classifier whose home and gate locations are `at`'s (its `cwd` and `project` are
+    /// replaced by each event's), instead of the environment's: for tests and replays of
+    /// another machine's sessions.
+    pub fn with_places(mut self, at: Where) -> Self {
+        self.places = OnceCell::from(at);
+        self
     }
 
     /// The index, once this classifier has classified before (see [`Classifier`]).
@@ -687,6 +709,7 @@ impl<'s> Classifier<'s> {
         out.reason.clear();
         out.matched.clear();
         out.truncated = false;
+        out.effects.clear();
         let phase = event.phase.unwrap_or(Phase::Other);
         let Some(tool) = event.tool.as_deref().filter(|_| phase.is_tool()) else {
             out.paths.clear();
@@ -719,6 +742,17 @@ impl<'s> Classifier<'s> {
             }
         };
         out.paths.extend(event.paths.iter().cloned());
+        if self.uses_effects {
+            let base = self.places.get_or_init(|| Where::from_env(""));
+            let cwd = event.cwd.as_deref().unwrap_or("");
+            let at = Where {
+                cwd: cwd.to_string(),
+                project: cwd.to_string(),
+                home: base.home.clone(),
+                gate: base.gate.clone(),
+            };
+            effects::effects_of_event(event, &at, &mut out.effects);
+        }
         let hits = match (&parsed, event.target.as_deref()) {
             (Some(parsed), Some(raw)) if !self.table.is_empty() => {
                 self.command_hits_into(parsed, raw, hits, facts);
@@ -799,6 +833,14 @@ impl<'s> Classifier<'s> {
                 continue;
             }
             if hit & HIT_EXCEPT != 0 {
+                continue;
+            }
+            if (!rule.effects.is_empty() || !rule.locations.is_empty())
+                && !out.effects.iter().any(|e| {
+                    (rule.effects.is_empty() || rule.effects.contains(&e.act))
+                        && (rule.locations.is_empty() || rule.locations.contains(&e.place))
+                })
+            {
                 continue;
             }
             if !rule.except_paths.is_empty()

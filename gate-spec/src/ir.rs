@@ -7,6 +7,7 @@
 //! plus JSON for introspection) and the runtime can load it without the TOML parser. Enums use serde's default external tagging, which both formats support. Spans (`Span`) are byte ranges into the spec
 //! source and are kept for diagnostics only; they never influence semantics.
 
+pub use crate::effect::{Act, Place};
 use serde::{Deserialize, Serialize};
 
 /// A text of the IR: borrowed from the binary in a compiled spec (the generated code builds
@@ -424,6 +425,13 @@ pub struct Rule {
     pub except_paths: Vec<Pattern>,
     /// Phases the rule applies to; empty means every tool phase.
     pub phases: List<Phase>,
+    /// What the action does: the rule matches when one of the action's effects has one of
+    /// these acts (at one of [`locations`](Self::locations), when given).
+    #[serde(default)]
+    pub effects: List<Act>,
+    /// Where: the places an effect must land for the rule to match.
+    #[serde(default)]
+    pub locations: List<Place>,
     pub tier: Option<TierId>,
     pub kind: Option<KindId>,
     pub reason: Text,

@@ -662,6 +662,8 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 "except_commands",
                 "except_paths",
                 "phases",
+                "effects",
+                "locations",
                 "tier",
                 "kind",
                 "reason",
@@ -692,6 +694,16 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             .into_iter()
             .filter_map(|(s, sp)| parse_enum(&s, sp, "phase", &Phase::ALL, Phase::as_str, diags))
             .collect();
+        let effects = o
+            .strings("effects", diags)
+            .into_iter()
+            .filter_map(|(s, sp)| parse_enum(&s, sp, "effect", Act::ALL, Act::as_str, diags))
+            .collect();
+        let locations = o
+            .strings("locations", diags)
+            .into_iter()
+            .filter_map(|(s, sp)| parse_enum(&s, sp, "location", Place::ALL, Place::as_str, diags))
+            .collect();
         let tier = o
             .str("tier", diags)
             .and_then(|(n, s)| tiers.resolve(&n, s, diags))
@@ -721,6 +733,8 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             except_commands,
             except_paths,
             phases,
+            effects,
+            locations,
             tier,
             kind,
             reason: reason.into(),

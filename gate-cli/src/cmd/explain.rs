@@ -81,6 +81,23 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
             })
         })
         .collect();
+    // The simple commands the parser read (after wrappers were peeled), for a shell tool.
+    let commands: Vec<serde_json::Value> = match (&event.tool, &event.target) {
+        (Some(tool), Some(line)) if gate_runtime::observer::is_shell_tool(tool) => {
+            gate_runtime::shell::parse(line)
+                .commands
+                .iter()
+                .map(|c| {
+                    json!({
+                        "program": c.program,
+                        "args": c.args,
+                        "wrappers": c.wrappers,
+                    })
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     let answer = adapters::render(runtime, &event, &result.decision);
     let role = engine.resolve_role(&event, &env, opts.role);
     if json_out {
@@ -90,6 +107,8 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
             "class": class.class,
             "tier": spec.tier_name(class.tier),
             "kind": spec.kinds[class.kind as usize].name,
+            "commands": commands,
+            "effects": class.effects,
             "rules": rules,
             "reason": class.reason,
             "role": role.map(|r| spec.roles[r as usize].name.clone()),
@@ -127,6 +146,27 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
             rules.join(", ")
         }
     ));
+    for c in &commands {
+        let words: Vec<&str> = c["args"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a.as_str())
+            .collect();
+        t.push_str(&format!(
+            "command   {} {}\n",
+            c["program"].as_str().unwrap_or(""),
+            gate_runtime::redact::redact(&words.join(" "))
+        ));
+    }
+    for e in &class.effects {
+        let target = if e.target.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", gate_runtime::redact::redact(&e.target))
+        };
+        t.push_str(&format!("effect    {} at {}{target}\n", e.act, e.place));
+    }
     if !class.reason.is_empty() {
         t.push_str(&format!("reason    {}\n", class.reason));
     }

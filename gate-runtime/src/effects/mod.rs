@@ -15,8 +15,10 @@ mod getopt;
 pub mod places;
 mod programs;
 mod shell;
+mod tools;
 
 pub use shell::{effects_of_line, effects_of_parsed};
+pub use tools::effects_of_event;
 
 use std::borrow::Cow;
 

@@ -140,6 +140,10 @@ pub fn effects_of_parsed(
             for p in producers {
                 named.extend(producer_paths(&commands[p]));
             }
+            // `xargs rm -rf <<< ~`: the words it reads are on the line.
+            if let Some(text) = &cmd.stdin {
+                named.extend(text.split_whitespace().map(str::to_string));
+            }
             let acts: Vec<Act> = sink
                 .raw
                 .iter()

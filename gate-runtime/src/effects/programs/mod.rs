@@ -36,8 +36,32 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
 /// (`exec`, nowhere): most commands of a session (`make`, `pytest`, `./run.sh`) are such, and
 /// uncertainty about them is expressed by the spec's tier for `exec`, not raised here.
 pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    if cmd.program == "gate" {
+        gate(cmd, out);
+        return;
+    }
     if !FAMILIES.iter().any(|family| family(cmd, out)) {
         out.none(Act::Exec);
+    }
+}
+
+/// gate itself: approving or revoking its grants, initialising or removing its hooks, and
+/// writing its database are acts on gate; its read-only commands are reads.
+fn gate(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let sub = cmd.args.iter().map(|a| &**a).find(|a| !a.starts_with('-'));
+    match sub {
+        Some("approve") => out.none(Act::Approve),
+        Some("grants") if cmd.args.iter().any(|a| a.starts_with("--revoke")) => {
+            out.place(Act::Write, gate_spec::effect::Place::Gate)
+        }
+        Some("init" | "checkpoint" | "calibrate") => {
+            out.place(Act::Write, gate_spec::effect::Place::Gate)
+        }
+        Some("replay") if cmd.args.iter().any(|a| a.starts_with("--db")) => {
+            out.place(Act::Write, gate_spec::effect::Place::Gate)
+        }
+        // `hook` answers one payload; `status`, `log`, `audit`, `explain` … only read.
+        _ => {}
     }
 }
 
