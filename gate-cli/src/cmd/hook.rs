@@ -24,11 +24,17 @@ pub const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 /// and it stays under the 10 s timeout `gate init` installs.
 pub const DEADLINE: Duration = Duration::from_secs(9);
 
+/// The spec that answers when the configured one cannot be used.
+const DEFAULT_SPEC: &str = "default";
+
 /// Answer one hook call; always returns 0.
 pub fn run(args: &HookArgs) -> i32 {
     let runtime = args.runtime.clone();
-    let config = Config::resolve(&Overrides::from(&args.global)).ok();
-    let db = config.as_ref().map(|c| c.db.value.clone());
+    let config = Config::resolve(&Overrides::from(&args.global));
+    let db = match &config {
+        Ok(c) => Some(c.db.value.clone()),
+        Err(_) => gate_runtime::store::Store::default_path().ok(),
+    };
     // Past the deadline: no answer is the fail-open answer. Say so beside the database
     // (never in it: the main thread may hold its lock).
     let fault = serde_json::json!({
@@ -104,7 +110,7 @@ fn now_ms() -> i64 {
 /// whose WAL a detached checkpoint should truncate.
 fn answer(
     args: &HookArgs,
-    config: Option<Config>,
+    config: anyhow::Result<Config>,
     checkpoint_due: &mut Option<PathBuf>,
 ) -> Option<String> {
     // Read the whole payload before anything can return: a runtime writing to a hook that
@@ -119,7 +125,11 @@ fn answer(
         let _ = std::io::copy(&mut stdin, &mut std::io::sink());
     }
     let runtime = Runtime::parse(args.runtime.trim())?;
-    let db: Option<PathBuf> = config.as_ref().map(|c| c.db.value.clone());
+    // A configuration that cannot be read still has a database: the default one.
+    let db: Option<PathBuf> = match &config {
+        Ok(c) => Some(c.db.value.clone()),
+        Err(_) => gate_runtime::store::Store::default_path().ok(),
+    };
     let fault = |what: String| {
         driver::record_fault(db.as_deref(), runtime, now_ms(), &what);
     };
@@ -138,20 +148,39 @@ fn answer(
             return None;
         }
     };
-    let Some(config) = config else {
-        fault("configuration unreadable".to_string());
-        return None;
+    // A configuration fault never widens what the agent may do: an unreadable or invalid
+    // configuration, or one that names a spec this binary does not have, falls back to the
+    // built-in default spec with no role (a role can only lower enforcement), and the fault
+    // is recorded (`gate doctor` shows it).
+    let (spec_name, role) = match &config {
+        Ok(c) => (
+            c.spec.value.as_str(),
+            c.role.as_ref().map(|r| r.value.as_str()),
+        ),
+        Err(e) => {
+            fault(format!(
+                "configuration unreadable ({e}); the default spec answers, with no role"
+            ));
+            (DEFAULT_SPEC, None)
+        }
     };
-    let Some(spec) = gate_specs::ALL.iter().find(|s| s.name == config.spec.value) else {
-        fault(format!("no compiled spec named `{}`", config.spec.value));
-        return None;
+    let (spec, role) = match gate_specs::ALL.iter().find(|s| s.name == spec_name) {
+        Some(spec) => (spec, role),
+        None => {
+            fault(format!(
+                "no compiled spec named `{spec_name}`; the default spec answers, with no role"
+            ));
+            (
+                gate_specs::ALL.iter().find(|s| s.name == DEFAULT_SPEC)?,
+                None,
+            )
+        }
     };
     let ir = spec.ir();
     // The process exits right after answering: freeing what the engine holds would only
     // cost time.
     let engine = std::mem::ManuallyDrop::new(Engine::new(ir, spec.machine));
     let env = |name: &str| std::env::var(name).ok();
-    let role = config.role.as_ref().map(|r| r.value.as_str());
     let opts = Options {
         db_path: db,
         role,
