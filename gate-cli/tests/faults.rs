@@ -638,3 +638,20 @@ fn configuration_faults_fall_back_to_the_default_spec() {
         }
     }
 }
+
+/// A lone surrogate (what Node's `JSON.stringify` writes for half of a UTF-16 pair) anywhere
+/// in a payload does not make it unreadable: a destructive command is still asked, on every
+/// runtime.
+#[test]
+fn lone_surrogates_do_not_silence_the_hook() {
+    for case in &CASES {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("gate.db");
+        let payload =
+            (case.payload)(&format!("{DANGEROUS} #\u{fffd}"), 1_000).replace('\u{fffd}', "\\ud800");
+        assert!(payload.contains("\\ud800"));
+        let out = hook(case, &db, payload.as_bytes());
+        assert_contract(&out, case.runtime);
+        assert!(blocks(&out), "{}: still blocked", case.runtime);
+    }
+}

@@ -285,6 +285,46 @@ impl<'de: 'a, 'a> Visitor<'de> for KeySeed<'a> {
     }
 }
 
+/// The text with every `\uXXXX` escape of a lone UTF-16 surrogate (one not part of a
+/// high-low pair) replaced by `\ufffd`, or `None` when it has none. Escaped backslashes are
+/// skipped, so `\\ud800` (a backslash, then text) is left alone. Linear in the input.
+pub fn replace_lone_surrogates(text: &[u8]) -> Option<Vec<u8>> {
+    fn escape_at(text: &[u8], i: usize) -> Option<u16> {
+        let hex = text.get(i + 2..i + 6)?;
+        if text.get(i) != Some(&b'\\') || text.get(i + 1) != Some(&b'u') {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    }
+    let is_high = |u: u16| (0xD800..0xDC00).contains(&u);
+    let is_low = |u: u16| (0xDC00..0xE000).contains(&u);
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    let mut copied = 0;
+    while i < text.len() {
+        if text[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match escape_at(text, i) {
+            Some(u) if is_high(u) && escape_at(text, i + 6).is_some_and(is_low) => i += 12,
+            Some(u) if is_high(u) || is_low(u) => {
+                let buf = out.get_or_insert_with(|| Vec::with_capacity(text.len()));
+                buf.extend_from_slice(&text[copied..i]);
+                buf.extend_from_slice(b"\\ufffd");
+                i += 6;
+                copied = i;
+            }
+            // Any other escape (`\\`, `\"`, `\n`, `\u0041`): skip the backslash and the
+            // character it escapes.
+            _ => i += 2,
+        }
+    }
+    let mut buf = out?;
+    buf.extend_from_slice(&text[copied..]);
+    Some(buf)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,6 +354,28 @@ mod tests {
         assert_eq!(value, serde_json::from_slice::<Value>(text).unwrap());
         let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["k", "x"]);
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let fixed = replace_lone_surrogates(br#"{"a":"x\ud800y","b":"\udc00","c":"\\ud800"}"#)
+            .expect("repaired");
+        assert_eq!(
+            fixed,
+            br#"{"a":"x\ufffdy","b":"\ufffd","c":"\\ud800"}"#.to_vec()
+        );
+        // A valid pair and an escaped backslash stay; nothing to repair.
+        assert_eq!(
+            replace_lone_surrogates(br#"{"a":"\ud83d\ude00 \\ud800"}"#),
+            None
+        );
+        // A high surrogate at the very end, and one followed by another high one.
+        assert_eq!(
+            replace_lone_surrogates(br#""\ud800\ud801\udc00""#).expect("repaired"),
+            br#""\ufffd\ud801\udc00""#.to_vec()
+        );
+        let v: Value = serde_json::from_slice(&fixed).expect("parses");
+        assert_eq!(v["a"], "x\u{fffd}y");
     }
 
     #[test]

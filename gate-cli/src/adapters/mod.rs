@@ -67,7 +67,20 @@ pub fn normalize(
     if payload.len() > MAX_PAYLOAD_BYTES {
         return Err(AdapterError::TooLarge(payload.len()));
     }
-    let value = Node::parse(payload).map_err(|e| AdapterError::NotJson(e.to_string()))?;
+    let repaired;
+    let value = match Node::parse(payload) {
+        Ok(v) => v,
+        // Node's `JSON.stringify` writes a lone surrogate as `\ud800`, which strict JSON
+        // parsers refuse: read it as U+FFFD, as a lossy UTF-16 decoder would, rather than
+        // leave the call unanswered.
+        Err(e) => match json::replace_lone_surrogates(payload) {
+            Some(fixed) => {
+                repaired = fixed;
+                Node::parse(&repaired).map_err(|e| AdapterError::NotJson(e.to_string()))?
+            }
+            None => return Err(AdapterError::NotJson(e.to_string())),
+        },
+    };
     let object = value.as_object().ok_or(AdapterError::NotObject)?;
     normalize_object(runtime, object, event_hint)
 }

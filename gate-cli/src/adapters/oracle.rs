@@ -19,8 +19,16 @@ pub(crate) fn normalize(
     if payload.len() > MAX_PAYLOAD_BYTES {
         return Err(AdapterError::TooLarge(payload.len()));
     }
-    let value: Value =
-        serde_json::from_slice(payload).map_err(|e| AdapterError::NotJson(e.to_string()))?;
+    // Lone surrogates are read as U+FFFD, as the borrowed reader does.
+    let value: Value = match serde_json::from_slice(payload) {
+        Ok(v) => v,
+        Err(e) => match super::json::replace_lone_surrogates(payload) {
+            Some(fixed) => {
+                serde_json::from_slice(&fixed).map_err(|e| AdapterError::NotJson(e.to_string()))?
+            }
+            None => return Err(AdapterError::NotJson(e.to_string())),
+        },
+    };
     let object = value.as_object().ok_or(AdapterError::NotObject)?;
     normalize_object(runtime, object, event_hint)
 }
