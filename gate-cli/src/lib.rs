@@ -2,6 +2,7 @@
 //! `gate` binary is made of (a library so that tests and benches can drive them directly).
 
 pub mod adapters;
+pub mod agent;
 pub mod cli;
 pub mod cmd;
 pub mod config;

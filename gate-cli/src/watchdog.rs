@@ -26,7 +26,25 @@ struct Prepared {
 
 static PREPARED: OnceLock<Prepared> = OnceLock::new();
 
+/// The answer to give if the deadline passes, once the payload has been read (an ask: a tool
+/// call gate could not finish checking is not waved through). Newline included.
+static ANSWER: OnceLock<Vec<u8>> = OnceLock::new();
+
+/// Sets the answer the deadline gives (at most once; later calls are ignored). Until it is
+/// set, the deadline answers nothing: the payload was not even read.
+pub fn answer_at_deadline(line: Vec<u8>) {
+    let _ = ANSWER.set(line);
+}
+
 extern "C" fn on_alarm(_signal: libc::c_int) {
+    if let Some(answer) = ANSWER.get() {
+        // SAFETY: `write` is async-signal-safe; the buffer lives in a static that is never
+        // mutated after it was set. A partial write leaves invalid JSON, which the runtime
+        // reads as no answer: no worse than silence.
+        unsafe {
+            let _ = libc::write(1, answer.as_ptr().cast(), answer.len());
+        }
+    }
     if let Some(p) = PREPARED.get() {
         if let Some(log) = &p.log {
             // SAFETY: async-signal-safe calls only, on a NUL-terminated path and a buffer that

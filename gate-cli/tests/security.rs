@@ -710,3 +710,117 @@ fn secrets_never_reach_storage_or_exports() {
         leaks.join("\n")
     );
 }
+
+// ------------------------------------------------------------------------ approvals
+
+/// A Codex shell call: Codex has no native ask, so gate mints a grant for `gate approve`.
+fn codex_bash(session: &str, cwd: &Path, command: &str) -> serde_json::Value {
+    serde_json::json!({"session_id": session, "turn_id": "t", "cwd": cwd, "hook_event_name": "PreToolUse",
+        "model": "m", "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": command}})
+}
+
+/// The id of the one pending grant (the last ask made one).
+fn pending_grant(world: &World) -> String {
+    let out = world.run(&["grants", "--json"], b"");
+    let grants: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("grants --json ({e}): {out:?}"));
+    let list = grants
+        .as_array()
+        .or_else(|| grants["grants"].as_array())
+        .cloned()
+        .unwrap_or_default();
+    list.iter()
+        .find(|g| g["status"] == "pending")
+        .and_then(|g| g["id"].as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("a pending grant: {grants} {out:?}"))
+}
+
+/// An approval is an audit row in the chain, and only such an approval is honoured: marking
+/// the grant approved in the database (what an agent with the database in reach would do)
+/// approves nothing, and `gate audit verify` reports it.
+#[test]
+fn approvals_are_chained_and_forged_ones_are_not_honoured() {
+    let world = World::new();
+    let ask = codex_bash("s-approve", &world.project, "rm -rf /opt/old-projects");
+    assert!(blocks(&world.hook("codex", None, &ask)), "asked first");
+    let id = pending_grant(&world);
+    // Forged: the grant marked approved and the grants flag set, by hand.
+    world.sql(&format!(
+        "UPDATE grants SET approved_at = 1 WHERE id = '{id}'"
+    ));
+    let conn = rusqlite::Connection::open(&world.db).unwrap();
+    let app: i32 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .unwrap();
+    conn.pragma_update(None, "application_id", app | 1).unwrap();
+    drop(conn);
+    assert!(
+        blocks(&world.hook("codex", None, &ask)),
+        "a grant approved outside the chain is not honoured"
+    );
+    let (code, report) = world.verify_json();
+    assert_eq!(code, Some(1), "verify fails: {report}");
+    assert_eq!(report["unchained_grants"][0], id.as_str(), "{report}");
+    // Approved properly: the next identical call passes once, and the chain verifies.
+    let id = pending_grant(&world);
+    let out = world.run(&["approve", &id], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        !blocks(&world.hook("codex", None, &ask)),
+        "the approved call passes"
+    );
+    assert!(blocks(&world.hook("codex", None, &ask)), "once");
+    let conn = rusqlite::Connection::open(&world.db).unwrap();
+    let rows: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM audit WHERE kind = 'grant' AND decision = 'approved' AND target = ?1",
+            [&id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(rows, 1, "the approval is one audit row");
+}
+
+/// `gate approve` refuses inside an agent's tool call, however it is reached: an agent's
+/// environment marker, or an agent CLI among its ancestors (here a shell copied under the
+/// name `claude` runs it, as Claude Code's Bash tool would).
+#[test]
+fn approve_refuses_inside_an_agent() {
+    let world = World::new();
+    let ask = codex_bash("s-self", &world.project, "rm -rf /opt/old-projects");
+    assert!(blocks(&world.hook("codex", None, &ask)));
+    let id = pending_grant(&world);
+    let out = world
+        .command(&["approve", &id])
+        .env("CLAUDECODE", "1")
+        .output()
+        .expect("run");
+    assert_ne!(out.status.code(), Some(0), "refused under CLAUDECODE");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("agent"),
+        "{out:?}"
+    );
+    let fake_agent = world.root.join("claude");
+    std::fs::copy("/bin/sh", &fake_agent).expect("copy sh");
+    let out = Command::new(&fake_agent)
+        .args(["-c", &format!("\"$0\" approve {id}; exit $?"), GATE])
+        .current_dir(&world.project)
+        .env("GATE_DB", &world.db)
+        .env("GATE_HOME", world.root.join("home"))
+        .env("HOME", world.root.join("home"))
+        .env("XDG_CONFIG_HOME", world.root.join("no-config"))
+        .env_remove("CLAUDECODE")
+        .output()
+        .expect("run under a fake agent");
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "refused under an agent ancestor"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("ancestor"),
+        "{out:?}"
+    );
+    assert_eq!(pending_grant(&world), id, "still pending");
+}

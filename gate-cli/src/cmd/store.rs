@@ -295,27 +295,40 @@ pub fn checkpoint_at(path: &std::path::Path, quiet: bool, json: bool) -> Result<
 pub fn audit_verify(global: &GlobalArgs) -> Result<i32> {
     let store = open_read(global)?;
     let report = store.verify_chain()?;
+    // Approvals are rows of the chain: an approved grant without a verifying approval row
+    // was approved by hand in the database, and is never honoured.
+    let unchained = store.unchained_grants()?;
+    let ok = report.is_ok() && unchained.is_empty();
     if global.json {
         out_json(&json!({
-            "ok": report.is_ok(),
+            "ok": ok,
             "rows_ok": report.rows_ok,
             "head_rows": report.head_rows,
             "problem": report.problem,
             "problem_text": report.problem.as_ref().map(ToString::to_string),
             "first_bad_seq": report.first_bad_seq(),
+            "unchained_grants": unchained,
         }))?;
-    } else if let Some(problem) = &report.problem {
-        out(&format!(
-            "audit chain BROKEN after {} good row(s): {problem}\n",
-            report.rows_ok
-        ))?;
     } else {
-        out(&format!(
-            "audit chain ok: {} row(s) verified\n",
-            report.rows_ok
-        ))?;
+        if let Some(problem) = &report.problem {
+            out(&format!(
+                "audit chain BROKEN after {} good row(s): {problem}\n",
+                report.rows_ok
+            ))?;
+        } else {
+            out(&format!(
+                "audit chain ok: {} row(s) verified\n",
+                report.rows_ok
+            ))?;
+        }
+        for id in &unchained {
+            out(&format!(
+                "grant {id} is marked approved but no approval row in the chain verifies it: \
+                 it was approved outside `gate approve` and is not honoured\n"
+            ))?;
+        }
     }
-    Ok(if report.is_ok() {
+    Ok(if ok {
         Exit::Ok.code()
     } else {
         Exit::Findings.code()
@@ -398,6 +411,16 @@ impl Progress {
 
 /// `gate approve ID`.
 pub fn approve(args: &ApproveArgs, global: &GlobalArgs) -> Result<i32> {
+    // No identity approves its own ask: an approval from inside an agent's tool call is
+    // refused before the database is opened.
+    let env = |k: &str| std::env::var(k).ok();
+    if let Some(why) = crate::agent::inside_agent(&env) {
+        return Err(InputError::new(format!(
+            "gate approve is for the user, not for an agent: this runs inside an agent's tool \
+             call ({why}); run it from your own terminal"
+        ))
+        .into());
+    }
     let mut store = open_write(global)?;
     let now = now_ms();
     let outcome = store.approve_grant(args.id.trim(), now)?;

@@ -838,6 +838,37 @@ const SELECT_ROW: &str =
     "SELECT seq, ts, session, scope, spec, kind, runtime, phase, tool, target, \
                           tier, decision, detail, latency_us, prev_mac, mac FROM audit";
 
+/// Whether the last approval row for grant `id` names `action_hash` and its mac verifies
+/// under `key` (the row's own content against its stored predecessor's mac).
+pub(super) fn approval_row_verifies(
+    conn: &rusqlite::Connection,
+    key: &[u8; 32],
+    id: &str,
+    action_hash: &str,
+) -> Result<bool, StoreError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "{SELECT_ROW} WHERE kind = 'grant' AND decision = 'approved' AND target = ?1 \
+         ORDER BY seq DESC LIMIT 1"
+    ))?;
+    let mut rows = stmt.query([id])?;
+    let Some(r) = rows.next()? else {
+        return Ok(false);
+    };
+    let (row, detail_text) = row_from_sql(r)?;
+    let names_action = serde_json::from_str::<serde_json::Value>(&detail_text)
+        .ok()
+        .is_some_and(|d| d["action"] == action_hash && d["grant"] == id);
+    if !names_action {
+        return Ok(false);
+    }
+    let prev_bytes = unhex(&row.prev_mac).unwrap_or_default();
+    let mut canonical = Vec::new();
+    let target = row.record.target.as_deref();
+    let entry = row.record.entry(&detail_text);
+    canonical_into(&mut canonical, row.seq, &entry, target, &detail_text);
+    Ok(hex(&Keyed::new(key).mac(&[&prev_bytes, &canonical])) == row.mac)
+}
+
 /// Reads a row; `detail_text` is the exact stored text (the mac covers it).
 fn row_from_sql(r: &Row<'_>) -> rusqlite::Result<(AuditRow, String)> {
     let kind: String = r.get(5)?;

@@ -209,21 +209,26 @@ impl Txn<'_> {
         // costs twice as much to prepare and run (a sorter).
         let mut stmt = self.tx.prepare_cached(UNUSED_GRANTS)?;
         let mut rows = stmt.query(params![action_hash, now_ms])?;
-        let mut best: Option<(i64, String)> = None;
+        let mut approved_ids: Vec<(i64, String)> = Vec::new();
         while let Some(r) = rows.next()? {
             let (approved, revoked): (Option<i64>, i64) = (r.get(1)?, r.get(2)?);
             let Some(approved) = approved.filter(|_| revoked == 0) else {
                 continue;
             };
-            let id: String = r.get(0)?;
-            // The earliest approval wins; the id breaks ties so the choice is deterministic.
-            if best.as_ref().is_none_or(|(a, b)| (approved, &id) < (*a, b)) {
-                best = Some((approved, id));
-            }
+            approved_ids.push((approved, r.get(0)?));
         }
         drop(rows);
         drop(stmt);
-        let id = best.map(|(_, id)| id);
+        // The earliest approval wins; the id breaks ties so the choice is deterministic. Only
+        // a grant whose approval is a verifying row of the chain counts.
+        approved_ids.sort();
+        let mut id = None;
+        for (_, candidate) in approved_ids {
+            if self.approval_verifies(&candidate, action_hash)? {
+                id = Some(candidate);
+                break;
+            }
+        }
         if let Some(id) = &id {
             self.tx.execute(
                 "UPDATE grants SET used_at = ?2 WHERE id = ?1",
@@ -255,7 +260,17 @@ impl Txn<'_> {
     }
 
     /// Approves a pending, unexpired grant.
-    pub fn approve_grant(&self, id: &str, now_ms: i64) -> Result<ApproveOutcome, StoreError> {
+    ///
+    /// The approval is an audit row in the HMAC chain (kind `grant`, decision `approved`, the
+    /// grant's id as target, its action in the detail); a grant is honoured only when that
+    /// row verifies ([`Txn::approval_verifies`]), so setting `approved_at` by hand approves
+    /// nothing. `by` names who approved (`user`, or a director identity).
+    pub fn approve_grant(
+        &mut self,
+        id: &str,
+        now_ms: i64,
+        by: &str,
+    ) -> Result<ApproveOutcome, StoreError> {
         let Some(g) = self.grant(id)? else {
             return Ok(ApproveOutcome::NotFound);
         };
@@ -265,11 +280,21 @@ impl Txn<'_> {
                     "UPDATE grants SET approved_at = ?2 WHERE id = ?1",
                     params![id, now_ms],
                 )?;
+                self.append_audit(&approval_record(&g, now_ms, by))?;
                 self.set_header_flag(HEADER_GRANTS, true)?;
                 Ok(ApproveOutcome::Approved)
             }
             other => Ok(ApproveOutcome::NotPending(other)),
         }
+    }
+
+    /// Whether the chain holds an approval row for grant `id` and `action_hash` whose mac
+    /// verifies under this store's key. Without the key nothing verifies.
+    pub fn approval_verifies(&self, id: &str, action_hash: &str) -> Result<bool, StoreError> {
+        let Some(key) = self.key else {
+            return Ok(false);
+        };
+        super::audit::approval_row_verifies(&self.tx, &key, id, action_hash)
     }
 
     /// Revokes a grant that is not used yet; returns whether one was revoked.
@@ -278,6 +303,25 @@ impl Txn<'_> {
             "UPDATE grants SET revoked = 1 WHERE id = ?1 AND used_at IS NULL AND revoked = 0",
             [id],
         )? == 1)
+    }
+}
+
+/// The audit row that records an approval.
+fn approval_record(g: &GrantRow, now_ms: i64, by: &str) -> super::AuditRecord {
+    super::AuditRecord {
+        ts_ms: now_ms,
+        session: String::new(),
+        scope: String::new(),
+        spec: String::new(),
+        kind: super::AuditKind::Grant,
+        runtime: by.to_string(),
+        phase: "approve".to_string(),
+        tool: None,
+        target: Some(g.id.clone()),
+        tier: None,
+        decision: Some("approved".to_string()),
+        detail: serde_json::json!({ "grant": g.id, "action": g.action_hash, "summary": g.summary }),
+        latency_us: None,
     }
 }
 
@@ -305,7 +349,28 @@ impl Store {
 
     /// `gate approve <id>` in its own transaction.
     pub fn approve_grant(&mut self, id: &str, now_ms: i64) -> Result<ApproveOutcome, StoreError> {
-        self.transaction(|t| t.approve_grant(id, now_ms))
+        self.transaction(|t| t.approve_grant(id, now_ms, "user"))
+    }
+
+    /// Approved grants whose approval is not a verifying row of the audit chain (set by
+    /// hand, or the row was edited): `gate audit verify` reports them.
+    pub fn unchained_grants(&self) -> Result<Vec<String>, StoreError> {
+        let Some(key) = self.key else {
+            return Err(StoreError::KeyMissing);
+        };
+        let mut stmt = self.conn.prepare(
+            "SELECT id, action_hash FROM grants WHERE approved_at IS NOT NULL ORDER BY id",
+        )?;
+        let rows: Vec<(String, String)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut out = Vec::new();
+        for (id, action) in rows {
+            if !super::audit::approval_row_verifies(&self.conn, &key, &id, &action)? {
+                out.push(id);
+            }
+        }
+        Ok(out)
     }
 
     /// Revocation in its own transaction.

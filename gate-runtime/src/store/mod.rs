@@ -1238,11 +1238,19 @@ mod tests {
                  ('revoked0', 'act', 's', 1, 9000, 11, NULL, 1),
                  ('expired0', 'act', 's', 1, 100, 12, NULL, 0),
                  ('pending0', 'act', 's', 1, 9000, NULL, NULL, 0),
-                 ('late0000', 'act', 's', 1, 9000, 50, NULL, 0),
-                 ('early000', 'act', 's', 1, 9000, 40, NULL, 0),
-                 ('other000', 'other', 's', 1, 9000, 1, NULL, 0);",
+                 ('late0000', 'act', 's', 1, 9000, NULL, NULL, 0),
+                 ('early000', 'act', 's', 1, 9000, NULL, NULL, 0),
+                 ('forged00', 'act', 's', 1, 9000, 1, NULL, 0),
+                 ('other000', 'other', 's', 1, 9000, NULL, NULL, 0);",
             )
             .unwrap();
+        // Approved through the store (chained), in this order of time; `forged00` was only
+        // marked approved in the table and is never consumed.
+        for (id, at) in [("late0000", 50), ("early000", 40), ("other000", 1)] {
+            store
+                .transaction(|t| t.approve_grant(id, at, "user"))
+                .unwrap();
+        }
         let mut consume = || {
             store
                 .transaction(|t| t.consume_grant("act", 1_000))
@@ -1251,5 +1259,14 @@ mod tests {
         assert_eq!(consume().as_deref(), Some("early000"));
         assert_eq!(consume().as_deref(), Some("late0000"));
         assert_eq!(consume(), None);
+        assert_eq!(
+            store.unchained_grants().unwrap(),
+            ["forged00", "revoked0", "used0000", "expired0"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect::<Vec<_>>()
+        );
     }
 }
