@@ -150,7 +150,14 @@ Examples:
     #[command(after_help = "Examples:\n  gate status\n  gate status --session 5f0c… --json")]
     Status(StatusArgs),
     /// Recent audit rows
-    #[command(after_help = "Examples:\n  gate log -n 50\n  gate log --json | jq .verdict")]
+    #[command(after_help = "\
+Examples:
+  gate log -n 50
+  gate log --decision deny --since 2h
+  gate log --tier destructive --since 2026-01-02T00:00:00Z
+  gate log --rule remote_script --json | jq '.[].target'
+
+Filters combine (every one must hold); -n counts the rows that pass them.")]
     Log(LogArgs),
     /// Verify or export the hash-chained audit trail
     #[command(subcommand)]
@@ -315,12 +322,46 @@ pub struct StatusArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct LogArgs {
-    /// Number of rows to show
+    /// Number of rows to show (the last ones that match)
     #[arg(short = 'n', long, default_value_t = 20)]
     pub limit: usize,
     /// Only rows of this session
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+    /// Only rows of actions that got this answer
+    #[arg(long, value_enum, value_name = "DECISION")]
+    pub decision: Option<DecisionArg>,
+    /// Only rows of actions in this risk tier of the spec (e.g. destructive)
+    #[arg(long, value_name = "TIER")]
+    pub tier: Option<String>,
+    /// Only rows from this time on: RFC 3339 (2026-01-02T03:04:05Z) or a duration before now
+    /// (90s, 10m, 2h, 3d, 1w)
+    #[arg(long, value_name = "TIME", value_parser = crate::time::Since::parse)]
+    pub since: Option<crate::time::Since>,
+    /// Only the event rows of actions this rule classified
+    #[arg(long, value_name = "RULE")]
+    pub rule: Option<String>,
+}
+
+/// An answer as the audit records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DecisionArg {
+    Allow,
+    Steer,
+    Ask,
+    Deny,
+}
+
+impl DecisionArg {
+    /// The audit's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionArg::Allow => "allow",
+            DecisionArg::Steer => "steer",
+            DecisionArg::Ask => "ask",
+            DecisionArg::Deny => "deny",
+        }
+    }
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -179,19 +179,11 @@ fn gate_runtime_time(s: &str) -> Option<i64> {
         second: Some(0),
         nanosecond: Some(0),
     });
-    // Days from civil (Howard Hinnant's algorithm).
-    let (y, m, d) = (
+    let days = crate::time::days_from_civil(
         i64::from(date.year),
         i64::from(date.month),
         i64::from(date.day),
     );
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
     let secs = days * 86_400
         + i64::from(time.hour) * 3600
         + i64::from(time.minute) * 60
