@@ -191,6 +191,10 @@ Examples:
   gate replay session.jsonl --spec-file specs/draft.toml --json
   gate replay session.jsonl --db /tmp/replay.db     store it as the hooks would have
 
+The role (--role, GATE_ROLE, the config files' `role`) changes tier modes as it does for the
+hook; a subagent type or environment match in the spec still wins, as in a hook call. A role
+the spec does not define is an error (exit 2).
+
 Without --db nothing is written: states live in memory and no database is opened (GATE_DB,
 GATE_HOME and the config files' `db` are ignored). With --db PATH every event is evaluated
 exactly as a hook call would be, against that database: its state, grants, learned baselines,
@@ -434,6 +438,9 @@ pub struct ReplayArgs {
     /// The compiled spec named with `--spec` (filled from the global flag).
     #[arg(skip)]
     pub spec: Option<String>,
+    /// The role named with `--role` (filled from the global flag).
+    #[arg(skip)]
+    pub role: Option<String>,
     /// The runtime the payloads came from, when the file does not say
     #[arg(long, value_enum)]
     pub runtime: Option<RuntimeArg>,

@@ -184,6 +184,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 .into());
             }
             args.spec = global.spec.clone();
+            args.role = global.role.clone();
             args.db = global.db.clone();
             cmd::replay::run(&args, global.json)
         }
