@@ -95,8 +95,10 @@ Examples:
   gate hook copilot --event preToolUse < payload.json
 
 Installed by `gate init`; you do not run this by hand. It always exits 0, writes at most one
-JSON object on stdout and nothing on stderr: an unknown runtime or a bad flag means no
-answer, never a blocked tool.")]
+JSON object on stdout and nothing on stderr. A flag it does not know is ignored and the call
+is answered as without it, so that a typo in a hook line never turns the policy off; an
+unknown runtime, or a payload, spec or database gate cannot use, means no answer (fail-open),
+never a blocked tool.")]
     Hook(HookArgs),
     /// Wire gate into a runtime's hook settings (or remove it again)
     #[command(after_help = "\
@@ -105,9 +107,14 @@ Examples:
   gate init codex --global          $CODEX_HOME/hooks.json (then review it with /hooks)
   gate init gemini --dry-run        show the settings file gate would write
   gate init copilot --remove        restore .github/hooks/gate.json exactly as before
+  gate init claude-code --spec default --role worker
+                                    the hook enforces `default` as a worker, whatever
+                                    GATE_SPEC, GATE_ROLE or the config files say
 
-A backup of the file is kept next to it (<file>.gate-backup); --remove puts the file back
-byte for byte (or removes it if gate created it).")]
+--spec and --role are written into the installed `gate hook` command line (checked first: a
+spec that is not compiled in, or a role it does not define, is an error). A backup of the
+file is kept next to it (<file>.gate-backup); --remove puts the file back byte for byte (or
+removes it if gate created it).")]
     Init(InitArgs),
     /// Check that gate is wired into every runtime and can answer
     #[command(after_help = "\

@@ -20,7 +20,7 @@
 use crate::adapters;
 use crate::adapters::json::{Node, Object};
 use crate::cli::{Exit, ReplayArgs};
-use crate::cmd::{compiled_spec, out, out_json};
+use crate::cmd::{check_role, compiled_spec, out, out_json};
 use crate::config::{Config, Overrides};
 use crate::InputError;
 use anyhow::Result;
@@ -608,22 +608,8 @@ fn replay_role(args: &ReplayArgs, spec: &gate_spec::ir::Spec) -> Result<Option<S
     let Some(role) = Config::resolve(&overrides)?.role else {
         return Ok(None);
     };
-    if spec.roles.iter().any(|r| *r.name == *role.value) {
-        return Ok(Some(role.value));
-    }
-    let known: Vec<&str> = spec.roles.iter().map(|r| &*r.name).collect();
-    Err(InputError::new(format!(
-        "role `{}` ({}) is not a role of spec `{}` ({})",
-        role.value,
-        role.source,
-        spec.name,
-        if known.is_empty() {
-            "it defines none".to_string()
-        } else {
-            format!("its roles: {}", known.join(", "))
-        }
-    ))
-    .into())
+    check_role(spec, &role.value, &role.source.to_string())?;
+    Ok(Some(role.value))
 }
 
 /// Replay a recorded session; returns the exit code.
