@@ -250,7 +250,7 @@ fn replay_into(bencher: Bencher, store: Store) {
     let compiled = default_spec();
     let engine = Engine::new(compiled.ir(), compiled.machine);
     let events = workload_events().expect("fixtures load");
-    let mut replayer = StoreReplayer::new(&engine, store, BATCH).expect("writer starts");
+    let mut replayer = StoreReplayer::new(&engine, store, BATCH, None).expect("writer starts");
     let mut now = 1_700_000_000_000i64;
     let mut n = 0usize;
     bencher.counter(ItemsCount::new(BATCH)).bench_local(|| {

@@ -95,8 +95,10 @@ Examples:
   gate hook copilot --event preToolUse < payload.json
 
 Installed by `gate init`; you do not run this by hand. It always exits 0, writes at most one
-JSON object on stdout and nothing on stderr: an unknown runtime or a bad flag means no
-answer, never a blocked tool.")]
+JSON object on stdout and nothing on stderr. A flag it does not know is ignored and the call
+is answered as without it, so that a typo in a hook line never turns the policy off; an
+unknown runtime, or a payload, spec or database gate cannot use, means no answer (fail-open),
+never a blocked tool.")]
     Hook(HookArgs),
     /// Wire gate into a runtime's hook settings (or remove it again)
     #[command(after_help = "\
@@ -105,9 +107,14 @@ Examples:
   gate init codex --global          $CODEX_HOME/hooks.json (then review it with /hooks)
   gate init gemini --dry-run        show the settings file gate would write
   gate init copilot --remove        restore .github/hooks/gate.json exactly as before
+  gate init claude-code --spec default --role worker
+                                    the hook enforces `default` as a worker, whatever
+                                    GATE_SPEC, GATE_ROLE or the config files say
 
-A backup of the file is kept next to it (<file>.gate-backup); --remove puts the file back
-byte for byte (or removes it if gate created it).")]
+--spec and --role are written into the installed `gate hook` command line (checked first: a
+spec that is not compiled in, or a role it does not define, is an error). A backup of the
+file is kept next to it (<file>.gate-backup); --remove puts the file back byte for byte (or
+removes it if gate created it).")]
     Init(InitArgs),
     /// Check that gate is wired into every runtime and can answer
     #[command(after_help = "\
@@ -150,7 +157,14 @@ Examples:
     #[command(after_help = "Examples:\n  gate status\n  gate status --session 5f0c… --json")]
     Status(StatusArgs),
     /// Recent audit rows
-    #[command(after_help = "Examples:\n  gate log -n 50\n  gate log --json | jq .verdict")]
+    #[command(after_help = "\
+Examples:
+  gate log -n 50
+  gate log --decision deny --since 2h
+  gate log --tier destructive --since 2026-01-02T00:00:00Z
+  gate log --rule remote_script --json | jq '.[].target'
+
+Filters combine (every one must hold); -n counts the rows that pass them.")]
     Log(LogArgs),
     /// Verify or export the hash-chained audit trail
     #[command(subcommand)]
@@ -183,6 +197,10 @@ Examples:
   gate replay session.jsonl --spec guard
   gate replay session.jsonl --spec-file specs/draft.toml --json
   gate replay session.jsonl --db /tmp/replay.db     store it as the hooks would have
+
+The role (--role, GATE_ROLE, the config files' `role`) changes tier modes as it does for the
+hook; a subagent type or environment match in the spec still wins, as in a hook call. A role
+the spec does not define is an error (exit 2).
 
 Without --db nothing is written: states live in memory and no database is opened (GATE_DB,
 GATE_HOME and the config files' `db` are ignored). With --db PATH every event is evaluated
@@ -315,12 +333,46 @@ pub struct StatusArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct LogArgs {
-    /// Number of rows to show
+    /// Number of rows to show (the last ones that match)
     #[arg(short = 'n', long, default_value_t = 20)]
     pub limit: usize,
     /// Only rows of this session
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+    /// Only rows of actions that got this answer
+    #[arg(long, value_enum, value_name = "DECISION")]
+    pub decision: Option<DecisionArg>,
+    /// Only rows of actions in this risk tier of the spec (e.g. destructive)
+    #[arg(long, value_name = "TIER")]
+    pub tier: Option<String>,
+    /// Only rows from this time on: RFC 3339 (2026-01-02T03:04:05Z) or a duration before now
+    /// (90s, 10m, 2h, 3d, 1w)
+    #[arg(long, value_name = "TIME", value_parser = crate::time::Since::parse)]
+    pub since: Option<crate::time::Since>,
+    /// Only the event rows of actions this rule classified
+    #[arg(long, value_name = "RULE")]
+    pub rule: Option<String>,
+}
+
+/// An answer as the audit records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DecisionArg {
+    Allow,
+    Steer,
+    Ask,
+    Deny,
+}
+
+impl DecisionArg {
+    /// The audit's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionArg::Allow => "allow",
+            DecisionArg::Steer => "steer",
+            DecisionArg::Ask => "ask",
+            DecisionArg::Deny => "deny",
+        }
+    }
 }
 
 #[derive(Subcommand, Debug, Clone)]
@@ -393,6 +445,9 @@ pub struct ReplayArgs {
     /// The compiled spec named with `--spec` (filled from the global flag).
     #[arg(skip)]
     pub spec: Option<String>,
+    /// The role named with `--role` (filled from the global flag).
+    #[arg(skip)]
+    pub role: Option<String>,
     /// The runtime the payloads came from, when the file does not say
     #[arg(long, value_enum)]
     pub runtime: Option<RuntimeArg>,

@@ -171,13 +171,19 @@ pub fn gate_binary_in(command: &str) -> Option<PathBuf> {
         .then(|| PathBuf::from(program))
 }
 
-/// The command line gate writes for one event.
-pub fn hook_command(runtime: Runtime, exe: &Path, event: &str) -> String {
+/// The command line gate writes for one event; `flags` (e.g. `--spec guard`) follow the
+/// runtime, where `gate hook` reads them and [`gate_binary_in`] still finds `hook` second.
+pub fn hook_command(runtime: Runtime, exe: &Path, event: &str, flags: &[String]) -> String {
     let exe = shell_quote(&exe.display().to_string());
-    match runtime {
+    let mut command = match runtime {
         Runtime::Copilot => format!("{exe} hook copilot --event {event}"),
         _ => format!("{exe} hook {}", runtime.as_str()),
+    };
+    for flag in flags {
+        command.push(' ');
+        command.push_str(&shell_quote(flag));
     }
+    command
 }
 
 /// Events whose entries take a tool matcher.
@@ -191,8 +197,8 @@ fn takes_matcher(runtime: Runtime, event: &str) -> bool {
 }
 
 /// gate's entry for one event, in the runtime's settings shape.
-fn entry(runtime: Runtime, exe: &Path, event: &str) -> Value {
-    let command = hook_command(runtime, exe, event);
+fn entry(runtime: Runtime, exe: &Path, event: &str, flags: &[String]) -> Value {
+    let command = hook_command(runtime, exe, event, flags);
     match runtime {
         Runtime::Copilot => {
             json!({"type": "command", "bash": command, "timeoutSec": HOOK_TIMEOUT_SECS})
@@ -348,7 +354,7 @@ fn without_empty_hooks(doc: &Value) -> Value {
 }
 
 /// Add gate's entries for every event it wires.
-fn add_gate(doc: &mut Value, runtime: Runtime, exe: &Path) -> Result<()> {
+fn add_gate(doc: &mut Value, runtime: Runtime, exe: &Path, flags: &[String]) -> Result<()> {
     let map = doc
         .as_object_mut()
         .context("the settings file is not a JSON object")?;
@@ -366,7 +372,7 @@ fn add_gate(doc: &mut Value, runtime: Runtime, exe: &Path) -> Result<()> {
             .or_insert_with(|| json!([]))
             .as_array_mut()
             .with_context(|| format!("`hooks.{event}` in the settings file is not a list"))?;
-        list.push(entry(runtime, exe, event));
+        list.push(entry(runtime, exe, event, flags));
     }
     Ok(())
 }
@@ -439,6 +445,25 @@ pub struct Request {
     pub dry_run: bool,
     /// The gate binary the entries run (the absolute path of the running binary).
     pub exe: PathBuf,
+    /// The spec the installed hook enforces (`--spec` written into its command line);
+    /// `None`: the hook resolves it at each call (GATE_SPEC, config files, default).
+    pub spec: Option<String>,
+    /// The role the installed hook enforces as (`--role` in its command line).
+    pub role: Option<String>,
+}
+
+impl Request {
+    /// The flags written after `gate hook <runtime>`.
+    pub fn hook_flags(&self) -> Vec<String> {
+        let mut flags = Vec::new();
+        for (flag, value) in [("--spec", &self.spec), ("--role", &self.role)] {
+            if let Some(value) = value {
+                flags.push(flag.to_string());
+                flags.push(value.clone());
+            }
+        }
+        flags
+    }
 }
 
 /// Refuse a second gate inside Copilot: it also runs the hooks in Claude Code's settings.
@@ -506,7 +531,7 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
         None => skeleton(req.runtime),
     };
     let already = strip_gate(&mut doc);
-    add_gate(&mut doc, req.runtime, &req.exe)?;
+    add_gate(&mut doc, req.runtime, &req.exe, &req.hook_flags())?;
     let after = to_text(&doc);
     let before_text = before
         .as_ref()
@@ -709,6 +734,8 @@ mod tests {
             remove,
             dry_run: false,
             exe: PathBuf::from("/opt/gate tools/bin/gate"),
+            spec: None,
+            role: None,
         }
     }
 
@@ -795,17 +822,17 @@ mod tests {
     #[test]
     fn entries_have_each_runtimes_shape() {
         let exe = Path::new("/usr/local/bin/gate");
-        let claude = entry(Runtime::ClaudeCode, exe, "PreToolUse");
+        let claude = entry(Runtime::ClaudeCode, exe, "PreToolUse", &[]);
         assert_eq!(
             claude,
             json!({"matcher": "*", "hooks": [{"type": "command", "command": "/usr/local/bin/gate hook claude-code", "timeout": 10}]})
         );
-        let gemini = entry(Runtime::Gemini, exe, "BeforeTool");
+        let gemini = entry(Runtime::Gemini, exe, "BeforeTool", &[]);
         assert_eq!(gemini["hooks"][0]["timeout"], 10_000);
         assert_eq!(gemini["hooks"][0]["name"], "gate");
-        let stop = entry(Runtime::Codex, exe, "Stop");
+        let stop = entry(Runtime::Codex, exe, "Stop", &[]);
         assert!(stop.get("matcher").is_none());
-        let copilot = entry(Runtime::Copilot, exe, "preToolUse");
+        let copilot = entry(Runtime::Copilot, exe, "preToolUse", &[]);
         assert_eq!(
             copilot,
             json!({"type": "command", "bash": "/usr/local/bin/gate hook copilot --event preToolUse", "timeoutSec": 10})
@@ -814,10 +841,18 @@ mod tests {
             hook_command(
                 Runtime::Codex,
                 Path::new("/opt/my tools/gate"),
-                "PreToolUse"
+                "PreToolUse",
+                &[]
             ),
             "'/opt/my tools/gate' hook codex"
         );
+        let flags = ["--spec", "guard", "--role", "a b"].map(String::from);
+        let command = hook_command(Runtime::Copilot, exe, "preToolUse", &flags);
+        assert_eq!(
+            command,
+            "/usr/local/bin/gate hook copilot --event preToolUse --spec guard --role 'a b'"
+        );
+        assert_eq!(gate_binary_in(&command), Some(exe.to_path_buf()));
         assert_eq!(
             gate_binary_in("'/opt/my tools/gate' hook codex"),
             Some(PathBuf::from("/opt/my tools/gate"))

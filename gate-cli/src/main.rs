@@ -184,6 +184,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
                 .into());
             }
             args.spec = global.spec.clone();
+            args.role = global.role.clone();
             args.db = global.db.clone();
             cmd::replay::run(&args, global.json)
         }
@@ -197,12 +198,32 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
     let exe = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .context("cannot find the path of the running gate binary")?;
+    // `--spec` and `--role` go into the installed hook's command line, checked now: the hook
+    // itself would only fail open on a name it does not know.
+    if !args.remove {
+        if let Some(name) = &global.spec {
+            cmd::compiled_spec(name)?;
+        }
+        if let Some(role) = &global.role {
+            let spec = match &global.spec {
+                Some(name) => name.clone(),
+                None => {
+                    gate_cli::config::Config::resolve(&gate_cli::config::Overrides::default())?
+                        .spec
+                        .value
+                }
+            };
+            cmd::check_role(cmd::compiled_spec(&spec)?.ir(), role, "flag --role")?;
+        }
+    }
     let request = install::Request {
         runtime: args.runtime.runtime(),
         global: args.global,
         remove: args.remove,
         dry_run: args.dry_run,
         exe,
+        spec: global.spec.clone(),
+        role: global.role.clone(),
     };
     let locations = install::Locations::from_env()?;
     let outcome = match install::run(&locations, &request) {
@@ -285,7 +306,8 @@ fn background_checkpoint_args(args: &[OsString]) -> Option<std::path::PathBuf> {
 }
 
 /// If the subcommand is `hook`, its arguments, parsed leniently: unknown flags are ignored
-/// and nothing here can fail.
+/// (the call is answered as without them, as `gate hook --help` says) and nothing here can
+/// fail.
 fn lenient_hook_args(args: &[OsString]) -> Option<HookArgs> {
     let words: Vec<String> = args
         .iter()

@@ -3,14 +3,19 @@
 //! `gate hook <runtime>` registered as its hook, and the test checks what the client really
 //! did with gate's answers — allow, steer, ask, deny, and the silent fault answer.
 //!
-//! The harness is the shared e2e folder beside the repository (`../shared/e2e`, or the folder
-//! named by `GATE_E2E_DIR`); its `drive.py` runs one CLI and prints a JSON report. The CLIs
-//! are installed by `.ci/e2e.sh`. When python3, node or a CLI is missing these tests fail with
-//! a message saying what to install; `GATE_E2E=skip` skips them explicitly.
+//! The harness is in the repository, `tests/e2e/harness/`: its `drive.py` runs one CLI and
+//! prints a JSON report. The pinned CLIs (`clis.txt` there) are installed from the npm
+//! registry on the first run, into the CLI cache (`$E2E_CLI_DIR`, else
+//! `$XDG_CACHE_HOME/gate-e2e/clis`, else `~/.cache/gate-e2e/clis`), once: parallel test
+//! processes wait on a lock file there, and later runs reuse the cache. When python3, node or
+//! npm is missing these tests fail with a one-line instruction; `GATE_E2E=skip` skips them
+//! explicitly.
 
 use serde_json::Value;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
 /// Setting `GATE_E2E=skip` skips these tests (and says so on stderr).
 const SKIP_VAR: &str = "GATE_E2E";
@@ -370,19 +375,17 @@ fn skip_requested() -> bool {
     false
 }
 
+/// A prerequisite is missing: one line saying what to do.
 fn missing(what: &str) -> ! {
-    panic!(
-        "{what}\nThe real-client end-to-end tests need python3 (3.8+), node (20+) and the four \
-         pinned agent CLIs: run `.ci/e2e.sh` from the repository root to install the CLIs. To \
-         skip these tests explicitly, set {SKIP_VAR}=skip."
-    )
+    panic!("real-client e2e tests: {what}; install it, or set {SKIP_VAR}=skip to skip these tests")
 }
 
-/// The shared e2e folder and the gate binary under test.
+/// The harness in the repository, the CLI cache and the gate binary under test.
 #[derive(Clone, Debug)]
 struct Harness {
-    e2e_dir: PathBuf,
+    harness_dir: PathBuf,
     steps_dir: PathBuf,
+    cli_dir: PathBuf,
     gate: PathBuf,
 }
 
@@ -392,30 +395,28 @@ impl Harness {
         let repo = crate_dir
             .parent()
             .expect("gate-cli lives inside the workspace");
-        let e2e_dir = match std::env::var_os("GATE_E2E_DIR") {
-            Some(dir) => PathBuf::from(dir),
-            None => repo.join("..").join("shared").join("e2e"),
-        };
-        if !e2e_dir.join("drive.py").is_file() {
-            missing(&format!(
-                "the e2e harness was not found: {} has no drive.py (it is expected in \
-                 `../shared/e2e` beside the repository, or in the folder named by GATE_E2E_DIR)",
-                e2e_dir.display()
-            ));
-        }
-        for (tool, arg) in [("python3", "--version"), ("node", "--version")] {
-            match Command::new(tool).arg(arg).output() {
+        let steps_dir = repo.join("tests").join("e2e");
+        let harness_dir = steps_dir.join("harness");
+        assert!(
+            harness_dir.join("drive.py").is_file(),
+            "the e2e harness is missing from the repository: {} has no drive.py",
+            harness_dir.display()
+        );
+        for (tool, what) in [
+            ("python3", "python3 (3.8 or newer) was not found on PATH"),
+            ("node", "node (Node.js 20 or newer) was not found on PATH"),
+        ] {
+            match Command::new(tool).arg("--version").output() {
                 Ok(out) if out.status.success() => {}
-                Ok(out) => missing(&format!(
-                    "`{tool} {arg}` failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                )),
-                Err(e) => missing(&format!("{tool} cannot be run: {e}")),
+                _ => missing(what),
             }
         }
+        let cli_dir = cli_dir();
+        install_clis(&harness_dir, &cli_dir);
         Harness {
-            e2e_dir,
-            steps_dir: repo.join("tests").join("e2e"),
+            harness_dir,
+            steps_dir,
+            cli_dir,
             gate: PathBuf::from(env!("CARGO_BIN_EXE_gate")),
         }
     }
@@ -433,7 +434,8 @@ impl Harness {
             dialect_flag,
         );
         let mut cmd = Command::new("python3");
-        cmd.arg(self.e2e_dir.join("drive.py"))
+        cmd.arg(self.harness_dir.join("drive.py"))
+            .env("E2E_CLI_DIR", &self.cli_dir)
             .args(["--runtime", target.driver])
             .arg("--steps")
             .arg(self.steps_dir.join(steps))
@@ -448,15 +450,15 @@ impl Harness {
         }
         let out = cmd
             .output()
-            .unwrap_or_else(|e| missing(&format!("python3 cannot be run: {e}")));
+            .unwrap_or_else(|e| missing(&format!("python3 cannot be run ({e})")));
         let stderr = String::from_utf8_lossy(&out.stderr);
         match out.status.code() {
             Some(0) => {}
-            Some(3) => missing(&format!(
-                "the {} CLI is not installed: {}",
+            Some(3) => panic!(
+                "{}: the CLI is not installed although setup.sh reported it installed: {}",
                 target.label(),
                 stderr.trim()
-            )),
+            ),
             other => panic!(
                 "{}: drive.py failed (exit {other:?}) for {steps}:\n{stderr}",
                 target.label()
@@ -613,5 +615,108 @@ impl Run {
                 }
             }
         }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// the pinned CLIs
+
+/// Where the CLIs are installed: `$E2E_CLI_DIR`, else `gate-e2e/clis` in the user's cache
+/// (`$XDG_CACHE_HOME`, else `~/.cache`), as `setup.sh` and `drive.py` find it.
+fn cli_dir() -> PathBuf {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = var("E2E_CLI_DIR") {
+        return PathBuf::from(dir);
+    }
+    let cache = match (var("XDG_CACHE_HOME"), var("HOME")) {
+        (Some(cache), _) => PathBuf::from(cache),
+        (None, Some(home)) => PathBuf::from(home).join(".cache"),
+        (None, None) => {
+            missing("neither HOME nor XDG_CACHE_HOME is set (the CLI cache lives there)")
+        }
+    };
+    cache.join("gate-e2e").join("clis")
+}
+
+/// The pins of `clis.txt` whose install stamp (written by `setup.sh` after a complete
+/// install) is missing or names another version.
+fn missing_clis(harness_dir: &Path, cli_dir: &Path) -> Vec<String> {
+    let pins = std::fs::read_to_string(harness_dir.join("clis.txt")).expect("read clis.txt");
+    pins.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let [runtime, package, version, _binary] = fields[..] else {
+                panic!("clis.txt: expected `runtime package version binary`, found {line:?}");
+            };
+            let want = format!("{package}@{version}");
+            let stamp = std::fs::read_to_string(cli_dir.join(runtime).join(".installed"));
+            (stamp.ok().as_deref().map(str::trim) != Some(want.as_str())).then_some(want)
+        })
+        .collect()
+}
+
+/// Installs the pinned CLIs into `cli_dir` unless they are there: once per process (the tests
+/// of this file share it), and across processes under an exclusive lock on
+/// `cli_dir/.install.lock`, so parallel test runs install once and the others wait for it.
+fn install_clis(harness_dir: &Path, cli_dir: &Path) {
+    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+    let outcome = INSTALLED.get_or_init(|| {
+        if missing_clis(harness_dir, cli_dir).is_empty() {
+            return Ok(());
+        }
+        match Command::new("npm").arg("--version").output() {
+            Ok(out) if out.status.success() => {}
+            _ => missing("npm (it ships with Node.js 20 or newer) was not found on PATH"),
+        }
+        std::fs::create_dir_all(cli_dir)
+            .map_err(|e| format!("cannot create the CLI cache {}: {e}", cli_dir.display()))?;
+        let lock_path = cli_dir.join(".install.lock");
+        let lock = std::fs::File::create(&lock_path)
+            .map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
+        lock.lock()
+            .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+        // Another process may have installed them while this one waited.
+        let wanted = missing_clis(harness_dir, cli_dir);
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        // Straight to the process's stderr, past the test harness's capture: the first run
+        // spends minutes here and says why.
+        let _ = writeln!(
+            std::io::stderr(),
+            "gate e2e: installing the pinned agent CLIs ({}) into {} from the npm registry; \
+             first run only (about 1.3 GB, a few minutes)",
+            wanted.join(", "),
+            cli_dir.display()
+        );
+        let out = Command::new("bash")
+            .arg(harness_dir.join("setup.sh"))
+            .env("E2E_CLI_DIR", cli_dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| format!("cannot run setup.sh with bash: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "setup.sh could not install the pinned CLIs into {} ({}; its messages are on \
+                 stderr above)",
+                cli_dir.display(),
+                out.status
+            ));
+        }
+        let left = missing_clis(harness_dir, cli_dir);
+        if !left.is_empty() {
+            return Err(format!(
+                "setup.sh succeeded but these CLIs have no install stamp in {}: {}",
+                cli_dir.display(),
+                left.join(", ")
+            ));
+        }
+        Ok(())
+    });
+    if let Err(message) = outcome {
+        panic!("real-client e2e tests: {message}");
     }
 }

@@ -13,10 +13,19 @@ fn root() -> std::path::PathBuf {
 }
 
 fn replay(args: &[&str]) -> (i32, serde_json::Value, String) {
+    replay_with(args, &[])
+}
+
+/// [`replay`] with these environment variables set (the developer's GATE_SPEC and GATE_ROLE
+/// never reach a run).
+fn replay_with(args: &[&str], env: &[(&str, &str)]) -> (i32, serde_json::Value, String) {
     let out = Command::new(GATE)
         .arg("replay")
         .args(args)
         .arg("--json")
+        .env_remove("GATE_SPEC")
+        .env_remove("GATE_ROLE")
+        .envs(env.iter().copied())
         .env("GATE_DB", "/nonexistent/never-opened/gate.db")
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .current_dir(root())
@@ -45,6 +54,50 @@ fn example_session_summary() {
         !std::path::Path::new("/nonexistent/never-opened").exists(),
         "replay writes nothing"
     );
+}
+
+/// The role changes tier modes in a replay as in a hook call, whether it is given with
+/// `--role` or `GATE_ROLE`, in memory or through a database; a role the spec does not define
+/// is a usage error.
+#[test]
+fn role_changes_the_answers() {
+    let verdicts = |args: &[&str], env: &[(&str, &str)]| {
+        let (code, json, stderr) = replay_with(args, env);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        json["summary"]["verdicts"].clone()
+    };
+    let session = "examples/session.jsonl";
+    let plain = verdicts(&[session], &[]);
+    assert_eq!(plain["ask"], 2, "{plain}");
+    // director: destructive actions are steered, not withheld; forbidden ones still denied.
+    let director = verdicts(&[session, "--role", "director"], &[]);
+    assert_eq!(director["ask"], serde_json::Value::Null, "{director}");
+    assert_eq!(director["deny"], plain["deny"], "{director}");
+    assert_eq!(
+        director["steer"].as_u64().unwrap(),
+        plain["steer"].as_u64().unwrap() + 2,
+        "{director}"
+    );
+    assert_eq!(verdicts(&[session], &[("GATE_ROLE", "director")]), director);
+    // worker: high-tier actions are gated.
+    let worker = verdicts(&[session, "--role", "worker"], &[]);
+    assert_ne!(worker, plain);
+    // Through a database, the same answers.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("replay.db");
+    let stored = verdicts(
+        &[session, "--role", "director", "--db", db.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(stored, director);
+
+    let (code, _, stderr) = replay(&[session, "--role", "nobody"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("role `nobody`") && stderr.contains("director, worker"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
 #[test]
@@ -128,6 +181,8 @@ fn missing_file_is_a_clear_error() {
 fn gate(args: &[&str]) -> std::process::Output {
     Command::new(GATE)
         .args(args)
+        .env_remove("GATE_SPEC")
+        .env_remove("GATE_ROLE")
         .env("GATE_DB", "/nonexistent/never-opened/gate.db")
         .env("XDG_CONFIG_HOME", "/nonexistent")
         .current_dir(root())

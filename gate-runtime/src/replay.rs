@@ -251,18 +251,19 @@ fn no_env(_: &str) -> Option<String> {
 
 impl<'s> StoreReplayer<'s> {
     /// Replay into `store`, `batch_events` events per transaction (at least one). Roles are
-    /// resolved as the in-memory replay does: from the event alone, no environment. Fails
-    /// when the writer thread cannot be started.
+    /// resolved as the in-memory replay does ([`Replayer::feed`]): from the event, then the
+    /// explicit `role` name; no environment. Fails when the writer thread cannot be started.
     pub fn new(
         engine: &'s Engine<'s>,
         mut store: Store,
         batch_events: usize,
+        role: Option<&'s str>,
     ) -> Result<StoreReplayer<'s>, StoreError> {
         // Best effort: a smaller cache only costs speed.
         let _ = store.set_cache_for_bulk_writes();
         Ok(StoreReplayer {
             engine,
-            pipeline: Pipeline::new(engine, None, &no_env, store)?,
+            pipeline: Pipeline::new(engine, role, &no_env, store)?,
             batch_events: batch_events.max(1),
             in_batch: 0,
             batch_scopes: Vec::new(),

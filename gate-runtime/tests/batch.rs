@@ -581,7 +581,7 @@ fn stored_replay_summary_equals_the_in_memory_replay() {
     }
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("gate.db");
-    let mut stored = StoreReplayer::new(&engine, Store::open(&db).unwrap(), 64).unwrap();
+    let mut stored = StoreReplayer::new(&engine, Store::open(&db).unwrap(), 64, None).unwrap();
     for (e, t) in &events {
         stored.feed(e.clone(), *t).unwrap();
     }
@@ -606,7 +606,7 @@ fn a_failed_batch_writes_and_counts_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("gate.db");
     let store = Store::open_with_timeout(&db, Duration::from_millis(50)).unwrap();
-    let mut stored = StoreReplayer::new(&engine, store, 10).unwrap();
+    let mut stored = StoreReplayer::new(&engine, store, 10, None).unwrap();
     let events = trace(3, 25);
     for (e, t) in &events[..10] {
         stored.feed(e.clone(), *t).unwrap();

@@ -876,6 +876,46 @@ fn audit_filters_select_rows() {
 }
 
 #[test]
+fn audit_rule_filter_reads_the_detail_and_limits_after_matching() {
+    let mut store = Store::open_in_memory().unwrap();
+    let details = [
+        json!({ "rule": "remote_script", "i": 1 }),
+        json!({ "rule": "remote_script_v2", "i": 2 }),
+        // The rule's text inside another value: not a match.
+        json!({ "text": "\"rule\":\"remote_script\"", "i": 3 }),
+        json!({ "rule": "remote_script", "i": 4 }),
+        json!({ "i": 5 }),
+        json!({ "rule": "remote_script", "i": 6 }),
+    ];
+    store
+        .transaction(|t| {
+            details.iter().enumerate().try_for_each(|(i, detail)| {
+                let mut row = record(i as i64 + 1);
+                row.detail = detail.clone();
+                t.append_audit(&row).map(|_| ())
+            })
+        })
+        .unwrap();
+    let seqs = |rule: &str, limit: Option<u64>| -> Vec<i64> {
+        store
+            .audit_rows(&AuditFilter {
+                rule: Some(rule.into()),
+                limit,
+                ..Default::default()
+            })
+            .unwrap()
+            .into_iter()
+            .map(|r| r.seq)
+            .collect()
+    };
+    assert_eq!(seqs("remote_script", None), vec![1, 4, 6]);
+    assert_eq!(seqs("remote_script", Some(2)), vec![4, 6]);
+    assert_eq!(seqs("remote_script", Some(0)), Vec::<i64>::new());
+    assert_eq!(seqs("remote_script_v2", None), vec![2]);
+    assert_eq!(seqs("nope", None), Vec::<i64>::new());
+}
+
+#[test]
 fn calibration_uses_only_clean_boundary_windows() {
     let mut store = Store::open_in_memory().unwrap();
     let window = |actions, closed_by, contaminated| WindowRow {

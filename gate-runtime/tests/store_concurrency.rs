@@ -80,7 +80,9 @@ fn concurrent_processes_serialize() {
                 .args(["--exact", "writer_process", "--ignored", "--test-threads=1"])
                 .env(ENV_DB, &db)
                 .env(ENV_ID, format!("w{i}"))
-                .stdout(std::process::Stdio::null())
+                // libtest prints a panic's message on stdout: both streams are kept for the
+                // failure message.
+                .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()
                 .expect("spawn writer")
@@ -90,7 +92,9 @@ fn concurrent_processes_serialize() {
         let out = child.wait_with_output().unwrap();
         assert!(
             out.status.success(),
-            "writer {i} failed: {}",
+            "writer {i} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
     }

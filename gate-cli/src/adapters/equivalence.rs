@@ -93,20 +93,11 @@ fn odd_values() -> Vec<Value> {
 
 fn fixture_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let roots = [
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/payloads"),
-        // The real-client e2e recordings, where they are: the shared e2e folder beside the
-        // repository, or the one named by GATE_E2E_DIR (as `tests/e2e.rs` finds it).
-        std::env::var_os("GATE_E2E_DIR")
-            .map_or_else(
-                || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/e2e"),
-                PathBuf::from,
-            )
-            .join("payloads"),
-    ];
-    for root in roots {
-        collect(&root, &mut files);
-    }
+    // The payloads the real clients sent (recorded with the e2e harness, scrubbed).
+    collect(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/payloads"),
+        &mut files,
+    );
     files.sort();
     files
 }

@@ -56,6 +56,25 @@ pub fn compiled_spec(name: &str) -> Result<&'static CompiledSpec> {
         })
 }
 
+/// A role name checked against `spec`: a name the spec does not define is an input error
+/// that names where the role came from (`source`) and the spec's roles.
+pub fn check_role(spec: &gate_spec::ir::Spec, role: &str, source: &str) -> Result<()> {
+    if spec.roles.iter().any(|r| *r.name == *role) {
+        return Ok(());
+    }
+    let known: Vec<&str> = spec.roles.iter().map(|r| &*r.name).collect();
+    Err(InputError::new(format!(
+        "role `{role}` ({source}) is not a role of spec `{}` ({})",
+        spec.name,
+        if known.is_empty() {
+            "it defines none".to_string()
+        } else {
+            format!("its roles: {}", known.join(", "))
+        }
+    ))
+    .into())
+}
+
 /// `gate config`.
 pub fn config(global: &GlobalArgs) -> Result<i32> {
     let config = Config::resolve(&Overrides::from(global))?;

@@ -20,7 +20,7 @@
 use crate::adapters;
 use crate::adapters::json::{Node, Object};
 use crate::cli::{Exit, ReplayArgs};
-use crate::cmd::{compiled_spec, out, out_json};
+use crate::cmd::{check_role, compiled_spec, out, out_json};
 use crate::config::{Config, Overrides};
 use crate::InputError;
 use anyhow::Result;
@@ -179,19 +179,11 @@ fn gate_runtime_time(s: &str) -> Option<i64> {
         second: Some(0),
         nanosecond: Some(0),
     });
-    // Days from civil (Howard Hinnant's algorithm).
-    let (y, m, d) = (
+    let days = crate::time::days_from_civil(
         i64::from(date.year),
         i64::from(date.month),
         i64::from(date.day),
     );
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
     let secs = days * 86_400
         + i64::from(time.hour) * 3600
         + i64::from(time.minute) * 60
@@ -206,7 +198,8 @@ const REPLAY_BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 // One per run: the size difference costs nothing.
 #[allow(clippy::large_enum_variant)]
 enum Sink<'s> {
-    Memory(Replayer<'s>),
+    /// In memory, with the explicit role name (if any).
+    Memory(Replayer<'s>, Option<&'s str>),
     Stored {
         replayer: StoreReplayer<'s>,
         path: PathBuf,
@@ -219,8 +212,8 @@ impl Sink<'_> {
     /// Evaluate one event (both only read it: the reader thread frees what it allocated).
     fn feed(&mut self, event: &Event, now_ms: i64) -> Result<()> {
         match self {
-            Sink::Memory(r) => {
-                r.feed(event, now_ms, None);
+            Sink::Memory(r, role) => {
+                r.feed(event, now_ms, *role);
                 Ok(())
             }
             Sink::Stored { replayer, path, .. } => replayer
@@ -254,7 +247,7 @@ impl Sink<'_> {
     /// Store what is queued.
     fn flush(&mut self) -> Result<()> {
         match self {
-            Sink::Memory(_) => Ok(()),
+            Sink::Memory(..) => Ok(()),
             Sink::Stored { replayer, path, .. } => replayer
                 .flush()
                 .map_err(|e| stored_error(path, replayer.stored(), &e)),
@@ -305,7 +298,7 @@ impl Progress {
         let pct = (read_bytes * 100).checked_div(self.total).unwrap_or(0);
         let stored = match sink {
             Sink::Stored { replayer, .. } => format!(", {} events stored", replayer.stored()),
-            Sink::Memory(_) => String::new(),
+            Sink::Memory(..) => String::new(),
         };
         let text = format!("replay: {line_no} lines ({pct}%){stored}");
         let mut err = std::io::stderr().lock();
@@ -604,6 +597,21 @@ fn evaluate_all(
     Ok((bad, line_no, read_bytes))
 }
 
+/// The explicit role of a replay, as a hook would have it (`--role`, `GATE_ROLE`, the config
+/// files), checked against the spec: a name the spec does not define is a usage error, not a
+/// role silently ignored.
+fn replay_role(args: &ReplayArgs, spec: &gate_spec::ir::Spec) -> Result<Option<String>> {
+    let overrides = Overrides {
+        role: args.role.clone(),
+        ..Overrides::default()
+    };
+    let Some(role) = Config::resolve(&overrides)?.role else {
+        return Ok(None);
+    };
+    check_role(spec, &role.value, &role.source.to_string())?;
+    Ok(Some(role.value))
+}
+
 /// Replay a recorded session; returns the exit code.
 pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
     let file = std::fs::File::open(&args.file)
@@ -636,8 +644,10 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
             Engine::new(compiled.ir(), compiled.machine)
         }
     };
+    let role = replay_role(args, engine.spec)?;
+    let role = role.as_deref();
     let mut sink = match &args.db {
-        None => Sink::Memory(Replayer::new(&engine)),
+        None => Sink::Memory(Replayer::new(&engine), role),
         Some(path) => {
             let cannot =
                 |e: StoreError| anyhow::anyhow!("cannot use the database {}: {e}", path.display());
@@ -652,7 +662,7 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
                 (store, Some(staged))
             };
             let replayer =
-                StoreReplayer::new(&engine, store, DEFAULT_BATCH_EVENTS).map_err(cannot)?;
+                StoreReplayer::new(&engine, store, DEFAULT_BATCH_EVENTS, role).map_err(cannot)?;
             Sink::Stored {
                 replayer,
                 path: path.clone(),
@@ -695,7 +705,7 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
         p.done(line_no, read_bytes, &sink);
     }
     let (summary, stored) = match sink {
-        Sink::Memory(r) => (r.summary, None),
+        Sink::Memory(r, _) => (r.summary, None),
         Sink::Stored { replayer, path, .. } => {
             let stored = (path, replayer.stored(), replayer.transactions());
             (replayer.summary().clone(), Some(stored))

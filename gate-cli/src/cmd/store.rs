@@ -236,6 +236,10 @@ pub fn log(args: &LogArgs, global: &GlobalArgs) -> Result<i32> {
     let store = open_read(global)?;
     let filter = AuditFilter {
         session: args.session.clone(),
+        decision: args.decision.map(|d| d.as_str().to_string()),
+        tier: args.tier.clone(),
+        since_ms: args.since.map(|since| since.resolve(now_ms())),
+        rule: args.rule.clone(),
         limit: Some(args.limit as u64),
         ..AuditFilter::default()
     };

@@ -202,6 +202,9 @@ pub struct AuditFilter {
     pub since_ms: Option<i64>,
     /// Exclusive upper bound on `ts_ms`.
     pub until_ms: Option<i64>,
+    /// Only rows whose detail names this rule (`"rule": NAME`): the event rows of actions
+    /// the rule classified.
+    pub rule: Option<String>,
     /// Keep only the last `limit` matching rows (still returned oldest first).
     pub limit: Option<u64>,
 }
@@ -947,12 +950,22 @@ impl Store {
             clauses.push("ts < ?");
             args.push(V::Integer(u));
         }
+        if let Some(rule) = &filter.rule {
+            // The stored detail is compact JSON, so a row naming the rule holds this text;
+            // the JSON functions are not built in, so the match is confirmed on the parsed
+            // detail below (a string value that merely contains the text does not count).
+            clauses.push("instr(detail, ?) > 0");
+            let needle = format!("\"rule\":{}", serde_json::Value::String(rule.clone()));
+            args.push(V::Text(needle));
+        }
         let mut sql = SELECT_ROW.to_string();
         if !clauses.is_empty() {
             sql.push_str(" WHERE ");
             sql.push_str(&clauses.join(" AND "));
         }
-        if let Some(limit) = filter.limit {
+        // With a rule the last `limit` rows are counted after the confirmation, here.
+        let sql_limit = filter.limit.filter(|_| filter.rule.is_none());
+        if let Some(limit) = sql_limit {
             sql = format!(
                 "SELECT * FROM ({sql} ORDER BY seq DESC LIMIT {}) ORDER BY seq",
                 limit.min(i64::MAX as u64)
@@ -962,8 +975,38 @@ impl Store {
         }
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(args))?;
+        let Some(rule) = &filter.rule else {
+            while let Some(r) = rows.next()? {
+                f(row_from_sql(r)?.0)?;
+            }
+            return Ok(());
+        };
+        let keep = filter
+            .limit
+            .map_or(usize::MAX, |l| l.min(usize::MAX as u64) as usize);
+        let mut last = std::collections::VecDeque::new();
         while let Some(r) = rows.next()? {
-            f(row_from_sql(r)?.0)?;
+            let row = row_from_sql(r)?.0;
+            if row
+                .record
+                .detail
+                .get("rule")
+                .and_then(serde_json::Value::as_str)
+                != Some(rule.as_str())
+            {
+                continue;
+            }
+            if keep == 0 {
+                continue;
+            }
+            if last.len() == keep {
+                last.pop_front();
+            }
+            last.push_back(row);
+        }
+        drop(rows);
+        for row in last {
+            f(row)?;
         }
         Ok(())
     }

@@ -596,7 +596,7 @@ impl Store {
         }
         configure(&conn)?;
         if version < SCHEMA_VERSION {
-            set_wal(&conn)?;
+            set_wal(&conn, busy_timeout)?;
             schema::migrate(&mut conn)?;
         }
         let key = open_key(&mut conn, &key_path(path))?;
@@ -761,7 +761,7 @@ impl Store {
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let _ = set_wal(&self.conn);
+                let _ = set_wal(&self.conn, Duration::ZERO);
             }
             _ => {}
         }
@@ -854,8 +854,32 @@ fn configure(conn: &Connection) -> Result<(), StoreError> {
 /// Switches the file to WAL mode. The mode is stored in the database header, so this runs when
 /// the database is created or migrated, and again only if a commit finds no WAL file (some
 /// other program switched the journal mode back).
-fn set_wal(conn: &Connection) -> Result<(), StoreError> {
-    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+///
+/// The switch is retried for up to `wait` while SQLite answers that the database is busy.
+/// SQLite does not run the busy handler for every lock a journal-mode change takes: on a new
+/// database that other processes are opening at the same moment (another one switching it to
+/// WAL or migrating it), `PRAGMA journal_mode = WAL` fails with `SQLITE_BUSY` at once, however
+/// long the connection's busy timeout, and parallel hooks of a first session failed open.
+fn set_wal(conn: &Connection, wait: Duration) -> Result<(), StoreError> {
+    let deadline = std::time::Instant::now() + wait;
+    let mut pause = Duration::from_millis(1);
+    let mode: String = loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
+            Ok(mode) => break mode,
+            Err(e) => {
+                let busy = matches!(
+                    e.sqlite_error_code(),
+                    Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                );
+                let now = std::time::Instant::now();
+                if !busy || now >= deadline {
+                    return Err(e.into());
+                }
+                std::thread::sleep(pause.min(deadline - now));
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+        }
+    };
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(StoreError::Corrupt(format!(
             "cannot switch to WAL (journal mode is {mode})"

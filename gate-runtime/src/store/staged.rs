@@ -160,7 +160,8 @@ impl Staged {
                 &self.partial,
                 OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )?;
-            set_wal(&conn)?;
+            // Nobody else has the file: no lock to wait for.
+            set_wal(&conn, Duration::ZERO)?;
         }
         self.held
             .sync_all()

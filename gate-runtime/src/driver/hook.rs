@@ -1,0 +1,352 @@
+//! The hook path: one event, one process, one transaction ([`run`]). It waits for its turn
+//! behind other gate processes, opens the store, evaluates the event with the state loaded
+//! and saved around it ([`PerEvent`]) and grants asked of the store ([`InStore`]), and
+//! commits. When the store cannot be used it fails open: the event is evaluated from a fresh
+//! in-memory state, the fault is recorded beside the database, and the answer [`degrade`]s
+//! to silence unless the action's tier is fail-closed.
+
+use super::*;
+use crate::engine::{Context, Engine, Note, Outcome, ScopeState};
+use crate::event::Event;
+use crate::observer::Baselines;
+use crate::store::{self, AuditEntry, AuditKind, AuditRecord, NewGrant, Store, StoreError, Txn};
+use crate::verdict::{Decision, Verdict};
+use gate_spec::ir::{FailPolicy, Phase};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long a hook waits for another writer before degrading (well inside every runtime's
+/// hook timeout).
+pub const BUSY_TIMEOUT: Duration = Duration::from_millis(1500);
+
+/// What the caller decides for one run.
+pub struct Options<'a> {
+    /// The database; `None` uses `Store::default_path()`.
+    pub db_path: Option<PathBuf>,
+    /// An explicit role name (flag, `GATE_ROLE`, config).
+    pub role: Option<&'a str>,
+    /// Environment lookup (roles may be recognised by `NAME=VALUE`).
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    pub now_ms: i64,
+    /// Write state and audit (false for `gate explain`).
+    pub persist: bool,
+    pub busy_timeout: Duration,
+    /// Do not truncate a grown WAL in line; report it in [`RunResult::checkpoint_due`]
+    /// instead (the hook hands it to a detached process, see [`checkpoint`]).
+    pub defer_checkpoint: bool,
+    /// The process exits as soon as this run returns (the hook): the database connection is
+    /// left for the exit to close. Closing frees the parsed schema, the statement cache and
+    /// the page cache (≈ 58 k instructions) that exiting frees anyway; a committed
+    /// transaction needs nothing from it (closing runs no checkpoint, see
+    /// [`Store::leave_open_until_exit`]), and the kernel releases the file locks.
+    pub exits_after: bool,
+}
+
+/// What one run produced.
+#[derive(Debug)]
+pub struct RunResult {
+    pub decision: Decision,
+    pub outcome: Outcome,
+    /// Infrastructure faults met on the way (each also recorded where possible).
+    pub faults: Vec<String>,
+    pub degraded: bool,
+    /// The database whose WAL should be checkpointed ([`Options::defer_checkpoint`]).
+    pub checkpoint_due: Option<PathBuf>,
+}
+
+/// How long a hook waits for its turn behind other gate processes before trying anyway.
+pub const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// Wait (bounded) for the writer lock file beside the database. `None` when the lock file
+/// cannot be used or the wait ran out: the SQLite lock and its busy timeout still protect
+/// the data, so this only decides who goes first.
+pub(super) fn writer_turn(db: &Path, wait: Duration) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut name = db.as_os_str().to_os_string();
+    name.push(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(PathBuf::from(name))
+        .ok()?;
+    let start = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Some(file),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < wait => {
+                std::thread::sleep(Duration::from_micros(500));
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+/// Run one event. Never panics on bad state; never blocks because of a fault.
+pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult {
+    let started = Instant::now();
+    let spec = engine.spec;
+    let role = engine.resolve_role(event, opts.env, opts.role);
+    let path = match &opts.db_path {
+        Some(p) => Ok(p.clone()),
+        None => Store::default_path(),
+    };
+    let mut faults = Vec::new();
+    if !opts.persist {
+        return dry_run(engine, event, role, opts, path.ok());
+    }
+    let attempt = path.as_ref().map_err(clone_err).and_then(|p| {
+        // Queue behind other gate processes on a plain file lock first: SQLite's busy
+        // handler backs off by sleeping and lets a waiter starve behind a stream of newcomers,
+        // while a lock poll keeps every hook of a busy session inside its deadline.
+        let _turn = writer_turn(p, LOCK_WAIT);
+        let mut store = Store::open_with_timeout(p, opts.busy_timeout)?;
+        if opts.defer_checkpoint {
+            store.defer_checkpoints();
+        }
+        let outcome = store.transaction(|tx| {
+            evaluate_in(
+                engine,
+                tx,
+                &mut PerEvent::default(),
+                &mut InStore,
+                event,
+                At {
+                    role,
+                    now_ms: opts.now_ms,
+                    started,
+                },
+            )
+        })?;
+        let due = store.checkpoint_due().then(|| p.clone());
+        if opts.exits_after {
+            store.leave_open_until_exit();
+        }
+        Ok((outcome, due))
+    });
+    match attempt {
+        Ok((outcome, checkpoint_due)) => RunResult {
+            decision: outcome.decision.clone(),
+            outcome,
+            faults,
+            degraded: false,
+            checkpoint_due,
+        },
+        Err(e) => {
+            let fault = e.to_string();
+            faults.push(fault.clone());
+            // Evaluate from a fresh in-memory state: the classification still runs, so a
+            // fail-closed tier keeps its block; everything else degrades to silence.
+            let mut state = ScopeState::initial(spec, engine.machine);
+            let outcome =
+                evaluate_detached(engine, &mut state, event, role, opts.now_ms, "unavailable");
+            let decision = degrade(spec, &outcome);
+            {
+                let line = json!({
+                    "ts_ms": opts.now_ms,
+                    "kind": "fault",
+                    "fault": fault,
+                    "spec": spec.name,
+                    "session": event.session_id,
+                    "phase": event.phase.map(Phase::as_str),
+                    "tool": event.tool,
+                    "decision": decision.verdict.name(),
+                });
+                let at: PathBuf = path.unwrap_or_else(|_| PathBuf::from("."));
+                store::fallback_log(&at, &line);
+            }
+            RunResult {
+                decision,
+                outcome,
+                faults,
+                degraded: true,
+                checkpoint_due: None,
+            }
+        }
+    }
+}
+
+/// Evaluate without writing anything (`gate explain`): the scope's stored state is read when
+/// the database can be opened read-only, else the evaluation starts from a fresh state.
+pub(super) fn dry_run(
+    engine: &Engine<'_>,
+    event: &Event,
+    role: Option<u8>,
+    opts: &Options<'_>,
+    path: Option<PathBuf>,
+) -> RunResult {
+    let spec = engine.spec;
+    let scope = scope_key(spec.scope, event);
+    let mut faults = Vec::new();
+    let stored = path
+        .as_deref()
+        .filter(|p| p.exists())
+        .map(|p| Store::open_read_only(p).and_then(|s| s.read_state(&scope, &spec.name)));
+    let mut state = match stored {
+        Some(Ok(Some(st))) if st.spec_hash == spec.hash => serde_json::from_slice(&st.blob)
+            .unwrap_or_else(|_| ScopeState::initial(spec, engine.machine)),
+        Some(Err(e)) => {
+            faults.push(e.to_string());
+            ScopeState::initial(spec, engine.machine)
+        }
+        _ => ScopeState::initial(spec, engine.machine),
+    };
+    let outcome = evaluate_detached(engine, &mut state, event, role, opts.now_ms, "(explain)");
+    RunResult {
+        decision: outcome.decision.clone(),
+        outcome,
+        faults,
+        degraded: false,
+        checkpoint_due: None,
+    }
+}
+
+/// Evaluate with no store behind: no grant can be consumed or recorded (asks show
+/// `grant_placeholder` as their id) and no learned baseline applies.
+pub(super) fn evaluate_detached(
+    engine: &Engine<'_>,
+    state: &mut ScopeState,
+    event: &Event,
+    role: Option<u8>,
+    now_ms: i64,
+    grant_placeholder: &str,
+) -> Outcome {
+    let baselines: Baselines = vec![None; engine.spec.kinds.len()];
+    let mut mint = || grant_placeholder.to_string();
+    let mut cx = Context {
+        now_ms,
+        role,
+        approved: false,
+        baselines: &baselines,
+        grant_id: &mut mint,
+    };
+    engine.evaluate(state, event, &mut cx)
+}
+
+pub(super) fn clone_err(e: &StoreError) -> StoreError {
+    StoreError::Corrupt(e.to_string())
+}
+
+/// The answer under a fault: silence, except a fail-closed tier's block.
+pub fn degrade(spec: &gate_spec::ir::Spec, outcome: &Outcome) -> Decision {
+    let tier = &spec.tiers[outcome.classification.tier as usize];
+    match &outcome.decision.verdict {
+        Verdict::Deny { .. } | Verdict::Ask { .. } if tier.fail == FailPolicy::Closed => Decision {
+            verdict: match &outcome.decision.verdict {
+                // An ask cannot be approved without the store: keep it as a deny.
+                Verdict::Ask { reason, .. } => Verdict::Deny {
+                    reason: reason.clone(),
+                },
+                v => v.clone(),
+            },
+            carried: None,
+        },
+        _ => Decision::allow(),
+    }
+}
+
+/// One hook call: the state is read and written back within its own transaction.
+#[derive(Default)]
+pub(super) struct PerEvent {
+    pub(super) state: Option<ScopeState>,
+    pub(super) baselines: Baselines,
+}
+
+impl<'t> Scopes<Txn<'t>> for PerEvent {
+    fn load(
+        &mut self,
+        engine: &Engine<'_>,
+        tx: &Txn<'t>,
+        scope: &str,
+        repo: &str,
+        notes: &mut Vec<Note>,
+    ) -> Result<(&mut ScopeState, &Baselines), StoreError> {
+        let state = load_scope(engine, tx, scope, notes)?;
+        self.baselines = load_baselines(engine, tx, repo)?;
+        Ok((self.state.insert(state), &self.baselines))
+    }
+
+    fn audit(&mut self, tx: &mut Txn<'t>, rows: &[AuditEntry<'_>]) -> Result<(), StoreError> {
+        let mut tip = tx.chain_tip()?;
+        tx.append_entries(&mut tip, rows)?;
+        tx.write_chain_head(&mut tip)
+    }
+
+    fn save(
+        &mut self,
+        engine: &Engine<'_>,
+        tx: &Txn<'t>,
+        scope: &str,
+        updated_ms: i64,
+    ) -> Result<(), StoreError> {
+        let Some(state) = &self.state else {
+            return Ok(());
+        };
+        tx.save_state(
+            scope,
+            &engine.spec.name,
+            &encode_state(engine, state, updated_ms)?,
+        )
+    }
+}
+
+/// A hook call: every question goes to the store.
+pub(super) struct InStore;
+
+impl<'t> Grants<Txn<'t>> for InStore {
+    fn consume(
+        &mut self,
+        tx: &Txn<'t>,
+        action_hash: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        Ok(tx.consume_grant(action_hash, now_ms)?.is_some())
+    }
+
+    fn create(&mut self, tx: &Txn<'t>, grant: &NewGrant) -> Result<String, StoreError> {
+        tx.create_grant(grant)
+    }
+}
+
+/// The database path a run would use (for messages and the fallback log).
+pub fn resolve_db(db: Option<&Path>) -> Result<PathBuf, StoreError> {
+    match db {
+        Some(p) => Ok(p.to_path_buf()),
+        None => Store::default_path(),
+    }
+}
+
+/// Record a fault that happened before the engine could run (bad payload, unknown spec):
+/// an audit row when the store opens, else a line in the fallback log. Best effort.
+pub fn record_fault(db: Option<&Path>, runtime: crate::event::Runtime, now_ms: i64, fault: &str) {
+    let Ok(path) = resolve_db(db) else {
+        return;
+    };
+    let written = Store::open_with_timeout(&path, BUSY_TIMEOUT).and_then(|mut store| {
+        store.transaction(|tx| {
+            tx.append_audit(&AuditRecord {
+                ts_ms: now_ms,
+                session: String::new(),
+                scope: String::new(),
+                spec: String::new(),
+                kind: AuditKind::Fault,
+                runtime: runtime.as_str().to_string(),
+                phase: Phase::Other.as_str().to_string(),
+                tool: None,
+                target: None,
+                tier: None,
+                decision: Some("allow".to_string()),
+                detail: json!({"fault": fault}),
+                latency_us: None,
+            })
+        })
+    });
+    if written.is_err() {
+        store::fallback_log(
+            &path,
+            &json!({"ts_ms": now_ms, "kind": "fault", "runtime": runtime.as_str(), "fault": fault}),
+        );
+    }
+}
