@@ -84,7 +84,6 @@ const READERS: &[Reader] = &[
             "size",
             "hexdump",
             "hd",
-            "xxd-",
         ],
         grammar: g(
             "",
@@ -363,10 +362,7 @@ const READERS: &[Reader] = &[
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     let p = cmd.program;
-    if matches!(
-        p,
-        "basename" | "dirname" | "realpath" | "pwd" | "pathchk" | "mkfifo-"
-    ) {
+    if matches!(p, "basename" | "dirname" | "realpath" | "pwd" | "pathchk") {
         return true;
     }
     let Some(r) = READERS.iter().find(|r| r.names.contains(&p)) else {
