@@ -485,7 +485,9 @@ fn rename(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             e.starts_with("s/")
                 || e.starts_with("y/")
                 || e.starts_with("tr/")
-                || e.starts_with('s') && e.len() > 2 && !e[1..2].chars().all(char::is_alphanumeric)
+                || e.starts_with('s')
+                    && e.len() > 2
+                    && e[1..].chars().next().is_some_and(|c| !c.is_alphanumeric())
         });
     let skip = if a.has("e") || a.has("E") {
         0

@@ -294,8 +294,9 @@ fn awk(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 None => (l, None),
             }
         } else {
-            let c = &w[1..2.min(w.len())];
-            let rest = &w[1 + c.len()..];
+            let end = w[1..].chars().next().map_or(1, |c| 1 + c.len_utf8());
+            let c = &w[1..end];
+            let rest = &w[end..];
             (c, (!rest.is_empty()).then_some(rest))
         };
         let takes = matches!(

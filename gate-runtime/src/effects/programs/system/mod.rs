@@ -35,3 +35,70 @@ fn operands<'c>(args: &'c [std::borrow::Cow<'_, str>], takes_value: &[&str]) -> 
     }
     out
 }
+
+#[cfg(test)]
+mod hostile {
+    //! Every program of the family on hostile arguments: no panic.
+
+    use super::super::testing::effects;
+
+    const PROGRAMS: &[&str] = &[
+        "kill",
+        "pkill",
+        "killall",
+        "killall5",
+        "fuser",
+        "shutdown",
+        "reboot",
+        "init",
+        "loginctl",
+        "systemctl",
+        "service",
+        "launchctl",
+        "sysctl",
+        "modprobe",
+        "iptables",
+        "nft",
+        "ufw",
+        "firewall-cmd",
+        "pfctl",
+        "crontab",
+        "useradd",
+        "passwd",
+        "dscl",
+        "mount",
+        "umount",
+        "swapon",
+        "mkfs.ext4",
+        "wipefs",
+        "fdisk",
+        "sfdisk",
+        "sgdisk",
+        "parted",
+        "hdparm",
+        "cryptsetup",
+        "zpool",
+        "zfs",
+        "lvremove",
+        "lvresize",
+        "mdadm",
+        "badblocks",
+        "nvme",
+        "diskutil",
+    ];
+    const ARGS: &[&str] = &[
+        "-", "--", "-é", "--é=ü", "-9", "-s", "--signal", "-1", "0", "é", "-L", "-F", "stop", "-u",
+        "-r", "-n", "-", "=", "/dev/sda", "$X", "*", "-o", "destroy", "print",
+    ];
+
+    #[test]
+    fn no_panic_on_hostile_arguments() {
+        for p in PROGRAMS {
+            for a in ARGS {
+                for b in ARGS {
+                    let _ = effects(&format!("{p} {a} {b}"));
+                }
+            }
+        }
+    }
+}
