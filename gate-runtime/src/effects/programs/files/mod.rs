@@ -9,6 +9,7 @@ mod archive;
 mod attrs;
 mod copy;
 mod edit;
+mod editors;
 mod read;
 mod remove;
 mod write;
@@ -19,6 +20,7 @@ const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     copy::model,
     attrs::model,
     edit::model,
+    editors::model,
     write::model,
     archive::model,
     read::model,
