@@ -1,0 +1,668 @@
+//! Archives and compressors: `tar` (old-style bundles too), `unzip`, `zip`, `7z`, `cpio`,
+//! and the compressors that replace a file by its (de)compressed form (`gzip`, `xz`, …).
+
+use std::borrow::Cow;
+
+use super::super::super::getopt::{self, Grammar};
+use super::super::super::{Cmd, Sink};
+use super::each;
+use gate_spec::effect::Act;
+
+const TAR: Grammar = Grammar {
+    short: "cxtruAdzjJavkpPhlmOSWUiBGMnwqZ",
+    short_value: "fCTXbKNVgLFIH",
+    long: &[
+        "create",
+        "extract",
+        "get",
+        "list",
+        "append",
+        "update",
+        "catenate",
+        "concatenate",
+        "delete",
+        "diff",
+        "compare",
+        "gzip",
+        "gunzip",
+        "ungzip",
+        "bzip2",
+        "xz",
+        "zstd",
+        "lzma",
+        "lzip",
+        "lzop",
+        "compress",
+        "uncompress",
+        "auto-compress",
+        "verbose",
+        "keep-old-files",
+        "skip-old-files",
+        "keep-newer-files",
+        "keep-directory-symlink",
+        "overwrite",
+        "overwrite-dir",
+        "no-overwrite-dir",
+        "remove-files",
+        "unlink-first",
+        "recursive-unlink",
+        "absolute-names",
+        "dereference",
+        "to-stdout",
+        "preserve-permissions",
+        "same-permissions",
+        "preserve",
+        "numeric-owner",
+        "no-same-owner",
+        "same-owner",
+        "no-same-permissions",
+        "totals",
+        "sparse",
+        "verify",
+        "wildcards",
+        "no-wildcards",
+        "no-recursion",
+        "recursion",
+        "one-file-system",
+        "ignore-zeros",
+        "ignore-failed-read",
+        "interactive",
+        "confirmation",
+        "show-transformed-names",
+        "null",
+        "no-null",
+        "check-links",
+        "exclude-vcs",
+        "exclude-vcs-ignores",
+        "exclude-backups",
+        "exclude-caches",
+        "xattrs",
+        "acls",
+        "selinux",
+        "touch",
+        "utc",
+        "full-time",
+        "posix",
+        "checkpoint",
+    ],
+    long_value: &[
+        "file",
+        "directory",
+        "files-from",
+        "exclude",
+        "exclude-from",
+        "transform",
+        "xform",
+        "strip-components",
+        "owner",
+        "group",
+        "mode",
+        "mtime",
+        "newer",
+        "after-date",
+        "newer-mtime",
+        "use-compress-program",
+        "format",
+        "label",
+        "blocking-factor",
+        "record-size",
+        "index-file",
+        "listed-incremental",
+        "to-command",
+        "info-script",
+        "new-volume-script",
+        "rsh-command",
+        "checkpoint-action",
+        "suffix",
+        "warning",
+        "occurrence",
+        "level",
+        "sort",
+        "tape-length",
+        "volno-file",
+        "backup",
+        "quoting-style",
+    ],
+    posix: false,
+};
+
+/// Old-style `tar xzf ARCHIVE -C DIR`: a first word without a dash is a bundle of letters,
+/// each value-taking letter taking the next words in turn.
+fn tar_words<'a>(args: &[Cow<'a, str>]) -> Vec<Cow<'a, str>> {
+    let Some(first) = args.first() else {
+        return Vec::new();
+    };
+    if first.starts_with('-') || first.is_empty() || !first.chars().all(|c| c.is_ascii_alphabetic())
+    {
+        return args.to_vec();
+    }
+    let mut out = Vec::new();
+    let mut next = 1;
+    for c in first.chars() {
+        out.push(Cow::Owned(format!("-{c}")));
+        if TAR.short_value.contains(c) {
+            if let Some(v) = args.get(next) {
+                out.push(v.clone());
+            }
+            next += 1;
+        }
+    }
+    out.extend(args.iter().skip(next).cloned());
+    out
+}
+
+pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    match cmd.program {
+        "tar" | "gtar" | "bsdtar" => tar(cmd, out),
+        "unzip" => unzip(cmd, out),
+        "zip" => zip(cmd, out),
+        "7z" | "7za" | "7zr" | "7zz" => seven(cmd, out),
+        "cpio" => cpio(cmd, out),
+        "gzip" | "pigz" | "bzip2" | "pbzip2" | "lbzip2" | "xz" | "pixz" | "lzma" | "lzip"
+        | "compress" | "zstd" | "pzstd" | "lz4" | "brotli" | "gunzip" | "unpigz" | "bunzip2"
+        | "unxz" | "unlzma" | "uncompress" | "unzstd" | "unlz4" => compressor(cmd, out),
+        "zcat" | "gzcat" | "bzcat" | "xzcat" | "zstdcat" | "lz4cat" | "lzcat" | "zless"
+        | "zmore" | "zgrep" | "bzgrep" | "xzgrep" | "zdiff" => {
+            let ops: Vec<&str> = cmd
+                .args
+                .iter()
+                .map(|a| &**a)
+                .filter(|a| !a.starts_with('-'))
+                .skip(usize::from(cmd.program.ends_with("grep")))
+                .collect();
+            each(out, Act::Read, &ops);
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// `tar`: extraction writes at `-C DIR` (else `.`), an overwrite with `--overwrite`,
+/// `--unlink-first` or `--recursive-unlink`; creation overwrites the `-f` archive and reads
+/// the operands (`--remove-files` deletes them); append/update write the archive; listing
+/// reads it. `--to-command` runs shell code.
+fn tar(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let words = tar_words(cmd.args);
+    let a = getopt::read(&TAR, &words);
+    let archive = a.value("f").or(a.value("file")).filter(|f| *f != "-");
+    let dir = a.value("C").or(a.value("directory"));
+    let in_dir = |p: &str| match dir {
+        Some(d) if !p.starts_with('/') => format!("{}/{}", d.trim_end_matches('/'), p),
+        _ => p.to_string(),
+    };
+    for f in a.values(&["T", "files-from", "X", "exclude-from"]) {
+        if f != "-" {
+            out.path(Act::Read, f);
+        }
+    }
+    if let Some(c) = a.value("to-command") {
+        out.script(c);
+    }
+    if a.any(&["x", "extract", "get"]) {
+        if let Some(f) = archive {
+            out.path(Act::Read, f);
+        }
+        if a.any(&["O", "to-stdout"]) || a.has("to-command") {
+            return;
+        }
+        let act = if a.any(&["overwrite", "U", "unlink-first", "recursive-unlink"]) {
+            Act::Overwrite
+        } else {
+            Act::Write
+        };
+        let at = dir.unwrap_or(".");
+        if a.operands.is_empty() {
+            out.path(act, at);
+        } else {
+            for m in &a.operands {
+                out.path(act, &in_dir(m));
+            }
+        }
+        return;
+    }
+    if a.any(&["c", "create"]) {
+        if let Some(f) = archive {
+            out.path(Act::Overwrite, f);
+        }
+        for op in &a.operands {
+            out.path(Act::Read, &in_dir(op));
+        }
+    } else if a.any(&[
+        "r",
+        "append",
+        "u",
+        "update",
+        "A",
+        "catenate",
+        "concatenate",
+        "delete",
+    ]) {
+        if let Some(f) = archive {
+            out.path(Act::Write, f);
+        }
+        if !a.has("delete") {
+            for op in &a.operands {
+                out.path(Act::Read, &in_dir(op));
+            }
+        }
+    } else {
+        // -t, -d: a listing or a comparison.
+        if let Some(f) = archive {
+            out.path(Act::Read, f);
+        }
+        if a.any(&["d", "diff", "compare"]) {
+            out.path(Act::Read, dir.unwrap_or("."));
+        }
+    }
+    if a.has("remove-files") {
+        for op in &a.operands {
+            out.path(Act::Delete, &in_dir(op));
+        }
+    }
+}
+
+/// `unzip [-opts] ARCHIVE [MEMBER…] [-x XLIST] [-d DIR]`: reads the archive; writes at DIR
+/// (`.` by default), an overwrite with `-o`; listing, testing and printing only read.
+fn unzip(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let mut flags = String::new();
+    let mut dir: Option<&str> = None;
+    let mut ops: Vec<&str> = Vec::new();
+    let mut excluding = false;
+    let mut k = 0;
+    while let Some(w) = cmd.args.get(k) {
+        k += 1;
+        let w: &str = w;
+        if let Some(f) = w.strip_prefix('-').filter(|f| !f.is_empty()) {
+            excluding = false;
+            for (i, c) in f.char_indices() {
+                let rest = &f[i + c.len_utf8()..];
+                match c {
+                    'd' => {
+                        dir = if rest.is_empty() {
+                            k += 1;
+                            cmd.args.get(k - 1).map(|a| &**a)
+                        } else {
+                            Some(rest)
+                        };
+                        break;
+                    }
+                    'P' => {
+                        if rest.is_empty() {
+                            k += 1;
+                        }
+                        break;
+                    }
+                    'x' => {
+                        excluding = true;
+                    }
+                    c => flags.push(c),
+                }
+            }
+            continue;
+        }
+        if !excluding {
+            ops.push(w);
+        }
+    }
+    if let Some(z) = ops.first() {
+        out.path(Act::Read, z);
+    }
+    if flags.contains(['l', 'v', 't', 'z', 'p', 'c', 'Z']) {
+        return;
+    }
+    let act = if flags.contains('o') {
+        Act::Overwrite
+    } else {
+        Act::Write
+    };
+    let at = dir.unwrap_or(".");
+    if ops.len() > 1 && dir.is_none() {
+        for m in &ops[1..] {
+            out.path(act, m);
+        }
+    } else {
+        out.path(act, at);
+    }
+}
+
+/// `zip [-opts] ARCHIVE FILE…`: the archive written, the files read; `-m` moves them into
+/// the archive (delete), `-d` deletes members (a write of the archive).
+fn zip(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    const ZIP: Grammar = Grammar {
+        short: "rRjJmqvTdDfugFlkoSXyz0123456789AcCeEhL@",
+        short_value: "bnPtOZsiIx",
+        long: &[
+            "recurse-paths",
+            "move",
+            "quiet",
+            "verbose",
+            "delete",
+            "freshen",
+            "update",
+            "junk-paths",
+            "symlinks",
+            "encrypt",
+            "test",
+            "grow",
+        ],
+        long_value: &[
+            "temp-path",
+            "password",
+            "output-file",
+            "suffixes",
+            "exclude",
+            "include",
+        ],
+        posix: false,
+    };
+    let a = getopt::read(&ZIP, cmd.args);
+    let Some((archive, files)) = a.operands.split_first() else {
+        return;
+    };
+    let target = a.value("O").or(a.value("output-file"));
+    match target {
+        Some(t) => {
+            out.path(Act::Read, archive);
+            out.path(Act::Overwrite, t);
+        }
+        None => out.path(Act::Write, archive),
+    }
+    if a.any(&["d", "delete"]) {
+        return;
+    }
+    each(out, Act::Read, files);
+    if a.any(&["m", "move"]) {
+        each(out, Act::Delete, files);
+    }
+}
+
+/// `7z COMMAND [-switches] ARCHIVE [FILE…]`: `x`/`e` extract (at `-oDIR`, an overwrite with
+/// `-aoa`/`-y`), `a`/`u` write the archive and read the files (`-sdel` deletes them), `d`
+/// writes the archive, `l`/`t`/`h`/`i` read.
+fn seven(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let mut ops: Vec<&str> = Vec::new();
+    let mut switches: Vec<&str> = Vec::new();
+    let mut only_ops = false;
+    for w in cmd.args.iter() {
+        let w: &str = w;
+        if only_ops || !w.starts_with('-') || w == "-" {
+            ops.push(w);
+        } else if w == "--" {
+            only_ops = true;
+        } else {
+            switches.push(&w[1..]);
+        }
+    }
+    let Some((command, rest)) = ops.split_first() else {
+        return;
+    };
+    let archive = rest.first().copied();
+    let files = rest.get(1..).unwrap_or(&[]);
+    let outdir = switches.iter().find_map(|s| s.strip_prefix('o'));
+    match command.to_ascii_lowercase().as_str() {
+        "x" | "e" => {
+            if let Some(z) = archive {
+                out.path(Act::Read, z);
+            }
+            if switches.contains(&"so") {
+                return;
+            }
+            let act = if switches.iter().any(|s| *s == "aoa" || *s == "y") {
+                Act::Overwrite
+            } else {
+                Act::Write
+            };
+            out.path(act, outdir.filter(|d| !d.is_empty()).unwrap_or("."));
+        }
+        "a" | "u" => {
+            if let Some(z) = archive {
+                out.path(Act::Write, z);
+            }
+            each(out, Act::Read, files);
+            if switches.contains(&"sdel") {
+                each(out, Act::Delete, files);
+            }
+        }
+        "d" | "rn" => {
+            if let Some(z) = archive {
+                out.path(Act::Write, z);
+            }
+        }
+        _ => {
+            if let Some(z) = archive {
+                out.path(Act::Read, z);
+            }
+        }
+    }
+}
+
+/// `cpio -i` extracts (write at `-D DIR` or `.`, an overwrite with `-u`), `-o` creates (an
+/// overwrite of `-O`/`-F FILE`), `-p DIR` copies into DIR.
+fn cpio(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    const CPIO: Grammar = Grammar {
+        short: "ioptdmvuraBcfLnsSVb0",
+        short_value: "DEFHIMORC",
+        long: &[
+            "extract",
+            "create",
+            "pass-through",
+            "list",
+            "make-directories",
+            "unconditional",
+            "preserve-modification-time",
+            "verbose",
+            "reset-access-time",
+            "null",
+            "link",
+            "dereference",
+            "no-absolute-filenames",
+            "absolute-filenames",
+            "swap",
+            "quiet",
+            "sparse",
+            "to-stdout",
+            "rename",
+        ],
+        long_value: &[
+            "directory",
+            "file",
+            "format",
+            "pattern-file",
+            "owner",
+            "message",
+            "block-size",
+            "io-size",
+            "rsh-command",
+        ],
+        posix: false,
+    };
+    let a = getopt::read(&CPIO, cmd.args);
+    let archive = a.value("F").or(a.value("file"));
+    let dir = a.value("D").or(a.value("directory"));
+    let act = if a.any(&["u", "unconditional"]) {
+        Act::Overwrite
+    } else {
+        Act::Write
+    };
+    if a.any(&["i", "extract"]) {
+        if let Some(f) = archive.or(a.value("I")) {
+            out.path(Act::Read, f);
+        }
+        if a.any(&["t", "list", "to-stdout"]) {
+            return;
+        }
+        out.path(act, dir.unwrap_or("."));
+    } else if a.any(&["o", "create"]) {
+        if let Some(f) = archive.or(a.value("O")) {
+            out.path(Act::Overwrite, f);
+        }
+    } else if a.any(&["p", "pass-through"]) {
+        each(out, act, &a.operands);
+    }
+}
+
+/// Compressors: each file replaced by its (de)compressed form (an overwrite of the new file
+/// and a delete of the old) unless kept (`-k`, or by default for `zstd`, `lz4`, `brotli`) or
+/// written to standard output (`-c`); `-t`/`-l` only read.
+fn compressor(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    const Z: Grammar = Grammar {
+        short: "cdfhklLnNqrtvV0123456789zeFTjJ",
+        short_value: "SbpMCo",
+        long: &[
+            "stdout",
+            "to-stdout",
+            "decompress",
+            "uncompress",
+            "force",
+            "keep",
+            "list",
+            "no-name",
+            "name",
+            "quiet",
+            "recursive",
+            "test",
+            "verbose",
+            "fast",
+            "best",
+            "rm",
+            "no-keep",
+            "rsyncable",
+            "extreme",
+            "long",
+            "ultra",
+            "sparse",
+        ],
+        long_value: &[
+            "suffix",
+            "threads",
+            "format",
+            "check",
+            "memlimit",
+            "output",
+            "processes",
+        ],
+        posix: false,
+    };
+    let a = getopt::read(&Z, cmd.args);
+    if a.any(&["t", "test", "l", "list"]) {
+        each(out, Act::Read, &a.operands);
+        return;
+    }
+    let keeps_by_default = matches!(
+        cmd.program,
+        "zstd" | "pzstd" | "unzstd" | "lz4" | "unlz4" | "brotli"
+    );
+    let removes = a.any(&["rm", "no-keep"]) || (cmd.program == "brotli" && a.has("j"));
+    let stdout = a.any(&["c", "stdout", "to-stdout"]);
+    let keep = a.any(&["k", "keep"]) || (keeps_by_default && !removes);
+    let output = a.value("o").or(a.value("output"));
+    each(out, Act::Read, &a.operands);
+    if let Some(o) = output.filter(|o| *o != "-") {
+        out.path(Act::Overwrite, o);
+    } else if !stdout {
+        // The new file is beside the old one (same place).
+        each(out, Act::Overwrite, &a.operands);
+    }
+    if !stdout && !keep {
+        each(out, Act::Delete, &a.operands);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{effects, has};
+
+    #[test]
+    fn tar_modes_and_spellings() {
+        assert_eq!(
+            effects("tar xzf a.tgz"),
+            vec!["read@source", "write@project"]
+        );
+        assert_eq!(
+            effects("tar -xzf a.tgz"),
+            vec!["read@source", "write@project"]
+        );
+        assert_eq!(
+            effects("tar --extract --file=a.tgz"),
+            vec!["read@source", "write@project"]
+        );
+        assert!(has("tar xzf a.tgz -C /", "write@root"));
+        assert!(has("tar -xf a.tar -C ~", "write@home"));
+        assert!(has("tar -x -f a.tar --directory=/etc", "write@system"));
+        assert!(has("tar xf a.tar --overwrite -C ~/", "overwrite@home"));
+        assert!(has(
+            "sudo tar -xvf a.tar --recursive-unlink -C /",
+            "overwrite@root"
+        ));
+        assert!(has("tar xvfC a.tar /usr", "write@system"));
+        assert!(has("tar -xf a.tar .bashrc -C ~", "write@dotfiles"));
+        assert_eq!(effects("tar tzf a.tgz"), vec!["read@source"]);
+        assert_eq!(effects("tar -tvf a.tar"), vec!["read@source"]);
+        assert_eq!(effects("tar -xOf a.tar x"), vec!["read@source"]);
+        assert!(has("tar czf ~/.bashrc src", "overwrite@dotfiles"));
+        assert!(has("tar -czf /tmp/b.tgz ~/.ssh", "read@secrets"));
+        assert!(has("tar -czf /tmp/b.tgz ~/.ssh", "overwrite@temp"));
+        assert!(has(
+            "tar --create --file b.tar --remove-files ~",
+            "delete@home"
+        ));
+        assert!(has("tar -rf a.tar x", "write@source"));
+        assert!(has("tar -xf a.tar --to-command='rm -rf ~'", "delete@home"));
+        assert!(has("tar -xf a.tar --keep-old-files -C ~", "write@home"));
+    }
+
+    #[test]
+    fn unzip_zip_7z_cpio() {
+        assert_eq!(effects("unzip a.zip"), vec!["read@source", "write@project"]);
+        assert_eq!(effects("unzip -l a.zip"), vec!["read@source"]);
+        assert_eq!(effects("unzip -qq -t a.zip"), vec!["read@source"]);
+        assert!(has("unzip -o a.zip -d ~", "overwrite@home"));
+        assert!(has("unzip -oq a.zip -d /", "overwrite@root"));
+        assert!(has("unzip a.zip -d/etc", "write@system"));
+        assert!(has("unzip a.zip -x '*.txt' -d build", "write@outputs"));
+        assert!(has("zip -r out.zip src", "write@source"));
+        assert!(has("zip -rm out.zip ~/Documents", "delete@outside"));
+        assert!(has("zip --move out.zip .env", "delete@secrets"));
+        assert!(has("zip -r /tmp/k.zip ~/.ssh", "read@secrets"));
+        assert!(has("7z x a.7z -o/", "write@root"));
+        assert!(has("7z x a.7z -o/etc -aoa", "overwrite@system"));
+        assert_eq!(effects("7z l a.7z"), vec!["read@source"]);
+        assert!(has("7z a out.7z ~/docs -sdel", "delete@outside"));
+        assert!(has("cpio -idmv < a.cpio", "write@project"));
+        assert!(has("cpio -iu -D / < a.cpio", "overwrite@root"));
+        assert!(has("find . | cpio -o -O /tmp/a.cpio", "overwrite@temp"));
+        assert!(has("find . | cpio -pdm /etc", "write@system"));
+        assert_eq!(effects("cpio -it < a.cpio"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn compressors_replace_or_keep() {
+        assert_eq!(
+            effects("gzip a.log"),
+            vec!["delete@source", "overwrite@source", "read@source"]
+        );
+        assert!(has("gzip -r ~", "delete@home"));
+        assert!(has("gzip --recursive /etc", "delete@system"));
+        assert!(has("gunzip ~/.bashrc.gz", "delete@dotfiles"));
+        assert!(has("xz -9 ~/.ssh/id_rsa", "delete@secrets"));
+        assert!(has("bzip2 -f .env", "delete@secrets"));
+        assert_eq!(
+            effects("gzip -k a.log"),
+            vec!["overwrite@source", "read@source"]
+        );
+        assert_eq!(
+            effects("gzip --keep a.log"),
+            vec!["overwrite@source", "read@source"]
+        );
+        assert_eq!(effects("gzip -c a.log"), vec!["read@source"]);
+        assert_eq!(effects("gzip -dc a.gz"), vec!["read@source"]);
+        assert_eq!(effects("gzip -t a.gz"), vec!["read@source"]);
+        assert_eq!(effects("xz -l a.xz"), vec!["read@source"]);
+        assert!(!has("zstd a.log", "delete@source"));
+        assert!(has("zstd --rm a.log", "delete@source"));
+        assert!(has("zstd a.log -o ~/.bashrc", "overwrite@dotfiles"));
+        assert!(!has("lz4 a.log", "delete@source"));
+        assert_eq!(effects("zcat a.gz"), vec!["read@source"]);
+        assert_eq!(effects("zgrep foo a.gz"), vec!["read@source"]);
+    }
+}

@@ -1,0 +1,699 @@
+//! Administration: services (`systemctl`, `service`, `rc-service`, `launchctl`, `sv`,
+//! `sysctl -w`, `modprobe -r`), firewall (`iptables`, `nft`, `ufw`, `firewall-cmd`,
+//! `pfctl`), cron (`crontab`, `atrm`) and users (`useradd`, `passwd`, `dscl`, …). Queries
+//! (`status`, `-L`, `list`, `crontab -l`) do nothing.
+
+use super::super::super::{Cmd, Sink};
+use super::operands;
+use gate_spec::effect::Act;
+
+/// systemctl options that take a value.
+const SYSTEMCTL_VALUES: &[&str] = &[
+    "-t",
+    "--type",
+    "-p",
+    "--property",
+    "-s",
+    "--signal",
+    "-H",
+    "--host",
+    "-M",
+    "--machine",
+    "--state",
+    "--job-mode",
+    "--kill-whom",
+    "--kill-value",
+    "--root",
+    "-n",
+    "--lines",
+    "-o",
+    "--output",
+    "--what",
+    "--timestamp",
+    "--boot-loader-menu",
+    "--boot-loader-entry",
+    "--reboot-argument",
+    "--message",
+    "--when",
+    "--image",
+    "--drop-in",
+    "--check-inhibitors",
+    "--preset-mode",
+    "--image-policy",
+    "-P",
+];
+
+pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    let p = cmd.program;
+    match p {
+        "systemctl" => systemctl(cmd, out),
+        "service" | "rc-service" => {
+            let ops = operands(cmd.args, &[]);
+            // `service NAME VERB`; `--status-all` lists.
+            if let Some(verb) = ops.get(1) {
+                if stops(verb) {
+                    out.none(Act::Service);
+                }
+            }
+        }
+        "rc-update" | "update-rc.d" | "chkconfig" => {
+            let ops = operands(cmd.args, &[]);
+            if ops
+                .iter()
+                .any(|o| matches!(*o, "del" | "delete" | "remove" | "disable" | "off"))
+            {
+                out.none(Act::Service);
+            }
+        }
+        "sv" => {
+            if matches!(
+                operands(cmd.args, &["-w"]).first().copied(),
+                Some(
+                    "down"
+                        | "stop"
+                        | "kill"
+                        | "d"
+                        | "k"
+                        | "x"
+                        | "exit"
+                        | "force-stop"
+                        | "force-shutdown"
+                        | "shutdown"
+                )
+            ) {
+                out.none(Act::Service);
+            }
+        }
+        "launchctl" => {
+            let verb = operands(cmd.args, &[]).first().copied();
+            if let Some(v) = verb {
+                if matches!(v, "reboot" | "halt") {
+                    out.none(Act::Power);
+                } else if stops(v) || v == "kickstart" {
+                    out.none(Act::Service);
+                }
+            }
+        }
+        "sysctl" => {
+            let writes = cmd.args.iter().any(|a| {
+                matches!(&**a, "-w" | "--write" | "-p" | "--load" | "--system")
+                    || a.starts_with("--load=")
+                    || (a.contains('=') && !a.starts_with('-'))
+            });
+            if writes {
+                out.none(Act::Service);
+            }
+        }
+        "rmmod" | "modunload" | "kldunload" => out.none(Act::Service),
+        "modprobe" => {
+            if cmd.args.iter().any(|a| {
+                a == "-r"
+                    || a == "--remove"
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('r'))
+            }) {
+                out.none(Act::Service);
+            }
+        }
+        "iptables" | "ip6tables" | "iptables-legacy" | "ip6tables-legacy" | "iptables-nft"
+        | "ip6tables-nft" | "ebtables" | "arptables" => iptables(cmd, out),
+        "iptables-restore"
+        | "ip6tables-restore"
+        | "iptables-legacy-restore"
+        | "iptables-nft-restore" => {
+            if !cmd.args.iter().any(|a| a == "-t" || a == "--test") {
+                out.none(Act::Firewall);
+            }
+        }
+        "iptables-save" | "ip6tables-save" => {}
+        "nft" => nft(cmd, out),
+        "ufw" => {
+            if cmd.args.iter().any(|a| a == "--dry-run") {
+                return true;
+            }
+            match operands(cmd.args, &[]).first().copied() {
+                None | Some("status" | "show" | "version" | "help" | "app") => {}
+                Some(_) => out.none(Act::Firewall),
+            }
+        }
+        "firewall-cmd" | "firewall-offline-cmd" => {
+            let changes = cmd.args.iter().any(|a| {
+                let a = a.split('=').next().unwrap_or("");
+                a.starts_with("--add")
+                    || a.starts_with("--remove")
+                    || a.starts_with("--set")
+                    || a.starts_with("--change")
+                    || a.starts_with("--new")
+                    || a.starts_with("--delete")
+                    || a.starts_with("--load")
+                    || a == "--panic-on"
+                    || a == "--complete-reload"
+                    || a == "--runtime-to-permanent"
+                    || a == "--reset-to-defaults"
+            }) || cmd.args.iter().any(|a| a == "--passthrough");
+            if changes {
+                out.none(Act::Firewall);
+            }
+        }
+        "pfctl" => pfctl(cmd, out),
+        "crontab" => crontab(cmd, out),
+        "atrm" => out.none(Act::Cron),
+        "useradd" | "userdel" | "usermod" | "groupadd" | "groupdel" | "groupmod" | "gpasswd"
+        | "chpasswd" | "chgpasswd" | "deluser" | "delgroup" | "adduser" | "addgroup"
+        | "newusers" | "vipw" | "vigr" | "chsh" | "chfn" | "visudo" | "smbpasswd"
+        | "sysadminctl" | "lusermod" | "luseradd" | "luserdel" => {
+            let query = cmd
+                .args
+                .iter()
+                .any(|a| matches!(&**a, "--help" | "-h" | "-c" | "--check"))
+                && matches!(p, "visudo");
+            let help = cmd.args.iter().any(|a| a == "--help");
+            if !query && !help {
+                out.none(Act::Users);
+            }
+        }
+        "passwd" => {
+            let status = cmd
+                .args
+                .iter()
+                .any(|a| matches!(&**a, "-S" | "--status" | "--help"));
+            if !status {
+                out.none(Act::Users);
+            }
+        }
+        "chage" => {
+            if !cmd
+                .args
+                .iter()
+                .any(|a| a == "-l" || a == "--list" || a == "--help")
+            {
+                out.none(Act::Users);
+            }
+        }
+        "pw" => {
+            if matches!(operands(cmd.args, &[]).first().copied(), Some(v) if v.ends_with("add") || v.ends_with("del") || v.ends_with("mod"))
+            {
+                out.none(Act::Users);
+            }
+        }
+        "dscl" => {
+            let changes = cmd.args.iter().any(|a| {
+                matches!(
+                    &**a,
+                    "-create"
+                        | "-delete"
+                        | "-append"
+                        | "-merge"
+                        | "-change"
+                        | "-changei"
+                        | "-passwd"
+                        | "create"
+                        | "delete"
+                        | "append"
+                        | "merge"
+                        | "change"
+                        | "passwd"
+                )
+            });
+            if changes {
+                out.none(Act::Users);
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Service verbs that stop, disable or mask.
+fn stops(verb: &str) -> bool {
+    matches!(
+        verb,
+        "stop"
+            | "disable"
+            | "mask"
+            | "kill"
+            | "force-stop"
+            | "zap"
+            | "unload"
+            | "bootout"
+            | "remove"
+    )
+}
+
+/// `systemctl [OPTS] VERB [UNIT…]`: stop, disable, mask, kill and clean are `service`;
+/// poweroff, reboot, halt, kexec, suspend, hibernate and isolating a power target are
+/// `power`; queries and starting do nothing.
+fn systemctl(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    if cmd.args.iter().any(|a| a == "--dry-run") {
+        return;
+    }
+    let ops = operands(cmd.args, SYSTEMCTL_VALUES);
+    let Some(verb) = ops.first().copied() else {
+        return;
+    };
+    match verb {
+        "poweroff"
+        | "reboot"
+        | "halt"
+        | "kexec"
+        | "suspend"
+        | "hibernate"
+        | "hybrid-sleep"
+        | "suspend-then-hibernate"
+        | "soft-reboot"
+        | "emergency"
+        | "rescue"
+        | "sleep" => out.none(Act::Power),
+        "isolate" => {
+            let power = ops[1..].iter().any(|u| {
+                let u = u.trim_end_matches(".target");
+                matches!(
+                    u,
+                    "poweroff"
+                        | "reboot"
+                        | "halt"
+                        | "rescue"
+                        | "emergency"
+                        | "runlevel0"
+                        | "runlevel6"
+                        | "runlevel1"
+                        | "kexec"
+                )
+            });
+            out.none(if power { Act::Power } else { Act::Service });
+        }
+        "start"
+        | "restart"
+        | "try-restart"
+        | "reload"
+        | "reload-or-restart"
+        | "try-reload-or-restart"
+        | "condrestart"
+        | "force-reload" => {
+            // Starting a power target is a power-off.
+            if ops[1..].iter().any(|u| {
+                matches!(
+                    u.trim_end_matches(".target"),
+                    "poweroff" | "reboot" | "halt" | "kexec"
+                )
+            }) {
+                out.none(Act::Power);
+            }
+        }
+        v if stops(v) || v == "clean" || v == "freeze" => out.none(Act::Service),
+        "status" | "show" | "cat" | "help" | "is-active" | "is-enabled" | "is-failed"
+        | "is-system-running" | "get-default" | "show-environment" | "list-units"
+        | "list-unit-files" | "list-timers" | "list-sockets" | "list-dependencies"
+        | "list-jobs" | "list-machines" | "list-paths" | "list-automounts" | "enable"
+        | "reenable" | "unmask" | "daemon-reload" | "daemon-reexec" | "reset-failed" | "thaw"
+        | "preset" | "log-level" | "log-target" | "service-log-level" | "service-log-target"
+        | "whoami" | "edit" | "set-environment" | "import-environment" | "unset-environment"
+        | "add-wants" | "add-requires" | "link" | "revert" | "default" | "set-property"
+        | "bind" | "mount-image" | "switch-root" | "exit" => {}
+        _ => out.none(Act::Exec),
+    }
+}
+
+/// `iptables`: a rule change (`-A -D -I -R -F -X -Z -N -P -E`, also in bundles and long)
+/// is `firewall`; `-L`, `-S`, `-C` list or check.
+fn iptables(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    const VALUES: &[&str] = &[
+        "-p",
+        "-s",
+        "-d",
+        "-i",
+        "-o",
+        "-j",
+        "-g",
+        "-m",
+        "-t",
+        "-w",
+        "-W",
+        "--table",
+        "--protocol",
+        "--source",
+        "--destination",
+        "--jump",
+        "--goto",
+        "--match",
+        "--in-interface",
+        "--out-interface",
+        "--wait",
+        "--wait-interval",
+        "--dport",
+        "--sport",
+        "--dports",
+        "--sports",
+        "--state",
+        "--ctstate",
+        "--to-destination",
+        "--to-source",
+        "--to-ports",
+        "--comment",
+        "--set-mark",
+        "--mark",
+        "--uid-owner",
+        "--limit",
+        "--log-prefix",
+        "--icmp-type",
+        "--reject-with",
+        "-c",
+        "--set-counters",
+        "--modprobe",
+    ];
+    const CHANGE_LONG: &[&str] = &[
+        "--append",
+        "--delete",
+        "--insert",
+        "--replace",
+        "--flush",
+        "--delete-chain",
+        "--zero",
+        "--new-chain",
+        "--new",
+        "--policy",
+        "--rename-chain",
+    ];
+    let mut k = 0;
+    while let Some(w) = cmd.args.get(k) {
+        k += 1;
+        let w: &str = w;
+        if VALUES.contains(&w) {
+            k += 1;
+            continue;
+        }
+        let name = w.split('=').next().unwrap_or(w);
+        if w.starts_with("--") {
+            if CHANGE_LONG.contains(&name) {
+                out.none(Act::Firewall);
+                return;
+            }
+            continue;
+        }
+        if let Some(flags) = w.strip_prefix('-') {
+            if flags.chars().any(|c| "ADIRFXZNPE".contains(c))
+                && !flags.chars().any(|c| c.is_ascii_digit())
+            {
+                out.none(Act::Firewall);
+                return;
+            }
+        }
+    }
+}
+
+/// `nft [OPTS] COMMAND …` or `nft -f FILE`: `list`, `describe`, `monitor` only read; every
+/// other command (add, delete, flush, reset, replace, …) and a loaded file change rules;
+/// `-c`/`--check` only checks.
+fn nft(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let args = cmd.args;
+    if args.iter().any(|a| {
+        a == "-c" || a == "--check" || a == "-v" || a == "--version" || a == "-h" || a == "--help"
+    }) {
+        return;
+    }
+    let file = args.iter().any(|a| {
+        a == "-f" || a == "--file" || a.starts_with("--file=") || a == "-i" || a == "--interactive"
+    });
+    let ops = operands(
+        args,
+        &[
+            "-I",
+            "--includepath",
+            "-D",
+            "--define",
+            "-d",
+            "--debug",
+            "-o",
+            "--optimize",
+        ],
+    );
+    // `nft 'flush ruleset'`: the command may be one word.
+    let first = ops.first().and_then(|o| o.split_whitespace().next());
+    let reads = matches!(first, Some("list" | "describe" | "monitor" | "export"));
+    if file || (!reads && first.is_some()) {
+        out.none(Act::Firewall);
+    }
+}
+
+/// `pfctl`: `-d` disables, `-F` flushes, `-f` loads rules, `-k`/`-K` kill states, `-e`
+/// enables; `-s` shows and `-n` only parses.
+fn pfctl(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let mut changes = false;
+    let mut parse_only = false;
+    for w in cmd.args.iter() {
+        if let Some(flags) = w.strip_prefix('-').filter(|f| !f.starts_with('-')) {
+            for c in flags.chars() {
+                match c {
+                    'd' | 'F' | 'f' | 'k' | 'K' | 'e' | 'X' => changes = true,
+                    'n' => parse_only = true,
+                    // The rest of a bundle is the value of `-s`/`-a`/`-t`…
+                    's' | 'a' | 't' | 'T' | 'x' | 'i' | 'p' | 'D' => break,
+                    _ => {}
+                }
+            }
+        }
+    }
+    if changes && !parse_only {
+        out.none(Act::Firewall);
+    }
+}
+
+/// `crontab -l` lists; `-r` (`-ir`) removes, `-e` edits, `crontab FILE` and `crontab -`
+/// (or no operand: standard input) replace the table.
+fn crontab(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let mut list = false;
+    let mut change = false;
+    let mut ops = Vec::new();
+    let mut k = 0;
+    while let Some(w) = cmd.args.get(k) {
+        k += 1;
+        let w: &str = w;
+        if w == "-" || !w.starts_with('-') {
+            ops.push(w);
+            continue;
+        }
+        for c in w[1..].chars() {
+            match c {
+                'l' | 'V' | 'T' => list = true,
+                'r' | 'e' => change = true,
+                'u' | 'c' | 'n' | 's' => {
+                    if w.len() == 2 {
+                        k += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    for f in &ops {
+        if *f != "-" {
+            out.path(Act::Read, f);
+        }
+    }
+    if change || !list {
+        out.none(Act::Cron);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::testing::{effects, has};
+
+    #[test]
+    fn services() {
+        for line in [
+            "systemctl stop nginx",
+            "sudo systemctl disable --now sshd",
+            "systemctl mask docker.socket",
+            "systemctl kill -s KILL app",
+            "systemctl --user stop pipewire",
+            "systemctl -H host stop x",
+            "systemctl clean --what=state app",
+            "systemctl isolate multi-user.target",
+            "service nginx stop",
+            "sudo service ssh stop",
+            "rc-service sshd stop",
+            "rc-update del sshd default",
+            "update-rc.d ssh disable",
+            "chkconfig sshd off",
+            "sv down nginx",
+            "launchctl unload ~/Library/LaunchAgents/x.plist",
+            "launchctl bootout gui/501/x",
+            "sudo launchctl stop com.x",
+            "sysctl -w net.ipv4.ip_forward=0",
+            "sysctl kernel.panic=1",
+            "sysctl -p",
+            "sudo sysctl --system",
+            "modprobe -r nvidia",
+            "rmmod e1000e",
+            "modprobe --remove kvm",
+        ] {
+            assert_eq!(effects(line), vec!["service@none"], "{line}");
+        }
+        for line in [
+            "systemctl status nginx",
+            "systemctl list-units --type=service",
+            "systemctl is-active x",
+            "systemctl show -p MainPID x",
+            "systemctl cat x",
+            "systemctl start nginx",
+            "systemctl restart app",
+            "systemctl daemon-reload",
+            "systemctl enable --now x",
+            "systemctl --dry-run stop x",
+            "service nginx status",
+            "service --status-all",
+            "launchctl list",
+            "sysctl -a",
+            "sysctl net.ipv4.ip_forward",
+            "modprobe kvm",
+            "systemctl",
+        ] {
+            assert_eq!(effects(line), Vec::<String>::new(), "{line}");
+        }
+        assert_eq!(effects("systemctl frobnicate x"), vec!["exec@none"]);
+    }
+
+    #[test]
+    fn systemctl_power() {
+        for line in [
+            "systemctl poweroff",
+            "sudo systemctl reboot",
+            "systemctl halt",
+            "systemctl kexec",
+            "systemctl suspend",
+            "systemctl hibernate",
+            "systemctl -i reboot",
+            "systemctl isolate poweroff.target",
+            "systemctl start reboot.target",
+            "systemctl --force --force poweroff",
+            "systemctl soft-reboot",
+        ] {
+            assert_eq!(effects(line), vec!["power@none"], "{line}");
+        }
+    }
+
+    #[test]
+    fn firewall() {
+        for line in [
+            "iptables -F",
+            "sudo iptables --flush",
+            "iptables -X",
+            "iptables -t nat -F",
+            "iptables -P INPUT DROP",
+            "iptables --policy INPUT ACCEPT",
+            "iptables -A INPUT -p tcp --dport 22 -j DROP",
+            "iptables -D INPUT 1",
+            "iptables -I INPUT -s 1.2.3.4 -j ACCEPT",
+            "iptables -Z",
+            "ip6tables -F",
+            "iptables -vF",
+            "iptables-restore < rules.v4",
+            "nft flush ruleset",
+            "nft 'flush ruleset'",
+            "nft delete table inet filter",
+            "nft add rule inet filter input drop",
+            "nft -f /etc/nftables.conf",
+            "ufw disable",
+            "sudo ufw reset",
+            "ufw --force reset",
+            "ufw delete 1",
+            "ufw allow 22",
+            "ufw default deny incoming",
+            "firewall-cmd --remove-service=ssh",
+            "firewall-cmd --panic-on",
+            "firewall-cmd --permanent --add-port=80/tcp",
+            "pfctl -d",
+            "pfctl -F all",
+            "pfctl -f /etc/pf.conf",
+            "sudo pfctl -Fa -f x",
+        ] {
+            assert_eq!(effects(line), vec!["firewall@none"], "{line}");
+        }
+        for line in [
+            "iptables -L",
+            "iptables -nvL",
+            "iptables -L -n -v",
+            "iptables -S",
+            "iptables --list",
+            "iptables -t nat -L",
+            "iptables -C INPUT -j DROP",
+            "iptables-save",
+            "iptables-restore --test < x",
+            "nft list ruleset",
+            "nft -c -f x.conf",
+            "ufw status",
+            "ufw status verbose",
+            "ufw app list",
+            "ufw --dry-run disable",
+            "firewall-cmd --list-all",
+            "firewall-cmd --state",
+            "firewall-cmd --get-zones",
+            "pfctl -s rules",
+            "pfctl -sr",
+            "pfctl -nf /etc/pf.conf",
+        ] {
+            assert_eq!(effects(line), Vec::<String>::new(), "{line}");
+        }
+    }
+
+    #[test]
+    fn cron() {
+        for line in [
+            "crontab -r",
+            "crontab -ir",
+            "crontab -ri",
+            "crontab -u bob -r",
+            "sudo crontab -r -u root",
+            "crontab -e",
+            "crontab -",
+            "echo '* * * * * x' | crontab -",
+            "crontab",
+            "atrm 3",
+        ] {
+            assert!(has(line, "cron@none"), "{line}");
+        }
+        assert!(has("crontab jobs.txt", "cron@none"));
+        assert!(has("crontab jobs.txt", "read@source"));
+        for line in ["crontab -l", "crontab -u bob -l", "sudo crontab -l -u root"] {
+            assert_eq!(effects(line), Vec::<String>::new(), "{line}");
+        }
+    }
+
+    #[test]
+    fn users() {
+        for line in [
+            "useradd -m bob",
+            "sudo userdel -r bob",
+            "usermod -aG sudo bob",
+            "groupadd dev",
+            "groupdel dev",
+            "passwd",
+            "passwd bob",
+            "echo 'bob:pw' | chpasswd",
+            "deluser bob",
+            "adduser --disabled-password bob",
+            "gpasswd -a bob docker",
+            "chage -E 0 bob",
+            "visudo",
+            "dscl . -delete /Users/bob",
+            "sudo dscl . -create /Users/x",
+            "dscl . -passwd /Users/bob pw",
+            "sysadminctl -deleteUser bob",
+            "pw userdel bob",
+            "chsh -s /bin/zsh",
+        ] {
+            assert!(has(line, "users@none"), "{line}");
+        }
+        for line in [
+            "passwd -S bob",
+            "chage -l bob",
+            "dscl . -read /Users/bob",
+            "dscl . -list /Users",
+            "visudo -c",
+            "id bob",
+        ] {
+            assert!(!has(line, "users@none"), "{line}");
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! System programs: processes (kill, pkill, killall), power, services, firewall, cron,
+//! users, swap and mounts, block devices. One file per sub-family; [`model`] asks each in
+//! turn.
+
+use super::super::{Cmd, Sink};
+
+mod admin;
+mod process;
+mod storage;
+
+/// The sub-families, asked in order; the first that knows the program models it.
+const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] =
+    &[process::model, admin::model, storage::model];
+
+pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    PARTS.iter().any(|part| part(cmd, out))
+}
+
+/// The operands of a command line: words not starting with `-` (after `--`, every word),
+/// skipping the value of each option in `takes_value` (spelled exactly, e.g. `-u`, `--user`).
+fn operands<'c>(args: &'c [std::borrow::Cow<'_, str>], takes_value: &[&str]) -> Vec<&'c str> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    let mut rest = false;
+    while let Some(w) = args.get(k) {
+        k += 1;
+        let w: &str = w;
+        if rest || !w.starts_with('-') || w == "-" {
+            out.push(w);
+        } else if w == "--" {
+            rest = true;
+        } else if takes_value.contains(&w) {
+            k += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod hostile {
+    //! Every program of the family on hostile arguments: no panic.
+
+    use super::super::testing::effects;
+
+    const PROGRAMS: &[&str] = &[
+        "kill",
+        "pkill",
+        "killall",
+        "killall5",
+        "fuser",
+        "shutdown",
+        "reboot",
+        "init",
+        "loginctl",
+        "systemctl",
+        "service",
+        "launchctl",
+        "sysctl",
+        "modprobe",
+        "iptables",
+        "nft",
+        "ufw",
+        "firewall-cmd",
+        "pfctl",
+        "crontab",
+        "useradd",
+        "passwd",
+        "dscl",
+        "mount",
+        "umount",
+        "swapon",
+        "mkfs.ext4",
+        "wipefs",
+        "fdisk",
+        "sfdisk",
+        "sgdisk",
+        "parted",
+        "hdparm",
+        "cryptsetup",
+        "zpool",
+        "zfs",
+        "lvremove",
+        "lvresize",
+        "mdadm",
+        "badblocks",
+        "nvme",
+        "diskutil",
+    ];
+    const ARGS: &[&str] = &[
+        "-", "--", "-é", "--é=ü", "-9", "-s", "--signal", "-1", "0", "é", "-L", "-F", "stop", "-u",
+        "-r", "-n", "-", "=", "/dev/sda", "$X", "*", "-o", "destroy", "print",
+    ];
+
+    #[test]
+    fn no_panic_on_hostile_arguments() {
+        for p in PROGRAMS {
+            for a in ARGS {
+                for b in ARGS {
+                    let _ = effects(&format!("{p} {a} {b}"));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,390 @@
+//! Processes and power: `kill` (every signal spelling; `-1`, `0` and pattern-made lists are
+//! every process), `pkill`/`killall`/`killall5`/`fuser -k`, `loginctl kill-*`, and the
+//! power programs (`shutdown`, `reboot`, `halt`, `poweroff`, `systemctl poweroff`, `init 0`).
+
+use super::super::super::{Cmd, Sink};
+use super::operands;
+use gate_spec::effect::Act;
+
+pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    match cmd.program {
+        "kill" => kill(cmd, out),
+        "pkill" | "killall" | "skill" | "pkill2" => {
+            let args = cmd.args;
+            let listing = args.iter().any(|a| {
+                matches!(
+                    &**a,
+                    "-l" | "--list" | "-L" | "--table" | "-V" | "--version"
+                )
+            });
+            if listing {
+                return true;
+            }
+            // `pkill -n`/`-o`: only the newest or oldest match.
+            let one = cmd.program == "pkill"
+                && args
+                    .iter()
+                    .any(|a| a == "-n" || a == "-o" || a == "--newest" || a == "--oldest");
+            let check = signal_zero(args);
+            let named = !operands(
+                args,
+                &[
+                    "-s",
+                    "--signal",
+                    "-P",
+                    "-g",
+                    "-u",
+                    "-U",
+                    "-t",
+                    "-F",
+                    "-G",
+                    "--parent",
+                    "--pgroup",
+                    "--session",
+                    "--euid",
+                    "--uid",
+                    "--terminal",
+                    "--pidfile",
+                    "--group",
+                    "-y",
+                    "--younger-than",
+                    "-Y",
+                    "--older-than",
+                    "--ns",
+                    "--nslist",
+                    "-c",
+                    "--context",
+                ],
+            )
+            .is_empty()
+                || args.iter().any(|a| {
+                    matches!(
+                        &**a,
+                        "-u" | "-U" | "-P" | "-g" | "-t" | "--user" | "--uid" | "--euid" | "-F"
+                    )
+                });
+            if check || !named {
+                return true;
+            }
+            out.none(if one { Act::Kill } else { Act::KillAll });
+        }
+        "killall5" => {
+            if !signal_zero(cmd.args) {
+                out.none(Act::KillAll);
+            }
+        }
+        "fuser" => {
+            if cmd.args.iter().any(|a| {
+                a == "--kill" || (a.starts_with('-') && !a.starts_with("--") && a.contains('k'))
+            }) {
+                out.none(Act::KillAll);
+            }
+        }
+        "xkill" => out.none(Act::Kill),
+        "pgrep" | "pidof" | "ps" | "top" | "htop" | "btop" | "uptime" | "w" | "who" => {}
+        "shutdown" => {
+            let cancel_or_warn = cmd
+                .args
+                .iter()
+                .any(|a| matches!(&**a, "-c" | "--cancel" | "-k" | "--help" | "--show"));
+            if !cancel_or_warn {
+                out.none(Act::Power);
+            }
+        }
+        "reboot" | "halt" | "poweroff" | "kexec" | "pm-suspend" | "pm-hibernate"
+        | "pm-suspend-hybrid" | "systemd-hibernate" | "rtcwake" => {
+            let harmless = cmd.args.iter().any(|a| {
+                matches!(
+                    &**a,
+                    "-w" | "--wtmp-only" | "--help" | "-l" | "--load" | "-u" | "--unload"
+                )
+            }) || (cmd.program == "kexec"
+                && !cmd
+                    .args
+                    .iter()
+                    .any(|a| a == "-e" || a == "--exec" || a == "-f" || a == "--force"));
+            if !harmless {
+                out.none(Act::Power);
+            }
+        }
+        "init" | "telinit" => {
+            if let Some("0" | "6" | "1" | "s" | "S" | "single" | "emergency" | "rescue") =
+                operands(cmd.args, &[]).first().copied()
+            {
+                out.none(Act::Power);
+            }
+        }
+        "loginctl" => {
+            let ops = operands(
+                cmd.args,
+                &[
+                    "-p",
+                    "--property",
+                    "-s",
+                    "--signal",
+                    "--kill-whom",
+                    "-H",
+                    "--host",
+                    "-M",
+                    "--machine",
+                    "-n",
+                    "--lines",
+                    "-o",
+                    "--output",
+                ],
+            );
+            match ops.first().copied() {
+                Some(
+                    "poweroff"
+                    | "reboot"
+                    | "halt"
+                    | "suspend"
+                    | "hibernate"
+                    | "hybrid-sleep"
+                    | "suspend-then-hibernate",
+                ) => out.none(Act::Power),
+                Some(
+                    "kill-session" | "kill-user" | "terminate-session" | "terminate-user"
+                    | "terminate-seat",
+                ) => out.none(Act::KillAll),
+                Some(
+                    "lock-session" | "lock-sessions" | "unlock-session" | "unlock-sessions"
+                    | "list-sessions" | "list-users" | "list-seats" | "session-status"
+                    | "user-status" | "seat-status" | "show-session" | "show-user" | "show-seat"
+                    | "activate" | "enable-linger" | "disable-linger" | "attach" | "flush-devices",
+                )
+                | None => {}
+                Some(_) => out.none(Act::Exec),
+            }
+        }
+        "pmset" => {
+            if cmd.args.iter().any(|a| {
+                matches!(
+                    &**a,
+                    "sleepnow" | "displaysleepnow" | "restartnow" | "shutdownnow"
+                )
+            }) {
+                out.none(Act::Power);
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Whether the signal asked for is 0 (a check that the process exists, no signal sent).
+fn signal_zero(args: &[std::borrow::Cow<'_, str>]) -> bool {
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        k += 1;
+        let sig = match &**a {
+            "-s" | "--signal" | "-n" => args.get(k).map(|v| &**v),
+            a => a
+                .strip_prefix("--signal=")
+                .or_else(|| a.strip_prefix('-').filter(|s| !s.starts_with('-'))),
+        };
+        if let Some(s) = sig {
+            let s = s.trim_start_matches("SIG").trim_start_matches("sig");
+            if s == "0" {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// `kill [-s SIG | -SIG | -n NUM | --signal SIG] [--] TARGET…`: `-1` and `0` are every
+/// process the user can signal (and the caller's group); a list computed by a substitution
+/// (`$(pgrep -f x)`) is a pattern kill; any other target one process. `-l`/`-L` and signal 0 do nothing.
+fn kill(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let args = cmd.args;
+    let mut signal_given = false;
+    let mut targets: Vec<&str> = Vec::new();
+    let mut k = 0;
+    let mut rest = false;
+    while let Some(w) = args.get(k) {
+        k += 1;
+        let w: &str = w;
+        if rest || !w.starts_with('-') {
+            targets.push(w);
+            continue;
+        }
+        match w {
+            "--" => rest = true,
+            "-l" | "-L" | "--list" | "--table" => return,
+            "-s" | "-n" | "--signal" => {
+                signal_given = true;
+                k += 1;
+            }
+            "-q" | "--queue" | "--timeout" => k += 1,
+            "-a" | "--verbose" | "-p" | "--pid" => {}
+            w if w.starts_with("--signal=") => signal_given = true,
+            w if !signal_given => {
+                // `-9`, `-KILL`, `-SIGKILL`: the signal. A negative number after the signal
+                // (or after `--`) is a target.
+                let _ = w;
+                signal_given = true;
+            }
+            w => targets.push(w),
+        }
+    }
+    if signal_zero(args) || targets.is_empty() {
+        return;
+    }
+    let every = targets.iter().any(|t| {
+        matches!(*t, "-1" | "0" | "-0")
+            // A list computed by a substitution (`$(pgrep -f node)`, `` `pidof x` ``): the
+            // parser keeps only its shape, so it may be any number of processes.
+            || t.contains("$(")
+            || t.contains('`')
+            || t.contains("pgrep")
+            || t.contains("pidof")
+    });
+    out.none(if every { Act::KillAll } else { Act::Kill });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::testing::{effects, has};
+
+    const SIGNALS: &[&str] = &[
+        "-9",
+        "-KILL",
+        "-SIGKILL",
+        "-s 9",
+        "-s KILL",
+        "--signal=KILL",
+        "--signal KILL",
+        "-n 9",
+        "-15",
+        "-TERM",
+        "-HUP",
+        "",
+    ];
+    const WRAPS: &[&str] = &["", "sudo ", "sudo -u root ", "env X=1 ", "nohup "];
+
+    #[test]
+    fn kill_every_signal_spelling_and_target() {
+        for wrap in WRAPS {
+            for sig in SIGNALS {
+                for (target, act) in [
+                    ("-1", "kill_all@none"),
+                    ("0", "kill_all@none"),
+                    ("1234", "kill@none"),
+                    ("$PID", "kill@none"),
+                    ("%1", "kill@none"),
+                ] {
+                    let target = if target == "-1" && sig.is_empty() {
+                        // Bare `kill -1` is signal 1 without a target; `--` makes it one.
+                        "-- -1"
+                    } else {
+                        target
+                    };
+                    let line = format!("{wrap}kill {sig} {target}");
+                    assert_eq!(effects(&line), vec![act], "{line}");
+                }
+            }
+        }
+        assert!(has("bash -c 'kill -9 -1'", "kill_all@none"));
+        assert!(has("kill -s KILL -- -1", "kill_all@none"));
+        assert!(has("kill -9 $(pgrep -f node)", "kill_all@none"));
+        assert!(has("kill -9 `pidof python3`", "kill_all@none"));
+        assert!(has("kill -9 -1 1234", "kill_all@none"));
+        assert!(has("kill $(lsof -t -i:3000)", "kill_all@none"));
+        assert!(has("kill -- -4321", "kill@none"));
+    }
+
+    #[test]
+    fn kill_harmless_forms() {
+        for line in [
+            "kill -l",
+            "kill -L",
+            "kill -0 1234",
+            "kill -s 0 1234",
+            "kill --signal=0 1",
+            "kill",
+            "kill -9",
+            "kill -l 9",
+            "pgrep -f node",
+            "pidof x",
+            "ps aux",
+        ] {
+            assert_eq!(effects(line), Vec::<String>::new(), "{line}");
+        }
+    }
+
+    #[test]
+    fn pattern_kills() {
+        for line in [
+            "pkill node",
+            "pkill -f 'python app.py'",
+            "pkill -9 -f .",
+            "sudo pkill -KILL -u u",
+            "pkill --signal KILL -f x",
+            "killall node",
+            "killall -9 python3",
+            "sudo killall -s KILL chrome",
+            "killall5",
+            "killall5 -9",
+            "fuser -k 8080/tcp",
+            "fuser -km /mnt",
+            "loginctl kill-user u",
+            "loginctl terminate-session 3",
+            "skill -KILL -u u",
+        ] {
+            assert_eq!(effects(line), vec!["kill_all@none"], "{line}");
+        }
+        assert_eq!(effects("pkill -n node"), vec!["kill@none"]);
+        for line in [
+            "pkill -l",
+            "killall -l",
+            "pkill -0 node",
+            "killall -V",
+            "fuser -v 8080/tcp",
+            "killall5 -0",
+        ] {
+            assert!(!has(line, "kill_all@none"), "{line}");
+        }
+    }
+
+    #[test]
+    fn power() {
+        for line in [
+            "shutdown now",
+            "shutdown -h now",
+            "sudo shutdown -r now",
+            "shutdown -P +5",
+            "shutdown",
+            "reboot",
+            "sudo reboot -f",
+            "halt",
+            "poweroff",
+            "sudo poweroff --force",
+            "init 0",
+            "sudo init 6",
+            "telinit 0",
+            "telinit 6",
+            "loginctl poweroff",
+            "loginctl reboot",
+            "kexec -e",
+            "pmset sleepnow",
+            "sudo -n reboot",
+            "bash -c 'sudo shutdown -h now'",
+            "rtcwake -m off -s 60",
+        ] {
+            assert_eq!(effects(line), vec!["power@none"], "{line}");
+        }
+        for line in [
+            "shutdown -c",
+            "sudo shutdown --cancel",
+            "shutdown -k now",
+            "reboot --wtmp-only",
+            "init q",
+            "loginctl list-sessions",
+            "kexec -l /boot/vmlinuz",
+            "pmset -g",
+        ] {
+            assert_eq!(effects(line), Vec::<String>::new(), "{line}");
+        }
+    }
+}
