@@ -3,7 +3,7 @@
 //! and saved around it ([`PerEvent`]) and grants asked of the store ([`InStore`]), and
 //! commits. When the store cannot be used it fails open: the event is evaluated from a fresh
 //! in-memory state, the fault is recorded beside the database, and the answer [`degrade`]s
-//! to silence unless the action's tier is fail-closed.
+//! to what the rules alone decide: blocks that need no state stand, the rest is silence.
 
 use super::*;
 use crate::engine::{Context, Engine, Note, Outcome, ScopeState};
@@ -137,8 +137,8 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
         Err(e) => {
             let fault = e.to_string();
             faults.push(fault.clone());
-            // Evaluate from a fresh in-memory state: the classification still runs, so a
-            // fail-closed tier keeps its block; everything else degrades to silence.
+            // Evaluate from a fresh in-memory state: the classification still runs, so what
+            // the rules alone decide keeps its block; everything else degrades to silence.
             let mut state = ScopeState::initial(spec, engine.machine);
             let outcome =
                 evaluate_detached(engine, &mut state, event, role, opts.now_ms, "unavailable");
@@ -229,18 +229,22 @@ pub(super) fn clone_err(e: &StoreError) -> StoreError {
     StoreError::Corrupt(e.to_string())
 }
 
-/// The answer under a fault: silence, except a fail-closed tier's block.
+/// The answer under a fault: what the rules alone decide, from a fresh state. A fault never
+/// *becomes* a block (steers and everything that needs state fall away, so a benign action
+/// meets silence) and never removes one that needs no state: the deny of a forbidden action
+/// and the ask of a destructive one stand. An ask cannot be approved without the store, so a
+/// fail-closed tier's ask is kept as a deny.
 pub fn degrade(spec: &gate_spec::ir::Spec, outcome: &Outcome) -> Decision {
     let tier = &spec.tiers[outcome.classification.tier as usize];
     match &outcome.decision.verdict {
-        Verdict::Deny { .. } | Verdict::Ask { .. } if tier.fail == FailPolicy::Closed => Decision {
-            verdict: match &outcome.decision.verdict {
-                // An ask cannot be approved without the store: keep it as a deny.
-                Verdict::Ask { reason, .. } => Verdict::Deny {
-                    reason: reason.clone(),
-                },
-                v => v.clone(),
+        Verdict::Ask { reason, .. } if tier.fail == FailPolicy::Closed => Decision {
+            verdict: Verdict::Deny {
+                reason: reason.clone(),
             },
+            carried: None,
+        },
+        v @ (Verdict::Deny { .. } | Verdict::Ask { .. }) => Decision {
+            verdict: v.clone(),
             carried: None,
         },
         _ => Decision::allow(),
