@@ -26,10 +26,11 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "npx" | "bunx" | "pnpx" => run(args, &["-p", "--package", "-c", "--call"], out),
         "uvx" => run(args, &["--from", "--with", "--python"], out),
         "cargo" => cargo(args, out),
-        "twine" => match first_word(args) {
-            Some("upload" | "register") => publish(args, out),
-            _ => {}
-        },
+        "twine" => {
+            if matches!(first_word(args), Some("upload" | "register")) {
+                publish(args, out);
+            }
+        }
         "poetry" | "uv" | "hatch" | "flit" | "pdm" | "pipx" | "rye" => python_tool(base, args, out),
         "pip" | "pipenv" => match first_word(args) {
             Some("install" | "download" | "wheel" | "sync") => {
