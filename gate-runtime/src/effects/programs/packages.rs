@@ -1,8 +1,558 @@
 //! Package managers and registries: publish, unpublish and yank; `npx`-style runners are peeled by the parser.
+//!
+//! Publishing (npm, yarn, pnpm, bun, cargo, twine, poetry, uv, hatch, flit, pdm, gem,
+//! container images, maven, gradle, nuget, vsce, ovsx, helm) is `publish`, withdrawing
+//! (`unpublish`, `deprecate`, `yank`, `dist-tag rm`, `nuget delete`) `unpublish`; a dry run
+//! is neither. Installs are a `fetch` (with a `write` of `node_modules` for the node
+//! managers). Package runners (`npx`, `pnpm dlx`, `bunx`, `uvx`, `uv run`, `poetry run`,
+//! `pipx run`) run the command they are given: it is analysed in turn. Build tools whose
+//! task is not a publish run code the model does not know (`exec`). `python -m twine` is
+//! the interpreters family's to route here.
+
+use std::borrow::Cow;
 
 use super::super::{Cmd, Sink};
+use gate_spec::effect::{Act, Place};
+
+type Words<'c, 'a> = &'c [Cow<'a, str>];
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    let _ = (cmd, out);
-    false
+    let args = cmd.args;
+    let program = cmd.program;
+    // `pip3`, `pip3.12`.
+    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match base {
+        "npm" | "pnpm" | "yarn" | "bun" => node(program, args, out),
+        "npx" | "bunx" | "pnpx" => run(args, &["-p", "--package", "-c", "--call"], out),
+        "uvx" => run(args, &["--from", "--with", "--python"], out),
+        "cargo" => cargo(args, out),
+        "twine" => {
+            if matches!(first_word(args), Some("upload" | "register")) {
+                publish(args, out);
+            }
+        }
+        "poetry" | "uv" | "hatch" | "flit" | "pdm" | "pipx" | "rye" => python_tool(base, args, out),
+        "pip" | "pipenv" => match first_word(args) {
+            Some("install" | "download" | "wheel" | "sync") => {
+                out.place(Act::Fetch, Place::Remote);
+                for r in values(args, &["-r", "--requirement", "-c", "--constraint"]) {
+                    out.path(Act::Read, r);
+                }
+            }
+            Some("uninstall" | "remove") => out.path(Act::Write, ".venv"),
+            Some("run") => run(&args[1..], &[], out),
+            _ => {}
+        },
+        "gem" => match first_word(args) {
+            Some("push") => publish(args, out),
+            Some("yank") => withdraw(args, out),
+            Some("install" | "update" | "fetch") => out.place(Act::Fetch, Place::Remote),
+            _ => {}
+        },
+        "docker" | "podman" | "buildah" | "nerdctl" => return image_push(args, out),
+        "mvn" | "mvnw" | "maven" => build_tasks(
+            args,
+            |t| {
+                t == "deploy"
+                    || t.starts_with("deploy:")
+                    || t == "release:perform"
+                    || t == "site-deploy"
+                    || t.contains("nexus-staging:release")
+                    || t.ends_with(":deploy")
+            },
+            out,
+        ),
+        "gradle" | "gradlew" => build_tasks(
+            args,
+            |t| {
+                let t = t.rsplit(':').next().unwrap_or(t);
+                t.starts_with("publish")
+                    || t == "uploadArchives"
+                    || t.starts_with("closeAndRelease")
+            },
+            out,
+        ),
+        "dotnet" | "nuget" => {
+            let words: Vec<&str> = args
+                .iter()
+                .map(|a| &**a)
+                .filter(|a| !a.starts_with('-'))
+                .collect();
+            let (verb, rest) = if base == "dotnet" {
+                (words.get(1).copied(), words.first().copied())
+            } else {
+                (words.first().copied(), Some("nuget"))
+            };
+            match (rest, verb) {
+                (Some("nuget"), Some("push")) => out.none(Act::Publish),
+                (Some("nuget"), Some("delete")) => out.none(Act::Unpublish),
+                (Some("restore" | "add"), _) if base == "dotnet" => {
+                    out.place(Act::Fetch, Place::Remote)
+                }
+                (Some("list" | "--version" | "--info" | "--list-sdks"), _) => {}
+                _ => out.none(Act::Exec),
+            }
+        }
+        "vsce" | "ovsx" => match first_word(args) {
+            Some("publish") => publish(args, out),
+            Some("unpublish") => withdraw(args, out),
+            _ => {}
+        },
+        "helm" => match first_word(args) {
+            Some("push") => out.none(Act::Publish),
+            _ => return false,
+        },
+        "composer" => match first_word(args) {
+            Some("install" | "require" | "update" | "i" | "u") => {
+                out.place(Act::Fetch, Place::Remote);
+                out.path(Act::Write, "vendor");
+            }
+            Some("exec" | "run-script" | "run") => out.none(Act::Exec),
+            _ => {}
+        },
+        _ => return false,
+    }
+    true
+}
+
+fn first_word<'c>(args: Words<'c, '_>) -> Option<&'c str> {
+    args.iter().map(|a| &**a).find(|a| !a.starts_with('-'))
+}
+
+fn values<'c, 'n>(args: Words<'c, '_>, names: &'n [&'n str]) -> impl Iterator<Item = &'c str> + 'n
+where
+    'c: 'n,
+{
+    args.windows(2)
+        .filter(move |w| names.contains(&&*w[0]))
+        .map(|w| &*w[1])
+}
+
+fn dry(args: Words<'_, '_>) -> bool {
+    args.iter().any(|a| {
+        matches!(
+            &**a,
+            "--dry-run" | "-n" | "--dryrun" | "--dry_run" | "--dry-run=true"
+        )
+    })
+}
+
+fn publish(args: Words<'_, '_>, out: &mut Sink) {
+    if !dry(args) {
+        out.none(Act::Publish);
+    }
+}
+
+fn withdraw(args: Words<'_, '_>, out: &mut Sink) {
+    if !dry(args) {
+        out.none(Act::Unpublish);
+    }
+}
+
+/// Words joined back into shell code, each quoted when it needs to be.
+fn shell_words(words: &[&str]) -> String {
+    let mut s = String::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        if w.is_empty()
+            || w.contains(|c: char| c.is_whitespace() || "'\"\\$`;&|<>(){}*?".contains(c))
+        {
+            s.push('\'');
+            s.push_str(&w.replace('\'', "'\\''"));
+            s.push('\'');
+        } else {
+            s.push_str(w);
+        }
+    }
+    s
+}
+
+/// A runner's command: the words after its own options (`valued` take a value), analysed as
+/// shell code.
+fn run(args: Words<'_, '_>, valued: &[&str], out: &mut Sink) {
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        if a == "--" {
+            k += 1;
+            break;
+        }
+        if !a.starts_with('-') {
+            break;
+        }
+        k += if valued.contains(&&**a) { 2 } else { 1 };
+    }
+    let rest: Vec<&str> = args.iter().skip(k).map(|a| &**a).collect();
+    if rest.is_empty() {
+        return;
+    }
+    out.script(&shell_words(&rest));
+}
+
+/// npm, pnpm, yarn and bun.
+fn node(program: &str, args: Words<'_, '_>, out: &mut Sink) {
+    let mut k = 0;
+    // Leading options (`--prefix DIR`, `-w`, `--filter X`, `-C DIR`).
+    while let Some(a) = args.get(k) {
+        if !a.starts_with('-') {
+            break;
+        }
+        k += if matches!(
+            &**a,
+            "--prefix" | "--filter" | "-F" | "-C" | "--dir" | "--cwd" | "-w" | "--workspace"
+        ) {
+            2
+        } else {
+            1
+        };
+    }
+    let Some(sub) = args.get(k).map(|a| &**a) else {
+        if program == "yarn" {
+            out.place(Act::Fetch, Place::Remote);
+            out.path(Act::Write, "node_modules");
+        }
+        return;
+    };
+    let rest = &args[k + 1..];
+    match sub {
+        "publish" => publish(rest, out),
+        "unpublish" | "deprecate" | "undeprecate" => withdraw(rest, out),
+        "dist-tag" | "dist-tags" => match first_word(rest) {
+            Some("rm" | "remove") => withdraw(rest, out),
+            Some("add") => publish(rest, out),
+            _ => {}
+        },
+        "npm" if program == "yarn" => match first_word(rest) {
+            Some("publish") => publish(rest, out),
+            Some("tag") if rest.iter().any(|a| a == "remove") => withdraw(rest, out),
+            _ => {}
+        },
+        "install" | "i" | "add" | "ci" | "update" | "up" | "upgrade" | "remove" | "rm"
+        | "uninstall" | "un" | "dedupe" | "prune" | "link" | "rebuild" | "import" => {
+            out.place(Act::Fetch, Place::Remote);
+            if !rest.iter().any(|a| a == "-g" || a == "--global") {
+                out.path(Act::Write, "node_modules");
+            }
+        }
+        "exec" | "x" | "dlx" => run(rest, &["-p", "--package", "-c", "--call"], out),
+        "ls" | "list" | "view" | "info" | "show" | "outdated" | "audit" | "why" | "explain"
+        | "search" | "whoami" | "ping" | "doctor" | "help" | "--version" | "-v" | "version"
+            if !rest.iter().any(|a| a == "fix") =>
+        {
+            if matches!(
+                sub,
+                "view" | "info" | "show" | "outdated" | "audit" | "search"
+            ) {
+                out.place(Act::Fetch, Place::Remote);
+            }
+        }
+        "audit" => {
+            out.place(Act::Fetch, Place::Remote);
+            out.path(Act::Write, "node_modules");
+        }
+        "login" | "adduser" | "logout" => out.path(Act::Write, "~/.npmrc"),
+        "config" | "c" | "set" => match first_word(rest) {
+            Some("get" | "list" | "ls") | None => {}
+            _ => out.path(Act::Write, "~/.npmrc"),
+        },
+        "owner" | "access" | "team" | "token" | "org" | "star" | "unstar" => {
+            out.place(Act::Send, Place::Remote)
+        }
+        _ => out.none(Act::Exec),
+    }
+}
+
+fn cargo(args: Words<'_, '_>, out: &mut Sink) {
+    let mut k = 0;
+    while args
+        .get(k)
+        .is_some_and(|a| a.starts_with('-') || a.starts_with('+'))
+    {
+        k += if matches!(&*args[k], "-C" | "--config" | "-Z") {
+            2
+        } else {
+            1
+        };
+    }
+    let Some(sub) = args.get(k).map(|a| &**a) else {
+        return;
+    };
+    let rest = &args[k + 1..];
+    match sub {
+        "publish" => publish(rest, out),
+        "yank" => {
+            if rest.iter().any(|a| a == "--undo") {
+                out.place(Act::Send, Place::Remote);
+            } else {
+                withdraw(rest, out);
+            }
+        }
+        "owner" => out.place(Act::Send, Place::Remote),
+        "install" | "fetch" | "search" | "info" | "login" => {
+            out.place(Act::Fetch, Place::Remote);
+            if sub == "login" {
+                out.path(Act::Write, "~/.cargo/credentials.toml");
+            }
+        }
+        "update" | "generate-lockfile" => {
+            out.place(Act::Fetch, Place::Remote);
+            out.path(Act::Write, "Cargo.lock");
+        }
+        "add" | "remove" | "rm" => {
+            out.place(Act::Fetch, Place::Remote);
+            out.path(Act::Write, "Cargo.toml");
+        }
+        "clean" => out.path(Act::Delete, "target"),
+        "tree" | "metadata" | "locate-project" | "pkgid" | "version" | "--version" | "-V"
+        | "help" | "verify-project" | "read-manifest" => {}
+        _ => out.none(Act::Exec),
+    }
+}
+
+fn python_tool(tool: &str, args: Words<'_, '_>, out: &mut Sink) {
+    let mut k = 0;
+    while args.get(k).is_some_and(|a| a.starts_with('-')) {
+        k += if matches!(
+            &*args[k],
+            "--directory" | "--project" | "-C" | "--python" | "-p"
+        ) {
+            2
+        } else {
+            1
+        };
+    }
+    let Some(sub) = args.get(k).map(|a| &**a) else {
+        return;
+    };
+    let rest = &args[k + 1..];
+    match (tool, sub) {
+        (_, "publish") => publish(rest, out),
+        ("hatch" | "flit" | "pdm", "upload") => publish(rest, out),
+        ("uv", "pip") => match first_word(rest) {
+            Some("install" | "sync" | "compile") => out.place(Act::Fetch, Place::Remote),
+            Some("uninstall") => out.path(Act::Write, ".venv"),
+            _ => {}
+        },
+        ("uv" | "poetry" | "pdm" | "rye" | "hatch", "run") => {
+            run(
+                rest,
+                &[
+                    "--with",
+                    "--python",
+                    "-p",
+                    "--env-file",
+                    "--from",
+                    "--package",
+                    "-e",
+                    "--env",
+                ],
+                out,
+            );
+            for f in values(rest, &["--env-file"]) {
+                out.path(Act::Read, f);
+            }
+        }
+        ("uv", "tool") if first_word(rest) == Some("run") => {
+            let at = rest.iter().position(|a| a == "run").map_or(0, |i| i + 1);
+            run(&rest[at..], &["--from", "--with", "--python"], out);
+        }
+        ("pipx", "run") => run(rest, &["--spec", "--python", "--pip-args"], out),
+        (
+            _,
+            "install" | "add" | "sync" | "lock" | "update" | "upgrade" | "remove" | "inject"
+            | "reinstall" | "venv" | "init" | "new" | "build",
+        ) => {
+            out.place(Act::Fetch, Place::Remote);
+            if tool != "pipx" {
+                out.path(Act::Write, ".venv");
+            }
+        }
+        (
+            _,
+            "show" | "list" | "tree" | "check" | "version" | "--version" | "help" | "env"
+            | "config" | "search" | "export",
+        ) => {}
+        ("hatch", "shell") | ("poetry", "shell") => {}
+        _ => out.none(Act::Exec),
+    }
+}
+
+/// `docker push`, `docker image push`, `docker buildx build --push` (and podman, buildah,
+/// nerdctl): publish. Other container commands are the cloud family's.
+fn image_push(args: Words<'_, '_>, out: &mut Sink) -> bool {
+    let words: Vec<&str> = args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| !a.starts_with('-'))
+        .take(2)
+        .collect();
+    let pushes = match words.as_slice() {
+        ["push", ..] | ["image" | "manifest", "push", ..] => true,
+        ["buildx" | "build", ..] | ["image", "build", ..] | ["bud", ..] => args.iter().any(|a| {
+            a == "--push" || a.starts_with("--output=type=registry") || a.contains("push=true")
+        }),
+        ["compose", "push", ..] => true,
+        _ => false,
+    };
+    if pushes {
+        if !dry(args) {
+            out.none(Act::Publish);
+        }
+        if words.first().is_some_and(|w| *w != "push") && words.get(1) != Some(&"push") {
+            // A build that runs its Dockerfile's steps first.
+            out.none(Act::Exec);
+        }
+    }
+    pushes
+}
+
+/// Maven and Gradle: a publishing goal or task publishes; any other runs the build.
+fn build_tasks(args: Words<'_, '_>, publishes: impl Fn(&str) -> bool, out: &mut Sink) {
+    let tasks = args.iter().filter(|a| !a.starts_with('-')).map(|a| &**a);
+    let mut any = false;
+    for t in tasks {
+        if publishes(t) {
+            any = true;
+        }
+    }
+    if any && !args.iter().any(|a| a == "-m" || a == "--dry-run") {
+        out.none(Act::Publish);
+    }
+    out.none(Act::Exec);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{effects, has};
+
+    #[test]
+    fn publishing_every_ecosystem() {
+        for line in [
+            "npm publish",
+            "npm publish --access public",
+            "pnpm publish -r",
+            "yarn publish",
+            "yarn npm publish",
+            "bun publish",
+            "npm --prefix pkg publish",
+            "cargo publish",
+            "cargo publish -p gate-spec",
+            "cargo +nightly publish",
+            "twine upload dist/*",
+            "poetry publish --build",
+            "uv publish",
+            "hatch publish",
+            "flit publish",
+            "pdm publish",
+            "gem push x-1.0.gem",
+            "docker push org/app:1",
+            "podman push org/app",
+            "docker image push org/app",
+            "docker buildx build --push -t org/app .",
+            "mvn deploy",
+            "mvn -B clean deploy -DskipTests",
+            "mvn release:perform",
+            "./gradlew publish",
+            "gradle publishToMavenCentral",
+            "./gradlew :lib:publish",
+            "gradle uploadArchives",
+            "dotnet nuget push pkg.nupkg -k x",
+            "nuget push pkg.nupkg",
+            "vsce publish",
+            "ovsx publish",
+            "helm push chart.tgz oci://r",
+            "npm dist-tag add pkg@1 latest",
+            "sudo npm publish",
+            "env NPM_TOKEN=x npm publish",
+            "bash -c 'cargo publish'",
+        ] {
+            assert!(has(line, "publish@none"), "{line}: {:?}", effects(line));
+        }
+    }
+
+    #[test]
+    fn withdrawing() {
+        for line in [
+            "npm unpublish pkg@1.0.0",
+            "npm unpublish pkg --force",
+            "npm deprecate pkg@1 'no'",
+            "npm dist-tag rm pkg beta",
+            "pnpm unpublish pkg",
+            "yarn npm tag remove pkg beta",
+            "cargo yank --version 1.0.0 gate",
+            "cargo yank gate@1.0.0",
+            "gem yank x -v 1.0",
+            "dotnet nuget delete pkg 1.0",
+            "vsce unpublish pub.ext",
+        ] {
+            assert!(has(line, "unpublish@none"), "{line}: {:?}", effects(line));
+        }
+        assert!(!has("cargo yank --undo gate@1.0.0", "unpublish@none"));
+    }
+
+    #[test]
+    fn dry_runs_and_reads_are_benign() {
+        for line in [
+            "npm publish --dry-run",
+            "cargo publish --dry-run",
+            "cargo publish -n",
+            "uv publish --dry-run",
+            "npm unpublish pkg --dry-run",
+            "npm ls",
+            "npm --version",
+            "cargo tree",
+            "cargo metadata --format-version 1",
+            "twine check dist/*",
+            "poetry show",
+            "pip list",
+            "pip freeze",
+            "gem list",
+        ] {
+            let e = effects(line);
+            assert!(
+                e.iter()
+                    .all(|x| x.starts_with("read@") || x.starts_with("fetch@")),
+                "{line}: {e:?}"
+            );
+        }
+        assert!(!has("docker build -t x .", "publish@none"));
+        assert!(!has("mvn test", "publish@none"));
+        assert!(!has("./gradlew build", "publish@none"));
+    }
+
+    #[test]
+    fn installs_and_runners() {
+        assert_eq!(
+            effects("npm install"),
+            vec!["fetch@remote", "write@outputs"]
+        );
+        assert_eq!(effects("npm ci"), vec!["fetch@remote", "write@outputs"]);
+        assert_eq!(effects("yarn"), vec!["fetch@remote", "write@outputs"]);
+        assert_eq!(effects("npm i -g typescript"), vec!["fetch@remote"]);
+        assert_eq!(
+            effects("pip install -r requirements.txt"),
+            vec!["fetch@remote", "read@source"]
+        );
+        assert_eq!(effects("pip3.12 install requests"), vec!["fetch@remote"]);
+        assert!(has("cargo install ripgrep", "fetch@remote"));
+        assert!(has("cargo clean", "delete@outputs"));
+        assert!(has("npx rimraf ~", "exec@none") || has("npx rimraf ~", "delete@home"));
+        assert!(has("npx -y rm-cli -- rm -rf ~", "exec@none"));
+        assert!(has("npx --yes bash -c 'rm -rf ~'", "delete@home"));
+        assert!(has("pnpm dlx sh -c 'rm -rf ~'", "delete@home"));
+        assert!(has("bunx sh -c 'rm -rf /'", "delete@root"));
+        assert!(has("uvx --from x sh -c 'rm -rf ~'", "delete@home"));
+        assert!(has("uv run rm -rf ~", "delete@home") || has("uv run rm -rf ~", "exec@none"));
+        assert!(has(
+            "uv run --with x sh -c 'git push --force'",
+            "history@remote"
+        ));
+        assert!(has("poetry run sh -c 'git push -f'", "history@remote"));
+        assert!(has("pipx run --spec x sh -c 'rm -rf ~'", "delete@home"));
+        assert!(has("npm exec -- sh -c 'rm -rf ~'", "delete@home"));
+        assert!(has("uv run --env-file .env app", "read@secrets"));
+        assert_eq!(effects("npm run build"), vec!["exec@none"]);
+        assert_eq!(effects("cargo test"), vec!["exec@none"]);
+    }
 }

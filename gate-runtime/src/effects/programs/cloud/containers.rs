@@ -1,0 +1,171 @@
+//! Container engines and compose: prunes, volume and container removal, `compose down -v`
+//! (`cloud_delete`), kills and stops, and the read-only listings.
+
+use super::super::super::Sink;
+use super::{words, Words};
+use gate_spec::effect::{Act, Place};
+
+pub(super) fn docker(args: Words<'_, '_>, out: &mut Sink) {
+    let w = words(
+        args,
+        &[
+            "-H",
+            "--host",
+            "--context",
+            "-c",
+            "--config",
+            "-l",
+            "--log-level",
+            "-f",
+            "--filter",
+            "--format",
+            "-t",
+            "--tag",
+            "--name",
+            "-v",
+            "--volume",
+            "-e",
+            "--env",
+            "-p",
+            "--publish",
+            "-w",
+            "--workdir",
+            "-u",
+            "--user",
+            "--network",
+            "--platform",
+            "--env-file",
+            "--entrypoint",
+            "-m",
+            "--memory",
+            "--mount",
+            "--label",
+            "--file",
+            "--project-name",
+            "--profile",
+            "--build-arg",
+            "--target",
+            "--time",
+            "--signal",
+            "-s",
+        ],
+    );
+    let flag = |names: &[&str]| {
+        args.iter().any(|a| {
+            names.contains(&&**a)
+                || (a.starts_with('-')
+                    && !a.starts_with("--")
+                    && names.iter().any(|n| n.len() == 2 && a.contains(&n[1..])))
+        })
+    };
+    match w.as_slice() {
+        ["compose", ..] => compose(&args[1.min(args.len())..], out),
+        ["system", "prune", ..]
+        | ["volume", "prune" | "rm" | "remove", ..]
+        | ["container" | "network", "prune", ..] => out.place(Act::CloudDelete, Place::Remote),
+        ["image" | "builder" | "buildx", "prune", ..] => {
+            if flag(&["-a", "--all"]) {
+                out.place(Act::CloudDelete, Place::Remote);
+            }
+        }
+        ["rm", ..] | ["container", "rm" | "remove", ..] => {
+            out.place(Act::CloudDelete, Place::Remote);
+            if flag(&["-f", "--force"]) {
+                out.none(Act::Kill);
+            }
+        }
+        ["network" | "secret" | "config" | "context" | "plugin" | "service" | "stack" | "node", "rm" | "remove", ..] => {
+            out.place(Act::CloudDelete, Place::Remote)
+        }
+        ["kill", ..] | ["stop", ..] | ["container", "kill" | "stop", ..] => out.none(Act::Kill),
+        ["rmi", ..] | ["image", "rm" | "remove", ..] => out.place(Act::Send, Place::Remote),
+        ["pull", ..] | ["image", "pull", ..] => out.place(Act::Fetch, Place::Remote),
+        ["login", ..] => out.path(Act::Write, "~/.docker/config.json"),
+        ["logout", ..] => out.path(Act::Write, "~/.docker/config.json"),
+        ["cp", from, to, ..] => {
+            if to.contains(':') {
+                out.path(Act::Read, from);
+            } else {
+                out.path(Act::Overwrite, to);
+            }
+        }
+        ["save", ..] | ["export", ..] => {
+            if let Some(i) = args.iter().position(|a| a == "-o" || a == "--output") {
+                if let Some(f) = args.get(i + 1) {
+                    out.path(Act::Overwrite, f);
+                }
+            }
+        }
+        ["ps" | "images" | "logs" | "inspect" | "version" | "info" | "stats" | "top" | "events"
+        | "history" | "search" | "port" | "diff" | "help", ..]
+        | [_, "ls" | "list" | "inspect" | "logs" | "ps" | "df" | "history", ..]
+        | ["system", "info", ..]
+        | [] => {}
+        _ => out.none(Act::Exec),
+    }
+}
+
+pub(super) fn compose(args: Words<'_, '_>, out: &mut Sink) {
+    let w = words(
+        args,
+        &[
+            "-f",
+            "--file",
+            "-p",
+            "--project-name",
+            "--profile",
+            "--env-file",
+            "--project-directory",
+            "-t",
+            "--timeout",
+            "--rmi",
+        ],
+    );
+    let flag = |names: &[&str]| {
+        args.iter().any(|a| {
+            names.contains(&&**a)
+                || (a.starts_with('-')
+                    && !a.starts_with("--")
+                    && names.iter().any(|n| n.len() == 2 && a.contains(&n[1..])))
+        })
+    };
+    match w.as_slice() {
+        ["down", ..] => {
+            if flag(&["-v", "--volumes"]) || args.iter().any(|a| a.starts_with("--rmi")) {
+                out.place(Act::CloudDelete, Place::Remote);
+            }
+        }
+        ["rm", ..] => {
+            if flag(&["-v", "--volumes"]) {
+                out.place(Act::CloudDelete, Place::Remote);
+            }
+        }
+        ["kill" | "stop", ..] => out.none(Act::Kill),
+        ["push", ..] => out.none(Act::Publish),
+        ["pull", ..] => out.place(Act::Fetch, Place::Remote),
+        ["ps" | "logs" | "config" | "ls" | "images" | "top" | "version" | "port" | "events", ..]
+        | [] => {}
+        _ => out.none(Act::Exec),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::testing::{effects, has};
+
+    #[test]
+    fn docker_and_compose() {
+        assert!(has(
+            "docker system prune --all --force",
+            "cloud_delete@remote"
+        ));
+        assert!(has("podman volume rm -f data", "cloud_delete@remote"));
+        assert!(has(
+            "docker compose -f x.yml down -v",
+            "cloud_delete@remote"
+        ));
+        assert!(!has("docker compose down", "cloud_delete@remote"));
+        assert!(!has("docker image prune -f", "cloud_delete@remote"));
+        assert_eq!(effects("docker ps"), Vec::<String>::new());
+    }
+}

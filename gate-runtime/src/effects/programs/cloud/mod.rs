@@ -1,0 +1,601 @@
+//! Cloud and infrastructure CLIs: what deletes resources (terraform, pulumi, kubectl, helm, aws, gcloud, gsutil, az, docker and compose, …).
+//!
+//! Deleting resources is `cloud_delete` at `remote` (a local container engine or cluster
+//! counts: its volumes and workloads are not files of the project); changing them is a
+//! `send`; listing and describing are benign. Dry runs and plans delete nothing.
+
+use std::borrow::Cow;
+
+mod containers;
+mod orchestration;
+mod storage;
+
+use containers::{compose, docker};
+use orchestration::{kubectl, terraform, KUBE_VALUED};
+use storage::{aws, gsutil};
+
+use super::super::{Cmd, Sink};
+use gate_spec::effect::{Act, Place};
+
+pub(super) type Words<'c, 'a> = &'c [Cow<'a, str>];
+
+pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    let args = cmd.args;
+    let base = cmd
+        .program
+        .strip_prefix("terraform-")
+        .map_or(cmd.program, |_| "terraform");
+    match base {
+        "terraform" | "tofu" | "terragrunt" | "terraform.exe" => terraform(args, out),
+        "pulumi" => verbs(out, args, &[], |w| match w {
+            ["destroy" | "down", ..] | ["stack", "rm", ..] | ["state", "delete", ..] => {
+                Some(Act::CloudDelete)
+            }
+            ["up" | "update" | "refresh" | "import", ..] => Some(Act::Send),
+            _ => None,
+        }),
+        "cdk" | "cdktf" | "serverless" | "sls" | "sam" | "copilot" => verbs(
+            out,
+            args,
+            &["--profile", "--region", "--stage", "-s", "-r", "--app"],
+            |w| match w {
+                ["destroy" | "remove" | "delete", ..] => Some(Act::CloudDelete),
+                ["deploy" | "bootstrap" | "import", ..] => Some(Act::Send),
+                _ => None,
+            },
+        ),
+        "kubectl" | "oc" | "kubecolor" | "k" => kubectl(args, out),
+        "helm" => verbs(out, args, KUBE_VALUED, |w| match w {
+            ["uninstall" | "delete" | "del" | "un", ..] => Some(Act::CloudDelete),
+            ["install" | "upgrade" | "rollback" | "push", ..] => Some(Act::Send),
+            ["pull" | "fetch", ..] | ["repo", "add" | "update", ..] | ["dependency", ..] => {
+                Some(Act::Fetch)
+            }
+            _ => None,
+        }),
+        "aws" | "awslocal" => aws(args, out),
+        "gcloud" => verbs(
+            out,
+            args,
+            &[
+                "--project",
+                "--region",
+                "--zone",
+                "--format",
+                "--account",
+                "--configuration",
+            ],
+            |w| {
+                if w.iter().any(|v| {
+                    matches!(*v, "delete" | "rm" | "remove" | "remove-iam-policy-binding")
+                        || v.starts_with("delete-")
+                }) {
+                    Some(Act::CloudDelete)
+                } else if w.iter().any(|v| {
+                    matches!(
+                        *v,
+                        "list"
+                            | "describe"
+                            | "get-iam-policy"
+                            | "ls"
+                            | "cat"
+                            | "print-access-token"
+                            | "print-identity-token"
+                            | "info"
+                            | "version"
+                            | "help"
+                            | "read"
+                            | "logs"
+                    ) || v.starts_with("get-")
+                        || v.starts_with("list-")
+                }) || w.is_empty()
+                {
+                    None
+                } else {
+                    Some(Act::Send)
+                }
+            },
+        ),
+        "gsutil" => gsutil(args, out),
+        "az" => verbs(
+            out,
+            args,
+            &[
+                "-g",
+                "--resource-group",
+                "--subscription",
+                "-o",
+                "--output",
+                "--query",
+                "-n",
+                "--name",
+                "-s",
+                "-c",
+                "--container-name",
+                "--account-name",
+            ],
+            |w| {
+                if w.iter()
+                    .any(|v| v.starts_with("delete") || matches!(*v, "purge" | "remove"))
+                {
+                    Some(Act::CloudDelete)
+                } else if w.len() < 2
+                    || w.iter().any(|v| {
+                        v.starts_with("list")
+                            || v.starts_with("show")
+                            || v.starts_with("get")
+                            || matches!(*v, "exists" | "download" | "version" | "login")
+                    })
+                {
+                    None
+                } else {
+                    Some(Act::Send)
+                }
+            },
+        ),
+        "doctl" | "linode-cli" | "hcloud" | "scw" | "exo" | "civo" | "vultr-cli" | "oci"
+        | "ibmcloud" => verbs(
+            out,
+            args,
+            &[
+                "-t",
+                "--access-token",
+                "--context",
+                "-o",
+                "--output",
+                "--format",
+            ],
+            |w| {
+                if w.iter().any(|v| {
+                    matches!(
+                        *v,
+                        "delete" | "rm" | "d" | "destroy" | "remove" | "terminate" | "purge"
+                    )
+                }) {
+                    Some(Act::CloudDelete)
+                } else if w.iter().any(|v| {
+                    matches!(
+                        *v,
+                        "list" | "ls" | "get" | "show" | "describe" | "info" | "version"
+                    )
+                }) || w.is_empty()
+                {
+                    None
+                } else {
+                    Some(Act::Send)
+                }
+            },
+        ),
+        "fly" | "flyctl" => verbs(
+            out,
+            args,
+            &["-a", "--app", "-c", "--config", "-r", "--region"],
+            |w| {
+                if w.iter()
+                    .any(|v| matches!(*v, "destroy" | "delete" | "rm" | "remove" | "detach"))
+                {
+                    Some(Act::CloudDelete)
+                } else if matches!(
+                    w.first(),
+                    Some(&("deploy" | "launch" | "scale" | "secrets" | "ssh" | "console"))
+                ) {
+                    Some(Act::Send)
+                } else {
+                    None
+                }
+            },
+        ),
+        "heroku" => verbs(out, args, &["-a", "--app", "-r", "--remote"], |w| {
+            match w.first().copied().unwrap_or("") {
+                v if v.ends_with(":destroy")
+                    || v.ends_with(":delete")
+                    || v.ends_with(":reset")
+                    || v.ends_with(":remove")
+                    || v == "destroy" =>
+                {
+                    Some(Act::CloudDelete)
+                }
+                v if v.contains(":set")
+                    || v.contains(":create")
+                    || v == "run"
+                    || v.starts_with("ps:")
+                    || v.contains(":promote") =>
+                {
+                    Some(Act::Send)
+                }
+                _ => None,
+            }
+        }),
+        "vercel" | "vc" => verbs(
+            out,
+            args,
+            &["--token", "--scope", "-t", "-S", "--cwd"],
+            |w| match w {
+                ["rm" | "remove", ..] | [_, "rm" | "remove", ..] => Some(Act::CloudDelete),
+                [] | ["deploy" | "--prod" | "promote" | "rollback" | "alias" | "redeploy", ..] => {
+                    Some(Act::Send)
+                }
+                ["env", "add", ..] | ["domains" | "dns" | "certs", "add", ..] => Some(Act::Send),
+                _ => None,
+            },
+        ),
+        "netlify" | "ntl" => verbs(
+            out,
+            args,
+            &["--site", "--auth", "--dir", "-d", "--filter"],
+            |w| match w.first().copied().unwrap_or("") {
+                v if v.ends_with(":delete") || v.ends_with(":unset") => Some(Act::CloudDelete),
+                "deploy" => Some(Act::Send),
+                v if v.ends_with(":set") || v.ends_with(":create") || v.ends_with(":import") => {
+                    Some(Act::Send)
+                }
+                _ => None,
+            },
+        ),
+        "firebase" => verbs(
+            out,
+            args,
+            &["--project", "-P", "--token", "--only", "--config"],
+            |w| match w.first().copied().unwrap_or("") {
+                v if v.ends_with(":delete")
+                    || v.ends_with(":remove")
+                    || v.ends_with(":disable")
+                    || v.ends_with(":destroy")
+                    || v == "hosting:disable" =>
+                {
+                    Some(Act::CloudDelete)
+                }
+                "deploy" => Some(Act::Send),
+                v if v.ends_with(":set")
+                    || v.ends_with(":update")
+                    || v.ends_with(":push")
+                    || v.ends_with(":import")
+                    || v.ends_with(":deploy") =>
+                {
+                    Some(Act::Send)
+                }
+                _ => None,
+            },
+        ),
+        "supabase" => verbs(
+            out,
+            args,
+            &["--project-ref", "--db-url", "--workdir"],
+            |w| match w {
+                ["db", "reset", ..] | [_, "delete", ..] => Some(Act::CloudDelete),
+                // `stop --no-backup` drops the local stack's data.
+                ["stop", ..] if args.iter().any(|a| a == "--no-backup") => Some(Act::CloudDelete),
+                ["db", "push", ..]
+                | ["functions", "deploy", ..]
+                | ["secrets", "set", ..]
+                | ["link", ..] => Some(Act::Send),
+                _ => None,
+            },
+        ),
+        "docker" | "podman" | "nerdctl" => docker(args, out),
+        "docker-compose" | "podman-compose" => compose(args, out),
+        "eksctl" | "kind" | "minikube" | "k3d" | "microk8s" | "vagrant" | "multipass" => verbs(
+            out,
+            args,
+            &["--name", "-n", "--region", "-p", "--profile", "--cluster"],
+            |w| {
+                if w.iter()
+                    .any(|v| matches!(*v, "delete" | "destroy" | "purge"))
+                {
+                    Some(Act::CloudDelete)
+                } else if w.iter().any(|v| matches!(*v, "halt" | "stop" | "suspend")) {
+                    Some(Act::Kill)
+                } else {
+                    None
+                }
+            },
+        ),
+        "ansible" => ansible(args, out),
+        "nomad" => verbs(
+            out,
+            args,
+            &["-address", "-namespace", "-region", "-token"],
+            |w| match w {
+                ["job", "stop", ..] | ["stop", ..]
+                    if args.iter().any(|a| a == "-purge" || a == "--purge") =>
+                {
+                    Some(Act::CloudDelete)
+                }
+                ["job", "stop", ..] | ["stop", ..] => Some(Act::Kill),
+                ["job", "run" | "dispatch" | "revert", ..] | ["run", ..] => Some(Act::Send),
+                [_, "delete" | "purge", ..] => Some(Act::CloudDelete),
+                _ => None,
+            },
+        ),
+        "vault" | "consul" | "etcdctl" => verbs(
+            out,
+            args,
+            &["-address", "-namespace", "--endpoints", "-token"],
+            |w| {
+                if w.iter().any(|v| {
+                    matches!(
+                        *v,
+                        "delete"
+                            | "del"
+                            | "destroy"
+                            | "metadata"
+                            | "disable"
+                            | "revoke"
+                            | "purge"
+                            | "rm"
+                    )
+                }) {
+                    Some(Act::CloudDelete)
+                } else if w.iter().any(|v| {
+                    matches!(
+                        *v,
+                        "put" | "write" | "enable" | "create" | "patch" | "import"
+                    )
+                }) {
+                    Some(Act::Send)
+                } else {
+                    None
+                }
+            },
+        ),
+        _ => return false,
+    }
+    true
+}
+
+/// The non-option words of a command line, skipping the values of options in `valued`
+/// (separate from them; `--opt=value` is one word).
+fn words<'c>(args: Words<'c, '_>, valued: &[&str]) -> Vec<&'c str> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        k += 1;
+        if a == "--" {
+            break;
+        }
+        if a.starts_with('-') {
+            if valued.contains(&&**a) {
+                k += 1;
+            }
+            continue;
+        }
+        out.push(&**a);
+    }
+    out
+}
+
+pub(super) fn is_dry(args: Words<'_, '_>) -> bool {
+    args.iter().any(|a| {
+        matches!(
+            &**a,
+            "--dry-run" | "--dryrun" | "-dry-run" | "--preview-only" | "--what-if"
+        ) || a.starts_with("--dry-run=")
+    })
+}
+
+/// Classify by the command's words; a dry run is benign.
+fn verbs(out: &mut Sink, args: Words<'_, '_>, valued: &[&str], f: impl Fn(&[&str]) -> Option<Act>) {
+    let w = words(args, valued);
+    match f(&w) {
+        Some(_) if is_dry(args) => {}
+        Some(Act::Fetch) => out.place(Act::Fetch, Place::Remote),
+        Some(act @ (Act::Kill | Act::Exec)) => out.none(act),
+        Some(act) => out.place(act, Place::Remote),
+        None => {}
+    }
+}
+
+/// A copy between local paths and a remote store (`is_remote` tells which is which).
+pub(super) fn transfer(out: &mut Sink, src: &str, dest: &str, is_remote: impl Fn(&str) -> bool) {
+    if is_remote(src) {
+        out.place(Act::Fetch, Place::Remote);
+    } else if src != "-" {
+        out.path(Act::Read, src);
+    }
+    if is_remote(dest) {
+        out.place(Act::Send, Place::Remote);
+    } else if dest != "-" {
+        out.path(Act::Overwrite, dest);
+    }
+}
+
+fn ansible(args: Words<'_, '_>, out: &mut Sink) {
+    let value = |names: &[&str]| -> Option<&str> {
+        args.iter()
+            .position(|a| names.contains(&&**a))
+            .and_then(|i| args.get(i + 1))
+            .map(|v| &**v)
+    };
+    let module = value(&["-m", "--module-name"]).unwrap_or("command");
+    let margs = value(&["-a", "--args"]).unwrap_or("");
+    let deletes = matches!(module, "file" | "ansible.builtin.file")
+        && margs.contains("state=absent")
+        || matches!(
+            module,
+            "shell" | "command" | "raw" | "ansible.builtin.shell" | "ansible.builtin.command"
+        ) && (margs.contains("rm -") || margs.contains("rm  -"));
+    if deletes {
+        out.place(Act::CloudDelete, Place::Remote);
+    }
+    if !matches!(
+        module,
+        "ping" | "setup" | "ansible.builtin.ping" | "ansible.builtin.setup"
+    ) {
+        out.place(Act::Send, Place::Remote);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{effects, has};
+
+    #[test]
+    fn deletions_in_every_cli() {
+        for line in [
+            "terraform destroy",
+            "terraform destroy -auto-approve",
+            "terraform -chdir=infra destroy",
+            "terraform apply -destroy -auto-approve",
+            "tofu destroy",
+            "terragrunt run-all destroy",
+            "terraform state rm aws_s3_bucket.b",
+            "terraform state push -force x.tfstate",
+            "terraform workspace delete prod",
+            "terraform taint aws_instance.a",
+            "terraform force-unlock 123",
+            "pulumi destroy --yes",
+            "pulumi stack rm prod",
+            "cdk destroy --force",
+            "serverless remove --stage prod",
+            "kubectl delete ns prod",
+            "kubectl delete pods --all -A",
+            "kubectl -n prod delete deploy api",
+            "kubectl --context prod delete -f k8s/",
+            "kubectl drain node-1 --ignore-daemonsets",
+            "kubectl replace --force -f x.yaml",
+            "kubectl scale deploy api --replicas=0",
+            "kubectl scale deploy api --replicas 0",
+            "kubectl apply --prune -l app=x -f .",
+            "oc delete project x",
+            "helm uninstall api -n prod",
+            "helm delete api",
+            "aws s3 rm s3://b/x",
+            "aws s3 rm s3://b --recursive",
+            "aws s3 rb s3://b --force",
+            "aws s3 sync . s3://b --delete",
+            "aws --profile prod s3api delete-bucket --bucket b",
+            "aws ec2 terminate-instances --instance-ids i-1",
+            "aws rds delete-db-instance --db-instance-identifier x",
+            "aws iam remove-user-from-group --user-name u --group-name g",
+            "aws sqs purge-queue --queue-url u",
+            "gcloud projects delete p",
+            "gcloud compute instances delete vm --zone z",
+            "gcloud storage rm -r gs://b",
+            "gsutil rm -r gs://b",
+            "gsutil -m rm gs://b/**",
+            "gsutil rb gs://b",
+            "gsutil rsync -d -r . gs://b",
+            "az group delete -n rg --yes",
+            "az storage blob delete-batch -s c",
+            "doctl compute droplet delete d1",
+            "fly apps destroy app",
+            "flyctl destroy app -y",
+            "heroku apps:destroy -a app --confirm app",
+            "heroku pg:reset DATABASE_URL",
+            "vercel rm my-app --yes",
+            "vercel env rm KEY production",
+            "netlify sites:delete id",
+            "firebase firestore:delete --all-collections",
+            "firebase database:remove /",
+            "firebase hosting:disable",
+            "supabase db reset",
+            "docker system prune -af --volumes",
+            "docker volume prune -f",
+            "docker volume rm data",
+            "docker image prune -a",
+            "docker container prune",
+            "docker network prune",
+            "docker rm -f web",
+            "podman system prune",
+            "docker compose down -v",
+            "docker compose down --volumes",
+            "docker-compose down -v --remove-orphans",
+            "docker-compose rm -fv",
+            "eksctl delete cluster --name x",
+            "kind delete cluster",
+            "minikube delete --all",
+            "k3d cluster delete x",
+            "vagrant destroy -f",
+            "ansible all -m file -a 'path=/data state=absent'",
+            "nomad job stop -purge api",
+            "sudo docker system prune -a",
+            "bash -c 'kubectl delete ns prod'",
+        ] {
+            assert!(
+                has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+    }
+
+    #[test]
+    fn reads_and_dry_runs_are_benign() {
+        for line in [
+            "terraform plan",
+            "terraform plan -destroy",
+            "terraform show",
+            "terraform output -json",
+            "terraform state list",
+            "terraform validate",
+            "terraform destroy -help",
+            "pulumi preview",
+            "pulumi destroy --preview-only",
+            "kubectl get pods -A",
+            "kubectl -n prod describe deploy api",
+            "kubectl logs -f api-1",
+            "kubectl delete ns x --dry-run=client",
+            "kubectl config use-context prod",
+            "kubectl rollout status deploy/api",
+            "helm list -A",
+            "helm status api",
+            "helm template .",
+            "helm uninstall api --dry-run",
+            "aws s3 ls s3://b",
+            "aws s3 rm s3://b --recursive --dryrun",
+            "aws ec2 describe-instances",
+            "aws sts get-caller-identity",
+            "aws ec2 terminate-instances --instance-ids i-1 --dry-run",
+            "gcloud compute instances list",
+            "gcloud config list",
+            "gsutil ls gs://b",
+            "az group list",
+            "az vm show -n x -g rg",
+            "doctl compute droplet list",
+            "docker ps -a",
+            "docker images",
+            "docker compose ps",
+            "docker compose down",
+            "docker compose logs -f",
+            "docker system df",
+            "docker image prune",
+            "docker volume ls",
+            "docker inspect x",
+            "minikube status",
+            "kind get clusters",
+            "fly status",
+        ] {
+            let e = effects(line);
+            assert!(
+                e.iter()
+                    .all(|x| x.starts_with("read@") || x.starts_with("fetch@")),
+                "{line}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn changes_copies_and_workloads() {
+        assert_eq!(effects("kubectl apply -f k8s/"), vec!["send@remote"]);
+        assert_eq!(
+            effects("helm upgrade --install api ./chart"),
+            vec!["send@remote"]
+        );
+        assert_eq!(effects("terraform apply"), vec!["exec@none"]);
+        assert!(has("terraform init", "fetch@remote"));
+        assert!(has("aws s3 cp .env s3://b/", "read@secrets"));
+        assert!(has("aws s3 cp .env s3://b/", "send@remote"));
+        assert!(has("aws s3 cp s3://b/x ~/.bashrc", "overwrite@dotfiles"));
+        assert!(has("aws s3 sync s3://b ./data --delete", "delete@source"));
+        assert!(has("gsutil cp .env gs://b", "read@secrets"));
+        assert!(has("kubectl cp .env pod:/tmp/x", "read@secrets"));
+        assert!(has("docker rm -f web", "kill@none"));
+        assert_eq!(effects("docker stop web"), vec!["kill@none"]);
+        assert_eq!(effects("docker run --rm -it alpine sh"), vec!["exec@none"]);
+        assert!(has("ansible all -m shell -a 'uptime'", "send@remote"));
+        assert!(!has(
+            "ansible all -m shell -a 'uptime'",
+            "cloud_delete@remote"
+        ));
+    }
+}

@@ -1,0 +1,124 @@
+//! Version control: git (global options, subcommands and their option grammars, aliases given with `-c`), hg, svn, jj, and forge CLIs (gh, glab).
+//!
+//! Local history rewrites and discarded work are `history` at the repository's metadata
+//! (`vcs`), with the paths they overwrite or delete; pushes are `send` at `remote`, forced
+//! ones also `history` there; forge deletions are `cloud_delete`, releases `publish` /
+//! `unpublish`.
+
+use std::borrow::Cow;
+
+use super::super::{Cmd, Sink};
+use gate_spec::effect::{Act, Place};
+
+mod forge;
+mod git;
+mod hg;
+mod jj;
+mod svn;
+
+pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    match cmd.program {
+        "git" | "hub" => {
+            git::model(cmd.args, cmd.stdin, out);
+            true
+        }
+        "git-filter-repo" | "bfg" => {
+            git::rewrite_all(out);
+            true
+        }
+        "hg" | "chg" => {
+            hg::model(cmd.args, out);
+            true
+        }
+        "svn" => {
+            svn::model(cmd.args, out);
+            true
+        }
+        "jj" => {
+            jj::model(cmd.args, out);
+            true
+        }
+        "gh" | "glab" | "tea" => {
+            forge::model(cmd.program, cmd.args, out);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// `path` as seen from directory `dir` (a `-C DIR`, `-R DIR`, `--cwd DIR`): relative paths
+/// are prefixed with it; absolute, home and variable paths stand as they are.
+pub(super) fn join(dir: Option<&str>, path: &str) -> String {
+    match dir {
+        Some(d) if !is_rooted(path) => {
+            if path == "." || path.is_empty() {
+                d.to_string()
+            } else {
+                format!(
+                    "{}/{}",
+                    d.trim_end_matches('/'),
+                    path.trim_start_matches("./")
+                )
+            }
+        }
+        _ => path.to_string(),
+    }
+}
+
+/// Whether a path does not depend on the working directory.
+pub(super) fn is_rooted(path: &str) -> bool {
+    path.starts_with('/') || path.starts_with('~') || path.starts_with('$')
+}
+
+/// Whether a repository argument names another machine (a URL or `host:path`), not a
+/// local directory.
+pub(super) fn is_remote(s: &str) -> bool {
+    if s.contains("://") {
+        return !s.starts_with("file://");
+    }
+    // scp-like `user@host:path`: a colon before any slash.
+    match (s.find(':'), s.find('/')) {
+        (Some(c), Some(sl)) => c < sl && c > 1,
+        (Some(c), None) => c > 1,
+        _ => false,
+    }
+}
+
+/// The effect of `act` on each operand (seen from `dir`), or on `dir` itself when none.
+pub(super) fn each(out: &mut Sink, act: Act, dir: Option<&str>, ops: &[Cow<'_, str>]) {
+    if ops.is_empty() {
+        out.path(act, dir.unwrap_or("."));
+    }
+    for o in ops {
+        out.path(act, &join(dir, o));
+    }
+}
+
+pub(super) fn meta(out: &mut Sink, act: Act, dir: Option<&str>, name: &str) {
+    out.path(act, &join(dir, name));
+}
+
+/// `clone SOURCE [DEST]`: a fetch (or a read of a local source) and a write at the
+/// destination (the source's last component when none).
+pub(super) fn clone_like(out: &mut Sink, dir: Option<&str>, ops: &[Cow<'_, str>]) {
+    let Some(src) = ops.first() else {
+        return;
+    };
+    if is_remote(src) {
+        out.place(Act::Fetch, Place::Remote);
+    } else {
+        out.path(Act::Read, &join(dir, src));
+    }
+    let dest = match ops.get(1) {
+        Some(d) => d.to_string(),
+        None => src
+            .trim_end_matches('/')
+            .rsplit(['/', ':'])
+            .next()
+            .filter(|n| !n.is_empty())
+            .unwrap_or("repo")
+            .trim_end_matches(".git")
+            .to_string(),
+    };
+    out.path(Act::Write, &join(dir, &dest));
+}
