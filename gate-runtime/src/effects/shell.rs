@@ -184,7 +184,7 @@ pub fn effects_of_parsed(
         // A download fed to an interpreter runs remote code.
         if sink.raw.iter().any(|(a, _)| *a == Act::Fetch) {
             let runs_it = feeds(i).any(|j| runs_stdin(&commands[j]))
-                || (in_substitution(cmd) && commands.iter().any(runs_code));
+                || (in_substitution(cmd) && commands.iter().any(runs_substituted_code));
             if runs_it {
                 sink.none(Act::RemoteExec);
             }
@@ -247,6 +247,19 @@ fn runs_code(cmd: &SimpleCommand<'_>) -> bool {
     let p: &str = &cmd.program;
     let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     STDIN_RUNNERS.contains(&p) || STDIN_RUNNERS.contains(&base)
+}
+
+/// Whether a command may run the text of a substitution as code: a shell or interpreter, a
+/// computed program (`$(curl …)` as the command word), or code under a peeled `sh -c`,
+/// `eval` or `env -S`.
+fn runs_substituted_code(cmd: &SimpleCommand<'_>) -> bool {
+    runs_code(cmd)
+        || cmd.program.starts_with('$')
+        || cmd.program.starts_with('`')
+        || cmd
+            .wrappers
+            .iter()
+            .any(|w| w.ends_with(" -c") || w == "eval" || w == "env -S")
 }
 
 /// What a command reads on standard input, when the line spells it: a here-string or
