@@ -592,17 +592,34 @@ fn lit_at(arg: &[Tok<'_>], depth: usize) -> Option<String> {
         }
         _ => {}
     }
-    // A call: the last name before the first `(`, its arguments.
-    let open = arg.iter().position(|t| *t == Tok::P(b'('))?;
+    // A call: the name before the `(` that the final `)` closes, and its arguments.
     if arg.last() != Some(&Tok::P(b')')) {
         return None;
     }
+    let mut d = 0usize;
+    let mut open = None;
+    for j in (0..arg.len()).rev() {
+        match arg[j] {
+            Tok::P(b')') => d += 1,
+            Tok::P(b'(') => {
+                d -= 1;
+                if d == 0 {
+                    open = Some(j);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let open = open?;
     let Tok::Ident(f) = arg.get(open.checked_sub(1)?)? else {
         return None;
     };
-    if arg[..open]
+    let plain_prefix = arg[..open]
         .iter()
-        .any(|t| !matches!(t, Tok::Ident(_) | Tok::P(b'.')))
+        .all(|t| matches!(t, Tok::Ident(_) | Tok::P(b'.')));
+    if !plain_prefix
+        && !(open + 2 == arg.len() && matches!(*f, "home" | "homedir" | "cwd" | "getcwd"))
     {
         return None;
     }

@@ -84,6 +84,9 @@ fn read_code<'a>(args: &'a [Cow<'a, str>], code_opts: &str, valued: &str) -> Cod
             for (i, c) in flags.char_indices() {
                 if code_opts.contains(c) || valued.contains(c) {
                     let rest = &flags[i + c.len_utf8()..];
+                    if attached_only(valued, c) {
+                        break;
+                    }
                     let value = if rest.is_empty() {
                         k += 1;
                         args.get(k - 1).map(|v| v.to_string()).unwrap_or_default()
@@ -116,6 +119,11 @@ fn read_code<'a>(args: &'a [Cow<'a, str>], code_opts: &str, valued: &str) -> Cod
         }
     }
     Code::Stdin
+}
+
+/// Whether option letter `c` takes only an attached value (`valued` lists those after a `|`).
+fn attached_only(valued: &str, c: char) -> bool {
+    valued.split_once('|').is_some_and(|(_, a)| a.contains(c))
 }
 
 /// Run code or a script: inline code and stdin analysed, a script is `exec`.
@@ -317,25 +325,32 @@ fn bun(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
 
 fn perl(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     // `-i` edits files in place: the files family's.
-    let inplace = cmd
-        .args
-        .iter()
-        .take_while(|a| a.starts_with('-') && *a != "--")
-        .any(|a| {
-            !a.starts_with("--") && a[1..].split(['e', 'E']).next().unwrap_or("").contains('i')
-        });
+    let inplace = inplace_flag(cmd.args, "eE|IMmFCdDx");
     if inplace {
         return false;
     }
-    let code = read_code(cmd.args, "eE", "IMmlFCdDx0");
+    let code = read_code(cmd.args, "eE", "|IMmFCdDx");
     // Files after the code are read (`-n`, `-p`).
     if let Code::Inline(_) = &code {
-        for f in operands_after_code(cmd.args, "eE", "IMmlFCdDx0") {
+        for f in operands_after_code(cmd.args, "eE", "|IMmFCdDx") {
             out.path(Act::Read, f);
         }
     }
     run(code, Lang::Perl, cmd.stdin, out);
     true
+}
+
+/// Whether a leading option bundle has `-i` (in-place edit) before any option that takes a
+/// value (`-MFile::Path` is not `-i`).
+fn inplace_flag(args: &[Cow<'_, str>], valued: &str) -> bool {
+    args.iter()
+        .take_while(|a| a.starts_with('-') && *a != "--" && !a.starts_with("--"))
+        .any(|a| {
+            a[1..]
+                .chars()
+                .take_while(|c| !valued.contains(*c))
+                .any(|c| c == 'i')
+        })
 }
 
 /// The operands after inline code (the files a `-n`/`-p` loop reads).
@@ -361,7 +376,7 @@ fn operands_after_code<'a>(
                 .char_indices()
                 .find(|(_, c)| code_opts.contains(*c) || valued.contains(*c))
             {
-                skip_next = flags.len() == i + c.len_utf8();
+                skip_next = flags.len() == i + c.len_utf8() && !attached_only(valued, c);
             }
             continue;
         }
@@ -371,11 +386,7 @@ fn operands_after_code<'a>(
 }
 
 fn ruby(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    let inplace = cmd
-        .args
-        .iter()
-        .take_while(|a| a.starts_with('-'))
-        .any(|a| !a.starts_with("--") && a[1..].split('e').next().unwrap_or("").contains('i'));
+    let inplace = inplace_flag(cmd.args, "erICFEx");
     let code = read_code(cmd.args, "e", "rICFEx");
     if let Code::Inline(_) = &code {
         let act = if inplace { Act::Write } else { Act::Read };
@@ -387,6 +398,20 @@ fn ruby(cmd: &Cmd<'_, '_>, out: &mut Sink) {
 }
 
 fn php(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    // Lint, serve, version, modules, info: nothing runs.
+    if cmd.args.iter().any(|a| {
+        matches!(
+            &**a,
+            "-S" | "-l" | "-v" | "-m" | "-i" | "--version" | "--ini"
+        )
+    }) {
+        if cmd.args.iter().any(|a| a == "-l") {
+            for f in cmd.args.iter().filter(|a| !a.starts_with('-')) {
+                out.path(Act::Read, f);
+            }
+        }
+        return;
+    }
     let code = read_code(cmd.args, "rBRE", "dcfzStnFt");
     match code {
         Code::Script(s, rest) => {
