@@ -304,7 +304,7 @@ fn sql_from(a: &Args<'_>, inline: &[&str], files: &[&str], stdin: Option<&str>, 
 
 fn psql(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     let a = getopt::read(&PSQL, cmd.args);
-    if a.has("l") || a.has("list") {
+    if a.any(&["l", "list"]) {
         return;
     }
     for f in a.values(&["o", "output", "L", "log-file"]) {
@@ -322,7 +322,7 @@ fn mysql(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     let args: Vec<Cow<'_, str>> = cmd
         .args
         .iter()
-        .filter(|w| !(w.starts_with("-p") && !w.starts_with("--")))
+        .filter(|w| !w.starts_with("-p") || w.starts_with("--"))
         .cloned()
         .collect();
     let a = getopt::read(&MYSQL, &args);

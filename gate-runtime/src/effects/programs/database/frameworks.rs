@@ -252,8 +252,8 @@ pub(super) fn django(args: &[Cow<'_, str>], stdin: Option<&str>, out: &mut Sink)
                 .and_then(|k| args.get(k + 1))
                 .map(|c| c.to_string())
                 .or_else(|| stdin.map(str::to_string));
-            match code {
-                Some(c) => {
+            if let Some(c) = code {
+                {
                     if c.contains(".delete()")
                         && (c.contains(".all()") || c.contains("objects.delete"))
                     {
@@ -272,7 +272,6 @@ pub(super) fn django(args: &[Cow<'_, str>], stdin: Option<&str>, out: &mut Sink)
                         }
                     }
                 }
-                None => {}
             }
         }
         "sqlflush" | "sqlmigrate" | "showmigrations" | "check" | "inspectdb" | "dumpdata"
@@ -317,7 +316,7 @@ pub(super) fn framework_php(script: &str, args: &[Cow<'_, str>], out: &mut Sink)
             "console",
             "doctrine:migrations:migrate" | "doctrine:schema:update" | "doctrine:database:create",
         ) => {
-            if !has("--dry-run") && !(sub == "doctrine:schema:update" && !has("--force")) {
+            if (has("--force") || sub != "doctrine:schema:update") && !has("--dry-run") {
                 out.none(Act::DbWrite)
             }
         }

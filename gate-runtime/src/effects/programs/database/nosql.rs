@@ -307,11 +307,15 @@ pub(crate) fn mongo_js(code: &str, out: &mut Sink) {
         let after_dot = k > 0 && toks[k - 1] == Tok::P(b'.');
         let call = toks.get(k + 1) == Some(&Tok::P(b'('));
         // An empty filter: `()`, `({})`.
-        let empty = match (toks.get(k + 2), toks.get(k + 3), toks.get(k + 4)) {
-            (Some(Tok::P(b')')), _, _) => true,
-            (Some(Tok::P(b'{')), Some(Tok::P(b'}')), Some(Tok::P(b')' | b','))) => true,
-            _ => false,
-        };
+        let empty = matches!(
+            (toks.get(k + 2), toks.get(k + 3), toks.get(k + 4)),
+            (Some(Tok::P(b')')), _, _)
+                | (
+                    Some(Tok::P(b'{')),
+                    Some(Tok::P(b'}')),
+                    Some(Tok::P(b')' | b','))
+                )
+        );
         match *name {
             "dropDatabase" | "dropAllUsers" | "dropAllRoles" if call => destroy = true,
             "drop" if call && after_dot => destroy = true,

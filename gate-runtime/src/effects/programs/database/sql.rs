@@ -558,11 +558,9 @@ fn line_command(l: &str, out: &mut Sink, v: &mut Verdict) {
             }
             v.destroy = true;
         }
-        ".open" => {
-            if args.contains(&"--new") {
-                if let Some(f) = args.iter().rev().find(|a| !a.starts_with('-')) {
-                    out.path(Act::Overwrite, f);
-                }
+        ".open" if args.contains(&"--new") => {
+            if let Some(f) = args.iter().rev().find(|a| !a.starts_with('-')) {
+                out.path(Act::Overwrite, f);
             }
         }
         ".load" => out.opaque(l),

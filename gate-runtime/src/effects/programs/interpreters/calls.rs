@@ -618,8 +618,8 @@ fn lit_at(arg: &[Tok<'_>], depth: usize) -> Option<String> {
     let plain_prefix = arg[..open]
         .iter()
         .all(|t| matches!(t, Tok::Ident(_) | Tok::P(b'.')));
-    if !plain_prefix
-        && !(open + 2 == arg.len() && matches!(*f, "home" | "homedir" | "cwd" | "getcwd"))
+    if !(plain_prefix
+        || open + 2 == arg.len() && matches!(*f, "home" | "homedir" | "cwd" | "getcwd"))
     {
         return None;
     }
@@ -728,8 +728,8 @@ fn apply(eff: Eff, args: &[&[Tok<'_>]], lang: Lang, out: &mut Sink, st: &mut Sta
                 out.script(&script);
             }
         }
-        Path(act) => match pos.first() {
-            Some(a) => {
+        Path(act) => {
+            if let Some(a) = pos.first() {
                 if let Some(ws) = lit_words(a) {
                     for w in ws {
                         out.path(act, &w);
@@ -740,8 +740,7 @@ fn apply(eff: Eff, args: &[&[Tok<'_>]], lang: Lang, out: &mut Sink, st: &mut Sta
                     st.opaque = true;
                 }
             }
-            None => {}
-        },
+        }
         All(act, from) => {
             for a in pos.iter().skip(from) {
                 if let Some(ws) = lit_words(a) {

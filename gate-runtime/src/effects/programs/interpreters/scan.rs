@@ -326,10 +326,10 @@ pub(crate) fn tokens(code: &str, lang: Lang) -> Vec<Tok<'_>> {
                 // Perl quote-like operators and substitutions.
                 if lang == Lang::Perl {
                     let delim = b.get(j).copied().filter(|d| {
-                        !d.is_ascii_alphanumeric()
-                            && !d.is_ascii_whitespace()
-                            && !b"=,;)_>".contains(d)
-                            && !(*d == b'-' && b.get(j + 1) == Some(&b'>'))
+                        !(d.is_ascii_alphanumeric()
+                            || d.is_ascii_whitespace()
+                            || b"=,;)_>".contains(d)
+                            || (*d == b'-' && b.get(j + 1) == Some(&b'>')))
                     });
                     if let (Some(d), true) = (
                         delim,
