@@ -6,6 +6,7 @@
 
 pub(super) mod calls;
 pub(crate) mod scan;
+mod tables;
 
 use std::borrow::Cow;
 
