@@ -1,0 +1,533 @@
+//! Interpreter one-liners and code on standard input (python, node, deno, bun, perl, ruby,
+//! php, lua, awk, osascript, Rscript): each interpreter's option grammar finds the code
+//! (`-c`, `-e`, `-r`, stdin); the common effectful calls with literal arguments become
+//! shell commands or paths ([`calls`]); other code that runs commands, touches files or
+//! evaluates code is opaque. A script file operand runs with unknown effect (`exec`).
+
+pub(super) mod calls;
+pub(crate) mod scan;
+mod tables;
+
+use std::borrow::Cow;
+
+use gate_spec::effect::{Act, Place};
+
+use super::super::{Cmd, Sink};
+use scan::Lang;
+
+pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    let p = cmd.program;
+    if is_versioned(p, "python") || is_versioned(p, "pypy") || p == "py" {
+        python(cmd, out);
+    } else if is_versioned(p, "node") || p == "nodejs" {
+        node(cmd, out);
+    } else if p == "deno" {
+        return deno(cmd, out);
+    } else if p == "bun" {
+        return bun(cmd, out);
+    } else if is_versioned(p, "perl") {
+        return perl(cmd, out);
+    } else if is_versioned(p, "ruby") {
+        ruby(cmd, out);
+    } else if is_versioned(p, "php") {
+        php(cmd, out);
+    } else if is_versioned(p, "lua") || p == "luajit" {
+        simple(cmd, out, Lang::Lua, "e", "lv", "");
+    } else if matches!(p, "awk" | "gawk" | "mawk" | "nawk") {
+        return awk(cmd, out);
+    } else if p == "osascript" {
+        osascript(cmd, out);
+    } else if p == "Rscript" || p == "R" {
+        simple(cmd, out, Lang::R, "e", "", "");
+    } else {
+        return false;
+    }
+    true
+}
+
+/// `name`, `name3`, `name3.12`, `name-3.12`.
+fn is_versioned(p: &str, name: &str) -> bool {
+    p.strip_prefix(name).is_some_and(|rest| {
+        rest.trim_start_matches('-')
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.')
+    })
+}
+
+/// What an interpreter's arguments say it runs.
+enum Code<'a> {
+    /// Code given on the line (several `-e` joined).
+    Inline(String),
+    /// A script file (or module) and its arguments.
+    Script(&'a str, &'a [Cow<'a, str>]),
+    /// Code on standard input.
+    Stdin,
+}
+
+/// Read interpreter options: `code_opts` are letters whose value is code (repeatable),
+/// `valued` letters take a value; long options are skipped (with `=value`).
+fn read_code<'a>(args: &'a [Cow<'a, str>], code_opts: &str, valued: &str) -> Code<'a> {
+    let mut code: Option<String> = None;
+    let mut k = 0;
+    while let Some(w) = args.get(k) {
+        k += 1;
+        let w: &str = w;
+        if w == "--" {
+            break;
+        }
+        if w == "-" {
+            return code.map_or(Code::Stdin, Code::Inline);
+        }
+        if w.starts_with("--") {
+            continue;
+        }
+        if let Some(flags) = w.strip_prefix('-') {
+            for (i, c) in flags.char_indices() {
+                if code_opts.contains(c) || valued.contains(c) {
+                    let rest = &flags[i + c.len_utf8()..];
+                    if attached_only(valued, c) {
+                        break;
+                    }
+                    let value = if rest.is_empty() {
+                        k += 1;
+                        args.get(k - 1).map(|v| v.to_string()).unwrap_or_default()
+                    } else {
+                        rest.to_string()
+                    };
+                    if code_opts.contains(c) {
+                        let s = code.get_or_insert_with(String::new);
+                        if !s.is_empty() {
+                            s.push('\n');
+                        }
+                        s.push_str(&value);
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
+        if code.is_some() {
+            break;
+        }
+        return Code::Script(&args[k - 1], &args[k..]);
+    }
+    if let Some(c) = code {
+        return Code::Inline(c);
+    }
+    if args.get(k.saturating_sub(1)).is_some_and(|a| a == "--") {
+        if let Some(s) = args.get(k) {
+            return Code::Script(s, &args[k + 1..]);
+        }
+    }
+    Code::Stdin
+}
+
+/// Whether option letter `c` takes only an attached value (`valued` lists those after a `|`).
+fn attached_only(valued: &str, c: char) -> bool {
+    valued.split_once('|').is_some_and(|(_, a)| a.contains(c))
+}
+
+/// Run code or a script: inline code and stdin analysed, a script is `exec`.
+fn run(code: Code<'_>, lang: Lang, stdin: Option<&str>, out: &mut Sink) {
+    match code {
+        Code::Inline(c) => calls::analyse(&c, lang, out),
+        Code::Stdin => {
+            if let Some(s) = stdin {
+                calls::analyse(s, lang, out);
+            }
+        }
+        Code::Script(s, _) => {
+            if s.contains("://") {
+                out.place(Act::Fetch, Place::Remote);
+                out.none(Act::RemoteExec);
+            } else {
+                out.path(Act::Read, s);
+                out.none(Act::Exec);
+            }
+        }
+    }
+}
+
+fn simple(cmd: &Cmd<'_, '_>, out: &mut Sink, lang: Lang, code_opts: &str, valued: &str, _l: &str) {
+    run(read_code(cmd.args, code_opts, valued), lang, cmd.stdin, out);
+}
+
+fn python(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    // `-c` ends the options; `-m MOD` runs a module with the rest as its arguments.
+    let args = cmd.args;
+    let mut k = 0;
+    while let Some(w) = args.get(k) {
+        k += 1;
+        let w: &str = w;
+        if w == "-" || w == "--" || !w.starts_with('-') || w.starts_with("--") {
+            if w.starts_with("--") && w != "--" {
+                continue;
+            }
+            break;
+        }
+        let flags = &w[1..];
+        for (i, c) in flags.char_indices() {
+            if !matches!(c, 'c' | 'm' | 'W' | 'X') {
+                continue;
+            }
+            let rest = &flags[i + 1..];
+            let value: String = if rest.is_empty() {
+                k += 1;
+                args.get(k - 1).map(|v| v.to_string()).unwrap_or_default()
+            } else {
+                rest.to_string()
+            };
+            match c {
+                'c' => return calls::analyse(&value, Lang::Python, out),
+                'm' => return python_module(&value, &args[k.min(args.len())..], cmd.stdin, out),
+                _ => break,
+            }
+        }
+    }
+    let code = match args.get(k.saturating_sub(1)).map(|a| &**a) {
+        None => Code::Stdin,
+        Some(w) if w.starts_with('-') && w != "-" && w != "--" => Code::Stdin,
+        Some("-") => Code::Stdin,
+        Some("--") => match args.get(k) {
+            Some(s) => Code::Script(s, &args[k + 1..]),
+            None => Code::Stdin,
+        },
+        Some(s) => Code::Script(s, &args[k..]),
+    };
+    if let Code::Script(s, rest) = code {
+        let base = s.rsplit('/').next().unwrap_or(s);
+        if base == "manage.py" {
+            return super::database::django(rest, cmd.stdin, out);
+        }
+    }
+    run(code, Lang::Python, cmd.stdin, out);
+}
+
+fn python_module(module: &str, rest: &[Cow<'_, str>], stdin: Option<&str>, out: &mut Sink) {
+    let words: Vec<&str> = rest.iter().map(|w| &**w).collect();
+    let line = |prog: &str| {
+        let mut s = prog.to_string();
+        if !words.is_empty() {
+            s.push(' ');
+            s.push_str(&super::database::shell_join(&words));
+        }
+        s
+    };
+    match module {
+        "pip" | "pip3" | "ensurepip" => {
+            if words
+                .iter()
+                .any(|w| matches!(*w, "install" | "download" | "wheel"))
+            {
+                out.place(Act::Fetch, Place::Remote);
+            }
+            out.script(&line("pip"));
+        }
+        "twine" => {
+            if words.first() == Some(&"upload") {
+                out.none(Act::Publish);
+            }
+        }
+        "venv" | "virtualenv" => {
+            for w in words.iter().filter(|w| !w.starts_with('-')) {
+                out.path(Act::Write, w);
+            }
+        }
+        "http.server" | "SimpleHTTPServer" | "json.tool" | "this" | "timeit" | "site"
+        | "platform" | "sysconfig" | "pydoc" | "calendar" | "dis" | "tokenize" | "py_compile"
+        | "compileall" | "tabnanny" | "pyclbr" | "pstats" | "webbrowser" | "base64" | "uuid"
+        | "ensurepip.version" => {
+            if module == "json.tool" {
+                for w in words.iter().filter(|w| !w.starts_with('-')).take(1) {
+                    out.path(Act::Read, w);
+                }
+            }
+        }
+        "django" => super::database::django(rest, stdin, out),
+        "alembic" | "flask" | "prisma" => out.script(&line(module)),
+        _ => out.none(Act::Exec),
+    }
+}
+
+fn node(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    // `-e`/`--eval`/`-p`/`--print` take code; `-r`/`--require`, `--import` a module.
+    let mut args: Vec<Cow<'_, str>> = Vec::new();
+    let mut it = cmd.args.iter();
+    while let Some(a) = it.next() {
+        match &**a {
+            "--eval" | "--print" => {
+                args.push(Cow::Borrowed("-e"));
+            }
+            s if s.starts_with("--eval=") || s.starts_with("--print=") => {
+                args.push(Cow::Borrowed("-e"));
+                args.push(Cow::Owned(
+                    s.split_once('=').map(|x| x.1).unwrap_or("").to_string(),
+                ));
+            }
+            "--require"
+            | "--import"
+            | "--loader"
+            | "--experimental-loader"
+            | "--input-type"
+            | "--env-file"
+            | "--conditions" => {
+                it.next();
+            }
+            _ => args.push(a.clone()),
+        }
+    }
+    run(read_code(&args, "ep", "rC"), Lang::Js, cmd.stdin, out);
+}
+
+fn deno(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    match cmd.args.first().map(|a| &**a) {
+        Some("eval") => {
+            let code: Vec<&str> = cmd.args[1..]
+                .iter()
+                .map(|a| &**a)
+                .filter(|a| !a.starts_with('-'))
+                .collect();
+            calls::analyse(&code.join(" "), Lang::Js, out);
+        }
+        Some("run") => {
+            let script = cmd.args[1..].iter().find(|a| !a.starts_with('-'));
+            match script {
+                Some(s) if s.contains("://") => {
+                    out.place(Act::Fetch, Place::Remote);
+                    out.none(Act::RemoteExec);
+                }
+                Some(s) => {
+                    out.path(Act::Read, s);
+                    out.none(Act::Exec);
+                }
+                None => out.none(Act::Exec),
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+fn bun(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    let code = cmd
+        .args
+        .iter()
+        .position(|a| matches!(&**a, "-e" | "--eval" | "-p" | "--print"));
+    match code {
+        Some(k) => {
+            if let Some(c) = cmd.args.get(k + 1) {
+                calls::analyse(c, Lang::Js, out);
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+fn perl(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    // `-i` edits files in place: the files family's.
+    let inplace = inplace_flag(cmd.args, "eE|IMmFCdDx");
+    if inplace {
+        return false;
+    }
+    let code = read_code(cmd.args, "eE", "|IMmFCdDx");
+    // Files after the code are read (`-n`, `-p`).
+    if let Code::Inline(_) = &code {
+        for f in operands_after_code(cmd.args, "eE", "|IMmFCdDx") {
+            out.path(Act::Read, f);
+        }
+    }
+    run(code, Lang::Perl, cmd.stdin, out);
+    true
+}
+
+/// Whether a leading option bundle has `-i` (in-place edit) before any option that takes a
+/// value (`-MFile::Path` is not `-i`).
+fn inplace_flag(args: &[Cow<'_, str>], valued: &str) -> bool {
+    args.iter()
+        .take_while(|a| a.starts_with('-') && *a != "--" && !a.starts_with("--"))
+        .any(|a| {
+            a[1..]
+                .chars()
+                .take_while(|c| !valued.contains(*c))
+                .any(|c| c == 'i')
+        })
+}
+
+/// The operands after inline code (the files a `-n`/`-p` loop reads).
+fn operands_after_code<'a>(
+    args: &'a [Cow<'a, str>],
+    code_opts: &str,
+    valued: &str,
+) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    let mut skip_next = false;
+    while let Some(w) = args.get(k) {
+        k += 1;
+        if skip_next {
+            skip_next = false;
+            continue;
+        }
+        if let Some(flags) = w
+            .strip_prefix('-')
+            .filter(|f| !f.is_empty() && !f.starts_with('-'))
+        {
+            if let Some((i, c)) = flags
+                .char_indices()
+                .find(|(_, c)| code_opts.contains(*c) || valued.contains(*c))
+            {
+                skip_next = flags.len() == i + c.len_utf8() && !attached_only(valued, c);
+            }
+            continue;
+        }
+        out.push(&**w);
+    }
+    out
+}
+
+fn ruby(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let inplace = inplace_flag(cmd.args, "erICFEx");
+    let code = read_code(cmd.args, "e", "rICFEx");
+    if let Code::Inline(_) = &code {
+        let act = if inplace { Act::Write } else { Act::Read };
+        for f in operands_after_code(cmd.args, "e", "rICFEx") {
+            out.path(act, f);
+        }
+    }
+    run(code, Lang::Ruby, cmd.stdin, out);
+}
+
+fn php(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    // Lint, serve, version, modules, info: nothing runs.
+    if cmd.args.iter().any(|a| {
+        matches!(
+            &**a,
+            "-S" | "-l" | "-v" | "-m" | "-i" | "--version" | "--ini"
+        )
+    }) {
+        if cmd.args.iter().any(|a| a == "-l") {
+            for f in cmd.args.iter().filter(|a| !a.starts_with('-')) {
+                out.path(Act::Read, f);
+            }
+        }
+        return;
+    }
+    let code = read_code(cmd.args, "rBRE", "dcfzStnFt");
+    match code {
+        Code::Script(s, rest) => {
+            let base = s.rsplit('/').next().unwrap_or(s);
+            match base {
+                "artisan" | "console" => super::database::framework_php(base, rest, out),
+                "composer.phar" | "composer" => {
+                    let words: Vec<&str> = rest.iter().map(|w| &**w).collect();
+                    out.script(&format!("composer {}", super::database::shell_join(&words)));
+                }
+                _ => run(code, Lang::Php, cmd.stdin, out),
+            }
+        }
+        _ => {
+            // `-f FILE` runs a file; `-S`/`-l` serve and lint.
+            if cmd
+                .args
+                .iter()
+                .any(|a| a == "-S" || a == "-l" || a == "-v" || a == "-m" || a == "-i")
+            {
+                return;
+            }
+            if let Some(k) = cmd.args.iter().position(|a| a == "-f") {
+                if let Some(f) = cmd.args.get(k + 1) {
+                    out.path(Act::Read, f);
+                    out.none(Act::Exec);
+                }
+                return;
+            }
+            let code = match code {
+                Code::Inline(c) => Code::Inline(c.trim_start_matches("<?php").to_string()),
+                c => c,
+            };
+            run(code, Lang::Php, cmd.stdin, out);
+        }
+    }
+}
+
+fn awk(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    let args = cmd.args;
+    let mut k = 0;
+    let mut program: Option<String> = None;
+    let mut files_mode = false;
+    let mut first_operand = args.len();
+    while let Some(w) = args.get(k) {
+        let w: &str = w;
+        k += 1;
+        match w {
+            "--" => {
+                first_operand = k;
+                break;
+            }
+            "-i" | "--include" => {
+                if args
+                    .get(k)
+                    .is_some_and(|v| v == "inplace" || v == "inplace.awk")
+                {
+                    return false;
+                }
+                k += 1;
+            }
+            "-f" | "--file" => {
+                if let Some(f) = args.get(k) {
+                    out.path(Act::Read, f);
+                    out.none(Act::Exec);
+                    files_mode = true;
+                }
+                k += 1;
+            }
+            "-e" | "--source" => {
+                if let Some(c) = args.get(k) {
+                    let s = program.get_or_insert_with(String::new);
+                    s.push_str(c);
+                    s.push('\n');
+                }
+                k += 1;
+            }
+            "-v" | "-F" | "-l" | "--load" | "--assign" | "--field-separator" | "-W" => k += 1,
+            _ if w.starts_with("-iinplace") || w.starts_with("--include=inplace") => return false,
+            _ if w.starts_with('-') && w.len() > 1 => {}
+            _ => {
+                first_operand = k - 1;
+                break;
+            }
+        }
+    }
+    let mut files = first_operand;
+    if program.is_none() && !files_mode {
+        match args.get(first_operand) {
+            Some(p) => program = Some(p.to_string()),
+            None => return true,
+        }
+        files += 1;
+    }
+    if let Some(p) = program {
+        calls::analyse(&p, Lang::Awk, out);
+    }
+    for f in args
+        .iter()
+        .skip(files)
+        .filter(|a| !a.contains('=') && *a != "-")
+    {
+        out.path(Act::Read, f);
+    }
+    true
+}
+
+fn osascript(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let js = cmd
+        .args
+        .windows(2)
+        .any(|w| w[0] == "-l" && w[1].eq_ignore_ascii_case("javascript"));
+    let lang = if js { Lang::Js } else { Lang::AppleScript };
+    run(read_code(cmd.args, "e", "lis"), lang, cmd.stdin, out);
+}
+
+#[cfg(test)]
+mod tests;

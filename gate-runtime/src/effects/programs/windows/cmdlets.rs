@@ -1,0 +1,526 @@
+//! What each PowerShell cmdlet, alias and Windows program does: deletes, overwrites,
+//! moves, disks, power, processes, registry and services, firewall, tasks, users,
+//! downloads and code run by `Invoke-Expression`; other programs as shell commands.
+
+use gate_spec::effect::{Act, Place};
+
+use super::super::super::Sink;
+
+use super::powershell::*;
+use super::{cmd_args, param, powershell_args, win_path};
+
+pub(super) fn cmdlet(
+    st: &Stmt,
+    piped_from: Option<&Stmt>,
+    after_fetch: bool,
+    out: &mut Sink,
+    nest: usize,
+) {
+    let Some(first) = st.words.first() else {
+        return;
+    };
+    let mut words: &[Word] = &st.words;
+    // `& 'C:\x\prog.exe' …`, `. .\script.ps1`.
+    if first.text == "." && words.len() > 1 {
+        words = &words[1..];
+    }
+    let name_raw = words[0].text.as_str();
+    let base = name_raw.rsplit(['\\', '/']).next().unwrap_or(name_raw);
+    let lower = base.to_ascii_lowercase();
+    let name = match lower.strip_suffix(".exe") {
+        // `sc` is Set-Content in PowerShell; `sc.exe` controls services.
+        Some("sc") => "sc.exe".to_string(),
+        Some(n) => n.to_string(),
+        None => lower,
+    };
+    let args = &words[1..];
+    if name.starts_with('$') {
+        // `$x = …`: an assignment; its right side may be a command.
+        if let Some(eq) = words.iter().position(|w| w.text == "=") {
+            if eq + 1 < words.len() {
+                let sub = Stmt {
+                    words: words[eq + 1..].to_vec(),
+                    ..Stmt::default()
+                };
+                cmdlet(&sub, None, after_fetch, out, nest);
+            }
+        }
+        // A method call on a downloader: `(New-Object Net.WebClient).DownloadString(…)`.
+        if words.iter().any(|w| is_fetch_word(&w.text)) {
+            out.place(Act::Fetch, Place::Remote);
+        }
+        return;
+    }
+    let whatif = args
+        .iter()
+        .any(|w| param(&w.text, "WhatIf", 2) && w.text.starts_with('-'));
+    match name.as_str() {
+        "remove-item" | "rm" | "ri" | "del" | "erase" | "rd" | "rmdir" => {
+            if whatif {
+                return;
+            }
+            let p = params(
+                args,
+                &[
+                    "Path",
+                    "LiteralPath",
+                    "Filter",
+                    "Include",
+                    "Exclude",
+                    "Credential",
+                    "Stream",
+                ],
+                &["Recurse", "Force", "Confirm", "WhatIf"],
+            );
+            let targets = p.paths(&["Path", "LiteralPath"], 0);
+            if targets.is_empty() {
+                match piped_from {
+                    Some(src) => {
+                        let root = producer_root(src);
+                        out.path(Act::Delete, &root);
+                    }
+                    None => out.place(Act::Delete, Place::Unknown),
+                }
+            }
+            for t in targets {
+                each_path(t, Act::Delete, out);
+            }
+        }
+        "clear-content" | "clc" | "set-content" | "sc" | "out-file" | "add-content" | "ac"
+        | "new-item" | "ni" | "clear-item" | "cli" => {
+            if whatif {
+                return;
+            }
+            let act = match name.as_str() {
+                "add-content" | "ac" => Act::Write,
+                "new-item" | "ni" if !args.iter().any(|w| param(&w.text, "Force", 2)) => Act::Write,
+                _ => Act::Overwrite,
+            };
+            let p = params(
+                args,
+                &[
+                    "Path",
+                    "LiteralPath",
+                    "FilePath",
+                    "Value",
+                    "Encoding",
+                    "ItemType",
+                    "Name",
+                    "InputObject",
+                    "Width",
+                ],
+                &["Force", "Append", "NoNewline", "NoClobber", "PassThru"],
+            );
+            let act = if p.has("Append") { Act::Write } else { act };
+            for t in p.paths(&["Path", "LiteralPath", "FilePath"], 0) {
+                each_path(t, act, out);
+            }
+        }
+        "move-item" | "mv" | "mi" | "move" | "rename-item" | "ren" | "rni" | "copy-item" | "cp"
+        | "cpi" | "copy" => {
+            if whatif {
+                return;
+            }
+            let copy = matches!(name.as_str(), "copy-item" | "cp" | "cpi" | "copy");
+            let p = params(
+                args,
+                &[
+                    "Path",
+                    "LiteralPath",
+                    "Destination",
+                    "NewName",
+                    "Filter",
+                    "Include",
+                    "Exclude",
+                ],
+                &["Recurse", "Force", "Container", "PassThru"],
+            );
+            for t in p.paths(&["Path", "LiteralPath"], 0) {
+                each_path(t, if copy { Act::Read } else { Act::Move }, out);
+            }
+            for t in p.paths(&["Destination", "NewName"], 1) {
+                each_path(t, Act::Overwrite, out);
+            }
+        }
+        "format-volume"
+        | "clear-disk"
+        | "initialize-disk"
+        | "remove-partition"
+        | "format"
+        | "diskpart"
+        | "set-disk"
+        | "remove-physicaldisk"
+        | "clear-recyclebin" => {
+            if name == "clear-recyclebin" {
+                out.place(Act::Delete, Place::Home);
+            } else {
+                out.none(Act::Device);
+            }
+        }
+        "cipher"
+            if args
+                .iter()
+                .any(|w| w.text.to_ascii_lowercase().starts_with("/w")) =>
+        {
+            out.none(Act::Device)
+        }
+        "vssadmin" | "wmic" | "wbadmin"
+            if args.iter().any(|w| w.text.eq_ignore_ascii_case("delete")) =>
+        {
+            out.none(Act::Device)
+        }
+        "bcdedit"
+            if args.iter().any(|w| {
+                w.text.to_ascii_lowercase().starts_with("/delete")
+                    || w.text.eq_ignore_ascii_case("/set")
+            }) =>
+        {
+            out.none(Act::Device)
+        }
+        "stop-computer" | "restart-computer" => out.none(Act::Power),
+        "shutdown" => {
+            if !args
+                .iter()
+                .any(|w| w.text.eq_ignore_ascii_case("/a") || w.text.eq_ignore_ascii_case("-a"))
+            {
+                out.none(Act::Power);
+            }
+        }
+        "stop-process" | "spps" | "kill" | "taskkill" | "pskill" => {
+            let all = args.iter().any(|w| {
+                w.text.contains('*')
+                    || (name != "taskkill" && param(&w.text, "Name", 1) && w.text.starts_with('-'))
+                    || w.text.eq_ignore_ascii_case("/im")
+            });
+            out.none(if all { Act::KillAll } else { Act::Kill });
+        }
+        "stop-service"
+        | "spsv"
+        | "set-service"
+        | "remove-service"
+        | "suspend-service"
+        | "remove-itemproperty"
+        | "rp"
+        | "reg"
+        | "sc.exe"
+        | "net"
+        | "new-itemproperty"
+        | "set-itemproperty"
+        | "sp" => registry_or_service(&name, args, out),
+        "netsh"
+        | "set-netfirewallprofile"
+        | "new-netfirewallrule"
+        | "remove-netfirewallrule"
+        | "disable-netfirewallrule"
+        | "set-netfirewallrule"
+        | "set-mppreference" => {
+            let l: Vec<String> = args.iter().map(|w| w.text.to_ascii_lowercase()).collect();
+            if name != "netsh" || l.iter().any(|w| w == "advfirewall" || w == "firewall") {
+                out.none(Act::Firewall);
+            }
+        }
+        "schtasks"
+        | "unregister-scheduledtask"
+        | "register-scheduledtask"
+        | "set-scheduledtask" => {
+            let l: Vec<String> = args.iter().map(|w| w.text.to_ascii_lowercase()).collect();
+            if name != "schtasks"
+                || l.iter()
+                    .any(|w| w == "/delete" || w == "/create" || w == "/change")
+            {
+                out.none(Act::Cron);
+            }
+        }
+        "remove-localuser"
+        | "new-localuser"
+        | "set-localuser"
+        | "disable-localuser"
+        | "add-localgroupmember"
+        | "remove-localgroupmember" => out.none(Act::Users),
+        "invoke-webrequest" | "iwr" | "invoke-restmethod" | "irm" | "wget" | "curl"
+        | "start-bitstransfer" => {
+            let p = params(
+                args,
+                &[
+                    "Uri",
+                    "OutFile",
+                    "Method",
+                    "Body",
+                    "InFile",
+                    "Headers",
+                    "Source",
+                    "Destination",
+                    "ContentType",
+                    "UserAgent",
+                    "Credential",
+                    "TimeoutSec",
+                ],
+                &["UseBasicParsing", "PassThru"],
+            );
+            let send = p.has("Body")
+                || p.has("InFile")
+                || p.value("Method").is_some_and(|m| {
+                    !matches!(
+                        value_text(m).to_ascii_lowercase().as_str(),
+                        "get" | "head" | "options"
+                    )
+                });
+            out.place(if send { Act::Send } else { Act::Fetch }, Place::Remote);
+            for f in p.paths(&["OutFile", "Destination"], usize::MAX) {
+                each_path(f, Act::Overwrite, out);
+            }
+            if let Some(f) = p.value("InFile") {
+                each_path(f, Act::Read, out);
+            }
+        }
+        "invoke-expression" | "iex" => {
+            let text: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+            let downloads = after_fetch || args.iter().any(|w| is_fetch_word(&w.text));
+            if downloads {
+                out.place(Act::Fetch, Place::Remote);
+                out.none(Act::RemoteExec);
+            } else {
+                out.opaque(&text.join(" "));
+            }
+        }
+        "start-process" | "saps" | "start" => {
+            let p = params(
+                args,
+                &[
+                    "FilePath",
+                    "ArgumentList",
+                    "WorkingDirectory",
+                    "Verb",
+                    "WindowStyle",
+                    "RedirectStandardOutput",
+                    "RedirectStandardError",
+                    "RedirectStandardInput",
+                    "Credential",
+                ],
+                &["Wait", "NoNewWindow", "PassThru"],
+            );
+            let prog = p.value("FilePath").or(p.positional.first().copied());
+            let argl = p.value("ArgumentList").or(p.positional.get(1).copied());
+            if let Some(prog) = prog {
+                let mut line = value_text(prog).to_string();
+                if let Some(a) = argl {
+                    line.push(' ');
+                    line.push_str(&value_text(a).replace(',', " "));
+                }
+                run_external(&line, out, nest);
+            }
+        }
+        "powershell" | "pwsh" => {
+            let w: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+            powershell_args(&w, None, out, nest + 1);
+        }
+        "cmd" => {
+            let w: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+            cmd_args(&w, out, nest + 1);
+        }
+        "new-object" => {
+            if args
+                .iter()
+                .any(|w| w.text.to_ascii_lowercase().contains("webclient"))
+                && st.text.to_ascii_lowercase().contains("download")
+            {
+                out.place(Act::Fetch, Place::Remote);
+            }
+        }
+        _ if is_fetch_word(&name)
+            || st
+                .words
+                .iter()
+                .any(|w| w.text.to_ascii_lowercase().contains(".download")) =>
+        {
+            out.place(Act::Fetch, Place::Remote);
+        }
+        _ if QUIET.contains(&name.as_str())
+            || name.starts_with("get-")
+            || name.starts_with("test-")
+            || name.starts_with("select-")
+            || name.starts_with("format-")
+            || name.starts_with("write-")
+            || name.starts_with("convertto-")
+            || name.starts_with("convertfrom-")
+            || name.starts_with("measure-")
+            || name.starts_with("out-") && name != "out-file" =>
+        {
+            read_targets(&name, args, out);
+        }
+        _ if name.contains('-')
+            && name.as_bytes()[0].is_ascii_alphabetic()
+            && !name.contains('.') =>
+        {
+            // Another cmdlet: unknown effect.
+            out.none(Act::Exec);
+        }
+        _ => {
+            // An external program: read as a shell command.
+            if st.words.iter().any(|w| w.computed) {
+                out.opaque(&st.text);
+            } else {
+                let line: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+                run_external(&super::super::database::shell_join(&line), out, nest);
+            }
+        }
+    }
+}
+
+/// Cmdlets and aliases that only read or print.
+pub(super) const QUIET: &[&str] = &[
+    "echo",
+    "ls",
+    "dir",
+    "gci",
+    "cat",
+    "gc",
+    "type",
+    "pwd",
+    "cd",
+    "sl",
+    "set-location",
+    "push-location",
+    "pop-location",
+    "where",
+    "?",
+    "foreach",
+    "%",
+    "foreach-object",
+    "where-object",
+    "sort-object",
+    "sort",
+    "select",
+    "ft",
+    "fl",
+    "measure",
+    "tee-object",
+    "resolve-path",
+    "split-path",
+    "join-path",
+    "import-module",
+    "clear-host",
+    "cls",
+    "exit",
+    "return",
+    "if",
+    "else",
+    "elseif",
+    "for",
+    "while",
+    "param",
+    "function",
+    "try",
+    "catch",
+    "finally",
+    "throw",
+    "true",
+    "false",
+    "$true",
+    "$false",
+    "sleep",
+    "start-sleep",
+    "history",
+    "h",
+    "mkdir",
+    "md",
+    "new-variable",
+    "set-variable",
+    "set",
+    "nv",
+    "compare-object",
+    "group-object",
+    "unique",
+    "get-unique",
+];
+
+/// Read effects of listing and printing cmdlets (`Get-Content x`, `gci x`).
+pub(super) fn read_targets(name: &str, args: &[Word], out: &mut Sink) {
+    if matches!(name, "mkdir" | "md") {
+        for w in args.iter().filter(|w| !w.text.starts_with('-')) {
+            each_path(w, Act::Write, out);
+        }
+        return;
+    }
+    if matches!(name, "cat" | "gc" | "type" | "get-content") {
+        let p = params(
+            args,
+            &[
+                "Path",
+                "LiteralPath",
+                "Encoding",
+                "TotalCount",
+                "Tail",
+                "Head",
+            ],
+            &["Raw", "Wait"],
+        );
+        for t in p.paths(&["Path", "LiteralPath"], 0) {
+            each_path(t, Act::Read, out);
+        }
+    }
+}
+
+/// The directory a listing command names (what a piped Remove-Item deletes).
+pub(super) fn producer_root(src: &Stmt) -> String {
+    let args = src.words.get(1..).unwrap_or(&[]);
+    let p = params(
+        args,
+        &[
+            "Path",
+            "LiteralPath",
+            "Filter",
+            "Include",
+            "Exclude",
+            "Depth",
+        ],
+        &["Recurse", "Force", "File", "Directory", "Hidden"],
+    );
+    match p.paths(&["Path", "LiteralPath"], 0).first() {
+        Some(w) => format!("{}/*", win_path(value_text(w)).trim_end_matches('/')),
+        None => "*".to_string(),
+    }
+}
+
+/// Registry and service changes (`reg delete`, `Remove-ItemProperty HKLM:…`, `sc.exe stop`,
+/// `net stop`, `net user x /delete`).
+pub(super) fn registry_or_service(name: &str, args: &[Word], out: &mut Sink) {
+    let l: Vec<String> = args.iter().map(|w| w.text.to_ascii_lowercase()).collect();
+    let has = |w: &str| l.iter().any(|x| x == w);
+    match name {
+        "reg" => {
+            if has("delete")
+                || has("add")
+                || has("import")
+                || has("restore")
+                || has("load")
+                || has("unload")
+                || has("copy")
+            {
+                out.none(Act::Service);
+            }
+        }
+        "sc.exe" => {
+            if has("stop") || has("delete") || has("config") || has("pause") || has("failure") {
+                out.none(Act::Service);
+            }
+        }
+        "net" => {
+            if has("stop") || has("pause") {
+                out.none(Act::Service);
+            } else if (has("user") || has("localgroup") || has("group"))
+                && (has("/delete") || has("/add") || l.len() > 2)
+            {
+                out.none(Act::Users);
+            }
+        }
+        "set-service" => {
+            if l.iter()
+                .any(|w| w == "disabled" || w == "stopped" || w.starts_with("-status"))
+            {
+                out.none(Act::Service);
+            }
+        }
+        _ => out.none(Act::Service),
+    }
+}
