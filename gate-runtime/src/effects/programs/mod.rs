@@ -25,11 +25,13 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     vcs::model,
     network::model,
     system::model,
-    packages::model,
-    cloud::model,
+    // Before packages and cloud: they claim only their own subcommands of shared programs
+    // (`dotnet ef`, `bundle exec`, `mix ecto.*`, `bun -e`) and pass on the rest.
     database::model,
     interpreters::model,
     windows::model,
+    packages::model,
+    cloud::model,
 ];
 
 /// Read one simple command into effects. Programs no family knows run with unknown effect

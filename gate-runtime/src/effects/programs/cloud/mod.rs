@@ -488,7 +488,6 @@ mod tests {
             "firebase firestore:delete --all-collections",
             "firebase database:remove /",
             "firebase hosting:disable",
-            "supabase db reset",
             "docker system prune -af --volumes",
             "docker volume prune -f",
             "docker volume rm data",
