@@ -643,7 +643,8 @@ pub fn place_of(text: &str, cwd: &str, oldpwd: Option<&str>, at: &Where) -> (Pla
     (classify(&r, at), r.display())
 }
 
-/// The protected places a text names anywhere in it (for code the model cannot follow).
+/// The protected places a text names anywhere in it, and `unknown` when it names a
+/// destructive verb (for code the model cannot follow).
 pub fn named_in(text: &str) -> Vec<Place> {
     let lower = text.to_ascii_lowercase();
     let mut out = Vec::new();
@@ -676,6 +677,46 @@ pub fn named_in(text: &str) -> Vec<Place> {
     }
     if lower.contains(".git/") || lower.ends_with(".git") {
         out.push(Place::Vcs);
+    }
+    // A destructive verb in code that cannot be followed: its target is unknown, and the
+    // spec's tier for `opaque` at `unknown` applies (at least an ask in the shipped specs).
+    const VERBS: &[&str] = &[
+        "rm -",
+        "rm_rf",
+        "rm_r(",
+        "rmtree",
+        "rmsync",
+        "rmdirsync",
+        "remove_tree",
+        "removedirs",
+        "unlink",
+        "shred",
+        "mkfs",
+        "of=/dev",
+        "drop table",
+        "drop database",
+        "truncate ",
+        "remove-item",
+        "rimraf",
+        "wipefs",
+        "deletemany",
+        "dropdatabase",
+        "flushall",
+        "reset --hard",
+        "push -f",
+        "push --force",
+        "kill -9",
+        "shutdown",
+        "reboot",
+        "format-volume",
+        "clear-disk",
+        "chmod -r",
+        "chown -r",
+        "fs.rm(",
+        "rmdir",
+    ];
+    if VERBS.iter().any(|v| lower.contains(v)) {
+        out.push(Place::Unknown);
     }
     out
 }

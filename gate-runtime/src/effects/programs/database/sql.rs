@@ -429,6 +429,16 @@ fn statement(toks: &[Tok<'_>], out: &mut Sink, dynamic: usize) -> Verdict {
                     })
                 } else if at_start && upper(WEAK_DESTROY) {
                     Some(Kind::Destroy)
+                } else if at_start && upper(&["PRAGMA"]) {
+                    // `PRAGMA x` and `PRAGMA table_info(t)` read; `PRAGMA x = v` changes a
+                    // setting (`user_version`, `writable_schema`, `journal_mode`).
+                    let sets = toks[k + 1..]
+                        .iter()
+                        .take_while(|t| **t != Tok::P(b';'))
+                        .any(|t| *t == Tok::P(b'='));
+                    sets.then_some(Kind::Write)
+                } else if at_start && upper(&["VACUUM"]) {
+                    Some(Kind::Write)
                 } else if at_start && upper(WEAK_WRITE) {
                     if upper(&["SET"]) {
                         // `SET x = …` configures the session; `SET` after UPDATE is handled there.
@@ -638,6 +648,8 @@ mod tests {
             "INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET x = 1",
             "INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE x = 1",
             "CREATE OR REPLACE VIEW v AS SELECT 1",
+            "PRAGMA user_version = 999",
+            "VACUUM",
             "GRANT SELECT, DELETE ON t TO bob",
             "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET x = s.x",
             "UPDATE t SET x = (SELECT y FROM u WHERE u.id = t.id) WHERE t.id > 5",
@@ -658,6 +670,8 @@ mod tests {
             "-- DROP TABLE x\nSELECT 1",
             "/* DELETE FROM t */ SELECT 1",
             "SELECT * FROM t FOR UPDATE",
+            "PRAGMA user_version",
+            "PRAGMA table_info(users)",
             "EXPLAIN DELETE FROM t",
             "SHOW TABLES",
             "\\dt",

@@ -63,6 +63,13 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     match cmd.program {
         "rm" => each(out, Act::Delete, &getopt::read(&RM, cmd.args).operands),
         "rmdir" => each(out, Act::Delete, &getopt::read(&RMDIR, cmd.args).operands),
+        // Node's and the desktop's removers: every operand is removed (options never take a
+        // value that could be a path).
+        "rimraf" | "trash" | "trash-put" | "rmtrash" | "del-cli" => each(
+            out,
+            Act::Delete,
+            &getopt::read(&Grammar::NONE, cmd.args).operands,
+        ),
         "unlink" => each(
             out,
             Act::Delete,
@@ -349,6 +356,14 @@ mod tests {
         assert!(has("rm -- -rf", "delete@source"));
         assert_eq!(effects("rm -f src/a.rs"), vec!["delete@source"]);
         assert_eq!(effects("rm -rf node_modules"), vec!["delete@outputs"]);
+    }
+
+    #[test]
+    fn node_and_desktop_removers() {
+        assert!(has("rimraf ~", "delete@home"));
+        assert!(has("npx rimraf --glob 'dist/**' ~/", "delete@home"));
+        assert!(has("trash-put ~/.ssh", "delete@secrets"));
+        assert_eq!(effects("rimraf node_modules"), ["delete@outputs"]);
     }
 
     #[test]

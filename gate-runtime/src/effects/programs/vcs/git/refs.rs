@@ -290,17 +290,9 @@ pub(super) fn rebase(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     for cmd in a.values(&["x", "exec"]) {
         out.script(cmd);
     }
-    if a.any(&[
-        "abort",
-        "continue",
-        "quit",
-        "edit-todo",
-        "show-current-patch",
-    ]) {
-        ctx.vcs(out, Act::Write);
-    } else {
-        ctx.vcs(out, Act::History);
-    }
+    // Every form rewrites only local commits, which the reflog keeps: recoverable, unlike
+    // a forced push or a hard reset of uncommitted work.
+    ctx.vcs(out, Act::Write);
 }
 
 const WORKTREE: Grammar = Grammar {
@@ -552,10 +544,6 @@ mod tests {
             "git filter-branch --tree-filter 'rm -f secret' HEAD",
             "git filter-repo --path secret --invert-paths",
             "git-filter-repo --strip-blobs-bigger-than 10M",
-            "git rebase main",
-            "git rebase -i HEAD~5",
-            "git rebase --onto main old feature",
-            "git rebase --skip",
             "git gc --prune=now",
             "git gc --aggressive",
             "git gc --agg",
@@ -564,6 +552,15 @@ mod tests {
             assert!(has(line, "history@vcs"), "{line}: {:?}", effects(line));
         }
         assert!(has("git worktree remove -f ../wt", "delete@outside"));
+        // A rebase rewrites local commits that the reflog still holds: a write, not a loss.
+        for line in [
+            "git rebase main",
+            "git rebase -i HEAD~5",
+            "git rebase --onto main old feature",
+            "git rebase --skip",
+        ] {
+            assert_eq!(effects(line), ["write@vcs"], "{line}");
+        }
         assert!(has("git stash pop", "write@project"));
     }
 }
