@@ -505,3 +505,218 @@ proptest! {
         let _ = gate_runtime::glob::path(&pat, &s);
     }
 }
+
+// --- grammar: forms an adversarial review found misread ---
+
+/// `(program, args)` of each command, in order.
+fn commands<'p>(p: &'p Parsed<'_>) -> Vec<(&'p str, Vec<&'p str>)> {
+    p.commands
+        .iter()
+        .map(|c| {
+            (
+                c.program.as_ref(),
+                c.args.iter().map(|a| a.as_ref()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// The command named `program`, or a panic showing the parse.
+fn command<'p, 'a>(p: &'p Parsed<'a>, program: &str) -> &'p shell::SimpleCommand<'a> {
+    p.commands
+        .iter()
+        .find(|c| c.program == program)
+        .unwrap_or_else(|| panic!("no {program} in {p:#?}"))
+}
+
+#[test]
+fn extglob_groups_are_part_of_their_word() {
+    for (line, args) in [
+        ("shopt -s extglob; rm -rf ~ ?(z)", &["-rf", "~", "?(z)"][..]),
+        ("rm -rf ~ @(a|b)", &["-rf", "~", "@(a|b)"]),
+        ("rm -rf ~ +(x)", &["-rf", "~", "+(x)"]),
+        ("rm -rf ~ !(keep)", &["-rf", "~", "!(keep)"]),
+        ("rm -rf ~ *(y)", &["-rf", "~", "*(y)"]),
+        ("rm -rf ~/!(*.txt|*.md)", &["-rf", "~/!(*.txt|*.md)"]),
+        ("rm -rf ~ @(a|@(b|c))", &["-rf", "~", "@(a|@(b|c))"]),
+        ("rm -rf ~ @('a b'|\"c\") x", &["-rf", "~", "@(a b|c)", "x"]),
+    ] {
+        let p = shell::parse(line);
+        assert_eq!(commands(&p).last(), Some(&("rm", args.to_vec())), "{line}");
+        assert!(!p.truncated, "{line}");
+    }
+    // A substitution inside a group still runs.
+    let p = shell::parse("ls @($(rm -rf /)|x)");
+    assert_eq!(programs(&p), ["rm", "ls"]);
+    // `!` as a command's first word negates a subshell.
+    let p = shell::parse("!(rm -rf /)");
+    assert_eq!(programs(&p), ["rm"]);
+    assert_eq!(shell::classify(&shell::parse("rm -rf ~ ?(z)")), Delete);
+}
+
+#[test]
+fn function_definitions_expose_their_bodies() {
+    for line in [
+        "f() { rm -rf /; }; f",
+        "f () { rm -rf /; }",
+        "f ( ) { rm -rf /; }",
+        "function f { rm -rf /; }",
+        "function f() { rm -rf /; }",
+        "f() ( rm -rf / )",
+        "f()\n{\n  rm -rf /\n}\nf",
+    ] {
+        let p = shell::parse(line);
+        let rm = command(&p, "rm");
+        assert_eq!(rm.args, ["-rf", "/"], "{line}");
+        assert!(!programs(&p).contains(&"function"), "{line}");
+    }
+    // A word before a non-empty `( … )` is a syntax error: nothing is hidden either way.
+    let p = shell::parse("echo a (rm -rf /)");
+    assert!(programs(&p).contains(&"rm"), "{p:#?}");
+    assert!(programs(&p).contains(&"echo"), "{p:#?}");
+}
+
+#[test]
+fn arithmetic_shifts_are_not_heredocs() {
+    let p = shell::parse("(( x = 1 << 2 )); rm -rf /");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "/"])]);
+    let p = shell::parse("echo $(( 1 << 3 )); rm -rf /");
+    assert_eq!(
+        commands(&p),
+        [("echo", vec!["$((…))"]), ("rm", vec!["-rf", "/"])]
+    );
+    let p = shell::parse("for ((i = 0; i << 2; i++)); do rm -rf \"$i\"; done");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "$i"])]);
+    let p = shell::parse("if (( $(id -u) << 1 )); then rm -rf /; fi");
+    assert_eq!(programs(&p), ["id", "rm"]);
+    // An arithmetic command is not a command; substitutions in it are.
+    let p = shell::parse("(( n = `wc -l < f` ))");
+    assert_eq!(programs(&p), ["wc"]);
+    // A heredoc body's `$(( … ))` is arithmetic too.
+    let p = shell::parse("cat <<EOF\n$(( 1 << 2 )) $(rm -rf /)\nEOF");
+    assert_eq!(programs(&p), ["cat", "rm"]);
+}
+
+#[test]
+fn double_parens_that_do_not_close_together_are_subshells() {
+    // `$((cmd) )`: a command substitution whose first command is a subshell.
+    let p = shell::parse("echo $((rm -rf /) )");
+    assert_eq!(programs(&p), ["rm", "echo"]);
+    assert_eq!(command(&p, "echo").args, ["$(…)"]);
+    let p = shell::parse("echo $((cd /; rm -rf x) | wc -l)");
+    assert_eq!(programs(&p), ["cd", "rm", "wc", "echo"]);
+    let p = shell::parse("((cd / && rm -rf x) )");
+    assert_eq!(programs(&p), ["cd", "rm"]);
+    let p = shell::parse("((rm -rf /) && ls)");
+    assert_eq!(programs(&p), ["rm", "ls"]);
+    // Parentheses inside quotes do not count.
+    let p = shell::parse("echo $(( x + \")\" ))");
+    assert!(p.commands.len() == 1, "{p:#?}");
+}
+
+#[test]
+fn every_cap_marks_the_parse_truncated() {
+    let deep = |open: &str, close: &str, inner: &str| {
+        format!(
+            "{}{inner}{}",
+            open.repeat(shell::MAX_DEPTH + 2),
+            close.repeat(shell::MAX_DEPTH + 2)
+        )
+    };
+    for line in [
+        deep("$(", ")", "rm -rf /"),
+        deep("( ", " )", "rm -rf /"),
+        deep("$(", ")", "echo `rm`"),
+        deep("$(", ")", "echo \"${x:-`rm`}\""),
+        deep("eval ", "", "rm"),
+        deep("<(", ")", "rm"),
+        deep("$(", ")", "echo ${x:-$(rm)}"),
+        deep("$(( $(", ")))", "rm"),
+        deep("env -S ", "", "rm"),
+        deep("watch ", "", "rm"),
+        deep("find . -exec ", "", "rm {} ;"),
+        format!("{}\nEOF", deep("cat <<EOF\n$(", ")", "rm")),
+        deep("((1)); $(", ")", "rm"),
+        "a".repeat(shell::MAX_WORD + 1),
+        "rm x;".repeat(shell::MAX_COMMANDS + 1),
+    ] {
+        let p = shell::parse(&line);
+        assert!(p.truncated, "{:?}…", &line[..line.len().min(60)]);
+    }
+    // The look-ahead of `((` is bounded: unclosed `((` nested without end.
+    let line = "((".repeat(1 << 16);
+    let p = shell::parse(&line);
+    assert!(p.steps <= 64 * line.len() as u64);
+}
+
+#[test]
+fn case_patterns_are_not_commands() {
+    let p = shell::parse("case x in rm|-rf) echo a;; *.txt) rm -f \"$f\";; esac");
+    assert_eq!(
+        commands(&p),
+        [("echo", vec!["a"]), ("rm", vec!["-f", "$f"])]
+    );
+    let p = shell::parse("case \"$1\" in\n  (start) systemctl start x ;;\n  stop)\n    rm -rf /tmp/x\n    ;;\nesac\nls");
+    assert_eq!(programs(&p), ["systemctl", "rm", "ls"]);
+    // `;&` and `;;&` continue with the next clause, which still has a pattern.
+    let p = shell::parse("case x in a) echo 1 ;& b) echo 2 ;;& git) rm -rf / ;; esac");
+    assert_eq!(programs(&p), ["echo", "echo", "rm"]);
+    // The last clause may lack `;;`.
+    let p = shell::parse("case x in a) rm -rf /; esac; echo done");
+    assert_eq!(programs(&p), ["rm", "echo"]);
+    // Inside a substitution, the pattern's `)` does not close it.
+    let p = shell::parse("echo $(case x in a) rm -rf /;; esac)");
+    assert_eq!(programs(&p), ["rm", "echo"]);
+    // Nested cases, extglob patterns, substitutions in the subject.
+    let p = shell::parse(
+        "case $(whoami) in @(root|admin)) case y in y) rm -rf /;; esac;; *) ls;; esac",
+    );
+    assert_eq!(programs(&p), ["whoami", "rm", "ls"]);
+    let p = shell::parse("if true; then case x in x) rm -rf /;; esac; fi");
+    assert_eq!(programs(&p), ["true", "rm"]);
+    // `case` and `in` as ordinary words are not a case command.
+    let p = shell::parse("echo case x in a) b");
+    assert_eq!(programs(&p)[0], "echo");
+}
+
+#[test]
+fn compound_commands_are_not_redirections() {
+    let p = shell::parse("[[ $a < $b ]] && rm -rf /");
+    assert_eq!(
+        commands(&p),
+        [
+            ("[[", vec!["$a", "<", "$b", "]]"]),
+            ("rm", vec!["-rf", "/"])
+        ]
+    );
+    assert!(p.commands[0].writes.is_empty());
+    let p = shell::parse("[[ a > b || ( c < d && e ) ]]; rm -rf /");
+    assert!(p.commands[0].writes.is_empty(), "{p:#?}");
+    assert_eq!(programs(&p), ["[[", "rm"]);
+    // After `]]`, `>` redirects again.
+    let p = shell::parse("[[ a > b ]] > out");
+    assert_eq!(p.commands[0].writes.len(), 1);
+    let p = shell::parse("select f in a b; do rm -rf \"$f\"; done");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "$f"])]);
+    let p = shell::parse("for f in $(ls); do rm \"$f\"; done");
+    assert_eq!(programs(&p), ["ls", "rm"]);
+    let p = shell::parse("until false; do rm -rf /; done");
+    assert_eq!(programs(&p), ["false", "rm"]);
+    let p = shell::parse("coproc worker { rm -rf /; }");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "/"])]);
+    let p = shell::parse("coproc { rm -rf /; }");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "/"])]);
+    let p = shell::parse("coproc NAME (rm -rf /)");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "/"])]);
+    let p = shell::parse("coproc rm -rf /");
+    assert_eq!(p.commands[0].wrappers, ["coproc"]);
+}
+
+#[test]
+fn case_and_pipe_operators() {
+    let p = shell::parse("make |& tee log; rm -rf /");
+    assert_eq!(programs(&p), ["make", "tee", "rm"]);
+    assert_eq!(p.pipes, [(0, 1)]);
+    let p = shell::parse("case x in a) ls ;;& b) rm -rf / ;& c) echo ;; esac");
+    assert_eq!(programs(&p), ["ls", "rm", "echo"]);
+}

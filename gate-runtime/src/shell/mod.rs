@@ -11,7 +11,12 @@
 //! What is seen through: quotes (`'…'`, `"…"`, `$'…'`, backslashes), `;` `&&` `||` `&` `|` `|&`
 //! and newlines, subshells `( … )`, groups `{ …; }`, the reserved words of compound commands,
 //! `$( … )`, backticks, `<( … )`/`>( … )`, `${…}` and `$((…))` (commands inside count too),
-//! array literals `a=(…)` (values, not commands), redirections (write targets are recorded),
+//! array literals `a=(…)` (values, not commands), extended globs `?(…)` `@(…)` `!(…)` …
+//! (part of their word), function definitions (the body's commands count), `((…))` and
+//! `$((…))` arithmetic (read as such only when the `((` closes with `))`, as bash decides;
+//! `<<` in it is a shift), `case` (patterns are values, the clauses' commands count; `;;`
+//! `;&` `;;&`), `[[ … ]]` (`<` `>` compare), `for`/`select` headers (values),
+//! `coproc [NAME] { …; }`, redirections (write targets are recorded),
 //! here-documents (their body is skipped, except substitutions in an unquoted one, which the
 //! shell runs), here-strings, comments, and the wrappers `VAR=…`, `sudo`, `doas`, `env`
 //! (also `env -S`), `command`, `builtin`, `exec`, `nohup`, `setsid`, `coproc`, `time`, `nice`,
@@ -21,7 +26,7 @@
 //!
 //! Known limits (documented rather than guessed): variable values are not tracked (`$X` stays
 //! the literal text `$X`, so `a=rm; $a -rf /` has the program `$a` and is classed `exec`),
-//! `case` patterns are read as ordinary words, aliases and functions are not resolved, remote
+//! aliases and functions are not resolved, remote
 //! commands (`ssh host 'rm …'`) are not parsed. When a cap is hit, [`Parsed::truncated`] is
 //! set and [`classify`] never returns less than `exec` for such a line.
 

@@ -25,12 +25,7 @@ pub fn parse_in<'a>(cmd: &'a str, room: &mut ParseRoom) -> Parsed<'a> {
         spare_words: std::mem::take(&mut room.words),
         spare_args: std::mem::take(&mut room.args),
     };
-    let mut sc = Scanner {
-        s: cmd.as_bytes(),
-        i: 0,
-        heredocs: Vec::new(),
-        root: true,
-    };
+    let mut sc = Scanner::new(cmd.as_bytes(), true);
     parse_list(&mut ctx, &mut sc, 0, Term::Eof, &[]);
     // The word vectors the parse emptied go back (the argument vectors stay in the commands).
     room.words = ctx.spare_words.into_iter().map(recycle).collect();
@@ -151,9 +146,25 @@ struct Scanner<'a> {
     heredocs: Vec<Heredoc>,
     /// `s` is the parsed line itself (not a nested script built from its words).
     root: bool,
+    /// Bytes the look-ahead of `((` may still scan ([`arith_closes`]): a multiple of the
+    /// source's length, so that nested `((` cannot make the parse quadratic.
+    lookahead: usize,
+    /// The word being scanned is the first of its command (a `!` there is the reserved
+    /// word, not an extended glob).
+    first_word: bool,
 }
 
-impl Scanner<'_> {
+impl<'a> Scanner<'a> {
+    fn new(s: &'a [u8], root: bool) -> Scanner<'a> {
+        Scanner {
+            s,
+            i: 0,
+            heredocs: Vec::new(),
+            root,
+            lookahead: s.len().saturating_mul(4).saturating_add(256),
+            first_word: true,
+        }
+    }
     fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
@@ -265,7 +276,11 @@ impl<'s> Word<'s> {
             }
         };
         let assign = assignment_name(&text).is_some_and(|name| name.len() < plain);
-        FinalWord { text, assign }
+        FinalWord {
+            text,
+            assign,
+            array: false,
+        }
     }
 }
 
@@ -273,6 +288,8 @@ impl<'s> Word<'s> {
 struct FinalWord<'a> {
     text: Cow<'a, str>,
     assign: bool,
+    /// An assignment of an array literal (`a=(x y)`, the word is `a=`).
+    array: bool,
 }
 
 fn assignment_name(text: &str) -> Option<&str> {
@@ -308,6 +325,12 @@ struct ListState {
     span: Span,
     pipe_from: Option<usize>,
     pipeline_start: usize,
+    /// `case` commands open in this list (their `esac` not yet seen).
+    case_open: u32,
+    /// The next thing to read is the pattern list of a `case` clause.
+    want_pattern: bool,
+    /// Inside `[[ … ]]`.
+    in_test: bool,
 }
 
 const ECHOES: [&str; 2] = ["echo", "printf"];
@@ -418,12 +441,7 @@ fn nested_script<'a>(ctx: &mut Ctx<'a>, src: &[u8], depth: usize, wrappers: &[St
 }
 
 fn parse_script<'a>(ctx: &mut Ctx<'a>, src: &[u8], depth: usize, wrappers: &[String]) -> Span {
-    let mut sc = Scanner {
-        s: src,
-        i: 0,
-        heredocs: Vec::new(),
-        root: false,
-    };
+    let mut sc = Scanner::new(src, false);
     parse_list(ctx, &mut sc, depth, Term::Eof, wrappers)
 }
 
@@ -462,10 +480,41 @@ fn parse_list<'a>(
     };
     loop {
         ctx.steps += 1;
+        if st.want_pattern {
+            // After `case WORD in` or `;;`: a pattern list up to its `)` (or `esac`).
+            st.want_pattern = false;
+            match case_pattern(ctx, sc, depth, term, wrappers) {
+                Clause::Pattern => {}
+                Clause::Esac => st.case_open = st.case_open.saturating_sub(1),
+                Clause::End => {}
+            }
+            continue;
+        }
         let Some(c) = sc.peek() else {
             finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
             return st.span;
         };
+        if st.in_test {
+            // Inside `[[ … ]]`: `<`, `>`, `(`, `)`, `&&` and `||` are operands of the test.
+            let op: Option<&'static str> = match (c, sc.at(1)) {
+                (b'<', _) => Some("<"),
+                (b'>', _) => Some(">"),
+                (b'(', _) => Some("("),
+                (b')', _) => Some(")"),
+                (b'&', Some(b'&')) => Some("&&"),
+                (b'|', Some(b'|')) => Some("||"),
+                _ => None,
+            };
+            if let Some(op) = op {
+                sc.i += op.len();
+                cur.words.push(FinalWord {
+                    text: Cow::Borrowed(op),
+                    assign: false,
+                    array: false,
+                });
+                continue;
+            }
+        }
         match c {
             b if is_blank(b) => sc.i += 1,
             b'\\' if sc.at(1) == Some(b'\n') => sc.i += 2,
@@ -483,10 +532,22 @@ fn parse_list<'a>(
             }
             b';' => {
                 sc.i += 1;
-                if matches!(sc.peek(), Some(b';' | b'&')) {
+                // `;;`, `;&` and `;;&` end a `case` clause.
+                let mut ends_clause = false;
+                if sc.peek() == Some(b';') {
                     sc.i += 1;
+                    ends_clause = true;
+                    if sc.peek() == Some(b'&') {
+                        sc.i += 1;
+                    }
+                } else if sc.peek() == Some(b'&') {
+                    sc.i += 1;
+                    ends_clause = true;
                 }
                 finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
+                if ends_clause && st.case_open > 0 {
+                    st.want_pattern = true;
+                }
             }
             b'&' => match sc.at(1) {
                 Some(b'&') => {
@@ -529,46 +590,259 @@ fn parse_list<'a>(
             {
                 // `name=(a b c)`: an array literal, its words are values, not a command.
                 sc.i += 1;
+                if let Some(w) = cur.words.last_mut() {
+                    w.array = true;
+                }
                 array_literal(ctx, sc, depth, term, wrappers);
+            }
+            b'(' if sc.at(1) == Some(b'(')
+                && at_command_start(&cur.words, true)
+                && arith_closes(ctx, sc, sc.i + 2) =>
+            {
+                // `(( expr ))` (also `for (( …; …; … ))`): arithmetic, not two subshells;
+                // a `<<` in it is a shift. Substitutions in it still run.
+                sc.i += 2;
+                arithmetic(ctx, sc, depth, wrappers);
             }
             b'(' => {
                 sc.i += 1;
+                if !cur.words.is_empty() {
+                    let mut k = sc.i;
+                    while sc.s.get(k).copied().is_some_and(is_blank) {
+                        k += 1;
+                    }
+                    if sc.s.get(k) == Some(&b')') {
+                        // `name() { …; }`: a function definition; the name is not a command
+                        // (the body, a compound command, follows).
+                        ctx.steps += (k - sc.i) as u64;
+                        sc.i = k + 1;
+                        cur.words.clear();
+                        continue;
+                    }
+                    if cur.words[0].text == "coproc" && cur.words.len() <= 2 {
+                        // `coproc [NAME] ( … )`: the group runs; the name is not a command.
+                        cur.words.clear();
+                    }
+                    // Any other `word ( … )` is a syntax error for bash: the words are kept
+                    // and the group's commands read, so that nothing is hidden.
+                }
                 if depth >= MAX_DEPTH {
                     ctx.truncated = true;
                     finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
                     continue;
                 }
-                if !cur.words.is_empty() {
-                    // `name() { …; }`: a function definition; the name is not a command.
-                    cur.words.clear();
-                }
                 let inner = parse_list(ctx, sc, depth + 1, Term::Paren, wrappers);
                 cur.sub = Some(cur.sub.unwrap_or_default().then(inner));
             }
-            b'<' | b'>' if sc.at(1) == Some(b'(') && depth < MAX_DEPTH => {
+            b'<' | b'>' if sc.at(1) == Some(b'(') => {
                 sc.i += 2;
-                parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "<()"));
+                if depth >= MAX_DEPTH {
+                    ctx.truncated = true;
+                } else {
+                    parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "<()"));
+                }
                 cur.words.push(FinalWord {
                     text: Cow::Borrowed(if c == b'<' { "<(…)" } else { ">(…)" }),
                     assign: false,
+                    array: false,
                 });
             }
             b'<' | b'>' => redirect(ctx, sc, depth, wrappers, term, &mut cur, None),
             _ => {
+                sc.first_word = at_command_start(&cur.words, false);
                 let word = scan_word(ctx, sc, depth, term, wrappers);
                 let is_fd = !word.bytes().is_empty()
                     && word.plain.is_none()
                     && word.len() <= 4
                     && word.bytes().iter().all(u8::is_ascii_digit);
-                if is_fd && matches!(sc.peek(), Some(b'<' | b'>')) {
+                if is_fd && !st.in_test && matches!(sc.peek(), Some(b'<' | b'>')) {
                     let fd = std::str::from_utf8(word.bytes())
                         .ok()
                         .and_then(|t| t.parse().ok());
                     redirect(ctx, sc, depth, wrappers, term, &mut cur, fd);
-                } else {
-                    let line = sc.root.then_some(ctx.line);
-                    cur.words.push(word.finish(line));
+                    continue;
                 }
+                let first = sc.first_word;
+                let reserved = first && word.plain.is_none();
+                let line = sc.root.then_some(ctx.line);
+                let word = word.finish(line);
+                if reserved {
+                    match &*word.text {
+                        "[[" => st.in_test = true,
+                        "esac" if st.case_open > 0 => {
+                            st.case_open -= 1;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                } else if st.in_test && word.text == "]]" {
+                    st.in_test = false;
+                }
+                let opens_case = word.text == "in"
+                    && cur.words.len() >= 2
+                    && cur.words[cur.words.len() - 2].text == "case"
+                    && at_command_start(&cur.words[..cur.words.len() - 2], false);
+                if opens_case {
+                    // `case WORD in`: neither is a command; pattern lists follow.
+                    let keep = cur.words.len() - 2;
+                    cur.words.truncate(keep);
+                    st.case_open += 1;
+                    st.want_pattern = true;
+                    continue;
+                }
+                cur.words.push(word);
+            }
+        }
+    }
+}
+
+/// Whether the words so far are only reserved words (the next word starts a command);
+/// with `arith`, also `for` (whose `((` is arithmetic).
+fn at_command_start(words: &[FinalWord<'_>], arith: bool) -> bool {
+    words
+        .iter()
+        .all(|w| RESERVED.contains(&&*w.text) || (arith && w.text == "for"))
+}
+
+/// What [`case_pattern`] read.
+enum Clause {
+    /// A pattern list, through its `)`.
+    Pattern,
+    /// The `esac` that closes the `case`.
+    Esac,
+    /// The end of the input (or of the enclosing backtick substitution).
+    End,
+}
+
+/// The pattern list of a `case` clause (`a|b)`, `(a)`, `@(x|y))`): values, not commands;
+/// substitutions in them still run.
+fn case_pattern<'a>(
+    ctx: &mut Ctx<'a>,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    term: Term,
+    wrappers: &[String],
+) -> Clause {
+    let mut first = true;
+    loop {
+        ctx.steps += 1;
+        let Some(b) = sc.peek() else {
+            return Clause::End;
+        };
+        match b {
+            b'\\' if sc.at(1) == Some(b'\n') => sc.i += 2,
+            b'\n' => {
+                sc.i += 1;
+                skip_heredocs(ctx, sc, depth, wrappers);
+            }
+            b'#' if first => {
+                while sc.peek().is_some_and(|b| b != b'\n') {
+                    ctx.steps += 1;
+                    sc.i += 1;
+                }
+            }
+            b')' => {
+                sc.i += 1;
+                return Clause::Pattern;
+            }
+            b'`' if term == Term::Backtick => return Clause::End,
+            b if ends_word(b) => {
+                if b == b'(' || b == b'|' {
+                    first = false;
+                }
+                sc.i += 1;
+            }
+            _ => {
+                sc.first_word = false;
+                let word = scan_word(ctx, sc, depth, term, wrappers);
+                if first && word.plain.is_none() && word.bytes() == b"esac" {
+                    return Clause::Esac;
+                }
+                first = false;
+            }
+        }
+    }
+}
+
+/// Whether the `((` whose inside starts at `from` closes with `))` (bash reads it as
+/// arithmetic then, and as nested subshells otherwise: `((cd x) )`, `$((ls) | wc)`). The
+/// look-ahead is bounded by the scanner's budget; past it, the answer is "no" (commands
+/// are read, none hidden) and the parse is marked truncated.
+fn arith_closes(ctx: &mut Ctx<'_>, sc: &mut Scanner<'_>, from: usize) -> bool {
+    let mut open = 2usize;
+    let mut k = from;
+    let s = sc.s;
+    let start_budget = sc.lookahead;
+    let answer = loop {
+        if sc.lookahead == 0 {
+            ctx.truncated = true;
+            break false;
+        }
+        sc.lookahead -= 1;
+        let Some(&b) = s.get(k) else {
+            break false;
+        };
+        k += 1;
+        match b {
+            b'\\' => k += 1,
+            b'\'' => {
+                while s.get(k).is_some_and(|&q| q != b'\'') && sc.lookahead > 0 {
+                    sc.lookahead -= 1;
+                    k += 1;
+                }
+                k += 1;
+            }
+            b'"' => {
+                while let Some(&q) = s.get(k) {
+                    if q == b'"' || sc.lookahead == 0 {
+                        break;
+                    }
+                    sc.lookahead -= 1;
+                    k += if q == b'\\' { 2 } else { 1 };
+                }
+                k += 1;
+            }
+            b'(' => open += 1,
+            b')' => {
+                open -= 1;
+                if open == 1 {
+                    break s.get(k) == Some(&b')');
+                }
+            }
+            _ => {}
+        }
+    };
+    ctx.steps += (start_budget - sc.lookahead) as u64;
+    answer
+}
+
+/// The inside of `((…))` or `$((…))` (opening consumed) through its closing `))`:
+/// substitutions in it are parsed, the rest is arithmetic.
+fn arithmetic<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrappers: &[String]) {
+    let mut open = 2usize;
+    while let Some(b) = sc.peek() {
+        ctx.steps += 1;
+        if sc.starts_with(b"$(") && !sc.starts_with(b"$((") && depth < MAX_DEPTH {
+            sc.i += 2;
+            parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
+            continue;
+        }
+        if b == b'`' && depth < MAX_DEPTH {
+            sc.i += 1;
+            parse_list(ctx, sc, depth + 1, Term::Backtick, &with(wrappers, "``"));
+            continue;
+        }
+        if depth >= MAX_DEPTH && (b == b'`' || sc.starts_with(b"$(")) {
+            // A substitution past the depth cap is not read.
+            ctx.truncated = true;
+        }
+        sc.i += 1;
+        if b == b'(' {
+            open += 1;
+        } else if b == b')' {
+            open -= 1;
+            if open == 0 {
+                break;
             }
         }
     }
@@ -693,10 +967,16 @@ fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrap
                 }
                 if b == b'\\' {
                     sc.i += 2;
-                } else if sc.starts_with(b"$(") && !sc.starts_with(b"$((") && depth < MAX_DEPTH {
+                } else if sc.starts_with(b"$((") && arith_closes(ctx, sc, sc.i + 3) {
+                    sc.i += 3;
+                    arithmetic(ctx, sc, depth, wrappers);
+                } else if (b == b'`' || sc.starts_with(b"$(")) && depth >= MAX_DEPTH {
+                    ctx.truncated = true;
+                    sc.i += 1;
+                } else if sc.starts_with(b"$(") {
                     sc.i += 2;
                     parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
-                } else if b == b'`' && depth < MAX_DEPTH {
+                } else if b == b'`' {
                     sc.i += 1;
                     parse_list(ctx, sc, depth + 1, Term::Backtick, &with(wrappers, "``"));
                 } else {
@@ -719,9 +999,13 @@ fn scan_word<'a, 's>(
     wrappers: &[String],
 ) -> Word<'s> {
     let mut w = Word::new(sc.s);
+    let first = sc.first_word;
     while let Some(b) = sc.peek() {
         ctx.steps += 1;
         match b {
+            b'(' if opens_extglob(w.bytes(), first) => {
+                extglob(ctx, sc, depth, term, wrappers, &mut w);
+            }
             b if ends_word(b) => break,
             b'`' if term == Term::Backtick => break,
             b'`' => {
@@ -798,6 +1082,77 @@ fn scan_word<'a, 's>(
     w
 }
 
+/// Whether a `(` after the word so far opens an extended glob group (`?(…)`, `*(…)`,
+/// `+(…)`, `@(…)`, `!(…)`): part of the word, not a subshell or a function definition. A
+/// `!` alone as a command's first word is the reserved word (`!(cmd)` negates a subshell).
+fn opens_extglob(word: &[u8], first: bool) -> bool {
+    matches!(word.last(), Some(b'?' | b'*' | b'+' | b'@' | b'!')) && !(first && word == b"!")
+}
+
+/// An extended glob group at `(`, through its closing `)`, into the word: its text is
+/// kept (quotes removed); substitutions in it are parsed.
+fn extglob<'a>(
+    ctx: &mut Ctx<'a>,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    term: Term,
+    wrappers: &[String],
+    w: &mut Word<'_>,
+) {
+    let mut open = 0usize;
+    while let Some(b) = sc.peek() {
+        ctx.steps += 1;
+        match b {
+            b'(' => {
+                open += 1;
+                w.push(b, ctx);
+                sc.i += 1;
+            }
+            b')' => {
+                open -= 1;
+                w.push(b, ctx);
+                sc.i += 1;
+                if open == 0 {
+                    return;
+                }
+            }
+            // A newline ends the group (bash would wait for more input).
+            b'\n' => return,
+            b'`' if term == Term::Backtick => return,
+            b'`' => backtick(ctx, sc, depth, wrappers, w),
+            b'\\' => {
+                sc.i += 1;
+                if let Some(n) = sc.peek() {
+                    w.push(n, ctx);
+                    sc.i += 1;
+                }
+            }
+            b'\'' => {
+                sc.i += 1;
+                while let Some(q) = sc.peek() {
+                    ctx.steps += 1;
+                    sc.i += 1;
+                    if q == b'\'' {
+                        break;
+                    }
+                    w.push(q, ctx);
+                }
+            }
+            b'"' => {
+                sc.i += 1;
+                if double_quoted(ctx, sc, depth, term, wrappers, w) {
+                    return;
+                }
+            }
+            b'$' if matches!(sc.at(1), Some(b'(' | b'{')) => dollar(ctx, sc, depth, wrappers, w),
+            _ => {
+                w.push(b, ctx);
+                sc.i += 1;
+            }
+        }
+    }
+}
+
 /// The inside of `"…"` (opening quote consumed). Returns true when an enclosing backtick
 /// substitution ended inside the quotes.
 fn double_quoted<'a>(
@@ -863,26 +1218,9 @@ fn dollar<'a>(
     wrappers: &[String],
     w: &mut Word<'_>,
 ) {
-    if sc.starts_with(b"$((") {
+    if sc.starts_with(b"$((") && arith_closes(ctx, sc, sc.i + 3) {
         sc.i += 3;
-        let mut open = 2usize;
-        while let Some(b) = sc.peek() {
-            ctx.steps += 1;
-            if sc.starts_with(b"$(") && !sc.starts_with(b"$((") && depth < MAX_DEPTH {
-                sc.i += 2;
-                parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
-                continue;
-            }
-            sc.i += 1;
-            if b == b'(' {
-                open += 1;
-            } else if b == b')' {
-                open -= 1;
-                if open == 0 {
-                    break;
-                }
-            }
-        }
+        arithmetic(ctx, sc, depth, wrappers);
         w.push_str("$((…))".as_bytes(), ctx);
     } else if sc.starts_with(b"$(") {
         sc.i += 2;
@@ -899,13 +1237,11 @@ fn dollar<'a>(
         let mut open = 1usize;
         while let Some(b) = sc.peek() {
             ctx.steps += 1;
-            if sc.starts_with(b"$(") && depth < MAX_DEPTH {
-                sc.i += 2;
-                parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
-                w.push_str("$(…)".as_bytes(), ctx);
+            if sc.starts_with(b"$(") {
+                dollar(ctx, sc, depth, wrappers, w);
                 continue;
             }
-            if b == b'`' && depth < MAX_DEPTH {
+            if b == b'`' {
                 backtick(ctx, sc, depth, wrappers, w);
                 continue;
             }
@@ -998,12 +1334,15 @@ fn emit<'a>(ctx: &mut Ctx<'a>, cur: Pending<'a>, depth: usize, wrappers: &[Strin
     } = cur;
     let mut start = 0;
     while let Some(w) = words.get(start) {
-        if w.text == "function" {
-            start += 2;
-        } else if RESERVED.contains(&&*w.text) {
-            start += 1;
-        } else {
-            break;
+        match &*w.text {
+            "function" => start += 2,
+            // `for NAME in WORDS` / `select NAME in WORDS`: a loop header, values only.
+            "for" | "select" => start = words.len(),
+            // `coproc NAME { …; }` / `coproc { …; }`: the group's commands run.
+            "coproc" if words.get(start + 1).is_some_and(|w| w.text == "{") => start += 2,
+            "coproc" if words.get(start + 2).is_some_and(|w| w.text == "{") => start += 3,
+            t if RESERVED.contains(&t) => start += 1,
+            _ => break,
         }
     }
     words.drain(..start.min(words.len()));
@@ -1218,6 +1557,7 @@ fn plain_words<'a>(texts: &[Cow<'a, str>]) -> Vec<FinalWord<'a>> {
         .map(|t| FinalWord {
             text: t.clone(),
             assign: false,
+            array: false,
         })
         .collect()
 }
@@ -1458,6 +1798,7 @@ pub fn parse_argv(argv: &[String]) -> Parsed<'static> {
             FinalWord {
                 text: Cow::Owned(a.chars().take(MAX_WORD).collect()),
                 assign: false,
+                array: false,
             }
         })
         .collect();
@@ -1622,6 +1963,7 @@ mod tests {
             .map(|t| FinalWord {
                 text: t.to_string().into(),
                 assign: false,
+                array: false,
             })
             .collect()
     }
