@@ -720,3 +720,97 @@ fn case_and_pipe_operators() {
     let p = shell::parse("case x in a) ls ;;& b) rm -rf / ;& c) echo ;; esac");
     assert_eq!(programs(&p), ["ls", "rm", "echo"]);
 }
+
+// --- standard input text ---
+
+fn stdin_of<'p>(p: &'p Parsed<'_>, program: &str) -> Option<&'p str> {
+    command(p, program).stdin.as_deref()
+}
+
+#[test]
+fn here_strings_are_standard_input() {
+    for (line, program, text) in [
+        ("psql <<< 'DROP TABLE t'", "psql", "DROP TABLE t"),
+        (
+            "sqlite3 db <<<\"DELETE FROM t\"",
+            "sqlite3",
+            "DELETE FROM t",
+        ),
+        ("mysql -u root<<<DROP", "mysql", "DROP"),
+        ("psql -h db <<< \"drop $T\" > out", "psql", "drop $T"),
+        ("cat <<< 'a' <<< 'b'", "cat", "b"),
+        (
+            "sudo -u postgres psql <<< 'DROP DATABASE x'",
+            "psql",
+            "DROP DATABASE x",
+        ),
+        ("bash -c \"psql <<< 'TRUNCATE t'\"", "psql", "TRUNCATE t"),
+        ("echo $(psql <<< 'DROP')", "psql", "DROP"),
+    ] {
+        let p = shell::parse(line);
+        assert_eq!(stdin_of(&p, program), Some(text), "{line}");
+    }
+    let p = shell::parse("psql -c 'select 1'; grep x <<< y");
+    assert_eq!(stdin_of(&p, "psql"), None);
+    assert_eq!(stdin_of(&p, "grep"), Some("y"));
+}
+
+#[test]
+fn heredoc_bodies_are_standard_input() {
+    for (line, program, text) in [
+        (
+            "psql <<'SQL'\nDROP TABLE t;\nSQL",
+            "psql",
+            "DROP TABLE t;\n",
+        ),
+        (
+            "psql <<SQL\nDROP TABLE $T;\nSQL\necho ok",
+            "psql",
+            "DROP TABLE $T;\n",
+        ),
+        ("psql <<\"EOF\"\na\nb\nEOF", "psql", "a\nb\n"),
+        (
+            "psql <<-EOF\n\t\tDROP\n\tTABLE t\n\tEOF",
+            "psql",
+            "DROP\nTABLE t\n",
+        ),
+        ("psql <<EOF | tee log\nDROP\nEOF", "psql", "DROP\n"),
+        ("cat <<EOF | psql\nDROP\nEOF", "cat", "DROP\n"),
+        ("psql db <<EOF\nunterminated", "psql", "unterminated"),
+        ("psql <<EOF\nx $(date) y\nEOF", "psql", "x $(date) y\n"),
+        ("bash -c 'sqlite3 f <<E\nDROP\nE'", "sqlite3", "DROP\n"),
+        ("sh <<EOF\nrm -rf /\nEOF", "sh", "rm -rf /\n"),
+    ] {
+        let p = shell::parse(line);
+        assert_eq!(stdin_of(&p, program), Some(text), "{line}");
+    }
+    // Two here-documents on one line: each to its own command.
+    let p = shell::parse("psql <<A; mysql <<B\nDROP A\nA\nDROP B\nB");
+    assert_eq!(stdin_of(&p, "psql"), Some("DROP A\n"));
+    assert_eq!(stdin_of(&p, "mysql"), Some("DROP B\n"));
+    // The body of a plain line is borrowed, not copied.
+    let line = "psql <<'SQL'\nDROP TABLE t;\nSQL";
+    let p = shell::parse(line);
+    let range = line.as_bytes().as_ptr_range();
+    assert!(
+        matches!(&p.commands[0].stdin, Some(std::borrow::Cow::Borrowed(t)) if range.contains(&t.as_ptr()))
+    );
+}
+
+#[test]
+fn standard_input_text_is_bounded() {
+    let body = "x".repeat(shell::MAX_STDIN + 10);
+    let line = format!("psql <<EOF\n{body}\nEOF");
+    let p = shell::parse(&line);
+    assert!(p.truncated);
+    assert_eq!(stdin_of(&p, "psql").map(str::len), Some(shell::MAX_STDIN));
+    let body = "é".repeat(shell::MAX_STDIN);
+    let line = format!("psql <<EOF\n{body}\nEOF");
+    let p = shell::parse(&line);
+    assert!(p.truncated);
+    let kept = stdin_of(&p, "psql").unwrap_or_default();
+    assert!(kept.len() <= shell::MAX_STDIN && kept.chars().all(|c| c == 'é'));
+    let line = format!("psql <<EOF\n{}\nEOF", "y".repeat(1000));
+    let p = shell::parse(&line);
+    assert!(!p.truncated);
+}

@@ -48,6 +48,9 @@ pub const MAX_DEPTH: usize = 24;
 pub const MAX_COMMANDS: usize = 4096;
 /// Longest word kept (in bytes); the rest of a longer word is scanned but dropped.
 pub const MAX_WORD: usize = 64 * 1024;
+/// Longest standard input text kept ([`SimpleCommand::stdin`], in bytes); a longer
+/// here-document is cut there (at a character boundary) and the parse marked truncated.
+pub const MAX_STDIN: usize = 64 * 1024;
 
 /// One write redirection, e.g. `2>> log.txt` is `{ op: ">>", fd: Some(2), target: "log.txt" }`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,8 +79,11 @@ pub struct SimpleCommand<'a> {
     pub wrappers: Vec<String>,
     /// Write redirections of this command.
     pub writes: Vec<Redirect>,
-    /// What the command reads on standard input when the line spells it: the text of a
-    /// here-string (`<<< 'DROP TABLE t'`) or the body of a here-document.
+    /// What the command reads on standard input when the line spells it: the word of its
+    /// last here-string (`<<< 'DROP TABLE t'`, unquoted) or the body of its here-document
+    /// (as written, with its final newline; an unquoted body's `$X` and `$(…)` are kept as
+    /// text; `<<-` strips leading tabs). For a group or a pipeline element with several
+    /// commands, the last one. At most [`MAX_STDIN`] bytes.
     pub stdin: Option<Cow<'a, str>>,
     /// Runs in the background (`&`).
     pub background: bool,

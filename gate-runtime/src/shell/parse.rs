@@ -1,6 +1,6 @@
 //! The operator-aware shell lexer and the wrapper peeling behind [`parse`].
 
-use super::{Parsed, Redirect, SimpleCommand, MAX_COMMANDS, MAX_DEPTH, MAX_WORD};
+use super::{Parsed, Redirect, SimpleCommand, MAX_COMMANDS, MAX_DEPTH, MAX_STDIN, MAX_WORD};
 use std::borrow::Cow;
 use std::ops::{Deref, DerefMut};
 
@@ -138,6 +138,8 @@ struct Heredoc {
     expand: bool,
     /// The body is the script of a shell (`sh <<EOF`): parse it as commands.
     feeds_shell: bool,
+    /// Index of the command whose standard input the body is.
+    cmd: Option<usize>,
 }
 
 struct Scanner<'a> {
@@ -314,7 +316,7 @@ struct Pending<'a> {
     writes: Vec<Redirect>,
     sub: Option<Span>,
     /// Here-strings (`<<< word`) given to this command.
-    here_strings: Vec<Vec<u8>>,
+    here_strings: Vec<Cow<'a, str>>,
     /// Index of this command's first here-document in `Scanner::heredocs`.
     heredoc_start: usize,
 }
@@ -385,19 +387,29 @@ fn finish<'a>(
     if let Some(words) = ctx.spare_words.pop() {
         cur.words = words;
     }
-    let here_strings = std::mem::take(&mut pending.here_strings);
+    let mut here_strings = std::mem::take(&mut pending.here_strings);
     let heredoc_start = pending.heredoc_start;
     let element = emit(ctx, pending, depth, wrappers);
     let feeds_shell = element
         .tail
         .and_then(|t| ctx.commands.get(t))
         .is_some_and(reads_stdin_script);
-    if feeds_shell {
-        for doc in sc.heredocs.iter_mut().skip(heredoc_start) {
-            doc.feeds_shell = true;
+    for doc in sc.heredocs.iter_mut().skip(heredoc_start) {
+        doc.feeds_shell |= feeds_shell;
+        if doc.cmd.is_none() {
+            doc.cmd = element.tail;
         }
-        for text in here_strings {
-            nested_script(ctx, &text, depth, &with(wrappers, "sh <<<"));
+    }
+    if feeds_shell {
+        for text in &here_strings {
+            nested_script(ctx, text.as_bytes(), depth, &with(wrappers, "sh <<<"));
+        }
+    }
+    // The last `<<<` is what the command reads (a here-string is at most one word long,
+    // so within the cap on standard input text).
+    if let (Some(text), Some(c)) = (here_strings.pop(), element.tail) {
+        if let Some(c) = ctx.commands.get_mut(c) {
+            c.stdin = Some(text);
         }
     }
     if let (Some(from), Some(to)) = (st.pipe_from, element.head) {
@@ -908,9 +920,13 @@ fn redirect<'a>(
                 strip_tabs: op == b"<<-",
                 expand,
                 feeds_shell: false,
+                cmd: None,
             });
         }
-        b"<<<" => cur.here_strings.push(word.into_bytes()),
+        b"<<<" => {
+            let line = sc.root.then_some(ctx.line);
+            cur.here_strings.push(word.finish(line).text);
+        }
         b"<" | b"<&" => {}
         _ => {
             let target = word.finish(None).text.into_owned();
@@ -931,6 +947,8 @@ fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrap
     let pending = std::mem::take(&mut sc.heredocs);
     for doc in pending {
         let mut body = Vec::new();
+        let body_start = sc.i;
+        let mut body_end = sc.s.len();
         while sc.i < sc.s.len() {
             let start = sc.i;
             let mut end = start;
@@ -945,6 +963,7 @@ fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrap
                 }
             }
             if line == doc.delim.as_slice() {
+                body_end = start;
                 sc.i = (end + 1).min(sc.s.len());
                 break;
             }
@@ -984,10 +1003,58 @@ fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrap
                 }
             }
         }
+        if let Some(c) = doc.cmd {
+            let text = heredoc_text(
+                ctx,
+                sc,
+                body_start..body_end.max(body_start),
+                doc.strip_tabs,
+            );
+            if let Some(c) = ctx.commands.get_mut(c) {
+                c.stdin = Some(text);
+            }
+        }
         if doc.feeds_shell {
             nested_script(ctx, &body, depth, &with(wrappers, "sh <<"));
         }
     }
+}
+
+/// The body of a here-document as its command reads it: the text as written (an unquoted
+/// delimiter's `$…` included: the value is not known), leading tabs stripped for `<<-`;
+/// borrowed from the line when it is a part of it. At most [`MAX_STDIN`] bytes are kept;
+/// past that, the parse is truncated.
+fn heredoc_text<'a>(
+    ctx: &mut Ctx<'a>,
+    sc: &Scanner<'_>,
+    range: std::ops::Range<usize>,
+    strip_tabs: bool,
+) -> Cow<'a, str> {
+    let mut end = range.end;
+    if end - range.start > MAX_STDIN {
+        ctx.truncated = true;
+        end = range.start + MAX_STDIN;
+        // Cut at a character boundary.
+        while end > range.start && sc.s.get(end).is_some_and(|&b| b & 0xC0 == 0x80) {
+            end -= 1;
+        }
+    }
+    let raw = sc.s.get(range.start..end).unwrap_or_default();
+    if !strip_tabs {
+        if let Some(text) = sc.root.then(|| ctx.line.get(range.start..end)).flatten() {
+            return Cow::Borrowed(text);
+        }
+        return Cow::Owned(String::from_utf8_lossy(raw).into_owned());
+    }
+    let mut text = Vec::with_capacity(raw.len());
+    for line in raw.split_inclusive(|&b| b == b'\n') {
+        let mut line = line;
+        while let [b'\t', rest @ ..] = line {
+            line = rest;
+        }
+        text.extend_from_slice(line);
+    }
+    Cow::Owned(String::from_utf8_lossy(&text).into_owned())
 }
 
 /// Scan one word at `sc.i` (which is not blank and not an operator).
