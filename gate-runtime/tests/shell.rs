@@ -814,3 +814,103 @@ fn standard_input_text_is_bounded() {
     let p = shell::parse(&line);
     assert!(!p.truncated);
 }
+
+// --- assignments ---
+
+/// `(by, name, value)` of each assignment.
+fn assigns<'p>(p: &'p Parsed<'_>) -> Vec<(usize, &'p str, &'p str)> {
+    p.assigns
+        .iter()
+        .map(|a| (a.by, a.name.as_ref(), a.value.as_ref()))
+        .collect()
+}
+
+#[test]
+fn bare_assignments_hold_for_later_commands() {
+    let p = shell::parse("D=/; rm -rf $D");
+    assert_eq!(assigns(&p), [(0, "D", "/")]);
+    assert_eq!(commands(&p)[1], ("rm", vec!["-rf", "$D"]));
+    assert_eq!(p.commands[0].wrappers, ["D="]);
+    let p = shell::parse("A=~ B=\"$HOME/x y\" C='lit $Z'\nrm -rf \"$A\" $B");
+    assert_eq!(
+        assigns(&p),
+        [(0, "A", "~"), (0, "B", "$HOME/x y"), (0, "C", "lit $Z")]
+    );
+    let p = shell::parse("D=$(pwd)/..; rm -rf $D");
+    assert_eq!(programs(&p), ["pwd", "", "rm"]);
+    assert_eq!(assigns(&p), [(1, "D", "$(…)/..")]);
+    let p = shell::parse("P=/usr; P+=/lib; Q+=x");
+    assert_eq!(
+        assigns(&p),
+        [(0, "P", "/usr"), (1, "P", "/usr/lib"), (2, "Q", "$Qx")]
+    );
+    // Array literals are not values; `a[1]=x` names an element.
+    let p = shell::parse("a=(/ ~); a[1]=/etc");
+    assert_eq!(assigns(&p), [(1, "a[1]", "/etc")]);
+    // Inside a subshell: recorded, with the command's depth telling the scope.
+    let p = shell::parse("(D=/); rm -rf $D");
+    assert_eq!(assigns(&p), [(0, "D", "/")]);
+    assert_eq!(p.commands[0].depth, 1);
+    // Inside a nested script (owned words).
+    let p = shell::parse("bash -c 'D=/tmp; rm -rf $D'");
+    assert_eq!(assigns(&p), [(0, "D", "/tmp")]);
+    // A quoted name is not an assignment.
+    let p = shell::parse("'D'=/");
+    assert!(p.assigns.is_empty());
+}
+
+#[test]
+fn declaration_builtins_assign() {
+    for (line, name, value) in [
+        ("export D=/; rm -rf $D", "D", "/"),
+        ("export -n X; export D=/", "D", "/"),
+        ("local D=~", "D", "~"),
+        ("declare D=/etc", "D", "/etc"),
+        ("declare -x D=/etc", "D", "/etc"),
+        ("declare -r -x D='/a b'", "D", "/a b"),
+        ("readonly D=/", "D", "/"),
+        ("typeset D=/", "D", "/"),
+        ("export 'D=/'", "D", "/"),
+        ("sudo -E env X=1 bash -c 'export D=/'", "D", "/"),
+    ] {
+        let p = shell::parse(line);
+        let got: Vec<(&str, &str)> = p
+            .assigns
+            .iter()
+            .map(|a| (a.name.as_ref(), a.value.as_ref()))
+            .collect();
+        assert_eq!(got, [(name, value)], "{line}");
+        let by = p.assigns[0].by;
+        assert!(DECLARE.contains(&p.commands[by].program.as_ref()), "{line}");
+    }
+    let p = shell::parse("export PATH; declare -a arr=(1 2)");
+    assert!(p.assigns.is_empty(), "{:?}", p.assigns);
+}
+
+const DECLARE: [&str; 5] = ["export", "declare", "local", "readonly", "typeset"];
+
+#[test]
+fn prefix_assignments_are_per_command() {
+    fn env_of<'p>(p: &'p Parsed<'_>, program: &str) -> Vec<(&'p str, &'p str)> {
+        command(p, program)
+            .env
+            .iter()
+            .map(|(n, v)| (n.as_ref(), v.as_ref()))
+            .collect()
+    }
+    let p = shell::parse("D=/ rm -rf $D");
+    assert_eq!(env_of(&p, "rm"), [("D", "/")]);
+    assert!(p.assigns.is_empty(), "not for later commands");
+    assert_eq!(command(&p, "rm").wrappers, ["D="]);
+    let p = shell::parse("A=1 B='x y' make");
+    assert_eq!(env_of(&p, "make"), [("A", "1"), ("B", "x y")]);
+    let p = shell::parse("env -i PATH=/bin HOME=/ rm -rf ~");
+    assert_eq!(env_of(&p, "rm"), [("PATH", "/bin"), ("HOME", "/")]);
+    assert_eq!(command(&p, "rm").wrappers, ["env"]);
+    let p = shell::parse("sudo RAILS_ENV=production rake db:drop");
+    assert_eq!(env_of(&p, "rake"), [("RAILS_ENV", "production")]);
+    let p = shell::parse("X=1 sudo Y=2 env Z=3 cmd");
+    assert_eq!(env_of(&p, "cmd"), [("X", "1"), ("Y", "2"), ("Z", "3")]);
+    let p = shell::parse("rm x");
+    assert!(env_of(&p, "rm").is_empty());
+}

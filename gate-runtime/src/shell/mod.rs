@@ -85,12 +85,36 @@ pub struct SimpleCommand<'a> {
     /// text; `<<-` strips leading tabs). For a group or a pipeline element with several
     /// commands, the last one. At most [`MAX_STDIN`] bytes.
     pub stdin: Option<Cow<'a, str>>,
+    /// The variables set for this command only (`X=1 cmd`, `env X=1 cmd`, `sudo X=1 cmd`):
+    /// name and value as written, unquoted, in order. (The `X=` wrapper entries stay.)
+    pub env: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     /// Runs in the background (`&`).
     pub background: bool,
     /// Nesting depth (0 for a top-level command).
     pub depth: usize,
     /// Index (in [`Parsed::commands`]) of the command this one pipes into.
     pub pipe_to: Option<usize>,
+}
+
+/// A shell variable assignment: a bare `NAME=value` (recorded as a command with an empty
+/// program whose wrappers are `NAME=`), or an operand of `export`, `declare`, `local`,
+/// `readonly` or `typeset`. (`NAME=value cmd` is for one command: [`SimpleCommand::env`].)
+///
+/// It holds for the commands after command [`by`](Self::by), up to the next assignment of
+/// the same name. A reader resolving `$NAME` should take the last assignment whose `by` is
+/// below the command's index, and mind scope: one made inside a subshell, a substitution
+/// or a pipeline element (`commands[by].depth > 0`, or a pipe) does not outlive it, so a
+/// cautious reader treats such a value as one possibility among others.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment<'a> {
+    /// Index in [`Parsed::commands`] of the command that makes the assignment.
+    pub by: usize,
+    /// The variable's name (`D` for `D=/` and `D+=x`; `a[1]` for an element).
+    pub name: Cow<'a, str>,
+    /// The value as written, unquoted: `~` not expanded, `$X`, `${X}` and `$(…)` kept as
+    /// text (`$(…)` for any command substitution). For `NAME+=more`, the last recorded
+    /// value (or `$NAME`) followed by `more`. Array literals (`a=(…)`) are not recorded.
+    pub value: Cow<'a, str>,
 }
 
 /// The result of [`parse`].
@@ -101,6 +125,9 @@ pub struct Parsed<'a> {
     pub commands: Vec<SimpleCommand<'a>>,
     /// Pipeline adjacency: `(a, b)` means command `a`'s output feeds command `b`.
     pub pipes: Vec<(usize, usize)>,
+    /// The shell variables the line sets, in order, for a reader that resolves `$NAME`
+    /// in later commands (`D=/; rm -rf $D`).
+    pub assigns: Vec<Assignment<'a>>,
     /// A cap (depth, commands, word length) was hit; the picture is incomplete.
     pub truncated: bool,
     /// Lexer work done, in steps (about one per byte scanned per nesting level).

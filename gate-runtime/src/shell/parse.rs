@@ -1,6 +1,8 @@
 //! The operator-aware shell lexer and the wrapper peeling behind [`parse`].
 
-use super::{Parsed, Redirect, SimpleCommand, MAX_COMMANDS, MAX_DEPTH, MAX_STDIN, MAX_WORD};
+use super::{
+    Assignment, Parsed, Redirect, SimpleCommand, MAX_COMMANDS, MAX_DEPTH, MAX_STDIN, MAX_WORD,
+};
 use std::borrow::Cow;
 use std::ops::{Deref, DerefMut};
 
@@ -1465,6 +1467,7 @@ fn new_command<'a>(
         wrappers,
         writes: Vec::new(),
         stdin: None,
+        env: Vec::new(),
         background: false,
         depth,
         pipe_to: None,
@@ -1638,6 +1641,7 @@ fn build<'a>(
 ) -> Span {
     let words = owned.as_slice();
     let mut w = wrappers.to_vec();
+    let mut env: Vec<(Cow<'a, str>, Cow<'a, str>)> = Vec::new();
     let mut k = 0;
     let mut last_wrapper: Option<usize> = None;
     let mut program_at = None;
@@ -1646,6 +1650,11 @@ fn build<'a>(
         if word.assign {
             let name = assignment_name(&word.text).unwrap_or_default();
             w.push(format!("{name}="));
+            if !word.array {
+                if let Some(pair) = split_assignment(ctx, &word.text) {
+                    env.push(pair);
+                }
+            }
             k += 1;
             continue;
         }
@@ -1721,10 +1730,11 @@ fn build<'a>(
         match name {
             "timeout" => k += 1,
             "env" => {
-                while words
-                    .get(k)
-                    .is_some_and(|a| assignment_name(&a.text).is_some())
-                {
+                while let Some(a) = words.get(k) {
+                    let Some(pair) = split_assignment(ctx, &a.text) else {
+                        break;
+                    };
+                    env.push(pair);
                     k += 1;
                 }
             }
@@ -1741,9 +1751,25 @@ fn build<'a>(
             at
         }
         (None, None) => {
+            // Only assignments (`D=/`): they hold for the rest of the shell.
             let cmd = new_command(Cow::Borrowed(""), Vec::new(), w, depth);
-            return single(ctx, cmd);
+            let span = single(ctx, cmd);
+            if let Some(by) = span.tail {
+                for (name, value) in env {
+                    ctx.assigns.push(Assignment { by, name, value });
+                }
+            }
+            return span;
         }
+    };
+    // `export D=/`, `local D=~`, `declare -x D=…`: assignments too.
+    let declared = if owned
+        .get(at)
+        .is_some_and(|p| DECLARE.contains(&basename(&p.text)))
+    {
+        declarations(ctx, &owned[at + 1..])
+    } else {
+        Vec::new()
     };
     // The program and its arguments are the last words: moved out, not copied. Into a
     // spare argument list, when there is one (the emptied word list is then spare);
@@ -1778,8 +1804,14 @@ fn build<'a>(
     } else {
         w.clone()
     };
-    let cmd = new_command(program, args, wrappers, depth);
+    let mut cmd = new_command(program, args, wrappers, depth);
+    cmd.env = env;
     let span = single(ctx, cmd);
+    if let Some(by) = span.tail {
+        for (name, value) in declared {
+            ctx.assigns.push(Assignment { by, name, value });
+        }
+    }
     for sub in find_execs {
         if depth >= MAX_DEPTH {
             ctx.truncated = true;
@@ -1788,6 +1820,51 @@ fn build<'a>(
         build(ctx, plain_words(&sub), depth + 1, &with(&w, "find -exec"));
     }
     span
+}
+
+/// The builtins whose `NAME=value` operands assign.
+const DECLARE: [&str; 5] = ["export", "declare", "local", "readonly", "typeset"];
+
+/// The assignments among a declaration builtin's operands (options and bare names are
+/// skipped, array literals are not values).
+fn declarations<'a>(ctx: &Parsed<'a>, args: &[FinalWord<'a>]) -> Vec<(Cow<'a, str>, Cow<'a, str>)> {
+    args.iter()
+        .filter(|a| !a.array && !a.text.starts_with('-') && !a.text.starts_with('+'))
+        .filter_map(|a| split_assignment(ctx, &a.text))
+        .collect()
+}
+
+/// `NAME=value` → (`NAME`, `value`), borrowing what the word borrows. `NAME+=more` appends
+/// to the name's last recorded value (looked for among the last few), or to `$NAME`.
+fn split_assignment<'a>(
+    ctx: &Parsed<'a>,
+    text: &Cow<'a, str>,
+) -> Option<(Cow<'a, str>, Cow<'a, str>)> {
+    let name_len = assignment_name(text)?.len();
+    let append = text.as_bytes().get(name_len) == Some(&b'+');
+    let value_at = name_len + usize::from(append) + 1;
+    let (name, value) = match text {
+        Cow::Borrowed(t) => (
+            Cow::Borrowed(&t[..name_len]),
+            Cow::Borrowed(t.get(value_at..).unwrap_or_default()),
+        ),
+        Cow::Owned(t) => (
+            Cow::Owned(t[..name_len].to_string()),
+            Cow::Owned(t.get(value_at..).unwrap_or_default().to_string()),
+        ),
+    };
+    if !append {
+        return Some((name, value));
+    }
+    let before = ctx
+        .assigns
+        .iter()
+        .rev()
+        .take(64)
+        .find(|a| a.name == name)
+        .map(|a| a.value.to_string())
+        .unwrap_or_else(|| format!("${name}"));
+    Some((name, Cow::Owned(before + &value)))
 }
 
 fn name_of(path: &str) -> &str {
