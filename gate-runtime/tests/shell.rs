@@ -434,6 +434,22 @@ fn nested_substitutions_are_linear() {
     });
     assert_linear("nested ${", |n| repeat_to("${", n));
     assert!(shell::parse(&repeat_to("$(", 1 << 16)).truncated);
+    assert_linear("nested parallel", |n| {
+        repeat_to("parallel ", n) + "rm ::: x"
+    });
+    assert_linear("parallel replacements", |n| {
+        format!(
+            "parallel {} ::: {}",
+            repeat_to("{} ", n / 2),
+            repeat_to("a ", n / 2)
+        )
+    });
+    assert_linear("tmux chains", |n| repeat_to("tmux new -d x \\; ", n));
+    assert_linear("nested npx -c", |n| repeat_to("npx -c ", n) + "rm");
+    assert_linear("arithmetic look-ahead", |n| repeat_to("((", n));
+    assert_linear("arithmetic in words", |n| repeat_to("$(( 1 << 2 ))", n));
+    assert_linear("case clauses", |n| repeat_to("case x in a) b;; ", n));
+    assert_linear("extglobs", |n| repeat_to("@(", n));
 }
 
 #[test]
@@ -913,4 +929,247 @@ fn prefix_assignments_are_per_command() {
     assert_eq!(env_of(&p, "cmd"), [("X", "1"), ("Y", "2"), ("Z", "3")]);
     let p = shell::parse("rm x");
     assert!(env_of(&p, "rm").is_empty());
+}
+
+// --- wrappers: each with its option grammar, a destructive inner command ---
+
+/// (line, wrapper recorded, inner program, inner args).
+type WrapRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+);
+
+const WRAPPED: &[WrapRow] = &[
+    // package runners
+    ("npx rimraf /", "npx", "rimraf", &["/"]),
+    ("npx --yes rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx -y rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx -p rimraf@5 rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx --package rimraf rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx --package=rimraf -y rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx -- rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx -c 'rm -rf ~'", "npx -c", "rm", &["-rf", "~"]),
+    ("npx --call='rm -rf ~'", "npx -c", "rm", &["-rf", "~"]),
+    ("npx -p x --call 'rm -rf ~'", "npx -c", "rm", &["-rf", "~"]),
+    ("npm exec -- rimraf ~", "npm exec", "rimraf", &["~"]),
+    ("npm exec --yes -p rimraf rimraf ~", "npm exec", "rimraf", &["~"]),
+    ("npm --prefix /x exec rimraf ~", "npm exec", "rimraf", &["~"]),
+    ("npm x -w pkg rimraf ~", "npm exec", "rimraf", &["~"]),
+    ("npm exec -c 'rm -rf ~'", "npm exec -c", "rm", &["-rf", "~"]),
+    ("pnpm dlx rimraf ~", "pnpm dlx", "rimraf", &["~"]),
+    ("pnpm dlx --package rimraf rimraf ~", "pnpm dlx", "rimraf", &["~"]),
+    ("pnpx rimraf ~", "pnpm dlx", "rimraf", &["~"]),
+    ("pnpm exec rm -rf ~", "pnpm exec", "rm", &["-rf", "~"]),
+    ("pnpm -C pkg exec rm -rf ~", "pnpm exec", "rm", &["-rf", "~"]),
+    ("pnpm --filter web exec rm -rf ~", "pnpm exec", "rm", &["-rf", "~"]),
+    ("pnpm -r exec -- rm -rf ~", "pnpm exec", "rm", &["-rf", "~"]),
+    ("pnpm exec -c 'rm -rf ~'", "pnpm exec -c", "rm", &["-rf", "~"]),
+    ("pnpm dlx --shell-mode 'rm -rf ~'", "pnpm dlx -c", "rm", &["-rf", "~"]),
+    ("yarn dlx rimraf ~", "yarn dlx", "rimraf", &["~"]),
+    ("yarn dlx -p rimraf rimraf ~", "yarn dlx", "rimraf", &["~"]),
+    ("yarn exec rm -rf ~", "yarn exec", "rm", &["-rf", "~"]),
+    ("yarn --cwd app exec rm -rf ~", "yarn exec", "rm", &["-rf", "~"]),
+    ("bunx rimraf ~", "bunx", "rimraf", &["~"]),
+    ("bunx --bun -p rimraf rimraf ~", "bunx", "rimraf", &["~"]),
+    ("bun x rimraf ~", "bun x", "rimraf", &["~"]),
+    // Python runners
+    ("uvx ruff check .", "uvx", "ruff", &["check", "."]),
+    ("uvx --from rimraf-py rimraf ~", "uvx", "rimraf", &["~"]),
+    ("uvx --with X --python 3.12 rm -rf ~", "uvx", "rm", &["-rf", "~"]),
+    ("uv run rm -rf ~", "uv run", "rm", &["-rf", "~"]),
+    ("uv run --with requests -- rm -rf ~", "uv run", "rm", &["-rf", "~"]),
+    ("uv run -p 3.11 --no-project rm -rf ~", "uv run", "rm", &["-rf", "~"]),
+    ("uv run --python=3.11 -w x rm -rf ~", "uv run", "rm", &["-rf", "~"]),
+    ("uv --directory app run rm -rf ~", "uv run", "rm", &["-rf", "~"]),
+    ("uv tool run rimraf ~", "uvx", "rimraf", &["~"]),
+    ("poetry run rm -rf ~", "poetry run", "rm", &["-rf", "~"]),
+    ("poetry -C app run rm -rf ~", "poetry run", "rm", &["-rf", "~"]),
+    ("pipx run rimraf ~", "pipx run", "rimraf", &["~"]),
+    ("pipx run --spec pkg rimraf ~", "pipx run", "rimraf", &["~"]),
+    ("pdm run rm -rf ~", "pdm run", "rm", &["-rf", "~"]),
+    ("pdm run -p app rm -rf ~", "pdm run", "rm", &["-rf", "~"]),
+    ("hatch run rm -rf ~", "hatch run", "rm", &["-rf", "~"]),
+    ("hatch run test:rm -rf ~", "hatch run", "rm", &["-rf", "~"]),
+    ("hatch -e test run rm -rf ~", "hatch run", "rm", &["-rf", "~"]),
+    ("conda run -n env rm -rf ~", "conda run", "rm", &["-rf", "~"]),
+    ("conda run --name env --no-capture-output rm -rf ~", "conda run", "rm", &["-rf", "~"]),
+    ("mamba run -p /opt/env rm -rf ~", "conda run", "rm", &["-rf", "~"]),
+    ("bundle exec rake db:drop", "bundle exec", "rake", &["db:drop"]),
+    ("bundle exec --gemfile G rake db:drop", "bundle exec", "rake", &["db:drop"]),
+    // secrets and environments
+    ("op run -- rm -rf ~", "op run", "rm", &["-rf", "~"]),
+    ("op run --env-file .env -- rm -rf ~", "op run", "rm", &["-rf", "~"]),
+    ("dotenv -- rm -rf ~", "dotenv", "rm", &["-rf", "~"]),
+    ("dotenv -e .env.local -- rm -rf ~", "dotenv", "rm", &["-rf", "~"]),
+    ("dotenv -e a -e b rm -rf ~", "dotenv", "rm", &["-rf", "~"]),
+    ("dotenv -f .env run rm -rf ~", "dotenv", "rm", &["-rf", "~"]),
+    ("direnv exec . rm -rf ~", "direnv exec", "rm", &["-rf", "~"]),
+    ("direnv exec /srv/app rm -rf ~", "direnv exec", "rm", &["-rf", "~"]),
+    // privilege and identity
+    ("chroot /mnt rm -rf /", "chroot", "rm", &["-rf", "/"]),
+    ("chroot --userspec u:g /mnt rm -rf /", "chroot", "rm", &["-rf", "/"]),
+    ("pkexec rm -rf /", "pkexec", "rm", &["-rf", "/"]),
+    ("pkexec --user root rm -rf /", "pkexec", "rm", &["-rf", "/"]),
+    ("runuser -u app -- rm -rf /", "runuser", "rm", &["-rf", "/"]),
+    ("runuser -u app rm -rf /", "runuser", "rm", &["-rf", "/"]),
+    ("runuser -l app -c 'rm -rf /'", "runuser -c", "rm", &["-rf", "/"]),
+    ("runuser app -c 'rm -rf /'", "runuser -c", "rm", &["-rf", "/"]),
+    ("runuser --command='rm -rf /' app", "runuser -c", "rm", &["-rf", "/"]),
+    ("sg docker -c 'rm -rf /'", "sg -c", "rm", &["-rf", "/"]),
+    ("sg docker rm -rf /", "sg -c", "rm", &["-rf", "/"]),
+    ("sudo -u postgres -i rm -rf /", "sudo", "rm", &["-rf", "/"]),
+    ("sudo -s rm -rf /", "sudo", "rm", &["-rf", "/"]),
+    ("sudo --user=root --chdir /x rm -rf /", "sudo", "rm", &["-rf", "/"]),
+    ("sudo sh -c 'rm -rf /'", "sh -c", "rm", &["-rf", "/"]),
+    ("doas -u root rm -rf /", "doas", "rm", &["-rf", "/"]),
+    ("su - root -c 'rm -rf /'", "su -c", "rm", &["-rf", "/"]),
+    // locking, tracing, scheduling, sandboxes
+    ("flock /tmp/l rm -rf /", "flock", "rm", &["-rf", "/"]),
+    ("flock -n /tmp/l rm -rf /", "flock", "rm", &["-rf", "/"]),
+    ("flock -w 5 -E 3 /tmp/l rm -rf /", "flock", "rm", &["-rf", "/"]),
+    ("flock --timeout 5 /tmp/l rm -rf /", "flock", "rm", &["-rf", "/"]),
+    ("flock /tmp/l -c 'rm -rf /'", "flock -c", "rm", &["-rf", "/"]),
+    ("flock -x /tmp/l --command 'rm -rf /'", "flock -c", "rm", &["-rf", "/"]),
+    ("strace rm -rf /", "strace", "rm", &["-rf", "/"]),
+    ("strace -f -o trace.txt -e trace=file rm -rf /", "strace", "rm", &["-rf", "/"]),
+    ("strace -fo out -s 200 rm -rf /", "strace", "rm", &["-rf", "/"]),
+    ("strace --output=x --trace file rm -rf /", "strace", "rm", &["-rf", "/"]),
+    ("ltrace -f -o out -e malloc rm -rf /", "ltrace", "rm", &["-rf", "/"]),
+    ("ionice -c 3 rm -rf /", "ionice", "rm", &["-rf", "/"]),
+    ("ionice -c2 -n7 rm -rf /", "ionice", "rm", &["-rf", "/"]),
+    ("chrt 10 rm -rf /", "chrt", "rm", &["-rf", "/"]),
+    ("chrt -f 99 rm -rf /", "chrt", "rm", &["-rf", "/"]),
+    ("chrt --idle 0 rm -rf /", "chrt", "rm", &["-rf", "/"]),
+    ("taskset 0x3 rm -rf /", "taskset", "rm", &["-rf", "/"]),
+    ("taskset -c 0-3 rm -rf /", "taskset", "rm", &["-rf", "/"]),
+    ("cgexec -g cpu:grp rm -rf /", "cgexec", "rm", &["-rf", "/"]),
+    ("cgexec -g cpu,memory:grp --sticky rm -rf /", "cgexec", "rm", &["-rf", "/"]),
+    ("firejail rm -rf ~", "firejail", "rm", &["-rf", "~"]),
+    ("firejail --noprofile --private=/tmp/x rm -rf ~", "firejail", "rm", &["-rf", "~"]),
+    ("bwrap --bind / / rm -rf /", "bwrap", "rm", &["-rf", "/"]),
+    (
+        "bwrap --ro-bind /usr /usr --dev /dev --proc /proc --unshare-all --setenv A B --chdir / -- rm -rf /",
+        "bwrap",
+        "rm",
+        &["-rf", "/"],
+    ),
+    ("bwrap --overlay a b c --die-with-parent rm -rf /", "bwrap", "rm", &["-rf", "/"]),
+    ("systemd-run rm -rf /", "systemd-run", "rm", &["-rf", "/"]),
+    ("systemd-run --user --scope -p MemoryMax=1G rm -rf ~", "systemd-run", "rm", &["-rf", "~"]),
+    ("systemd-run --unit x --on-calendar daily rm -rf ~", "systemd-run", "rm", &["-rf", "~"]),
+    ("unshare -r rm -rf /", "unshare", "rm", &["-rf", "/"]),
+    ("unshare --mount --map-root-user --wd /x rm -rf /", "unshare", "rm", &["-rf", "/"]),
+    ("unshare -fp --mount-proc -R /mnt rm -rf /", "unshare", "rm", &["-rf", "/"]),
+    ("nsenter -t 1 -m -u -n -p rm -rf /", "nsenter", "rm", &["-rf", "/"]),
+    ("nsenter --target 1 --all rm -rf /", "nsenter", "rm", &["-rf", "/"]),
+    // sessions and terminals
+    ("script -c 'rm -rf /' /dev/null", "script -c", "rm", &["-rf", "/"]),
+    ("script -qc 'rm -rf /' log", "script -c", "rm", &["-rf", "/"]),
+    ("script -q log -c 'rm -rf /'", "script -c", "rm", &["-rf", "/"]),
+    ("script --command 'rm -rf /'", "script -c", "rm", &["-rf", "/"]),
+    ("tmux new-session -d 'rm -rf /'", "tmux", "rm", &["-rf", "/"]),
+    ("tmux new -d -s work 'rm -rf /'", "tmux", "rm", &["-rf", "/"]),
+    ("tmux new-session -d -s w -n x -c /tmp rm -rf /", "tmux", "rm", &["-rf", "/"]),
+    ("tmux -L sock new -d 'rm -rf /'", "tmux", "rm", &["-rf", "/"]),
+    ("tmux send-keys -t work 'rm -rf /' Enter", "tmux", "rm", &["-rf", "/"]),
+    ("tmux send -t 0 rm Space -rf Space / C-m", "tmux", "rm", &["-rf", "/"]),
+    ("tmux split-window -h 'rm -rf /'", "tmux", "rm", &["-rf", "/"]),
+    ("tmux run-shell 'rm -rf /'", "tmux", "rm", &["-rf", "/"]),
+    ("tmux -c 'rm -rf /'", "tmux -c", "rm", &["-rf", "/"]),
+    ("screen -dm rm -rf /", "screen", "rm", &["-rf", "/"]),
+    ("screen -dmS job rm -rf /", "screen", "rm", &["-rf", "/"]),
+    ("screen -S job -dm bash -c 'rm -rf /'", "bash -c", "rm", &["-rf", "/"]),
+    ("screen -S job -X stuff 'rm -rf /\\n'", "screen", "rm", &["-rf", "/"]),
+    ("caffeinate rm -rf /", "caffeinate", "rm", &["-rf", "/"]),
+    ("caffeinate -i -t 60 rm -rf /", "caffeinate", "rm", &["-rf", "/"]),
+    ("nohup rm -rf / &", "nohup", "rm", &["-rf", "/"]),
+    ("time -p rm -rf /", "time", "rm", &["-rf", "/"]),
+    ("xvfb-run rm -rf /", "xvfb-run", "rm", &["-rf", "/"]),
+    ("xvfb-run -a -s '-screen 0 1x1x8' rm -rf /", "xvfb-run", "rm", &["-rf", "/"]),
+    ("xvfb-run --server-args='-ac' rm -rf /", "xvfb-run", "rm", &["-rf", "/"]),
+    ("dbus-run-session rm -rf /", "dbus-run-session", "rm", &["-rf", "/"]),
+    ("dbus-run-session --config-file=x -- rm -rf /", "dbus-run-session", "rm", &["-rf", "/"]),
+    // jobs read on standard input
+    ("at now <<< 'rm -rf /'", "at", "rm", &["-rf", "/"]),
+    ("at now + 1 minute <<EOF\nrm -rf /\nEOF", "at", "rm", &["-rf", "/"]),
+    ("echo 'rm -rf /' | at now", "at", "rm", &["-rf", "/"]),
+    ("batch <<< 'rm -rf /'", "at", "rm", &["-rf", "/"]),
+    ("at -m -q b 23:00 <<< 'rm -rf /'", "at", "rm", &["-rf", "/"]),
+    // parallel
+    ("parallel rm -rf ::: / ~", "parallel", "rm", &["-rf", "/", "~"]),
+    ("parallel -j4 rm -rf {} ::: / ~", "parallel", "rm", &["-rf", "/", "~"]),
+    ("parallel -j 4 --halt now 'rm -rf {}' ::: a b", "parallel", "rm", &["-rf", "a", "b"]),
+    ("parallel ::: 'rm -rf /'", "parallel", "rm", &["-rf", "/"]),
+    ("echo / | parallel rm -rf", "parallel", "rm", &["-rf"]),
+    ("echo 'rm -rf /' | parallel", "parallel", "rm", &["-rf", "/"]),
+    // shell builtins
+    ("exec -a name rm -rf /", "exec", "rm", &["-rf", "/"]),
+    ("command -p rm -rf /", "command", "rm", &["-rf", "/"]),
+    ("builtin eval 'rm -rf /'", "eval", "rm", &["-rf", "/"]),
+    ("env -S 'rm -rf /'", "env -S", "rm", &["-rf", "/"]),
+];
+
+#[test]
+fn wrappers_are_peeled_with_their_option_grammars() {
+    let mut failures = Vec::new();
+    for (line, wrapper, program, args) in WRAPPED {
+        let p = shell::parse(line);
+        let found = p.commands.iter().find(|c| c.program == *program);
+        match found {
+            Some(c) if c.args == *args && c.wrappers.iter().any(|w| w == wrapper) => {}
+            _ => failures.push(format!(
+                "{line:?}: want {wrapper} → {program} {args:?}\n{:#?}",
+                p.commands
+            )),
+        }
+        if p.truncated {
+            failures.push(format!("{line:?}: truncated"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn wrappers_with_nothing_to_run_are_the_program() {
+    for (line, program) in [
+        ("npm install", "npm"),
+        ("npm exec", "npm"),
+        ("pnpm install", "pnpm"),
+        ("yarn add x", "yarn"),
+        ("bun install", "bun"),
+        ("uv pip install x", "uv"),
+        ("uv sync", "uv"),
+        ("poetry install", "poetry"),
+        ("pipx install x", "pipx"),
+        ("hatch build", "hatch"),
+        ("conda install x", "conda"),
+        ("op read op://x", "op"),
+        ("direnv allow", "direnv"),
+        ("chroot /mnt", "chroot"),
+        ("flock -n 9", "flock"),
+        ("sudo -e /etc/hosts", "sudo"),
+        ("sudo -l", "sudo"),
+        ("chrt -p 1234", "chrt"),
+        ("taskset -p 0x3 1234", "taskset"),
+        ("tmux ls", "tmux"),
+        ("tmux attach -t x", "tmux"),
+        ("screen -r", "screen"),
+        ("screen -ls", "screen"),
+        ("script log.txt", "script"),
+        ("at -l", "at"),
+        ("bundle install", "bundle"),
+    ] {
+        let p = shell::parse(line);
+        assert_eq!(programs(&p), [program], "{line}");
+    }
+    // `at -f FILE` runs the file, not standard input.
+    let p = shell::parse("at -f job.sh now <<< 'rm -rf /'");
+    assert_eq!(programs(&p), ["at"]);
 }

@@ -17,17 +17,27 @@
 //! `<<` in it is a shift), `case` (patterns are values, the clauses' commands count; `;;`
 //! `;&` `;;&`), `[[ … ]]` (`<` `>` compare), `for`/`select` headers (values),
 //! `coproc [NAME] { …; }`, redirections (write targets are recorded),
-//! here-documents (their body is skipped, except substitutions in an unquoted one, which the
-//! shell runs), here-strings, comments, and the wrappers `VAR=…`, `sudo`, `doas`, `env`
-//! (also `env -S`), `command`, `builtin`, `exec`, `nohup`, `setsid`, `coproc`, `time`, `nice`,
-//! `ionice`, `stdbuf`, `timeout`, `xargs`, `busybox`, `watch`, `su -c`,
-//! `sh|bash|zsh|dash|ksh -c '…'`, `eval`, `find … -exec cmd … ;`, and scripts fed to a shell
-//! on its standard input (`sh <<< '…'`, `bash <<EOF … EOF`, `echo '…' | sh`).
+//! here-documents (their body is the command's [`SimpleCommand::stdin`]; substitutions in
+//! an unquoted one run and are parsed), here-strings (also `stdin`), comments, assignments
+//! ([`Parsed::assigns`], [`SimpleCommand::env`]), and the wrappers, each with its option
+//! grammar (`parse/wrappers.rs`): `VAR=…`, `sudo`, `doas`, `env` (also `env -S`), `command`,
+//! `builtin`, `exec`, `nohup`, `setsid`, `coproc`, `time`, `nice`, `ionice`, `chrt`,
+//! `taskset`, `stdbuf`, `timeout`, `xargs`, `busybox`, `watch`, `su -c`, `runuser`, `sg`,
+//! `pkexec`, `chroot`, `flock` (also `-c`), `strace`, `ltrace`, `cgexec`, `firejail`, `bwrap`,
+//! `systemd-run`, `unshare`, `nsenter`, `caffeinate`, `xvfb-run`, `dbus-run-session`,
+//! `script -c`, `tmux` (`new`, `send-keys`, `run-shell`, …), `screen` (also `-X stuff`),
+//! `parallel` (`:::` arguments bound), `npx`/`npm exec` (also `-c`), `pnpm dlx|exec`, `pnpx`,
+//! `yarn dlx|exec`, `bunx`/`bun x`, `uvx`/`uv run`/`uv tool run`, `poetry run`, `pipx run`,
+//! `pdm run`, `hatch run`, `conda|mamba run`, `bundle exec`, `op run`, `dotenv`,
+//! `direnv exec`, `sh|bash|zsh|dash|ksh -c '…'`, `eval`, `find … -exec cmd … ;`, and scripts
+//! fed on standard input to a shell, `at`/`batch` or `parallel` (`sh <<< '…'`,
+//! `at now <<EOF … EOF`, `echo '…' | sh`).
 //!
-//! Known limits (documented rather than guessed): variable values are not tracked (`$X` stays
-//! the literal text `$X`, so `a=rm; $a -rf /` has the program `$a` and is classed `exec`),
-//! aliases and functions are not resolved, remote
-//! commands (`ssh host 'rm …'`) are not parsed. When a cap is hit, [`Parsed::truncated`] is
+//! Known limits (documented rather than guessed): variable values are recorded, not
+//! substituted (`$X` stays the literal text `$X`, so `a=rm; $a -rf /` has the program `$a`
+//! and is classed `exec`; a reader may resolve it from [`Parsed::assigns`]), aliases and
+//! functions are not resolved, remote commands (`ssh host 'rm …'`) are not parsed, `git`
+//! aliases are left to the version-control model. When a cap is hit, [`Parsed::truncated`] is
 //! set and [`classify`] never returns less than `exec` for such a line.
 
 mod classify;

@@ -5,6 +5,9 @@ use super::{
 };
 use std::borrow::Cow;
 use std::ops::{Deref, DerefMut};
+use wrappers::Peel;
+
+mod wrappers;
 
 /// Parse one command line. Never panics; linear in the input (see the module doc of
 /// [`crate::shell`]). Words written plainly in the line (no quote, escape or expansion) are
@@ -138,8 +141,9 @@ struct Heredoc {
     delim: Vec<u8>,
     strip_tabs: bool,
     expand: bool,
-    /// The body is the script of a shell (`sh <<EOF`): parse it as commands.
-    feeds_shell: bool,
+    /// The body is the script of a shell or job runner (`sh <<EOF`, `at now <<EOF`): parse
+    /// it as commands; what runs it.
+    runner: Option<&'static str>,
     /// Index of the command whose standard input the body is.
     cmd: Option<usize>,
 }
@@ -339,23 +343,21 @@ struct ListState {
 
 const ECHOES: [&str; 2] = ["echo", "printf"];
 
-/// A shell that reads its script from standard input (`sh`, `bash -s`, `bash -x`).
-fn reads_stdin_script(cmd: &SimpleCommand<'_>) -> bool {
-    if !SHELLS.contains(&cmd.program.as_ref()) {
-        return false;
+/// What runs the script a command reads on standard input (`sh`, `bash -s`, `at now`,
+/// `parallel`), as [`wrappers::stdin_runner`] names it.
+fn stdin_runner(cmd: &SimpleCommand<'_>) -> Option<&'static str> {
+    wrappers::stdin_runner(&cmd.program, &cmd.args)
+}
+
+/// The wrapper recorded for a script fed to `runner` by `how` (`<<<`, `<<`, `echo |`):
+/// `sh <<<`, `sh <<`, `echo | sh` for a shell; the runner's name otherwise (`at`).
+fn fed(runner: &'static str, how: &str) -> String {
+    match (runner, how) {
+        ("sh", "<<<") => "sh <<<".to_string(),
+        ("sh", "<<") => "sh <<".to_string(),
+        ("sh", _) => "echo | sh".to_string(),
+        (other, _) => other.to_string(),
     }
-    let options: Vec<&str> = cmd
-        .args
-        .iter()
-        .map(|a| &**a)
-        .take_while(|a| *a != "--" && (a.starts_with('-') || a.starts_with('+')))
-        .collect();
-    let has = |c: char| {
-        options
-            .iter()
-            .any(|o| !o.starts_with("--") && o.contains(c))
-    };
-    !has('c') && (has('s') || options.len() == cmd.args.len())
 }
 
 /// The text `echo`/`printf` print (roughly): what a shell would run when it is piped in.
@@ -392,19 +394,24 @@ fn finish<'a>(
     let mut here_strings = std::mem::take(&mut pending.here_strings);
     let heredoc_start = pending.heredoc_start;
     let element = emit(ctx, pending, depth, wrappers);
-    let feeds_shell = element
+    let runner = element
         .tail
         .and_then(|t| ctx.commands.get(t))
-        .is_some_and(reads_stdin_script);
+        .and_then(stdin_runner);
     for doc in sc.heredocs.iter_mut().skip(heredoc_start) {
-        doc.feeds_shell |= feeds_shell;
         if doc.cmd.is_none() {
             doc.cmd = element.tail;
+            doc.runner = runner;
         }
     }
-    if feeds_shell {
+    if let Some(runner) = runner {
         for text in &here_strings {
-            nested_script(ctx, text.as_bytes(), depth, &with(wrappers, "sh <<<"));
+            nested_script(
+                ctx,
+                text.as_bytes(),
+                depth,
+                &with(wrappers, &fed(runner, "<<<")),
+            );
         }
     }
     // The last `<<<` is what the command reads (a here-string is at most one word long,
@@ -420,14 +427,19 @@ fn finish<'a>(
             if let Some(c) = ctx.commands.get_mut(from) {
                 c.pipe_to.get_or_insert(to);
             }
-            let echo_into_shell = ctx.commands.get(to).is_some_and(reads_stdin_script)
-                && ctx
-                    .commands
+            let runner = ctx.commands.get(to).and_then(stdin_runner).filter(|_| {
+                ctx.commands
                     .get(from)
-                    .is_some_and(|c| ECHOES.contains(&c.program.as_ref()));
-            if echo_into_shell {
+                    .is_some_and(|c| ECHOES.contains(&c.program.as_ref()))
+            });
+            if let Some(runner) = runner {
                 let script = printed_text(&ctx.commands[from]);
-                nested_script(ctx, script.as_bytes(), depth, &with(wrappers, "echo | sh"));
+                nested_script(
+                    ctx,
+                    script.as_bytes(),
+                    depth,
+                    &with(wrappers, &fed(runner, "|")),
+                );
             }
         }
     }
@@ -921,7 +933,7 @@ fn redirect<'a>(
                 delim: word.into_bytes(),
                 strip_tabs: op == b"<<-",
                 expand,
-                feeds_shell: false,
+                runner: None,
                 cmd: None,
             });
         }
@@ -969,7 +981,7 @@ fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrap
                 sc.i = (end + 1).min(sc.s.len());
                 break;
             }
-            if doc.feeds_shell {
+            if doc.runner.is_some() {
                 body.extend_from_slice(line);
                 body.push(b'\n');
                 sc.i = (end + 1).min(sc.s.len());
@@ -1016,8 +1028,8 @@ fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrap
                 c.stdin = Some(text);
             }
         }
-        if doc.feeds_shell {
-            nested_script(ctx, &body, depth, &with(wrappers, "sh <<"));
+        if let Some(runner) = doc.runner {
+            nested_script(ctx, &body, depth, &with(wrappers, &fed(runner, "<<")));
         }
     }
 }
@@ -1498,129 +1510,6 @@ pub(crate) fn basename(path: &str) -> &str {
     path.get(start..end).unwrap_or(path)
 }
 
-/// Options of a wrapper: which short letters and long names take a separate value.
-struct Opts {
-    short_arg: &'static str,
-    long_arg: &'static [&'static str],
-}
-
-/// Skip the options of a wrapper starting at `k`; returns the index of the first operand.
-fn skip_opts(words: &[FinalWord<'_>], mut k: usize, opts: &Opts) -> usize {
-    while let Some(w) = words.get(k) {
-        let t: &str = &w.text;
-        if t == "--" {
-            return k + 1;
-        }
-        if let Some(long) = t.strip_prefix("--") {
-            k += if !long.contains('=') && opts.long_arg.contains(&long) {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        if t.len() > 1 && t.starts_with('-') {
-            let flags = &t[1..];
-            let mut step = 1;
-            for (pos, ch) in flags.char_indices() {
-                if opts.short_arg.contains(ch) {
-                    if pos + ch.len_utf8() == flags.len() {
-                        step = 2;
-                    }
-                    break;
-                }
-            }
-            k += step;
-            continue;
-        }
-        break;
-    }
-    k
-}
-
-const SUDO: Opts = Opts {
-    short_arg: "ugpCDrtUTRh",
-    long_arg: &[
-        "user",
-        "group",
-        "prompt",
-        "close-from",
-        "chdir",
-        "role",
-        "type",
-        "other-user",
-        "command-timeout",
-        "chroot",
-        "host",
-    ],
-};
-const DOAS: Opts = Opts {
-    short_arg: "uC",
-    long_arg: &[],
-};
-const ENV: Opts = Opts {
-    short_arg: "uCPS",
-    long_arg: &[
-        "unset",
-        "chdir",
-        "split-string",
-        "block-signal",
-        "default-signal",
-        "ignore-signal",
-    ],
-};
-const EXEC: Opts = Opts {
-    short_arg: "a",
-    long_arg: &[],
-};
-const TIME: Opts = Opts {
-    short_arg: "fo",
-    long_arg: &["format", "output"],
-};
-const NICE: Opts = Opts {
-    short_arg: "n",
-    long_arg: &["adjustment"],
-};
-const IONICE: Opts = Opts {
-    short_arg: "cnpPu",
-    long_arg: &["class", "classdata", "pid", "pgid", "uid"],
-};
-const STDBUF: Opts = Opts {
-    short_arg: "ioe",
-    long_arg: &["input", "output", "error"],
-};
-const TIMEOUT: Opts = Opts {
-    short_arg: "sk",
-    long_arg: &["signal", "kill-after"],
-};
-const XARGS: Opts = Opts {
-    short_arg: "adEILnPs",
-    long_arg: &[
-        "arg-file",
-        "delimiter",
-        "max-args",
-        "max-procs",
-        "max-chars",
-        "process-slot-var",
-        "max-lines",
-    ],
-};
-const WATCH: Opts = Opts {
-    short_arg: "nq",
-    long_arg: &["interval", "equexit"],
-};
-const NONE: Opts = Opts {
-    short_arg: "",
-    long_arg: &[],
-};
-const SHELLS: [&str; 9] = [
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish",
-];
-
-fn texts<'t>(words: &'t [FinalWord<'_>]) -> Vec<&'t str> {
-    words.iter().map(|w| &*w.text).collect()
-}
-
 fn plain_words<'a>(texts: &[Cow<'a, str>]) -> Vec<FinalWord<'a>> {
     texts
         .iter()
@@ -1639,13 +1528,12 @@ fn build<'a>(
     depth: usize,
     wrappers: &[String],
 ) -> Span {
-    let words = owned.as_slice();
     let mut w = wrappers.to_vec();
     let mut env: Vec<(Cow<'a, str>, Cow<'a, str>)> = Vec::new();
     let mut k = 0;
     let mut last_wrapper: Option<usize> = None;
     let mut program_at = None;
-    while let Some(word) = words.get(k) {
+    while let Some(word) = owned.get(k) {
         ctx.steps += 1;
         if word.assign {
             let name = assignment_name(&word.text).unwrap_or_default();
@@ -1659,89 +1547,44 @@ fn build<'a>(
             continue;
         }
         let here = k;
-        let name = basename(&word.text);
-        let opts = match name {
-            "sudo" => &SUDO,
-            "doas" => &DOAS,
-            "exec" => &EXEC,
-            "time" => &TIME,
-            "nice" => &NICE,
-            "ionice" => &IONICE,
-            "stdbuf" => &STDBUF,
-            "timeout" => &TIMEOUT,
-            "xargs" => &XARGS,
-            "nohup" | "builtin" | "setsid" | "busybox" | "coproc" => &NONE,
-            "env" => &ENV,
-            "command" => {
-                let rest = &words[k + 1..];
-                if rest
-                    .iter()
-                    .take_while(|a| a.text.starts_with('-') && a.text != "--")
-                    .any(|a| a.text.contains('v') || a.text.contains('V'))
-                {
+        let name = wrappers::name_at(&owned, k);
+        match wrappers::peel(&owned, k, name) {
+            Peel::Program => {
+                program_at = Some(k);
+                break;
+            }
+            Peel::Script { script, name } => {
+                if depth >= MAX_DEPTH {
+                    ctx.truncated = true;
                     program_at = Some(k);
                     break;
                 }
-                &NONE
+                return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, &name));
             }
-            "eval" => {
-                let script = texts(&words[k + 1..]).join(" ");
-                return nested_script(ctx, script.as_bytes(), depth, &with(&w, "eval"));
-            }
-            "watch" => {
-                let rest = skip_opts(words, k + 1, &WATCH);
-                let script = texts(&words[rest.min(words.len())..]).join(" ");
-                return nested_script(ctx, script.as_bytes(), depth, &with(&w, "watch"));
-            }
-            "su" => {
-                if let Some(script) = su_command(&words[k + 1..]) {
-                    return nested_script(ctx, script.as_bytes(), depth, &with(&w, "su -c"));
-                }
-                program_at = Some(k);
-                break;
-            }
-            shell if SHELLS.contains(&shell) => {
-                if let Some(script) = shell_script(words, k + 1) {
-                    if depth >= MAX_DEPTH {
-                        ctx.truncated = true;
-                        program_at = Some(k);
-                        break;
+            Peel::Wrapper { next, name, strip } => {
+                k = next.max(k + 1);
+                if name == "env" {
+                    // `env NAME=value … cmd`: the command's environment.
+                    while let Some(a) = owned.get(k) {
+                        let Some(pair) = split_assignment(ctx, &a.text) else {
+                            break;
+                        };
+                        env.push(pair);
+                        k += 1;
                     }
-                    let wrapper = format!("{shell} -c");
-                    return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, &wrapper));
                 }
-                program_at = Some(k);
-                break;
-            }
-            _ => {
-                program_at = Some(k);
-                break;
-            }
-        };
-        if name == "env" {
-            if let Some(script) = env_split_string(words, k + 1) {
-                if depth < MAX_DEPTH {
-                    return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, "env -S"));
+                if strip > 0 {
+                    if let Some(word) = owned.get_mut(k) {
+                        word.text = match std::mem::take(&mut word.text) {
+                            Cow::Borrowed(t) => Cow::Borrowed(t.get(strip..).unwrap_or(t)),
+                            Cow::Owned(t) => Cow::Owned(t.get(strip..).unwrap_or(&t).to_string()),
+                        };
+                    }
                 }
-                ctx.truncated = true;
+                w.push(name.to_string());
+                last_wrapper = Some(here);
             }
         }
-        k = skip_opts(words, k + 1, opts);
-        match name {
-            "timeout" => k += 1,
-            "env" => {
-                while let Some(a) = words.get(k) {
-                    let Some(pair) = split_assignment(ctx, &a.text) else {
-                        break;
-                    };
-                    env.push(pair);
-                    k += 1;
-                }
-            }
-            _ => {}
-        }
-        w.push(name.to_string());
-        last_wrapper = Some(here);
     }
     let at = match (program_at, last_wrapper) {
         (Some(at), _) => at,
@@ -1876,55 +1719,6 @@ fn single<'a>(ctx: &mut Ctx<'a>, cmd: SimpleCommand<'a>) -> Span {
     Span { head: i, tail: i }
 }
 
-/// `sh [opts] -c SCRIPT …` → SCRIPT.
-fn shell_script(words: &[FinalWord<'_>], mut k: usize) -> Option<String> {
-    let mut has_c = false;
-    while let Some(w) = words.get(k) {
-        let t: &str = &w.text;
-        if t == "--" {
-            k += 1;
-            break;
-        }
-        if let Some(flags) = t.strip_prefix('-').or_else(|| t.strip_prefix('+')) {
-            if t.starts_with("--") {
-                k += 1;
-                continue;
-            }
-            if flags.contains('c') {
-                has_c = true;
-            }
-            // `-o option` / `+o option` take a value.
-            k += if flags.ends_with('o') { 2 } else { 1 };
-            continue;
-        }
-        break;
-    }
-    if has_c {
-        words.get(k).map(|w| w.text.to_string())
-    } else {
-        None
-    }
-}
-
-/// `su [opts] [user] -c CMD` / `--command=CMD` → CMD.
-fn su_command(args: &[FinalWord<'_>]) -> Option<String> {
-    let mut k = 0;
-    while let Some(a) = args.get(k) {
-        let t: &str = &a.text;
-        if let Some(v) = t.strip_prefix("--command=") {
-            return Some(v.to_string());
-        }
-        if t == "--command"
-            || t == "-c"
-            || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c'))
-        {
-            return args.get(k + 1).map(|v| v.text.to_string());
-        }
-        k += 1;
-    }
-    None
-}
-
 /// Parse an argument vector that no shell interprets (an `exec`-style `["rm", "-rf", "/"]`):
 /// the words are taken as they are, wrappers are still peeled and `bash -c` scripts parsed.
 /// The words are copied: the result borrows nothing.
@@ -1952,32 +1746,6 @@ pub fn parse_argv(argv: &[String]) -> Parsed<'static> {
     ctx.out
 }
 
-/// `env -S 'cmd args'` / `env --split-string=…` → the string plus the words after it.
-fn env_split_string(words: &[FinalWord<'_>], mut k: usize) -> Option<String> {
-    while let Some(w) = words.get(k) {
-        let t: &str = &w.text;
-        let value = if let Some(v) = t.strip_prefix("--split-string=") {
-            Some((v.to_string(), k + 1))
-        } else if t == "--split-string" || t == "-S" {
-            words.get(k + 1).map(|v| (v.text.to_string(), k + 2))
-        } else {
-            t.strip_prefix("-S").map(|v| (v.to_string(), k + 1))
-        };
-        if let Some((mut script, next)) = value {
-            for rest in &words[next.min(words.len())..] {
-                script.push(' ');
-                script.push_str(&rest.text);
-            }
-            return Some(script);
-        }
-        if !t.starts_with('-') || t == "--" {
-            return None;
-        }
-        k += 1;
-    }
-    None
-}
-
 /// The commands run by `find … -exec cmd … ;` (also `-execdir`, `-ok`, `-okdir`, `+`).
 fn find_exec_commands<'a>(args: &[Cow<'a, str>]) -> Vec<Vec<Cow<'a, str>>> {
     let mut out = Vec::new();
@@ -2002,6 +1770,7 @@ fn find_exec_commands<'a>(args: &[Cow<'a, str>]) -> Vec<Vec<Cow<'a, str>>> {
 
 #[cfg(test)]
 mod tests {
+    use super::wrappers::{shell_script, skip_opts, NONE, STDBUF, SUDO};
     use super::*;
     use proptest::prelude::*;
 
