@@ -1165,6 +1165,9 @@ fn wrappers_with_nothing_to_run_are_the_program() {
         ("script log.txt", "script"),
         ("at -l", "at"),
         ("bundle install", "bundle"),
+        ("dotenv set KEY value", "dotenv"),
+        ("dotenv -f .env list", "dotenv"),
+        ("parallel --dry-run rm ::: a b", "parallel"),
     ] {
         let p = shell::parse(line);
         assert_eq!(programs(&p), [program], "{line}");

@@ -592,7 +592,10 @@ pub(super) fn peel(words: &[FinalWord<'_>], k: usize, name: &str) -> Peel {
         }
         "dotenv" => {
             let next = skip(&DOTENV);
-            // python-dotenv: `dotenv [-f FILE] run CMD`.
+            // python-dotenv: `dotenv [-f FILE] run CMD`; its other subcommands run nothing.
+            if matches!(at(next), "list" | "get" | "set" | "unset") {
+                return Peel::Program;
+            }
             let next = if at(next) == "run" { next + 1 } else { next };
             wrapper(skip_opts(words, next, &NONE), "dotenv")
         }
@@ -912,6 +915,11 @@ fn screen(words: &[FinalWord<'_>], mut k: usize) -> Peel {
 /// command, the arguments are the commands.
 fn parallel(words: &[FinalWord<'_>], from: usize) -> Peel {
     let start = skip_opts(words, from, &PARALLEL);
+    if has_flag(words, from, start, '\0', "dry-run") || has_flag(words, from, start, '\0', "dryrun")
+    {
+        // Only prints the commands.
+        return Peel::Program;
+    }
     let is_sep = |t: &str| matches!(t, ":::" | "::::" | ":::+" | "::::+");
     let cmd_end = (start..words.len())
         .find(|&i| is_sep(&words[i].text))
