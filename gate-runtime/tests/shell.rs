@@ -450,6 +450,11 @@ fn nested_substitutions_are_linear() {
     assert_linear("arithmetic in words", |n| repeat_to("$(( 1 << 2 ))", n));
     assert_linear("case clauses", |n| repeat_to("case x in a) b;; ", n));
     assert_linear("extglobs", |n| repeat_to("@(", n));
+    assert_linear("many words", |n| repeat_to("w ", n));
+    assert_linear("case in, not at a command's start", |n| {
+        "echo ".to_string() + &repeat_to("case in ", n)
+    });
+    assert_linear("reserved words", |n| repeat_to("if ", n));
 }
 
 #[test]

@@ -325,6 +325,36 @@ struct Pending<'a> {
     here_strings: Vec<Cow<'a, str>>,
     /// Index of this command's first here-document in `Scanner::heredocs`.
     heredoc_start: usize,
+    /// Index in `words` of the first word that is not a reserved word (the words before it
+    /// only open compound commands: the next word may still be a reserved word).
+    first_arg: Option<usize>,
+}
+
+impl<'a> Pending<'a> {
+    fn push_word(&mut self, word: FinalWord<'a>) {
+        if self.first_arg.is_none() && !RESERVED.contains(&&*word.text) {
+            self.first_arg = Some(self.words.len());
+        }
+        self.words.push(word);
+    }
+    /// Keep the first `n` words.
+    fn truncate_words(&mut self, n: usize) {
+        self.words.truncate(n);
+        if self.first_arg.is_some_and(|i| i >= n) {
+            self.first_arg = None;
+        }
+    }
+    /// Whether the words before index `n` are only reserved words.
+    fn starts_command(&self, n: usize) -> bool {
+        self.first_arg.is_none_or(|i| i >= n)
+    }
+    /// Whether a `((` here is in command position (also `for ((`).
+    fn arith_position(&self) -> bool {
+        match self.first_arg {
+            None => true,
+            Some(i) => i + 1 == self.words.len() && self.words[i].text == "for",
+        }
+    }
 }
 
 /// Where a list is while it collects pipeline elements.
@@ -533,7 +563,7 @@ fn parse_list<'a>(
             };
             if let Some(op) = op {
                 sc.i += op.len();
-                cur.words.push(FinalWord {
+                cur.push_word(FinalWord {
                     text: Cow::Borrowed(op),
                     assign: false,
                     array: false,
@@ -622,7 +652,7 @@ fn parse_list<'a>(
                 array_literal(ctx, sc, depth, term, wrappers);
             }
             b'(' if sc.at(1) == Some(b'(')
-                && at_command_start(&cur.words, true)
+                && cur.arith_position()
                 && arith_closes(ctx, sc, sc.i + 2) =>
             {
                 // `(( expr ))` (also `for (( …; …; … ))`): arithmetic, not two subshells;
@@ -642,12 +672,12 @@ fn parse_list<'a>(
                         // (the body, a compound command, follows).
                         ctx.steps += (k - sc.i) as u64;
                         sc.i = k + 1;
-                        cur.words.clear();
+                        cur.truncate_words(0);
                         continue;
                     }
                     if cur.words[0].text == "coproc" && cur.words.len() <= 2 {
                         // `coproc [NAME] ( … )`: the group runs; the name is not a command.
-                        cur.words.clear();
+                        cur.truncate_words(0);
                     }
                     // Any other `word ( … )` is a syntax error for bash: the words are kept
                     // and the group's commands read, so that nothing is hidden.
@@ -667,7 +697,7 @@ fn parse_list<'a>(
                 } else {
                     parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "<()"));
                 }
-                cur.words.push(FinalWord {
+                cur.push_word(FinalWord {
                     text: Cow::Borrowed(if c == b'<' { "<(…)" } else { ">(…)" }),
                     assign: false,
                     array: false,
@@ -675,7 +705,7 @@ fn parse_list<'a>(
             }
             b'<' | b'>' => redirect(ctx, sc, depth, wrappers, term, &mut cur, None),
             _ => {
-                sc.first_word = at_command_start(&cur.words, false);
+                sc.first_word = cur.starts_command(cur.words.len());
                 let word = scan_word(ctx, sc, depth, term, wrappers);
                 let is_fd = !word.bytes().is_empty()
                     && word.plain.is_none()
@@ -707,27 +737,19 @@ fn parse_list<'a>(
                 let opens_case = word.text == "in"
                     && cur.words.len() >= 2
                     && cur.words[cur.words.len() - 2].text == "case"
-                    && at_command_start(&cur.words[..cur.words.len() - 2], false);
+                    && cur.starts_command(cur.words.len() - 2);
                 if opens_case {
                     // `case WORD in`: neither is a command; pattern lists follow.
                     let keep = cur.words.len() - 2;
-                    cur.words.truncate(keep);
+                    cur.truncate_words(keep);
                     st.case_open += 1;
                     st.want_pattern = true;
                     continue;
                 }
-                cur.words.push(word);
+                cur.push_word(word);
             }
         }
     }
-}
-
-/// Whether the words so far are only reserved words (the next word starts a command);
-/// with `arith`, also `for` (whose `((` is arithmetic).
-fn at_command_start(words: &[FinalWord<'_>], arith: bool) -> bool {
-    words
-        .iter()
-        .all(|w| RESERVED.contains(&&*w.text) || (arith && w.text == "for"))
 }
 
 /// What [`case_pattern`] read.
