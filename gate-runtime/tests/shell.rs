@@ -434,6 +434,27 @@ fn nested_substitutions_are_linear() {
     });
     assert_linear("nested ${", |n| repeat_to("${", n));
     assert!(shell::parse(&repeat_to("$(", 1 << 16)).truncated);
+    assert_linear("nested parallel", |n| {
+        repeat_to("parallel ", n) + "rm ::: x"
+    });
+    assert_linear("parallel replacements", |n| {
+        format!(
+            "parallel {} ::: {}",
+            repeat_to("{} ", n / 2),
+            repeat_to("a ", n / 2)
+        )
+    });
+    assert_linear("tmux chains", |n| repeat_to("tmux new -d x \\; ", n));
+    assert_linear("nested npx -c", |n| repeat_to("npx -c ", n) + "rm");
+    assert_linear("arithmetic look-ahead", |n| repeat_to("((", n));
+    assert_linear("arithmetic in words", |n| repeat_to("$(( 1 << 2 ))", n));
+    assert_linear("case clauses", |n| repeat_to("case x in a) b;; ", n));
+    assert_linear("extglobs", |n| repeat_to("@(", n));
+    assert_linear("many words", |n| repeat_to("w ", n));
+    assert_linear("case in, not at a command's start", |n| {
+        "echo ".to_string() + &repeat_to("case in ", n)
+    });
+    assert_linear("reserved words", |n| repeat_to("if ", n));
 }
 
 #[test]
@@ -504,4 +525,659 @@ proptest! {
         let _ = gate_runtime::glob::text(&pat, &s);
         let _ = gate_runtime::glob::path(&pat, &s);
     }
+}
+
+// --- grammar: forms an adversarial review found misread ---
+
+/// `(program, args)` of each command, in order.
+fn commands<'p>(p: &'p Parsed<'_>) -> Vec<(&'p str, Vec<&'p str>)> {
+    p.commands
+        .iter()
+        .map(|c| {
+            (
+                c.program.as_ref(),
+                c.args.iter().map(|a| a.as_ref()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// The command named `program`, or a panic showing the parse.
+fn command<'p, 'a>(p: &'p Parsed<'a>, program: &str) -> &'p shell::SimpleCommand<'a> {
+    p.commands
+        .iter()
+        .find(|c| c.program == program)
+        .unwrap_or_else(|| panic!("no {program} in {p:#?}"))
+}
+
+#[test]
+fn extglob_groups_are_part_of_their_word() {
+    for (line, args) in [
+        ("shopt -s extglob; rm -rf ~ ?(z)", &["-rf", "~", "?(z)"][..]),
+        ("rm -rf ~ @(a|b)", &["-rf", "~", "@(a|b)"]),
+        ("rm -rf ~ +(x)", &["-rf", "~", "+(x)"]),
+        ("rm -rf ~ !(keep)", &["-rf", "~", "!(keep)"]),
+        ("rm -rf ~ *(y)", &["-rf", "~", "*(y)"]),
+        ("rm -rf ~/!(*.txt|*.md)", &["-rf", "~/!(*.txt|*.md)"]),
+        ("rm -rf ~ @(a|@(b|c))", &["-rf", "~", "@(a|@(b|c))"]),
+        ("rm -rf ~ @('a b'|\"c\") x", &["-rf", "~", "@(a b|c)", "x"]),
+    ] {
+        let p = shell::parse(line);
+        assert_eq!(commands(&p).last(), Some(&("rm", args.to_vec())), "{line}");
+        assert!(!p.truncated, "{line}");
+    }
+    // A substitution inside a group still runs.
+    let p = shell::parse("ls @($(rm -rf /)|x)");
+    assert_eq!(programs(&p), ["rm", "ls"]);
+    // `!` as a command's first word negates a subshell.
+    let p = shell::parse("!(rm -rf /)");
+    assert_eq!(programs(&p), ["rm"]);
+    assert_eq!(shell::classify(&shell::parse("rm -rf ~ ?(z)")), Delete);
+}
+
+#[test]
+fn function_definitions_expose_their_bodies() {
+    for line in [
+        "f() { rm -rf /; }; f",
+        "f () { rm -rf /; }",
+        "f ( ) { rm -rf /; }",
+        "function f { rm -rf /; }",
+        "function f() { rm -rf /; }",
+        "f() ( rm -rf / )",
+        "f()\n{\n  rm -rf /\n}\nf",
+    ] {
+        let p = shell::parse(line);
+        let rm = command(&p, "rm");
+        assert_eq!(rm.args, ["-rf", "/"], "{line}");
+        assert!(!programs(&p).contains(&"function"), "{line}");
+    }
+    // A word before a non-empty `( … )` is a syntax error: nothing is hidden either way.
+    let p = shell::parse("echo a (rm -rf /)");
+    assert!(programs(&p).contains(&"rm"), "{p:#?}");
+    assert!(programs(&p).contains(&"echo"), "{p:#?}");
+}
+
+#[test]
+fn arithmetic_shifts_are_not_heredocs() {
+    let p = shell::parse("(( x = 1 << 2 )); rm -rf /");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "/"])]);
+    let p = shell::parse("echo $(( 1 << 3 )); rm -rf /");
+    assert_eq!(
+        commands(&p),
+        [("echo", vec!["$((…))"]), ("rm", vec!["-rf", "/"])]
+    );
+    let p = shell::parse("for ((i = 0; i << 2; i++)); do rm -rf \"$i\"; done");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "$i"])]);
+    let p = shell::parse("if (( $(id -u) << 1 )); then rm -rf /; fi");
+    assert_eq!(programs(&p), ["id", "rm"]);
+    // An arithmetic command is not a command; substitutions in it are.
+    let p = shell::parse("(( n = `wc -l < f` ))");
+    assert_eq!(programs(&p), ["wc"]);
+    // A heredoc body's `$(( … ))` is arithmetic too.
+    let p = shell::parse("cat <<EOF\n$(( 1 << 2 )) $(rm -rf /)\nEOF");
+    assert_eq!(programs(&p), ["cat", "rm"]);
+}
+
+#[test]
+fn double_parens_that_do_not_close_together_are_subshells() {
+    // `$((cmd) )`: a command substitution whose first command is a subshell.
+    let p = shell::parse("echo $((rm -rf /) )");
+    assert_eq!(programs(&p), ["rm", "echo"]);
+    assert_eq!(command(&p, "echo").args, ["$(…)"]);
+    let p = shell::parse("echo $((cd /; rm -rf x) | wc -l)");
+    assert_eq!(programs(&p), ["cd", "rm", "wc", "echo"]);
+    let p = shell::parse("((cd / && rm -rf x) )");
+    assert_eq!(programs(&p), ["cd", "rm"]);
+    let p = shell::parse("((rm -rf /) && ls)");
+    assert_eq!(programs(&p), ["rm", "ls"]);
+    // Parentheses inside quotes do not count.
+    let p = shell::parse("echo $(( x + \")\" ))");
+    assert!(p.commands.len() == 1, "{p:#?}");
+}
+
+#[test]
+fn every_cap_marks_the_parse_truncated() {
+    let deep = |open: &str, close: &str, inner: &str| {
+        format!(
+            "{}{inner}{}",
+            open.repeat(shell::MAX_DEPTH + 2),
+            close.repeat(shell::MAX_DEPTH + 2)
+        )
+    };
+    for line in [
+        deep("$(", ")", "rm -rf /"),
+        deep("( ", " )", "rm -rf /"),
+        deep("$(", ")", "echo `rm`"),
+        deep("$(", ")", "echo \"${x:-`rm`}\""),
+        deep("eval ", "", "rm"),
+        deep("<(", ")", "rm"),
+        deep("$(", ")", "echo ${x:-$(rm)}"),
+        deep("$(( $(", ")))", "rm"),
+        deep("env -S ", "", "rm"),
+        deep("watch ", "", "rm"),
+        deep("find . -exec ", "", "rm {} ;"),
+        format!("{}\nEOF", deep("cat <<EOF\n$(", ")", "rm")),
+        deep("((1)); $(", ")", "rm"),
+        "a".repeat(shell::MAX_WORD + 1),
+        "rm x;".repeat(shell::MAX_COMMANDS + 1),
+    ] {
+        let p = shell::parse(&line);
+        assert!(p.truncated, "{:?}…", &line[..line.len().min(60)]);
+    }
+    // The look-ahead of `((` is bounded: unclosed `((` nested without end.
+    let line = "((".repeat(1 << 16);
+    let p = shell::parse(&line);
+    assert!(p.steps <= 64 * line.len() as u64);
+}
+
+#[test]
+fn case_patterns_are_not_commands() {
+    let p = shell::parse("case x in rm|-rf) echo a;; *.txt) rm -f \"$f\";; esac");
+    assert_eq!(
+        commands(&p),
+        [("echo", vec!["a"]), ("rm", vec!["-f", "$f"])]
+    );
+    let p = shell::parse("case \"$1\" in\n  (start) systemctl start x ;;\n  stop)\n    rm -rf /tmp/x\n    ;;\nesac\nls");
+    assert_eq!(programs(&p), ["systemctl", "rm", "ls"]);
+    // `;&` and `;;&` continue with the next clause, which still has a pattern.
+    let p = shell::parse("case x in a) echo 1 ;& b) echo 2 ;;& git) rm -rf / ;; esac");
+    assert_eq!(programs(&p), ["echo", "echo", "rm"]);
+    // The last clause may lack `;;`.
+    let p = shell::parse("case x in a) rm -rf /; esac; echo done");
+    assert_eq!(programs(&p), ["rm", "echo"]);
+    // Inside a substitution, the pattern's `)` does not close it.
+    let p = shell::parse("echo $(case x in a) rm -rf /;; esac)");
+    assert_eq!(programs(&p), ["rm", "echo"]);
+    // Nested cases, extglob patterns, substitutions in the subject.
+    let p = shell::parse(
+        "case $(whoami) in @(root|admin)) case y in y) rm -rf /;; esac;; *) ls;; esac",
+    );
+    assert_eq!(programs(&p), ["whoami", "rm", "ls"]);
+    let p = shell::parse("if true; then case x in x) rm -rf /;; esac; fi");
+    assert_eq!(programs(&p), ["true", "rm"]);
+    // `case` and `in` as ordinary words are not a case command.
+    let p = shell::parse("echo case x in a) b");
+    assert_eq!(programs(&p)[0], "echo");
+}
+
+#[test]
+fn compound_commands_are_not_redirections() {
+    let p = shell::parse("[[ $a < $b ]] && rm -rf /");
+    assert_eq!(
+        commands(&p),
+        [
+            ("[[", vec!["$a", "<", "$b", "]]"]),
+            ("rm", vec!["-rf", "/"])
+        ]
+    );
+    assert!(p.commands[0].writes.is_empty());
+    let p = shell::parse("[[ a > b || ( c < d && e ) ]]; rm -rf /");
+    assert!(p.commands[0].writes.is_empty(), "{p:#?}");
+    assert_eq!(programs(&p), ["[[", "rm"]);
+    // After `]]`, `>` redirects again.
+    let p = shell::parse("[[ a > b ]] > out");
+    assert_eq!(p.commands[0].writes.len(), 1);
+    let p = shell::parse("select f in a b; do rm -rf \"$f\"; done");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "$f"])]);
+    let p = shell::parse("for f in $(ls); do rm \"$f\"; done");
+    assert_eq!(programs(&p), ["ls", "rm"]);
+    let p = shell::parse("until false; do rm -rf /; done");
+    assert_eq!(programs(&p), ["false", "rm"]);
+    let p = shell::parse("coproc worker { rm -rf /; }");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "/"])]);
+    let p = shell::parse("coproc { rm -rf /; }");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "/"])]);
+    let p = shell::parse("coproc NAME (rm -rf /)");
+    assert_eq!(commands(&p), [("rm", vec!["-rf", "/"])]);
+    let p = shell::parse("coproc rm -rf /");
+    assert_eq!(p.commands[0].wrappers, ["coproc"]);
+}
+
+#[test]
+fn case_and_pipe_operators() {
+    let p = shell::parse("make |& tee log; rm -rf /");
+    assert_eq!(programs(&p), ["make", "tee", "rm"]);
+    assert_eq!(p.pipes, [(0, 1)]);
+    let p = shell::parse("case x in a) ls ;;& b) rm -rf / ;& c) echo ;; esac");
+    assert_eq!(programs(&p), ["ls", "rm", "echo"]);
+}
+
+// --- standard input text ---
+
+fn stdin_of<'p>(p: &'p Parsed<'_>, program: &str) -> Option<&'p str> {
+    command(p, program).stdin.as_deref()
+}
+
+#[test]
+fn here_strings_are_standard_input() {
+    for (line, program, text) in [
+        ("psql <<< 'DROP TABLE t'", "psql", "DROP TABLE t"),
+        (
+            "sqlite3 db <<<\"DELETE FROM t\"",
+            "sqlite3",
+            "DELETE FROM t",
+        ),
+        ("mysql -u root<<<DROP", "mysql", "DROP"),
+        ("psql -h db <<< \"drop $T\" > out", "psql", "drop $T"),
+        ("cat <<< 'a' <<< 'b'", "cat", "b"),
+        (
+            "sudo -u postgres psql <<< 'DROP DATABASE x'",
+            "psql",
+            "DROP DATABASE x",
+        ),
+        ("bash -c \"psql <<< 'TRUNCATE t'\"", "psql", "TRUNCATE t"),
+        ("echo $(psql <<< 'DROP')", "psql", "DROP"),
+    ] {
+        let p = shell::parse(line);
+        assert_eq!(stdin_of(&p, program), Some(text), "{line}");
+    }
+    let p = shell::parse("psql -c 'select 1'; grep x <<< y");
+    assert_eq!(stdin_of(&p, "psql"), None);
+    assert_eq!(stdin_of(&p, "grep"), Some("y"));
+}
+
+#[test]
+fn heredoc_bodies_are_standard_input() {
+    for (line, program, text) in [
+        (
+            "psql <<'SQL'\nDROP TABLE t;\nSQL",
+            "psql",
+            "DROP TABLE t;\n",
+        ),
+        (
+            "psql <<SQL\nDROP TABLE $T;\nSQL\necho ok",
+            "psql",
+            "DROP TABLE $T;\n",
+        ),
+        ("psql <<\"EOF\"\na\nb\nEOF", "psql", "a\nb\n"),
+        (
+            "psql <<-EOF\n\t\tDROP\n\tTABLE t\n\tEOF",
+            "psql",
+            "DROP\nTABLE t\n",
+        ),
+        ("psql <<EOF | tee log\nDROP\nEOF", "psql", "DROP\n"),
+        ("cat <<EOF | psql\nDROP\nEOF", "cat", "DROP\n"),
+        ("psql db <<EOF\nunterminated", "psql", "unterminated"),
+        ("psql <<EOF\nx $(date) y\nEOF", "psql", "x $(date) y\n"),
+        ("bash -c 'sqlite3 f <<E\nDROP\nE'", "sqlite3", "DROP\n"),
+        ("sh <<EOF\nrm -rf /\nEOF", "sh", "rm -rf /\n"),
+    ] {
+        let p = shell::parse(line);
+        assert_eq!(stdin_of(&p, program), Some(text), "{line}");
+    }
+    // Two here-documents on one line: each to its own command.
+    let p = shell::parse("psql <<A; mysql <<B\nDROP A\nA\nDROP B\nB");
+    assert_eq!(stdin_of(&p, "psql"), Some("DROP A\n"));
+    assert_eq!(stdin_of(&p, "mysql"), Some("DROP B\n"));
+    // The body of a plain line is borrowed, not copied.
+    let line = "psql <<'SQL'\nDROP TABLE t;\nSQL";
+    let p = shell::parse(line);
+    let range = line.as_bytes().as_ptr_range();
+    assert!(
+        matches!(&p.commands[0].stdin, Some(std::borrow::Cow::Borrowed(t)) if range.contains(&t.as_ptr()))
+    );
+}
+
+#[test]
+fn standard_input_text_is_bounded() {
+    let body = "x".repeat(shell::MAX_STDIN + 10);
+    let line = format!("psql <<EOF\n{body}\nEOF");
+    let p = shell::parse(&line);
+    assert!(p.truncated);
+    assert_eq!(stdin_of(&p, "psql").map(str::len), Some(shell::MAX_STDIN));
+    let body = "é".repeat(shell::MAX_STDIN);
+    let line = format!("psql <<EOF\n{body}\nEOF");
+    let p = shell::parse(&line);
+    assert!(p.truncated);
+    let kept = stdin_of(&p, "psql").unwrap_or_default();
+    assert!(kept.len() <= shell::MAX_STDIN && kept.chars().all(|c| c == 'é'));
+    let line = format!("psql <<EOF\n{}\nEOF", "y".repeat(1000));
+    let p = shell::parse(&line);
+    assert!(!p.truncated);
+}
+
+// --- assignments ---
+
+/// `(by, name, value)` of each assignment.
+fn assigns<'p>(p: &'p Parsed<'_>) -> Vec<(usize, &'p str, &'p str)> {
+    p.assigns
+        .iter()
+        .map(|a| (a.by, a.name.as_ref(), a.value.as_ref()))
+        .collect()
+}
+
+#[test]
+fn bare_assignments_hold_for_later_commands() {
+    let p = shell::parse("D=/; rm -rf $D");
+    assert_eq!(assigns(&p), [(0, "D", "/")]);
+    assert_eq!(commands(&p)[1], ("rm", vec!["-rf", "$D"]));
+    assert_eq!(p.commands[0].wrappers, ["D="]);
+    let p = shell::parse("A=~ B=\"$HOME/x y\" C='lit $Z'\nrm -rf \"$A\" $B");
+    assert_eq!(
+        assigns(&p),
+        [(0, "A", "~"), (0, "B", "$HOME/x y"), (0, "C", "lit $Z")]
+    );
+    let p = shell::parse("D=$(pwd)/..; rm -rf $D");
+    assert_eq!(programs(&p), ["pwd", "", "rm"]);
+    assert_eq!(assigns(&p), [(1, "D", "$(…)/..")]);
+    let p = shell::parse("P=/usr; P+=/lib; Q+=x");
+    assert_eq!(
+        assigns(&p),
+        [(0, "P", "/usr"), (1, "P", "/usr/lib"), (2, "Q", "$Qx")]
+    );
+    // Array literals are not values; `a[1]=x` names an element.
+    let p = shell::parse("a=(/ ~); a[1]=/etc");
+    assert_eq!(assigns(&p), [(1, "a[1]", "/etc")]);
+    // Inside a subshell: recorded, with the command's depth telling the scope.
+    let p = shell::parse("(D=/); rm -rf $D");
+    assert_eq!(assigns(&p), [(0, "D", "/")]);
+    assert_eq!(p.commands[0].depth, 1);
+    // Inside a nested script (owned words).
+    let p = shell::parse("bash -c 'D=/tmp; rm -rf $D'");
+    assert_eq!(assigns(&p), [(0, "D", "/tmp")]);
+    // A quoted name is not an assignment.
+    let p = shell::parse("'D'=/");
+    assert!(p.assigns.is_empty());
+}
+
+#[test]
+fn declaration_builtins_assign() {
+    for (line, name, value) in [
+        ("export D=/; rm -rf $D", "D", "/"),
+        ("export -n X; export D=/", "D", "/"),
+        ("local D=~", "D", "~"),
+        ("declare D=/etc", "D", "/etc"),
+        ("declare -x D=/etc", "D", "/etc"),
+        ("declare -r -x D='/a b'", "D", "/a b"),
+        ("readonly D=/", "D", "/"),
+        ("typeset D=/", "D", "/"),
+        ("export 'D=/'", "D", "/"),
+        ("sudo -E env X=1 bash -c 'export D=/'", "D", "/"),
+    ] {
+        let p = shell::parse(line);
+        let got: Vec<(&str, &str)> = p
+            .assigns
+            .iter()
+            .map(|a| (a.name.as_ref(), a.value.as_ref()))
+            .collect();
+        assert_eq!(got, [(name, value)], "{line}");
+        let by = p.assigns[0].by;
+        assert!(DECLARE.contains(&p.commands[by].program.as_ref()), "{line}");
+    }
+    let p = shell::parse("export PATH; declare -a arr=(1 2)");
+    assert!(p.assigns.is_empty(), "{:?}", p.assigns);
+}
+
+const DECLARE: [&str; 5] = ["export", "declare", "local", "readonly", "typeset"];
+
+#[test]
+fn prefix_assignments_are_per_command() {
+    fn env_of<'p>(p: &'p Parsed<'_>, program: &str) -> Vec<(&'p str, &'p str)> {
+        command(p, program)
+            .env
+            .iter()
+            .map(|(n, v)| (n.as_ref(), v.as_ref()))
+            .collect()
+    }
+    let p = shell::parse("D=/ rm -rf $D");
+    assert_eq!(env_of(&p, "rm"), [("D", "/")]);
+    assert!(p.assigns.is_empty(), "not for later commands");
+    assert_eq!(command(&p, "rm").wrappers, ["D="]);
+    let p = shell::parse("A=1 B='x y' make");
+    assert_eq!(env_of(&p, "make"), [("A", "1"), ("B", "x y")]);
+    let p = shell::parse("env -i PATH=/bin HOME=/ rm -rf ~");
+    assert_eq!(env_of(&p, "rm"), [("PATH", "/bin"), ("HOME", "/")]);
+    assert_eq!(command(&p, "rm").wrappers, ["env"]);
+    let p = shell::parse("sudo RAILS_ENV=production rake db:drop");
+    assert_eq!(env_of(&p, "rake"), [("RAILS_ENV", "production")]);
+    let p = shell::parse("X=1 sudo Y=2 env Z=3 cmd");
+    assert_eq!(env_of(&p, "cmd"), [("X", "1"), ("Y", "2"), ("Z", "3")]);
+    let p = shell::parse("rm x");
+    assert!(env_of(&p, "rm").is_empty());
+}
+
+// --- wrappers: each with its option grammar, a destructive inner command ---
+
+/// (line, wrapper recorded, inner program, inner args).
+type WrapRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+);
+
+const WRAPPED: &[WrapRow] = &[
+    // package runners
+    ("npx rimraf /", "npx", "rimraf", &["/"]),
+    ("npx --yes rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx -y rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx -p rimraf@5 rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx --package rimraf rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx --package=rimraf -y rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx -- rimraf ~", "npx", "rimraf", &["~"]),
+    ("npx -c 'rm -rf ~'", "npx -c", "rm", &["-rf", "~"]),
+    ("npx --call='rm -rf ~'", "npx -c", "rm", &["-rf", "~"]),
+    ("npx -p x --call 'rm -rf ~'", "npx -c", "rm", &["-rf", "~"]),
+    ("npm exec -- rimraf ~", "npm exec", "rimraf", &["~"]),
+    ("npm exec --yes -p rimraf rimraf ~", "npm exec", "rimraf", &["~"]),
+    ("npm --prefix /x exec rimraf ~", "npm exec", "rimraf", &["~"]),
+    ("npm x -w pkg rimraf ~", "npm exec", "rimraf", &["~"]),
+    ("npm exec -c 'rm -rf ~'", "npm exec -c", "rm", &["-rf", "~"]),
+    ("pnpm dlx rimraf ~", "pnpm dlx", "rimraf", &["~"]),
+    ("pnpm dlx --package rimraf rimraf ~", "pnpm dlx", "rimraf", &["~"]),
+    ("pnpx rimraf ~", "pnpm dlx", "rimraf", &["~"]),
+    ("pnpm exec rm -rf ~", "pnpm exec", "rm", &["-rf", "~"]),
+    ("pnpm -C pkg exec rm -rf ~", "pnpm exec", "rm", &["-rf", "~"]),
+    ("pnpm --filter web exec rm -rf ~", "pnpm exec", "rm", &["-rf", "~"]),
+    ("pnpm -r exec -- rm -rf ~", "pnpm exec", "rm", &["-rf", "~"]),
+    ("pnpm exec -c 'rm -rf ~'", "pnpm exec -c", "rm", &["-rf", "~"]),
+    ("pnpm dlx --shell-mode 'rm -rf ~'", "pnpm dlx -c", "rm", &["-rf", "~"]),
+    ("yarn dlx rimraf ~", "yarn dlx", "rimraf", &["~"]),
+    ("yarn dlx -p rimraf rimraf ~", "yarn dlx", "rimraf", &["~"]),
+    ("yarn exec rm -rf ~", "yarn exec", "rm", &["-rf", "~"]),
+    ("yarn --cwd app exec rm -rf ~", "yarn exec", "rm", &["-rf", "~"]),
+    ("bunx rimraf ~", "bunx", "rimraf", &["~"]),
+    ("bunx --bun -p rimraf rimraf ~", "bunx", "rimraf", &["~"]),
+    ("bun x rimraf ~", "bun x", "rimraf", &["~"]),
+    // Python runners
+    ("uvx ruff check .", "uvx", "ruff", &["check", "."]),
+    ("uvx --from rimraf-py rimraf ~", "uvx", "rimraf", &["~"]),
+    ("uvx --with X --python 3.12 rm -rf ~", "uvx", "rm", &["-rf", "~"]),
+    ("uv run rm -rf ~", "uv run", "rm", &["-rf", "~"]),
+    ("uv run --with requests -- rm -rf ~", "uv run", "rm", &["-rf", "~"]),
+    ("uv run -p 3.11 --no-project rm -rf ~", "uv run", "rm", &["-rf", "~"]),
+    ("uv run --python=3.11 -w x rm -rf ~", "uv run", "rm", &["-rf", "~"]),
+    ("uv --directory app run rm -rf ~", "uv run", "rm", &["-rf", "~"]),
+    ("uv tool run rimraf ~", "uvx", "rimraf", &["~"]),
+    ("poetry run rm -rf ~", "poetry run", "rm", &["-rf", "~"]),
+    ("poetry -C app run rm -rf ~", "poetry run", "rm", &["-rf", "~"]),
+    ("pipx run rimraf ~", "pipx run", "rimraf", &["~"]),
+    ("pipx run --spec pkg rimraf ~", "pipx run", "rimraf", &["~"]),
+    ("pdm run rm -rf ~", "pdm run", "rm", &["-rf", "~"]),
+    ("pdm run -p app rm -rf ~", "pdm run", "rm", &["-rf", "~"]),
+    ("hatch run rm -rf ~", "hatch run", "rm", &["-rf", "~"]),
+    ("hatch run test:rm -rf ~", "hatch run", "rm", &["-rf", "~"]),
+    ("hatch -e test run rm -rf ~", "hatch run", "rm", &["-rf", "~"]),
+    ("conda run -n env rm -rf ~", "conda run", "rm", &["-rf", "~"]),
+    ("conda run --name env --no-capture-output rm -rf ~", "conda run", "rm", &["-rf", "~"]),
+    ("mamba run -p /opt/env rm -rf ~", "conda run", "rm", &["-rf", "~"]),
+    ("bundle exec rake db:drop", "bundle exec", "rake", &["db:drop"]),
+    ("bundle exec --gemfile G rake db:drop", "bundle exec", "rake", &["db:drop"]),
+    // secrets and environments
+    ("op run -- rm -rf ~", "op run", "rm", &["-rf", "~"]),
+    ("op run --env-file .env -- rm -rf ~", "op run", "rm", &["-rf", "~"]),
+    ("dotenv -- rm -rf ~", "dotenv", "rm", &["-rf", "~"]),
+    ("dotenv -e .env.local -- rm -rf ~", "dotenv", "rm", &["-rf", "~"]),
+    ("dotenv -e a -e b rm -rf ~", "dotenv", "rm", &["-rf", "~"]),
+    ("dotenv -f .env run rm -rf ~", "dotenv", "rm", &["-rf", "~"]),
+    ("direnv exec . rm -rf ~", "direnv exec", "rm", &["-rf", "~"]),
+    ("direnv exec /srv/app rm -rf ~", "direnv exec", "rm", &["-rf", "~"]),
+    // privilege and identity
+    ("chroot /mnt rm -rf /", "chroot", "rm", &["-rf", "/"]),
+    ("chroot --userspec u:g /mnt rm -rf /", "chroot", "rm", &["-rf", "/"]),
+    ("pkexec rm -rf /", "pkexec", "rm", &["-rf", "/"]),
+    ("pkexec --user root rm -rf /", "pkexec", "rm", &["-rf", "/"]),
+    ("runuser -u app -- rm -rf /", "runuser", "rm", &["-rf", "/"]),
+    ("runuser -u app rm -rf /", "runuser", "rm", &["-rf", "/"]),
+    ("runuser -l app -c 'rm -rf /'", "runuser -c", "rm", &["-rf", "/"]),
+    ("runuser app -c 'rm -rf /'", "runuser -c", "rm", &["-rf", "/"]),
+    ("runuser --command='rm -rf /' app", "runuser -c", "rm", &["-rf", "/"]),
+    ("sg docker -c 'rm -rf /'", "sg -c", "rm", &["-rf", "/"]),
+    ("sg docker rm -rf /", "sg -c", "rm", &["-rf", "/"]),
+    ("sudo -u postgres -i rm -rf /", "sudo", "rm", &["-rf", "/"]),
+    ("sudo -s rm -rf /", "sudo", "rm", &["-rf", "/"]),
+    ("sudo --user=root --chdir /x rm -rf /", "sudo", "rm", &["-rf", "/"]),
+    ("sudo sh -c 'rm -rf /'", "sh -c", "rm", &["-rf", "/"]),
+    ("doas -u root rm -rf /", "doas", "rm", &["-rf", "/"]),
+    ("su - root -c 'rm -rf /'", "su -c", "rm", &["-rf", "/"]),
+    // locking, tracing, scheduling, sandboxes
+    ("flock /tmp/l rm -rf /", "flock", "rm", &["-rf", "/"]),
+    ("flock -n /tmp/l rm -rf /", "flock", "rm", &["-rf", "/"]),
+    ("flock -w 5 -E 3 /tmp/l rm -rf /", "flock", "rm", &["-rf", "/"]),
+    ("flock --timeout 5 /tmp/l rm -rf /", "flock", "rm", &["-rf", "/"]),
+    ("flock /tmp/l -c 'rm -rf /'", "flock -c", "rm", &["-rf", "/"]),
+    ("flock -x /tmp/l --command 'rm -rf /'", "flock -c", "rm", &["-rf", "/"]),
+    ("strace rm -rf /", "strace", "rm", &["-rf", "/"]),
+    ("strace -f -o trace.txt -e trace=file rm -rf /", "strace", "rm", &["-rf", "/"]),
+    ("strace -fo out -s 200 rm -rf /", "strace", "rm", &["-rf", "/"]),
+    ("strace --output=x --trace file rm -rf /", "strace", "rm", &["-rf", "/"]),
+    ("ltrace -f -o out -e malloc rm -rf /", "ltrace", "rm", &["-rf", "/"]),
+    ("ionice -c 3 rm -rf /", "ionice", "rm", &["-rf", "/"]),
+    ("ionice -c2 -n7 rm -rf /", "ionice", "rm", &["-rf", "/"]),
+    ("chrt 10 rm -rf /", "chrt", "rm", &["-rf", "/"]),
+    ("chrt -f 99 rm -rf /", "chrt", "rm", &["-rf", "/"]),
+    ("chrt --idle 0 rm -rf /", "chrt", "rm", &["-rf", "/"]),
+    ("taskset 0x3 rm -rf /", "taskset", "rm", &["-rf", "/"]),
+    ("taskset -c 0-3 rm -rf /", "taskset", "rm", &["-rf", "/"]),
+    ("cgexec -g cpu:grp rm -rf /", "cgexec", "rm", &["-rf", "/"]),
+    ("cgexec -g cpu,memory:grp --sticky rm -rf /", "cgexec", "rm", &["-rf", "/"]),
+    ("firejail rm -rf ~", "firejail", "rm", &["-rf", "~"]),
+    ("firejail --noprofile --private=/tmp/x rm -rf ~", "firejail", "rm", &["-rf", "~"]),
+    ("bwrap --bind / / rm -rf /", "bwrap", "rm", &["-rf", "/"]),
+    (
+        "bwrap --ro-bind /usr /usr --dev /dev --proc /proc --unshare-all --setenv A B --chdir / -- rm -rf /",
+        "bwrap",
+        "rm",
+        &["-rf", "/"],
+    ),
+    ("bwrap --overlay a b c --die-with-parent rm -rf /", "bwrap", "rm", &["-rf", "/"]),
+    ("systemd-run rm -rf /", "systemd-run", "rm", &["-rf", "/"]),
+    ("systemd-run --user --scope -p MemoryMax=1G rm -rf ~", "systemd-run", "rm", &["-rf", "~"]),
+    ("systemd-run --unit x --on-calendar daily rm -rf ~", "systemd-run", "rm", &["-rf", "~"]),
+    ("unshare -r rm -rf /", "unshare", "rm", &["-rf", "/"]),
+    ("unshare --mount --map-root-user --wd /x rm -rf /", "unshare", "rm", &["-rf", "/"]),
+    ("unshare -fp --mount-proc -R /mnt rm -rf /", "unshare", "rm", &["-rf", "/"]),
+    ("nsenter -t 1 -m -u -n -p rm -rf /", "nsenter", "rm", &["-rf", "/"]),
+    ("nsenter --target 1 --all rm -rf /", "nsenter", "rm", &["-rf", "/"]),
+    // sessions and terminals
+    ("script -c 'rm -rf /' /dev/null", "script -c", "rm", &["-rf", "/"]),
+    ("script -qc 'rm -rf /' log", "script -c", "rm", &["-rf", "/"]),
+    ("script -q log -c 'rm -rf /'", "script -c", "rm", &["-rf", "/"]),
+    ("script --command 'rm -rf /'", "script -c", "rm", &["-rf", "/"]),
+    ("tmux new-session -d 'rm -rf /'", "tmux", "rm", &["-rf", "/"]),
+    ("tmux new -d -s work 'rm -rf /'", "tmux", "rm", &["-rf", "/"]),
+    ("tmux new-session -d -s w -n x -c /tmp rm -rf /", "tmux", "rm", &["-rf", "/"]),
+    ("tmux -L sock new -d 'rm -rf /'", "tmux", "rm", &["-rf", "/"]),
+    ("tmux send-keys -t work 'rm -rf /' Enter", "tmux", "rm", &["-rf", "/"]),
+    ("tmux send -t 0 rm Space -rf Space / C-m", "tmux", "rm", &["-rf", "/"]),
+    ("tmux split-window -h 'rm -rf /'", "tmux", "rm", &["-rf", "/"]),
+    ("tmux run-shell 'rm -rf /'", "tmux", "rm", &["-rf", "/"]),
+    ("tmux -c 'rm -rf /'", "tmux -c", "rm", &["-rf", "/"]),
+    ("screen -dm rm -rf /", "screen", "rm", &["-rf", "/"]),
+    ("screen -dmS job rm -rf /", "screen", "rm", &["-rf", "/"]),
+    ("screen -S job -dm bash -c 'rm -rf /'", "bash -c", "rm", &["-rf", "/"]),
+    ("screen -S job -X stuff 'rm -rf /\\n'", "screen", "rm", &["-rf", "/"]),
+    ("caffeinate rm -rf /", "caffeinate", "rm", &["-rf", "/"]),
+    ("caffeinate -i -t 60 rm -rf /", "caffeinate", "rm", &["-rf", "/"]),
+    ("nohup rm -rf / &", "nohup", "rm", &["-rf", "/"]),
+    ("time -p rm -rf /", "time", "rm", &["-rf", "/"]),
+    ("xvfb-run rm -rf /", "xvfb-run", "rm", &["-rf", "/"]),
+    ("xvfb-run -a -s '-screen 0 1x1x8' rm -rf /", "xvfb-run", "rm", &["-rf", "/"]),
+    ("xvfb-run --server-args='-ac' rm -rf /", "xvfb-run", "rm", &["-rf", "/"]),
+    ("dbus-run-session rm -rf /", "dbus-run-session", "rm", &["-rf", "/"]),
+    ("dbus-run-session --config-file=x -- rm -rf /", "dbus-run-session", "rm", &["-rf", "/"]),
+    // jobs read on standard input
+    ("at now <<< 'rm -rf /'", "at", "rm", &["-rf", "/"]),
+    ("at now + 1 minute <<EOF\nrm -rf /\nEOF", "at", "rm", &["-rf", "/"]),
+    ("echo 'rm -rf /' | at now", "at", "rm", &["-rf", "/"]),
+    ("batch <<< 'rm -rf /'", "at", "rm", &["-rf", "/"]),
+    ("at -m -q b 23:00 <<< 'rm -rf /'", "at", "rm", &["-rf", "/"]),
+    // parallel
+    ("parallel rm -rf ::: / ~", "parallel", "rm", &["-rf", "/", "~"]),
+    ("parallel -j4 rm -rf {} ::: / ~", "parallel", "rm", &["-rf", "/", "~"]),
+    ("parallel -j 4 --halt now 'rm -rf {}' ::: a b", "parallel", "rm", &["-rf", "a", "b"]),
+    ("parallel ::: 'rm -rf /'", "parallel", "rm", &["-rf", "/"]),
+    ("echo / | parallel rm -rf", "parallel", "rm", &["-rf"]),
+    ("echo 'rm -rf /' | parallel", "parallel", "rm", &["-rf", "/"]),
+    // shell builtins
+    ("exec -a name rm -rf /", "exec", "rm", &["-rf", "/"]),
+    ("command -p rm -rf /", "command", "rm", &["-rf", "/"]),
+    ("builtin eval 'rm -rf /'", "eval", "rm", &["-rf", "/"]),
+    ("env -S 'rm -rf /'", "env -S", "rm", &["-rf", "/"]),
+];
+
+#[test]
+fn wrappers_are_peeled_with_their_option_grammars() {
+    let mut failures = Vec::new();
+    for (line, wrapper, program, args) in WRAPPED {
+        let p = shell::parse(line);
+        let found = p.commands.iter().find(|c| c.program == *program);
+        match found {
+            Some(c) if c.args == *args && c.wrappers.iter().any(|w| w == wrapper) => {}
+            _ => failures.push(format!(
+                "{line:?}: want {wrapper} → {program} {args:?}\n{:#?}",
+                p.commands
+            )),
+        }
+        if p.truncated {
+            failures.push(format!("{line:?}: truncated"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn wrappers_with_nothing_to_run_are_the_program() {
+    for (line, program) in [
+        ("npm install", "npm"),
+        ("npm exec", "npm"),
+        ("pnpm install", "pnpm"),
+        ("yarn add x", "yarn"),
+        ("bun install", "bun"),
+        ("uv pip install x", "uv"),
+        ("uv sync", "uv"),
+        ("poetry install", "poetry"),
+        ("pipx install x", "pipx"),
+        ("hatch build", "hatch"),
+        ("conda install x", "conda"),
+        ("op read op://x", "op"),
+        ("direnv allow", "direnv"),
+        ("chroot /mnt", "chroot"),
+        ("flock -n 9", "flock"),
+        ("sudo -e /etc/hosts", "sudo"),
+        ("sudo -l", "sudo"),
+        ("chrt -p 1234", "chrt"),
+        ("taskset -p 0x3 1234", "taskset"),
+        ("tmux ls", "tmux"),
+        ("tmux attach -t x", "tmux"),
+        ("screen -r", "screen"),
+        ("screen -ls", "screen"),
+        ("script log.txt", "script"),
+        ("at -l", "at"),
+        ("bundle install", "bundle"),
+        ("dotenv set KEY value", "dotenv"),
+        ("dotenv -f .env list", "dotenv"),
+        ("parallel --dry-run rm ::: a b", "parallel"),
+    ] {
+        let p = shell::parse(line);
+        assert_eq!(programs(&p), [program], "{line}");
+    }
+    // `at -f FILE` runs the file, not standard input.
+    let p = shell::parse("at -f job.sh now <<< 'rm -rf /'");
+    assert_eq!(programs(&p), ["at"]);
 }

@@ -1,8 +1,13 @@
 //! The operator-aware shell lexer and the wrapper peeling behind [`parse`].
 
-use super::{Parsed, Redirect, SimpleCommand, MAX_COMMANDS, MAX_DEPTH, MAX_WORD};
+use super::{
+    Assignment, Parsed, Redirect, SimpleCommand, MAX_COMMANDS, MAX_DEPTH, MAX_STDIN, MAX_WORD,
+};
 use std::borrow::Cow;
 use std::ops::{Deref, DerefMut};
+use wrappers::Peel;
+
+mod wrappers;
 
 /// Parse one command line. Never panics; linear in the input (see the module doc of
 /// [`crate::shell`]). Words written plainly in the line (no quote, escape or expansion) are
@@ -25,12 +30,7 @@ pub fn parse_in<'a>(cmd: &'a str, room: &mut ParseRoom) -> Parsed<'a> {
         spare_words: std::mem::take(&mut room.words),
         spare_args: std::mem::take(&mut room.args),
     };
-    let mut sc = Scanner {
-        s: cmd.as_bytes(),
-        i: 0,
-        heredocs: Vec::new(),
-        root: true,
-    };
+    let mut sc = Scanner::new(cmd.as_bytes(), true);
     parse_list(&mut ctx, &mut sc, 0, Term::Eof, &[]);
     // The word vectors the parse emptied go back (the argument vectors stay in the commands).
     room.words = ctx.spare_words.into_iter().map(recycle).collect();
@@ -141,8 +141,11 @@ struct Heredoc {
     delim: Vec<u8>,
     strip_tabs: bool,
     expand: bool,
-    /// The body is the script of a shell (`sh <<EOF`): parse it as commands.
-    feeds_shell: bool,
+    /// The body is the script of a shell or job runner (`sh <<EOF`, `at now <<EOF`): parse
+    /// it as commands; what runs it.
+    runner: Option<&'static str>,
+    /// Index of the command whose standard input the body is.
+    cmd: Option<usize>,
 }
 
 struct Scanner<'a> {
@@ -151,9 +154,25 @@ struct Scanner<'a> {
     heredocs: Vec<Heredoc>,
     /// `s` is the parsed line itself (not a nested script built from its words).
     root: bool,
+    /// Bytes the look-ahead of `((` may still scan ([`arith_closes`]): a multiple of the
+    /// source's length, so that nested `((` cannot make the parse quadratic.
+    lookahead: usize,
+    /// The word being scanned is the first of its command (a `!` there is the reserved
+    /// word, not an extended glob).
+    first_word: bool,
 }
 
-impl Scanner<'_> {
+impl<'a> Scanner<'a> {
+    fn new(s: &'a [u8], root: bool) -> Scanner<'a> {
+        Scanner {
+            s,
+            i: 0,
+            heredocs: Vec::new(),
+            root,
+            lookahead: s.len().saturating_mul(4).saturating_add(256),
+            first_word: true,
+        }
+    }
     fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
@@ -265,7 +284,11 @@ impl<'s> Word<'s> {
             }
         };
         let assign = assignment_name(&text).is_some_and(|name| name.len() < plain);
-        FinalWord { text, assign }
+        FinalWord {
+            text,
+            assign,
+            array: false,
+        }
     }
 }
 
@@ -273,6 +296,8 @@ impl<'s> Word<'s> {
 struct FinalWord<'a> {
     text: Cow<'a, str>,
     assign: bool,
+    /// An assignment of an array literal (`a=(x y)`, the word is `a=`).
+    array: bool,
 }
 
 fn assignment_name(text: &str) -> Option<&str> {
@@ -297,9 +322,39 @@ struct Pending<'a> {
     writes: Vec<Redirect>,
     sub: Option<Span>,
     /// Here-strings (`<<< word`) given to this command.
-    here_strings: Vec<Vec<u8>>,
+    here_strings: Vec<Cow<'a, str>>,
     /// Index of this command's first here-document in `Scanner::heredocs`.
     heredoc_start: usize,
+    /// Index in `words` of the first word that is not a reserved word (the words before it
+    /// only open compound commands: the next word may still be a reserved word).
+    first_arg: Option<usize>,
+}
+
+impl<'a> Pending<'a> {
+    fn push_word(&mut self, word: FinalWord<'a>) {
+        if self.first_arg.is_none() && !RESERVED.contains(&&*word.text) {
+            self.first_arg = Some(self.words.len());
+        }
+        self.words.push(word);
+    }
+    /// Keep the first `n` words.
+    fn truncate_words(&mut self, n: usize) {
+        self.words.truncate(n);
+        if self.first_arg.is_some_and(|i| i >= n) {
+            self.first_arg = None;
+        }
+    }
+    /// Whether the words before index `n` are only reserved words.
+    fn starts_command(&self, n: usize) -> bool {
+        self.first_arg.is_none_or(|i| i >= n)
+    }
+    /// Whether a `((` here is in command position (also `for ((`).
+    fn arith_position(&self) -> bool {
+        match self.first_arg {
+            None => true,
+            Some(i) => i + 1 == self.words.len() && self.words[i].text == "for",
+        }
+    }
 }
 
 /// Where a list is while it collects pipeline elements.
@@ -308,27 +363,31 @@ struct ListState {
     span: Span,
     pipe_from: Option<usize>,
     pipeline_start: usize,
+    /// `case` commands open in this list (their `esac` not yet seen).
+    case_open: u32,
+    /// The next thing to read is the pattern list of a `case` clause.
+    want_pattern: bool,
+    /// Inside `[[ … ]]`.
+    in_test: bool,
 }
 
 const ECHOES: [&str; 2] = ["echo", "printf"];
 
-/// A shell that reads its script from standard input (`sh`, `bash -s`, `bash -x`).
-fn reads_stdin_script(cmd: &SimpleCommand<'_>) -> bool {
-    if !SHELLS.contains(&cmd.program.as_ref()) {
-        return false;
+/// What runs the script a command reads on standard input (`sh`, `bash -s`, `at now`,
+/// `parallel`), as [`wrappers::stdin_runner`] names it.
+fn stdin_runner(cmd: &SimpleCommand<'_>) -> Option<&'static str> {
+    wrappers::stdin_runner(&cmd.program, &cmd.args)
+}
+
+/// The wrapper recorded for a script fed to `runner` by `how` (`<<<`, `<<`, `echo |`):
+/// `sh <<<`, `sh <<`, `echo | sh` for a shell; the runner's name otherwise (`at`).
+fn fed(runner: &'static str, how: &str) -> String {
+    match (runner, how) {
+        ("sh", "<<<") => "sh <<<".to_string(),
+        ("sh", "<<") => "sh <<".to_string(),
+        ("sh", _) => "echo | sh".to_string(),
+        (other, _) => other.to_string(),
     }
-    let options: Vec<&str> = cmd
-        .args
-        .iter()
-        .map(|a| &**a)
-        .take_while(|a| *a != "--" && (a.starts_with('-') || a.starts_with('+')))
-        .collect();
-    let has = |c: char| {
-        options
-            .iter()
-            .any(|o| !o.starts_with("--") && o.contains(c))
-    };
-    !has('c') && (has('s') || options.len() == cmd.args.len())
 }
 
 /// The text `echo`/`printf` print (roughly): what a shell would run when it is piped in.
@@ -362,19 +421,34 @@ fn finish<'a>(
     if let Some(words) = ctx.spare_words.pop() {
         cur.words = words;
     }
-    let here_strings = std::mem::take(&mut pending.here_strings);
+    let mut here_strings = std::mem::take(&mut pending.here_strings);
     let heredoc_start = pending.heredoc_start;
     let element = emit(ctx, pending, depth, wrappers);
-    let feeds_shell = element
+    let runner = element
         .tail
         .and_then(|t| ctx.commands.get(t))
-        .is_some_and(reads_stdin_script);
-    if feeds_shell {
-        for doc in sc.heredocs.iter_mut().skip(heredoc_start) {
-            doc.feeds_shell = true;
+        .and_then(stdin_runner);
+    for doc in sc.heredocs.iter_mut().skip(heredoc_start) {
+        if doc.cmd.is_none() {
+            doc.cmd = element.tail;
+            doc.runner = runner;
         }
-        for text in here_strings {
-            nested_script(ctx, &text, depth, &with(wrappers, "sh <<<"));
+    }
+    if let Some(runner) = runner {
+        for text in &here_strings {
+            nested_script(
+                ctx,
+                text.as_bytes(),
+                depth,
+                &with(wrappers, &fed(runner, "<<<")),
+            );
+        }
+    }
+    // The last `<<<` is what the command reads (a here-string is at most one word long,
+    // so within the cap on standard input text).
+    if let (Some(text), Some(c)) = (here_strings.pop(), element.tail) {
+        if let Some(c) = ctx.commands.get_mut(c) {
+            c.stdin = Some(text);
         }
     }
     if let (Some(from), Some(to)) = (st.pipe_from, element.head) {
@@ -383,14 +457,19 @@ fn finish<'a>(
             if let Some(c) = ctx.commands.get_mut(from) {
                 c.pipe_to.get_or_insert(to);
             }
-            let echo_into_shell = ctx.commands.get(to).is_some_and(reads_stdin_script)
-                && ctx
-                    .commands
+            let runner = ctx.commands.get(to).and_then(stdin_runner).filter(|_| {
+                ctx.commands
                     .get(from)
-                    .is_some_and(|c| ECHOES.contains(&c.program.as_ref()));
-            if echo_into_shell {
+                    .is_some_and(|c| ECHOES.contains(&c.program.as_ref()))
+            });
+            if let Some(runner) = runner {
                 let script = printed_text(&ctx.commands[from]);
-                nested_script(ctx, script.as_bytes(), depth, &with(wrappers, "echo | sh"));
+                nested_script(
+                    ctx,
+                    script.as_bytes(),
+                    depth,
+                    &with(wrappers, &fed(runner, "|")),
+                );
             }
         }
     }
@@ -418,12 +497,7 @@ fn nested_script<'a>(ctx: &mut Ctx<'a>, src: &[u8], depth: usize, wrappers: &[St
 }
 
 fn parse_script<'a>(ctx: &mut Ctx<'a>, src: &[u8], depth: usize, wrappers: &[String]) -> Span {
-    let mut sc = Scanner {
-        s: src,
-        i: 0,
-        heredocs: Vec::new(),
-        root: false,
-    };
+    let mut sc = Scanner::new(src, false);
     parse_list(ctx, &mut sc, depth, Term::Eof, wrappers)
 }
 
@@ -462,10 +536,41 @@ fn parse_list<'a>(
     };
     loop {
         ctx.steps += 1;
+        if st.want_pattern {
+            // After `case WORD in` or `;;`: a pattern list up to its `)` (or `esac`).
+            st.want_pattern = false;
+            match case_pattern(ctx, sc, depth, term, wrappers) {
+                Clause::Pattern => {}
+                Clause::Esac => st.case_open = st.case_open.saturating_sub(1),
+                Clause::End => {}
+            }
+            continue;
+        }
         let Some(c) = sc.peek() else {
             finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
             return st.span;
         };
+        if st.in_test {
+            // Inside `[[ … ]]`: `<`, `>`, `(`, `)`, `&&` and `||` are operands of the test.
+            let op: Option<&'static str> = match (c, sc.at(1)) {
+                (b'<', _) => Some("<"),
+                (b'>', _) => Some(">"),
+                (b'(', _) => Some("("),
+                (b')', _) => Some(")"),
+                (b'&', Some(b'&')) => Some("&&"),
+                (b'|', Some(b'|')) => Some("||"),
+                _ => None,
+            };
+            if let Some(op) = op {
+                sc.i += op.len();
+                cur.push_word(FinalWord {
+                    text: Cow::Borrowed(op),
+                    assign: false,
+                    array: false,
+                });
+                continue;
+            }
+        }
         match c {
             b if is_blank(b) => sc.i += 1,
             b'\\' if sc.at(1) == Some(b'\n') => sc.i += 2,
@@ -483,10 +588,22 @@ fn parse_list<'a>(
             }
             b';' => {
                 sc.i += 1;
-                if matches!(sc.peek(), Some(b';' | b'&')) {
+                // `;;`, `;&` and `;;&` end a `case` clause.
+                let mut ends_clause = false;
+                if sc.peek() == Some(b';') {
                     sc.i += 1;
+                    ends_clause = true;
+                    if sc.peek() == Some(b'&') {
+                        sc.i += 1;
+                    }
+                } else if sc.peek() == Some(b'&') {
+                    sc.i += 1;
+                    ends_clause = true;
                 }
                 finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
+                if ends_clause && st.case_open > 0 {
+                    st.want_pattern = true;
+                }
             }
             b'&' => match sc.at(1) {
                 Some(b'&') => {
@@ -529,46 +646,251 @@ fn parse_list<'a>(
             {
                 // `name=(a b c)`: an array literal, its words are values, not a command.
                 sc.i += 1;
+                if let Some(w) = cur.words.last_mut() {
+                    w.array = true;
+                }
                 array_literal(ctx, sc, depth, term, wrappers);
+            }
+            b'(' if sc.at(1) == Some(b'(')
+                && cur.arith_position()
+                && arith_closes(ctx, sc, sc.i + 2) =>
+            {
+                // `(( expr ))` (also `for (( …; …; … ))`): arithmetic, not two subshells;
+                // a `<<` in it is a shift. Substitutions in it still run.
+                sc.i += 2;
+                arithmetic(ctx, sc, depth, wrappers);
             }
             b'(' => {
                 sc.i += 1;
+                if !cur.words.is_empty() {
+                    let mut k = sc.i;
+                    while sc.s.get(k).copied().is_some_and(is_blank) {
+                        k += 1;
+                    }
+                    if sc.s.get(k) == Some(&b')') {
+                        // `name() { …; }`: a function definition; the name is not a command
+                        // (the body, a compound command, follows).
+                        ctx.steps += (k - sc.i) as u64;
+                        sc.i = k + 1;
+                        cur.truncate_words(0);
+                        continue;
+                    }
+                    if cur.words[0].text == "coproc" && cur.words.len() <= 2 {
+                        // `coproc [NAME] ( … )`: the group runs; the name is not a command.
+                        cur.truncate_words(0);
+                    }
+                    // Any other `word ( … )` is a syntax error for bash: the words are kept
+                    // and the group's commands read, so that nothing is hidden.
+                }
                 if depth >= MAX_DEPTH {
                     ctx.truncated = true;
                     finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
                     continue;
                 }
-                if !cur.words.is_empty() {
-                    // `name() { …; }`: a function definition; the name is not a command.
-                    cur.words.clear();
-                }
                 let inner = parse_list(ctx, sc, depth + 1, Term::Paren, wrappers);
                 cur.sub = Some(cur.sub.unwrap_or_default().then(inner));
             }
-            b'<' | b'>' if sc.at(1) == Some(b'(') && depth < MAX_DEPTH => {
+            b'<' | b'>' if sc.at(1) == Some(b'(') => {
                 sc.i += 2;
-                parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "<()"));
-                cur.words.push(FinalWord {
+                if depth >= MAX_DEPTH {
+                    ctx.truncated = true;
+                } else {
+                    parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "<()"));
+                }
+                cur.push_word(FinalWord {
                     text: Cow::Borrowed(if c == b'<' { "<(…)" } else { ">(…)" }),
                     assign: false,
+                    array: false,
                 });
             }
             b'<' | b'>' => redirect(ctx, sc, depth, wrappers, term, &mut cur, None),
             _ => {
+                sc.first_word = cur.starts_command(cur.words.len());
                 let word = scan_word(ctx, sc, depth, term, wrappers);
                 let is_fd = !word.bytes().is_empty()
                     && word.plain.is_none()
                     && word.len() <= 4
                     && word.bytes().iter().all(u8::is_ascii_digit);
-                if is_fd && matches!(sc.peek(), Some(b'<' | b'>')) {
+                if is_fd && !st.in_test && matches!(sc.peek(), Some(b'<' | b'>')) {
                     let fd = std::str::from_utf8(word.bytes())
                         .ok()
                         .and_then(|t| t.parse().ok());
                     redirect(ctx, sc, depth, wrappers, term, &mut cur, fd);
-                } else {
-                    let line = sc.root.then_some(ctx.line);
-                    cur.words.push(word.finish(line));
+                    continue;
                 }
+                let first = sc.first_word;
+                let reserved = first && word.plain.is_none();
+                let line = sc.root.then_some(ctx.line);
+                let word = word.finish(line);
+                if reserved {
+                    match &*word.text {
+                        "[[" => st.in_test = true,
+                        "esac" if st.case_open > 0 => {
+                            st.case_open -= 1;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                } else if st.in_test && word.text == "]]" {
+                    st.in_test = false;
+                }
+                let opens_case = word.text == "in"
+                    && cur.words.len() >= 2
+                    && cur.words[cur.words.len() - 2].text == "case"
+                    && cur.starts_command(cur.words.len() - 2);
+                if opens_case {
+                    // `case WORD in`: neither is a command; pattern lists follow.
+                    let keep = cur.words.len() - 2;
+                    cur.truncate_words(keep);
+                    st.case_open += 1;
+                    st.want_pattern = true;
+                    continue;
+                }
+                cur.push_word(word);
+            }
+        }
+    }
+}
+
+/// What [`case_pattern`] read.
+enum Clause {
+    /// A pattern list, through its `)`.
+    Pattern,
+    /// The `esac` that closes the `case`.
+    Esac,
+    /// The end of the input (or of the enclosing backtick substitution).
+    End,
+}
+
+/// The pattern list of a `case` clause (`a|b)`, `(a)`, `@(x|y))`): values, not commands;
+/// substitutions in them still run.
+fn case_pattern<'a>(
+    ctx: &mut Ctx<'a>,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    term: Term,
+    wrappers: &[String],
+) -> Clause {
+    let mut first = true;
+    loop {
+        ctx.steps += 1;
+        let Some(b) = sc.peek() else {
+            return Clause::End;
+        };
+        match b {
+            b'\\' if sc.at(1) == Some(b'\n') => sc.i += 2,
+            b'\n' => {
+                sc.i += 1;
+                skip_heredocs(ctx, sc, depth, wrappers);
+            }
+            b'#' if first => {
+                while sc.peek().is_some_and(|b| b != b'\n') {
+                    ctx.steps += 1;
+                    sc.i += 1;
+                }
+            }
+            b')' => {
+                sc.i += 1;
+                return Clause::Pattern;
+            }
+            b'`' if term == Term::Backtick => return Clause::End,
+            b if ends_word(b) => {
+                if b == b'(' || b == b'|' {
+                    first = false;
+                }
+                sc.i += 1;
+            }
+            _ => {
+                sc.first_word = false;
+                let word = scan_word(ctx, sc, depth, term, wrappers);
+                if first && word.plain.is_none() && word.bytes() == b"esac" {
+                    return Clause::Esac;
+                }
+                first = false;
+            }
+        }
+    }
+}
+
+/// Whether the `((` whose inside starts at `from` closes with `))` (bash reads it as
+/// arithmetic then, and as nested subshells otherwise: `((cd x) )`, `$((ls) | wc)`). The
+/// look-ahead is bounded by the scanner's budget; past it, the answer is "no" (commands
+/// are read, none hidden) and the parse is marked truncated.
+fn arith_closes(ctx: &mut Ctx<'_>, sc: &mut Scanner<'_>, from: usize) -> bool {
+    let mut open = 2usize;
+    let mut k = from;
+    let s = sc.s;
+    let start_budget = sc.lookahead;
+    let answer = loop {
+        if sc.lookahead == 0 {
+            ctx.truncated = true;
+            break false;
+        }
+        sc.lookahead -= 1;
+        let Some(&b) = s.get(k) else {
+            break false;
+        };
+        k += 1;
+        match b {
+            b'\\' => k += 1,
+            b'\'' => {
+                while s.get(k).is_some_and(|&q| q != b'\'') && sc.lookahead > 0 {
+                    sc.lookahead -= 1;
+                    k += 1;
+                }
+                k += 1;
+            }
+            b'"' => {
+                while let Some(&q) = s.get(k) {
+                    if q == b'"' || sc.lookahead == 0 {
+                        break;
+                    }
+                    sc.lookahead -= 1;
+                    k += if q == b'\\' { 2 } else { 1 };
+                }
+                k += 1;
+            }
+            b'(' => open += 1,
+            b')' => {
+                open -= 1;
+                if open == 1 {
+                    break s.get(k) == Some(&b')');
+                }
+            }
+            _ => {}
+        }
+    };
+    ctx.steps += (start_budget - sc.lookahead) as u64;
+    answer
+}
+
+/// The inside of `((…))` or `$((…))` (opening consumed) through its closing `))`:
+/// substitutions in it are parsed, the rest is arithmetic.
+fn arithmetic<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrappers: &[String]) {
+    let mut open = 2usize;
+    while let Some(b) = sc.peek() {
+        ctx.steps += 1;
+        if sc.starts_with(b"$(") && !sc.starts_with(b"$((") && depth < MAX_DEPTH {
+            sc.i += 2;
+            parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
+            continue;
+        }
+        if b == b'`' && depth < MAX_DEPTH {
+            sc.i += 1;
+            parse_list(ctx, sc, depth + 1, Term::Backtick, &with(wrappers, "``"));
+            continue;
+        }
+        if depth >= MAX_DEPTH && (b == b'`' || sc.starts_with(b"$(")) {
+            // A substitution past the depth cap is not read.
+            ctx.truncated = true;
+        }
+        sc.i += 1;
+        if b == b'(' {
+            open += 1;
+        } else if b == b')' {
+            open -= 1;
+            if open == 0 {
+                break;
             }
         }
     }
@@ -633,10 +955,14 @@ fn redirect<'a>(
                 delim: word.into_bytes(),
                 strip_tabs: op == b"<<-",
                 expand,
-                feeds_shell: false,
+                runner: None,
+                cmd: None,
             });
         }
-        b"<<<" => cur.here_strings.push(word.into_bytes()),
+        b"<<<" => {
+            let line = sc.root.then_some(ctx.line);
+            cur.here_strings.push(word.finish(line).text);
+        }
         b"<" | b"<&" => {}
         _ => {
             let target = word.finish(None).text.into_owned();
@@ -657,6 +983,8 @@ fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrap
     let pending = std::mem::take(&mut sc.heredocs);
     for doc in pending {
         let mut body = Vec::new();
+        let body_start = sc.i;
+        let mut body_end = sc.s.len();
         while sc.i < sc.s.len() {
             let start = sc.i;
             let mut end = start;
@@ -671,10 +999,11 @@ fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrap
                 }
             }
             if line == doc.delim.as_slice() {
+                body_end = start;
                 sc.i = (end + 1).min(sc.s.len());
                 break;
             }
-            if doc.feeds_shell {
+            if doc.runner.is_some() {
                 body.extend_from_slice(line);
                 body.push(b'\n');
                 sc.i = (end + 1).min(sc.s.len());
@@ -693,10 +1022,16 @@ fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrap
                 }
                 if b == b'\\' {
                     sc.i += 2;
-                } else if sc.starts_with(b"$(") && !sc.starts_with(b"$((") && depth < MAX_DEPTH {
+                } else if sc.starts_with(b"$((") && arith_closes(ctx, sc, sc.i + 3) {
+                    sc.i += 3;
+                    arithmetic(ctx, sc, depth, wrappers);
+                } else if (b == b'`' || sc.starts_with(b"$(")) && depth >= MAX_DEPTH {
+                    ctx.truncated = true;
+                    sc.i += 1;
+                } else if sc.starts_with(b"$(") {
                     sc.i += 2;
                     parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
-                } else if b == b'`' && depth < MAX_DEPTH {
+                } else if b == b'`' {
                     sc.i += 1;
                     parse_list(ctx, sc, depth + 1, Term::Backtick, &with(wrappers, "``"));
                 } else {
@@ -704,10 +1039,58 @@ fn skip_heredocs<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, depth: usize, wrap
                 }
             }
         }
-        if doc.feeds_shell {
-            nested_script(ctx, &body, depth, &with(wrappers, "sh <<"));
+        if let Some(c) = doc.cmd {
+            let text = heredoc_text(
+                ctx,
+                sc,
+                body_start..body_end.max(body_start),
+                doc.strip_tabs,
+            );
+            if let Some(c) = ctx.commands.get_mut(c) {
+                c.stdin = Some(text);
+            }
+        }
+        if let Some(runner) = doc.runner {
+            nested_script(ctx, &body, depth, &with(wrappers, &fed(runner, "<<")));
         }
     }
+}
+
+/// The body of a here-document as its command reads it: the text as written (an unquoted
+/// delimiter's `$…` included: the value is not known), leading tabs stripped for `<<-`;
+/// borrowed from the line when it is a part of it. At most [`MAX_STDIN`] bytes are kept;
+/// past that, the parse is truncated.
+fn heredoc_text<'a>(
+    ctx: &mut Ctx<'a>,
+    sc: &Scanner<'_>,
+    range: std::ops::Range<usize>,
+    strip_tabs: bool,
+) -> Cow<'a, str> {
+    let mut end = range.end;
+    if end - range.start > MAX_STDIN {
+        ctx.truncated = true;
+        end = range.start + MAX_STDIN;
+        // Cut at a character boundary.
+        while end > range.start && sc.s.get(end).is_some_and(|&b| b & 0xC0 == 0x80) {
+            end -= 1;
+        }
+    }
+    let raw = sc.s.get(range.start..end).unwrap_or_default();
+    if !strip_tabs {
+        if let Some(text) = sc.root.then(|| ctx.line.get(range.start..end)).flatten() {
+            return Cow::Borrowed(text);
+        }
+        return Cow::Owned(String::from_utf8_lossy(raw).into_owned());
+    }
+    let mut text = Vec::with_capacity(raw.len());
+    for line in raw.split_inclusive(|&b| b == b'\n') {
+        let mut line = line;
+        while let [b'\t', rest @ ..] = line {
+            line = rest;
+        }
+        text.extend_from_slice(line);
+    }
+    Cow::Owned(String::from_utf8_lossy(&text).into_owned())
 }
 
 /// Scan one word at `sc.i` (which is not blank and not an operator).
@@ -719,9 +1102,13 @@ fn scan_word<'a, 's>(
     wrappers: &[String],
 ) -> Word<'s> {
     let mut w = Word::new(sc.s);
+    let first = sc.first_word;
     while let Some(b) = sc.peek() {
         ctx.steps += 1;
         match b {
+            b'(' if opens_extglob(w.bytes(), first) => {
+                extglob(ctx, sc, depth, term, wrappers, &mut w);
+            }
             b if ends_word(b) => break,
             b'`' if term == Term::Backtick => break,
             b'`' => {
@@ -798,6 +1185,77 @@ fn scan_word<'a, 's>(
     w
 }
 
+/// Whether a `(` after the word so far opens an extended glob group (`?(…)`, `*(…)`,
+/// `+(…)`, `@(…)`, `!(…)`): part of the word, not a subshell or a function definition. A
+/// `!` alone as a command's first word is the reserved word (`!(cmd)` negates a subshell).
+fn opens_extglob(word: &[u8], first: bool) -> bool {
+    matches!(word.last(), Some(b'?' | b'*' | b'+' | b'@' | b'!')) && !(first && word == b"!")
+}
+
+/// An extended glob group at `(`, through its closing `)`, into the word: its text is
+/// kept (quotes removed); substitutions in it are parsed.
+fn extglob<'a>(
+    ctx: &mut Ctx<'a>,
+    sc: &mut Scanner<'_>,
+    depth: usize,
+    term: Term,
+    wrappers: &[String],
+    w: &mut Word<'_>,
+) {
+    let mut open = 0usize;
+    while let Some(b) = sc.peek() {
+        ctx.steps += 1;
+        match b {
+            b'(' => {
+                open += 1;
+                w.push(b, ctx);
+                sc.i += 1;
+            }
+            b')' => {
+                open -= 1;
+                w.push(b, ctx);
+                sc.i += 1;
+                if open == 0 {
+                    return;
+                }
+            }
+            // A newline ends the group (bash would wait for more input).
+            b'\n' => return,
+            b'`' if term == Term::Backtick => return,
+            b'`' => backtick(ctx, sc, depth, wrappers, w),
+            b'\\' => {
+                sc.i += 1;
+                if let Some(n) = sc.peek() {
+                    w.push(n, ctx);
+                    sc.i += 1;
+                }
+            }
+            b'\'' => {
+                sc.i += 1;
+                while let Some(q) = sc.peek() {
+                    ctx.steps += 1;
+                    sc.i += 1;
+                    if q == b'\'' {
+                        break;
+                    }
+                    w.push(q, ctx);
+                }
+            }
+            b'"' => {
+                sc.i += 1;
+                if double_quoted(ctx, sc, depth, term, wrappers, w) {
+                    return;
+                }
+            }
+            b'$' if matches!(sc.at(1), Some(b'(' | b'{')) => dollar(ctx, sc, depth, wrappers, w),
+            _ => {
+                w.push(b, ctx);
+                sc.i += 1;
+            }
+        }
+    }
+}
+
 /// The inside of `"…"` (opening quote consumed). Returns true when an enclosing backtick
 /// substitution ended inside the quotes.
 fn double_quoted<'a>(
@@ -863,26 +1321,9 @@ fn dollar<'a>(
     wrappers: &[String],
     w: &mut Word<'_>,
 ) {
-    if sc.starts_with(b"$((") {
+    if sc.starts_with(b"$((") && arith_closes(ctx, sc, sc.i + 3) {
         sc.i += 3;
-        let mut open = 2usize;
-        while let Some(b) = sc.peek() {
-            ctx.steps += 1;
-            if sc.starts_with(b"$(") && !sc.starts_with(b"$((") && depth < MAX_DEPTH {
-                sc.i += 2;
-                parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
-                continue;
-            }
-            sc.i += 1;
-            if b == b'(' {
-                open += 1;
-            } else if b == b')' {
-                open -= 1;
-                if open == 0 {
-                    break;
-                }
-            }
-        }
+        arithmetic(ctx, sc, depth, wrappers);
         w.push_str("$((…))".as_bytes(), ctx);
     } else if sc.starts_with(b"$(") {
         sc.i += 2;
@@ -899,13 +1340,11 @@ fn dollar<'a>(
         let mut open = 1usize;
         while let Some(b) = sc.peek() {
             ctx.steps += 1;
-            if sc.starts_with(b"$(") && depth < MAX_DEPTH {
-                sc.i += 2;
-                parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "$()"));
-                w.push_str("$(…)".as_bytes(), ctx);
+            if sc.starts_with(b"$(") {
+                dollar(ctx, sc, depth, wrappers, w);
                 continue;
             }
-            if b == b'`' && depth < MAX_DEPTH {
+            if b == b'`' {
                 backtick(ctx, sc, depth, wrappers, w);
                 continue;
             }
@@ -998,12 +1437,15 @@ fn emit<'a>(ctx: &mut Ctx<'a>, cur: Pending<'a>, depth: usize, wrappers: &[Strin
     } = cur;
     let mut start = 0;
     while let Some(w) = words.get(start) {
-        if w.text == "function" {
-            start += 2;
-        } else if RESERVED.contains(&&*w.text) {
-            start += 1;
-        } else {
-            break;
+        match &*w.text {
+            "function" => start += 2,
+            // `for NAME in WORDS` / `select NAME in WORDS`: a loop header, values only.
+            "for" | "select" => start = words.len(),
+            // `coproc NAME { …; }` / `coproc { …; }`: the group's commands run.
+            "coproc" if words.get(start + 1).is_some_and(|w| w.text == "{") => start += 2,
+            "coproc" if words.get(start + 2).is_some_and(|w| w.text == "{") => start += 3,
+            t if RESERVED.contains(&t) => start += 1,
+            _ => break,
         }
     }
     words.drain(..start.min(words.len()));
@@ -1059,6 +1501,7 @@ fn new_command<'a>(
         wrappers,
         writes: Vec::new(),
         stdin: None,
+        env: Vec::new(),
         background: false,
         depth,
         pipe_to: None,
@@ -1089,135 +1532,13 @@ pub(crate) fn basename(path: &str) -> &str {
     path.get(start..end).unwrap_or(path)
 }
 
-/// Options of a wrapper: which short letters and long names take a separate value.
-struct Opts {
-    short_arg: &'static str,
-    long_arg: &'static [&'static str],
-}
-
-/// Skip the options of a wrapper starting at `k`; returns the index of the first operand.
-fn skip_opts(words: &[FinalWord<'_>], mut k: usize, opts: &Opts) -> usize {
-    while let Some(w) = words.get(k) {
-        let t: &str = &w.text;
-        if t == "--" {
-            return k + 1;
-        }
-        if let Some(long) = t.strip_prefix("--") {
-            k += if !long.contains('=') && opts.long_arg.contains(&long) {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        if t.len() > 1 && t.starts_with('-') {
-            let flags = &t[1..];
-            let mut step = 1;
-            for (pos, ch) in flags.char_indices() {
-                if opts.short_arg.contains(ch) {
-                    if pos + ch.len_utf8() == flags.len() {
-                        step = 2;
-                    }
-                    break;
-                }
-            }
-            k += step;
-            continue;
-        }
-        break;
-    }
-    k
-}
-
-const SUDO: Opts = Opts {
-    short_arg: "ugpCDrtUTRh",
-    long_arg: &[
-        "user",
-        "group",
-        "prompt",
-        "close-from",
-        "chdir",
-        "role",
-        "type",
-        "other-user",
-        "command-timeout",
-        "chroot",
-        "host",
-    ],
-};
-const DOAS: Opts = Opts {
-    short_arg: "uC",
-    long_arg: &[],
-};
-const ENV: Opts = Opts {
-    short_arg: "uCPS",
-    long_arg: &[
-        "unset",
-        "chdir",
-        "split-string",
-        "block-signal",
-        "default-signal",
-        "ignore-signal",
-    ],
-};
-const EXEC: Opts = Opts {
-    short_arg: "a",
-    long_arg: &[],
-};
-const TIME: Opts = Opts {
-    short_arg: "fo",
-    long_arg: &["format", "output"],
-};
-const NICE: Opts = Opts {
-    short_arg: "n",
-    long_arg: &["adjustment"],
-};
-const IONICE: Opts = Opts {
-    short_arg: "cnpPu",
-    long_arg: &["class", "classdata", "pid", "pgid", "uid"],
-};
-const STDBUF: Opts = Opts {
-    short_arg: "ioe",
-    long_arg: &["input", "output", "error"],
-};
-const TIMEOUT: Opts = Opts {
-    short_arg: "sk",
-    long_arg: &["signal", "kill-after"],
-};
-const XARGS: Opts = Opts {
-    short_arg: "adEILnPs",
-    long_arg: &[
-        "arg-file",
-        "delimiter",
-        "max-args",
-        "max-procs",
-        "max-chars",
-        "process-slot-var",
-        "max-lines",
-    ],
-};
-const WATCH: Opts = Opts {
-    short_arg: "nq",
-    long_arg: &["interval", "equexit"],
-};
-const NONE: Opts = Opts {
-    short_arg: "",
-    long_arg: &[],
-};
-const SHELLS: [&str; 9] = [
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish",
-];
-
-fn texts<'t>(words: &'t [FinalWord<'_>]) -> Vec<&'t str> {
-    words.iter().map(|w| &*w.text).collect()
-}
-
 fn plain_words<'a>(texts: &[Cow<'a, str>]) -> Vec<FinalWord<'a>> {
     texts
         .iter()
         .map(|t| FinalWord {
             text: t.clone(),
             assign: false,
+            array: false,
         })
         .collect()
 }
@@ -1229,102 +1550,63 @@ fn build<'a>(
     depth: usize,
     wrappers: &[String],
 ) -> Span {
-    let words = owned.as_slice();
     let mut w = wrappers.to_vec();
+    let mut env: Vec<(Cow<'a, str>, Cow<'a, str>)> = Vec::new();
     let mut k = 0;
     let mut last_wrapper: Option<usize> = None;
     let mut program_at = None;
-    while let Some(word) = words.get(k) {
+    while let Some(word) = owned.get(k) {
         ctx.steps += 1;
         if word.assign {
             let name = assignment_name(&word.text).unwrap_or_default();
             w.push(format!("{name}="));
+            if !word.array {
+                if let Some(pair) = split_assignment(ctx, &word.text) {
+                    env.push(pair);
+                }
+            }
             k += 1;
             continue;
         }
         let here = k;
-        let name = basename(&word.text);
-        let opts = match name {
-            "sudo" => &SUDO,
-            "doas" => &DOAS,
-            "exec" => &EXEC,
-            "time" => &TIME,
-            "nice" => &NICE,
-            "ionice" => &IONICE,
-            "stdbuf" => &STDBUF,
-            "timeout" => &TIMEOUT,
-            "xargs" => &XARGS,
-            "nohup" | "builtin" | "setsid" | "busybox" | "coproc" => &NONE,
-            "env" => &ENV,
-            "command" => {
-                let rest = &words[k + 1..];
-                if rest
-                    .iter()
-                    .take_while(|a| a.text.starts_with('-') && a.text != "--")
-                    .any(|a| a.text.contains('v') || a.text.contains('V'))
-                {
+        let name = wrappers::name_at(&owned, k);
+        match wrappers::peel(&owned, k, name) {
+            Peel::Program => {
+                program_at = Some(k);
+                break;
+            }
+            Peel::Script { script, name } => {
+                if depth >= MAX_DEPTH {
+                    ctx.truncated = true;
                     program_at = Some(k);
                     break;
                 }
-                &NONE
+                return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, &name));
             }
-            "eval" => {
-                let script = texts(&words[k + 1..]).join(" ");
-                return nested_script(ctx, script.as_bytes(), depth, &with(&w, "eval"));
-            }
-            "watch" => {
-                let rest = skip_opts(words, k + 1, &WATCH);
-                let script = texts(&words[rest.min(words.len())..]).join(" ");
-                return nested_script(ctx, script.as_bytes(), depth, &with(&w, "watch"));
-            }
-            "su" => {
-                if let Some(script) = su_command(&words[k + 1..]) {
-                    return nested_script(ctx, script.as_bytes(), depth, &with(&w, "su -c"));
-                }
-                program_at = Some(k);
-                break;
-            }
-            shell if SHELLS.contains(&shell) => {
-                if let Some(script) = shell_script(words, k + 1) {
-                    if depth >= MAX_DEPTH {
-                        ctx.truncated = true;
-                        program_at = Some(k);
-                        break;
+            Peel::Wrapper { next, name, strip } => {
+                k = next.max(k + 1);
+                if name == "env" {
+                    // `env NAME=value … cmd`: the command's environment.
+                    while let Some(a) = owned.get(k) {
+                        let Some(pair) = split_assignment(ctx, &a.text) else {
+                            break;
+                        };
+                        env.push(pair);
+                        k += 1;
                     }
-                    let wrapper = format!("{shell} -c");
-                    return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, &wrapper));
                 }
-                program_at = Some(k);
-                break;
-            }
-            _ => {
-                program_at = Some(k);
-                break;
-            }
-        };
-        if name == "env" {
-            if let Some(script) = env_split_string(words, k + 1) {
-                if depth < MAX_DEPTH {
-                    return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, "env -S"));
+                if strip > 0 {
+                    if let Some(word) = owned.get_mut(k) {
+                        word.text = match std::mem::take(&mut word.text) {
+                            Cow::Borrowed(t) => Cow::Borrowed(t.get(strip..).unwrap_or(t)),
+                            Cow::Owned(t) => Cow::Owned(t.get(strip..).unwrap_or(&t).to_string()),
+                        };
+                    }
                 }
-                ctx.truncated = true;
+                w.push(name.to_string());
+                last_wrapper = Some(here);
             }
         }
-        k = skip_opts(words, k + 1, opts);
-        match name {
-            "timeout" => k += 1,
-            "env" => {
-                while words
-                    .get(k)
-                    .is_some_and(|a| assignment_name(&a.text).is_some())
-                {
-                    k += 1;
-                }
-            }
-            _ => {}
-        }
-        w.push(name.to_string());
-        last_wrapper = Some(here);
     }
     let at = match (program_at, last_wrapper) {
         (Some(at), _) => at,
@@ -1334,9 +1616,25 @@ fn build<'a>(
             at
         }
         (None, None) => {
+            // Only assignments (`D=/`): they hold for the rest of the shell.
             let cmd = new_command(Cow::Borrowed(""), Vec::new(), w, depth);
-            return single(ctx, cmd);
+            let span = single(ctx, cmd);
+            if let Some(by) = span.tail {
+                for (name, value) in env {
+                    ctx.assigns.push(Assignment { by, name, value });
+                }
+            }
+            return span;
         }
+    };
+    // `export D=/`, `local D=~`, `declare -x D=…`: assignments too.
+    let declared = if owned
+        .get(at)
+        .is_some_and(|p| DECLARE.contains(&basename(&p.text)))
+    {
+        declarations(ctx, &owned[at + 1..])
+    } else {
+        Vec::new()
     };
     // The program and its arguments are the last words: moved out, not copied. Into a
     // spare argument list, when there is one (the emptied word list is then spare);
@@ -1371,8 +1669,14 @@ fn build<'a>(
     } else {
         w.clone()
     };
-    let cmd = new_command(program, args, wrappers, depth);
+    let mut cmd = new_command(program, args, wrappers, depth);
+    cmd.env = env;
     let span = single(ctx, cmd);
+    if let Some(by) = span.tail {
+        for (name, value) in declared {
+            ctx.assigns.push(Assignment { by, name, value });
+        }
+    }
     for sub in find_execs {
         if depth >= MAX_DEPTH {
             ctx.truncated = true;
@@ -1383,6 +1687,51 @@ fn build<'a>(
     span
 }
 
+/// The builtins whose `NAME=value` operands assign.
+const DECLARE: [&str; 5] = ["export", "declare", "local", "readonly", "typeset"];
+
+/// The assignments among a declaration builtin's operands (options and bare names are
+/// skipped, array literals are not values).
+fn declarations<'a>(ctx: &Parsed<'a>, args: &[FinalWord<'a>]) -> Vec<(Cow<'a, str>, Cow<'a, str>)> {
+    args.iter()
+        .filter(|a| !a.array && !a.text.starts_with('-') && !a.text.starts_with('+'))
+        .filter_map(|a| split_assignment(ctx, &a.text))
+        .collect()
+}
+
+/// `NAME=value` → (`NAME`, `value`), borrowing what the word borrows. `NAME+=more` appends
+/// to the name's last recorded value (looked for among the last few), or to `$NAME`.
+fn split_assignment<'a>(
+    ctx: &Parsed<'a>,
+    text: &Cow<'a, str>,
+) -> Option<(Cow<'a, str>, Cow<'a, str>)> {
+    let name_len = assignment_name(text)?.len();
+    let append = text.as_bytes().get(name_len) == Some(&b'+');
+    let value_at = name_len + usize::from(append) + 1;
+    let (name, value) = match text {
+        Cow::Borrowed(t) => (
+            Cow::Borrowed(&t[..name_len]),
+            Cow::Borrowed(t.get(value_at..).unwrap_or_default()),
+        ),
+        Cow::Owned(t) => (
+            Cow::Owned(t[..name_len].to_string()),
+            Cow::Owned(t.get(value_at..).unwrap_or_default().to_string()),
+        ),
+    };
+    if !append {
+        return Some((name, value));
+    }
+    let before = ctx
+        .assigns
+        .iter()
+        .rev()
+        .take(64)
+        .find(|a| a.name == name)
+        .map(|a| a.value.to_string())
+        .unwrap_or_else(|| format!("${name}"));
+    Some((name, Cow::Owned(before + &value)))
+}
+
 fn name_of(path: &str) -> &str {
     basename(path)
 }
@@ -1390,55 +1739,6 @@ fn name_of(path: &str) -> &str {
 fn single<'a>(ctx: &mut Ctx<'a>, cmd: SimpleCommand<'a>) -> Span {
     let i = push(ctx, cmd);
     Span { head: i, tail: i }
-}
-
-/// `sh [opts] -c SCRIPT …` → SCRIPT.
-fn shell_script(words: &[FinalWord<'_>], mut k: usize) -> Option<String> {
-    let mut has_c = false;
-    while let Some(w) = words.get(k) {
-        let t: &str = &w.text;
-        if t == "--" {
-            k += 1;
-            break;
-        }
-        if let Some(flags) = t.strip_prefix('-').or_else(|| t.strip_prefix('+')) {
-            if t.starts_with("--") {
-                k += 1;
-                continue;
-            }
-            if flags.contains('c') {
-                has_c = true;
-            }
-            // `-o option` / `+o option` take a value.
-            k += if flags.ends_with('o') { 2 } else { 1 };
-            continue;
-        }
-        break;
-    }
-    if has_c {
-        words.get(k).map(|w| w.text.to_string())
-    } else {
-        None
-    }
-}
-
-/// `su [opts] [user] -c CMD` / `--command=CMD` → CMD.
-fn su_command(args: &[FinalWord<'_>]) -> Option<String> {
-    let mut k = 0;
-    while let Some(a) = args.get(k) {
-        let t: &str = &a.text;
-        if let Some(v) = t.strip_prefix("--command=") {
-            return Some(v.to_string());
-        }
-        if t == "--command"
-            || t == "-c"
-            || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c'))
-        {
-            return args.get(k + 1).map(|v| v.text.to_string());
-        }
-        k += 1;
-    }
-    None
 }
 
 /// Parse an argument vector that no shell interprets (an `exec`-style `["rm", "-rf", "/"]`):
@@ -1458,6 +1758,7 @@ pub fn parse_argv(argv: &[String]) -> Parsed<'static> {
             FinalWord {
                 text: Cow::Owned(a.chars().take(MAX_WORD).collect()),
                 assign: false,
+                array: false,
             }
         })
         .collect();
@@ -1465,32 +1766,6 @@ pub fn parse_argv(argv: &[String]) -> Parsed<'static> {
         build(&mut ctx, words, 0, &[]);
     }
     ctx.out
-}
-
-/// `env -S 'cmd args'` / `env --split-string=…` → the string plus the words after it.
-fn env_split_string(words: &[FinalWord<'_>], mut k: usize) -> Option<String> {
-    while let Some(w) = words.get(k) {
-        let t: &str = &w.text;
-        let value = if let Some(v) = t.strip_prefix("--split-string=") {
-            Some((v.to_string(), k + 1))
-        } else if t == "--split-string" || t == "-S" {
-            words.get(k + 1).map(|v| (v.text.to_string(), k + 2))
-        } else {
-            t.strip_prefix("-S").map(|v| (v.to_string(), k + 1))
-        };
-        if let Some((mut script, next)) = value {
-            for rest in &words[next.min(words.len())..] {
-                script.push(' ');
-                script.push_str(&rest.text);
-            }
-            return Some(script);
-        }
-        if !t.starts_with('-') || t == "--" {
-            return None;
-        }
-        k += 1;
-    }
-    None
 }
 
 /// The commands run by `find … -exec cmd … ;` (also `-execdir`, `-ok`, `-okdir`, `+`).
@@ -1517,6 +1792,7 @@ fn find_exec_commands<'a>(args: &[Cow<'a, str>]) -> Vec<Vec<Cow<'a, str>>> {
 
 #[cfg(test)]
 mod tests {
+    use super::wrappers::{shell_script, skip_opts, NONE, STDBUF, SUDO};
     use super::*;
     use proptest::prelude::*;
 
@@ -1622,6 +1898,7 @@ mod tests {
             .map(|t| FinalWord {
                 text: t.to_string().into(),
                 assign: false,
+                array: false,
             })
             .collect()
     }

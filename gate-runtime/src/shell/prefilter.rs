@@ -147,6 +147,7 @@ mod tests {
             wrappers: Vec::new(),
             writes: Vec::new(),
             stdin: None,
+            env: Vec::new(),
             background: false,
             depth: 0,
             pipe_to: None,
