@@ -551,7 +551,8 @@ mod tests {
         assert!(has("poetry run sh -c 'git push -f'", "history@remote"));
         assert!(has("pipx run --spec x sh -c 'rm -rf ~'", "delete@home"));
         assert!(has("npm exec -- sh -c 'rm -rf ~'", "delete@home"));
-        assert!(has("uv run --env-file .env app", "read@secrets"));
+        // The parser peels `uv run` (its `--env-file` value included): the command is what runs.
+        assert!(has("uv run --env-file .env rm -rf ~", "delete@home"));
         assert_eq!(effects("npm run build"), vec!["exec@none"]);
         assert_eq!(effects("cargo test"), vec!["exec@none"]);
     }

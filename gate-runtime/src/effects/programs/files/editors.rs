@@ -322,8 +322,13 @@ mod tests {
 
     #[test]
     fn ed_scripts() {
-        // A script the line does not show: the file may be written.
-        assert_eq!(effects("ed -s a.txt <<< $',p\\nq'"), vec!["write@source"]);
+        // A here-string script that only prints reads; a script the line does not show
+        // (read from a file) may write.
+        assert_eq!(effects("ed -s a.txt <<< $',p\\nq'"), vec!["read@source"]);
+        assert_eq!(
+            effects("ed -s a.txt <<< $'1d\\nw\\nq'"),
+            vec!["write@source"]
+        );
         assert_eq!(effects("ed a.txt < script.ed"), vec!["write@source"]);
         assert!(has("printf '%s\\n' 1d wq | ed -s a.txt", "write@source"));
         assert!(has("printf '%s\\n' ,p q | ed -s a.txt", "read@source"));
@@ -356,7 +361,7 @@ mod tests {
             vec!["write@source"]
         );
         assert_eq!(effects("ex -sc '%s/a/b/|x' a.txt"), vec!["write@source"]);
-        assert_eq!(effects("ex -s a.txt <<< $'%p\\nq!'"), vec!["write@source"]);
+        assert_eq!(effects("ex -s a.txt <<< $'%p\\nq!'"), vec!["read@source"]);
         assert!(has(
             "printf '%s\\n' 'g/x/d' wq | ex -s a.txt",
             "write@source"
