@@ -843,6 +843,16 @@ impl<'s> Engine<'s> {
                 ),
             });
         }
+        // gate protects itself whatever the spec and the role say (the trust boundary):
+        // changing gate's own files, state, config or any runtime's hook settings, approving
+        // its asks, and reading its audit key are denied on every tool surface.
+        if phase == Phase::PreTool {
+            if let Some(reason) = crate::effects::self_protection(&class.effects) {
+                verdict = Verdict::Deny {
+                    reason: reason.to_string(),
+                };
+            }
+        }
         if !matches!(verdict, Verdict::Ask { .. }) {
             grant_id = None;
         }

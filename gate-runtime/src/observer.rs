@@ -46,8 +46,7 @@ pub struct Classification {
     pub paths: Vec<String>,
     /// The shell parser stopped at a bound (the command was classified on what was parsed).
     pub truncated: bool,
-    /// What the action does, and where ([`effects`](crate::effects)); read only when the spec
-    /// has a rule over effects or locations.
+    /// What the action does, and where ([`effects`](crate::effects)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<Effect>,
 }
@@ -74,7 +73,8 @@ pub struct Classifier<'s> {
     used: Cell<bool>,
     /// Buffers one classification fills and the next reuses.
     scratch: RefCell<HitScratch>,
-    /// Some rule matches effects or locations: each tool event is read into effects.
+    /// Each tool event is read into effects (for the rules that match them and for gate's
+    /// self-protection).
     uses_effects: bool,
     /// Home and gate's own locations, read from the environment once.
     places: OnceCell<Where>,
@@ -544,10 +544,9 @@ impl<'s> Classifier<'s> {
             index: OnceCell::new(),
             used: Cell::new(false),
             scratch: RefCell::new(HitScratch::default()),
-            uses_effects: spec
-                .rules
-                .iter()
-                .any(|r| !r.effects.is_empty() || !r.locations.is_empty()),
+            // Always: gate's self-protection reads every tool event's effects, whatever the
+            // spec's rules say.
+            uses_effects: true,
             places: OnceCell::new(),
         }
     }

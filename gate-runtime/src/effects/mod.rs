@@ -93,3 +93,28 @@ impl Sink {
         }
     }
 }
+
+/// Why an action's effects cross gate's trust boundary, or `None`: any effect other than a
+/// read on gate's own locations, approving one of gate's asks, or reading the audit key.
+/// The engine denies such an action under every spec and role.
+pub fn self_protection(effects: &[Effect]) -> Option<&'static str> {
+    for e in effects {
+        if e.act == Act::Approve {
+            return Some(
+                "gate: only the user approves gate's asks, from their own terminal; an agent \
+                 cannot approve its own, however the command is spelled",
+            );
+        }
+        if e.place == Place::Gate && e.act != Act::Read {
+            return Some(
+                "gate: this would change gate's own files, state or configuration, or an \
+                 agent's hook settings; that cannot be done from inside the session gate \
+                 guards. Ask the user to make the change by hand.",
+            );
+        }
+        if e.act == Act::Read && (e.target.ends_with("/gate.key") || e.target == "gate.key") {
+            return Some("gate: the audit key is not readable from inside the session gate guards");
+        }
+    }
+    None
+}
