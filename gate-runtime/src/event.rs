@@ -124,6 +124,11 @@ pub struct Event {
     /// Stop re-entry guard: a Stop hook already continued the conversation once.
     pub stop_hook_active: bool,
     pub tool_use_id: Option<String>,
+    /// A shell command a tool that is not a shell tool carries in its input (`command`,
+    /// `cmd`; a string or an argv array), whatever the tool is called: it is analysed as a
+    /// shell line too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
 
 impl Event {

@@ -27,7 +27,14 @@ const MAX_RECENT: usize = 1024;
 pub fn is_shell_tool(tool: &str) -> bool {
     matches!(
         tool,
-        "Bash" | "bash" | "run_shell_command" | "exec_command" | "shell" | "local_shell"
+        "Bash"
+            | "bash"
+            | "run_shell_command"
+            | "exec_command"
+            | "shell"
+            | "local_shell"
+            | "unified_exec"
+            | "write_stdin"
     )
 }
 

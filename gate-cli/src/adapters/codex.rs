@@ -23,6 +23,8 @@ pub(super) const EVENTS: &[&str] = &[
     "SessionEnd",
 ];
 
+pub(crate) use gate_runtime::effects::patch::{patch_files, PatchFile, PatchOp};
+
 pub(super) fn refine(payload: &Payload<'_>, event: &mut Event) {
     if event.tool.as_deref() == Some("apply_patch") {
         let patch = payload
@@ -67,47 +69,6 @@ pub(super) fn refine(payload: &Payload<'_>, event: &mut Event) {
             }
         }
     }
-}
-
-/// What a patch does to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PatchOp {
-    Add,
-    Update,
-    Delete,
-    MoveTo,
-}
-
-/// One file a patch touches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PatchFile {
-    pub op: PatchOp,
-    pub path: String,
-}
-
-/// Every file an `apply_patch` text touches, in order, without duplicates.
-pub(crate) fn patch_files(patch: &str) -> Vec<PatchFile> {
-    let mut files: Vec<PatchFile> = Vec::new();
-    for line in patch.lines() {
-        let line = line.trim_end_matches('\r');
-        let parsed = [
-            ("*** Add File:", PatchOp::Add),
-            ("*** Update File:", PatchOp::Update),
-            ("*** Delete File:", PatchOp::Delete),
-            ("*** Move to:", PatchOp::MoveTo),
-        ]
-        .into_iter()
-        .find_map(|(marker, op)| line.strip_prefix(marker).map(|rest| (op, rest.trim())));
-        if let Some((op, path)) = parsed {
-            if !path.is_empty() && !files.iter().any(|f| f.path == path) {
-                files.push(PatchFile {
-                    op,
-                    path: path.to_string(),
-                });
-            }
-        }
-    }
-    files
 }
 
 fn takes_context(name: &str) -> bool {

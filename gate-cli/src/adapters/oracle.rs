@@ -99,13 +99,25 @@ impl<'a> Payload<'a> {
 pub(crate) struct ToolInput(Map<String, Value>);
 
 impl ToolInput {
+    /// The strings of an array field.
+    fn strings(&self, key: &str) -> Vec<String> {
+        match self.0.get(key) {
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
     fn string(&self, keys: &[&str]) -> Option<String> {
         keys.iter().find_map(|k| match self.0.get(*k)? {
             Value::String(s) => Some(s.clone()),
             // Codex `cmd` may be an argv array.
             Value::Array(items) => {
                 let words: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
-                (!words.is_empty() && words.len() == items.len()).then(|| words.join(" "))
+                (!words.is_empty() && words.len() == items.len())
+                    .then(|| gate_runtime::shell::quote_argv(&words))
             }
             _ => None,
         })
@@ -123,11 +135,56 @@ impl ToolInput {
             "pattern",
             "url",
             "query",
+            // Codex `write_stdin`: the keystrokes sent to a running shell.
+            "chars",
         ])
     }
     /// The file the tool reads or writes, for file tools.
     fn file(&self) -> Option<String> {
         self.string(&["file_path", "filePath", "notebook_path", "path"])
+    }
+    /// A shell command the input carries (`command`, `cmd`), as a line.
+    fn command(&self) -> Option<String> {
+        self.string(&["command", "cmd"])
+    }
+    /// Every path the input names in a field made for one (MCP and unknown tools name
+    /// theirs freely: `path`, `source`, `destination`, `paths: […]`).
+    fn path_fields(&self) -> Vec<String> {
+        const ONE: &[&str] = &[
+            "file_path",
+            "filePath",
+            "notebook_path",
+            "path",
+            "dir_path",
+            "directory",
+            "source",
+            "destination",
+            "target",
+            "old_path",
+            "new_path",
+            "from",
+            "to",
+            "filename",
+            "file",
+            "absolute_path",
+        ];
+        const MANY: &[&str] = &["paths", "files", "file_paths"];
+        let mut out: Vec<String> = Vec::new();
+        for k in ONE {
+            if let Some(p) = self.string(&[k]) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        for k in MANY {
+            for p in self.strings(k) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
     }
 }
 
@@ -140,11 +197,17 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
     let class = tool.as_deref().map(class_of_tool);
     let input = payload.tool_input();
     let target = input.as_ref().and_then(ToolInput::target);
-    let paths = match (class, input.as_ref().and_then(ToolInput::file)) {
-        (Some(ActionClass::Read | ActionClass::Write | ActionClass::Delete), Some(file)) => {
-            vec![file]
+    let paths = match (class, input.as_ref()) {
+        (Some(ActionClass::Read | ActionClass::Write | ActionClass::Delete), Some(input)) => {
+            input.file().into_iter().collect()
         }
+        // MCP and unknown tools: every path field, so that what they change is seen.
+        (Some(ActionClass::Mcp | ActionClass::Other), Some(input)) => input.path_fields(),
         _ => Vec::new(),
+    };
+    let command = match class {
+        Some(ActionClass::Exec) => None,
+        _ => input.as_ref().and_then(ToolInput::command),
     };
     let prompt = payload.string(&["prompt"]).map(str::to_string);
     let target = match phase {
@@ -177,6 +240,7 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
         tool_use_id: payload
             .string(&["tool_use_id", "toolUseId"])
             .map(str::to_string),
+        command,
     }
 }
 

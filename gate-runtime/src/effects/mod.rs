@@ -12,6 +12,7 @@
 //! names.
 
 mod getopt;
+pub mod patch;
 pub mod places;
 mod programs;
 mod shell;

@@ -520,7 +520,13 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
     let gate_named = parts.iter().any(|c| names_any(c, GATE_DIRS))
         || parts
             .windows(2)
-            .any(|w| names_any(&w[0], &[".github"]) && names_any(&w[1], &["hooks"]));
+            .any(|w| names_any(&w[0], &[".github"]) && names_any(&w[1], &["hooks"]))
+        // gate's config and state directories under any home (`HOME` may differ between
+        // the agent and gate).
+        || GATE_HOME_PATHS
+            .iter()
+            .filter(|p| p.len() >= 2)
+            .any(|p| (0..parts.len()).any(|i| starts_with(&parts[i..], p)));
     if gate_named {
         return Place::Gate;
     }

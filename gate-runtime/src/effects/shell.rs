@@ -81,7 +81,11 @@ pub fn effects_of_parsed(
             .filter(move |(_, b)| *b == i)
             .map(|(a, _)| *a)
     };
+    // Variables the line has set so far (`D=/; rm -rf $D`), and for this command only.
+    let mut vars: Vec<(String, String)> = Vec::new();
     for (i, cmd) in commands.iter().enumerate() {
+        let mut scoped = vars.clone();
+        scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
         let program: &str = &cmd.program;
         // `cd` at the top level moves the rest of the line.
         if cmd.depth == 0 && matches!(program, "cd" | "pushd") && !in_substitution(cmd) {
@@ -120,15 +124,39 @@ pub fn effects_of_parsed(
             }
         }
         let stdin: Option<String> = stdin_text(parsed, i);
-        let args = bound_args(parsed, i, cmd);
+        let mut args = bound_args(parsed, i, cmd);
+        if !scoped.is_empty() {
+            for a in &mut args {
+                if a.contains('$') {
+                    if let Some(v) = substitute(a, &scoped) {
+                        *a = Cow::Owned(v);
+                    }
+                }
+            }
+        }
         let view = Cmd {
             program,
             args: &args,
             stdin: stdin.as_deref(),
         };
         if program.starts_with('$') || program.starts_with('`') || program.contains("$(") {
-            // The program itself is computed: what runs is unknown.
-            sink.opaque(line);
+            // The program itself is computed: run what the line set it to, if it did
+            // (`g=gate; $g approve …`), else what runs is unknown.
+            match substitute(&cmd.program_path, &scoped).filter(|p| !p.contains('$')) {
+                Some(resolved) => {
+                    let words: Vec<&str> = std::iter::once(resolved.as_str())
+                        .chain(args.iter().map(|a| &**a))
+                        .collect();
+                    // The value is split into words as an unquoted expansion is.
+                    let mut script = resolved.clone();
+                    if words.len() > 1 {
+                        script.push(' ');
+                        script.push_str(&crate::shell::quote_argv(&words[1..]));
+                    }
+                    sink.script(&script);
+                }
+                None => sink.opaque(line),
+            }
         } else if !program.is_empty() {
             programs::model(&view, &mut sink);
         }
@@ -190,6 +218,13 @@ pub fn effects_of_parsed(
             }
         }
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
+        for a in parsed.assigns.iter().filter(|a| a.by == i) {
+            let value = substitute(&a.value, &vars).unwrap_or_else(|| a.value.to_string());
+            if value.len() <= MAX_VALUE {
+                vars.retain(|(n, _)| n != &*a.name);
+                vars.push((a.name.to_string(), value));
+            }
+        }
         if depth < MAX_NESTING {
             for script in &sink.scripts {
                 let inner = Where {
@@ -206,6 +241,56 @@ pub fn effects_of_parsed(
         }
     }
     dedup(out);
+}
+
+/// Longest variable value followed (longer ones stay unresolved).
+const MAX_VALUE: usize = 4096;
+
+/// `word` with the line's known variables substituted (`$D`, `${D}`, `${D:?msg}`,
+/// `${D:-x}`), or `None` when it names none of them. Unknown variables stay as written.
+fn substitute(word: &str, vars: &[(String, String)]) -> Option<String> {
+    let mut out = String::with_capacity(word.len());
+    let mut changed = false;
+    let mut rest = word;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, used) = if let Some(inner) = after.strip_prefix('{') {
+            match inner.find('}') {
+                Some(end) => {
+                    let body = &inner[..end];
+                    let n = body
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(body.len());
+                    (&body[..n], end + 2)
+                }
+                None => ("", 0),
+            }
+        } else {
+            let n = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..n], n)
+        };
+        match vars
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .filter(|_| !name.is_empty())
+        {
+            Some((_, value)) if out.len() + value.len() <= MAX_VALUE => {
+                out.push_str(value);
+                changed = true;
+                rest = &after[used..];
+            }
+            _ => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
 }
 
 fn is_path_act(a: Act) -> bool {

@@ -103,6 +103,10 @@ pub fn effects_of_event(event: &Event, at: &Where, out: &mut Vec<Effect>) {
         }
         _ => {}
     }
+    // A shell command carried by a tool that is not a shell tool (an MCP tool's `command`).
+    if let Some(cmd) = event.command.as_deref().filter(|_| !is_shell_tool(tool)) {
+        effects_of_line(cmd, at, out);
+    }
     if event.paths.is_empty() {
         return;
     }

@@ -52,6 +52,29 @@ pub use prefilter::{admits, Facts, LineFacts, Need};
 
 use std::borrow::Cow;
 
+/// An argv array as one shell line that parses back to the same words: each word that is
+/// not plainly safe is single-quoted (`'` written as `'\''`). Tools that take a command as
+/// an array (`["bash", "-lc", "rm -rf ~"]`) are read as this line.
+pub fn quote_argv(words: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let safe = !w.is_empty()
+            && w.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+        if safe {
+            out.push_str(w);
+        } else {
+            out.push('\'');
+            out.push_str(&w.replace('\'', "'\\''"));
+            out.push('\'');
+        }
+    }
+    out
+}
+
 /// Deepest nesting of subshells, substitutions and `-c` scripts that is followed.
 pub const MAX_DEPTH: usize = 24;
 /// Most simple commands recorded for one command line.

@@ -42,8 +42,31 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         gate(cmd, out);
         return;
     }
+    if matches!(cmd.program, "apply_patch" | "applypatch") {
+        apply_patch(cmd, out);
+        return;
+    }
     if !FAMILIES.iter().any(|family| family(cmd, out)) {
         out.none(Act::Exec);
+    }
+}
+
+/// Codex's patch tool run from a shell: the patch is its argument or its standard input.
+fn apply_patch(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    use super::patch::{patch_files, PatchOp};
+    let text = cmd.args.first().map(|a| &**a).or(cmd.stdin).unwrap_or("");
+    let files = patch_files(text);
+    if files.is_empty() {
+        // A patch the line does not show: it may write anything.
+        out.place(Act::Write, gate_spec::effect::Place::Unknown);
+        out.opaque(text);
+    }
+    for f in files {
+        let act = match f.op {
+            PatchOp::Delete => Act::Delete,
+            PatchOp::Add | PatchOp::Update | PatchOp::MoveTo => Act::Write,
+        };
+        out.path(act, &f.path);
     }
 }
 
@@ -94,6 +117,27 @@ pub(crate) mod testing {
         v.sort();
         v.dedup();
         v
+    }
+
+    #[test]
+    fn variables_the_line_sets_are_followed() {
+        assert!(has("D=/; rm -rf $D", "delete@root"));
+        assert!(has("export T=~; rm -rf \"$T\"", "delete@home"));
+        assert!(has("a='rm -rf'; $a ~", "delete@home"));
+        assert!(has("g=gate; $g approve k3j9", "approve@none"));
+        assert!(has("D=.claude; rm -rf ${D:?}/", "delete@gate"));
+        assert!(has("X=/ rm -rf $X", "delete@root") || has("X=/ rm -rf $X", "delete@unknown"));
+        // Unknown variables stay unknown.
+        assert!(has("rm -rf $NOPE", "delete@unknown"));
+        assert!(has("$CMD -rf ~", "opaque@none"));
+    }
+
+    #[test]
+    fn apply_patch_from_a_shell() {
+        let line = "apply_patch <<'EOF'\n*** Begin Patch\n  *** Update File: .claude/settings.json\n@@\n-a\n+b\n*** Delete File: src/old.rs\n*** End Patch\nEOF";
+        assert!(has(line, "write@gate"), "{:?}", effects(line));
+        assert!(has(line, "delete@source"));
+        assert!(has("apply_patch", "write@unknown"));
     }
 
     /// Whether the line has the effect `act@place`.
