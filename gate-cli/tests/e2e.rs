@@ -28,13 +28,13 @@ const HOOK_TIMEOUT_SECS: u64 = 30;
 const STEER_MARK: &str = "First high-risk action in this stretch";
 /// The rule that makes step 1 a high-risk action.
 const STEER_RULE: &str = "elevated_privileges";
-/// Text of gate's ask for a recursive delete outside the project (rule
-/// `delete_outside_project`, tier `destructive`).
-const ASK_MARK: &str = "recursive delete outside the project";
+/// Text of gate's ask for a recursive delete outside the project (rule `destroy_broadly`:
+/// a delete at a place outside the project, tier `destructive`).
+const ASK_MARK: &str = "this deletes, moves, overwrites or re-permissions";
 /// Every ask names the command that approves it.
 const APPROVE_MARK: &str = "gate approve ";
 /// Text of gate's deny for piping a download into a shell (tier `forbidden`).
-const DENY_MARK: &str = "blocked by rule `remote_script`";
+const DENY_MARK: &str = "blocked by rule `remote_code`";
 
 /// Indices of the steps in `tests/e2e/gated.json` (`degraded.json` has the first two).
 const BENIGN: usize = 0;

@@ -41,7 +41,8 @@ impl Where {
         push(var("XDG_STATE_HOME").map(|s| format!("{s}/gate")));
         push(var("XDG_CONFIG_HOME").map(|s| format!("{s}/gate")));
         push(var("CODEX_HOME"));
-        push(var("GEMINI_CLI_HOME"));
+        // Gemini CLI's variable stands for home: its settings are in `.gemini` below it.
+        push(var("GEMINI_CLI_HOME").map(|h| format!("{h}/.gemini")));
         push(var("COPILOT_HOME"));
         push(var("CLAUDE_CONFIG_DIR"));
         push(
