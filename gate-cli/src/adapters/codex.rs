@@ -23,7 +23,7 @@ pub(super) const EVENTS: &[&str] = &[
     "SessionEnd",
 ];
 
-pub(crate) use gate_runtime::effects::patch::{patch_files, PatchFile, PatchOp};
+pub(crate) use gate_runtime::effects::patch::{patch_files, PatchOp};
 
 pub(super) fn refine(payload: &Payload<'_>, event: &mut Event) {
     if event.tool.as_deref() == Some("apply_patch") {
