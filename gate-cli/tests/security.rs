@@ -577,7 +577,7 @@ fn secret_payloads(cwd: &Path) -> Vec<(&'static str, Option<&'static str>, serde
         "gemini",
         None,
         serde_json::json!({"session_id": "s-priv-g", "cwd": cwd, "hook_event_name": "BeforeTool",
-            "timestamp": "2026-01-01T00:00:00.000Z", "tool_name": "write_file",
+            "tool_name": "write_file",
             "tool_input": {"file_path": "secrets.txt", "content": all}}),
     ));
     out.push((
@@ -823,4 +823,31 @@ fn approve_refuses_inside_an_agent() {
         "{out:?}"
     );
     assert_eq!(pending_grant(&world), id, "still pending");
+}
+
+/// A grant covers exactly the approved action: approving one write of `.env` approves no
+/// other content for it.
+#[test]
+fn a_grant_covers_the_whole_input() {
+    let world = World::new();
+    let write = |content: &str| {
+        serde_json::json!({"session_id": "s-grant", "cwd": world.project, "hook_event_name": "BeforeTool",
+            "tool_name": "write_file",
+            "tool_input": {"file_path": world.project.join(".env"), "content": content}})
+    };
+    assert!(
+        blocks(&world.hook("gemini", None, &write("A=1"))),
+        "asked first"
+    );
+    let id = pending_grant(&world);
+    let out = world.run(&["approve", &id], b"");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        blocks(&world.hook("gemini", None, &write("A=2"))),
+        "other content is asked again"
+    );
+    assert!(
+        !blocks(&world.hook("gemini", None, &write("A=1"))),
+        "the approved content passes"
+    );
 }

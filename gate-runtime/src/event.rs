@@ -129,6 +129,49 @@ pub struct Event {
     /// shell line too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// SHA-256 (hex) of the whole tool input in canonical form (object keys sorted), for
+    /// tools that are not shells: a grant is bound to it, so that approving one write of a
+    /// file approves no other content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_digest: Option<String>,
+}
+
+/// SHA-256 (hex) of a JSON value in canonical form: object keys sorted (repeated keys as
+/// the value holds them), no whitespace, strings escaped as serde_json writes them.
+pub fn input_digest(value: &serde_json::Value) -> String {
+    use sha2::Digest;
+    fn write(v: &serde_json::Value, h: &mut sha2::Sha256) {
+        match v {
+            serde_json::Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                h.update(b"{");
+                for (i, k) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        h.update(b",");
+                    }
+                    h.update(serde_json::to_string(k).unwrap_or_default().as_bytes());
+                    h.update(b":");
+                    write(&map[k], h);
+                }
+                h.update(b"}");
+            }
+            serde_json::Value::Array(items) => {
+                h.update(b"[");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        h.update(b",");
+                    }
+                    write(item, h);
+                }
+                h.update(b"]");
+            }
+            other => h.update(other.to_string().as_bytes()),
+        }
+    }
+    let mut h = sha2::Sha256::new();
+    write(value, &mut h);
+    crate::store::hex(&h.finalize())
 }
 
 impl Event {

@@ -313,6 +313,13 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
         Some(ActionClass::Exec) => None,
         _ => input.as_ref().and_then(ToolInput::command),
     };
+    // A grant for a tool that is not a shell covers its whole input (content included).
+    let input_digest = match class {
+        Some(ActionClass::Exec) | None => None,
+        _ => input.as_ref().map(|i| {
+            gate_runtime::event::input_digest(&Node::Object(i.object().clone()).to_value())
+        }),
+    };
     let prompt = payload.string(&["prompt"]).map(str::to_string);
     let target = match phase {
         Phase::Prompt => prompt.clone(),
@@ -345,6 +352,7 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
             .string(&["tool_use_id", "toolUseId"])
             .map(str::to_string),
         command,
+        input_digest,
     }
 }
 

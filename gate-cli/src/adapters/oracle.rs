@@ -209,6 +209,12 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
         Some(ActionClass::Exec) => None,
         _ => input.as_ref().and_then(ToolInput::command),
     };
+    let input_digest = match class {
+        Some(ActionClass::Exec) | None => None,
+        _ => input
+            .as_ref()
+            .map(|i| gate_runtime::event::input_digest(&Value::Object(i.0.clone()))),
+    };
     let prompt = payload.string(&["prompt"]).map(str::to_string);
     let target = match phase {
         Phase::Prompt => prompt.clone(),
@@ -241,6 +247,7 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
             .string(&["tool_use_id", "toolUseId"])
             .map(str::to_string),
         command,
+        input_digest,
     }
 }
 

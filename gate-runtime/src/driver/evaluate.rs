@@ -44,7 +44,8 @@ pub fn write_scope_key(scope: Scope, event: &Event, out: &mut String) {
 
 /// The hash a grant is bound to: the exact tool, target and directory (SHA-256 of
 /// `tool \n target \n cwd`, hashed in parts rather than joined first: one allocation fewer
-/// on every event).
+/// on every event), and for tools that are not shells the whole input's digest
+/// (`\n digest` after them): the content of a write, every file and hunk of a patch.
 pub fn action_hash(event: &Event) -> String {
     use sha2::Digest;
     let mut h = sha2::Sha256::new();
@@ -53,6 +54,10 @@ pub fn action_hash(event: &Event) -> String {
     h.update(event.target.as_deref().unwrap_or(""));
     h.update(b"\n");
     h.update(event.cwd.as_deref().unwrap_or(""));
+    if let Some(digest) = &event.input_digest {
+        h.update(b"\n");
+        h.update(digest);
+    }
     store::hex(&h.finalize())
 }
 
