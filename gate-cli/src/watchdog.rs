@@ -30,14 +30,24 @@ static PREPARED: OnceLock<Prepared> = OnceLock::new();
 /// call gate could not finish checking is not waved through). Newline included.
 static ANSWER: OnceLock<Vec<u8>> = OnceLock::new();
 
+/// Set once the main thread starts writing its own answer: the deadline then writes none
+/// (a hook prints at most one JSON object).
+static ANSWERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Sets the answer the deadline gives (at most once; later calls are ignored). Until it is
 /// set, the deadline answers nothing: the payload was not even read.
 pub fn answer_at_deadline(line: Vec<u8>) {
     let _ = ANSWER.set(line);
 }
 
+/// The main thread is about to answer: the deadline must not answer too.
+pub fn answering() {
+    ANSWERED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
 extern "C" fn on_alarm(_signal: libc::c_int) {
-    if let Some(answer) = ANSWER.get() {
+    let answered = ANSWERED.load(std::sync::atomic::Ordering::SeqCst);
+    if let Some(answer) = ANSWER.get().filter(|_| !answered) {
         // SAFETY: `write` is async-signal-safe; the buffer lives in a static that is never
         // mutated after it was set. A partial write leaves invalid JSON, which the runtime
         // reads as no answer: no worse than silence.

@@ -709,3 +709,51 @@ fn store_faults_keep_rule_blocks_and_never_block_benign_work() {
         }
     }
 }
+
+/// A call whose analysis has not finished when the deadline fires is asked, not waved
+/// through: the deadline's signal is sent early here, while the hook waits for a locked
+/// database, and the hook answers an ask (exactly one JSON object), exit 0.
+#[test]
+fn the_deadline_asks_when_the_analysis_has_not_finished() {
+    for case in &CASES {
+        let dir = tempfile::tempdir().unwrap();
+        let db = seeded(dir.path(), case);
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let mut cmd = Command::new(GATE);
+        cmd.arg("hook").arg(case.runtime);
+        if let Some(e) = case.event {
+            cmd.args(["--event", e]);
+        }
+        let mut child = cmd
+            .env("GATE_DB", &db)
+            .env_remove("GATE_HOME")
+            .env("XDG_CONFIG_HOME", dir.path().join("no-config"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn gate");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all((case.payload)(BENIGN, 5000).as_bytes())
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let sent = Command::new("kill")
+            .args(["-ALRM", &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success(), "signal sent");
+        let out = child.wait_with_output().unwrap();
+        conn.execute_batch("ROLLBACK").unwrap();
+        let what = format!("{}: deadline", case.runtime);
+        assert_contract(&out, &what);
+        assert!(
+            blocks(&out),
+            "{what}: asked, got {:?}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}

@@ -62,6 +62,7 @@ pub fn run(args: &HookArgs) -> i32 {
     }
     let mut checkpoint_due = None;
     let line = answer(args, config, &mut checkpoint_due);
+    crate::watchdog::answering();
     if let Some(line) = line {
         let mut stdout = std::io::stdout().lock();
         // A closed stdout (SIGPIPE-like) is not our problem to report.
@@ -148,6 +149,28 @@ fn answer(
             return None;
         }
     };
+    // Should the analysis not finish before the deadline, the call is asked, not waved
+    // through (and not answered twice: the handler exits before `run` could print).
+    if event
+        .phase
+        .is_some_and(|p| p == gate_spec::ir::Phase::PreTool)
+    {
+        let ask = gate_runtime::verdict::Decision {
+            verdict: gate_runtime::verdict::Verdict::Ask {
+                reason: format!(
+                    "gate could not finish checking this action within {} s; split it into \
+                     smaller steps, or let the user run it",
+                    DEADLINE.as_secs()
+                ),
+                grant_id: String::new(),
+            },
+            carried: None,
+        };
+        if let Some(mut line) = adapters::render(runtime, &event, &ask) {
+            line.push('\n');
+            crate::watchdog::answer_at_deadline(line.into_bytes());
+        }
+    }
     // A configuration fault never widens what the agent may do: an unreadable or invalid
     // configuration, or one that names a spec this binary does not have, falls back to the
     // built-in default spec with no role (a role can only lower enforcement), and the fault
