@@ -162,7 +162,7 @@ Examples:
   gate log -n 50
   gate log --decision deny --since 2h
   gate log --tier destructive --since 2026-01-02T00:00:00Z
-  gate log --rule remote_script --json | jq '.[].target'
+  gate log --rule remote_code --json | jq '.[].target'
 
 Filters combine (every one must hold); -n counts the rows that pass them.")]
     Log(LogArgs),

@@ -319,7 +319,7 @@ fn commands_quoted_in_the_docs_exist() {
 fn the_checker_rejects_what_the_binary_does_not_have() {
     let root = cli();
     for good in [
-        "gate log -n 5 --decision deny --since 2h --tier destructive --rule remote_script",
+        "gate log -n 5 --decision deny --since 2h --tier destructive --rule remote_code",
         "gate --spec guard replay session.jsonl --role worker --json",
         "gate audit export --format jsonl > audit.jsonl",
         "gate diagram [SPEC] [--format mermaid\\|dot\\|markdown] [--check]",

@@ -757,7 +757,7 @@ impl<'s> Classifier<'s> {
                 home: base.home.clone(),
                 gate: base.gate.clone(),
             };
-            effects::effects_of_event(event, &at, &mut out.effects);
+            effects::effects_of_event_parsed(event, &at, parsed.as_ref(), &mut out.effects);
         }
         let hits = match (&parsed, event.target.as_deref()) {
             (Some(parsed), Some(raw)) if !self.table.is_empty() => {

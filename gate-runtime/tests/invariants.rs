@@ -760,15 +760,18 @@ fn check_degraded(spec: &Spec, fault: Fault, r: &driver::RunResult) -> Result<()
     let tier = &spec.tiers[r.outcome.classification.tier as usize];
     match &r.decision.verdict {
         Verdict::Allow => prop_assert!(r.decision.carried.is_none()),
-        Verdict::Deny { .. } => {
-            prop_assert_eq!(
-                tier.fail,
-                FailPolicy::Closed,
-                "{}: a degraded deny",
+        Verdict::Deny { .. } | Verdict::Ask { .. } => {
+            // Only a block the rules alone decide is kept: the fresh-state evaluation
+            // (no stored state, no grant) blocks it too, and the tier withholds.
+            prop_assert!(
+                r.outcome.decision.verdict.blocks() && r.outcome.proposed.blocks(),
+                "{}: a degraded block the rules alone do not decide",
                 spec.name
             );
-            // Only the classification-driven block is kept.
-            prop_assert!(r.outcome.proposed.blocks());
+            if matches!(r.decision.verdict, Verdict::Ask { .. }) {
+                // A fail-closed tier's ask cannot be approved without the store: a deny.
+                prop_assert_ne!(tier.fail, FailPolicy::Closed, "{}", spec.name);
+            }
         }
         other => prop_assert!(false, "{}: degraded answer {:?}", spec.name, other),
     }
@@ -812,7 +815,10 @@ fn fail_open_under_store_faults() {
             let mut fresh = ScopeState::initial(spec, compiled.machine);
             let role = engine.resolve_role(e, &|_| None, None);
             let o = evaluate(&engine, &mut fresh, e, *now, role, false);
-            prop_assert_eq!(&r.decision, &driver::degrade(spec, &o));
+            // (Grant ids differ: the driver's placeholder, this evaluation's minter.)
+            let want = driver::degrade(spec, &o);
+            prop_assert_eq!(r.decision.verdict.name(), want.verdict.name());
+            prop_assert_eq!(&r.decision.carried, &want.carried);
             Ok(())
         })
         .unwrap();
@@ -826,7 +832,7 @@ fn fail_open_every_fault_kind_every_spec() {
         ("Bash", "cargo build"),
         ("Bash", "npm publish"),
     ];
-    let mut opened = 0;
+    let mut kept = 0;
     for compiled in all_specs() {
         let spec = compiled.ir();
         let engine = Engine::new(spec, compiled.machine);
@@ -869,13 +875,14 @@ fn fail_open_every_fault_kind_every_spec() {
             }
             let r = last.unwrap();
             check_degraded(spec, fault, &r).unwrap_or_else(|e| panic!("{e}"));
-            if r.outcome.proposed.blocks() && !r.decision.verdict.blocks() {
-                opened += 1;
+            if r.decision.verdict.blocks() {
+                kept += 1;
             }
         }
     }
-    // The property is not vacuous: some degraded answers dropped a block the engine proposed.
-    assert!(opened > 0);
+    assert!(kept > 0, "no degraded answer kept a rule's block");
+    // Not vacuous: degraded answers kept blocks the rules alone decide (and, checked above,
+    // none that they do not).
 }
 
 // ------------------------------------------------------------------------------------------

@@ -92,11 +92,25 @@ fn act_of_tool(tool: &str, class: Option<ActionClass>) -> Act {
 /// Effects of one tool event run in `at`. A shell tool's command is read as a shell line; a
 /// PowerShell tool's as `pwsh -Command`; other tools act on the paths the adapter found.
 pub fn effects_of_event(event: &Event, at: &Where, out: &mut Vec<Effect>) {
+    effects_of_event_parsed(event, at, None, out)
+}
+
+/// [`effects_of_event`] with the shell tool's command already parsed (the classifier's
+/// parse, so a hook parses each command once).
+pub fn effects_of_event_parsed(
+    event: &Event,
+    at: &Where,
+    parsed: Option<&crate::shell::Parsed<'_>>,
+    out: &mut Vec<Effect>,
+) {
     let Some(tool) = event.tool.as_deref() else {
         return;
     };
     match (tool, event.target.as_deref()) {
-        (t, Some(cmd)) if is_shell_tool(t) => effects_of_line(cmd, at, out),
+        (t, Some(cmd)) if is_shell_tool(t) => match parsed {
+            Some(parsed) => super::effects_of_parsed(parsed, cmd, at, 0, out),
+            None => effects_of_line(cmd, at, out),
+        },
         ("powershell" | "pwsh" | "PowerShell", Some(cmd)) => {
             let quoted = format!("pwsh -Command '{}'", cmd.replace('\'', "'\\''"));
             effects_of_line(&quoted, at, out)
