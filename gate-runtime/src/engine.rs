@@ -23,8 +23,8 @@ use crate::observer::{self, Baselines, Classification, Classifier, ObserverState
 use crate::verdict::{Decision, Verdict};
 use gate_spec::exec::{Input, Machine, Snapshot};
 use gate_spec::ir::{
-    Block, Effect, Mode, Phase, RoleId, SignalId, Spec, TemplateId, TemplatePart, TemplateVar,
-    Trigger,
+    Block, Effect, Family, Mode, Phase, RoleId, SignalId, Spec, TemplateId, TemplatePart,
+    TemplateVar, Trigger,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -650,6 +650,11 @@ impl<'s> Engine<'s> {
             let tr = &spec.transitions[t as usize];
             match tr.trigger {
                 Trigger::Signal(s) | Trigger::Clear(s) => {
+                    // A budget signal is the backstop in signal form, not a real boundary:
+                    // the window it closes is not learned from (R8).
+                    if matches!(spec.signals[s as usize].family, Family::Budget { .. }) {
+                        by_backstop = true;
+                    }
                     fired_signals.push(&spec.signals[s as usize].name);
                     notes.push(Note {
                         kind: "boundary",

@@ -621,6 +621,12 @@ fn jwc_r8_backstop_windows_excluded() {
     sim.wait(2_800);
     let o = sim.pre("Edit", "/repo/src/late.rs");
     assert!(has_record(sim.spec, &o, "boundary_over_budget"));
+    // The window over_budget closes is stored as closed by the backstop, so calibration
+    // (which learns only from `boundary` closes) leaves it out.
+    assert_eq!(
+        o.closed.as_ref().expect("the window closed").closed_by,
+        ClosedBy::Backstop
+    );
     // A boundary from over_budget is recorded distinctly from natural boundaries.
     assert!(!records(sim.spec, &o)
         .iter()
