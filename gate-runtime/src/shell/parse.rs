@@ -417,6 +417,8 @@ fn finish<'a>(
     depth: usize,
     wrappers: &[String],
 ) {
+    // A separator ends a `[[ … ]]` left open (a syntax error for bash).
+    st.in_test = false;
     let mut pending = std::mem::take(cur);
     if let Some(words) = ctx.spare_words.pop() {
         cur.words = words;
@@ -1755,8 +1757,16 @@ pub fn parse_argv(argv: &[String]) -> Parsed<'static> {
         .iter()
         .map(|a| {
             ctx.steps += a.len() as u64 + 1;
+            let mut end = a.len().min(MAX_WORD);
+            if end < a.len() {
+                // The word cap, as in the lexer: bytes, cut at a character boundary.
+                ctx.truncated = true;
+                while !a.is_char_boundary(end) {
+                    end -= 1;
+                }
+            }
             FinalWord {
-                text: Cow::Owned(a.chars().take(MAX_WORD).collect()),
+                text: Cow::Owned(a[..end].to_string()),
                 assign: false,
                 array: false,
             }
