@@ -368,6 +368,11 @@ fn argv_vectors_are_not_reinterpreted() {
     assert_eq!(p.commands[0].args, ["a; rm -rf /"]);
     assert_eq!(shell::classify(&p), Other);
     assert!(shell::parse_argv(&[]).commands.is_empty());
+    // An argument past the word cap is cut, and the parse marked truncated.
+    let p = shell::parse_argv(&argv(&["rm", &"é".repeat(shell::MAX_WORD)]));
+    assert!(p.truncated);
+    assert!(p.commands[0].args[0].len() <= shell::MAX_WORD);
+    assert!(!shell::parse_argv(&argv(&["rm", "x"])).truncated);
 }
 
 #[test]
@@ -717,6 +722,9 @@ fn compound_commands_are_not_redirections() {
     // After `]]`, `>` redirects again.
     let p = shell::parse("[[ a > b ]] > out");
     assert_eq!(p.commands[0].writes.len(), 1);
+    // An unclosed `[[` ends at a separator: later redirections are redirections.
+    let p = shell::parse("[[ a ; echo x > /etc/passwd");
+    assert_eq!(command(&p, "echo").writes.len(), 1);
     let p = shell::parse("select f in a b; do rm -rf \"$f\"; done");
     assert_eq!(commands(&p), [("rm", vec!["-rf", "$f"])]);
     let p = shell::parse("for f in $(ls); do rm \"$f\"; done");

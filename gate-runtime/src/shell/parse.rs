@@ -332,7 +332,7 @@ struct Pending<'a> {
 
 impl<'a> Pending<'a> {
     fn push_word(&mut self, word: FinalWord<'a>) {
-        if self.first_arg.is_none() && !RESERVED.contains(&&*word.text) {
+        if self.first_arg.is_none() && !is_reserved(&word.text) {
             self.first_arg = Some(self.words.len());
         }
         self.words.push(word);
@@ -417,6 +417,8 @@ fn finish<'a>(
     depth: usize,
     wrappers: &[String],
 ) {
+    // A separator ends a `[[ … ]]` left open (a syntax error for bash).
+    st.in_test = false;
     let mut pending = std::mem::take(cur);
     if let Some(words) = ctx.spare_words.pop() {
         cur.words = words;
@@ -536,21 +538,24 @@ fn parse_list<'a>(
     };
     loop {
         ctx.steps += 1;
-        if st.want_pattern {
-            // After `case WORD in` or `;;`: a pattern list up to its `)` (or `esac`).
-            st.want_pattern = false;
-            match case_pattern(ctx, sc, depth, term, wrappers) {
-                Clause::Pattern => {}
-                Clause::Esac => st.case_open = st.case_open.saturating_sub(1),
-                Clause::End => {}
-            }
-            continue;
-        }
         let Some(c) = sc.peek() else {
+            if st.want_pattern {
+                st.want_pattern = false;
+                continue;
+            }
             finish(ctx, sc, &mut st, &mut cur, Sep::Seq, depth, wrappers);
             return st.span;
         };
-        if st.in_test {
+        // One test for both states, on every token.
+        if st.want_pattern | st.in_test {
+            if st.want_pattern {
+                // After `case WORD in` or `;;`: a pattern list up to its `)` (or `esac`).
+                st.want_pattern = false;
+                if let Clause::Esac = case_pattern(ctx, sc, depth, term, wrappers) {
+                    st.case_open = st.case_open.saturating_sub(1);
+                }
+                continue;
+            }
             // Inside `[[ … ]]`: `<`, `>`, `(`, `)`, `&&` and `||` are operands of the test.
             let op: Option<&'static str> = match (c, sc.at(1)) {
                 (b'<', _) => Some("<"),
@@ -1423,9 +1428,18 @@ fn ansi_c<'a>(ctx: &mut Ctx<'a>, sc: &mut Scanner<'_>, w: &mut Word<'_>) {
     }
 }
 
-const RESERVED: [&str; 13] = [
-    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac",
-];
+/// The reserved words that open or continue a compound command (`if`, `then`, `do`, `{`,
+/// …): the word after them starts a command. Sorted by length first, so that most words
+/// (`git`, `cargo`) are rejected by their length alone.
+fn is_reserved(word: &str) -> bool {
+    match word.len() {
+        1 => matches!(word, "!" | "{" | "}"),
+        2 => matches!(word, "if" | "fi" | "do"),
+        4 => matches!(word, "then" | "else" | "elif" | "done" | "esac"),
+        5 => matches!(word, "while" | "until"),
+        _ => false,
+    }
+}
 
 /// Turn the words of one pipeline element into commands; returns its span.
 fn emit<'a>(ctx: &mut Ctx<'a>, cur: Pending<'a>, depth: usize, wrappers: &[String]) -> Span {
@@ -1444,7 +1458,7 @@ fn emit<'a>(ctx: &mut Ctx<'a>, cur: Pending<'a>, depth: usize, wrappers: &[Strin
             // `coproc NAME { …; }` / `coproc { …; }`: the group's commands run.
             "coproc" if words.get(start + 1).is_some_and(|w| w.text == "{") => start += 2,
             "coproc" if words.get(start + 2).is_some_and(|w| w.text == "{") => start += 3,
-            t if RESERVED.contains(&t) => start += 1,
+            t if is_reserved(t) => start += 1,
             _ => break,
         }
     }
@@ -1570,6 +1584,11 @@ fn build<'a>(
         }
         let here = k;
         let name = wrappers::name_at(&owned, k);
+        if !wrappers::maybe_wrapper(name) {
+            // Most programs: no call into the wrapper table.
+            program_at = Some(k);
+            break;
+        }
         match wrappers::peel(&owned, k, name) {
             Peel::Program => {
                 program_at = Some(k);
@@ -1630,7 +1649,7 @@ fn build<'a>(
     // `export D=/`, `local D=~`, `declare -x D=…`: assignments too.
     let declared = if owned
         .get(at)
-        .is_some_and(|p| DECLARE.contains(&basename(&p.text)))
+        .is_some_and(|p| is_declaration(basename(&p.text)))
     {
         declarations(ctx, &owned[at + 1..])
     } else {
@@ -1687,8 +1706,17 @@ fn build<'a>(
     span
 }
 
-/// The builtins whose `NAME=value` operands assign.
-const DECLARE: [&str; 5] = ["export", "declare", "local", "readonly", "typeset"];
+/// The builtins whose `NAME=value` operands assign: `export`, `declare`, `local`,
+/// `readonly`, `typeset`.
+fn is_declaration(program: &str) -> bool {
+    match program.len() {
+        5 => program == "local",
+        6 => program == "export",
+        7 => matches!(program, "declare" | "typeset"),
+        8 => program == "readonly",
+        _ => false,
+    }
+}
 
 /// The assignments among a declaration builtin's operands (options and bare names are
 /// skipped, array literals are not values).
@@ -1755,8 +1783,16 @@ pub fn parse_argv(argv: &[String]) -> Parsed<'static> {
         .iter()
         .map(|a| {
             ctx.steps += a.len() as u64 + 1;
+            let mut end = a.len().min(MAX_WORD);
+            if end < a.len() {
+                // The word cap, as in the lexer: bytes, cut at a character boundary.
+                ctx.truncated = true;
+                while !a.is_char_boundary(end) {
+                    end -= 1;
+                }
+            }
             FinalWord {
-                text: Cow::Owned(a.chars().take(MAX_WORD).collect()),
+                text: Cow::Owned(a[..end].to_string()),
                 assign: false,
                 array: false,
             }
@@ -1949,6 +1985,33 @@ mod tests {
         assert_eq!(skip_opts(&ws, 0, &STDBUF), 3);
         let ws = words(&["--", "-rf"]);
         assert_eq!(skip_opts(&ws, 0, &NONE), 1);
+    }
+
+    /// The names [`wrappers::peel`] tries are sorted, unique, shorter than the prefilter's
+    /// 32 bytes, and cover the shells (the wrapper table in `tests/shell.rs` reaches the
+    /// others); a name left out of the list would never be peeled.
+    #[test]
+    fn wrapper_names_are_listed() {
+        let names = super::wrappers::WRAPPER_NAMES;
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+        assert!(names.iter().all(|n| !n.is_empty() && n.len() < 32));
+        for shell in super::wrappers::SHELLS {
+            assert!(names.contains(&shell), "{shell}");
+        }
+        for name in ["npx", "sudo", "tmux", "dbus-run-session"] {
+            let ws = words(&[name, "-c", "x", "rm"]);
+            assert!(
+                !matches!(super::wrappers::peel(&ws, 0, name), Peel::Program),
+                "{name}"
+            );
+        }
+        for name in ["git", "cargo", "ls", "conda2", "s"] {
+            let ws = words(&[name, "rm"]);
+            assert!(
+                matches!(super::wrappers::peel(&ws, 0, name), Peel::Program),
+                "{name}"
+            );
+        }
     }
 
     #[test]

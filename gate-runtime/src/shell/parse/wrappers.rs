@@ -446,8 +446,111 @@ pub(super) const SHELLS: [&str; 9] = [
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish",
 ];
 
+/// Every name [`peel`] knows (sorted, bytewise): a program that cannot be one of them is
+/// rejected before the match ([`maybe_wrapper`]).
+pub(super) const WRAPPER_NAMES: [&str; 71] = [
+    "ash",
+    "bash",
+    "builtin",
+    "bun",
+    "bundle",
+    "bundler",
+    "bunx",
+    "busybox",
+    "bwrap",
+    "caffeinate",
+    "cgexec",
+    "chroot",
+    "chrt",
+    "command",
+    "conda",
+    "coproc",
+    "dash",
+    "dbus-run-session",
+    "direnv",
+    "doas",
+    "dotenv",
+    "env",
+    "eval",
+    "exec",
+    "firejail",
+    "fish",
+    "flock",
+    "hatch",
+    "ionice",
+    "ksh",
+    "ltrace",
+    "mamba",
+    "micromamba",
+    "mksh",
+    "nice",
+    "nohup",
+    "npm",
+    "npx",
+    "nsenter",
+    "op",
+    "parallel",
+    "pdm",
+    "pipx",
+    "pkexec",
+    "pnpm",
+    "pnpx",
+    "poetry",
+    "runuser",
+    "screen",
+    "script",
+    "setsid",
+    "sg",
+    "sh",
+    "stdbuf",
+    "strace",
+    "su",
+    "sudo",
+    "systemd-run",
+    "taskset",
+    "time",
+    "timeout",
+    "tmux",
+    "unshare",
+    "uv",
+    "uvx",
+    "watch",
+    "xargs",
+    "xvfb-run",
+    "yarn",
+    "yash",
+    "zsh",
+];
+
+/// For each first byte, the lengths (bit `len`, up to 31) of the [`WRAPPER_NAMES`] that
+/// start with it: built at compile time.
+const FIRST_BYTE_LENGTHS: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut i = 0;
+    while i < WRAPPER_NAMES.len() {
+        let name = WRAPPER_NAMES[i].as_bytes();
+        table[name[0] as usize] |= 1 << name.len();
+        i += 1;
+    }
+    table
+};
+
+/// Whether `name` may be a wrapper: one table look-up rejects nearly every other program
+/// (`git`, `cargo`, `ls`) before the match compares names.
+#[inline]
+pub(super) fn maybe_wrapper(name: &str) -> bool {
+    let b = name.as_bytes();
+    match b.first() {
+        Some(&first) if b.len() < 32 => FIRST_BYTE_LENGTHS[first as usize] & (1 << b.len()) != 0,
+        _ => false,
+    }
+}
+
 /// The word at `k` (whose base name is `name`) as a wrapper.
 pub(super) fn peel(words: &[FinalWord<'_>], k: usize, name: &str) -> Peel {
+    if !maybe_wrapper(name) {
+        return Peel::Program;
+    }
     let at = |i: usize| words.get(i).map_or("", |w| &*w.text);
     let skip = |o: &Opts| skip_opts(words, k + 1, o);
     // Options, then a script option's code or the program.
