@@ -825,7 +825,10 @@ fn jwc_l6_open_window_still_asks() {
         sim.spec,
         "protected",
         &[
-            (TemplateVar::Reason, &rule_reason(sim.spec, "publishing")),
+            (
+                TemplateVar::Reason,
+                &rule_reason(sim.spec, "irreversible_operations"),
+            ),
             (TemplateVar::Approve, "gate approve grant1"),
         ],
     );
