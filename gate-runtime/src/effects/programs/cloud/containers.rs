@@ -69,7 +69,10 @@ pub(super) fn docker(args: Words<'_, '_>, out: &mut Sink) {
             }
         }
         ["rm", ..] | ["container", "rm" | "remove", ..] => {
-            out.place(Act::CloudDelete, Place::Remote);
+            // A container is disposable; its anonymous volumes (`-v`) hold data.
+            if flag(&["-v", "--volumes"]) {
+                out.place(Act::CloudDelete, Place::Remote);
+            }
             if flag(&["-f", "--force"]) {
                 out.none(Act::Kill);
             }

@@ -494,7 +494,7 @@ mod tests {
             "docker image prune -a",
             "docker container prune",
             "docker network prune",
-            "docker rm -f web",
+            "docker rm -fv web",
             "podman system prune",
             "docker compose down -v",
             "docker compose down --volumes",
@@ -589,6 +589,9 @@ mod tests {
         assert!(has("gsutil cp .env gs://b", "read@secrets"));
         assert!(has("kubectl cp .env pod:/tmp/x", "read@secrets"));
         assert!(has("docker rm -f web", "kill@none"));
+        // A stopped container is disposable: removing it is not a cloud delete.
+        assert!(!has("docker rm web", "cloud_delete@remote"));
+        assert!(!has("docker rm -f web", "cloud_delete@remote"));
         assert_eq!(effects("docker stop web"), vec!["kill@none"]);
         assert_eq!(effects("docker run --rm -it alpine sh"), vec!["exec@none"]);
         assert!(has("ansible all -m shell -a 'uptime'", "send@remote"));

@@ -149,7 +149,11 @@ pub(super) fn checkout(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
         }
     }
     if !paths.is_empty() || a.has("pathspec-from-file") {
-        ctx.vcs(out, Act::History);
+        // Discarding the uncommitted changes of named files overwrites them; discarding a
+        // whole tree, a glob or a list read from a file discards work wholesale.
+        if a.has("pathspec-from-file") || !paths.iter().all(|p| names_one_file(p)) {
+            ctx.vcs(out, Act::History);
+        }
         ctx.paths(out, Act::Overwrite, &paths);
         return;
     }
@@ -231,9 +235,27 @@ pub(super) fn restore(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
         ctx.vcs(out, Act::Write);
     }
     if worktree && (!a.operands.is_empty() || a.has("pathspec-from-file")) {
-        ctx.vcs(out, Act::History);
+        if a.has("pathspec-from-file") || !a.operands.iter().all(|p| names_one_file(p)) {
+            ctx.vcs(out, Act::History);
+        }
         ctx.paths(out, Act::Overwrite, &a.operands);
     }
+}
+
+/// A pathspec that names one file: no glob, not a directory spelled as such (`.`, `..`,
+/// a trailing `/`), no magic (`:/`, `:(glob)…`), and a file name with an extension or a
+/// well-known extensionless name.
+fn names_one_file(p: &str) -> bool {
+    let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or(p);
+    !p.ends_with('/')
+        && !p.starts_with(':')
+        && !p.contains(['*', '?', '['])
+        && !matches!(last, "" | "." | "..")
+        && (last.contains('.')
+            || matches!(
+                last,
+                "Makefile" | "Dockerfile" | "Cargo.lock" | "LICENSE" | "README" | "Gemfile"
+            ))
 }
 
 pub(super) fn stash(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
@@ -473,18 +495,11 @@ mod tests {
         for (line, place) in [
             ("git checkout .", "project"),
             ("git checkout -- .", "project"),
-            ("git checkout -- src/a.rs", "source"),
-            ("git checkout src/a.rs", "source"),
-            ("git checkout HEAD -- src/a.rs", "source"),
             ("git checkout main -- .", "project"),
-            ("git checkout HEAD~2 src/lib.rs Cargo.toml", "source"),
-            ("git checkout --ours src/a.rs", "source"),
-            ("git checkout --theirs -- src/a.rs", "source"),
             ("git checkout -f main", "project"),
             ("git checkout --force main", "project"),
             ("git checkout --forc", "project"),
             ("git checkout -- '*.rs'", "source"),
-            ("git checkout Makefile", "source"),
             ("git -C sub checkout .", "source"),
             ("git checkout :/", "project"),
         ] {
@@ -494,6 +509,19 @@ mod tests {
                 "{line}: {:?}",
                 effects(line)
             );
+        }
+        // Named files: their uncommitted changes are overwritten, not work wholesale.
+        for line in [
+            "git checkout -- src/a.rs",
+            "git checkout src/a.rs",
+            "git checkout HEAD -- src/a.rs",
+            "git checkout HEAD~2 src/lib.rs Cargo.toml",
+            "git checkout --ours src/a.rs",
+            "git checkout --theirs -- src/a.rs",
+            "git checkout Makefile",
+        ] {
+            assert!(has(line, "overwrite@source"), "{line}: {:?}", effects(line));
+            assert!(!has(line, "history@vcs"), "{line}: {:?}", effects(line));
         }
         assert!(has("git checkout -B main origin/main", "history@vcs"));
         assert!(!has("git checkout -b main origin/main", "history@vcs"));
@@ -513,11 +541,8 @@ mod tests {
         assert!(has("git switch --force-create main", "history@vcs"));
         for (line, place) in [
             ("git restore .", "project"),
-            ("git restore src/a.rs", "source"),
-            ("git restore --worktree src/a.rs", "source"),
             ("git restore -W -S .", "project"),
             ("git restore --source=HEAD~2 -- src/", "source"),
-            ("git restore -s main src/a.rs", "source"),
             ("git restore :/", "project"),
         ] {
             assert!(has(line, "history@vcs"), "{line}");
@@ -528,6 +553,14 @@ mod tests {
             );
         }
         assert!(!has("git restore --staged .", "history@vcs"));
+        for line in [
+            "git restore src/a.rs",
+            "git restore --worktree src/a.rs",
+            "git restore -s main src/a.rs",
+        ] {
+            assert!(has(line, "overwrite@source"), "{line}: {:?}", effects(line));
+            assert!(!has(line, "history@vcs"), "{line}: {:?}", effects(line));
+        }
     }
     #[test]
     fn rm_mv_apply_clone_init() {
