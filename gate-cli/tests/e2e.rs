@@ -30,7 +30,7 @@ const STEER_MARK: &str = "First high-risk action in this stretch";
 const STEER_RULE: &str = "elevated_privileges";
 /// Text of gate's ask for a recursive delete outside the project (rule `destroy_broadly`:
 /// a delete at a place outside the project, tier `destructive`).
-const ASK_MARK: &str = "this deletes, moves, overwrites or re-permissions";
+const ASK_MARK: &str = "this deletes, moves or overwrites";
 /// Every ask names the command that approves it.
 const APPROVE_MARK: &str = "gate approve ";
 /// Text of gate's deny for piping a download into a shell (tier `forbidden`).

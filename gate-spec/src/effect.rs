@@ -87,7 +87,7 @@ vocabulary! {
         KillAll = "kill_all",
         /// Powers off, reboots or halts the machine.
         Power = "power",
-        /// Stops, disables or masks a system service.
+        /// Stops, disables or masks a system service (turning swap off included).
         Service = "service",
         /// Changes or flushes firewall rules.
         Firewall = "firewall",
@@ -95,7 +95,7 @@ vocabulary! {
         Cron = "cron",
         /// Adds, removes or changes users and groups, or their passwords.
         Users = "users",
-        /// Turns swap off or mounts and unmounts file systems.
+        /// Mounts or unmounts file systems, or turns swap on.
         Mount = "mount",
         /// Writes to, partitions or formats a block device.
         Device = "device",

@@ -633,6 +633,23 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
     if parts.len() >= 2 && parts[0] == "dev" && parts[1] == "shm" {
         return Place::Temp;
     }
+    // Served content and installed applications below a system directory (`/var/www/html`,
+    // `/srv/app`, `/opt/tool/x`) are not the system itself.
+    const SERVED: &[&[&str]] = &[&["var", "www"], &["srv"], &["opt"]];
+    if SERVED
+        .iter()
+        .any(|c| parts.len() > c.len() && starts_with(parts, c))
+    {
+        return Place::Outside;
+    }
+    // System caches that package managers rebuild (`rm -rf /var/lib/apt/lists/*`).
+    const CACHES: &[&[&str]] = &[&["var", "cache"], &["var", "lib", "apt", "lists"]];
+    if CACHES
+        .iter()
+        .any(|c| parts.len() > c.len() && starts_with(parts, c))
+    {
+        return Place::Temp;
+    }
     if SYSTEM_DIRS.iter().any(|d| top.eq_ignore_ascii_case(d))
         || (is_glob(top)
             && SYSTEM_DIRS
@@ -817,6 +834,14 @@ mod tests {
             ("*.log", Place::Source),
             ("/tmp/x", Place::Temp),
             ("/var/tmp/x", Place::Temp),
+            ("/var/lib/apt/lists/*", Place::Temp),
+            ("/var/cache/apt/archives", Place::Temp),
+            ("/var/cache", Place::System),
+            ("/var/lib/postgresql", Place::System),
+            ("/var/www/html", Place::Outside),
+            ("/var/www", Place::System),
+            ("/usr/local", Place::System),
+            ("/opt/tool/bin", Place::Outside),
             ("~/other/x", Place::Outside),
             ("$DIR", Place::Unknown),
             ("$(pwd)/x", Place::Unknown),

@@ -391,7 +391,7 @@ mod tests {
         assert!(has("touch ~/.bashrc", "write@dotfiles"));
         assert_eq!(effects("mkdir -p build/x"), vec!["write@outputs"]);
         assert!(has("mkdir --mode=700 ~/.ssh", "write@secrets"));
-        assert!(has("mkdir -m 755 /opt/x", "write@system"));
+        assert!(has("mkdir -m 755 /usr/local/x", "write@system"));
         assert_eq!(effects("mktemp -d"), vec!["write@temp"]);
         assert_eq!(effects("mktemp -u"), Vec::<String>::new());
         assert_eq!(effects("mktemp -p /tmp x.XXXX"), vec!["write@temp"]);

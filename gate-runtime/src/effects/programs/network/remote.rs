@@ -114,7 +114,9 @@ pub(super) fn ssh_keygen(args: &[Cow<'_, str>], out: &mut Sink) {
     } else if a.any(&["p", "c"]) {
         out.path(Act::Write, a.value("f").unwrap_or("~/.ssh/id_ed25519"));
     } else {
-        out.path(Act::Overwrite, a.value("f").unwrap_or("~/.ssh/id_ed25519"));
+        // A new key: ssh-keygen asks before it overwrites an existing file, and refuses
+        // without a terminal unless the answer is fed to it.
+        out.path(Act::Write, a.value("f").unwrap_or("~/.ssh/id_ed25519"));
     }
 }
 
@@ -261,7 +263,7 @@ mod tests {
         assert!(has("sendmail a@b.c < msg", "send@remote"));
         assert!(has(
             "ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519",
-            "overwrite@secrets"
+            "write@secrets"
         ));
         assert_eq!(effects("ssh-keygen -lf key.pub"), vec!["read@source"]);
     }

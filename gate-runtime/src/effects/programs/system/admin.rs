@@ -462,6 +462,7 @@ fn pfctl(cmd: &Cmd<'_, '_>, out: &mut Sink) {
 fn crontab(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     let mut list = false;
     let mut change = false;
+    let mut edit = false;
     let mut ops = Vec::new();
     let mut k = 0;
     while let Some(w) = cmd.args.get(k) {
@@ -474,7 +475,8 @@ fn crontab(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         for c in w[1..].chars() {
             match c {
                 'l' | 'V' | 'T' => list = true,
-                'r' | 'e' => change = true,
+                'r' => change = true,
+                'e' => edit = true,
                 'u' | 'c' | 'n' | 's' => {
                     if w.len() == 2 {
                         k += 1;
@@ -490,8 +492,12 @@ fn crontab(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             out.path(Act::Read, f);
         }
     }
-    if change || !list {
+    if change || (!list && !edit) {
         out.none(Act::Cron);
+    } else if edit {
+        // An edit in the user's editor: a change to a system file the user sees, not a
+        // crontab replaced or removed unseen.
+        out.place(Act::Write, gate_spec::effect::Place::System);
     }
 }
 
@@ -645,7 +651,6 @@ mod tests {
             "crontab -ri",
             "crontab -u bob -r",
             "sudo crontab -r -u root",
-            "crontab -e",
             "crontab -",
             "echo '* * * * * x' | crontab -",
             "crontab",
@@ -654,6 +659,8 @@ mod tests {
             assert!(has(line, "cron@none"), "{line}");
         }
         assert!(has("crontab jobs.txt", "cron@none"));
+        // An edit in the user's editor is a write the user sees, not a replacement.
+        assert_eq!(effects("crontab -e"), vec!["write@system"]);
         assert!(has("crontab jobs.txt", "read@source"));
         for line in ["crontab -l", "crontab -u bob -l", "sudo crontab -l -u root"] {
             assert_eq!(effects(line), Vec::<String>::new(), "{line}");

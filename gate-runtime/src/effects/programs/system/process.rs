@@ -25,7 +25,8 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 && args
                     .iter()
                     .any(|a| a == "-n" || a == "-o" || a == "--newest" || a == "--oldest");
-            let check = signal_zero(args);
+            // A reload signal to processes named by pattern (`killall -HUP nginx`) ends none.
+            let check = signal_zero(args, true);
             let named = !operands(
                 args,
                 &[
@@ -69,7 +70,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             out.none(if one { Act::Kill } else { Act::KillAll });
         }
         "killall5" => {
-            if !signal_zero(cmd.args) {
+            if !signal_zero(cmd.args, false) {
                 out.none(Act::KillAll);
             }
         }
@@ -172,8 +173,9 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     true
 }
 
-/// Whether the signal asked for is 0 (a check that the process exists, no signal sent).
-fn signal_zero(args: &[std::borrow::Cow<'_, str>]) -> bool {
+/// Whether the signal asked for ends nothing: 0 (a check that the process exists), or, with
+/// `reloads`, a reload / resume signal (sent to every process, HUP still ends shells).
+fn signal_zero(args: &[std::borrow::Cow<'_, str>], reloads: bool) -> bool {
     let mut k = 0;
     while let Some(a) = args.get(k) {
         k += 1;
@@ -185,7 +187,25 @@ fn signal_zero(args: &[std::borrow::Cow<'_, str>]) -> bool {
         };
         if let Some(s) = sig {
             let s = s.trim_start_matches("SIG").trim_start_matches("sig");
-            if s == "0" {
+            // 0 checks the process exists; HUP, USR1, USR2, CONT and WINCH ask a daemon to
+            // reload, rotate logs or resume.
+            let upper = s.to_ascii_uppercase();
+            if upper == "0"
+                || reloads
+                    && matches!(
+                        upper.as_str(),
+                        "HUP"
+                            | "1"
+                            | "USR1"
+                            | "10"
+                            | "USR2"
+                            | "12"
+                            | "CONT"
+                            | "18"
+                            | "WINCH"
+                            | "28"
+                    )
+            {
                 return true;
             }
         }
@@ -228,7 +248,7 @@ fn kill(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             w => targets.push(w),
         }
     }
-    if signal_zero(args) || targets.is_empty() {
+    if signal_zero(args, false) || targets.is_empty() {
         return;
     }
     let every = targets.iter().any(|t| {
@@ -292,6 +312,10 @@ mod tests {
         assert!(has("kill -9 -1 1234", "kill_all@none"));
         assert!(has("kill $(lsof -t -i:3000)", "kill_all@none"));
         assert!(has("kill -- -4321", "kill@none"));
+        // A reload signal to daemons named by pattern ends none of them.
+        assert_eq!(effects("killall -HUP nginx"), Vec::<String>::new());
+        assert_eq!(effects("pkill -USR1 -f gunicorn"), Vec::<String>::new());
+        assert!(has("killall -9 nginx", "kill_all@none"));
     }
 
     #[test]

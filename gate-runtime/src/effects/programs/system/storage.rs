@@ -1,4 +1,5 @@
-//! Storage: mounts and swap (`mount`, `umount`, `swapoff`, `diskutil unmount`) as `mount`;
+//! Storage: mounts and swap (`mount`, `umount`, `swapon`, `diskutil unmount`) as `mount`,
+//! `swapoff` as `service`;
 //! formatting, partitioning, wiping and destroying volumes (`mkfs*`, `wipefs`, `fdisk`,
 //! `parted`, `blkdiscard`, `cryptsetup luksFormat`, `zpool destroy`, `lvremove`, `mdadm
 //! --zero-superblock`, …) as `device`, with the device as written when the line names one.
@@ -67,7 +68,13 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             if !has(&["-h", "--help", "-V", "--version"])
                 && (p != "fusermount" && p != "fusermount3" || has(&["-u", "-uz", "-z"]))
             {
-                out.none(Act::Mount);
+                // Turning swap off takes memory from every process: a system service
+                // stopped, not a file system unmounted.
+                out.none(if p == "swapoff" {
+                    Act::Service
+                } else {
+                    Act::Mount
+                });
             }
         }
         "swapon" => {
@@ -584,6 +591,8 @@ mod tests {
 
     #[test]
     fn mounts_and_swap() {
+        assert_eq!(effects("swapoff -a"), vec!["service@none"]);
+        assert_eq!(effects("sudo swapoff /swapfile"), vec!["service@none"]);
         for line in [
             "mount /dev/sdb1 /mnt",
             "sudo mount -o remount,ro /",
@@ -593,8 +602,6 @@ mod tests {
             "umount /mnt",
             "sudo umount -l /",
             "umount -f /home",
-            "swapoff -a",
-            "sudo swapoff /swapfile",
             "swapon /swapfile",
             "eject /dev/sr0",
             "fusermount -u ~/mnt",
