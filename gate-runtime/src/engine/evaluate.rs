@@ -1,0 +1,525 @@
+//! The per-event evaluation: observe, step the machine, apply the fired transitions'
+//! effects, keep the window's books, render and combine the verdict under the tier's mode
+//! and the role, and carry guidance an answer cannot hold.
+
+use super::templates::{Vars, WindowBefore};
+use super::texts::{verdict_text, Texts};
+use super::{ClosedBy, ClosedWindow, Context, Detail, Engine, Note, Outcome, ScopeState};
+use crate::event::Event;
+use crate::observer;
+use crate::verdict::{Decision, Verdict};
+use gate_spec::exec::Input;
+use gate_spec::ir::{Block, Effect, Family, Mode, Phase, SignalId, TemplateId, Trigger};
+use serde_json::json;
+
+/// Per-evaluation buffers an engine keeps between events, so that an evaluation allocates
+/// only what its [`Outcome`] keeps. Their contents never carry from one event to the next:
+/// each is cleared before it is filled.
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// The event's digests (cleared per event: they are of that event's target and paths).
+    keys: observer::EventKeys,
+    raw: Vec<bool>,
+    checkpoints: Vec<bool>,
+    /// The machine's debounced levels before the step (for the edges).
+    level: Vec<bool>,
+    /// An evaluation used these buffers before (the next keeps recent digests: see
+    /// [`observer::EventKeys::remember`]; a hook evaluates once and keeps none).
+    used: bool,
+    /// Texts of the outcome an evaluation writes over, for its own texts.
+    texts: Texts,
+    /// The rendered steer templates of one evaluation (emptied after use).
+    steer_text: Vec<String>,
+}
+
+impl<'s> Engine<'s> {
+    /// Evaluate one event against a scope's state, updating it in place.
+    pub fn evaluate(&self, state: &mut ScopeState, event: &Event, cx: &mut Context<'_>) -> Outcome {
+        let mut out = Outcome::empty();
+        self.evaluate_into(state, event, cx, &mut out);
+        out
+    }
+
+    /// [`evaluate`](Self::evaluate) written into `out`, whose contents are replaced (nothing
+    /// of the previous outcome is read): its vectors and its classification keep their room,
+    /// so that a caller that reuses one outcome per event (the replay) allocates little for
+    /// it. The outcome equals the one [`evaluate`](Self::evaluate) returns
+    /// (`tests::evaluate_into_a_used_outcome_is_evaluate`).
+    pub fn evaluate_into(
+        &self,
+        state: &mut ScopeState,
+        event: &Event,
+        cx: &mut Context<'_>,
+        out: &mut Outcome,
+    ) {
+        // The engine's buffers, unless an evaluation is already using them (only a
+        // `grant_id` callback that evaluates again could do that): then fresh ones.
+        match self.scratch.try_borrow_mut() {
+            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch, out),
+            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default(), out),
+        }
+    }
+
+    fn evaluate_in(
+        &self,
+        state: &mut ScopeState,
+        event: &Event,
+        cx: &mut Context<'_>,
+        scratch: &mut Scratch,
+        out: &mut Outcome,
+    ) {
+        let texts = &mut scratch.texts;
+        texts.keep_outcome(out);
+        let Outcome {
+            decision,
+            proposed: out_proposed,
+            mode: out_mode,
+            classification: class,
+            fired,
+            rising,
+            falling,
+            armed: out_armed,
+            closed: out_closed,
+            notes,
+            grant_id: out_grant_id,
+            now_ms: out_now,
+        } = out;
+        fired.clear();
+        rising.clear();
+        falling.clear();
+        notes.clear();
+        let spec = self.spec;
+        let phase = event.phase.unwrap_or(Phase::Other);
+        // Time is monotonic per scope: a clock that steps back counts as no time passing.
+        let now = state
+            .observer
+            .last_ms
+            .map_or(cx.now_ms, |last| cx.now_ms.max(last));
+        state.observer.last_ms = Some(now);
+
+        if !state.fits(spec) {
+            *state = ScopeState::initial(spec, self.machine);
+            notes.push(Note {
+                kind: "reset",
+                detail: Detail::Json(json!({"why": "stored state does not fit this spec"})),
+            });
+        }
+        let enabled = self.enabled(event.runtime);
+        if !state.observer.disabled_reported {
+            state.observer.disabled_reported = true;
+            for (name, missing) in observer::missing_telemetry(spec, event.runtime) {
+                notes.push(Note {
+                    kind: "disabled",
+                    detail: Detail::Json(json!({"signal": name, "missing": missing})),
+                });
+            }
+        }
+
+        self.classifier.classify_into(event, class);
+        let class = &*class;
+        // Templates describe the window the event happened in, before any re-arm resets it.
+        let window_before = WindowBefore::of(&state.observer.segment);
+        let keys = &mut scratch.keys;
+        keys.clear();
+        if scratch.used {
+            keys.remember();
+        }
+        scratch.used = true;
+        let (backstop, rearm_secs_ok) = observer::observe_in(
+            spec,
+            &state.observer,
+            event,
+            class,
+            cx.baselines,
+            now,
+            keys,
+            Some(&self.classifier),
+            &mut scratch.raw,
+            &mut scratch.checkpoints,
+            window_before.dominant,
+        );
+        let tool_event = phase.is_tool();
+        let input = Input {
+            phase,
+            tier: tool_event.then_some(class.tier),
+            kind: tool_event.then_some(class.kind),
+            role: cx.role,
+            raw: &scratch.raw,
+            enabled,
+            checkpoints: &scratch.checkpoints,
+            backstop,
+            rearm_secs_ok,
+            approved: cx.approved,
+        };
+        // Only the levels and the state of the machine before the step are read afterwards.
+        scratch.level.clear();
+        scratch.level.extend_from_slice(&state.machine.level);
+        let from_state = state.machine.state;
+        self.machine
+            .step(&mut state.machine, &input, &mut |t| fired.push(t));
+        edges_into(&scratch.level, &state.machine.level, rising, falling);
+
+        for &s in rising.iter() {
+            notes.push(Note {
+                kind: "signal",
+                detail: Detail::Edge {
+                    signal: s,
+                    on: true,
+                },
+            });
+        }
+        for &s in falling.iter() {
+            notes.push(Note {
+                kind: "signal",
+                detail: Detail::Edge {
+                    signal: s,
+                    on: false,
+                },
+            });
+        }
+        for (i, hit) in scratch.checkpoints.iter().enumerate() {
+            if *hit {
+                notes.push(Note {
+                    kind: "checkpoint",
+                    detail: Detail::Checkpoint(i as gate_spec::ir::CheckpointId),
+                });
+            }
+        }
+
+        // Effects of the fired transitions, in order.
+        let mut armed = false;
+        let mut closed_effect = false;
+        let mut block: Option<(Block, TemplateId)> = None;
+        let mut steers: Vec<TemplateId> = Vec::new();
+        let mut fired_signals: Vec<&str> = Vec::new();
+        let mut fired_checkpoint: Option<&str> = None;
+        let mut by_backstop = false;
+        for &t in fired.iter() {
+            let tr = &spec.transitions[t as usize];
+            match tr.trigger {
+                Trigger::Signal(s) | Trigger::Clear(s) => {
+                    // A budget signal is the backstop in signal form, not a real boundary:
+                    // the window it closes is not learned from (R8).
+                    if matches!(spec.signals[s as usize].family, Family::Budget { .. }) {
+                        by_backstop = true;
+                    }
+                    fired_signals.push(&spec.signals[s as usize].name);
+                    notes.push(Note {
+                        kind: "boundary",
+                        detail: Detail::Boundary(s),
+                    });
+                }
+                Trigger::Checkpoint(c) => {
+                    fired_checkpoint = Some(&spec.checkpoints[c as usize].name)
+                }
+                Trigger::Backstop => {
+                    by_backstop = true;
+                    notes.push(Note {
+                        kind: "expiry",
+                        detail: Detail::Expiry {
+                            window_actions: state.observer.segment.actions,
+                        },
+                    });
+                }
+                _ => {}
+            }
+            notes.push(Note {
+                kind: "transition",
+                detail: Detail::Transition(t),
+            });
+            for (effect, e) in tr.effects.iter().enumerate() {
+                match e {
+                    Effect::Arm => armed = true,
+                    Effect::Close => closed_effect = true,
+                    Effect::Steer { template } => steers.push(*template),
+                    Effect::Ask { template } => merge_block(&mut block, Block::Ask, *template),
+                    Effect::Deny { template } => merge_block(&mut block, Block::Deny, *template),
+                    Effect::Record { .. } => notes.push(Note {
+                        kind: "record",
+                        detail: Detail::Record {
+                            transition: t,
+                            effect: effect as u16,
+                        },
+                    }),
+                }
+            }
+        }
+        let to_state = state.machine.state;
+        if phase == Phase::PreTool {
+            if let Some(w) = &spec.states[to_state as usize].withhold {
+                merge_block(&mut block, w.block, w.template);
+            }
+        }
+
+        // Window bookkeeping: arms, closes, and the segment the next event is measured in.
+        let was_open = state.observer.window_open;
+        let now_open = spec.states[to_state as usize].window;
+        let entered = now_open && !spec.states[from_state as usize].window;
+        let arm = armed || entered;
+        let close = was_open && (closed_effect || !now_open || arm);
+        let mut closed = None;
+        if close {
+            let seg = &state.observer.segment;
+            let closed_by = if phase == Phase::SessionEnd {
+                ClosedBy::SessionEnd
+            } else if by_backstop {
+                ClosedBy::Backstop
+            } else {
+                ClosedBy::Boundary
+            };
+            let w = ClosedWindow {
+                kind: seg.dominant_kind().map_or_else(
+                    || spec.kinds[spec.default_kind as usize].name.to_string(),
+                    |k| spec.kinds[k as usize].name.to_string(),
+                ),
+                actions: seg.actions,
+                secs: seg
+                    .opened_ms
+                    .map_or(0, |t| (now.saturating_sub(t)).max(0) as u64 / 1000),
+                closed_by,
+            };
+            notes.push(Note {
+                kind: "close",
+                detail: Detail::Json(serde_json::to_value(&w).unwrap_or_default()),
+            });
+            closed = Some(w);
+        }
+        if arm {
+            notes.push(Note {
+                kind: "arm",
+                detail: Detail::Arm(to_state),
+            });
+            state.observer.last_arm_ms = Some(now);
+        }
+        state.observer.window_open = now_open || (arm && !close_only(closed_effect, armed));
+        if arm || close {
+            // The action that crossed the boundary belongs to the new segment.
+            observer::reset_segment(spec, &mut state.observer, now);
+        }
+        observer::update_with(spec, &mut state.observer, event, class, now, keys);
+
+        // Render and combine.
+        let role_name = cx
+            .role
+            .map_or("none", |r| spec.roles[r as usize].name.as_ref());
+        let mode_tier = if tool_event {
+            class.tier
+        } else {
+            spec.default_tier
+        };
+        let mode = spec.mode_for(mode_tier, cx.role);
+        let mut grant_id = None;
+        let vars = Vars {
+            spec,
+            event,
+            class,
+            segment: &window_before,
+            from: from_state,
+            to: to_state,
+            signals: &fired_signals,
+            checkpoint: fired_checkpoint,
+            role: role_name,
+            now,
+        };
+        let mut steer_text = std::mem::take(&mut scratch.steer_text);
+        for t in &steers {
+            let mut text = texts.take();
+            vars.render_into(&mut text, *t, None);
+            steer_text.push(text);
+        }
+        // A template rendered into a kept string, then the steer texts after it.
+        let mut render = |t: TemplateId, grant: Option<&str>| {
+            let mut text = texts.take();
+            vars.render_into(&mut text, t, grant);
+            for rest in &steer_text {
+                text.push('\n');
+                text.push_str(rest);
+            }
+            text
+        };
+        if cx.approved && matches!(block, Some((Block::Ask, _))) {
+            notes.push(Note {
+                kind: "grant",
+                detail: Detail::Consumed,
+            });
+            block = None;
+        }
+        let proposed = match block {
+            Some((b, t)) if phase == Phase::PreTool => match b {
+                Block::Deny => Verdict::Deny {
+                    reason: render(t, None),
+                },
+                Block::Ask => {
+                    let id = (cx.grant_id)();
+                    let reason = render(t, Some(&id));
+                    grant_id = Some(texts.copy(&id));
+                    Verdict::Ask {
+                        reason,
+                        grant_id: id,
+                    }
+                }
+            },
+            Some((_, t)) => Verdict::Steer {
+                text: render(t, None),
+            },
+            None if !steer_text.is_empty() => {
+                let mut text = texts.take();
+                for (i, rest) in steer_text.iter().enumerate() {
+                    if i > 0 {
+                        text.push('\n');
+                    }
+                    text.push_str(rest);
+                }
+                Verdict::Steer { text }
+            }
+            None => Verdict::Allow,
+        };
+        for text in steer_text.drain(..) {
+            texts.keep(text);
+        }
+        scratch.steer_text = steer_text;
+        let mut verdict = match (mode, &proposed) {
+            (_, Verdict::Allow) => Verdict::Allow,
+            (Mode::Observe, _) => Verdict::Allow,
+            (Mode::Steer, Verdict::Ask { reason, .. } | Verdict::Deny { reason }) => {
+                Verdict::Steer {
+                    text: texts.copy(reason),
+                }
+            }
+            (_, v) => texts.copy_verdict(v),
+        };
+        if mode == Mode::Observe && proposed != Verdict::Allow {
+            notes.push(Note {
+                kind: "observe",
+                detail: Detail::Json(
+                    json!({"would": proposed.name(), "text": verdict_text(&proposed)}),
+                ),
+            });
+        }
+        // gate protects itself whatever the spec and the role say (the trust boundary):
+        // changing gate's own files, state, config or any runtime's hook settings, approving
+        // its asks, and reading its audit key are denied on every tool surface.
+        if phase == Phase::PreTool {
+            if let Some(reason) = crate::effects::self_protection(&class.effects) {
+                verdict = Verdict::Deny {
+                    reason: reason.to_string(),
+                };
+            }
+        }
+        if !matches!(verdict, Verdict::Ask { .. }) {
+            grant_id = None;
+        }
+        match &verdict {
+            Verdict::Steer { text } => notes.push(Note {
+                kind: "steer",
+                detail: Detail::Text(texts.copy(text)),
+            }),
+            Verdict::Ask { reason, grant_id } => notes.push(Note {
+                kind: "ask",
+                detail: Detail::Ask {
+                    reason: texts.copy(reason),
+                    grant: texts.copy(grant_id),
+                },
+            }),
+            Verdict::Deny { reason } => notes.push(Note {
+                kind: "deny",
+                detail: Detail::Reason(texts.copy(reason)),
+            }),
+            Verdict::Allow => {}
+        }
+        if phase == Phase::PreTool {
+            state.observer.last_blocked = verdict.blocks();
+        }
+
+        // Guidance that this answer cannot carry waits for one that can.
+        let runtime_carries = event.runtime.is_none_or(|r| r.context_on(phase));
+        let mut carried = None;
+        if let Verdict::Steer { text } = &verdict {
+            if !runtime_carries {
+                state.carried = Some(match state.carried.take() {
+                    Some(prev) => format!("{prev}\n{text}"),
+                    None => text.clone(),
+                });
+                notes.push(Note {
+                    kind: "carry",
+                    detail: Detail::Text(texts.copy(text)),
+                });
+                verdict = Verdict::Allow;
+            }
+        }
+        if runtime_carries && state.carried.is_some() {
+            carried = state.carried.take();
+        }
+
+        *decision = Decision { verdict, carried };
+        *out_proposed = proposed;
+        *out_mode = mode;
+        *out_armed = arm;
+        *out_closed = closed;
+        *out_grant_id = grant_id;
+        *out_now = now;
+    }
+}
+
+/// [`gate_spec::exec::edges`] of two snapshots' levels.
+#[cfg(test)]
+fn edges(before: &[bool], after: &[bool]) -> (Vec<SignalId>, Vec<SignalId>) {
+    let mut rising = Vec::new();
+    let mut falling = Vec::new();
+    edges_into(before, after, &mut rising, &mut falling);
+    (rising, falling)
+}
+
+/// The edges of two snapshots' levels, appended to `rising` and `falling`.
+fn edges_into(
+    before: &[bool],
+    after: &[bool],
+    rising: &mut Vec<SignalId>,
+    falling: &mut Vec<SignalId>,
+) {
+    for (i, (a, b)) in before.iter().zip(after).enumerate() {
+        if !a && *b {
+            rising.push(i as SignalId);
+        } else if *a && !b {
+            falling.push(i as SignalId);
+        }
+    }
+}
+
+fn close_only(closed_effect: bool, armed: bool) -> bool {
+    closed_effect && !armed
+}
+
+fn merge_block(block: &mut Option<(Block, TemplateId)>, b: Block, t: TemplateId) {
+    if block.is_none_or(|(have, _)| b > have) {
+        *block = Some((b, t));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gate_spec::exec::Snapshot;
+
+    proptest::proptest! {
+        /// The edges read from the saved levels are the ones `gate_spec::exec::edges` reads
+        /// from whole snapshots.
+        #[test]
+        fn edges_of_levels_are_the_snapshots_edges(
+            pairs in proptest::collection::vec((proptest::bool::ANY, proptest::bool::ANY), 0..12),
+        ) {
+            let snapshot = |level: Vec<bool>| Snapshot {
+                state: 0,
+                count: vec![0; level.len()],
+                level,
+                since_arm: 0,
+            };
+            let before: Vec<bool> = pairs.iter().map(|p| p.0).collect();
+            let after: Vec<bool> = pairs.iter().map(|p| p.1).collect();
+            proptest::prop_assert_eq!(
+                edges(&before, &after),
+                gate_spec::exec::edges(&snapshot(before.clone()), &snapshot(after.clone()))
+            );
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The engine: one event in, one decision out — observe, step the machine, combine the proposed
+//! effects with the tier's mode and the identity's role, render templates, and list what the
+//! audit must record.
+//!
+//! The engine is pure: no I/O, no clock, no store. The caller (the hook driver, replay,
+//! explain, tests) supplies the time, the role, whether a grant was consumed, the learned
+//! baselines, and a way to mint a grant id, and persists the returned [`ScopeState`].
+//!
+//! Verdict combination (DESIGN.md, "Verdict and modes"):
+//! - the fired transitions propose effects; a withholding state proposes its block for every
+//!   pre-tool action while the machine is in it;
+//! - an `ask` is satisfied by a consumed grant for this exact action (`approved`);
+//! - blocks only exist on pre-tool events; on other phases they degrade to guidance;
+//! - the mode of the action's tier (overridden by the role) caps the result: observe records
+//!   what would have happened and answers nothing, steer turns a block into guidance, gate
+//!   withholds as proposed;
+//! - a window never blocks by itself (the spec checker rejects window states that do);
+//! - steer text on a phase whose answer cannot carry context (Gemini BeforeTool) is kept and
+//!   attached to the next answer that can.
+//!
+//! One concern a file: `outcome.rs` what an evaluation returns and the audit notes it lists,
+//! `evaluate.rs` the per-event evaluation, `roles.rs` role resolution, `templates.rs`
+//! template rendering, `texts.rs` the verdict and note texts (and the reuse of their room).
+
+mod evaluate;
+mod outcome;
+mod roles;
+mod templates;
+mod texts;
+
+pub use outcome::{ClosedBy, ClosedWindow, Detail, Note, Outcome};
+
+use crate::event::{Event, Runtime};
+use crate::observer::{self, Baselines, Classification, Classifier, ObserverState};
+use evaluate::Scratch;
+use gate_spec::exec::{Machine, Snapshot};
+use gate_spec::ir::{RoleId, Spec};
+use serde::{Deserialize, Serialize};
+use std::cell::{OnceCell, RefCell};
+
+/// Everything persisted per scope.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScopeState {
+    pub machine: Snapshot,
+    pub observer: ObserverState,
+    /// Guidance waiting for an answer that can carry it.
+    pub carried: Option<String>,
+}
+
+impl ScopeState {
+    pub fn initial(spec: &Spec, machine: &dyn Machine) -> ScopeState {
+        let mut observer = ObserverState::default();
+        observer.segment.kind_counts = vec![0; spec.kinds.len()];
+        ScopeState {
+            machine: machine.initial(),
+            observer,
+            carried: None,
+        }
+    }
+
+    /// Whether a loaded state fits this spec's shape (else it is reset).
+    pub fn fits(&self, spec: &Spec) -> bool {
+        (self.machine.state as usize) < spec.states.len()
+            && self.machine.level.len() == spec.signals.len()
+            && self.machine.count.len() == spec.signals.len()
+    }
+}
+
+/// What the caller supplies for one evaluation.
+pub struct Context<'a> {
+    pub now_ms: i64,
+    pub role: Option<RoleId>,
+    /// A grant for this exact action was consumed.
+    pub approved: bool,
+    pub baselines: &'a Baselines,
+    /// Mint a grant id for an ask (the store records the pending grant under it).
+    pub grant_id: &'a mut dyn FnMut() -> String,
+}
+
+/// One spec, ready to evaluate events.
+pub struct Engine<'s> {
+    pub spec: &'s Spec,
+    pub machine: &'s dyn Machine,
+    classifier: Classifier<'s>,
+    /// [`observer::enabled_signals`] per runtime (no runtime first, then
+    /// [`Runtime::ALL`](crate::event::Runtime::ALL) in order), computed when first needed.
+    enabled: [OnceCell<Vec<bool>>; 5],
+    /// Buffers one evaluation fills and the next reuses (see [`Scratch`]).
+    scratch: RefCell<Scratch>,
+}
+
+impl std::fmt::Debug for Engine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("spec", &self.spec.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'s> Engine<'s> {
+    pub fn new(spec: &'s Spec, machine: &'s dyn Machine) -> Engine<'s> {
+        Engine {
+            spec,
+            machine,
+            classifier: Classifier::with_table(spec, machine.commands()),
+            enabled: Default::default(),
+            scratch: RefCell::new(Scratch::default()),
+        }
+    }
+
+    /// Which signals can run on `runtime` ([`observer::enabled_signals`], kept per runtime).
+    fn enabled(&self, runtime: Option<Runtime>) -> &[bool] {
+        let slot = runtime.map_or(0, |r| {
+            Runtime::ALL
+                .iter()
+                .position(|&x| x == r)
+                .map_or(0, |i| i + 1)
+        });
+        match self.enabled.get(slot) {
+            Some(cell) => cell.get_or_init(|| observer::enabled_signals(self.spec, runtime)),
+            None => &[],
+        }
+    }
+
+    pub fn classify(&self, event: &Event) -> Classification {
+        self.classifier.classify(event)
+    }
+}
