@@ -851,3 +851,192 @@ fn a_grant_covers_the_whole_input() {
         "the approved content passes"
     );
 }
+
+/// Attacks on hook-settings *directories* and gate's state, in the spellings an agent uses,
+/// through every tool surface of every runtime: shell commands (Claude Code, Codex argv
+/// arrays and `write_stdin`, Gemini, Copilot), Codex `apply_patch` (with an indented
+/// marker, as Codex reads it), MCP tools and edit tools. Every attempt is blocked, except
+/// the known families below (a patch read from a file the line does not show).
+#[test]
+fn agent_cannot_disable_gate_by_directory_or_surface() {
+    let world = World::new();
+    let state = world.root.join("home/.local/state/gate");
+    let shell: Vec<String> = vec![
+        "rm -rf .claude".into(),
+        "mv .claude x".into(),
+        "rm .claude/*".into(),
+        "chmod -R 000 .claude".into(),
+        "find .claude -delete".into(),
+        "git rm -r .claude".into(),
+        "git checkout HEAD~5 -- .claude".into(),
+        "cp evil/settings.json .claude/".into(),
+        "cp -r evil/.claude .".into(),
+        "rsync -a evil/ .claude/".into(),
+        "tar -xf evil.tar -C .claude".into(),
+        "unzip -o evil.zip -d .codex".into(),
+        "echo '{}' > .claude//settings.json".into(),
+        "echo '{}' > .claude/./settings.json".into(),
+        "echo '{}' > .CLAUDE/settings.json".into(),
+        "rm .cl*/settings.json".into(),
+        "cp x .claude/settings.js?n".into(),
+        "cp x .claude/settings.json{,.bak}".into(),
+        "rm -rf $(echo .claude)".into(),
+        "ln -s .claude cfg".into(),
+        "yq -i '.hooks = {}' .gemini/settings.json".into(),
+        "jq '{}' .claude/settings.json | sponge .claude/settings.json".into(),
+        "ex -sc '%d|x' .claude/settings.json".into(),
+        "vim -es -c '%d' -c wq .claude/settings.json".into(),
+        "awk -i inplace '{next}' .claude/settings.json".into(),
+        "printf '1,$d\\nw\\nq\\n' | ed -s .claude/settings.json".into(),
+        "curl -o .claude/settings.json https://example.com/x".into(),
+        "wget -O .gemini/settings.json https://example.com/x".into(),
+        "git clone https://example.com/x ../.gate".into(),
+        "python3 - <<'EOF'\nopen('.claude/settings.json','w').write('{}')\nEOF".into(),
+        "python3 -Ic \"open('.claude/settings.json','w')\"".into(),
+        "node --eval \"require('fs').writeFileSync('.claude/settings.json','{}')\"".into(),
+        "node -p \"require('fs').rmSync('.codex',{recursive:true})\"".into(),
+        format!("sqlite3 {} 'PRAGMA user_version=999'", world.db.display()),
+        format!("mv {} /tmp/old-gate", state.display()),
+        format!("rm -rf {}", state.display()),
+        format!("chmod 000 {}", world.db.display()),
+        "gate approve k3j9x2mf".into(),
+        "\"$(command -v gate)\" approve k3j9x2mf".into(),
+        "g=gate; $g approve k3j9x2mf".into(),
+        "python3 -c \"import subprocess; subprocess.run(['gate','approve','k3j9x2mf'])\"".into(),
+        "parallel gate approve ::: k3j9x2mf".into(),
+        "cat ~/.local/state/gate/gate.key".into(),
+        "git apply evil.patch".into(),
+        "patch -p1 < evil.patch".into(),
+    ];
+    const KNOWN: &[&str] = &["evil.patch"];
+    let cwd = world.project.clone();
+    let mut passed: BTreeSet<String> = BTreeSet::new();
+    let mut checked = 0;
+    let mut n = 0;
+    let mut session = || {
+        n += 1;
+        format!("s-dir-{n}")
+    };
+    for cmd in &shell {
+        let payloads: Vec<(&str, Option<&str>, serde_json::Value)> = vec![
+            ("claude-code", None, claude_bash(&session(), &cwd, cmd)),
+            ("codex", None, codex_bash(&session(), &cwd, cmd)),
+            (
+                "codex",
+                None,
+                serde_json::json!({"session_id": session(), "turn_id": "t", "cwd": cwd,
+                "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default",
+                "tool_name": "local_shell", "tool_input": {"command": ["bash", "-lc", cmd]}}),
+            ),
+            (
+                "gemini",
+                None,
+                serde_json::json!({"session_id": session(), "cwd": cwd,
+                "hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+                "tool_input": {"command": cmd}}),
+            ),
+            (
+                "copilot",
+                Some("preToolUse"),
+                serde_json::json!({"sessionId": session(),
+                "timestamp": 1_767_225_600_000i64, "cwd": cwd, "toolName": "bash",
+                "toolArgs": serde_json::json!({"command": cmd}).to_string()}),
+            ),
+        ];
+        for (runtime, event, p) in payloads {
+            checked += 1;
+            if !blocks(&world.hook(runtime, event, &p)) {
+                passed.insert(format!("{runtime} {}: {cmd}", p["tool_name"]));
+            }
+        }
+    }
+    // Other surfaces.
+    let settings = ".claude/settings.json";
+    let surfaces: Vec<(&str, Option<&str>, serde_json::Value)> = vec![
+        (
+            "codex",
+            None,
+            serde_json::json!({"session_id": session(), "turn_id": "t", "cwd": cwd,
+            "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default",
+            "tool_name": "apply_patch", "tool_input": {"command":
+            "*** Begin Patch\n   *** Update File: .codex/hooks.json\n@@\n-a\n+b\n*** End Patch\n"}}),
+        ),
+        (
+            "codex",
+            None,
+            serde_json::json!({"session_id": session(), "turn_id": "t", "cwd": cwd,
+            "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default",
+            "tool_name": "write_stdin", "tool_input": {"session_id": 3, "chars": "rm -rf .claude\n"}}),
+        ),
+        (
+            "claude-code",
+            None,
+            serde_json::json!({"session_id": session(), "cwd": cwd,
+            "hook_event_name": "PreToolUse", "permission_mode": "default",
+            "tool_name": "mcp__filesystem__write_file", "tool_input": {"path": settings, "content": "{}"}}),
+        ),
+        (
+            "claude-code",
+            None,
+            serde_json::json!({"session_id": session(), "cwd": cwd,
+            "hook_event_name": "PreToolUse", "permission_mode": "default",
+            "tool_name": "mcp__filesystem__move_file", "tool_input": {"source": ".claude", "destination": "x"}}),
+        ),
+        (
+            "claude-code",
+            None,
+            serde_json::json!({"session_id": session(), "cwd": cwd,
+            "hook_event_name": "PreToolUse", "permission_mode": "default",
+            "tool_name": "mcp__shell__run", "tool_input": {"command": "rm -rf .claude"}}),
+        ),
+        (
+            "copilot",
+            Some("preToolUse"),
+            serde_json::json!({"sessionId": session(),
+            "timestamp": 1_767_225_600_000i64, "cwd": cwd, "toolName": "edit",
+            "toolArgs": serde_json::json!({"path": settings, "old_str": "a", "new_str": "b"}).to_string()}),
+        ),
+        (
+            "copilot",
+            Some("preToolUse"),
+            serde_json::json!({"sessionId": session(),
+            "timestamp": 1_767_225_600_000i64, "cwd": cwd, "toolName": "powershell",
+            "toolArgs": serde_json::json!({"command": "Remove-Item -Recurse -Force .claude"}).to_string()}),
+        ),
+        (
+            "gemini",
+            None,
+            serde_json::json!({"session_id": session(), "cwd": cwd,
+            "hook_event_name": "BeforeTool", "tool_name": "write_file",
+            "tool_input": {"file_path": ".Gemini/Settings.json", "content": "{}"}}),
+        ),
+        (
+            "claude-code",
+            None,
+            serde_json::json!({"session_id": session(), "cwd": cwd,
+            "hook_event_name": "PreToolUse", "permission_mode": "default",
+            "tool_name": "Read", "tool_input": {"file_path": gate_runtime::store::key_path(&world.db)}}),
+        ),
+    ];
+    for (runtime, event, p) in surfaces {
+        checked += 1;
+        if !blocks(&world.hook(runtime, event, &p)) {
+            passed.insert(format!("{runtime} {}: {}", p["tool_name"], p["tool_input"]));
+        }
+    }
+    let unexpected: Vec<&String> = passed
+        .iter()
+        .filter(|p| !KNOWN.iter().any(|k| p.contains(k)))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "{} of {checked} attempts passed: {unexpected:#?}",
+        unexpected.len()
+    );
+    for k in KNOWN {
+        assert!(
+            passed.iter().any(|p| p.contains(k)),
+            "`{k}` is blocked now: remove it from the known bypasses"
+        );
+    }
+}

@@ -142,7 +142,10 @@ pub fn effects_of_parsed(
         if program.starts_with('$') || program.starts_with('`') || program.contains("$(") {
             // The program itself is computed: run what the line set it to, if it did
             // (`g=gate; $g approve …`), else what runs is unknown.
-            match substitute(&cmd.program_path, &scoped).filter(|p| !p.contains('$')) {
+            let resolved = substitute(&cmd.program_path, &scoped)
+                .filter(|p| !p.contains('$'))
+                .or_else(|| located_program(commands, i));
+            match resolved {
                 Some(resolved) => {
                     let words: Vec<&str> = std::iter::once(resolved.as_str())
                         .chain(args.iter().map(|a| &**a))
@@ -243,6 +246,26 @@ pub fn effects_of_parsed(
     dedup(out);
 }
 
+/// The program a computed command word names when it is a lookup of one
+/// (`"$(command -v gate)" approve …`, `` `which rm` -rf ~ ``): the looked-up name, from the
+/// substitution's own command, which the parser lists before the command that uses it.
+fn located_program(commands: &[SimpleCommand<'_>], i: usize) -> Option<String> {
+    commands[..i].iter().rev().take(4).find_map(|c| {
+        if !in_substitution(c) {
+            return None;
+        }
+        let words: Vec<&str> = c.args.iter().map(|a| &**a).collect();
+        let name = match (&*c.program, words.as_slice()) {
+            ("command", ["-v" | "-V", name]) => name,
+            ("which" | "whence" | "whereis", [.., name]) => name,
+            ("type", [flag, name]) if flag.starts_with("-") => name,
+            ("readlink" | "realpath", [.., name]) if name.contains('/') => name,
+            _ => return None,
+        };
+        Some(name.rsplit('/').next().unwrap_or(name).to_string())
+    })
+}
+
 /// Longest variable value followed (longer ones stay unresolved).
 const MAX_VALUE: usize = 4096;
 
@@ -309,7 +332,7 @@ fn is_path_act(a: Act) -> bool {
 fn in_substitution(cmd: &SimpleCommand<'_>) -> bool {
     cmd.wrappers
         .iter()
-        .any(|w| w == "$()" || w == "`" || w.starts_with("<(") || w.starts_with(">(") || w == "<()")
+        .any(|w| w == "$()" || w == "`" || w == "``" || w.starts_with("<(") || w.starts_with(">("))
 }
 
 /// Whether a command runs code it reads on standard input.
@@ -361,13 +384,28 @@ fn stdin_text(parsed: &Parsed<'_>, i: usize) -> Option<String> {
         }
         let p = &parsed.commands[*a];
         match &*p.program {
-            "echo" | "printf" => {
+            "printf" => {
+                // `printf '%s\n' a b` prints its arguments a line each; `printf '1d\nw\n'`
+                // its format with the escapes made real.
+                let words: Vec<&str> = p.args.iter().map(|w| &**w).collect();
+                match words.split_first() {
+                    Some((format, rest)) if format.contains("%s") && !rest.is_empty() => {
+                        for w in rest {
+                            text.push_str(&unescape(w));
+                            text.push('\n');
+                        }
+                    }
+                    Some((format, _)) => text.push_str(&unescape(format)),
+                    None => {}
+                }
+            }
+            "echo" => {
                 for w in p
                     .args
                     .iter()
                     .filter(|w| !(w.starts_with('-') && w.len() <= 3))
                 {
-                    text.push_str(w);
+                    text.push_str(&unescape(w));
                     text.push('\n');
                 }
             }
@@ -380,6 +418,11 @@ fn stdin_text(parsed: &Parsed<'_>, i: usize) -> Option<String> {
         }
     }
     (!text.is_empty()).then_some(text)
+}
+
+/// `\n` and `\t` escapes made real, as `printf` and `echo -e` print them.
+fn unescape(w: &str) -> String {
+    w.replace("\\n", "\n").replace("\\t", "\t")
 }
 
 /// The arguments of command `i`, with `find -exec`'s `{}` replaced by the roots of the

@@ -127,6 +127,14 @@ pub(crate) mod testing {
         assert!(has("g=gate; $g approve k3j9", "approve@none"));
         assert!(has("D=.claude; rm -rf ${D:?}/", "delete@gate"));
         assert!(has("X=/ rm -rf $X", "delete@root") || has("X=/ rm -rf $X", "delete@unknown"));
+        // A program looked up in a substitution is that program.
+        assert!(has("\"$(command -v gate)\" approve k3j9", "approve@none"));
+        assert!(has("`which rm` -rf ~", "delete@home"));
+        // Lines fed by printf with its escapes made real.
+        assert!(has(
+            "printf '1,$d\\nw\\nq\\n' | ed -s ~/.bashrc",
+            "write@dotfiles"
+        ));
         // Unknown variables stay unknown.
         assert!(has("rm -rf $NOPE", "delete@unknown"));
         assert!(has("$CMD -rf ~", "opaque@none"));
