@@ -570,16 +570,21 @@ impl Emit for Checkpoint {
             span,
             tools,
             targets,
+            commands,
+            except_commands,
             events,
             status,
         } = self;
         let (name, span, tools) = (name.emit(cx), span.emit(cx), cx.patterns(tools));
         let (targets, events, status) = (cx.patterns(targets), events.emit(cx), status.emit(cx));
+        let (commands, except_commands) = (cx.patterns(commands), cx.patterns(except_commands));
         quote!(ir::Checkpoint {
             name: #name,
             span: #span,
             tools: #tools,
             targets: #targets,
+            commands: #commands,
+            except_commands: #except_commands,
             events: #events,
             status: #status,
         })

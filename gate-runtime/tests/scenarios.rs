@@ -280,8 +280,26 @@ fn jwc_r2_checkpoint_recorded_with_evidence() {
     let o = sim.post("Bash", "cargo test", false);
     assert_eq!(sim.state_name(), "due");
     assert!(!o.notes.iter().any(|n| n.kind == "checkpoint"));
-    // A passing one is, and the audit names it.
-    let o = sim.post("Bash", "cargo test", true);
+    // Faked evidence is none: text that mentions the command, a build of the tests without
+    // running them, a listing.
+    for faked in [
+        "echo cargo test",
+        "cat /dev/null # cargo test",
+        "printf 'cargo test passed'",
+        "cargo test --no-run",
+        "pytest --collect-only",
+        "grep -r 'cargo test' .",
+    ] {
+        let o = sim.post("Bash", faked, true);
+        assert_eq!(sim.state_name(), "due", "{faked}");
+        assert!(!o.notes.iter().any(|n| n.kind == "checkpoint"), "{faked}");
+    }
+    // A passing run is, under a wrapper too, and the audit names it.
+    let o = sim.post(
+        "Bash",
+        "cd crates/core && RUST_LOG=info cargo test -q",
+        true,
+    );
     assert_eq!(sim.state_name(), "open");
     assert!(
         o.notes

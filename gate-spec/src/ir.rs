@@ -536,6 +536,13 @@ pub struct Checkpoint {
     pub span: Span,
     pub tools: Vec<Pattern>,
     pub targets: Vec<Pattern>,
+    /// Command patterns the tool's shell command must match (on its parsed simple
+    /// commands, as rules match them): `echo cargo test` is not a test run.
+    #[serde(default)]
+    pub commands: Vec<Pattern>,
+    /// Command patterns that make a run not count (`* --no-run`).
+    #[serde(default)]
+    pub except_commands: Vec<Pattern>,
     pub events: List<Phase>,
     pub status: StatusFilter,
 }

@@ -925,9 +925,22 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     let mut ir_checkpoints = Vec::new();
     for ((t, span), (cname, cspan)) in checkpoint_tables.iter().zip(&checkpoints.items) {
         let o = Obj::new(t, *span, format!("[[checkpoint]] `{cname}`"));
-        o.check_keys(&["name", "tools", "targets", "events", "status"], diags);
+        o.check_keys(
+            &[
+                "name",
+                "tools",
+                "targets",
+                "commands",
+                "except_commands",
+                "events",
+                "status",
+            ],
+            diags,
+        );
         let tools = glob_list(&o, "tools", source, false, diags);
         let targets = glob_list(&o, "targets", source, false, diags);
+        let commands = command_list(&o, "commands", source, diags);
+        let except_commands = command_list(&o, "except_commands", source, diags);
         let events: Vec<Phase> = o
             .strings("events", diags)
             .into_iter()
@@ -937,14 +950,14 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             o.get(k)
                 .is_some_and(|v| !matches!(v.get_ref(), DeValue::Array(a) if a.is_empty()))
         };
-        if !given("tools") && !given("events") {
+        if !given("tools") && !given("events") && !given("commands") {
             diags.push(
                 Diagnostic::error(
                     Code::MissingKey,
                     *span,
                     format!("[[checkpoint]] `{cname}` has no evidence pattern"),
                 )
-                .with_help("give `tools` (with optional `targets`) or `events`"),
+                .with_help("give `commands`, `tools` (with optional `targets`) or `events`"),
             );
         }
         let status = o
@@ -973,6 +986,8 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             span: *cspan,
             tools,
             targets,
+            commands,
+            except_commands,
             events: events.into(),
             status,
         });

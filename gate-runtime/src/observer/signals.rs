@@ -2,12 +2,13 @@
 //! raw sample, each checkpoint's evidence and the backstop, read from the window context
 //! before the event is folded in.
 
-use super::classify::path_matches_plain;
+use super::classify::{is_shell_tool, path_matches_plain};
 use super::index::ByteSet;
 use super::keys::{same_key, EventKeys};
 use super::{Baselines, Classification, Classifier, ObserverState, Segment};
 use crate::event::{Event, Runtime, Status};
 use crate::glob;
+use crate::shell;
 use gate_spec::ir::{Family, KindId, Phase, Spec, StatusFilter, Telemetry};
 use std::cell::OnceCell;
 
@@ -258,13 +259,20 @@ pub(crate) fn observe_in(
         .map(|index| &index.checkpoints);
     let target_bytes = OnceCell::new();
     checkpoints.clear();
+    // A checkpoint over commands reads the shell command's parse (once for all of them).
+    let parsed = OnceCell::new();
     checkpoints.extend(spec.checkpoints.iter().enumerate().map(|(ci, c)| {
-        let by_tool = !c.tools.is_empty()
+        let by_tool = (!c.tools.is_empty() || !c.commands.is_empty())
             && matches!(phase, Phase::PostTool | Phase::PostToolFailure)
-            && event
-                .tool
-                .as_deref()
-                .is_some_and(|t| c.tools.iter().any(|g| glob::text(&g.text, t)))
+            && event.tool.as_deref().is_some_and(|t| {
+                if c.tools.is_empty() {
+                    is_shell_tool(t)
+                } else {
+                    c.tools.iter().any(|g| glob::text(&g.text, t))
+                }
+            })
+            && (c.commands.is_empty()
+                || command_evidence(c, target, parsed.get_or_init(|| shell::parse(target))))
             && match c.status {
                 StatusFilter::Any => true,
                 StatusFilter::Success => !failed,
@@ -299,6 +307,19 @@ pub(crate) fn observe_in(
         .last_arm_ms
         .is_none_or(|t| now_ms.saturating_sub(t) >= i64::from(spec.rearm.min_secs) * 1000);
     (backstop, rearm_secs_ok)
+}
+
+/// Whether the command run is one of the checkpoint's commands, matched on its parsed
+/// simple commands as rule patterns are (so `echo cargo test` is not `cargo test`), and
+/// none of its exceptions (`cargo test --no-run`).
+fn command_evidence(c: &gate_spec::ir::Checkpoint, raw: &str, parsed: &shell::Parsed<'_>) -> bool {
+    let hit = |list: &[gate_spec::ir::Pattern]| {
+        list.iter().any(|p| {
+            gate_spec::pattern::parse_command(&p.text)
+                .is_ok_and(|pattern| shell::matches(&pattern, parsed, raw))
+        })
+    };
+    hit(&c.commands) && !hit(&c.except_commands)
 }
 
 /// Telemetry names a signal needs that this runtime lacks (for the audit's "disabled" row).
