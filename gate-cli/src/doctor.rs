@@ -327,6 +327,10 @@ fn smoke(global: &GlobalArgs) -> Check {
 }
 
 /// Build the report.
+/// What the hook does with a configuration it cannot use (`cmd/hook.rs`).
+const FALLBACK: &str =
+    "until this is fixed, hooks answer with the built-in default spec and no role, and record the fault";
+
 pub fn report(global: &GlobalArgs) -> Result<Report> {
     let loc = Locations::from_env()?;
     let mut runtimes = Vec::new();
@@ -359,14 +363,14 @@ pub fn report(global: &GlobalArgs) -> Result<Report> {
                 Err(e) => Check {
                     name: "spec",
                     ok: Some(false),
-                    detail: format!("{e:#} (configured by {})", config.spec.source),
+                    detail: format!("{e:#} (configured by {}); {FALLBACK}", config.spec.source),
                 },
             });
         }
         Err(e) => checks.push(Check {
             name: "config",
             ok: Some(false),
-            detail: format!("{e:#}"),
+            detail: format!("{e:#}; {FALLBACK}"),
         }),
     }
     checks.push(smoke(global));

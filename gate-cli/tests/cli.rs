@@ -456,6 +456,25 @@ fn doctor_reports_every_runtime() {
     assert_exit!(output, 1);
 }
 
+/// A configuration the hook cannot use is a finding, and doctor says what the hook does
+/// meanwhile: the built-in default spec with no role.
+#[test]
+fn doctor_shows_the_configuration_fallback() {
+    let world = World::new();
+    let dir = world.project.join(".gate");
+    std::fs::create_dir_all(&dir).unwrap();
+    for config in ["spec = \"no-such-spec\"\n", "spec = [[[\n"] {
+        std::fs::write(dir.join("config.toml"), config).unwrap();
+        let output = world.gate(&["doctor"], b"");
+        assert_exit!(output, 1);
+        assert!(
+            text(&output.stdout).contains("built-in default spec and no role"),
+            "{config}: {}",
+            text(&output.stdout)
+        );
+    }
+}
+
 #[test]
 fn completions_and_man_page_are_generated() {
     let world = World::new();
