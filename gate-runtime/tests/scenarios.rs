@@ -768,6 +768,28 @@ fn jwc_r12_signal_disabled_without_status() {
 }
 
 #[test]
+fn jwc_l2_agent_written_text_is_no_plan_read() {
+    for faked in [
+        "cat /dev/null # CLAUDE.md",
+        "echo cat PLAN.md",
+        "grep -l x PLAN.md",
+    ] {
+        let mut sim = Sim::new("jwc");
+        sim.lifecycle(Phase::SessionStart);
+        let o = sim.post("Bash", faked, true);
+        assert!(
+            !has_record(sim.spec, &o, "checkpoint_plan_read_shell"),
+            "{faked}: {:?}",
+            records(sim.spec, &o)
+        );
+    }
+    let mut sim = Sim::new("jwc");
+    sim.lifecycle(Phase::SessionStart);
+    let o = sim.post("Bash", "cat docs/PLAN.md", true);
+    assert!(has_record(sim.spec, &o, "checkpoint_plan_read_shell"));
+}
+
+#[test]
 fn jwc_r13_codex_checkpoints_via_shell() {
     for (evidence, label) in [
         ("cat PLAN.md", "checkpoint_plan_read_shell"),
