@@ -705,6 +705,15 @@ pub fn named_in(text: &str) -> Vec<Place> {
     // A destructive verb in code that cannot be followed: its target is unknown, and the
     // spec's tier for `opaque` at `unknown` applies (at least an ask in the shipped specs).
     const VERBS: &[&str] = &[
+        "os.remove",
+        "os.unlink",
+        "unlinksync",
+        "shutil.",
+        "file.delete",
+        "fileutils.",
+        "deletesync",
+        "remove_file",
+        "remove_dir",
         "rm -",
         "rm_rf",
         "rm_r(",

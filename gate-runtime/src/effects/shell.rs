@@ -214,7 +214,7 @@ pub fn effects_of_parsed(
         }
         // A download fed to an interpreter runs remote code.
         if sink.raw.iter().any(|(a, _)| *a == Act::Fetch) {
-            let runs_it = feeds(i).any(|j| runs_stdin(&commands[j]))
+            let runs_it = piped_into_runner(parsed, i)
                 || (in_substitution(cmd) && commands.iter().any(runs_substituted_code));
             if runs_it {
                 sink.none(Act::RemoteExec);
@@ -357,6 +357,35 @@ fn runs_code(cmd: &SimpleCommand<'_>) -> bool {
     STDIN_RUNNERS.contains(&p) || STDIN_RUNNERS.contains(&base)
 }
 
+/// Programs that pass their input on (`curl … | tee a.sh | bash`).
+const PASS_THROUGH: &[&str] = &[
+    "tee", "cat", "head", "tail", "dd", "sed", "tr", "gunzip", "zcat", "gzip", "base64", "xxd",
+    "sort", "uniq", "iconv", "dos2unix", "pv", "stdbuf",
+];
+
+/// Whether command `i`'s output reaches, through pipes and pass-through filters, a program
+/// that runs what it reads (bounded by the number of commands).
+fn piped_into_runner(parsed: &Parsed<'_>, i: usize) -> bool {
+    let mut frontier = vec![i];
+    let mut seen = vec![false; parsed.commands.len()];
+    while let Some(k) = frontier.pop() {
+        for &(a, b) in &parsed.pipes {
+            if a != k || seen.get(b).copied().unwrap_or(true) {
+                continue;
+            }
+            seen[b] = true;
+            let next = &parsed.commands[b];
+            if runs_stdin(next) {
+                return true;
+            }
+            if PASS_THROUGH.contains(&&*next.program) {
+                frontier.push(b);
+            }
+        }
+    }
+    false
+}
+
 /// Whether a command may run the text of a substitution as code: a shell or interpreter, a
 /// computed program (`$(curl …)` as the command word), or code under a peeled `sh -c`,
 /// `eval` or `env -S`.
@@ -435,7 +464,27 @@ fn bound_args<'a>(parsed: &Parsed<'a>, i: usize, cmd: &SimpleCommand<'a>) -> Vec
         .iter()
         .rev()
         .find(|c| c.program == "find")
-        .map(|f| find_roots(&f.args))
+        .map(|f| {
+            // One `-name` pattern and no alternatives: `{}` is only what it matches
+            // (`find . -name '*.tmp' -exec rm {} +` removes temp files, not the project).
+            let args: Vec<&str> = f.args.iter().map(|a| &**a).collect();
+            let alternatives = args
+                .iter()
+                .any(|a| matches!(*a, "-o" | "-or" | "!" | "-not" | "\\!"));
+            let names: Vec<&str> = args
+                .windows(2)
+                .filter(|w| matches!(w[0], "-name" | "-iname"))
+                .map(|w| w[1])
+                .collect();
+            let roots = find_roots(&f.args);
+            match names.as_slice() {
+                [name] if !alternatives && !name.is_empty() && !name.contains('/') => roots
+                    .iter()
+                    .map(|r| format!("{}/**/{name}", r.trim_end_matches('/')))
+                    .collect(),
+                _ => roots,
+            }
+        })
         .unwrap_or_default();
     let mut out = Vec::new();
     for a in &cmd.args {

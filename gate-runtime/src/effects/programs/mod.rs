@@ -46,6 +46,16 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         apply_patch(cmd, out);
         return;
     }
+    // A privilege wrapper left as the program (`sudo -s`, `su -`, `doas -s`) runs a shell,
+    // which reads its script from standard input when the line gives one.
+    if matches!(cmd.program, "sudo" | "su" | "doas" | "runuser") {
+        if let Some(script) = cmd.stdin {
+            out.script(script);
+        } else {
+            out.none(Act::Exec);
+        }
+        return;
+    }
     if !FAMILIES.iter().any(|family| family(cmd, out)) {
         out.none(Act::Exec);
     }
@@ -138,6 +148,13 @@ pub(crate) mod testing {
         // Unknown variables stay unknown.
         assert!(has("rm -rf $NOPE", "delete@unknown"));
         assert!(has("$CMD -rf ~", "opaque@none"));
+    }
+
+    #[test]
+    fn privilege_shells_fed_a_script() {
+        assert!(has("sudo -s <<< 'rm -rf /'", "delete@root"));
+        assert!(has("su - root <<EOF\nrm -rf ~\nEOF", "delete@home"));
+        assert_eq!(effects("sudo -v"), vec!["exec@none"]);
     }
 
     #[test]

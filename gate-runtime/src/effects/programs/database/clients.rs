@@ -285,7 +285,7 @@ fn sql_from(a: &Args<'_>, inline: &[&str], files: &[&str], stdin: Option<&str>, 
             ran = true;
         } else if files.contains(&&*o.name) {
             ran = true;
-            if value == "-" {
+            if matches!(value, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0") {
                 ran = false;
             } else {
                 // A file's SQL is not on the line: a write at least.

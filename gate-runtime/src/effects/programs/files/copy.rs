@@ -544,7 +544,9 @@ mod tests {
         assert!(has("mv --no-clobber a ~/.zshrc", "write@dotfiles"));
         assert!(has("mv -T build ~", "overwrite@home"));
         assert!(has("mv ./* /tmp/", "move@project"));
-        assert!(has("find . -name x -exec mv {} /tmp \\;", "move@project"));
+        // A single -name narrows {} to what it matches.
+        assert!(has("find . -name x -exec mv {} /tmp \\;", "move@source"));
+        assert!(has("find . -exec mv {} /tmp \\;", "move@project"));
     }
 
     #[test]

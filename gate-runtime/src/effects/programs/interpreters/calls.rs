@@ -145,7 +145,12 @@ fn call_args<'t, 's>(toks: &'t [Tok<'s>], k: usize, bare: bool) -> Option<Vec<&'
     let (start, paren) = match toks.get(k + 1) {
         Some(Tok::P(b'(')) => (k + 2, true),
         Some(Tok::Str(_) | Tok::Interp(_) | Tok::Cmd(..)) if bare => (k + 1, false),
-        Some(Tok::Ident(w)) if bare && (w.starts_with('$') || w.starts_with('@')) => (k + 1, false),
+        // A variable, or a call whose value is the argument (`unlink glob("~/x/*")`).
+        Some(Tok::Ident(w))
+            if bare && !matches!(*w, "or" | "and" | "if" | "unless" | "do" | "then" | "for") =>
+        {
+            (k + 1, false)
+        }
         Some(Tok::P(b'[')) if bare => (k + 1, false),
         _ => return None,
     };

@@ -257,6 +257,8 @@ fn perl_ruby_php() {
         assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
     }
     assert!(has("perl -e 'unlink \".env\"'", "delete@secrets"));
+    // A call's value as the bare argument is computed: opaque, at the places it names.
+    assert!(has("perl -e 'unlink glob(\"~/.ssh/*\")'", "opaque@secrets"));
     assert!(has(
         "perl -e 'open(my $f, \">\", \"/etc/hosts\")'",
         "overwrite@system"
