@@ -66,14 +66,7 @@ pub fn effects_of_parsed(
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
     }
     let commands = &parsed.commands;
-    // The commands each command's output feeds (pipes).
-    let feeds = |i: usize| {
-        parsed
-            .pipes
-            .iter()
-            .filter(move |(a, _)| *a == i)
-            .map(|(_, b)| *b)
-    };
+    // The commands whose output feeds each command (pipes).
     let fed_by = |i: usize| {
         parsed
             .pipes
