@@ -153,6 +153,28 @@ pub fn phase_of(hook_event: &str) -> Phase {
     }
 }
 
+/// Input fields that name one path, in any tool (MCP and unknown tools name theirs freely).
+pub(crate) const PATH_FIELDS: &[&str] = &[
+    "file_path",
+    "filePath",
+    "notebook_path",
+    "path",
+    "dir_path",
+    "directory",
+    "source",
+    "destination",
+    "target",
+    "old_path",
+    "new_path",
+    "from",
+    "to",
+    "filename",
+    "file",
+    "absolute_path",
+];
+/// Input fields that name a list of paths.
+pub(crate) const PATH_LIST_FIELDS: &[&str] = &["paths", "files", "file_paths"];
+
 /// A borrowed payload object with lenient accessors (both key spellings, wrong types ignored).
 pub(crate) struct Payload<'a>(&'a Object<'a>);
 
@@ -254,34 +276,15 @@ impl ToolInput<'_> {
     /// Every path the input names in a field made for one (MCP and unknown tools name
     /// theirs freely: `path`, `source`, `destination`, `paths: […]`).
     fn path_fields(&self) -> Vec<String> {
-        const ONE: &[&str] = &[
-            "file_path",
-            "filePath",
-            "notebook_path",
-            "path",
-            "dir_path",
-            "directory",
-            "source",
-            "destination",
-            "target",
-            "old_path",
-            "new_path",
-            "from",
-            "to",
-            "filename",
-            "file",
-            "absolute_path",
-        ];
-        const MANY: &[&str] = &["paths", "files", "file_paths"];
         let mut out: Vec<String> = Vec::new();
-        for k in ONE {
+        for k in PATH_FIELDS {
             if let Some(p) = self.string(&[k]) {
                 if !out.contains(&p) {
                     out.push(p);
                 }
             }
         }
-        for k in MANY {
+        for k in PATH_LIST_FIELDS {
             for p in self.strings(k) {
                 if !out.contains(&p) {
                     out.push(p);

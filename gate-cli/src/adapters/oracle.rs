@@ -150,34 +150,15 @@ impl ToolInput {
     /// Every path the input names in a field made for one (MCP and unknown tools name
     /// theirs freely: `path`, `source`, `destination`, `paths: […]`).
     fn path_fields(&self) -> Vec<String> {
-        const ONE: &[&str] = &[
-            "file_path",
-            "filePath",
-            "notebook_path",
-            "path",
-            "dir_path",
-            "directory",
-            "source",
-            "destination",
-            "target",
-            "old_path",
-            "new_path",
-            "from",
-            "to",
-            "filename",
-            "file",
-            "absolute_path",
-        ];
-        const MANY: &[&str] = &["paths", "files", "file_paths"];
         let mut out: Vec<String> = Vec::new();
-        for k in ONE {
+        for k in super::PATH_FIELDS {
             if let Some(p) = self.string(&[k]) {
                 if !out.contains(&p) {
                     out.push(p);
                 }
             }
         }
-        for k in MANY {
+        for k in super::PATH_LIST_FIELDS {
             for p in self.strings(k) {
                 if !out.contains(&p) {
                     out.push(p);

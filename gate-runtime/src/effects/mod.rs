@@ -19,7 +19,7 @@ mod shell;
 mod tools;
 
 pub use shell::{effects_of_line, effects_of_parsed};
-pub use tools::{effects_of_event, effects_of_event_parsed};
+pub use tools::effects_of_event_parsed;
 
 use std::borrow::Cow;
 

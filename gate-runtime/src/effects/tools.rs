@@ -91,12 +91,8 @@ fn act_of_tool(tool: &str, class: Option<ActionClass>) -> Act {
 
 /// Effects of one tool event run in `at`. A shell tool's command is read as a shell line; a
 /// PowerShell tool's as `pwsh -Command`; other tools act on the paths the adapter found.
-pub fn effects_of_event(event: &Event, at: &Where, out: &mut Vec<Effect>) {
-    effects_of_event_parsed(event, at, None, out)
-}
-
-/// [`effects_of_event`] with the shell tool's command already parsed (the classifier's
-/// parse, so a hook parses each command once).
+/// `parsed` is the shell command already parsed by the classifier, so a hook parses each
+/// command once (`None`: it is parsed here).
 pub fn effects_of_event_parsed(
     event: &Event,
     at: &Where,

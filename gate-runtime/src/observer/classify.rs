@@ -68,9 +68,6 @@ pub struct Classifier<'s> {
     used: Cell<bool>,
     /// Buffers one classification fills and the next reuses.
     scratch: RefCell<HitScratch>,
-    /// Each tool event is read into effects (for the rules that match them and for gate's
-    /// self-protection).
-    uses_effects: bool,
     /// Home and gate's own locations, read from the environment once.
     places: OnceCell<Where>,
 }
@@ -183,9 +180,6 @@ impl<'s> Classifier<'s> {
             index: OnceCell::new(),
             used: Cell::new(false),
             scratch: RefCell::new(HitScratch::default()),
-            // Always: gate's self-protection reads every tool event's effects, whatever the
-            // spec's rules say.
-            uses_effects: true,
             places: OnceCell::new(),
         }
     }
@@ -380,17 +374,17 @@ impl<'s> Classifier<'s> {
             }
         };
         out.paths.extend(event.paths.iter().cloned());
-        if self.uses_effects {
-            let base = self.places.get_or_init(|| Where::from_env(""));
-            let cwd = event.cwd.as_deref().unwrap_or("");
-            let at = Where {
-                cwd: cwd.to_string(),
-                project: cwd.to_string(),
-                home: base.home.clone(),
-                gate: base.gate.clone(),
-            };
-            effects::effects_of_event_parsed(event, &at, parsed.as_ref(), &mut out.effects);
-        }
+        // Every tool event is read into effects: for the rules over them and for gate's
+        // self-protection, whatever the spec's rules say.
+        let base = self.places.get_or_init(|| Where::from_env(""));
+        let cwd = event.cwd.as_deref().unwrap_or("");
+        let at = Where {
+            cwd: cwd.to_string(),
+            project: cwd.to_string(),
+            home: base.home.clone(),
+            gate: base.gate.clone(),
+        };
+        effects::effects_of_event_parsed(event, &at, parsed.as_ref(), &mut out.effects);
         let hits = match (&parsed, event.target.as_deref()) {
             (Some(parsed), Some(raw)) if !self.table.is_empty() => {
                 self.command_hits_into(parsed, raw, hits, facts);

@@ -50,14 +50,7 @@ pub(super) fn docker(args: Words<'_, '_>, out: &mut Sink) {
             "-s",
         ],
     );
-    let flag = |names: &[&str]| {
-        args.iter().any(|a| {
-            names.contains(&&**a)
-                || (a.starts_with('-')
-                    && !a.starts_with("--")
-                    && names.iter().any(|n| n.len() == 2 && a.contains(&n[1..])))
-        })
-    };
+    let flag = |names: &[&str]| has_flag(args, names);
     match w.as_slice() {
         ["compose", ..] => compose(&args[1.min(args.len())..], out),
         ["system", "prune", ..]
@@ -124,14 +117,7 @@ pub(super) fn compose(args: Words<'_, '_>, out: &mut Sink) {
             "--rmi",
         ],
     );
-    let flag = |names: &[&str]| {
-        args.iter().any(|a| {
-            names.contains(&&**a)
-                || (a.starts_with('-')
-                    && !a.starts_with("--")
-                    && names.iter().any(|n| n.len() == 2 && a.contains(&n[1..])))
-        })
-    };
+    let flag = |names: &[&str]| has_flag(args, names);
     match w.as_slice() {
         ["down", ..] => {
             if flag(&["-v", "--volumes"]) || args.iter().any(|a| a.starts_with("--rmi")) {
@@ -150,6 +136,17 @@ pub(super) fn compose(args: Words<'_, '_>, out: &mut Sink) {
         | [] => {}
         _ => out.none(Act::Exec),
     }
+}
+
+/// Whether one of `names` is given: a long option as written, or a short one alone or in a
+/// bundle (`-fv` gives `-v`).
+fn has_flag(args: &[std::borrow::Cow<'_, str>], names: &[&str]) -> bool {
+    args.iter().any(|a| {
+        names.contains(&&**a)
+            || (a.starts_with('-')
+                && !a.starts_with("--")
+                && names.iter().any(|n| n.len() == 2 && a.contains(&n[1..])))
+    })
 }
 
 #[cfg(test)]
