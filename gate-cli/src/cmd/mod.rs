@@ -3,6 +3,7 @@
 
 pub mod explain;
 pub mod hook;
+pub mod policy;
 pub mod replay;
 pub mod store;
 

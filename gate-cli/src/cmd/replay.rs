@@ -20,13 +20,12 @@
 use crate::adapters;
 use crate::adapters::json::{Node, Object};
 use crate::cli::{Exit, ReplayArgs};
-use crate::cmd::{check_role, compiled_spec, out, out_json};
+use crate::cmd::policy::Policy;
+use crate::cmd::{check_role, out, out_json};
 use crate::config::{Config, Overrides};
 use crate::InputError;
 use anyhow::Result;
-use gate_runtime::engine::Engine;
 use gate_runtime::event::{Event, Runtime};
-use gate_runtime::interp::Interpreter;
 use gate_runtime::replay::{Replayer, StoreReplayer, Summary, DEFAULT_BATCH_EVENTS};
 use gate_runtime::store::{partial_path, Staged, Store, StoreError};
 use serde_json::{json, Map, Value};
@@ -616,34 +615,9 @@ fn replay_role(args: &ReplayArgs, spec: &gate_spec::ir::Spec) -> Result<Option<S
 pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
     let file = std::fs::File::open(&args.file)
         .map_err(|e| InputError::new(format!("cannot read {}: {e}", args.file.display())))?;
-    let spec_owned;
-    let interp;
-    let engine = match &args.spec_file {
-        Some(path) => {
-            let source = std::fs::read_to_string(path)
-                .map_err(|e| InputError::new(format!("cannot read {}: {e}", path.display())))?;
-            let (spec, diags) = gate_spec::compile(&source);
-            let Some(spec) = spec else {
-                let shown = path.display().to_string();
-                return Err(InputError::new(format!(
-                    "{shown} is not a valid spec:\n{}",
-                    gate_spec::diag::render_all(&shown, &source, &diags.items)
-                ))
-                .into());
-            };
-            spec_owned = spec;
-            interp = Interpreter::new(&spec_owned);
-            Engine::new(&spec_owned, &interp)
-        }
-        None => {
-            let name = match &args.spec {
-                Some(n) => n.clone(),
-                None => Config::resolve(&Overrides::default())?.spec.value,
-            };
-            let compiled = compiled_spec(&name)?;
-            Engine::new(compiled.ir(), compiled.machine)
-        }
-    };
+    let policy = Policy::load(args.spec.as_deref(), args.spec_file.as_deref())?;
+    let mut interp = None;
+    let engine = policy.engine(&mut interp);
     let role = replay_role(args, engine.spec)?;
     let role = role.as_deref();
     let mut sink = match &args.db {
