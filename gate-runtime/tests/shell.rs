@@ -333,13 +333,14 @@ fn redirect_targets_are_recorded() {
         [
             (">>", Some(2), "err.log"),
             (">|", None, "out"),
-            ("&>", None, "all.txt")
+            ("&>", None, "all.txt"),
+            ("<", None, "in.txt")
         ]
     );
     assert_eq!(p.commands[0].args, ["a b"]);
     assert_eq!(
         shell::paths(&p),
-        ["err.log", "out", "all.txt"],
+        ["err.log", "out", "all.txt", "in.txt"],
         "`a b` is not path-like for an unknown program"
     );
 }

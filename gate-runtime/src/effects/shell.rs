@@ -66,6 +66,22 @@ pub fn effects_of_parsed(
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
     }
     let commands = &parsed.commands;
+    // PowerShell written where a POSIX shell was expected (`iwr URL | iex`): also read the
+    // line as PowerShell, since that is what runs it where these names exist.
+    if commands.iter().any(|c| is_powershell_name(&c.program)) {
+        let words = [Cow::Borrowed("-Command"), Cow::Borrowed(line)];
+        let mut sink = Sink::default();
+        programs::model(
+            &Cmd {
+                program: "pwsh",
+                args: &words,
+                stdin: None,
+                stdin_file: None,
+            },
+            &mut sink,
+        );
+        flush(&sink, &cwd, oldpwd.as_deref(), at, out);
+    }
     // The commands whose output feeds each command (pipes).
     let fed_by = |i: usize| {
         parsed
@@ -76,6 +92,8 @@ pub fn effects_of_parsed(
     };
     // Variables the line has set so far (`D=/; rm -rf $D`), and for this command only.
     let mut vars: Vec<(String, String)> = Vec::new();
+    // Files the line has downloaded so far (`curl -o a.sh URL && bash a.sh`).
+    let mut fetched: Vec<String> = Vec::new();
     for (i, cmd) in commands.iter().enumerate() {
         let mut scoped = vars.clone();
         scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
@@ -104,7 +122,13 @@ pub fn effects_of_parsed(
             continue;
         }
         let mut sink = Sink::default();
+        let mut stdin_file = None;
         for w in &cmd.writes {
+            if w.op == "<" {
+                sink.path(Act::Read, &w.target);
+                stdin_file = Some(w.target.as_str());
+                continue;
+            }
             let act = if w.op.contains(">>") {
                 Act::Write
             } else {
@@ -116,8 +140,14 @@ pub fn effects_of_parsed(
                 sink.path(act, &w.target);
             }
         }
-        let stdin: Option<String> = stdin_text(parsed, i);
+        let mut stdin: Option<String> = stdin_text(parsed, i);
         let mut args = bound_args(parsed, i, cmd);
+        if at.disk {
+            let read = |w: &str| {
+                super::disk::read_input(&places::place_of(w, &cwd, oldpwd.as_deref(), at).1)
+            };
+            inline_inputs(program, &mut args, &mut stdin, stdin_file, read);
+        }
         if !scoped.is_empty() {
             for a in &mut args {
                 if a.contains('$') {
@@ -131,6 +161,7 @@ pub fn effects_of_parsed(
             program,
             args: &args,
             stdin: stdin.as_deref(),
+            stdin_file,
         };
         if program.starts_with('$') || program.starts_with('`') || program.contains("$(") {
             // The program itself is computed: run what the line set it to, if it did
@@ -205,8 +236,22 @@ pub fn effects_of_parsed(
                 }
             }
         }
+        // A file the line downloaded, run by this command, is remote code.
+        if !fetched.is_empty() {
+            let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
+            if runs_one_of(cmd, &args, &fetched, spot) {
+                sink.none(Act::RemoteExec);
+            }
+        }
         // A download fed to an interpreter runs remote code.
         if sink.raw.iter().any(|(a, _)| *a == Act::Fetch) {
+            for (act, target) in &sink.raw {
+                if let (Act::Write | Act::Overwrite, RawTarget::Path(p)) = (act, target) {
+                    if fetched.len() < MAX_FETCHED {
+                        fetched.push(places::place_of(p, &cwd, oldpwd.as_deref(), at).1);
+                    }
+                }
+            }
             let runs_it = piped_into_runner(parsed, i)
                 || (in_substitution(cmd) && commands.iter().any(runs_substituted_code));
             if runs_it {
@@ -230,7 +275,16 @@ pub fn effects_of_parsed(
                 let parsed = shell::parse(script);
                 effects_of_parsed(&parsed, script, &inner, depth + 1, out);
             }
-        } else if !sink.scripts.is_empty() {
+            for script in &sink.remote {
+                let mut there = Vec::new();
+                let parsed = shell::parse(script);
+                effects_of_parsed(&parsed, script, &remote_where(), depth + 1, &mut there);
+                out.extend(there.into_iter().map(|e| Effect {
+                    place: remote_place(e.place),
+                    ..e
+                }));
+            }
+        } else if !sink.scripts.is_empty() || !sink.remote.is_empty() {
             let mut deep = Sink::default();
             deep.opaque(line);
             flush(&deep, &cwd, oldpwd.as_deref(), at, out);
@@ -340,6 +394,175 @@ fn runs_stdin(cmd: &SimpleCommand<'_>) -> bool {
         None => true,
         Some(a) => a == "-" || a.starts_with("/dev/stdin") || a.starts_with("<("),
     }
+}
+
+/// The home and working directory a remote command is read in: a home of its own (so `~`
+/// and `/` there are still the home and the root), no project and none of gate's files.
+const REMOTE_HOME: &str = "/home/~remote";
+
+fn remote_where() -> Where {
+    Where {
+        cwd: REMOTE_HOME.to_string(),
+        project: String::new(),
+        home: REMOTE_HOME.to_string(),
+        gate: Vec::new(),
+        disk: false,
+    }
+}
+
+/// A place on another machine as this one's rules see it: the root, home, system, devices,
+/// secrets and version control keep their class; everything else there (its files, its
+/// temporary files are still temporary) is unknown to this machine, never this project's
+/// source or gate's own files.
+fn remote_place(p: Place) -> Place {
+    match p {
+        Place::Source | Place::Outputs | Place::Project | Place::Outside | Place::Gate => {
+            Place::Unknown
+        }
+        other => other,
+    }
+}
+
+/// Whether `program` exists only in PowerShell: a cmdlet (`Verb-Noun` with one of the verbs
+/// that change things or run code) or an alias no POSIX system ships.
+fn is_powershell_name(program: &str) -> bool {
+    const ALIASES: &[&str] = &["iex", "iwr", "irm", "ri", "rni", "sc", "saps", "ni"];
+    const VERBS: &[&str] = &[
+        "invoke",
+        "remove",
+        "set",
+        "new",
+        "start",
+        "stop",
+        "clear",
+        "format",
+        "copy",
+        "move",
+        "out",
+        "add",
+        "rename",
+        "restart",
+        "disable",
+        "enable",
+        "uninstall",
+        "install",
+    ];
+    let p = program.to_ascii_lowercase();
+    if ALIASES.contains(&p.as_str()) {
+        return true;
+    }
+    match p.split_once('-') {
+        Some((verb, noun)) => {
+            VERBS.contains(&verb)
+                && !noun.is_empty()
+                && noun.chars().all(|c| c.is_ascii_alphabetic())
+                && program
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_uppercase())
+        }
+        None => false,
+    }
+}
+
+/// In a live hook call, the input files a command reads as code or data, read (by `read`)
+/// as if they were on the line: its `< FILE`, `patch -i FILE`, and `git apply FILE…` (whose
+/// operands then become `-`).
+fn inline_inputs(
+    program: &str,
+    args: &mut Vec<Cow<'_, str>>,
+    stdin: &mut Option<String>,
+    stdin_file: Option<&str>,
+    read: impl Fn(&str) -> Option<String>,
+) {
+    if stdin.is_none() {
+        if let Some(f) = stdin_file {
+            *stdin = read(f);
+        }
+    }
+    match program {
+        "patch" => {
+            let mut k = 0;
+            while k < args.len() {
+                let a = &args[k];
+                let (file, width) = if a == "-i" || a == "--input" {
+                    (args.get(k + 1).map(|f| f.to_string()), 2)
+                } else if let Some(f) = a.strip_prefix("--input=") {
+                    (Some(f.to_string()), 1)
+                } else if let Some(f) = a.strip_prefix("-i").filter(|f| !f.is_empty()) {
+                    (Some(f.to_string()), 1)
+                } else {
+                    k += 1;
+                    continue;
+                };
+                if let Some(text) = file.as_deref().and_then(&read) {
+                    *stdin = Some(text);
+                    args.drain(k..(k + width).min(args.len()));
+                } else {
+                    k += width;
+                }
+            }
+        }
+        "git" => {
+            let Some(at) = args.iter().position(|a| a == "apply") else {
+                return;
+            };
+            if args[..at].iter().any(|a| !a.starts_with('-')) {
+                return;
+            }
+            let mut text = String::new();
+            for a in args.iter_mut().skip(at + 1) {
+                if a.starts_with('-') {
+                    continue;
+                }
+                if let Some(t) = read(a) {
+                    text.push_str(&t);
+                    text.push('\n');
+                    *a = Cow::Borrowed("-");
+                }
+            }
+            if !text.is_empty() {
+                *stdin = Some(text);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Most downloaded files remembered in one line.
+const MAX_FETCHED: usize = 16;
+
+/// Whether `cmd` runs one of the files in `files` (resolved paths; `spot` resolves a word
+/// the same way): as the program itself (`./a.sh`), or as the script a shell or interpreter
+/// is given (`bash a.sh`, `python3 /tmp/x.py`, `. ./env.sh`).
+fn runs_one_of(
+    cmd: &SimpleCommand<'_>,
+    args: &[Cow<'_, str>],
+    files: &[String],
+    spot: impl Fn(&str) -> String,
+) -> bool {
+    let is_fetched = |w: &str| files.iter().any(|f| *f == spot(w));
+    if cmd.program_path.contains('/') && is_fetched(&cmd.program_path) {
+        return true;
+    }
+    // `sh < a.sh`.
+    if runs_stdin(cmd)
+        && cmd
+            .writes
+            .iter()
+            .any(|w| w.op == "<" && is_fetched(&w.target))
+    {
+        return true;
+    }
+    if !runs_code(cmd) {
+        return false;
+    }
+    // The first operand is the script (`bash -x a.sh`, `sh -- a.sh`); an option's value
+    // that happens to be a downloaded file is read, not run, except after `-c`-less forms.
+    args.iter()
+        .map(|a| &**a)
+        .find(|a| !a.starts_with('-'))
+        .is_some_and(is_fetched)
 }
 
 /// Whether a command runs code given to it as an argument or on stdin (a shell, an

@@ -968,7 +968,7 @@ fn redirect<'a>(
             let line = sc.root.then_some(ctx.line);
             cur.here_strings.push(word.finish(line).text);
         }
-        b"<" | b"<&" => {}
+        b"<&" => {}
         _ => {
             let target = word.finish(None).text.into_owned();
             let dup = op == b">&" && (target == "-" || target.bytes().all(|b| b.is_ascii_digit()));

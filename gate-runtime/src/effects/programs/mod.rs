@@ -113,6 +113,7 @@ pub(crate) mod testing {
             project: "/home/u/proj".into(),
             home: "/home/u".into(),
             gate: vec!["/home/u/.local/state/gate".into()],
+            disk: false,
         }
     }
 
