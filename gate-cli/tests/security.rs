@@ -917,6 +917,15 @@ fn agent_cannot_disable_gate_by_directory_or_surface() {
         "rm cfg/settings.json".into(),
         "sed -i 's/gate/true/' cfg/settings.json".into(),
         "tee cfg/settings.json < /dev/null".into(),
+        // Braces, loop variables, a subshell's `cd`, decoded code, a looked-up binary.
+        "mv .claude{,.off}".into(),
+        "for f in .claude/*; do rm \"$f\"; done".into(),
+        "for d in src .codex; do rm -rf $d; done".into(),
+        "(cd .claude; rm -f *)".into(),
+        "{ cd .gemini && rm settings.json; }".into(),
+        "echo cm0gLXJmIC5jbGF1ZGU= | base64 -d | sh".into(),
+        "cp /bin/true \"$(command -v gate)\"".into(),
+        "mv \"$(which gate)\" /tmp/".into(),
     ];
     const KNOWN: &[&str] = &[];
     let cwd = world.project.clone();

@@ -59,6 +59,9 @@ pub fn effects_of_parsed(
     out: &mut Vec<Effect>,
 ) {
     let mut cwd = at.cwd.clone();
+    // The working directory of the top level, kept apart from what a `cd` inside a
+    // subshell or group does (which ends with the group).
+    let mut top_cwd = cwd.clone();
     let mut oldpwd: Option<String> = None;
     if parsed.truncated {
         let mut sink = Sink::default();
@@ -98,8 +101,13 @@ pub fn effects_of_parsed(
         let mut scoped = vars.clone();
         scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
         let program: &str = &cmd.program;
-        // `cd` at the top level moves the rest of the line.
-        if cmd.depth == 0 && matches!(program, "cd" | "pushd") && !in_substitution(cmd) {
+        // Back at the top level, a subshell's `cd` no longer holds.
+        if cmd.depth == 0 && cwd != top_cwd {
+            cwd = top_cwd.clone();
+        }
+        // `cd` moves the rest of the line; inside a subshell or group, the rest of the
+        // nested commands (where the group ends inside them is not tracked).
+        if matches!(program, "cd" | "pushd") && !in_substitution(cmd) {
             let to = cmd
                 .args
                 .iter()
@@ -119,6 +127,9 @@ pub fn effects_of_parsed(
                 // An unresolvable `cd`: later relative paths are unknown.
                 None => "$CD".to_string(),
             };
+            if cmd.depth == 0 {
+                top_cwd = cwd.clone();
+            }
             continue;
         }
         let mut sink = Sink::default();
@@ -142,20 +153,26 @@ pub fn effects_of_parsed(
         }
         let mut stdin: Option<String> = stdin_text(parsed, i);
         let mut args = bound_args(parsed, i, cmd);
+        expand_operands(&mut args, commands, i, at);
         if at.disk {
             let read = |w: &str| {
                 super::disk::read_input(&places::place_of(w, &cwd, oldpwd.as_deref(), at).1)
             };
             inline_inputs(program, &mut args, &mut stdin, stdin_file, read);
         }
-        if !scoped.is_empty() {
-            for a in &mut args {
-                if a.contains('$') {
-                    if let Some(v) = substitute(a, &scoped) {
-                        *a = Cow::Owned(v);
+        if !scoped.is_empty() && args.iter().any(|a| a.contains('$')) {
+            let mut out: Vec<Cow<'_, str>> = Vec::with_capacity(args.len());
+            for a in args.drain(..) {
+                match a.contains('$').then(|| substitute(&a, &scoped)).flatten() {
+                    // A loop variable's words, one per line: each is an operand in turn.
+                    Some(v) if v.contains('\n') => {
+                        out.extend(v.lines().map(|l| Cow::Owned(l.to_string())))
                     }
+                    Some(v) => out.push(Cow::Owned(v)),
+                    None => out.push(a),
                 }
             }
+            args = out;
         }
         let view = Cmd {
             program,
@@ -233,6 +250,22 @@ pub fn effects_of_parsed(
                 }
                 for n in &named {
                     sink.path(act, n);
+                }
+            }
+        }
+        // A shell or interpreter running what a pipe feeds it: code the parser did not see
+        // on the line (it reads `echo CODE | sh` itself) is analysed when the line decodes
+        // it, and is `opaque` when it cannot be read (`cat x | sh`, `decrypt | bash`).
+        if runs_stdin(cmd) && fed_by(i).next().is_some() {
+            let echoed = fed_by(i).all(|p| {
+                let p = &commands[p];
+                matches!(&*p.program, "echo" | "printf")
+                    || (p.program == "cat" && p.args.is_empty() && p.stdin.is_some())
+            });
+            if !echoed {
+                match &stdin {
+                    Some(code) if depth < MAX_NESTING => sink.script(code),
+                    _ => sink.opaque(line),
                 }
             }
         }
@@ -529,6 +562,63 @@ fn inline_inputs(
     }
 }
 
+/// Operands as the shell hands them over: a path-like word with braces becomes its words
+/// (`mv .claude{,.off}` is `mv .claude .claude.off`), and a lookup substitution
+/// (`"$(which gate)"`, `` `command -v gate` ``) becomes the path it finds when that is one of
+/// gate's own files (or, in a live hook call, the program on `PATH`).
+fn expand_operands<'a>(
+    args: &mut Vec<Cow<'a, str>>,
+    commands: &[SimpleCommand<'_>],
+    i: usize,
+    at: &Where,
+) {
+    let braced = |a: &str| {
+        a.contains('{')
+            && a.contains('}')
+            && (a.contains(',') || a.contains(".."))
+            && !a.contains(char::is_whitespace)
+            && !a.contains('$')
+    };
+    if args.iter().any(|a| braced(a)) {
+        let mut out: Vec<Cow<'a, str>> = Vec::with_capacity(args.len() + 2);
+        for a in args.drain(..) {
+            if braced(&a) {
+                out.extend(places::braces(&a).into_iter().map(Cow::Owned));
+            } else {
+                out.push(a);
+            }
+        }
+        *args = out;
+    }
+    let looked_up = |a: &str| a == "$(…)" || (a.starts_with('`') && a.ends_with('`'));
+    if !args.iter().any(|a| looked_up(a)) {
+        return;
+    }
+    let Some(name) = located_program(commands, i) else {
+        return;
+    };
+    let found = at
+        .gate
+        .iter()
+        .find(|g| g.rsplit('/').next() == Some(name.as_str()))
+        .cloned()
+        .or_else(|| at.disk.then(|| on_path(&name)).flatten());
+    if let Some(path) = found {
+        for a in args.iter_mut().filter(|a| looked_up(a)) {
+            *a = Cow::Owned(path.clone());
+        }
+    }
+}
+
+/// Where `PATH` finds the program `name` (a live hook call only).
+fn on_path(name: &str) -> Option<String> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .and_then(|p| p.to_str().map(str::to_string))
+}
+
 /// Most downloaded files remembered in one line.
 const MAX_FETCHED: usize = 16;
 
@@ -657,6 +747,25 @@ fn stdin_text(parsed: &Parsed<'_>, i: usize) -> Option<String> {
             "cat" if p.args.is_empty() => {
                 if let Some(s) = &p.stdin {
                     text.push_str(s);
+                }
+            }
+            // `echo cm0g… | base64 -d`: what it decodes.
+            "base64" | "gbase64"
+                if p.args
+                    .iter()
+                    .any(|a| matches!(&**a, "-d" | "-D" | "--decode")) =>
+            {
+                use base64::Engine as _;
+                if let Some(encoded) = stdin_text(parsed, *a) {
+                    let clean: String = encoded.split_whitespace().collect();
+                    let engine = base64::engine::general_purpose::STANDARD;
+                    let decoded = engine.decode(clean.as_bytes()).or_else(|_| {
+                        base64::engine::general_purpose::STANDARD_NO_PAD
+                            .decode(clean.trim_end_matches('='))
+                    });
+                    if let Ok(bytes) = decoded {
+                        text.push_str(&String::from_utf8_lossy(&bytes));
+                    }
                 }
             }
             _ => {}

@@ -147,7 +147,8 @@ pub struct Assignment<'a> {
     pub name: Cow<'a, str>,
     /// The value as written, unquoted: `~` not expanded, `$X`, `${X}` and `$(…)` kept as
     /// text (`$(…)` for any command substitution). For `NAME+=more`, the last recorded
-    /// value (or `$NAME`) followed by `more`. Array literals (`a=(…)`) are not recorded.
+    /// value (or `$NAME`) followed by `more`. Array literals (`a=(…)`) are not recorded. A
+    /// loop header (`for f in a b`) assigns its words, one per line.
     pub value: Cow<'a, str>,
 }
 
