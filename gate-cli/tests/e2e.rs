@@ -149,7 +149,18 @@ fn scenario(target: Target) {
     let gated = {
         let harness = harness.clone();
         let root = root.clone();
+        let home = home.clone();
         std::thread::spawn(move || harness.drive(target, "gated.json", &home, &root.join("gated")))
+    };
+    // An agent going for gate's own files, with a database of its own.
+    let attack_home = root.join("attack-home");
+    std::fs::create_dir(&attack_home).expect("create GATE_HOME");
+    let attack = {
+        let harness = harness.clone();
+        let root = root.clone();
+        std::thread::spawn(move || {
+            harness.drive(target, "attack.json", &attack_home, &root.join("attack"))
+        })
     };
     let degraded = harness.drive(
         target,
@@ -165,9 +176,18 @@ fn scenario(target: Target) {
         }
     };
 
+    let attack = match attack.join() {
+        Ok(run) => run,
+        Err(cause) => {
+            let _ = scratch.keep();
+            std::panic::resume_unwind(cause)
+        }
+    };
+
     let mut failures = Vec::new();
     check_gated(target, &gated, &mut failures);
     check_degraded(&degraded, &mut failures);
+    check_attack(target, &attack, &mut failures);
     if !failures.is_empty() {
         let kept = scratch.keep();
         panic!(
@@ -321,6 +341,38 @@ fn check_gated(target: Target, run: &Run, failures: &mut Vec<String>) {
     }
     if !run.model_saw(DENIED, DENY_MARK) {
         fail("the deny reason never reached the model".to_string());
+    }
+}
+
+/// `tests/e2e/attack.json`: each step goes for gate's own files (a hook-settings directory
+/// through braces, a loop variable, decoded code, a patch kept in a file, a link).
+const ATTACKS: &str = include_str!("../../tests/e2e/attack.json");
+
+/// Every attack step is denied by the real client on gate's answer, and none of them ran.
+fn check_attack(target: Target, run: &Run, failures: &mut Vec<String>) {
+    let mut fail = |what: String| failures.push(format!("[attack run {}] {what}", run.workdir));
+    run.common(&mut fail);
+    let (pre, _) = run.event_names();
+    let attacks: Value = serde_json::from_str(ATTACKS).expect("attack.json is JSON");
+    let steps = attacks["steps"].as_array().expect("attack.json has steps");
+    for (step, attack) in steps.iter().enumerate() {
+        let shell = attack["shell"].as_str().unwrap_or("?").to_string();
+        if run.tool_ran(step) {
+            fail(format!(
+                "the attack `{shell}` ran: {}",
+                run.result_text(step)
+            ));
+        }
+        match run.hook_answer(step, &pre) {
+            Some(answer) => {
+                if answer_decision(target, &answer).as_deref() != Some("deny") {
+                    fail(format!(
+                        "gate's {pre} answer to `{shell}` is not a deny: {answer}"
+                    ));
+                }
+            }
+            None => fail(format!("gate printed no {pre} answer for `{shell}`")),
+        }
     }
 }
 
