@@ -626,6 +626,12 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
     }
     if !home.is_empty() && starts_with(parts, &home) {
         let first = &parts[home.len()];
+        // The per-user cache (`~/.cache`, macOS `~/Library/Caches`) holds what programs
+        // rebuild: temporary, like `/var/cache`'s package caches.
+        let second = parts.get(home.len() + 1).map(String::as_str);
+        if first == ".cache" || (first == "Library" && second == Some("Caches")) {
+            return Place::Temp;
+        }
         if first.starts_with('.') || (is_glob(first) && could_match(first, ".bashrc")) {
             return Place::Dotfiles;
         }
@@ -852,6 +858,10 @@ mod tests {
             ("/var/lib/apt/lists/*", Place::Temp),
             ("/var/cache/apt/archives", Place::Temp),
             ("/var/cache", Place::System),
+            ("~/.cache/pip", Place::Temp),
+            ("~/.cache", Place::Temp),
+            ("~/Library/Caches/x", Place::Temp),
+            ("~/.cachex", Place::Dotfiles),
             ("/var/lib/postgresql", Place::System),
             ("/var/www/html", Place::Outside),
             ("/var/www", Place::System),

@@ -448,7 +448,7 @@ pub(super) const SHELLS: [&str; 9] = [
 
 /// Every name [`peel`] knows (sorted, bytewise): a program that cannot be one of them is
 /// rejected before the match ([`maybe_wrapper`]).
-pub(super) const WRAPPER_NAMES: [&str; 71] = [
+pub(super) const WRAPPER_NAMES: [&str; 72] = [
     "ash",
     "bash",
     "builtin",
@@ -511,6 +511,7 @@ pub(super) const WRAPPER_NAMES: [&str; 71] = [
     "time",
     "timeout",
     "tmux",
+    "toybox",
     "unshare",
     "uv",
     "uvx",
@@ -584,6 +585,7 @@ pub(super) fn peel(words: &[FinalWord<'_>], k: usize, name: &str) -> Peel {
         "builtin" => wrapper(skip(&NONE), "builtin"),
         "setsid" => wrapper(skip(&NONE), "setsid"),
         "busybox" => wrapper(skip(&NONE), "busybox"),
+        "toybox" => wrapper(skip(&NONE), "toybox"),
         "coproc" => wrapper(skip(&NONE), "coproc"),
         "caffeinate" => wrapper(skip(&CAFFEINATE), "caffeinate"),
         "pkexec" => wrapper(skip(&PKEXEC), "pkexec"),

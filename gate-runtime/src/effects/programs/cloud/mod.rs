@@ -394,6 +394,21 @@ pub(super) fn transfer(out: &mut Sink, src: &str, dest: &str, is_remote: impl Fn
     }
     if is_remote(dest) {
         out.place(Act::Send, Place::Remote);
+    } else if dest == "." || dest == "./" || (dest.ends_with('/') && dest != "/") {
+        // Into a directory: the copy lands under it, named as the source.
+        let name = src
+            .trim_end_matches('/')
+            .rsplit(['/', ':'])
+            .next()
+            .unwrap_or("");
+        if name.is_empty() || name == "*" {
+            out.path(Act::Write, dest);
+        } else {
+            out.path(
+                Act::Overwrite,
+                &format!("{}/{name}", dest.trim_end_matches('/')),
+            );
+        }
     } else if dest != "-" {
         out.path(Act::Overwrite, dest);
     }

@@ -280,6 +280,29 @@ fn fd(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     for p in &paths {
         out.path(Act::Read, p);
     }
+    // What a command run on each match acts on: the matches, narrowed to `ROOT/*.EXT` by one
+    // extension or to `ROOT/*WORD*` by a plain-word pattern (a file name, as fd matches it);
+    // else the roots themselves.
+    let exts: Vec<&str> = a.values(&["e", "extension"]).collect();
+    let pattern = a.operands.first().map(|p| &**p);
+    let plain = |w: &str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+    };
+    let narrowed = match (exts.as_slice(), pattern) {
+        ([ext], None | Some("." | "^" | ".*" | "")) if plain(ext) => Some(format!("*.{ext}")),
+        ([], Some(word)) if plain(word) => Some(format!("*{word}*")),
+        _ => None,
+    };
+    let bound_to: Vec<String> = match &narrowed {
+        Some(glob) => paths
+            .iter()
+            .map(|p| format!("{}/{glob}", p.trim_end_matches('/')))
+            .collect(),
+        None => paths.clone(),
+    };
+    let paths = bound_to;
     if let Some(run) = run {
         let mut words: Vec<String> = Vec::new();
         let mut bound = false;
@@ -427,7 +450,14 @@ mod tests {
     fn fd_exec() {
         assert_eq!(effects("fd -e rs"), vec!["read@project"]);
         assert_eq!(effects("fd pattern src"), vec!["read@source"]);
-        assert!(has("fd -t f -e pyc -X rm", "delete@project"));
+        assert!(has("fd -t f -e pyc -X rm", "delete@source"));
+        assert!(!has("fd -t f -e pyc -X rm", "delete@project"));
+        assert!(has("fd -e log -x rm", "delete@source"));
+        assert!(has("fd -H . -X rm", "delete@project"));
+        assert!(
+            has("fd -e bashrc . ~ -x rm", "delete@dotfiles")
+                || has("fd -e bashrc . ~ -x rm", "delete@outside")
+        );
         assert!(has("fd . ~ -x rm -rf {}", "delete@home"));
         assert!(has("fdfind -H . / --exec rm -rf", "delete@root"));
     }

@@ -96,8 +96,15 @@ pub(super) fn clean(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
         return;
     }
     // Without `-f` git refuses unless `clean.requireForce` is off, which the line cannot
-    // show: read as the deletion it would be.
-    ctx.vcs(out, Act::History);
+    // show: read as the deletion it would be. Untracked work is gone for good: the whole
+    // tree's (no pathspec, or one reaching the top) counts as discarded history.
+    let whole = a.operands.is_empty()
+        || a.operands
+            .iter()
+            .any(|p| matches!(&**p, "." | ":/" | "./" | "*") || p.starts_with(".."));
+    if whole {
+        ctx.vcs(out, Act::History);
+    }
     ctx.paths(out, Act::Delete, &a.operands);
 }
 
@@ -485,6 +492,8 @@ mod tests {
             assert!(has(line, "history@vcs"), "{line}");
         }
         assert!(has("git clean -fd src", "delete@source"));
+        assert!(!has("git clean -fd build/", "history@vcs"));
+        assert!(has("git clean -fd build/", "delete@outputs"));
         assert!(!has("git clean -fd src", "delete@project"));
         assert!(has("git -C ~ clean -fdx", "delete@home"));
         assert!(has("git clean -fdx :/", "delete@project"));
