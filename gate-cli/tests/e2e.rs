@@ -158,6 +158,7 @@ fn scenario(target: Target) {
     let attack = {
         let harness = harness.clone();
         let root = root.clone();
+        let attack_home = attack_home.clone();
         std::thread::spawn(move || {
             harness.drive(target, "attack.json", &attack_home, &root.join("attack"))
         })
@@ -188,6 +189,7 @@ fn scenario(target: Target) {
     check_gated(target, &gated, &mut failures);
     check_degraded(&degraded, &mut failures);
     check_attack(target, &attack, &mut failures);
+    check_attack_audited(&harness, &attack_home, &attack, &mut failures);
     if !failures.is_empty() {
         let kept = scratch.keep();
         panic!(
@@ -372,6 +374,42 @@ fn check_attack(target: Target, run: &Run, failures: &mut Vec<String>) {
                 }
             }
             None => fail(format!("gate printed no {pre} answer for `{shell}`")),
+        }
+    }
+}
+
+/// Every attack is in the audit as a deny: `gate log` over the attack run's database.
+fn check_attack_audited(harness: &Harness, home: &Path, run: &Run, failures: &mut Vec<String>) {
+    let mut fail = |what: String| failures.push(format!("[attack run {}] {what}", run.workdir));
+    let out = Command::new(&harness.gate)
+        .args(["log", "--json", "-n", "1000", "--decision", "deny"])
+        .env("GATE_HOME", home)
+        .env_remove("GATE_DB")
+        .output()
+        .expect("run gate log");
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let attacks: Value = serde_json::from_str(ATTACKS).expect("attack.json is JSON");
+    let Some(rows) = rows.as_array() else {
+        fail(format!(
+            "gate log printed no JSON rows: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+        return;
+    };
+    let denied: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r["target"].as_str().map(str::to_string))
+        .filter(|t| !t.is_empty())
+        .collect();
+    for attack in attacks["steps"].as_array().into_iter().flatten() {
+        let shell = attack["shell"].as_str().unwrap_or("?");
+        if !denied
+            .iter()
+            .any(|t| t.contains(shell) || shell.contains(t.as_str()))
+        {
+            fail(format!(
+                "the audit has no deny row for `{shell}` (denied targets: {denied:?})"
+            ));
         }
     }
 }
