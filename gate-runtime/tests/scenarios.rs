@@ -173,6 +173,19 @@ impl Sim {
         let e = self.base(phase);
         self.eval(&e, false)
     }
+
+    /// A stop (or subagent stop); `again` is the runtime's `stop_hook_active`.
+    fn stop(&mut self, phase: Phase, again: bool) -> Outcome {
+        let mut e = self.base(phase);
+        e.stop_hook_active = again;
+        self.eval(&e, false)
+    }
+
+    /// A shell command's pre-tool call and its result.
+    fn run(&mut self, command: &str, ok: bool) -> Outcome {
+        self.pre("Bash", command);
+        self.post("Bash", command, ok)
+    }
 }
 
 /// A step of a scenario that returns the outcome to check.
@@ -1100,6 +1113,14 @@ fn waypoints_phases_gate_edits() {
     assert!(has_record(sim.spec, &o, "phase_block"));
     sim.prompt("requirements confirmed");
     assert_eq!(sim.state_name(), "interfaces");
+    // Phase 2 blocks tests only (seed 003): the interfaces live in the main source.
+    let o = sim.pre("Edit", "/repo/tests/api.rs");
+    assert!(matches!(o.decision.verdict, Verdict::Deny { .. }));
+    assert!(!sim
+        .call("Edit", "/repo/src/lib.rs")
+        .decision
+        .verdict
+        .blocks());
     sim.prompt("interfaces approved");
     assert_eq!(sim.state_name(), "tests");
     assert!(!sim
@@ -1171,4 +1192,88 @@ fn trust_first_action_of_a_new_identity_is_denied_when_blocked() {
     }
     let mut sim = Sim::new("trust");
     assert!(!sim.pre("Bash", "ls -la").decision.verdict.blocks());
+}
+
+fn is_deny(o: &Outcome) -> bool {
+    matches!(o.decision.verdict, Verdict::Deny { .. })
+}
+
+/// Seed 003's Stop orchestrator: a phase whose exit needs evidence blocks a Stop (and a
+/// subagent's stop) until the agent's own run of the right command succeeded after the last
+/// source edit; the block says what to run, never loops, and faked runs are no evidence.
+#[test]
+fn waypoints_stop_needs_evidence_since_the_last_edit() {
+    let mut sim = Sim::new("waypoints");
+    // Inactive and phase 1: stops are free.
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+    sim.prompt("/wp-start");
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+    sim.prompt("/wp-next");
+    assert_eq!(sim.state_name(), "interfaces");
+    // Nothing changed yet in phase 2: nothing to build.
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+    let o = sim.call("Edit", "/repo/src/api.rs");
+    assert_eq!(steer_text(&o), render(sim.spec, "build_after_edit", &[]));
+    assert_eq!(sim.state_name(), "interfaces_unbuilt");
+    let o = sim.stop(Phase::Stop, false);
+    assert!(is_deny(&o), "{:?}", o.decision);
+    assert_eq!(reason(&o), render(sim.spec, "stop_unbuilt", &[]));
+    assert!(reason(&o).contains("cargo check"));
+    assert!(has_record(sim.spec, &o, "stop_blocked"));
+    assert!(is_deny(&sim.stop(Phase::SubagentStop, false)));
+    // The runtime already continued once: never blocked again (no loop).
+    assert!(!sim.stop(Phase::Stop, true).decision.verdict.blocks());
+    // Text about a build, a failed build, a build that only prints help: no evidence.
+    for (cmd, ok) in [
+        ("echo cargo check", true),
+        ("grep 'cargo build' notes.txt", true),
+        ("cargo check", false),
+        ("cargo build --help", true),
+    ] {
+        sim.run(cmd, ok);
+        assert_eq!(sim.state_name(), "interfaces_unbuilt", "{cmd}");
+    }
+    assert!(is_deny(&sim.stop(Phase::Stop, false)));
+    let o = sim.run("cd crate && cargo check -q", true);
+    assert!(has_record(sim.spec, &o, "built"));
+    assert_eq!(sim.state_name(), "interfaces");
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+
+    // Phase 3: the tests must build (they are expected to fail until phase 4).
+    sim.prompt("interfaces approved");
+    sim.call("Edit", "/repo/tests/api.rs");
+    assert_eq!(sim.state_name(), "tests_unbuilt");
+    let o = sim.stop(Phase::Stop, false);
+    assert_eq!(reason(&o), render(sim.spec, "stop_tests_unbuilt", &[]));
+    sim.run("cargo test", false);
+    assert_eq!(sim.state_name(), "tests_unbuilt");
+    sim.run("cargo test --no-run", true);
+    assert_eq!(sim.state_name(), "tests");
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+
+    // Phase 4: a Stop is blocked until the tests pass; each edit asks for a test run once.
+    sim.prompt("tests approved");
+    assert_eq!(sim.state_name(), "implementation");
+    let o = sim.stop(Phase::Stop, false);
+    assert_eq!(reason(&o), render(sim.spec, "stop_failing", &[]));
+    let o = sim.call("Edit", "/repo/src/lib.rs");
+    assert_eq!(steer_text(&o), render(sim.spec, "test_after_edit", &[]));
+    let o = sim.call("Edit", "/repo/src/lib.rs");
+    assert_eq!(o.decision.verdict, Verdict::Allow, "one reminder per round");
+    for cmd in [
+        "echo cargo test",
+        "cargo test --no-run",
+        "pytest --collect-only",
+    ] {
+        sim.run(cmd, true);
+        assert_eq!(sim.state_name(), "implementation_edited", "{cmd}");
+    }
+    let o = sim.run("cargo test", false);
+    assert!(has_record(sim.spec, &o, "tests_ran"));
+    assert_eq!(sim.state_name(), "implementation");
+    assert!(is_deny(&sim.stop(Phase::Stop, false)));
+    let o = sim.run("cargo test", true);
+    assert_eq!(steer_text(&o), render(sim.spec, "complete", &[]));
+    assert_eq!(sim.state_name(), "inactive");
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
 }

@@ -38,7 +38,11 @@ pub fn write_scope_key(scope: Scope, event: &Event, out: &mut String) {
             out.push(':');
             out.push_str(event.agent_id.as_deref().unwrap_or("main"));
         }
-        Scope::Repo => out.push_str(event.cwd.as_deref().unwrap_or("no-cwd")),
+        // The repository of the cwd, so `cd src` stays in the same machine.
+        Scope::Repo => match event.cwd.as_deref() {
+            Some(cwd) => super::repo::push_repo_root(cwd, out),
+            None => out.push_str("no-cwd"),
+        },
     }
 }
 
@@ -391,6 +395,10 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
                 ClosedBy::Boundary => store::ClosedBy::Boundary,
                 ClosedBy::Backstop => store::ClosedBy::Backstop,
                 ClosedBy::SessionEnd => store::ClosedBy::SessionEnd,
+                ClosedBy::Stop => store::ClosedBy::Stop,
+                ClosedBy::Checkpoint => store::ClosedBy::Checkpoint,
+                ClosedBy::Approval => store::ClosedBy::Approval,
+                ClosedBy::Other => store::ClosedBy::Other,
             },
             contaminated: !notes_before.is_empty(),
             closed_ms: outcome.now_ms,
