@@ -642,7 +642,7 @@ fn jwc_r8_baseline_clamped() {
 }
 
 #[test]
-fn jwc_r8_backstop_windows_excluded() {
+fn jwc_r8_backstop_windows_labelled() {
     let mut sim = Sim::new("jwc");
     let o = to_backstop(&mut sim);
     assert_eq!(o.closed.as_ref().unwrap().closed_by, ClosedBy::Backstop);
@@ -895,7 +895,7 @@ fn jwc_l6_open_window_still_asks() {
 }
 
 #[test]
-fn jwc_l8_grant_is_one_shot() {
+fn jwc_l8_grant_spent_on_the_next_action() {
     let mut sim = Sim::new("jwc");
     open_window(&mut sim);
     let o = sim.pre("Bash", "npm publish");

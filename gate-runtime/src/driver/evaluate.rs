@@ -46,6 +46,13 @@ pub fn write_scope_key(scope: Scope, event: &Event, out: &mut String) {
     }
 }
 
+/// The repository of the event's cwd (its git top level, else the cwd) appended to `out`.
+fn push_repo(event: &Event, out: &mut String) {
+    if let Some(cwd) = event.cwd.as_deref() {
+        super::repo::push_repo_root(cwd, out);
+    }
+}
+
 /// The hash a grant is bound to: the exact tool, target and directory (SHA-256 of
 /// `tool \n target \n cwd`, hashed in parts rather than joined first: one allocation fewer
 /// on every event), and for tools that are not shells the whole input's digest
@@ -290,9 +297,14 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
     } = at;
     let spec = engine.spec;
     let scope = scope_key(spec.scope, event);
-    let repo = event.cwd.as_deref().unwrap_or_default();
+    // Windows and baselines belong to the repository of the cwd (a few `stat` calls, made
+    // only when baselines are read or a window is stored).
+    let mut repo = String::new();
+    if needs_baselines(spec) {
+        push_repo(event, &mut repo);
+    }
     let mut notes_before: Vec<Note> = Vec::new();
-    let (state, baselines) = scopes.load(engine, tx, &scope, repo, &mut notes_before)?;
+    let (state, baselines) = scopes.load(engine, tx, &scope, &repo, &mut notes_before)?;
     let phase = event.phase.unwrap_or(Phase::Other);
     let ahash = action_hash(event);
     let approved = if phase == Phase::PreTool {
@@ -385,8 +397,11 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
     }
     scopes.audit(tx, &entries)?;
     if let Some(w) = &outcome.closed {
+        if repo.is_empty() {
+            push_repo(event, &mut repo);
+        }
         tx.window(&WindowRow {
-            repo: repo.to_string(),
+            repo,
             kind: w.kind.clone(),
             session: event.session_id.clone().unwrap_or_default(),
             actions: i64::from(w.actions),
