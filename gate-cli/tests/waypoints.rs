@@ -1,6 +1,8 @@
 //! The waypoints spec through `gate hook`, as a runtime calls it: the workflow is keyed by the
-//! repository (a `cd` into a subdirectory stays in it), and a Stop in a phase whose exit
-//! evidence is missing is blocked in the runtime's own Stop answer, once.
+//! repository (a `cd` into a subdirectory stays in it), a Stop in a phase whose exit evidence
+//! is missing is blocked in the runtime's own Stop answer, once, and the language profile is
+//! detected from the repository's files unless `.gate/config.toml` or `GATE_PROFILE` names
+//! one.
 
 use serde_json::{json, Value};
 use std::io::Write;
@@ -12,6 +14,8 @@ struct Repo {
     _dir: tempfile::TempDir,
     root: PathBuf,
     db: PathBuf,
+    /// `GATE_PROFILE` for the hook calls.
+    profile_env: Option<&'static str>,
 }
 
 impl Repo {
@@ -20,11 +24,13 @@ impl Repo {
         let root = dir.path().join("proj");
         std::fs::create_dir_all(root.join(".git")).unwrap();
         std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
         let db = dir.path().join("state/gate.db");
         Repo {
             _dir: dir,
             root,
             db,
+            profile_env: None,
         }
     }
 
@@ -38,6 +44,9 @@ impl Repo {
             if key.starts_with("GATE_") || key.starts_with("XDG_") || key.starts_with("CLAUDE") {
                 command.env_remove(key);
             }
+        }
+        if let Some(profile) = self.profile_env {
+            command.env("GATE_PROFILE", profile);
         }
         let mut child = command
             .args(["--db", self.db.to_str().unwrap()])
@@ -156,4 +165,24 @@ fn a_stop_without_evidence_is_blocked_once_with_what_to_run() {
         None,
         "the tests passed: the workflow is complete"
     );
+}
+
+#[test]
+fn the_profile_is_detected_and_can_be_overridden() {
+    let mut repo = Repo::new();
+    let src = repo.root.join("src");
+    repo.prompt(&repo.root, "/wp-start");
+    // Detected from Cargo.toml: Rust source is closed in phase 1, a .vue file is no source.
+    assert!(denied(&repo.edit(&src, &src.join("lib.rs"))));
+    assert!(!denied(&repo.edit(&src, &src.join("App.vue"))));
+    // The project says it is a node project.
+    std::fs::create_dir_all(repo.root.join(".gate")).unwrap();
+    std::fs::write(repo.root.join(".gate/config.toml"), "profile = \"node\"\n").unwrap();
+    assert!(!denied(&repo.edit(&src, &src.join("lib.rs"))));
+    assert!(denied(&repo.edit(&src, &src.join("App.vue"))));
+    // The environment wins over the file.
+    repo.profile_env = Some("rust,php");
+    assert!(denied(&repo.edit(&src, &src.join("lib.rs"))));
+    assert!(denied(&repo.edit(&src, &src.join("Page.php"))));
+    assert!(!denied(&repo.edit(&src, &src.join("App.vue"))));
 }

@@ -38,6 +38,8 @@ struct Sim {
     agent: Option<&'static str>,
     baselines: Baselines,
     grants: u32,
+    /// The spec's project profiles that apply (every one unless a test narrows them).
+    profiles: u64,
 }
 
 impl Sim {
@@ -54,7 +56,20 @@ impl Sim {
             agent: None,
             baselines: vec![None; spec.kinds.len()],
             grants: 0,
+            profiles: u64::MAX,
         }
+    }
+
+    /// Only these of the spec's profiles apply.
+    fn profiles(mut self, names: &[&str]) -> Sim {
+        self.profiles = names
+            .iter()
+            .map(|n| {
+                let i = self.spec.profiles.iter().position(|p| &*p.name == *n);
+                1u64 << i.unwrap_or_else(|| panic!("no profile {n}"))
+            })
+            .fold(0, |set, bit| set | bit);
+        self
     }
 
     fn role(mut self, name: &str) -> Sim {
@@ -93,6 +108,7 @@ impl Sim {
             cwd: Some("/repo".to_string()),
             agent_id: self.agent.map(str::to_string),
             agent_type: self.agent.map(|_| "general-purpose".to_string()),
+            profiles: self.profiles,
             ..Event::default()
         }
     }
@@ -1401,4 +1417,55 @@ fn trust_repeated_violations_reach_untrusted_and_recover() {
     let m = run_to_promotion(&mut sim);
     assert_eq!(sim.state_name(), "standard");
     assert!((24..=25).contains(&m), "{m} clean actions raised trust");
+}
+
+/// Seed 003's language profiles: each profile's test, config and main-source patterns apply
+/// only under that profile (`.vue` and `.php` are source files of their projects), and with
+/// no profile only the language-neutral classes are gated.
+#[test]
+fn waypoints_profiles_choose_the_file_classes() {
+    let blocked_in_phase_1 = |profiles: &[&str], file: &str| {
+        let mut sim = Sim::new("waypoints").profiles(profiles);
+        sim.prompt("/wp-start");
+        sim.pre("Edit", file).decision.verdict.blocks()
+    };
+    for (profile, source) in [
+        ("node", "/repo/src/App.vue"),
+        ("node", "/repo/src/main.ts"),
+        ("php", "/repo/src/Controller.php"),
+        ("rust", "/repo/src/lib.rs"),
+        ("python", "/repo/pkg/app.py"),
+        ("go", "/repo/cmd/main.go"),
+        ("java", "/repo/src/main/java/App.java"),
+        ("ruby", "/repo/lib/app.rb"),
+        ("c", "/repo/src/main.c"),
+    ] {
+        assert!(
+            blocked_in_phase_1(&[profile], source),
+            "{profile}: {source}"
+        );
+        // Another language's source is no source of this project.
+        let other = if profile == "node" { "rust" } else { "node" };
+        assert!(!blocked_in_phase_1(&[other], source), "{other}: {source}");
+        assert!(!blocked_in_phase_1(&[], source), "no profile: {source}");
+    }
+    // Config stays editable: `vite.config.ts` is node config, not source.
+    assert!(!blocked_in_phase_1(&["node"], "/repo/vite.config.ts"));
+    assert!(!blocked_in_phase_1(&["php"], "/repo/composer.json"));
+    // Phase 3 blocks the main source, not the tests, by the profile's patterns.
+    let mut sim = Sim::new("waypoints").profiles(&["php"]);
+    sim.prompt("/wp-start");
+    sim.prompt("/wp-next");
+    sim.prompt("/wp-next");
+    assert_eq!(sim.state_name(), "tests");
+    assert!(!sim
+        .call("Edit", "/repo/tests/UserTest.php")
+        .decision
+        .verdict
+        .blocks());
+    assert!(sim
+        .pre("Edit", "/repo/src/User.php")
+        .decision
+        .verdict
+        .blocks());
 }

@@ -154,7 +154,7 @@ fn answer(
         fault(format!("stdin larger than {MAX_STDIN_BYTES} bytes"));
         return None;
     }
-    let event = match adapters::normalize(runtime, &payload, args.event.as_deref()) {
+    let mut event = match adapters::normalize(runtime, &payload, args.event.as_deref()) {
         Ok(e) => e,
         Err(e) => {
             fault(format!("payload rejected: {e}"));
@@ -212,6 +212,11 @@ fn answer(
         }
     };
     let ir = spec.ir();
+    if !ir.profiles.is_empty() {
+        let named = config.as_ref().ok().and_then(|c| c.profile.as_ref());
+        event.profiles =
+            crate::profile::active(ir, event.cwd.as_deref(), named.map(|p| p.value.as_str()));
+    }
     // The process exits right after answering: freeing what the engine holds would only
     // cost time.
     let engine = std::mem::ManuallyDrop::new(Engine::new(ir, spec.machine));
