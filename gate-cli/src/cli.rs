@@ -189,7 +189,10 @@ Examples:
   gate calibrate --dry-run       how many clean windows each repository and kind has
   gate calibrate --percentile 80
 
-Only windows closed by a real boundary (not by the backstop) and without faults count.")]
+Only windows closed by a real boundary (a signal edge: not the backstop, a budget signal, a
+stop, evidence, an approval or the session's end) and without faults count. A hook starts
+`gate calibrate --quiet` in the background by itself each time 10 more such windows have
+closed, for a spec whose tiers learn baselines.")]
     Calibrate(CalibrateArgs),
     /// Run a recorded session through a policy and show what it would have answered
     #[command(after_help = "\
@@ -431,6 +434,9 @@ pub struct CalibrateArgs {
     /// Percentile of the clean windows' lengths taken as the baseline
     #[arg(long, default_value_t = 90, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub percentile: u32,
+    /// Print nothing (the form a hook starts in the background)
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug, Clone)]

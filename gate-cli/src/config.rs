@@ -70,6 +70,9 @@ pub struct Config {
     pub role: Option<Sourced<String>>,
     pub db: Sourced<PathBuf>,
     pub home: Sourced<PathBuf>,
+    /// The project profiles named by an override (`GATE_PROFILE`, `profile` in a config file;
+    /// a comma-separated list); none means they are detected from the repository's files.
+    pub profile: Option<Sourced<String>>,
     /// The config files that were found, in precedence order.
     pub files: Vec<PathBuf>,
 }
@@ -100,6 +103,7 @@ struct FileValues {
     role: Option<String>,
     db: Option<PathBuf>,
     home: Option<PathBuf>,
+    profile: Option<String>,
 }
 
 fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
@@ -118,8 +122,9 @@ fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
             "role" => values.role = Some(text.to_string()),
             "db" => values.db = Some(base.join(text)),
             "home" => values.home = Some(base.join(text)),
+            "profile" => values.profile = Some(text.to_string()),
             other => anyhow::bail!(
-                "{}: unknown key `{other}` (known: spec, role, db, home)",
+                "{}: unknown key `{other}` (known: spec, role, db, home, profile)",
                 path.display()
             ),
         }
@@ -244,11 +249,35 @@ impl Config {
             value: home.value.join("gate.db"),
             source: Source::Default,
         });
+        // No flag: a profile is a property of the project, not of one command.
+        let profile = env
+            .var("GATE_PROFILE")
+            .map(|value| Sourced {
+                value,
+                source: Source::Env {
+                    var: "GATE_PROFILE",
+                },
+            })
+            .or_else(|| {
+                let (values, path) = project.as_ref()?;
+                Some(Sourced {
+                    value: values.profile.clone()?,
+                    source: Source::ProjectFile { path: path.clone() },
+                })
+            })
+            .or_else(|| {
+                let (values, path) = user.as_ref()?;
+                Some(Sourced {
+                    value: values.profile.clone()?,
+                    source: Source::UserFile { path: path.clone() },
+                })
+            });
         Ok(Config {
             spec,
             role,
             db,
             home,
+            profile,
             files,
         })
     }
@@ -269,6 +298,9 @@ impl Config {
             self.home.value.display(),
             self.home.source,
         );
+        if let Some(p) = &self.profile {
+            out.push_str(&format!("profile = {}  ({})\n", p.value, p.source));
+        }
         if self.files.is_empty() {
             out.push_str("config files: none found\n");
         } else {

@@ -17,9 +17,9 @@
 
 use gate_spec::ir::{
     Act, ActionClass, Backstop, Baseline, Block, Checkpoint, Effect, FailPolicy, Family, Guard,
-    List, Mode, Named, Pattern, Phase, Place, Rearm, Role, Rule, Scope, Signal, Span, Spec, State,
-    StatusFilter, Telemetry, Template, TemplatePart, TemplateVar, Text, Tier, Transition, Trigger,
-    Withhold,
+    List, Mode, Named, Pattern, Phase, Place, Profile, Rearm, Role, Rule, Scope, Signal, Span,
+    Spec, State, StatusFilter, Telemetry, Template, TemplatePart, TemplateVar, Text, Tier,
+    Transition, Trigger, Withhold,
 };
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -263,7 +263,9 @@ impl Emit for Spec {
             transitions,
             templates,
             roles,
+            profiles,
         } = self;
+        let profiles = profiles.emit(cx);
         let (name, description, hash) = (name.emit(cx), description.emit(cx), hash.emit(cx));
         let (initial, scope, fail) = (initial.emit(cx), scope.emit(cx), fail.emit(cx));
         let (tiers, kinds) = (tiers.emit(cx), kinds.emit(cx));
@@ -291,6 +293,19 @@ impl Emit for Spec {
             transitions: #transitions,
             templates: #templates,
             roles: #roles,
+            profiles: #profiles,
+        })
+    }
+}
+
+impl Emit for Profile {
+    fn emit(&self, cx: &mut Pools) -> TokenStream {
+        let Profile { name, span, detect } = self;
+        let (name, span, detect) = (name.emit(cx), span.emit(cx), detect.emit(cx));
+        quote!(ir::Profile {
+            name: #name,
+            span: #span,
+            detect: #detect,
         })
     }
 }
@@ -451,7 +466,9 @@ impl Emit for Rule {
             tier,
             kind,
             reason,
+            profiles,
         } = self;
+        let profiles = profiles.emit(cx);
         let (name, span, tools) = (name.emit(cx), span.emit(cx), cx.patterns(tools));
         let (classes, paths, commands) =
             (classes.emit(cx), cx.patterns(paths), cx.patterns(commands));
@@ -479,6 +496,7 @@ impl Emit for Rule {
             tier: #tier,
             kind: #kind,
             reason: #reason,
+            profiles: #profiles,
         })
     }
 }

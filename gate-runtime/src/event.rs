@@ -123,6 +123,11 @@ pub struct Event {
     pub prompt: Option<String>,
     /// Stop re-entry guard: a Stop hook already continued the conversation once.
     pub stop_hook_active: bool,
+    /// The evaluating spec's project profiles that apply (bit `i`: its `i`-th `[[profile]]`),
+    /// set by the caller from the repository's files or an override; a rule with `profiles`
+    /// applies only when one of them is set here.
+    #[serde(default, skip_serializing_if = "no_profiles")]
+    pub profiles: u64,
     pub tool_use_id: Option<String>,
     /// A shell command a tool that is not a shell tool carries in its input (`command`,
     /// `cmd`; a string or an argv array), whatever the tool is called: it is analysed as a
@@ -182,4 +187,9 @@ impl Event {
             Some("bypassPermissions") | Some("yolo")
         )
     }
+}
+
+/// Serde: leave an event's empty profile set out of its JSON.
+fn no_profiles(profiles: &u64) -> bool {
+    *profiles == 0
 }

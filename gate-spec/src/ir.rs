@@ -130,6 +130,7 @@ pub type CheckpointId = u8;
 pub type StateId = u8;
 /// Index of a role in [`Spec::roles`].
 pub type RoleId = u8;
+pub type ProfileId = u8;
 /// Index of a template in [`Spec::templates`].
 pub type TemplateId = u8;
 /// Index of a classifier rule in [`Spec::rules`].
@@ -157,6 +158,18 @@ pub struct Spec {
     pub transitions: Vec<Transition>,
     pub templates: Vec<Template>,
     pub roles: Vec<Role>,
+    /// Project profiles (languages), in declaration order.
+    #[serde(default)]
+    pub profiles: Vec<Profile>,
+}
+
+/// A project profile: files whose presence at the repository root selects it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    pub name: Text,
+    pub span: Span,
+    /// File names looked for at the repository root; any one present selects the profile.
+    pub detect: Vec<Text>,
 }
 
 /// A name with the span where it was declared.
@@ -435,6 +448,9 @@ pub struct Rule {
     pub tier: Option<TierId>,
     pub kind: Option<KindId>,
     pub reason: Text,
+    /// Profiles the rule applies under; empty means under every profile and none.
+    #[serde(default)]
+    pub profiles: List<ProfileId>,
 }
 
 /// A pattern as written, with its span (for "pattern does not compile" diagnostics).

@@ -18,6 +18,8 @@ fn span_of<T>(s: &Spanned<T>) -> Span {
 
 /// Upper bounds that keep ids within their integer types and the control space finite.
 const MAX_ITEMS: usize = 255;
+/// Profiles: an event carries the active ones as a 64-bit set.
+const MAX_PROFILES: usize = 64;
 const MAX_COUNT: i64 = 10_000;
 
 /// A declared name list for one section.
@@ -396,6 +398,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             "transition",
             "template",
             "role",
+            "profile",
         ],
         diags,
     );
@@ -409,6 +412,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     let state_tables = section_tables(root, "state", diags);
     let transition_tables = section_tables(root, "transition", diags);
     let role_tables = section_tables(root, "role", diags);
+    let profile_tables = section_tables(root, "profile", diags);
 
     let mut tiers = Names::new("tier");
     let mut kinds = Names::new("kind");
@@ -418,6 +422,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     let mut templates = Names::new("template");
     let mut roles = Names::new("role");
     let mut rules = Names::new("rule");
+    let mut profiles = Names::new("profile");
 
     let declare = |tables: &[(&DeTable, Span)], names: &mut Names, diags: &mut Diagnostics| {
         for (t, span) in tables {
@@ -437,6 +442,15 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     declare(&checkpoint_tables, &mut checkpoints, diags);
     declare(&state_tables, &mut states, diags);
     declare(&role_tables, &mut roles, diags);
+    declare(&profile_tables, &mut profiles, diags);
+    if let Some((_, span)) = profiles.items.get(MAX_PROFILES) {
+        diags.push(Diagnostic::error(
+            Code::TooLarge,
+            *span,
+            format!("a spec may declare at most {MAX_PROFILES} profiles"),
+        ));
+        return None;
+    }
 
     let machine_obj = machine.map(|(t, s)| Obj::new(t, s, "[machine]"));
     if let Some(m) = &machine_obj {
@@ -470,6 +484,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         (&states, "states"),
         (&templates, "templates"),
         (&roles, "roles"),
+        (&profiles, "profiles"),
     ] {
         if names.items.len() > MAX_ITEMS {
             diags.push(Diagnostic::error(
@@ -667,9 +682,16 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 "tier",
                 "kind",
                 "reason",
+                "profiles",
             ],
             diags,
         );
+        let rule_profiles = o
+            .strings("profiles", diags)
+            .into_iter()
+            .filter_map(|(n, s)| profiles.resolve(&n, s, diags))
+            .map(|i| i as ProfileId)
+            .collect();
         let tools = glob_list(&o, "tools", source, false, diags);
         let paths = glob_list(&o, "paths", source, true, diags);
         let commands = command_list(&o, "commands", source, diags);
@@ -738,6 +760,44 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             tier,
             kind,
             reason: reason.into(),
+            profiles: rule_profiles,
+        });
+    }
+
+    // Profiles.
+    let mut ir_profiles = Vec::new();
+    for ((t, span), (pname, pspan)) in profile_tables.iter().zip(&profiles.items) {
+        let o = Obj::new(t, *span, format!("[[profile]] `{pname}`"));
+        o.check_keys(&["name", "detect"], diags);
+        let detect: Vec<Text> = o
+            .strings("detect", diags)
+            .into_iter()
+            .filter_map(|(file, fspan)| {
+                let plain = !file.is_empty() && !file.contains(['/', '\\']) && file != "..";
+                if !plain {
+                    diags.push(Diagnostic::error(
+                        Code::InvalidValue,
+                        fspan,
+                        format!(
+                            "`detect` entries are file names at the repository root, found `{}`",
+                            truncate(&file)
+                        ),
+                    ));
+                }
+                plain.then(|| file.into())
+            })
+            .collect();
+        if detect.is_empty() && o.get("detect").is_none() {
+            diags.push(Diagnostic::error(
+                Code::MissingKey,
+                *span,
+                format!("[[profile]] `{pname}` has no `detect` files"),
+            ));
+        }
+        ir_profiles.push(Profile {
+            name: pname.clone().into(),
+            span: *pspan,
+            detect,
         });
     }
 
@@ -1192,6 +1252,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         transitions: ir_transitions,
         templates: ir_templates,
         roles: ir_roles,
+        profiles: ir_profiles,
     })
 }
 

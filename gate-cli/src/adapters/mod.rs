@@ -351,6 +351,8 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
             .map(str::to_string),
         prompt: matches!(phase, Phase::Prompt).then_some(prompt).flatten(),
         stop_hook_active: payload.bool(&["stop_hook_active", "stopHookActive"]),
+        // The spec's profiles: set once the spec is known (`crate::profile`).
+        profiles: 0,
         tool_use_id: payload
             .string(&["tool_use_id", "toolUseId"])
             .map(str::to_string),

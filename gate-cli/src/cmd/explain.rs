@@ -26,11 +26,14 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
             buf
         }
     };
-    let event = adapters::normalize(runtime, &payload, args.event.as_deref())
+    let mut event = adapters::normalize(runtime, &payload, args.event.as_deref())
         .map_err(|e| InputError::new(format!("the payload cannot be read: {e}")))?;
     let config = Config::resolve(&Overrides::from(global))?;
     let compiled = compiled_spec(&config.spec.value)?;
     let spec = compiled.ir();
+    // The project profiles, as the hook finds them.
+    let named = config.profile.as_ref().map(|p| p.value.as_str());
+    event.profiles = crate::profile::active(spec, event.cwd.as_deref(), named);
     let engine = Engine::new(spec, compiled.machine);
     // What the hook would answer: it looks at the disk too.
     engine.look_at_disk();

@@ -61,7 +61,8 @@ pub fn run(args: &HookArgs) -> i32 {
         });
     }
     let mut checkpoint_due = None;
-    let line = answer(args, config, &mut checkpoint_due);
+    let mut calibration_due = None;
+    let line = answer(args, config, &mut checkpoint_due, &mut calibration_due);
     crate::watchdog::answering();
     if let Some(line) = line {
         let mut stdout = std::io::stdout().lock();
@@ -73,6 +74,10 @@ pub fn run(args: &HookArgs) -> i32 {
     if let Some(db) = checkpoint_due {
         checkpoint_detached(&db);
     }
+    if let Some(db) = calibration_due {
+        // Learning can wait for the next due window if it cannot start now.
+        let _ = spawn_detached(&db, &["calibrate", "--quiet"]);
+    }
     0
 }
 
@@ -81,24 +86,29 @@ pub fn run(args: &HookArgs) -> i32 {
 /// this hook has exited. If it cannot be started, the checkpoint runs here instead, so the
 /// WAL stays bounded either way.
 fn checkpoint_detached(db: &std::path::Path) {
+    // Exactly the form `main` runs without clap (`background_checkpoint_args`).
+    if spawn_detached(db, &["checkpoint", "--quiet"]).is_err() {
+        let _ = driver::checkpoint(db);
+    }
+}
+
+/// Starts `gate --db DB ARGS…` detached (own process group, no inherited stdio, not waited
+/// for): work a hook must not make the agent wait on.
+fn spawn_detached(db: &std::path::Path, args: &[&str]) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
-    // Exactly the form `main` runs without clap (`background_checkpoint_args`).
-    let started = std::env::current_exe().and_then(|exe| {
+    std::env::current_exe().and_then(|exe| {
         Command::new(exe)
             .arg("--db")
             .arg(db)
-            .arg("checkpoint")
-            .arg("--quiet")
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .process_group(0)
             .spawn()
-    });
-    if started.is_err() {
-        let _ = driver::checkpoint(db);
-    }
+            .map(drop)
+    })
 }
 
 fn now_ms() -> i64 {
@@ -108,11 +118,13 @@ fn now_ms() -> i64 {
 }
 
 /// Compute the answer line, or `None` for silence; `checkpoint_due` receives the database
-/// whose WAL a detached checkpoint should truncate.
+/// whose WAL a detached checkpoint should truncate, `calibration_due` the one whose baselines
+/// a detached `gate calibrate` should learn again.
 fn answer(
     args: &HookArgs,
     config: anyhow::Result<Config>,
     checkpoint_due: &mut Option<PathBuf>,
+    calibration_due: &mut Option<PathBuf>,
 ) -> Option<String> {
     // Read the whole payload before anything can return: a runtime writing to a hook that
     // exited without reading would meet a broken pipe.
@@ -142,7 +154,7 @@ fn answer(
         fault(format!("stdin larger than {MAX_STDIN_BYTES} bytes"));
         return None;
     }
-    let event = match adapters::normalize(runtime, &payload, args.event.as_deref()) {
+    let mut event = match adapters::normalize(runtime, &payload, args.event.as_deref()) {
         Ok(e) => e,
         Err(e) => {
             fault(format!("payload rejected: {e}"));
@@ -200,6 +212,11 @@ fn answer(
         }
     };
     let ir = spec.ir();
+    if !ir.profiles.is_empty() {
+        let named = config.as_ref().ok().and_then(|c| c.profile.as_ref());
+        event.profiles =
+            crate::profile::active(ir, event.cwd.as_deref(), named.map(|p| p.value.as_str()));
+    }
     // The process exits right after answering: freeing what the engine holds would only
     // cost time.
     let engine = std::mem::ManuallyDrop::new(Engine::new(ir, spec.machine));
@@ -217,5 +234,6 @@ fn answer(
     };
     let result = driver::run(&engine, &event, &opts);
     *checkpoint_due = result.checkpoint_due;
+    *calibration_due = result.calibration_due;
     adapters::render(runtime, &event, &result.decision)
 }

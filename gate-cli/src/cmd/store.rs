@@ -535,6 +535,9 @@ pub fn calibrate(args: &CalibrateArgs, global: &GlobalArgs) -> Result<i32> {
     }
     let mut store = open_write(global)?;
     let learned = store.calibrate(args.min_samples, args.percentile, now_ms())?;
+    if args.quiet {
+        return Ok(Exit::Ok.code());
+    }
     if global.json {
         out_json(&serde_json::to_value(&learned)?)?;
     } else if learned.is_empty() {

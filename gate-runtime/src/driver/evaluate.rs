@@ -38,7 +38,18 @@ pub fn write_scope_key(scope: Scope, event: &Event, out: &mut String) {
             out.push(':');
             out.push_str(event.agent_id.as_deref().unwrap_or("main"));
         }
-        Scope::Repo => out.push_str(event.cwd.as_deref().unwrap_or("no-cwd")),
+        // The repository of the cwd, so `cd src` stays in the same machine.
+        Scope::Repo => match event.cwd.as_deref() {
+            Some(cwd) => super::repo::push_repo_root(cwd, out),
+            None => out.push_str("no-cwd"),
+        },
+    }
+}
+
+/// The repository of the event's cwd (its git top level, else the cwd) appended to `out`.
+fn push_repo(event: &Event, out: &mut String) {
+    if let Some(cwd) = event.cwd.as_deref() {
+        super::repo::push_repo_root(cwd, out);
     }
 }
 
@@ -286,9 +297,14 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
     } = at;
     let spec = engine.spec;
     let scope = scope_key(spec.scope, event);
-    let repo = event.cwd.as_deref().unwrap_or_default();
+    // Windows and baselines belong to the repository of the cwd (a few `stat` calls, made
+    // only when baselines are read or a window is stored).
+    let mut repo = String::new();
+    if needs_baselines(spec) {
+        push_repo(event, &mut repo);
+    }
     let mut notes_before: Vec<Note> = Vec::new();
-    let (state, baselines) = scopes.load(engine, tx, &scope, repo, &mut notes_before)?;
+    let (state, baselines) = scopes.load(engine, tx, &scope, &repo, &mut notes_before)?;
     let phase = event.phase.unwrap_or(Phase::Other);
     let ahash = action_hash(event);
     let approved = if phase == Phase::PreTool {
@@ -381,8 +397,11 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
     }
     scopes.audit(tx, &entries)?;
     if let Some(w) = &outcome.closed {
+        if repo.is_empty() {
+            push_repo(event, &mut repo);
+        }
         tx.window(&WindowRow {
-            repo: repo.to_string(),
+            repo,
             kind: w.kind.clone(),
             session: event.session_id.clone().unwrap_or_default(),
             actions: i64::from(w.actions),
@@ -391,6 +410,10 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
                 ClosedBy::Boundary => store::ClosedBy::Boundary,
                 ClosedBy::Backstop => store::ClosedBy::Backstop,
                 ClosedBy::SessionEnd => store::ClosedBy::SessionEnd,
+                ClosedBy::Stop => store::ClosedBy::Stop,
+                ClosedBy::Checkpoint => store::ClosedBy::Checkpoint,
+                ClosedBy::Approval => store::ClosedBy::Approval,
+                ClosedBy::Other => store::ClosedBy::Other,
             },
             contaminated: !notes_before.is_empty(),
             closed_ms: outcome.now_ms,

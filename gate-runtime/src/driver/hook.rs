@@ -6,7 +6,7 @@
 //! to what the rules alone decide: blocks that need no state stand, the rest is silence.
 
 use super::*;
-use crate::engine::{Context, Engine, Note, Outcome, ScopeState};
+use crate::engine::{ClosedBy, Context, Engine, Note, Outcome, ScopeState};
 use crate::event::Event;
 use crate::observer::Baselines;
 use crate::store::{self, AuditEntry, AuditKind, AuditRecord, NewGrant, Store, StoreError, Txn};
@@ -53,7 +53,14 @@ pub struct RunResult {
     pub degraded: bool,
     /// The database whose WAL should be checkpointed ([`Options::defer_checkpoint`]).
     pub checkpoint_due: Option<PathBuf>,
+    /// The database whose baselines should be learned again: this event stored a clean window
+    /// and [`CALIBRATE_EVERY`] of them have closed since the last calibration (the hook starts
+    /// `gate calibrate` detached; never on a degraded run or a spec without baselines).
+    pub calibration_due: Option<PathBuf>,
 }
+
+/// Clean windows that make a background calibration due.
+pub const CALIBRATE_EVERY: usize = 10;
 
 /// How long a hook waits for its turn behind other gate processes before trying anyway.
 pub const LOCK_WAIT: Duration = Duration::from_secs(5);
@@ -121,18 +128,26 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
             )
         })?;
         let due = store.checkpoint_due().then(|| p.clone());
+        // Only when this event stored a clean window: a rowid range read, rarely.
+        let learn = needs_baselines(spec)
+            && outcome
+                .closed
+                .as_ref()
+                .is_some_and(|w| w.closed_by == ClosedBy::Boundary)
+            && store.calibration_due(CALIBRATE_EVERY).unwrap_or(false);
         if opts.exits_after {
             store.leave_open_until_exit();
         }
-        Ok((outcome, due))
+        Ok((outcome, due, learn.then(|| p.clone())))
     });
     match attempt {
-        Ok((outcome, checkpoint_due)) => RunResult {
+        Ok((outcome, checkpoint_due, calibration_due)) => RunResult {
             decision: outcome.decision.clone(),
             outcome,
             faults,
             degraded: false,
             checkpoint_due,
+            calibration_due,
         },
         Err(e) => {
             let fault = e.to_string();
@@ -163,6 +178,7 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
                 faults,
                 degraded: true,
                 checkpoint_due: None,
+                calibration_due: None,
             }
         }
     }
@@ -200,6 +216,7 @@ pub(super) fn dry_run(
         faults,
         degraded: false,
         checkpoint_due: None,
+        calibration_due: None,
     }
 }
 

@@ -18,21 +18,25 @@
 //! The code by concern: `hook.rs`, the per-event hook path with fail-open and degrade (read
 //! it first); `evaluate.rs`, the one evaluation of an event inside a transaction that both
 //! paths share; `batch.rs`, many events per transaction; `pipeline.rs`, the stored replay's
-//! writer thread; `checkpoint.rs`, WAL checkpoints.
+//! writer thread; `checkpoint.rs`, WAL checkpoints; `repo.rs`, the repository a `repo`-scoped
+//! machine is keyed on.
 
 mod batch;
 mod checkpoint;
 mod evaluate;
 mod hook;
 mod pipeline;
+mod repo;
 
 pub use batch::Batch;
 pub use checkpoint::{checkpoint, CHECKPOINT_WAIT};
 pub use evaluate::{action_hash, scope_key, write_scope_key, GRANT_TTL_MS};
 pub use hook::{
-    degrade, record_fault, resolve_db, run, Options, RunResult, BUSY_TIMEOUT, LOCK_WAIT,
+    degrade, record_fault, resolve_db, run, Options, RunResult, BUSY_TIMEOUT, CALIBRATE_EVERY,
+    LOCK_WAIT,
 };
 pub use pipeline::Pipeline;
+pub use repo::repo_root;
 
 use batch::*;
 use checkpoint::*;

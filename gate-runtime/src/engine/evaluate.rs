@@ -193,16 +193,23 @@ impl<'s> Engine<'s> {
         let mut steers: Vec<TemplateId> = Vec::new();
         let mut fired_signals: Vec<&str> = Vec::new();
         let mut fired_checkpoint: Option<&str> = None;
-        let mut by_backstop = false;
+        // Why the window closed: the trigger of the first fired transition that closes it
+        // (closes or re-arms it, or leaves a window state), else of the last one fired.
+        let mut close_cause: Option<ClosedBy> = None;
+        let mut last_cause: Option<ClosedBy> = None;
         for &t in fired.iter() {
             let tr = &spec.transitions[t as usize];
+            let closes_here = tr
+                .effects
+                .iter()
+                .any(|e| matches!(e, Effect::Arm | Effect::Close))
+                || (spec.states[tr.from as usize].window && !spec.states[tr.to as usize].window);
+            last_cause = Some(close_cause_of(spec, tr.trigger));
+            if closes_here && close_cause.is_none() {
+                close_cause = last_cause;
+            }
             match tr.trigger {
                 Trigger::Signal(s) | Trigger::Clear(s) => {
-                    // A budget signal is the backstop in signal form, not a real boundary:
-                    // the window it closes is not learned from (R8).
-                    if matches!(spec.signals[s as usize].family, Family::Budget { .. }) {
-                        by_backstop = true;
-                    }
                     fired_signals.push(&spec.signals[s as usize].name);
                     notes.push(Note {
                         kind: "boundary",
@@ -213,7 +220,6 @@ impl<'s> Engine<'s> {
                     fired_checkpoint = Some(&spec.checkpoints[c as usize].name)
                 }
                 Trigger::Backstop => {
-                    by_backstop = true;
                     notes.push(Note {
                         kind: "expiry",
                         detail: Detail::Expiry {
@@ -262,10 +268,8 @@ impl<'s> Engine<'s> {
             let seg = &state.observer.segment;
             let closed_by = if phase == Phase::SessionEnd {
                 ClosedBy::SessionEnd
-            } else if by_backstop {
-                ClosedBy::Backstop
             } else {
-                ClosedBy::Boundary
+                close_cause.or(last_cause).unwrap_or(ClosedBy::Other)
             };
             let w = ClosedWindow {
                 kind: seg.dominant_kind().map_or_else(
@@ -358,6 +362,11 @@ impl<'s> Engine<'s> {
                         grant_id: id,
                     }
                 }
+            },
+            // A deny on a stop keeps the agent working with the reason (the runtimes' Stop
+            // block), except on a stop that already continued once: gate never loops it.
+            Some((Block::Deny, t)) if blocks_stop(event) => Verdict::Deny {
+                reason: render(t, None),
             },
             Some((_, t)) => Verdict::Steer {
                 text: render(t, None),
@@ -459,6 +468,33 @@ impl<'s> Engine<'s> {
         *out_grant_id = grant_id;
         *out_now = now;
     }
+}
+
+/// Why a transition on `trigger` that closes the open window closed it (R8: calibration
+/// learns only from [`ClosedBy::Boundary`]). A budget signal is the backstop in signal form,
+/// not a real boundary; a new session's start ends the old session's window.
+fn close_cause_of(spec: &gate_spec::ir::Spec, trigger: Trigger) -> ClosedBy {
+    match trigger {
+        Trigger::Signal(s) | Trigger::Clear(s) => {
+            if matches!(spec.signals[s as usize].family, Family::Budget { .. }) {
+                ClosedBy::Backstop
+            } else {
+                ClosedBy::Boundary
+            }
+        }
+        Trigger::Backstop => ClosedBy::Backstop,
+        Trigger::Event(Phase::SessionEnd | Phase::SessionStart) => ClosedBy::SessionEnd,
+        Trigger::Event(Phase::Stop | Phase::SubagentStop) => ClosedBy::Stop,
+        Trigger::Checkpoint(_) => ClosedBy::Checkpoint,
+        Trigger::Approved => ClosedBy::Approval,
+        _ => ClosedBy::Other,
+    }
+}
+
+/// Whether a `deny` proposed on this event blocks it as a stop: a `stop` or `subagent_stop`
+/// the runtime has not already continued because of a stop hook (`stop_hook_active`).
+fn blocks_stop(event: &Event) -> bool {
+    matches!(event.phase, Some(Phase::Stop | Phase::SubagentStop)) && !event.stop_hook_active
 }
 
 /// [`gate_spec::exec::edges`] of two snapshots' levels.

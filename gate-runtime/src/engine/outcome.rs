@@ -11,9 +11,20 @@ use serde_json::Value;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClosedBy {
+    /// A signal edge (other than a budget signal's): the work changed.
     Boundary,
+    /// The backstop, or a budget-family signal (the backstop in signal form).
     Backstop,
+    /// The session ended, or a new session started.
     SessionEnd,
+    /// The turn ended (`event:stop`) or a subagent stopped (`event:subagent_stop`).
+    Stop,
+    /// Evidence re-armed the window (`checkpoint:`).
+    Checkpoint,
+    /// The user's approval (`approved`).
+    Approval,
+    /// Any other trigger (a prompt, a compaction, an action's tier, any action).
+    Other,
 }
 
 /// A window that closed on this event.

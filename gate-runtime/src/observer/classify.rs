@@ -458,6 +458,14 @@ impl<'s> Classifier<'s> {
             let Some(rule) = spec.rules.get(i) else {
                 continue;
             };
+            if !rule.profiles.is_empty()
+                && !rule
+                    .profiles
+                    .iter()
+                    .any(|&p| event.profiles & 1u64.checked_shl(u32::from(p)).unwrap_or(0) != 0)
+            {
+                continue;
+            }
             if !rule.paths.is_empty()
                 && !any_path_matches(
                     &rule.paths,

@@ -5,33 +5,51 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::{Store, StoreError, Txn, HEADER_BASELINES};
 
-/// What closed a window.
+/// What closed a window (the engine's `ClosedBy`, as stored). Only `boundary` windows are
+/// learned from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClosedBy {
     Boundary,
     Backstop,
     SessionEnd,
+    Stop,
+    Checkpoint,
+    Approval,
+    Other,
 }
 
 impl ClosedBy {
+    /// Every value, in declaration order.
+    pub const ALL: [ClosedBy; 7] = [
+        ClosedBy::Boundary,
+        ClosedBy::Backstop,
+        ClosedBy::SessionEnd,
+        ClosedBy::Stop,
+        ClosedBy::Checkpoint,
+        ClosedBy::Approval,
+        ClosedBy::Other,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ClosedBy::Boundary => "boundary",
             ClosedBy::Backstop => "backstop",
             ClosedBy::SessionEnd => "session_end",
+            ClosedBy::Stop => "stop",
+            ClosedBy::Checkpoint => "checkpoint",
+            ClosedBy::Approval => "approval",
+            ClosedBy::Other => "other",
         }
     }
 
     pub fn parse(s: &str) -> Option<ClosedBy> {
-        [ClosedBy::Boundary, ClosedBy::Backstop, ClosedBy::SessionEnd]
-            .into_iter()
-            .find(|c| c.as_str() == s)
+        ClosedBy::ALL.into_iter().find(|c| c.as_str() == s)
     }
 }
 
@@ -169,6 +187,25 @@ impl Txn<'_> {
     }
 }
 
+/// The store's record of the last calibration: a `state` row under spec `` (a key no machine
+/// state can have), its blob the id of the last window that calibration saw.
+const CALIBRATED_SCOPE: &str = "calibrated";
+
+/// The id of the last window the last calibration saw (0 before the first).
+fn calibrated_through(conn: &rusqlite::Connection) -> Result<i64, StoreError> {
+    let blob: Option<Vec<u8>> = conn
+        .query_row(
+            "SELECT blob FROM state WHERE scope = ?1 AND spec = ''",
+            [CALIBRATED_SCOPE],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(blob
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0))
+}
+
 /// The nearest-rank percentile (`pct` in 1..=100) of a sorted, non-empty slice.
 fn percentile(sorted: &[i64], pct: u32) -> i64 {
     let pct = pct.clamp(1, 100) as usize;
@@ -202,6 +239,20 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Whether at least `every` clean windows (closed by a boundary, uncontaminated) were
+    /// stored since the last calibration: the hook then starts one in the background. Reads
+    /// only the windows after the last one calibration saw (a rowid range).
+    pub fn calibration_due(&self, every: usize) -> Result<bool, StoreError> {
+        let mark = calibrated_through(&self.conn)?;
+        let n: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM windows WHERE id > ?1
+               AND closed_by = 'boundary' AND contaminated = 0 LIMIT ?2)",
+            params![mark, every.max(1) as i64],
+            |r| r.get(0),
+        )?;
+        Ok(n as usize >= every.max(1))
+    }
+
     /// Learns baselines from clean windows: for every repo and kind with at least
     /// `min_samples` of them, the `pct`-th percentile of actions and of seconds. Returns the
     /// baselines written (ordered by repo and kind); groups with too few samples are left
@@ -212,6 +263,10 @@ impl Store {
         pct: u32,
         now_ms: i64,
     ) -> Result<Vec<BaselineRow>, StoreError> {
+        // Every window up to here is seen by this calibration (later ones may be too).
+        let through: i64 =
+            self.conn
+                .query_row("SELECT COALESCE(MAX(id), 0) FROM windows", [], |r| r.get(0))?;
         let mut groups: BTreeMap<(String, String), (Vec<i64>, Vec<i64>)> = BTreeMap::new();
         for w in self.windows(None, None, true)? {
             let g = groups.entry((w.repo, w.kind)).or_default();
@@ -234,7 +289,16 @@ impl Store {
                 updated_ms: now_ms,
             });
         }
-        self.transaction(|t| out.iter().try_for_each(|b| t.save_baseline(b)))?;
+        self.transaction(|t| {
+            out.iter().try_for_each(|b| t.save_baseline(b))?;
+            t.tx.execute(
+                "INSERT INTO state (scope, spec, spec_hash, blob, updated)
+                 VALUES (?1, '', '', CAST(?2 AS BLOB), ?3)
+                 ON CONFLICT (scope, spec) DO UPDATE SET blob = CAST(?2 AS BLOB), updated = ?3",
+                params![CALIBRATED_SCOPE, through.to_string(), now_ms],
+            )?;
+            Ok(())
+        })?;
         Ok(out)
     }
 }

@@ -1,0 +1,188 @@
+//! The waypoints spec through `gate hook`, as a runtime calls it: the workflow is keyed by the
+//! repository (a `cd` into a subdirectory stays in it), a Stop in a phase whose exit evidence
+//! is missing is blocked in the runtime's own Stop answer, once, and the language profile is
+//! detected from the repository's files unless `.gate/config.toml` or `GATE_PROFILE` names
+//! one.
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A repository (with `.git`) and a database, driven through `gate hook claude-code`.
+struct Repo {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    db: PathBuf,
+    /// `GATE_PROFILE` for the hook calls.
+    profile_env: Option<&'static str>,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("proj");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
+        let db = dir.path().join("state/gate.db");
+        Repo {
+            _dir: dir,
+            root,
+            db,
+            profile_env: None,
+        }
+    }
+
+    /// One hook call from `cwd`; the answer, if any.
+    fn hook(&self, cwd: &Path, mut payload: Value) -> Option<Value> {
+        payload["session_id"] = json!("s1");
+        payload["cwd"] = json!(cwd.to_str().unwrap());
+        let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy().into_owned();
+            if key.starts_with("GATE_") || key.starts_with("XDG_") || key.starts_with("CLAUDE") {
+                command.env_remove(key);
+            }
+        }
+        if let Some(profile) = self.profile_env {
+            command.env("GATE_PROFILE", profile);
+        }
+        let mut child = command
+            .args(["--db", self.db.to_str().unwrap()])
+            .args(["hook", "claude-code", "--spec", "waypoints"])
+            .current_dir(cwd)
+            .env("HOME", self.root.parent().unwrap())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (!out.stdout.is_empty()).then(|| serde_json::from_slice(&out.stdout).unwrap())
+    }
+
+    fn prompt(&self, cwd: &Path, text: &str) -> Option<Value> {
+        self.hook(
+            cwd,
+            json!({"hook_event_name": "UserPromptSubmit", "prompt": text}),
+        )
+    }
+
+    fn edit(&self, cwd: &Path, file: &Path) -> Option<Value> {
+        self.hook(
+            cwd,
+            json!({"hook_event_name": "PreToolUse", "tool_name": "Edit",
+                   "tool_input": {"file_path": file.to_str().unwrap(),
+                                  "old_string": "a", "new_string": "b"}}),
+        )
+    }
+
+    fn bash(&self, cwd: &Path, command: &str, ok: bool) {
+        let input = json!({"command": command});
+        self.hook(
+            cwd,
+            json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": input}),
+        );
+        let event = if ok {
+            "PostToolUse"
+        } else {
+            "PostToolUseFailure"
+        };
+        self.hook(
+            cwd,
+            json!({"hook_event_name": event, "tool_name": "Bash", "tool_input": input,
+                   "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
+                   "error": if ok { Value::Null } else { json!("exit status 101") }}),
+        );
+    }
+
+    fn stop(&self, cwd: &Path, again: bool) -> Option<Value> {
+        self.hook(
+            cwd,
+            json!({"hook_event_name": "Stop", "stop_hook_active": again}),
+        )
+    }
+}
+
+fn denied(answer: &Option<Value>) -> bool {
+    answer
+        .as_ref()
+        .is_some_and(|a| a["hookSpecificOutput"]["permissionDecision"] == "deny")
+}
+
+#[test]
+fn the_phase_follows_the_repository_into_subdirectories() {
+    let repo = Repo::new();
+    let deep = repo.root.join("src/deep");
+    repo.prompt(&repo.root, "/wp-start");
+    // From a subdirectory of the repository the workflow is the same one: phase 1 denies
+    // implementation files.
+    assert!(denied(&repo.edit(&deep, &deep.join("lib.rs"))));
+    assert!(denied(
+        &repo.edit(&repo.root.join("src"), &repo.root.join("src/lib.rs"))
+    ));
+    assert!(!denied(&repo.edit(&deep, &repo.root.join("docs/req.md"))));
+    // A directory outside it is another workflow, not started.
+    let other = repo.root.parent().unwrap().join("elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    assert!(!denied(&repo.edit(&other, &other.join("lib.rs"))));
+}
+
+#[test]
+fn a_stop_without_evidence_is_blocked_once_with_what_to_run() {
+    let repo = Repo::new();
+    let src = repo.root.join("src");
+    repo.prompt(&repo.root, "/wp-start");
+    repo.prompt(&repo.root, "/wp-next");
+    repo.prompt(&repo.root, "/wp-next");
+    repo.prompt(&repo.root, "/wp-next");
+    // Phase 4: the tests have not passed.
+    let answer = repo.stop(&src, false).expect("the stop is blocked");
+    assert_eq!(answer["decision"], "block");
+    assert!(answer["reason"].as_str().unwrap().contains("cargo test"));
+    // The runtime continued once already: no block, no loop.
+    assert_eq!(repo.stop(&src, true), None);
+    repo.bash(&src, "echo cargo test", true);
+    assert!(repo.stop(&src, false).is_some());
+    repo.bash(&src, "cargo test", false);
+    assert!(repo.stop(&src, false).is_some());
+    repo.bash(&src, "cargo test", true);
+    assert_eq!(
+        repo.stop(&src, false),
+        None,
+        "the tests passed: the workflow is complete"
+    );
+}
+
+#[test]
+fn the_profile_is_detected_and_can_be_overridden() {
+    let mut repo = Repo::new();
+    let src = repo.root.join("src");
+    repo.prompt(&repo.root, "/wp-start");
+    // Detected from Cargo.toml: Rust source is closed in phase 1, a .vue file is no source.
+    assert!(denied(&repo.edit(&src, &src.join("lib.rs"))));
+    assert!(!denied(&repo.edit(&src, &src.join("App.vue"))));
+    // The project says it is a node project.
+    std::fs::create_dir_all(repo.root.join(".gate")).unwrap();
+    std::fs::write(repo.root.join(".gate/config.toml"), "profile = \"node\"\n").unwrap();
+    assert!(!denied(&repo.edit(&src, &src.join("lib.rs"))));
+    assert!(denied(&repo.edit(&src, &src.join("App.vue"))));
+    // The environment wins over the file.
+    repo.profile_env = Some("rust,php");
+    assert!(denied(&repo.edit(&src, &src.join("lib.rs"))));
+    assert!(denied(&repo.edit(&src, &src.join("Page.php"))));
+    assert!(!denied(&repo.edit(&src, &src.join("App.vue"))));
+}

@@ -1,0 +1,88 @@
+//! The repository a directory belongs to: the key a `scope = "repo"` machine is stored under.
+//!
+//! The git top level is found the way git finds it, by walking up from the directory to the
+//! first one holding a `.git` entry (a directory, or the file a worktree or submodule has),
+//! without running git: a few `stat` calls on the hook's path. A directory in no repository is
+//! its own key. The last answer is remembered per thread, since a session's events share
+//! their directory.
+
+use std::cell::RefCell;
+use std::path::Path;
+
+thread_local! {
+    static LAST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
+}
+
+/// The repository root of `cwd` written into `out` (appended): the nearest ancestor of `cwd`
+/// (itself included) that holds `.git`, else `cwd` itself.
+pub fn push_repo_root(cwd: &str, out: &mut String) {
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != cwd || cwd.is_empty() {
+            let root = repo_root(cwd).unwrap_or(cwd).to_string();
+            *last = (cwd.to_string(), root);
+        }
+        out.push_str(&last.1);
+    })
+}
+
+/// The nearest ancestor of `cwd` (itself included) holding a `.git` entry; `None` when there
+/// is none or `cwd` is not an absolute path.
+pub fn repo_root(cwd: &str) -> Option<&str> {
+    let start = Path::new(cwd);
+    if !start.is_absolute() {
+        return None;
+    }
+    start
+        .ancestors()
+        .find(|dir| dir.join(".git").symlink_metadata().is_ok())
+        .and_then(Path::to_str)
+        .map(|root| root.trim_end_matches('/'))
+        .map(|root| if root.is_empty() { "/" } else { root })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subdirectory_belongs_to_its_repository() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("proj");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+        let repo_s = repo.to_str().unwrap();
+        let deep = repo.join("src/deep");
+        assert_eq!(repo_root(deep.to_str().unwrap()), Some(repo_s));
+        assert_eq!(repo_root(repo_s), Some(repo_s));
+        let mut out = String::new();
+        push_repo_root(deep.to_str().unwrap(), &mut out);
+        assert_eq!(out, repo_s);
+    }
+
+    #[test]
+    fn a_worktree_git_file_marks_the_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let wt = tmp.path().join("wt");
+        std::fs::create_dir_all(wt.join("sub")).unwrap();
+        std::fs::write(wt.join(".git"), "gitdir: /elsewhere\n").unwrap();
+        assert_eq!(repo_root(wt.join("sub").to_str().unwrap()), wt.to_str());
+    }
+
+    #[test]
+    fn outside_a_repository_the_directory_is_its_own_key() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("plain/sub");
+        std::fs::create_dir_all(&dir).unwrap();
+        // The temporary directory may itself sit inside a repository; only when it does not
+        // is the answer the directory itself.
+        let dir_s = dir.to_str().unwrap();
+        let mut out = String::new();
+        push_repo_root(dir_s, &mut out);
+        match repo_root(dir_s) {
+            None => assert_eq!(out, dir_s),
+            Some(root) => assert!(dir_s.starts_with(root) && out == root),
+        }
+        assert_eq!(repo_root("relative/path"), None);
+    }
+}
