@@ -1081,3 +1081,94 @@ fn agent_cannot_disable_gate_by_directory_or_surface() {
         );
     }
 }
+
+/// Seed 004 L15: with the session's main agent as the director, a worker's ask may be
+/// approved by the director through its own hook-seen `gate approve`, recorded in the chain as
+/// the director's; a worker cannot approve, nobody approves an ask of another session, and
+/// the approval licenses the worker's exact action once.
+#[test]
+fn a_director_approves_a_workers_ask_through_its_hook() {
+    let world = World::new();
+    let hook = |payload: &serde_json::Value| {
+        let out = world
+            .command(&["hook", "claude-code", "--role", "director"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                c.stdin
+                    .take()
+                    .unwrap()
+                    .write_all(payload.to_string().as_bytes())?;
+                c.wait_with_output()
+            })
+            .expect("run gate hook");
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stderr.is_empty(), "{out:?}");
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        if text.trim().is_empty() {
+            serde_json::Value::Null
+        } else {
+            serde_json::from_str(&text).expect("one JSON answer")
+        }
+    };
+    let call = |session: &str, agent: Option<&str>, command: &str| {
+        let mut p = claude_bash(session, &world.project, command);
+        if let Some(a) = agent {
+            p["agent_id"] = serde_json::json!(a);
+            p["agent_type"] = serde_json::json!("general-purpose");
+        }
+        p
+    };
+    let decision = |a: &serde_json::Value| {
+        a["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_string()
+    };
+    let reason = |a: &serde_json::Value| {
+        a["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let action = "rm -rf /opt/old-projects";
+    // The worker's ask names the director as a possible approver.
+    let asked = hook(&call("s-dir", Some("w1"), action));
+    assert_eq!(decision(&asked), "ask", "{asked}");
+    assert!(reason(&asked).contains("director"), "{asked}");
+    let id = pending_grant(&world);
+    // A worker cannot approve it, and neither can a director of another session.
+    let by_worker = hook(&call("s-dir", Some("w2"), &format!("gate approve {id}")));
+    assert_eq!(decision(&by_worker), "deny");
+    let elsewhere = hook(&call("s-other", None, &format!("gate approve {id}")));
+    assert_eq!(decision(&elsewhere), "deny");
+    assert!(!reason(&elsewhere).contains("approved"), "{elsewhere}");
+    assert_eq!(pending_grant(&world), id, "still pending");
+    // The director approves it through its own shell call, which does not run.
+    let approved = hook(&call("s-dir", None, &format!("gate approve {id}")));
+    assert_eq!(decision(&approved), "deny", "{approved}");
+    assert!(
+        reason(&approved).contains(&format!("approved {id}")),
+        "{approved}"
+    );
+    // The worker's exact action now passes, once.
+    let retried = hook(&call("s-dir", Some("w1"), action));
+    assert_ne!(decision(&retried), "ask", "{retried}");
+    assert_ne!(decision(&retried), "deny", "{retried}");
+    let again = hook(&call("s-dir", Some("w1"), action));
+    assert_eq!(decision(&again), "ask", "{again}");
+    // The approval is a verifying row of the chain, by the director.
+    let (code, verify) = world.verify_json();
+    assert_eq!(code, Some(0), "{verify}");
+    let log = world.run(&["log", "--json", "-n", "100"], b"");
+    let rows: serde_json::Value = serde_json::from_slice(&log.stdout).unwrap();
+    assert!(
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["decision"] == "approved" && r["runtime"] == "director:s-dir"),
+        "{rows}"
+    );
+}

@@ -435,23 +435,32 @@ pub(super) fn write_event_detail(
 ) {
     let opt_name = |name: Option<&'static str>| name.map_or(Field::Null, Field::Name);
     let cl = &outcome.classification;
-    push_object(
-        out,
-        &mut [
-            ("event", Field::Text(&event.hook_event)),
-            ("class", opt_name(cl.class.map(|c| c.as_str()))),
-            ("kind", Field::Name(&spec.kinds[cl.kind as usize].name)),
-            (
-                "rule",
-                cl.rule
-                    .map_or(Field::Null, |r| Field::Name(&spec.rules[r as usize].name)),
-            ),
-            ("mode", Field::Name(outcome.mode.as_str())),
-            ("proposed", Field::Name(outcome.proposed.name())),
-            ("state", Field::Name(spec.state_name(machine_state))),
-            ("approved", Field::Bool(approved)),
-        ],
-    );
+    // An ask names its grant, so that who asked for it can be found (a director's approval).
+    let grant = match &outcome.decision.verdict {
+        crate::verdict::Verdict::Ask { grant_id, .. } => Some(grant_id.as_str()),
+        _ => None,
+    };
+    let mut fields = [
+        ("event", Field::Text(&event.hook_event)),
+        ("class", opt_name(cl.class.map(|c| c.as_str()))),
+        ("kind", Field::Name(&spec.kinds[cl.kind as usize].name)),
+        (
+            "rule",
+            cl.rule
+                .map_or(Field::Null, |r| Field::Name(&spec.rules[r as usize].name)),
+        ),
+        ("mode", Field::Name(outcome.mode.as_str())),
+        ("proposed", Field::Name(outcome.proposed.name())),
+        ("state", Field::Name(spec.state_name(machine_state))),
+        ("approved", Field::Bool(approved)),
+        ("grant", grant.map_or(Field::Null, Field::Text)),
+    ];
+    let shown = if grant.is_some() {
+        fields.len()
+    } else {
+        fields.len() - 1
+    };
+    push_object(out, &mut fields[..shown]);
 }
 
 /// Appends the stored detail of a note row: `{"note", "detail"}` of a note, or of a run of

@@ -114,7 +114,7 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
             store.defer_checkpoints();
         }
         let outcome = store.transaction(|tx| {
-            evaluate_in(
+            let mut outcome = evaluate_in(
                 engine,
                 tx,
                 &mut PerEvent::default(),
@@ -125,8 +125,37 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
                     now_ms: opts.now_ms,
                     started,
                 },
-            )
+            )?;
+            // A director approving a worker's ask: recorded here, by the hook that saw it.
+            if director::is_director(engine, role, event) {
+                let ids = director::approvals_named(event);
+                if !ids.is_empty() {
+                    let scope = scope_key(spec.scope, event);
+                    let done = director::approve_for_workers(tx, &scope, event, &ids, opts.now_ms)?;
+                    if !done.is_empty() {
+                        outcome.decision.verdict = Verdict::Deny {
+                            reason: director::approved_reason(&done),
+                        };
+                    }
+                }
+            }
+            Ok(outcome)
         })?;
+        let mut outcome = outcome;
+        // A worker's ask in a session whose main agent is the director says it may approve.
+        if let (Verdict::Ask { reason, grant_id }, Some(_)) =
+            (&mut outcome.decision.verdict, &event.agent_id)
+        {
+            let main = Event {
+                agent_id: None,
+                agent_type: None,
+                ..event.clone()
+            };
+            let main_role = engine.resolve_role(&main, opts.env, opts.role);
+            if director::is_director(engine, main_role, &main) && main_role != role {
+                reason.push_str(&director::ask_suffix(grant_id));
+            }
+        }
         let due = store.checkpoint_due().then(|| p.clone());
         // Only when this event stored a clean window: a rowid range read, rarely.
         let learn = needs_baselines(spec)

@@ -23,6 +23,7 @@
 
 mod batch;
 mod checkpoint;
+mod director;
 mod evaluate;
 mod hook;
 mod pipeline;

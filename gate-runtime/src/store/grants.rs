@@ -247,6 +247,22 @@ impl Txn<'_> {
         Ok(id)
     }
 
+    /// The scope (identity) whose ask in `session` minted grant `id`: the latest event row
+    /// of that session that asked and names the grant. A rare read (a director's approval),
+    /// so a backward scan of the session's rows.
+    pub fn asked_by(&self, session: &str, id: &str) -> Result<Option<String>, StoreError> {
+        let needle = format!("\"grant\":\"{id}\"");
+        Ok(self
+            .tx
+            .query_row(
+                "SELECT scope FROM audit WHERE session = ?1 AND kind = 'event' \
+                 AND decision = 'ask' AND instr(detail, ?2) > 0 ORDER BY seq DESC LIMIT 1",
+                rusqlite::params![session, needle],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
     /// One grant by id.
     pub fn grant(&self, id: &str) -> Result<Option<GrantRow>, StoreError> {
         Ok(self
