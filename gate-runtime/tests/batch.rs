@@ -528,6 +528,7 @@ fn a_shared_database_is_asked() {
                 decision: None,
                 detail: serde_json::json!({}),
                 latency_us: None,
+                role: None,
             })
         })
         .unwrap();

@@ -142,13 +142,15 @@ fn answer(
         fault(format!("stdin larger than {MAX_STDIN_BYTES} bytes"));
         return None;
     }
-    let event = match adapters::normalize(runtime, &payload, args.event.as_deref()) {
+    let env = |name: &str| std::env::var(name).ok();
+    let mut event = match adapters::normalize(runtime, &payload, args.event.as_deref()) {
         Ok(e) => e,
         Err(e) => {
             fault(format!("payload rejected: {e}"));
             return None;
         }
     };
+    adapters::session_fallback(runtime, &mut event, &env);
     // Should the analysis not finish before the deadline, the call is asked, not waved
     // through (and not answered twice: the handler exits before `run` could print).
     if event
@@ -203,7 +205,6 @@ fn answer(
     // The process exits right after answering: freeing what the engine holds would only
     // cost time.
     let engine = std::mem::ManuallyDrop::new(Engine::new(ir, spec.machine));
-    let env = |name: &str| std::env::var(name).ok();
     let opts = Options {
         db_path: db,
         role,

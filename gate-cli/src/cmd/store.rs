@@ -216,19 +216,36 @@ fn grant_line(g: &GrantRow, now: i64) -> String {
     )
 }
 
+/// One row of `gate log`: the columns, the role when the event had one (`role=NAME`), and
+/// the tool's error text (redacted when stored) on an indented line below.
 fn row_line(r: &AuditRow) -> String {
     let rec = &r.record;
-    format!(
-        "{:>6} {} {:10} {:11} {:17} {:8} {} {}\n",
+    let mut line = format!(
+        "{:>6} {} {:10} {:11} {:17} {:8} {}{} {}\n",
         r.seq,
         format_ms(rec.ts_ms),
         rec.kind.as_str(),
         rec.runtime,
         rec.phase,
         rec.decision.as_deref().unwrap_or("-"),
+        rec.role
+            .as_deref()
+            .map_or(String::new(), |role| format!("role={role} ")),
         rec.tool.as_deref().unwrap_or("-"),
         rec.target.as_deref().unwrap_or("")
-    )
+    );
+    if let Some(error) = rec.detail.get("error").and_then(serde_json::Value::as_str) {
+        for (i, text) in error.lines().enumerate() {
+            line.push_str(if i == 0 {
+                "       error: "
+            } else {
+                "              "
+            });
+            line.push_str(text);
+            line.push('\n');
+        }
+    }
+    line
 }
 
 /// `gate log`.

@@ -344,6 +344,7 @@ pub fn record_fault(db: Option<&Path>, runtime: crate::event::Runtime, now_ms: i
                 decision: Some("allow".to_string()),
                 detail: json!({"fault": fault}),
                 latency_us: None,
+                role: None,
             })
         })
     });
