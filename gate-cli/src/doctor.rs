@@ -298,6 +298,7 @@ fn smoke(global: &GlobalArgs) -> Check {
             busy_timeout: gate_runtime::driver::BUSY_TIMEOUT,
             defer_checkpoint: false,
             exits_after: false,
+            fail_closed: &[],
         };
         let result = gate_runtime::driver::run(&engine, &event, &opts);
         if !result.faults.is_empty() {
@@ -349,6 +350,27 @@ pub fn report(global: &GlobalArgs) -> Result<Report> {
     match Config::resolve(&Overrides::from(global)) {
         Ok(config) => {
             checks.push(database_check(&config));
+            let mut problems = config.problems.clone();
+            if let Ok(spec) = cmd::compiled_spec(&config.spec.value) {
+                problems.extend(config.unknown_fail_closed_tiers(spec.ir()));
+            }
+            checks.push(Check {
+                name: "settings",
+                ok: Some(problems.is_empty()),
+                detail: if problems.is_empty() {
+                    format!(
+                        "hook deadline {} s ({}); fail-closed tiers: {}",
+                        config.hook_deadline.value,
+                        config.hook_deadline.source,
+                        config
+                            .fail_closed
+                            .as_ref()
+                            .map_or("none".to_string(), |f| f.value.join(", "))
+                    )
+                } else {
+                    problems.join("; ")
+                },
+            });
             let name = &config.spec.value;
             checks.push(match cmd::compiled_spec(name) {
                 Ok(spec) => Check {

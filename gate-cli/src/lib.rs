@@ -8,6 +8,7 @@ pub mod cmd;
 pub mod config;
 pub mod doctor;
 pub mod install;
+pub mod sink;
 pub mod time;
 pub mod watchdog;
 

@@ -687,6 +687,7 @@ fn run_at(engine: &Engine<'_>, event: &Event, db: &Path, now_ms: i64) -> driver:
             busy_timeout: Duration::from_millis(40),
             defer_checkpoint: false,
             exits_after: false,
+            fail_closed: &[],
         },
     )
 }

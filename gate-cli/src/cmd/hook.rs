@@ -21,8 +21,10 @@ pub const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 /// The hook answers within this much time or exits silently (every runtime's hook timeout is
 /// longer; a timed-out hook would be killed and the tool would run anyway).
 /// The lock wait and the busy timeout (5 s + 1.5 s) fit inside it with room to record a fault,
-/// and it stays under the 10 s timeout `gate init` installs.
-pub const DEADLINE: Duration = Duration::from_secs(9);
+/// and it stays under the 10 s timeout `gate init` installs. `hook_deadline` in the
+/// configuration (or `GATE_HOOK_DEADLINE`) sets another, within 1..=9 s; a value outside that
+/// range is reported by `gate config` and `gate doctor` and this default applies.
+pub const DEADLINE: Duration = Duration::from_secs(crate::config::DEFAULT_HOOK_DEADLINE_SECS);
 
 /// The spec that answers when the configured one cannot be used.
 const DEFAULT_SPEC: &str = "default";
@@ -31,6 +33,9 @@ const DEFAULT_SPEC: &str = "default";
 pub fn run(args: &HookArgs) -> i32 {
     let runtime = args.runtime.clone();
     let config = Config::resolve(&Overrides::from(&args.global));
+    let deadline = config
+        .as_ref()
+        .map_or(DEADLINE, |c| Duration::from_secs(c.hook_deadline.value));
     let db = match &config {
         Ok(c) => Some(c.db.value.clone()),
         Err(_) => gate_runtime::store::Store::default_path().ok(),
@@ -38,22 +43,22 @@ pub fn run(args: &HookArgs) -> i32 {
     // Past the deadline: no answer is the fail-open answer. Say so beside the database
     // (never in it: the main thread may hold its lock).
     let fault = serde_json::json!({
-        "ts_ms": now_ms().saturating_add(DEADLINE.as_millis() as i64),
+        "ts_ms": now_ms().saturating_add(deadline.as_millis() as i64),
         "kind": "fault",
         "runtime": runtime,
-        "fault": format!("deadline of {} s passed; answered nothing", DEADLINE.as_secs()),
+        "fault": format!("deadline of {} s passed; answered nothing", deadline.as_secs()),
     });
     let mut line = fault.to_string().into_bytes();
     line.push(b'\n');
     let log = db.as_deref().map(gate_runtime::store::fault_log_path);
     if !crate::watchdog::arm(
-        DEADLINE,
+        deadline,
         log.as_deref(),
         line,
         gate_runtime::store::FAULT_LOG_MAX_BYTES,
     ) {
         std::thread::spawn(move || {
-            std::thread::sleep(DEADLINE);
+            std::thread::sleep(deadline);
             if let Some(db) = db {
                 gate_runtime::store::fallback_log(&db, &fault);
             }
@@ -61,7 +66,7 @@ pub fn run(args: &HookArgs) -> i32 {
         });
     }
     let mut checkpoint_due = None;
-    let line = answer(args, config, &mut checkpoint_due);
+    let line = answer(args, config, deadline, &mut checkpoint_due);
     crate::watchdog::answering();
     if let Some(line) = line {
         let mut stdout = std::io::stdout().lock();
@@ -112,6 +117,7 @@ fn now_ms() -> i64 {
 fn answer(
     args: &HookArgs,
     config: anyhow::Result<Config>,
+    deadline: Duration,
     checkpoint_due: &mut Option<PathBuf>,
 ) -> Option<String> {
     // Read the whole payload before anything can return: a runtime writing to a hook that
@@ -162,7 +168,7 @@ fn answer(
                 reason: format!(
                     "gate could not finish checking this action within {} s; split it into \
                      smaller steps, or let the user run it",
-                    DEADLINE.as_secs()
+                    deadline.as_secs()
                 ),
                 grant_id: String::new(),
             },
@@ -205,6 +211,21 @@ fn answer(
     // The process exits right after answering: freeing what the engine holds would only
     // cost time.
     let engine = std::mem::ManuallyDrop::new(Engine::new(ir, spec.machine));
+    // Tier names the spec does not have are ignored here (`gate config` reports them).
+    let fail_closed: Vec<gate_spec::ir::TierId> = match &config {
+        Ok(c) => c
+            .fail_closed
+            .iter()
+            .flat_map(|f| &f.value)
+            .filter_map(|name| {
+                ir.tiers
+                    .iter()
+                    .position(|t| t.name.as_ref() == name.as_str())
+            })
+            .map(|i| i as gate_spec::ir::TierId)
+            .collect(),
+        Err(_) => Vec::new(),
+    };
     let opts = Options {
         db_path: db,
         role,
@@ -214,6 +235,7 @@ fn answer(
         busy_timeout: driver::BUSY_TIMEOUT,
         defer_checkpoint: true,
         exits_after: true,
+        fail_closed: &fail_closed,
     };
     let result = driver::run(&engine, &event, &opts);
     *checkpoint_due = result.checkpoint_due;
