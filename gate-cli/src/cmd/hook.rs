@@ -66,6 +66,12 @@ pub fn run(args: &HookArgs) -> i32 {
         });
     }
     let mut checkpoint_due = None;
+    // The sink's flush starts after the answer, from the database the hook wrote.
+    let sink_db = config
+        .as_ref()
+        .ok()
+        .filter(|c| c.sink.is_some())
+        .map(|c| c.db.value.clone());
     let line = answer(args, config, deadline, &mut checkpoint_due);
     crate::watchdog::answering();
     if let Some(line) = line {
@@ -77,6 +83,9 @@ pub fn run(args: &HookArgs) -> i32 {
     }
     if let Some(db) = checkpoint_due {
         checkpoint_detached(&db);
+    }
+    if let Some(db) = sink_db.filter(|db| db.exists()) {
+        crate::sink::start_detached(&db, now_ms());
     }
     0
 }

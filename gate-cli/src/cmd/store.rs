@@ -98,6 +98,7 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
             "db": store.path(),
             "scopes": scopes,
             "live_grants": grants.iter().map(|g| grant_json(g, now)).collect::<Vec<_>>(),
+            "sink": sink_status(global).map(|s| serde_json::to_value(s).unwrap_or_default()),
         }))?;
         return Ok(Exit::Ok.code());
     }
@@ -148,8 +149,18 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
     for g in &grants {
         text.push_str(&grant_line(g, now));
     }
+    if let Some(sink) = sink_status(global) {
+        text.push_str(&format!("audit sink: {}\n", sink.summary()));
+    }
     out(&text)?;
     Ok(Exit::Ok.code())
+}
+
+/// Where the configured audit sink stands, when one is configured and readable.
+fn sink_status(global: &GlobalArgs) -> Option<crate::sink::SinkStatus> {
+    let config = Config::resolve(&Overrides::from(global)).ok()?;
+    let sink = config.sink?;
+    crate::sink::SinkStatus::read(&config.db.value, &sink.value).ok()
 }
 
 /// The machine behind a state row, decoded against the compiled spec that wrote it.

@@ -849,7 +849,7 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-const SELECT_ROW: &str =
+pub(super) const SELECT_ROW: &str =
     "SELECT seq, ts, session, scope, spec, kind, runtime, phase, tool, target, \
                           tier, decision, detail, latency_us, prev_mac, mac, role FROM audit";
 
@@ -885,7 +885,7 @@ pub(super) fn approval_row_verifies(
 }
 
 /// Reads a row; `detail_text` is the exact stored text (the mac covers it).
-fn row_from_sql(r: &Row<'_>) -> rusqlite::Result<(AuditRow, String)> {
+pub(super) fn row_from_sql(r: &Row<'_>) -> rusqlite::Result<(AuditRow, String)> {
     let kind: String = r.get(5)?;
     let detail_text: String = r.get(12)?;
     let kind = AuditKind::from_str(&kind).map_err(|e| {
