@@ -263,7 +263,7 @@ fn check_against_log(world: &World, records: &BTreeMap<i64, LogRecord>) {
         .collect();
     // Three per round of hooks (a test may run more than one round).
     assert!(
-        !events.is_empty() && events.len() % 3 == 0,
+        !events.is_empty() && events.len().is_multiple_of(3),
         "{}",
         events.len()
     );
