@@ -182,3 +182,28 @@ fn catastrophic_targets_are_denied_on_every_runtime_and_near_misses_are_not() {
         }
     }
 }
+
+/// Windows forms through a PowerShell tool (Copilot's `powershell`): the drive root and a
+/// whole volume.
+#[test]
+fn windows_drive_roots_are_denied_through_powershell() {
+    let dir = tempfile::tempdir().unwrap();
+    for spec in ["jwc", "waypoints", "default"] {
+        for command in [
+            "Remove-Item -Recurse -Force C:\\",
+            "cmd /c rd /s /q c:\\",
+            "Format-Volume -DriveLetter C",
+        ] {
+            let payload = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
+                "cwd": "/home/user/proj", "tool_name": "powershell",
+                "tool_input": {"command": command}});
+            let out = gate(
+                &["hook", "copilot", "--event", "PreToolUse", "--spec", spec],
+                &[],
+                payload.to_string().as_bytes(),
+                dir.path(),
+            );
+            assert!(is_deny("copilot", &out), "{spec}: `{command}`");
+        }
+    }
+}
