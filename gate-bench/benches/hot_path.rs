@@ -288,6 +288,7 @@ fn driver_commit(bencher: Bencher) {
             busy_timeout: driver::BUSY_TIMEOUT,
             defer_checkpoint: false,
             exits_after: false,
+            fail_closed: &[],
         };
         let result = driver::run(&engine, event, &opts);
         assert!(!result.degraded, "store fault: {:?}", result.faults);

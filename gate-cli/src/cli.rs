@@ -226,6 +226,19 @@ Example:
   gate checkpoint"
     )]
     Checkpoint(CheckpointArgs),
+    /// Stream the audit to a team's collector ([sink] in .gate/config.toml)
+    #[command(subcommand)]
+    #[command(after_help = "\
+Rows go as OpenTelemetry logs (OTLP/HTTP, JSON encoding) or JSON lines to the configured
+endpoint, in batches. gate hook starts `gate sink flush` in the background after it has
+answered, at most once per interval_secs; a failed request keeps the backlog and is retried
+with backoff (5 s doubling to 10 min).
+
+Examples:
+  gate sink status              backlog, last success, last error
+  gate sink status --json
+  gate sink flush               send the backlog now; exit 1 if the endpoint refused it")]
+    Sink(SinkCommand),
     /// Print a shell completion script
     #[command(
         after_help = "Example:\n  gate completions bash > ~/.local/share/bash-completion/completions/gate"
@@ -376,6 +389,22 @@ impl DecisionArg {
             DecisionArg::Deny => "deny",
         }
     }
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum SinkCommand {
+    /// Send every row the endpoint has not accepted yet, in batches
+    Flush(SinkFlushArgs),
+    /// The sink's backlog, last success and last error
+    Status,
+}
+
+/// `gate sink flush`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SinkFlushArgs {
+    /// Print nothing (how `gate hook` runs it)
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -1,6 +1,8 @@
 //! Configuration: spec, role, database and home, resolved from flags, environment, the
 //! project file `.gate/config.toml` (searched upward) and the user file, in that order, each
-//! value remembering where it came from.
+//! value remembering where it came from; and the hook's own settings (fail-closed tiers, the
+//! deadline, the audit sink), whose bad values are listed in [`Config::problems`] rather
+//! than failing the whole configuration.
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -11,6 +13,11 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_SPEC: &str = "default";
 /// The project config file, relative to a project root.
 pub const PROJECT_FILE: &str = ".gate/config.toml";
+/// The hook's deadline when none is configured (seconds).
+pub const DEFAULT_HOOK_DEADLINE_SECS: u64 = 9;
+/// The longest deadline allowed: one second inside the hook timeout `gate init` installs,
+/// so the hook always answers (or records its fault) before the runtime kills it.
+pub const MAX_HOOK_DEADLINE_SECS: u64 = crate::install::HOOK_TIMEOUT_SECS - 1;
 
 /// Where a value came from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -75,6 +82,18 @@ pub struct Config {
     pub profile: Option<Sourced<String>>,
     /// The config files that were found, in precedence order.
     pub files: Vec<PathBuf>,
+    /// Tiers whose actions are denied when gate's own infrastructure fails
+    /// (`fail_closed = ["forbidden", …]`, `GATE_FAIL_CLOSED=forbidden,…`); checked against
+    /// the spec by `gate config` and `gate doctor`, unknown names ignored by the hook.
+    pub fail_closed: Option<Sourced<Vec<String>>>,
+    /// The hook's deadline in seconds (`hook_deadline`, `GATE_HOOK_DEADLINE`), within
+    /// 1..=[`MAX_HOOK_DEADLINE_SECS`]; an invalid value leaves the default and a problem.
+    pub hook_deadline: Sourced<u64>,
+    /// The audit sink (`[sink]`), when one is configured and valid.
+    pub sink: Option<Sourced<crate::sink::SinkConfig>>,
+    /// Values that were set but cannot be used, each said in full: `gate config` and
+    /// `gate doctor` report them as errors, the hook uses the defaults silently.
+    pub problems: Vec<String>,
 }
 
 /// The process environment as the resolver sees it (a seam for tests).
@@ -104,6 +123,11 @@ struct FileValues {
     db: Option<PathBuf>,
     home: Option<PathBuf>,
     profile: Option<String>,
+    /// Raw: a list of tier names, checked in [`Config::resolve_in`].
+    fail_closed: Option<toml::Value>,
+    /// Raw: an integer number of seconds, checked in [`Config::resolve_in`].
+    hook_deadline: Option<toml::Value>,
+    sink: Option<toml::Value>,
 }
 
 fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
@@ -114,22 +138,71 @@ fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
         .with_context(|| format!("{} is not valid TOML", path.display()))?;
     let mut values = FileValues::default();
     for (key, value) in &table {
-        let text = value
-            .as_str()
-            .with_context(|| format!("{}: `{key}` must be a string", path.display()))?;
+        let text = || {
+            value
+                .as_str()
+                .with_context(|| format!("{}: `{key}` must be a string", path.display()))
+        };
         match key.as_str() {
-            "spec" => values.spec = Some(text.to_string()),
-            "role" => values.role = Some(text.to_string()),
-            "db" => values.db = Some(base.join(text)),
-            "home" => values.home = Some(base.join(text)),
-            "profile" => values.profile = Some(text.to_string()),
+            "spec" => values.spec = Some(text()?.to_string()),
+            "role" => values.role = Some(text()?.to_string()),
+            "db" => values.db = Some(base.join(text()?)),
+            "home" => values.home = Some(base.join(text()?)),
+            "profile" => values.profile = Some(text()?.to_string()),
+            "fail_closed" => values.fail_closed = Some(value.clone()),
+            "hook_deadline" => values.hook_deadline = Some(value.clone()),
+            "sink" => values.sink = Some(value.clone()),
             other => anyhow::bail!(
-                "{}: unknown key `{other}` (known: spec, role, db, home, profile)",
+                "{}: unknown key `{other}` (known: spec, role, db, home, profile, fail_closed, \
+                 hook_deadline, sink)",
                 path.display()
             ),
         }
     }
     Ok(values)
+}
+
+/// A deadline value as given (`what` names where), checked against the allowed range.
+fn hook_deadline_of(value: &toml::Value, what: &str) -> Result<u64, String> {
+    let secs = match value {
+        toml::Value::Integer(n) => Some(*n),
+        toml::Value::String(s) => s.trim().trim_end_matches('s').trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    match secs {
+        Some(n) if (1..=MAX_HOOK_DEADLINE_SECS as i64).contains(&n) => Ok(n as u64),
+        Some(n) => Err(format!(
+            "{what}: hook_deadline = {n} s is outside 1..={MAX_HOOK_DEADLINE_SECS} s (the hook \
+             timeout `gate init` installs is {} s); the hook uses {DEFAULT_HOOK_DEADLINE_SECS} s",
+            crate::install::HOOK_TIMEOUT_SECS
+        )),
+        None => Err(format!(
+            "{what}: hook_deadline must be a whole number of seconds, not {value}; the hook \
+             uses {DEFAULT_HOOK_DEADLINE_SECS} s"
+        )),
+    }
+}
+
+/// A fail-closed list as given: tier names (a TOML list, or comma-separated text).
+fn fail_closed_of(value: &toml::Value, what: &str) -> Result<Vec<String>, String> {
+    let names: Option<Vec<String>> = match value {
+        toml::Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().map(|s| s.trim().to_string()))
+            .collect(),
+        toml::Value::String(s) => Some(
+            s.split(',')
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect(),
+        ),
+        _ => None,
+    };
+    names.ok_or_else(|| {
+        format!(
+            "{what}: fail_closed must be a list of tier names, not {value}; the hook fails open"
+        )
+    })
 }
 
 /// The nearest `.gate/config.toml` from `cwd` upward.
@@ -272,6 +345,65 @@ impl Config {
                     source: Source::UserFile { path: path.clone() },
                 })
             });
+        let mut problems = Vec::new();
+        // The hook's settings: environment, then project file, then user file.
+        let raw = |var: &'static str, field: fn(&FileValues) -> Option<&toml::Value>| {
+            if let Some(v) = env.var(var) {
+                return Some((toml::Value::String(v), Source::Env { var }));
+            }
+            [&project, &user].into_iter().flatten().find_map(|(f, p)| {
+                let source = if Some(p) == project.as_ref().map(|(_, p)| p) {
+                    Source::ProjectFile { path: p.clone() }
+                } else {
+                    Source::UserFile { path: p.clone() }
+                };
+                field(f).map(|v| (v.clone(), source))
+            })
+        };
+        let hook_deadline = match raw("GATE_HOOK_DEADLINE", |f| f.hook_deadline.as_ref()) {
+            Some((value, source)) => match hook_deadline_of(&value, &source.to_string()) {
+                Ok(value) => Sourced { value, source },
+                Err(problem) => {
+                    problems.push(problem);
+                    Sourced {
+                        value: DEFAULT_HOOK_DEADLINE_SECS,
+                        source: Source::Default,
+                    }
+                }
+            },
+            None => Sourced {
+                value: DEFAULT_HOOK_DEADLINE_SECS,
+                source: Source::Default,
+            },
+        };
+        let fail_closed =
+            raw("GATE_FAIL_CLOSED", |f| f.fail_closed.as_ref()).and_then(|(value, source)| {
+                match fail_closed_of(&value, &source.to_string()) {
+                    Ok(value) => Some(Sourced { value, source }),
+                    Err(problem) => {
+                        problems.push(problem);
+                        None
+                    }
+                }
+            });
+        let sink = [&project, &user]
+            .into_iter()
+            .flatten()
+            .find_map(|(f, p)| f.sink.as_ref().map(|v| (v, p)))
+            .and_then(|(value, path)| {
+                let source = if Some(path) == project.as_ref().map(|(_, p)| p) {
+                    Source::ProjectFile { path: path.clone() }
+                } else {
+                    Source::UserFile { path: path.clone() }
+                };
+                match crate::sink::SinkConfig::from_toml(value) {
+                    Ok(value) => Some(Sourced { value, source }),
+                    Err(e) => {
+                        problems.push(format!("{source}: [sink]: {e}; no audit rows are sent"));
+                        None
+                    }
+                }
+            });
         Ok(Config {
             spec,
             role,
@@ -279,7 +411,32 @@ impl Config {
             home,
             profile,
             files,
+            fail_closed,
+            hook_deadline,
+            sink,
+            problems,
         })
+    }
+
+    /// The fail-closed tier names that `spec` does not have (each one a problem for
+    /// `gate config` and `gate doctor`; the hook ignores them).
+    pub fn unknown_fail_closed_tiers(&self, spec: &gate_spec::ir::Spec) -> Vec<String> {
+        self.fail_closed
+            .iter()
+            .flat_map(|f| &f.value)
+            .filter(|name| !spec.tiers.iter().any(|t| t.name.as_ref() == name.as_str()))
+            .map(|name| {
+                format!(
+                    "fail_closed names tier `{name}`, which spec `{}` does not have (its tiers: {})",
+                    spec.name,
+                    spec.tiers
+                        .iter()
+                        .map(|t| t.name.as_ref())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect()
     }
 
     /// `gate config` text: one line per value with its source.
@@ -301,6 +458,18 @@ impl Config {
         if let Some(p) = &self.profile {
             out.push_str(&format!("profile = {}  ({})\n", p.value, p.source));
         }
+        out.push_str(&match &self.fail_closed {
+            Some(f) => format!("fail_closed = [{}]  ({})\n", f.value.join(", "), f.source),
+            None => "fail_closed = []  (default: every tier fails open)\n".to_string(),
+        });
+        out.push_str(&format!(
+            "hook_deadline = {} s  ({})\n",
+            self.hook_deadline.value, self.hook_deadline.source
+        ));
+        out.push_str(&match &self.sink {
+            Some(s) => format!("sink = {}  ({})\n", s.value.describe(), s.source),
+            None => "sink = (none)  (default)\n".to_string(),
+        });
         if self.files.is_empty() {
             out.push_str("config files: none found\n");
         } else {

@@ -246,6 +246,29 @@ fn database_check(config: &Config) -> Check {
     }
 }
 
+/// The audit sink: its backlog, and a failure while its last attempt failed.
+fn sink_check(config: &Config, sink: &crate::sink::SinkConfig) -> Check {
+    if !config.db.value.exists() {
+        return Check {
+            name: "sink",
+            ok: None,
+            detail: format!("{}: nothing recorded yet", sink.describe()),
+        };
+    }
+    match crate::sink::SinkStatus::read(&config.db.value, sink) {
+        Ok(status) => Check {
+            name: "sink",
+            ok: Some(status.last_error.is_none()),
+            detail: status.summary(),
+        },
+        Err(e) => Check {
+            name: "sink",
+            ok: Some(false),
+            detail: format!("cannot read the sink's cursor: {e:#}"),
+        },
+    }
+}
+
 /// A harmless pre-tool payload per runtime, for the smoke check.
 fn smoke_payload(runtime: Runtime) -> (&'static str, Option<&'static str>) {
     match runtime {
@@ -298,6 +321,7 @@ fn smoke(global: &GlobalArgs) -> Check {
             busy_timeout: gate_runtime::driver::BUSY_TIMEOUT,
             defer_checkpoint: false,
             exits_after: false,
+            fail_closed: &[],
         };
         let result = gate_runtime::driver::run(&engine, &event, &opts);
         if !result.faults.is_empty() {
@@ -349,6 +373,30 @@ pub fn report(global: &GlobalArgs) -> Result<Report> {
     match Config::resolve(&Overrides::from(global)) {
         Ok(config) => {
             checks.push(database_check(&config));
+            if let Some(sink) = &config.sink {
+                checks.push(sink_check(&config, &sink.value));
+            }
+            let mut problems = config.problems.clone();
+            if let Ok(spec) = cmd::compiled_spec(&config.spec.value) {
+                problems.extend(config.unknown_fail_closed_tiers(spec.ir()));
+            }
+            checks.push(Check {
+                name: "settings",
+                ok: Some(problems.is_empty()),
+                detail: if problems.is_empty() {
+                    format!(
+                        "hook deadline {} s ({}); fail-closed tiers: {}",
+                        config.hook_deadline.value,
+                        config.hook_deadline.source,
+                        config
+                            .fail_closed
+                            .as_ref()
+                            .map_or("none".to_string(), |f| f.value.join(", "))
+                    )
+                } else {
+                    problems.join("; ")
+                },
+            });
             let name = &config.spec.value;
             checks.push(match cmd::compiled_spec(name) {
                 Ok(spec) => Check {

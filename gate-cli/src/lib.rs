@@ -9,6 +9,7 @@ pub mod config;
 pub mod doctor;
 pub mod install;
 pub mod profile;
+pub mod sink;
 pub mod time;
 pub mod watchdog;
 

@@ -8,7 +8,7 @@
 #![cfg_attr(not(test), no_main)]
 
 use clap::FromArgMatches;
-use gate_cli::cli::{self, AuditCommand, Cli, Command, Exit, GlobalArgs, HookArgs};
+use gate_cli::cli::{self, AuditCommand, Cli, Command, Exit, GlobalArgs, HookArgs, SinkCommand};
 use gate_cli::cmd::store;
 use gate_cli::{cmd, doctor, install, InputError};
 use std::ffi::OsString;
@@ -175,6 +175,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Grants(args) => store::grants(&args, &global),
         Command::Calibrate(args) => store::calibrate(&args, &global),
         Command::Checkpoint(args) => store::checkpoint(&args, &global),
+        Command::Sink(SinkCommand::Flush(args)) => cmd::sink::flush(&args, &global),
+        Command::Sink(SinkCommand::Status) => cmd::sink::status(&global),
         Command::Explain(args) => cmd::explain::run(&args, &global),
         Command::Replay(mut args) => {
             if global.spec.is_some() && args.spec_file.is_some() {

@@ -36,6 +36,7 @@ fn one_call(db: &std::path::Path, i: u64) -> Result<i64, StoreError> {
             decision: Some("allow".into()),
             detail: serde_json::json!({ "i": i }),
             latency_us: None,
+            role: None,
         })
     })
 }

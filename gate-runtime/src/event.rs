@@ -139,6 +139,29 @@ pub struct Event {
     /// file approves no other content.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_digest: Option<String>,
+    /// The error text a post-tool payload carries (Claude Code `tool_response.stderr` and
+    /// PostToolUseFailure `error`, Gemini `tool_response.error`, Copilot `error` and a failed
+    /// `toolResult`), cut to [`MAX_ERROR_BYTES`]; the audit stores it redacted and cut again
+    /// to [`MAX_STORED_ERROR_BYTES`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Longest error text an adapter keeps from a payload (bytes, cut at a character boundary).
+pub const MAX_ERROR_BYTES: usize = 16 * 1024;
+/// Longest error text an audit row stores, after redaction.
+pub const MAX_STORED_ERROR_BYTES: usize = 2048;
+
+/// `text` cut to at most `max` bytes at a character boundary, with `…` appended when cut.
+pub fn cut_text(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}…", &text[..end]))
 }
 
 /// SHA-256 (hex) of a JSON value in canonical form: object keys sorted (repeated keys as

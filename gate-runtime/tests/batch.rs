@@ -169,6 +169,7 @@ fn run_per_event(engine: &Engine<'_>, db: &Path, events: &[(Event, i64)]) -> Vec
                     busy_timeout: Duration::from_secs(5),
                     defer_checkpoint: false,
                     exits_after: false,
+                    fail_closed: &[],
                 },
             );
             assert!(!r.degraded, "store fault: {:?}", r.faults);
@@ -528,6 +529,7 @@ fn a_shared_database_is_asked() {
                 decision: None,
                 detail: serde_json::json!({}),
                 latency_us: None,
+                role: None,
             })
         })
         .unwrap();

@@ -687,6 +687,7 @@ fn run_at(engine: &Engine<'_>, event: &Event, db: &Path, now_ms: i64) -> driver:
             busy_timeout: Duration::from_millis(40),
             defer_checkpoint: false,
             exits_after: false,
+            fail_closed: &[],
         },
     )
 }
@@ -762,9 +763,13 @@ fn check_degraded(spec: &Spec, fault: Fault, r: &driver::RunResult) -> Result<()
         Verdict::Allow => prop_assert!(r.decision.carried.is_none()),
         Verdict::Deny { .. } | Verdict::Ask { .. } => {
             // Only a block the rules alone decide is kept: the fresh-state evaluation
-            // (no stored state, no grant) blocks it too, and the tier withholds.
+            // (no stored state, no grant) blocks it too, and the tier withholds; or the
+            // engine's own deny of a catastrophic target, which no state can lift either.
+            let effects = &r.outcome.classification.effects;
+            let built_in = matches!(r.decision.verdict, Verdict::Deny { .. })
+                && gate_runtime::effects::catastrophic(effects).is_some();
             prop_assert!(
-                r.outcome.decision.verdict.blocks() && r.outcome.proposed.blocks(),
+                built_in || (r.outcome.decision.verdict.blocks() && r.outcome.proposed.blocks()),
                 "{}: a degraded block the rules alone do not decide",
                 spec.name
             );

@@ -56,6 +56,7 @@ impl Hooks {
                 busy_timeout: Duration::from_secs(5),
                 defer_checkpoint: false,
                 exits_after: false,
+                fail_closed: &[],
             },
         );
         assert!(!r.degraded, "store fault: {:?}", r.faults);

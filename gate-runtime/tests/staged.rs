@@ -33,6 +33,7 @@ fn record(i: i64) -> AuditRecord {
         decision: Some("allow".to_string()),
         detail: json!({ "i": i }),
         latency_us: None,
+        role: None,
     }
 }
 

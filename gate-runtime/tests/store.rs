@@ -58,6 +58,7 @@ fn record(i: i64) -> AuditRecord {
         decision: Some(if i % 3 == 0 { "steer" } else { "allow" }.to_string()),
         detail: json!({ "i": i, "note": "ok" }),
         latency_us: Some(40 + i),
+        role: None,
     }
 }
 
@@ -284,6 +285,7 @@ fn migrates_v3_tables_keeping_windows_and_the_chain_head() {
              CREATE INDEX windows_repo_kind ON windows (repo, kind);
              DROP INDEX grants_live;
              CREATE INDEX grants_action ON grants (action_hash);
+             ALTER TABLE audit DROP COLUMN role;
              PRAGMA user_version = 3;",
         )
         .unwrap();
@@ -467,7 +469,7 @@ fn inserted_row_is_named() {
         .execute(
             "INSERT INTO audit SELECT 7, ts, session, scope, spec, kind, runtime, phase, tool,
              target, tier, decision, detail, latency_us,
-             (SELECT mac FROM audit WHERE seq = 6), mac FROM audit WHERE seq = 2",
+             (SELECT mac FROM audit WHERE seq = 6), mac, role FROM audit WHERE seq = 2",
             [],
         )
         .unwrap();

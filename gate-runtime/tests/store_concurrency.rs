@@ -55,6 +55,7 @@ fn run_writer(db: &Path, writer: &str) {
                     decision: Some("allow".into()),
                     detail: json!({ "writer": writer, "event": event, "counter": next }),
                     latency_us: None,
+                    role: None,
                 })
             })
             .expect("writer transaction");

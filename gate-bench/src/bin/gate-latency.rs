@@ -621,6 +621,7 @@ fn fill_audit(db: &Path, rows: usize) -> Result<(), String> {
                         decision: Some("allow".into()),
                         detail: serde_json::json!({"event": "PreToolUse", "n": i}),
                         latency_us: Some(900),
+                        role: None,
                     })?;
                 }
                 Ok(())

@@ -9,6 +9,7 @@ mod codex;
 mod copilot;
 #[cfg(test)]
 mod equivalence;
+mod errors;
 mod gemini;
 pub mod json;
 #[cfg(test)]
@@ -109,7 +110,35 @@ pub fn normalize_object(
     if event.phase == Some(Phase::PostTool) && event.status == Some(Status::Failure) {
         event.phase = Some(Phase::PostToolFailure);
     }
+    event.error = errors::error_of(runtime, &payload, &event);
     Ok(event)
+}
+
+/// The environment variable a runtime sets in its hooks' environment that names the session,
+/// as observed with the real clients: Claude Code `CLAUDE_CODE_SESSION_ID`, Gemini CLI
+/// `GEMINI_SESSION_ID`. Codex CLI (`CODEX_HOME` only) and Copilot CLI (`COPILOT_PROJECT_DIR`,
+/// `COPILOT_HOOK_DIR`, `COPILOT_CLI`) set none.
+pub fn session_env(runtime: Runtime) -> Option<&'static str> {
+    match runtime {
+        Runtime::ClaudeCode => Some("CLAUDE_CODE_SESSION_ID"),
+        Runtime::Gemini => Some("GEMINI_SESSION_ID"),
+        Runtime::Codex | Runtime::Copilot => None,
+    }
+}
+
+/// A payload without a session id takes the session the runtime names in its environment
+/// ([`session_env`]), so such calls keep their own scope instead of sharing `no-session`.
+pub fn session_fallback(runtime: Runtime, event: &mut Event, env: &dyn Fn(&str) -> Option<String>) {
+    if event.session_id.as_deref().is_some_and(|s| !s.is_empty()) {
+        return;
+    }
+    if let Some(id) = session_env(runtime)
+        .and_then(env)
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+    {
+        event.session_id = Some(id);
+    }
 }
 
 /// Render a decision as the runtime's answer: `None` means print nothing at all, `Some` is
@@ -358,6 +387,7 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
             .map(str::to_string),
         command,
         input_digest,
+        error: None,
     }
 }
 

@@ -56,7 +56,44 @@ pub(crate) fn normalize_object(
     if event.phase == Some(Phase::PostTool) && event.status == Some(Status::Failure) {
         event.phase = Some(Phase::PostToolFailure);
     }
+    event.error = error_of(runtime, &payload, &event);
     Ok(event)
+}
+
+/// The error text of a post-tool event (`adapters::errors`).
+fn error_of(runtime: Runtime, payload: &Payload<'_>, event: &Event) -> Option<String> {
+    if !matches!(event.phase, Some(Phase::PostTool | Phase::PostToolFailure)) {
+        return None;
+    }
+    let response = payload.value(&["tool_response"]);
+    let top = payload.value(&["error"]);
+    let value = match runtime {
+        Runtime::ClaudeCode => top.or_else(|| response.and_then(|r| r.get("stderr"))),
+        Runtime::Gemini => response.and_then(|r| r.get("error")),
+        Runtime::Copilot => top.or_else(|| {
+            let result = payload.value(&["toolResult", "tool_result"])?;
+            let kind = result
+                .get("resultType")
+                .and_then(Value::as_str)
+                .or_else(|| result.get("result_type").and_then(Value::as_str));
+            if !matches!(kind, Some("failure" | "error" | "rejected" | "denied")) {
+                return None;
+            }
+            result
+                .get("textResultForLlm")
+                .or_else(|| result.get("text_result_for_llm"))
+        }),
+        Runtime::Codex => None,
+    }?;
+    let text = match value {
+        Value::String(s) => s.as_str(),
+        Value::Object(map) => map.get("message").and_then(Value::as_str)?,
+        _ => return None,
+    }
+    .trim();
+    (!text.is_empty()).then(|| {
+        gate_runtime::event::cut_text(text, gate_runtime::event::MAX_ERROR_BYTES).into_owned()
+    })
 }
 
 /// A borrowed payload object with lenient accessors (both key spellings, wrong types ignored).
@@ -230,6 +267,7 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
             .map(str::to_string),
         command,
         input_digest,
+        error: None,
     }
 }
 

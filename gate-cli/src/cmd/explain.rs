@@ -52,6 +52,7 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         busy_timeout: driver::BUSY_TIMEOUT,
         defer_checkpoint: false,
         exits_after: false,
+        fail_closed: &[],
     };
     let result = driver::run(&engine, &event, &opts);
     let o = &result.outcome;

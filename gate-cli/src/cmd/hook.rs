@@ -21,8 +21,10 @@ pub const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 /// The hook answers within this much time or exits silently (every runtime's hook timeout is
 /// longer; a timed-out hook would be killed and the tool would run anyway).
 /// The lock wait and the busy timeout (5 s + 1.5 s) fit inside it with room to record a fault,
-/// and it stays under the 10 s timeout `gate init` installs.
-pub const DEADLINE: Duration = Duration::from_secs(9);
+/// and it stays under the 10 s timeout `gate init` installs. `hook_deadline` in the
+/// configuration (or `GATE_HOOK_DEADLINE`) sets another, within 1..=9 s; a value outside that
+/// range is reported by `gate config` and `gate doctor` and this default applies.
+pub const DEADLINE: Duration = Duration::from_secs(crate::config::DEFAULT_HOOK_DEADLINE_SECS);
 
 /// The spec that answers when the configured one cannot be used.
 const DEFAULT_SPEC: &str = "default";
@@ -31,6 +33,9 @@ const DEFAULT_SPEC: &str = "default";
 pub fn run(args: &HookArgs) -> i32 {
     let runtime = args.runtime.clone();
     let config = Config::resolve(&Overrides::from(&args.global));
+    let deadline = config
+        .as_ref()
+        .map_or(DEADLINE, |c| Duration::from_secs(c.hook_deadline.value));
     let db = match &config {
         Ok(c) => Some(c.db.value.clone()),
         Err(_) => gate_runtime::store::Store::default_path().ok(),
@@ -38,22 +43,22 @@ pub fn run(args: &HookArgs) -> i32 {
     // Past the deadline: no answer is the fail-open answer. Say so beside the database
     // (never in it: the main thread may hold its lock).
     let fault = serde_json::json!({
-        "ts_ms": now_ms().saturating_add(DEADLINE.as_millis() as i64),
+        "ts_ms": now_ms().saturating_add(deadline.as_millis() as i64),
         "kind": "fault",
         "runtime": runtime,
-        "fault": format!("deadline of {} s passed; answered nothing", DEADLINE.as_secs()),
+        "fault": format!("deadline of {} s passed; answered nothing", deadline.as_secs()),
     });
     let mut line = fault.to_string().into_bytes();
     line.push(b'\n');
     let log = db.as_deref().map(gate_runtime::store::fault_log_path);
     if !crate::watchdog::arm(
-        DEADLINE,
+        deadline,
         log.as_deref(),
         line,
         gate_runtime::store::FAULT_LOG_MAX_BYTES,
     ) {
         std::thread::spawn(move || {
-            std::thread::sleep(DEADLINE);
+            std::thread::sleep(deadline);
             if let Some(db) = db {
                 gate_runtime::store::fallback_log(&db, &fault);
             }
@@ -62,7 +67,19 @@ pub fn run(args: &HookArgs) -> i32 {
     }
     let mut checkpoint_due = None;
     let mut calibration_due = None;
-    let line = answer(args, config, &mut checkpoint_due, &mut calibration_due);
+    // The sink's flush starts after the answer, from the database the hook wrote.
+    let sink_db = config
+        .as_ref()
+        .ok()
+        .filter(|c| c.sink.is_some())
+        .map(|c| c.db.value.clone());
+    let line = answer(
+        args,
+        config,
+        deadline,
+        &mut checkpoint_due,
+        &mut calibration_due,
+    );
     crate::watchdog::answering();
     if let Some(line) = line {
         let mut stdout = std::io::stdout().lock();
@@ -77,6 +94,9 @@ pub fn run(args: &HookArgs) -> i32 {
     if let Some(db) = calibration_due {
         // Learning can wait for the next due window if it cannot start now.
         let _ = spawn_detached(&db, &["calibrate", "--quiet"]);
+    }
+    if let Some(db) = sink_db.filter(|db| db.exists()) {
+        crate::sink::start_detached(&db, now_ms());
     }
     0
 }
@@ -123,6 +143,7 @@ fn now_ms() -> i64 {
 fn answer(
     args: &HookArgs,
     config: anyhow::Result<Config>,
+    deadline: Duration,
     checkpoint_due: &mut Option<PathBuf>,
     calibration_due: &mut Option<PathBuf>,
 ) -> Option<String> {
@@ -154,6 +175,7 @@ fn answer(
         fault(format!("stdin larger than {MAX_STDIN_BYTES} bytes"));
         return None;
     }
+    let env = |name: &str| std::env::var(name).ok();
     let mut event = match adapters::normalize(runtime, &payload, args.event.as_deref()) {
         Ok(e) => e,
         Err(e) => {
@@ -161,6 +183,7 @@ fn answer(
             return None;
         }
     };
+    adapters::session_fallback(runtime, &mut event, &env);
     // Should the analysis not finish before the deadline, the call is asked, not waved
     // through (and not answered twice: the handler exits before `run` could print).
     if event
@@ -172,7 +195,7 @@ fn answer(
                 reason: format!(
                     "gate could not finish checking this action within {} s; split it into \
                      smaller steps, or let the user run it",
-                    DEADLINE.as_secs()
+                    deadline.as_secs()
                 ),
                 grant_id: String::new(),
             },
@@ -221,7 +244,21 @@ fn answer(
     // cost time.
     let engine = std::mem::ManuallyDrop::new(Engine::new(ir, spec.machine));
     engine.look_at_disk();
-    let env = |name: &str| std::env::var(name).ok();
+    // Tier names the spec does not have are ignored here (`gate config` reports them).
+    let fail_closed: Vec<gate_spec::ir::TierId> = match &config {
+        Ok(c) => c
+            .fail_closed
+            .iter()
+            .flat_map(|f| &f.value)
+            .filter_map(|name| {
+                ir.tiers
+                    .iter()
+                    .position(|t| t.name.as_ref() == name.as_str())
+            })
+            .map(|i| i as gate_spec::ir::TierId)
+            .collect(),
+        Err(_) => Vec::new(),
+    };
     let opts = Options {
         db_path: db,
         role,
@@ -231,6 +268,7 @@ fn answer(
         busy_timeout: driver::BUSY_TIMEOUT,
         defer_checkpoint: true,
         exits_after: true,
+        fail_closed: &fail_closed,
     };
     let result = driver::run(&engine, &event, &opts);
     *checkpoint_due = result.checkpoint_due;

@@ -5,6 +5,7 @@ pub mod explain;
 pub mod hook;
 pub mod policy;
 pub mod replay;
+pub mod sink;
 pub mod store;
 
 use crate::cli::{self, CheckArgs, CompletionsArgs, DiagramArgs, DiagramFormat, Exit, GlobalArgs};
@@ -78,13 +79,26 @@ pub fn check_role(spec: &gate_spec::ir::Spec, role: &str, source: &str) -> Resul
 
 /// `gate config`.
 pub fn config(global: &GlobalArgs) -> Result<i32> {
-    let config = Config::resolve(&Overrides::from(global))?;
+    let mut config = Config::resolve(&Overrides::from(global))?;
+    if let Ok(spec) = compiled_spec(&config.spec.value) {
+        let unknown = config.unknown_fail_closed_tiers(spec.ir());
+        config.problems.extend(unknown);
+    }
     if global.json {
         out_json(&serde_json::to_value(&config)?)?;
     } else {
-        out(&config.to_text())?;
+        let mut text = config.to_text();
+        for p in &config.problems {
+            text.push_str(&format!("error: {p}\n"));
+        }
+        out(&text)?;
     }
-    Ok(Exit::Ok.code())
+    // A value that is set but cannot be used is a finding: the hook runs on its default.
+    Ok(if config.problems.is_empty() {
+        Exit::Ok.code()
+    } else {
+        Exit::Findings.code()
+    })
 }
 
 /// `gate specs`.

@@ -98,6 +98,7 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
             "db": store.path(),
             "scopes": scopes,
             "live_grants": grants.iter().map(|g| grant_json(g, now)).collect::<Vec<_>>(),
+            "sink": sink_status(global).map(|s| serde_json::to_value(s).unwrap_or_default()),
         }))?;
         return Ok(Exit::Ok.code());
     }
@@ -148,8 +149,18 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
     for g in &grants {
         text.push_str(&grant_line(g, now));
     }
+    if let Some(sink) = sink_status(global) {
+        text.push_str(&format!("audit sink: {}\n", sink.summary()));
+    }
     out(&text)?;
     Ok(Exit::Ok.code())
+}
+
+/// Where the configured audit sink stands, when one is configured and readable.
+fn sink_status(global: &GlobalArgs) -> Option<crate::sink::SinkStatus> {
+    let config = Config::resolve(&Overrides::from(global)).ok()?;
+    let sink = config.sink?;
+    crate::sink::SinkStatus::read(&config.db.value, &sink.value).ok()
 }
 
 /// The machine behind a state row, decoded against the compiled spec that wrote it.
@@ -216,19 +227,36 @@ fn grant_line(g: &GrantRow, now: i64) -> String {
     )
 }
 
+/// One row of `gate log`: the columns, the role when the event had one (`role=NAME`), and
+/// the tool's error text (redacted when stored) on an indented line below.
 fn row_line(r: &AuditRow) -> String {
     let rec = &r.record;
-    format!(
-        "{:>6} {} {:10} {:11} {:17} {:8} {} {}\n",
+    let mut line = format!(
+        "{:>6} {} {:10} {:11} {:17} {:8} {}{} {}\n",
         r.seq,
         format_ms(rec.ts_ms),
         rec.kind.as_str(),
         rec.runtime,
         rec.phase,
         rec.decision.as_deref().unwrap_or("-"),
+        rec.role
+            .as_deref()
+            .map_or(String::new(), |role| format!("role={role} ")),
         rec.tool.as_deref().unwrap_or("-"),
         rec.target.as_deref().unwrap_or("")
-    )
+    );
+    if let Some(error) = rec.detail.get("error").and_then(serde_json::Value::as_str) {
+        for (i, text) in error.lines().enumerate() {
+            line.push_str(if i == 0 {
+                "       error: "
+            } else {
+                "              "
+            });
+            line.push_str(text);
+            line.push('\n');
+        }
+    }
+    line
 }
 
 /// `gate log`.

@@ -6,9 +6,9 @@
 //! event is stored under (scope, action hash) and the audit rows an outcome becomes.
 
 use crate::engine::{ClosedBy, Context, Detail, Engine, Note, Outcome, ScopeState};
-use crate::event::Event;
+use crate::event::{cut_text, Event, MAX_STORED_ERROR_BYTES};
 use crate::observer::Baselines;
-use crate::redact::{push_object, Field};
+use crate::redact::{push_object, redact, Field};
 use crate::store::{
     self, AuditEntry, AuditKind, NewGrant, StoreError, StoredState, Txn, WindowRow,
 };
@@ -367,6 +367,7 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
         decision: Some(outcome.decision.verdict.name()),
         detail: "",
         latency_us: Some(started.elapsed().as_micros().min(i64::MAX as u128) as i64),
+        role: role.map(|r| spec.roles[r as usize].name.as_ref()),
     };
     let notes: Vec<&Note> = notes_before.iter().chain(&outcome.notes).collect();
     // (kind, end of its detail in `details`) of each row after the event row.
@@ -424,7 +425,9 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
 }
 
 /// Appends the stored detail of an event's `event` row: the redacted text of
-/// `{"event", "class", "kind", "rule", "mode", "proposed", "state", "approved"}`.
+/// `{"event", "class", "kind", "rule", "mode", "proposed", "state", "approved"}`, and
+/// `"error"` when the payload carried error text: redacted first, then cut to
+/// [`MAX_STORED_ERROR_BYTES`] (cutting first could split a secret past recognition).
 pub(super) fn write_event_detail(
     out: &mut String,
     spec: &gate_spec::ir::Spec,
@@ -440,6 +443,7 @@ pub(super) fn write_event_detail(
         crate::verdict::Verdict::Ask { grant_id, .. } => Some(grant_id.as_str()),
         _ => None,
     };
+    let error = event.error.as_deref().map(stored_error);
     let mut fields = [
         ("event", Field::Text(&event.hook_event)),
         ("class", opt_name(cl.class.map(|c| c.as_str()))),
@@ -453,14 +457,20 @@ pub(super) fn write_event_detail(
         ("proposed", Field::Name(outcome.proposed.name())),
         ("state", Field::Name(spec.state_name(machine_state))),
         ("approved", Field::Bool(approved)),
+        ("error", error.as_deref().map_or(Field::Null, Field::Text)),
         ("grant", grant.map_or(Field::Null, Field::Text)),
     ];
-    let shown = if grant.is_some() {
-        fields.len()
-    } else {
-        fields.len() - 1
-    };
-    push_object(out, &mut fields[..shown]);
+    // The optional fields are written only when present: move the present ones up.
+    if error.is_none() {
+        fields.swap(8, 9);
+    }
+    let n = 8 + usize::from(error.is_some()) + usize::from(grant.is_some());
+    push_object(out, &mut fields[..n]);
+}
+
+/// The stored form of an event's error text: redacted, then cut.
+pub(super) fn stored_error(text: &str) -> String {
+    cut_text(&redact(text), MAX_STORED_ERROR_BYTES).into_owned()
 }
 
 /// Appends the stored detail of a note row: `{"note", "detail"}` of a note, or of a run of
@@ -516,7 +526,7 @@ mod tests {
         machine_state: gate_spec::ir::StateId,
         approved: bool,
     ) -> serde_json::Value {
-        json!({
+        let mut detail = json!({
             "event": event.hook_event,
             "class": outcome.classification.class,
             "kind": spec.kinds[outcome.classification.kind as usize].name,
@@ -525,7 +535,11 @@ mod tests {
             "proposed": outcome.proposed.name(),
             "state": spec.state_name(machine_state),
             "approved": approved,
-        })
+        });
+        if let Some(e) = &event.error {
+            detail["error"] = json!(cut_text(&redact(e), MAX_STORED_ERROR_BYTES));
+        }
+        detail
     }
 
     /// A note row's detail as it was built before.
@@ -606,7 +620,9 @@ mod tests {
             for (i, c) in COMMANDS.iter().enumerate() {
                 events.push(event("s-1", Phase::PreTool, "PreToolUse", Some(c)));
                 if i % 3 == 0 {
-                    events.push(event("s-1", Phase::PostTool, "PostToolUse", Some(c)));
+                    let mut post = event("s-1", Phase::PostTool, "PostToolUse", Some(c));
+                    post.error = Some(format!("{c}: failed\n{}", "é".repeat(i * 400)));
+                    events.push(post);
                     events.push(event("s-1", Phase::Prompt, "UserPromptSubmit", None));
                 }
             }
@@ -615,6 +631,43 @@ mod tests {
             check_rows(compiled, &events, false);
             check_rows(compiled, &events, true);
         }
+    }
+
+    /// A post-tool event's error text reaches its event row redacted, then cut.
+    #[test]
+    fn error_text_is_stored_redacted_and_bounded() {
+        let compiled = gate_specs::ALL[0];
+        let spec = compiled.ir();
+        let engine = Engine::new(spec, compiled.machine);
+        let mut state = ScopeState::initial(spec, engine.machine);
+        let mut e = event(
+            "s-4",
+            Phase::PostToolFailure,
+            "PostToolUseFailure",
+            Some("make"),
+        );
+        let secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        e.error = Some(format!(
+            "fatal: auth {secret} rejected\n{}",
+            "x".repeat(10_000)
+        ));
+        let outcome = evaluate_detached(&engine, &mut state, &e, None, 1_700_000_000_000, "g");
+        let mut text = String::new();
+        write_event_detail(&mut text, spec, &e, &outcome, state.machine.state, false);
+        let detail: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let stored = detail["error"].as_str().unwrap();
+        assert!(
+            stored.starts_with("fatal: auth [REDACTED] rejected"),
+            "{stored}"
+        );
+        assert!(!text.contains(secret));
+        assert!(stored.ends_with('…'));
+        assert!(stored.len() <= MAX_STORED_ERROR_BYTES + '…'.len_utf8());
+        // Without error text the row is what it always was: no `error` key.
+        e.error = None;
+        text.clear();
+        write_event_detail(&mut text, spec, &e, &outcome, state.machine.state, false);
+        assert!(!text.contains("\"error\""), "{text}");
     }
 
     /// Grants already stored are bound to this hash: it must stay the SHA-256 of the three

@@ -11,7 +11,7 @@ use crate::event::Event;
 use crate::observer::Baselines;
 use crate::store::{self, AuditEntry, AuditKind, AuditRecord, NewGrant, Store, StoreError, Txn};
 use crate::verdict::{Decision, Verdict};
-use gate_spec::ir::{FailPolicy, Phase};
+use gate_spec::ir::{FailPolicy, Phase, TierId};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -41,6 +41,9 @@ pub struct Options<'a> {
     /// transaction needs nothing from it (closing runs no checkpoint, see
     /// [`Store::leave_open_until_exit`]), and the kernel releases the file locks.
     pub exits_after: bool,
+    /// Tiers configured to fail closed (`fail_closed` in the configuration): when the store
+    /// cannot be used, a pre-tool action of one of them is denied ([`fail_closed`]).
+    pub fail_closed: &'a [TierId],
 }
 
 /// What one run produced.
@@ -187,6 +190,8 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
             let outcome =
                 evaluate_detached(engine, &mut state, event, role, opts.now_ms, "unavailable");
             let decision = degrade(spec, &outcome);
+            let decision =
+                fail_closed(spec, event, &outcome, opts.fail_closed, &fault).unwrap_or(decision);
             {
                 let line = json!({
                     "ts_ms": opts.now_ms,
@@ -297,6 +302,38 @@ pub fn degrade(spec: &gate_spec::ir::Spec, outcome: &Outcome) -> Decision {
     }
 }
 
+/// The answer under a fault for a tier configured to fail closed: a pre-tool action of such
+/// a tier is denied, whatever the rules alone would have said, because gate could not check
+/// it against its state nor record it. `None` when the configuration does not apply (another
+/// tier, not a pre-tool event, or already a deny).
+pub fn fail_closed(
+    spec: &gate_spec::ir::Spec,
+    event: &Event,
+    outcome: &Outcome,
+    tiers: &[TierId],
+    fault: &str,
+) -> Option<Decision> {
+    let tier = outcome.classification.tier;
+    if event.phase != Some(Phase::PreTool)
+        || !tiers.contains(&tier)
+        || matches!(outcome.decision.verdict, Verdict::Deny { .. })
+    {
+        return None;
+    }
+    Some(Decision {
+        verdict: Verdict::Deny {
+            reason: format!(
+                "gate could not check this {} action: its store failed ({fault}), and {} \
+                 actions are configured to fail closed. Retry shortly; if this persists the \
+                 user should run `gate doctor`.",
+                spec.tier_name(tier),
+                spec.tier_name(tier),
+            ),
+        },
+        carried: None,
+    })
+}
+
 /// One hook call: the state is read and written back within its own transaction.
 #[derive(Default)]
 pub(super) struct PerEvent {
@@ -390,6 +427,7 @@ pub fn record_fault(db: Option<&Path>, runtime: crate::event::Runtime, now_ms: i
                 decision: Some("allow".to_string()),
                 detail: json!({"fault": fault}),
                 latency_us: None,
+                role: None,
             })
         })
     });

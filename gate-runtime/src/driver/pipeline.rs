@@ -31,6 +31,7 @@ pub(super) struct EventRows {
     pub(super) target: Option<String>,
     pub(super) tier: Option<String>,
     pub(super) decision: Option<String>,
+    pub(super) role: Option<String>,
     pub(super) details: String,
     /// Each row's kind, the end of its detail in `details` and its latency.
     pub(super) rows: Vec<(AuditKind, usize, Option<i64>)>,
@@ -65,6 +66,7 @@ pub(super) fn same_columns(a: &AuditEntry<'_>, b: &AuditEntry<'_>) -> bool {
         && a.target == b.target
         && a.tier == b.tier
         && a.decision == b.decision
+        && a.role == b.role
 }
 
 impl EventRows {
@@ -84,6 +86,7 @@ impl EventRows {
         copy_opt(&mut self.target, first.target);
         copy_opt(&mut self.tier, first.tier);
         copy_opt(&mut self.decision, first.decision);
+        copy_opt(&mut self.role, first.role);
         self.details.clear();
         self.rows.clear();
         for row in rows {
@@ -115,6 +118,7 @@ impl EventRows {
                     decision: self.decision.as_deref(),
                     detail,
                     latency_us,
+                    role: self.role.as_deref(),
                 }
             })
             .collect()

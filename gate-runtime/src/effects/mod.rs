@@ -108,6 +108,30 @@ impl Sink {
     }
 }
 
+/// Why an action is catastrophic, or `None`: deleting, moving, overwriting or
+/// re-permissioning the file-system root or the home directory itself, or partitioning,
+/// formatting or writing a whole disk. The engine denies such an action under every spec and
+/// role (a spec that already denies it keeps its own reason): there is no form of it an agent
+/// should run, so it is never an approvable ask.
+pub fn catastrophic(effects: &[Effect]) -> Option<&'static str> {
+    let hit = effects.iter().any(|e| {
+        matches!(
+            (e.act, e.place),
+            (
+                Act::Delete | Act::Move | Act::Overwrite | Act::Permissions,
+                Place::Root | Place::Home
+            ) | (Act::Device, _)
+                | (Act::Write | Act::Overwrite | Act::Delete, Place::Device)
+        )
+    });
+    hit.then_some(
+        "gate: this destroys or re-permissions the whole file system, the whole home directory \
+         or a whole disk; there is no safe form of it for an agent, so it is denied under every \
+         policy rather than asked. If it is really meant, the user runs it by hand. Do not \
+         retry a variant of this command.",
+    )
+}
+
 /// Why an action's effects cross gate's trust boundary, or `None`: any effect other than a
 /// read on gate's own locations, approving one of gate's asks, or reading the audit key.
 /// The engine denies such an action under every spec and role.

@@ -413,6 +413,14 @@ impl<'s> Engine<'s> {
                 verdict = Verdict::Deny {
                     reason: reason.to_string(),
                 };
+            } else if !matches!(verdict, Verdict::Deny { .. }) {
+                // Catastrophic targets (the root, the home directory itself, a whole disk)
+                // are denied under every spec and role, never asked or steered.
+                if let Some(reason) = crate::effects::catastrophic(&class.effects) {
+                    verdict = Verdict::Deny {
+                        reason: reason.to_string(),
+                    };
+                }
             }
         }
         if !matches!(verdict, Verdict::Ask { .. }) {

@@ -135,6 +135,9 @@ pub struct AuditRecord {
     pub decision: Option<String>,
     pub detail: serde_json::Value,
     pub latency_us: Option<i64>,
+    /// The role the event was evaluated under (schema v8; `None` before, or with no role).
+    #[serde(default)]
+    pub role: Option<String>,
 }
 
 /// One audit row as [`Txn::append_entries`] takes it: the columns borrowed from wherever the
@@ -158,6 +161,7 @@ pub(crate) struct AuditEntry<'a> {
     /// Redacted JSON text.
     pub detail: &'a str,
     pub latency_us: Option<i64>,
+    pub role: Option<&'a str>,
 }
 
 impl AuditRecord {
@@ -177,6 +181,7 @@ impl AuditRecord {
             decision: self.decision.as_deref(),
             detail,
             latency_us: self.latency_us,
+            role: self.role.as_deref(),
         }
     }
 }
@@ -346,6 +351,12 @@ fn canonical_into(
     put_field(buf, 11, r.tier.map(str::as_bytes));
     put_field(buf, 12, r.decision.map(str::as_bytes));
     put_field(buf, 13, Some(detail_text.as_bytes()));
+    // The role (schema v8) is chained only when set: a row without one encodes exactly as
+    // every row written before the column existed, so old chains verify unchanged, while
+    // setting, clearing or changing a role breaks the row's mac.
+    if let Some(role) = r.role {
+        put_field(buf, 14, Some(role.as_bytes()));
+    }
     // `latency_us` stays outside the chain: it is a measurement of this run, not part of the
     // record, and chaining it would make two identical traces chain differently.
 }
@@ -520,10 +531,10 @@ pub(crate) struct ChainTip {
 
 /// The audit insert. The values are in the table's column order (seq, ts, session, scope,
 /// spec, kind, runtime, phase, tool, target, tier, decision, detail, latency_us, prev_mac, mac;
-/// fixed by migration v1): without a column list the statement is cheaper to prepare, which
+/// fixed by migration v1; then role, added by v8): without a column list the statement is cheaper to prepare, which
 /// every hook does once (−24 k instructions).
 const INSERT_AUDIT: &str =
-    "INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /// One audit row with its stored target and detail and its macs.
 fn insert_row(
@@ -552,6 +563,7 @@ fn insert_row(
         rec.latency_us,
         prev_mac,
         mac,
+        rec.role,
     ])?;
     Ok(())
 }
@@ -837,9 +849,9 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-const SELECT_ROW: &str =
+pub(super) const SELECT_ROW: &str =
     "SELECT seq, ts, session, scope, spec, kind, runtime, phase, tool, target, \
-                          tier, decision, detail, latency_us, prev_mac, mac FROM audit";
+                          tier, decision, detail, latency_us, prev_mac, mac, role FROM audit";
 
 /// Whether the last approval row for grant `id` names `action_hash` and its mac verifies
 /// under `key` (the row's own content against its stored predecessor's mac).
@@ -873,7 +885,7 @@ pub(super) fn approval_row_verifies(
 }
 
 /// Reads a row; `detail_text` is the exact stored text (the mac covers it).
-fn row_from_sql(r: &Row<'_>) -> rusqlite::Result<(AuditRow, String)> {
+pub(super) fn row_from_sql(r: &Row<'_>) -> rusqlite::Result<(AuditRow, String)> {
     let kind: String = r.get(5)?;
     let detail_text: String = r.get(12)?;
     let kind = AuditKind::from_str(&kind).map_err(|e| {
@@ -897,6 +909,7 @@ fn row_from_sql(r: &Row<'_>) -> rusqlite::Result<(AuditRow, String)> {
                 decision: r.get(11)?,
                 detail,
                 latency_us: r.get(13)?,
+                role: r.get(16)?,
             },
             prev_mac: r.get(14)?,
             mac: r.get(15)?,
@@ -1146,6 +1159,7 @@ mod tests {
                 "rule": null,
             }),
             latency_us: Some(912),
+            role: None,
         };
         let note = AuditRecord {
             kind: AuditKind::Steer,
@@ -1267,6 +1281,38 @@ mod tests {
         );
         assert_eq!(rows[6].0, format!("{}…", "y".repeat(MAX_TARGET_BYTES - 1)));
         assert_eq!((head.0, head.1), (8, 8));
+    }
+
+    /// A row written before the role column existed (NULL role) verifies as it always did
+    /// (the golden macs above have no role); a role is chained when set, so adding, changing
+    /// or clearing it afterwards is reported as an edit of that row.
+    #[test]
+    fn the_role_is_chained_when_set_and_old_rows_still_verify() {
+        let mut store = fixed_store();
+        let mut recs = records();
+        recs[1].role = Some("director".to_string());
+        store.transaction(|t| t.append_audits(&recs)).unwrap();
+        assert!(store.verify_chain().unwrap().is_ok());
+        let rows = store.audit_rows(&AuditFilter::default()).unwrap();
+        assert_eq!(rows[1].record.role.as_deref(), Some("director"));
+        assert_eq!(rows[0].record.role, None);
+        // The row without a role has the golden mac: nothing changed for it.
+        assert_eq!(rows[0].mac, GOLDEN_MACS[1]);
+        let tamper = |sql: &str| {
+            let store = fixed_store();
+            let mut store = store;
+            store.transaction(|t| t.append_audits(&recs)).unwrap();
+            store.conn.execute(sql, []).unwrap();
+            store.verify_chain().unwrap().problem
+        };
+        for sql in [
+            "UPDATE audit SET role = 'worker' WHERE seq = 2",
+            "UPDATE audit SET role = NULL WHERE seq = 2",
+            "UPDATE audit SET role = 'director' WHERE seq = 1",
+        ] {
+            let seq = if sql.ends_with("seq = 1") { 1 } else { 2 };
+            assert_eq!(tamper(sql), Some(ChainProblem::BadMac { seq }), "{sql}");
+        }
     }
 
     #[test]

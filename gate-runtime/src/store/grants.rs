@@ -338,6 +338,7 @@ fn approval_record(g: &GrantRow, now_ms: i64, by: &str) -> super::AuditRecord {
         decision: Some("approved".to_string()),
         detail: serde_json::json!({ "grant": g.id, "action": g.action_hash, "summary": g.summary }),
         latency_us: None,
+        role: None,
     }
 }
 

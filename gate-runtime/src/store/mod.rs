@@ -95,6 +95,7 @@ mod baselines;
 mod grants;
 mod paths;
 mod schema;
+mod sink;
 mod staged;
 
 use std::fmt;
@@ -118,6 +119,7 @@ pub(crate) use grants::{
 pub use grants::{ApproveOutcome, GrantRow, GrantStatus, NewGrant};
 pub use paths::{default_path, fallback_log, fault_log_path, key_path, FAULT_LOG_MAX_BYTES};
 pub use schema::SCHEMA_VERSION;
+pub use sink::SinkCursor;
 pub use staged::{partial_path, Staged};
 
 /// How long a writer waits for the lock before giving up with [`StoreError::Locked`].

@@ -147,6 +147,11 @@ const MIGRATIONS: &[&str] = &[
     // the index, the lookup is a range that starts past the expired grants.
     "DROP INDEX grants_action;
      CREATE INDEX grants_live ON grants (action_hash, expires);",
+    // v8 (observe): the role an event was evaluated under, in every audit row. Added as the
+    // last column, so the insert without a column list keeps the table's order; rows written
+    // before it hold NULL, and the chain hashes the role only when one is set, so they verify
+    // as they always did (`store::audit::canonical_into`).
+    "ALTER TABLE audit ADD COLUMN role TEXT;",
 ];
 
 /// The schema version this build writes and reads.
