@@ -212,6 +212,21 @@ aside (gate.db in gate.partial, no other process sees it) and moved into place w
 replay ends, also after an error, with what was committed; if the process is killed, only the
 partial file is left, and the next replay to PATH starts it over.")]
     Replay(ReplayArgs),
+    /// Prove a policy's invariants by exploring its whole control space
+    #[command(after_help = "\
+Examples:
+  gate verify --spec trust                  a compiled spec (beside its reference interpreter)
+  gate verify --spec-file specs/draft.toml  a draft, interpreted: no rebuild needed
+  gate verify specs/*.toml --json           several files; JSON for scripts
+
+Every invariant is checked on every step from every control state reachable from a new
+identity, for every role: gate's built-in ones (a forbidden tier is never allowed, including
+on an identity's first event; a window licenses nothing; anti-flap; fail-open; every
+withholding state can be left) and the spec's own [[invariant]]s. A false one is printed
+with a counterexample: the shortest event sequence from a new identity that breaks it. What
+the abstraction leaves out is in docs/spec.md (\"Invariants\"). Exits 1 when any invariant
+is false, 2 when a spec cannot be read or has errors.")]
+    Verify(VerifyArgs),
     /// Fold the database's write-ahead log into it and truncate the log
     #[command(
         after_help = "gate hook starts this in the background (detached, so no agent waits on its
@@ -462,6 +477,20 @@ pub struct ReplayArgs {
     /// environment or a config file): replay through it instead of in memory.
     #[arg(skip)]
     pub db: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct VerifyArgs {
+    /// Spec files to verify (interpreted)
+    #[arg(value_name = "FILE", conflicts_with = "spec_file")]
+    pub files: Vec<PathBuf>,
+    /// Verify a spec file (interpreted, no rebuild needed); or name a compiled spec with the
+    /// global `--spec NAME`
+    #[arg(long, value_name = "PATH")]
+    pub spec_file: Option<PathBuf>,
+    /// The compiled spec named with `--spec` (filled from the global flag).
+    #[arg(skip)]
+    pub spec: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -6,6 +6,7 @@ pub mod hook;
 pub mod policy;
 pub mod replay;
 pub mod store;
+pub mod verify;
 
 use crate::cli::{self, CheckArgs, CompletionsArgs, DiagramArgs, DiagramFormat, Exit, GlobalArgs};
 use crate::config::{Config, Overrides};
