@@ -153,3 +153,96 @@ fn the_explorers_verdict_is_the_engines() {
         .unwrap();
     assert!(compared.into_inner() > 0);
 }
+
+/// A spec's own `[[invariant]]`s are decided: a true one is proven, a false `always` gives the
+/// one event that breaks it, and a false `reachable` the shortest path into the sink.
+#[test]
+fn declared_invariants_are_proven_or_refuted() {
+    let source = r#"
+[machine]
+name = "declared"
+initial = "idle"
+kinds = ["explore", "edit"]
+
+[[tier]]
+name = "low"
+mode = "steer"
+max_actions = 20
+
+[[tier]]
+name = "high"
+mode = "gate"
+max_actions = 5
+
+[[rule]]
+name = "force_push"
+commands = ["git push --force"]
+tier = "high"
+
+[[state]]
+name = "idle"
+
+[[state]]
+name = "done"
+
+[[transition]]
+from = "idle"
+on = "tier:high"
+effects = ["deny:no"]
+
+[[transition]]
+from = "idle"
+on = "event:session_end"
+to = "done"
+
+[template]
+no = "no"
+
+[[invariant]]
+name = "high_never_allowed_in_idle"
+state = "idle"
+tier = ">= high"
+never = ["allow", "steer"]
+
+[[invariant]]
+name = "everything_passes"
+tier = "high"
+always = "allow"
+
+[[invariant]]
+name = "idle_comes_back"
+reachable = "idle"
+"#;
+    let (spec, diags) = gate_spec::compile(source);
+    let spec = spec.unwrap_or_else(|| panic!("{:?}", diags.items));
+    assert_eq!(spec.invariants.len(), 3);
+    let interp = gate_runtime::interp::Interpreter::new(&spec);
+    let report = gate_runtime::verify::verify(&spec, &interp, None);
+    let find = |name: &str| {
+        report
+            .invariants
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("{name} was checked"))
+    };
+    let proven = find("high_never_allowed_in_idle");
+    assert!(proven.holds() && !proven.builtin && proven.checked > 0);
+    let refuted = find("everything_passes")
+        .counterexample
+        .as_ref()
+        .expect("false");
+    assert_eq!(refuted.events.len(), 1, "{}", refuted.render(""));
+    assert!(refuted.events[0].event.starts_with("pre_tool tier=high"));
+    assert_eq!(
+        refuted.events[0].answer,
+        Some(gate_runtime::verify::Answer::Deny)
+    );
+    let sink = find("idle_comes_back")
+        .counterexample
+        .as_ref()
+        .expect("false");
+    assert_eq!(sink.events.len(), 1, "{}", sink.render(""));
+    assert_eq!(sink.events[0].event, "session_end");
+    assert_eq!(sink.events[0].to, "done");
+    assert!(!report.holds());
+}

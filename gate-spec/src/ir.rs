@@ -157,6 +157,9 @@ pub struct Spec {
     pub transitions: Vec<Transition>,
     pub templates: Vec<Template>,
     pub roles: Vec<Role>,
+    /// The invariants the spec declares about itself (`[[invariant]]`).
+    #[serde(default)]
+    pub invariants: Vec<crate::invariant::Invariant>,
 }
 
 /// A name with the span where it was declared.

@@ -11,6 +11,7 @@ pub mod diagram;
 pub mod effect;
 pub mod exec;
 pub mod hash;
+pub mod invariant;
 pub mod ir;
 pub mod parse;
 pub mod pattern;

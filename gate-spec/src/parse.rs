@@ -10,6 +10,8 @@ use crate::pattern;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
+mod invariant;
+
 type Value<'i> = Spanned<DeValue<'i>>;
 
 fn span_of<T>(s: &Spanned<T>) -> Span {
@@ -396,6 +398,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             "transition",
             "template",
             "role",
+            "invariant",
         ],
         diags,
     );
@@ -1162,6 +1165,18 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         }
     }
 
+    let invariants = invariant::parse_all(
+        root,
+        &invariant::Scope {
+            states: &states,
+            tiers: &tiers,
+            kinds: &kinds,
+            roles: &roles,
+            signals: &signals,
+        },
+        diags,
+    );
+
     if diags.has_errors() {
         return None;
     }
@@ -1192,6 +1207,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         transitions: ir_transitions,
         templates: ir_templates,
         roles: ir_roles,
+        invariants,
     })
 }
 

@@ -12,37 +12,7 @@
 
 use gate_spec::ir::{Block, Effect, Mode, Phase, RoleId, Spec, StateId, TierId};
 
-/// A verdict without its text, ordered by strength.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Answer {
-    Allow,
-    Steer,
-    Ask,
-    Deny,
-}
-
-impl Answer {
-    pub const ALL: [Answer; 4] = [Answer::Allow, Answer::Steer, Answer::Ask, Answer::Deny];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Answer::Allow => "allow",
-            Answer::Steer => "steer",
-            Answer::Ask => "ask",
-            Answer::Deny => "deny",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Answer> {
-        Answer::ALL.into_iter().find(|a| a.as_str() == text)
-    }
-
-    /// Whether the action is withheld (ask or deny).
-    pub fn withholds(self) -> bool {
-        matches!(self, Answer::Ask | Answer::Deny)
-    }
-}
+pub use gate_spec::invariant::Answer;
 
 /// What one step proposes and what the hook answers after the mode cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

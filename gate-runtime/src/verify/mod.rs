@@ -11,6 +11,7 @@
 //! One concern a file: `alphabet.rs` the abstract events and how one is realised,
 //! `explorer.rs` the breadth-first exploration, `answer.rs` the hook's verdict of a step,
 //! `debounce.rs` the signals' debouncers, `builtin.rs` the invariants every spec holds,
+//! `declared.rs` the spec's own `[[invariant]]`s,
 //! `counterexample.rs` counterexamples and findings.
 
 pub mod alphabet;
@@ -18,6 +19,7 @@ pub mod answer;
 pub mod builtin;
 pub mod counterexample;
 pub mod debounce;
+pub mod declared;
 pub mod explorer;
 
 use gate_spec::exec::Machine;
@@ -70,7 +72,7 @@ pub fn explore_all(
 pub fn verify(spec: &Spec, machine: &dyn Machine, reference: Option<&dyn Machine>) -> Report {
     let graphs = explore_all(spec, machine, reference);
     let debouncers = debounce::explore(spec, machine);
-    let invariants = vec![
+    let mut invariants = vec![
         builtin::machine_consistent(spec, &graphs, reference.is_some()),
         builtin::forbidden_never_allowed(spec, &graphs),
         builtin::window_licenses_nothing(spec, machine, &graphs),
@@ -78,6 +80,11 @@ pub fn verify(spec: &Spec, machine: &dyn Machine, reference: Option<&dyn Machine
         builtin::fail_open(spec, &graphs),
         builtin::withholding_is_left(spec, &graphs),
     ];
+    invariants.extend(
+        spec.invariants
+            .iter()
+            .map(|inv| declared::check(spec, inv, &graphs)),
+    );
     Report {
         spec: spec.name.to_string(),
         roles: explorer::roles(spec)
