@@ -8,6 +8,7 @@ pub mod check;
 pub mod commands;
 pub mod diag;
 pub mod diagram;
+pub mod diff;
 pub mod effect;
 pub mod exec;
 pub mod hash;
