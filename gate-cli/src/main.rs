@@ -188,6 +188,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             args.db = global.db.clone();
             cmd::replay::run(&args, global.json)
         }
+        Command::Diff(args) => cmd::diff::run(&args, global.json),
         Command::Verify(mut args) => {
             args.spec = global.spec.clone();
             cmd::verify::run(&args, global.json)

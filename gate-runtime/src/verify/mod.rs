@@ -11,12 +11,13 @@
 //! One concern a file: `alphabet.rs` the abstract events and how one is realised,
 //! `explorer.rs` the breadth-first exploration, `answer.rs` the hook's verdict of a step,
 //! `debounce.rs` the signals' debouncers, `builtin.rs` the invariants every spec holds,
-//! `declared.rs` the spec's own `[[invariant]]`s,
+//! `declared.rs` the spec's own `[[invariant]]`s, `compare.rs` two specs' behaviour side by side,
 //! `counterexample.rs` counterexamples and findings.
 
 pub mod alphabet;
 pub mod answer;
 pub mod builtin;
+pub mod compare;
 pub mod counterexample;
 pub mod debounce;
 pub mod declared;
