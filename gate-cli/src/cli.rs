@@ -219,6 +219,8 @@ Examples:
   gate verify --spec-file specs/draft.toml  a draft, interpreted: no rebuild needed
   gate verify specs/*.toml --json           several files; JSON for scripts
 
+With no spec named, the configured one is verified (GATE_SPEC, the config files, `default`).
+
 Every invariant is checked on every step from every control state reachable from a new
 identity, for every role: gate's built-in ones (a forbidden tier is never allowed, including
 on an identity's first event; a window licenses nothing; anti-flap; fail-open; every

@@ -109,4 +109,8 @@ fn bad_input_is_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     let o = gate(&["verify", "--spec", "trust", "specs/trust.toml"]);
     assert_eq!(o.status.code(), Some(2));
+    // Every role is explored; naming one is a mistake, not a filter silently ignored.
+    let o = gate(&["verify", "--spec", "default", "--role", "worker"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--role does not apply"));
 }

@@ -47,9 +47,8 @@ pub fn machine_consistent(spec: &Spec, graphs: &[Graph], reference: bool) -> Fin
     for g in graphs {
         if let Some(m) = g.mismatches.first() {
             f.counterexample.get_or_insert_with(|| {
-                let mut path = g.path_to(m.from);
+                let path = g.path_to(m.from);
                 let mut c = Counterexample::of_path(spec, g, &path, String::new());
-                path.clear();
                 c.why = format!(
                     "then {}: the compiled machine reaches {} firing [{}], the interpreter {} firing [{}]",
                     g.letters[m.letter].describe(spec),
@@ -348,6 +347,13 @@ pub fn fail_open(spec: &Spec, graphs: &[Graph]) -> Finding {
         "what a fault answers (the rules alone, from a new identity) withholds only actions the policy withholds in some state once the identity has acted",
     );
     for g in graphs {
+        // Per letter: withheld from some node the identity reaches once it has acted.
+        let mut withheld_acted = vec![false; g.letters.len()];
+        for s in &g.steps {
+            if g.nodes[s.from].age == Age::Acted && s.verdicts.answer.withholds() {
+                withheld_acted[s.letter] = true;
+            }
+        }
         for (i, step) in g.steps_from(0).iter().enumerate() {
             let letter = &g.letters[step.letter];
             if letter.phase != Phase::PreTool
@@ -357,12 +363,7 @@ pub fn fail_open(spec: &Spec, graphs: &[Graph]) -> Finding {
                 continue;
             }
             f.checked += 1;
-            let somewhere = g.steps.iter().any(|s| {
-                s.letter == step.letter
-                    && g.nodes[s.from].age == Age::Acted
-                    && s.verdicts.answer.withholds()
-            });
-            if !somewhere && f.counterexample.is_none() {
+            if !withheld_acted[step.letter] && f.counterexample.is_none() {
                 f.counterexample = Some(Counterexample::to_step(
                     spec,
                     g,
