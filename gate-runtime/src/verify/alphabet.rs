@@ -35,7 +35,7 @@ pub struct Letter {
 }
 
 impl Letter {
-    /// Whether the letter is a plain pre-tool action: no extra trigger, floor's seconds met.
+    /// Whether the letter is a plain pre-tool action: no extra trigger.
     pub fn is_plain_action(&self) -> bool {
         self.phase == Phase::PreTool && self.extra == Extra::None
     }

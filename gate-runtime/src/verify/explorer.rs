@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use gate_spec::exec::{Machine, Snapshot};
 use gate_spec::ir::{RoleId, Spec, StateId};
 
-use super::alphabet::{realise, Age, Letter};
+use super::alphabet::{realise, Age, Letter, Realised};
 use super::answer::{verdicts, Verdicts};
 
 /// One explored control node.
@@ -88,12 +88,22 @@ pub fn step_machine(
     role: Option<RoleId>,
 ) -> Option<(Snapshot, Vec<u16>)> {
     let realised = realise(spec, node.state, node.since_arm, node.age, letter)?;
+    Some(step_realised(machine, &realised, letter, role))
+}
+
+/// Steps `machine` from a realised letter.
+fn step_realised(
+    machine: &dyn Machine,
+    realised: &Realised,
+    letter: &Letter,
+    role: Option<RoleId>,
+) -> (Snapshot, Vec<u16>) {
     let mut memory = realised.memory.clone();
     let mut fired = Vec::new();
     machine.step(&mut memory, &realised.input(letter, role), &mut |t| {
         fired.push(t)
     });
-    Some((memory, fired))
+    (memory, fired)
 }
 
 /// Explores `machine` over `spec`'s alphabet under `role`, from its initial memory. When a
@@ -126,12 +136,12 @@ pub fn explore(
         let node = graph.nodes[at];
         let begin = graph.steps.len();
         for (li, letter) in letters.iter().enumerate() {
-            let Some((after, fired)) = step_machine(machine, spec, &node, letter, role) else {
+            let Some(realised) = realise(spec, node.state, node.since_arm, node.age, letter) else {
                 continue;
             };
+            let (after, fired) = step_realised(machine, &realised, letter, role);
             if let Some(reference) = reference {
-                let other = step_machine(reference, spec, &node, letter, role)
-                    .expect("the same letter realises on both machines");
+                let other = step_realised(reference, &realised, letter, role);
                 if other.0 != after || other.1 != fired {
                     graph.mismatches.push(Mismatch {
                         from: at,
