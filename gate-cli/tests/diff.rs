@@ -1,7 +1,7 @@
-//! `gate diff` end to end: the trust spec's first-action fix is one added transition that
-//! turns a new identity's blocked first action from allow into deny, in the explored
-//! behaviour and on a recorded session; a spec against itself (compiled and as a file) is
-//! the same behaviour (exit 0); bad input is exit 2.
+//! `gate diff` end to end: the trust spec's first-action fix (applied to the spec before it)
+//! is one added transition that turns a new identity's blocked first action from allow into
+//! deny, in the explored behaviour and on a recorded session; a spec against itself
+//! (compiled and as a file) is the same behaviour (exit 0); bad input is exit 2.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -27,9 +27,26 @@ fn text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// The old trust spec with the fix applied and nothing else, in `dir`.
+fn fixed_trust(dir: &std::path::Path) -> String {
+    let old = std::fs::read_to_string(root().join(OLD_TRUST)).unwrap();
+    let from =
+        "from = [\"trusted\", \"standard\", \"probation\", \"untrusted\"]\non = \"tier:blocked\"";
+    assert!(old.contains(from), "the fixture has the unfixed transition");
+    let fixed = old.replace(
+        from,
+        "from = [\"fresh\", \"trusted\", \"standard\", \"probation\", \"untrusted\"]\non = \"tier:blocked\"",
+    );
+    let path = dir.join("trust.toml");
+    std::fs::write(&path, fixed).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 #[test]
 fn the_trust_fix_changes_a_new_identitys_blocked_first_action() {
-    let o = gate(&["diff", OLD_TRUST, "specs/trust.toml"]);
+    let dir = tempfile::tempdir().unwrap();
+    let fixed = fixed_trust(dir.path());
+    let o = gate(&["diff", OLD_TRUST, &fixed]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("spec: 1 item(s) differ"), "{t}");
@@ -45,7 +62,7 @@ fn the_trust_fix_changes_a_new_identitys_blocked_first_action() {
     assert!(t.ends_with("the behaviour differs\n"), "{t}");
 
     // Every difference is a blocked action in `fresh`: nothing else changed.
-    let o = gate(&["diff", OLD_TRUST, "specs/trust.toml", "--json"]);
+    let o = gate(&["diff", OLD_TRUST, &fixed, "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["same_behaviour"], false);
     let diffs = v["behaviour"]["differences"].as_array().unwrap();
@@ -84,7 +101,8 @@ fn a_recorded_session_shows_the_events_that_change() {
     ];
     std::fs::write(&session, lines.join("\n") + "\n").unwrap();
     let s = session.to_str().unwrap();
-    let o = gate(&["diff", OLD_TRUST, "specs/trust.toml", "--sessions", s]);
+    let fixed = fixed_trust(dir.path());
+    let o = gate(&["diff", OLD_TRUST, &fixed, "--sessions", s]);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(
