@@ -192,6 +192,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             "--role does not apply here: every role the spec defines is explored (and none)",
         )
         .into()),
+        Command::Diff(_) if global.spec.is_some() => Err(InputError::new(
+            "gate diff takes the two policies as OLD and NEW, not --spec",
+        )
+        .into()),
         Command::Diff(args) => cmd::diff::run(&args, global.json),
         Command::Verify(mut args) => {
             args.spec = global.spec.clone();
