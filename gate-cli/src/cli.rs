@@ -215,6 +215,41 @@ aside (gate.db in gate.partial, no other process sees it) and moved into place w
 replay ends, also after an error, with what was committed; if the process is killed, only the
 partial file is left, and the next replay to PATH starts it over.")]
     Replay(ReplayArgs),
+    /// Prove a policy's invariants by exploring its whole control space
+    #[command(after_help = "\
+Examples:
+  gate verify --spec trust                  a compiled spec (beside its reference interpreter)
+  gate verify --spec-file specs/draft.toml  a draft, interpreted: no rebuild needed
+  gate verify specs/*.toml --json           several files; JSON for scripts
+
+With no spec named, the configured one is verified (GATE_SPEC, the config files, `default`).
+
+Every invariant is checked on every step from every control state reachable from a new
+identity, for every role: gate's built-in ones (a forbidden tier is never allowed, including
+on an identity's first event; a window licenses nothing; anti-flap; fail-open; every
+withholding state can be left) and the spec's own [[invariant]]s. A false one is printed
+with a counterexample: the shortest event sequence from a new identity that breaks it. What
+the abstraction leaves out is in docs/spec.md (\"Invariants\"). Exits 1 when any invariant
+is false, 2 when a spec cannot be read or has errors.")]
+    Verify(VerifyArgs),
+    /// What a change to a policy changes: spec items, answers, recorded sessions
+    #[command(after_help = "\
+Examples:
+  gate diff trust specs/trust.toml                 the compiled spec against the edited file
+  git show main:specs/guard.toml > /tmp/old.toml
+  gate diff /tmp/old.toml specs/guard.toml --sessions examples/session.jsonl
+  gate diff guard default --json
+
+OLD and NEW are each a compiled spec name or a spec file: an argument that ends in .toml or
+contains a path separator is a file (interpreted, no rebuild needed), anything else names a
+compiled spec (see `gate specs`). The report lists the tiers, rules, states, transitions,
+signals, roles and templates added (+), removed (-) or changed (~); the (role, state, event)
+pairs whose answer differs, found by exploring both policies over the abstract alphabet of
+`gate verify`, grouped by the change of answer with the transitions that fired on each side;
+and with --sessions (JSON lines as `gate replay` reads them), every recorded event whose
+answer would change. Exits 0 when the behaviour is the same, 1 when it differs, 2 on bad
+input.")]
+    Diff(DiffArgs),
     /// Fold the database's write-ahead log into it and truncate the log
     #[command(
         after_help = "gate hook starts this in the background (detached, so no agent waits on its
@@ -497,6 +532,33 @@ pub struct ReplayArgs {
     /// environment or a config file): replay through it instead of in memory.
     #[arg(skip)]
     pub db: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct VerifyArgs {
+    /// Spec files to verify (interpreted)
+    #[arg(value_name = "FILE", conflicts_with = "spec_file")]
+    pub files: Vec<PathBuf>,
+    /// Verify a spec file (interpreted, no rebuild needed); or name a compiled spec with the
+    /// global `--spec NAME`
+    #[arg(long, value_name = "PATH")]
+    pub spec_file: Option<PathBuf>,
+    /// The compiled spec named with `--spec` (filled from the global flag).
+    #[arg(skip)]
+    pub spec: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DiffArgs {
+    /// The policy before: a compiled spec name, or a spec file (ends in .toml or has a `/`)
+    #[arg(value_name = "OLD")]
+    pub old: String,
+    /// The policy after, named the same way
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    /// Recorded sessions to replay through both (JSON lines, as `gate replay` reads them)
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub sessions: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -190,6 +190,19 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             args.db = global.db.clone();
             cmd::replay::run(&args, global.json)
         }
+        Command::Diff(_) | Command::Verify(_) if global.role.is_some() => Err(InputError::new(
+            "--role does not apply here: every role the spec defines is explored (and none)",
+        )
+        .into()),
+        Command::Diff(_) if global.spec.is_some() => Err(InputError::new(
+            "gate diff takes the two policies as OLD and NEW, not --spec",
+        )
+        .into()),
+        Command::Diff(args) => cmd::diff::run(&args, global.json),
+        Command::Verify(mut args) => {
+            args.spec = global.spec.clone();
+            cmd::verify::run(&args, global.json)
+        }
         Command::Completions(args) => cmd::completions(&args),
         Command::Man => cmd::man(),
     }

@@ -15,6 +15,7 @@
 //! Each impl destructures its value without `..`, so a field added to the IR does not compile
 //! here until it is emitted too.
 
+use gate_spec::invariant::{Answer, Claim, Invariant, When};
 use gate_spec::ir::{
     Act, ActionClass, Backstop, Baseline, Block, Checkpoint, Effect, FailPolicy, Family, Guard,
     List, Mode, Named, Pattern, Phase, Place, Profile, Rearm, Role, Rule, Scope, Signal, Span,
@@ -264,6 +265,7 @@ impl Emit for Spec {
             templates,
             roles,
             profiles,
+            invariants,
         } = self;
         let profiles = profiles.emit(cx);
         let (name, description, hash) = (name.emit(cx), description.emit(cx), hash.emit(cx));
@@ -274,6 +276,7 @@ impl Emit for Spec {
         let (checkpoints, states) = (checkpoints.emit(cx), states.emit(cx));
         let (transitions, templates, roles) =
             (transitions.emit(cx), templates.emit(cx), roles.emit(cx));
+        let invariants = invariants.emit(cx);
         quote!(ir::Spec {
             name: #name,
             description: #description,
@@ -294,6 +297,7 @@ impl Emit for Spec {
             templates: #templates,
             roles: #roles,
             profiles: #profiles,
+            invariants: #invariants,
         })
     }
 }
@@ -663,6 +667,74 @@ impl Emit for Block {
 impl Emit for Trigger {
     fn emit(&self, _cx: &mut Pools) -> TokenStream {
         crate::ir_trigger_tokens(*self)
+    }
+}
+
+impl Emit for Answer {
+    fn emit(&self, _cx: &mut Pools) -> TokenStream {
+        let v = variant(self.as_str());
+        quote!(::gate_spec::invariant::Answer::#v)
+    }
+}
+
+impl Emit for When {
+    fn emit(&self, cx: &mut Pools) -> TokenStream {
+        let When {
+            states,
+            window,
+            phases,
+            tier,
+            kinds,
+            roles,
+            signals,
+            first,
+        } = self;
+        let (states, window, phases) = (states.emit(cx), window.emit(cx), phases.emit(cx));
+        let (tier, kinds, roles) = (tier.emit(cx), kinds.emit(cx), roles.emit(cx));
+        let (signals, first) = (signals.emit(cx), first.emit(cx));
+        quote!(::gate_spec::invariant::When {
+            states: #states,
+            window: #window,
+            phases: #phases,
+            tier: #tier,
+            kinds: #kinds,
+            roles: #roles,
+            signals: #signals,
+            first: #first,
+        })
+    }
+}
+
+impl Emit for Claim {
+    fn emit(&self, cx: &mut Pools) -> TokenStream {
+        match self {
+            Claim::Never(list) => {
+                let list = list.emit(cx);
+                quote!(::gate_spec::invariant::Claim::Never(#list))
+            }
+            Claim::Always(list) => {
+                let list = list.emit(cx);
+                quote!(::gate_spec::invariant::Claim::Always(#list))
+            }
+            Claim::Reach(list) => {
+                let list = list.emit(cx);
+                quote!(::gate_spec::invariant::Claim::Reach(#list))
+            }
+        }
+    }
+}
+
+impl Emit for Invariant {
+    fn emit(&self, cx: &mut Pools) -> TokenStream {
+        let Invariant {
+            name,
+            span,
+            when,
+            claim,
+        } = self;
+        let (name, span, when, claim) =
+            (name.emit(cx), span.emit(cx), when.emit(cx), claim.emit(cx));
+        quote!(::gate_spec::invariant::Invariant { name: #name, span: #span, when: #when, claim: #claim })
     }
 }
 

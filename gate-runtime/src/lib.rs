@@ -15,3 +15,4 @@ pub mod replay;
 pub mod shell;
 pub mod store;
 pub mod verdict;
+pub mod verify;

@@ -158,6 +158,9 @@ pub struct Spec {
     pub transitions: Vec<Transition>,
     pub templates: Vec<Template>,
     pub roles: Vec<Role>,
+    /// The invariants the spec declares about itself (`[[invariant]]`).
+    #[serde(default)]
+    pub invariants: Vec<crate::invariant::Invariant>,
     /// Project profiles (languages), in declaration order.
     #[serde(default)]
     pub profiles: Vec<Profile>,

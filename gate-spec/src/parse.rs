@@ -10,6 +10,8 @@ use crate::pattern;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
+mod invariant;
+
 type Value<'i> = Spanned<DeValue<'i>>;
 
 fn span_of<T>(s: &Spanned<T>) -> Span {
@@ -399,6 +401,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             "template",
             "role",
             "profile",
+            "invariant",
         ],
         diags,
     );
@@ -1222,6 +1225,18 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         }
     }
 
+    let invariants = invariant::parse_all(
+        root,
+        &invariant::Scope {
+            states: &states,
+            tiers: &tiers,
+            kinds: &kinds,
+            roles: &roles,
+            signals: &signals,
+        },
+        diags,
+    );
+
     if diags.has_errors() {
         return None;
     }
@@ -1253,6 +1268,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         templates: ir_templates,
         roles: ir_roles,
         profiles: ir_profiles,
+        invariants,
     })
 }
 

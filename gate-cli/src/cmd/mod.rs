@@ -1,12 +1,14 @@
 //! The subcommands: each takes its parsed arguments and returns an exit code (or an error,
 //! which `main` prints as one line and maps to an exit code).
 
+pub mod diff;
 pub mod explain;
 pub mod hook;
 pub mod policy;
 pub mod replay;
 pub mod sink;
 pub mod store;
+pub mod verify;
 
 use crate::cli::{self, CheckArgs, CompletionsArgs, DiagramArgs, DiagramFormat, Exit, GlobalArgs};
 use crate::config::{Config, Overrides};

@@ -719,6 +719,47 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
 }
 
 /// A pretty-printed JSON document (the e2e driver's result) rather than JSON lines.
+/// Every event of a recorded session, read as `gate replay` reads it (JSON lines of hook
+/// payloads, a transcript, or an e2e driver result), with its time; a line that cannot be
+/// read is an input error naming it.
+pub fn read_session(path: &Path) -> Result<Vec<(Event, i64)>> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| InputError::new(format!("cannot read {}: {e}", path.display())))?;
+    let (_spent_to, spent_from) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
+    let reader = Reader {
+        forced: None,
+        stop_on_error: true,
+        transcript: Transcript::default(),
+        clock: 0,
+        items: Vec::with_capacity(CHUNK_ITEMS),
+        spent: spent_from,
+        line_no: 0,
+        read_bytes: 0,
+    };
+    std::thread::scope(|scope| {
+        let (to, from) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
+        scope.spawn(move || reader.run(file, &to));
+        let mut events = Vec::new();
+        for chunk in from {
+            for item in chunk?.items {
+                match item {
+                    Item::Event { event, now_ms } => events.push((event, now_ms)),
+                    Item::Bad { bad, .. } => {
+                        return Err(InputError::new(format!(
+                            "{} line {}: {}",
+                            path.display(),
+                            bad.line,
+                            bad.error
+                        ))
+                        .into())
+                    }
+                }
+            }
+        }
+        Ok(events)
+    })
+}
+
 fn looks_like_result(head: &[u8]) -> bool {
     head.starts_with(b"{\n") || head.starts_with(b"{\r\n")
 }

@@ -1,0 +1,231 @@
+//! `gate diff OLD NEW`: what a change to a policy changes. The items of the spec text added,
+//! removed or changed (`gate_spec::diff`); the (role, state, event) pairs whose answer differs,
+//! found by exploring both ( `gate_runtime::verify::compare`), grouped; and with recorded
+//! sessions, each event whose answer would change. Exit 0 when the behaviour is the same,
+//! 1 when it differs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use gate_runtime::interp::Interpreter;
+use gate_runtime::replay::Replayer;
+use gate_runtime::verify::compare::{compare, Comparison, Difference};
+use gate_spec::diff::{changes, Change, ChangeKind};
+use serde_json::json;
+
+use crate::cli::{DiffArgs, Exit};
+use crate::cmd::policy::Policy;
+use crate::cmd::{out, out_json};
+
+/// Whether a command-line argument names a spec file (it ends in `.toml` or has a path
+/// separator) rather than a compiled spec.
+pub fn is_file(arg: &str) -> bool {
+    arg.ends_with(".toml") || arg.contains('/') || arg.contains(std::path::MAIN_SEPARATOR)
+}
+
+fn load(arg: &str) -> Result<Policy> {
+    if is_file(arg) {
+        Policy::draft(Path::new(arg))
+    } else {
+        Policy::load(Some(arg), None)
+    }
+}
+
+/// One recorded event whose answer changes.
+#[derive(Debug, serde::Serialize)]
+struct Changed {
+    session: String,
+    /// 1-based index of the event in the file.
+    event: usize,
+    phase: String,
+    tool: Option<String>,
+    target: Option<String>,
+    before: &'static str,
+    after: &'static str,
+}
+
+/// Every event of the sessions through both policies (each in memory, as `gate replay`),
+/// with the ones whose answer differs, and how many events were compared.
+fn sessions(old: &Policy, new: &Policy, files: &[PathBuf]) -> Result<(usize, Vec<Changed>)> {
+    let (mut slot_old, mut slot_new) = (None, None);
+    let (engine_old, engine_new) = (old.engine(&mut slot_old), new.engine(&mut slot_new));
+    let mut changed = Vec::new();
+    let mut total = 0;
+    for file in files {
+        let events = crate::cmd::replay::read_session(file)?;
+        let (mut before, mut after) = (Replayer::new(&engine_old), Replayer::new(&engine_new));
+        for (i, (event, now)) in events.iter().enumerate() {
+            total += 1;
+            let a = before.feed(event, *now, None).decision.verdict.name();
+            let b = after.feed(event, *now, None).decision.verdict.name();
+            if a != b {
+                changed.push(Changed {
+                    session: file.display().to_string(),
+                    event: i + 1,
+                    phase: event.phase.map_or("other", |p| p.as_str()).to_string(),
+                    tool: event.tool.clone(),
+                    target: event
+                        .target
+                        .as_deref()
+                        .map(|t| gate_runtime::redact::redact(t).into_owned()),
+                    before: a,
+                    after: b,
+                });
+            }
+        }
+    }
+    Ok((total, changed))
+}
+
+fn answers(list: &[gate_runtime::verify::Answer]) -> String {
+    list.iter()
+        .map(|a| a.as_str())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Differences grouped by role, state, first event and the change of answer.
+fn groups(c: &Comparison) -> BTreeMap<(String, String, bool, String, String), Vec<&Difference>> {
+    let mut out: BTreeMap<_, Vec<&Difference>> = BTreeMap::new();
+    for d in &c.differences {
+        out.entry((
+            d.role.clone(),
+            d.state.clone(),
+            d.first,
+            answers(&d.before),
+            answers(&d.after),
+        ))
+        .or_default()
+        .push(d);
+    }
+    out
+}
+
+fn render_changes(list: &[Change]) -> String {
+    if list.is_empty() {
+        return "spec: no tier, rule, state, transition, signal, role or template differs\n"
+            .to_string();
+    }
+    let mut text = format!("spec: {} item(s) differ\n", list.len());
+    for c in list {
+        let mark = match c.kind {
+            ChangeKind::Added => "+",
+            ChangeKind::Removed => "-",
+            ChangeKind::Changed => "~",
+        };
+        text.push_str(&format!("  {mark} {} {}\n", c.section, c.item));
+        if c.section == "transition" || c.section == "state" {
+            if let Some(b) = &c.before {
+                text.push_str(&format!("      before: {b}\n"));
+            }
+            if let Some(a) = &c.after {
+                text.push_str(&format!("      after:  {a}\n"));
+            }
+        }
+    }
+    text
+}
+
+const SHOWN_EVENTS: usize = 6;
+
+fn render_behaviour(c: &Comparison) -> String {
+    let mut text = format!(
+        "behaviour: {} of {} (role, state, event) pairs answer differently",
+        c.differences.len(),
+        c.compared
+    );
+    if c.only_before + c.only_after > 0 {
+        text.push_str(&format!(
+            " ({} met only by OLD, {} only by NEW)",
+            c.only_before, c.only_after
+        ));
+    }
+    text.push('\n');
+    for ((role, state, first, before, after), diffs) in groups(c) {
+        let when = if first {
+            format!("{state}, as a new identity's first event")
+        } else {
+            state.clone()
+        };
+        text.push_str(&format!(
+            "  role {role}, in {when}: {before} -> {after} on {} event(s)\n",
+            diffs.len()
+        ));
+        for d in diffs.iter().take(SHOWN_EVENTS) {
+            text.push_str(&format!("      {}\n", d.event));
+        }
+        if diffs.len() > SHOWN_EVENTS {
+            text.push_str(&format!(
+                "      … and {} more\n",
+                diffs.len() - SHOWN_EVENTS
+            ));
+        }
+        let d = diffs[0];
+        let fired = |list: &[String]| {
+            if list.is_empty() {
+                "nothing fired".to_string()
+            } else {
+                format!("fired {}", list.join("; "))
+            }
+        };
+        text.push_str(&format!(
+            "      why: before, {}; after, {}\n",
+            fired(&d.fired_before),
+            fired(&d.fired_after)
+        ));
+    }
+    text
+}
+
+/// `gate diff`; exit 1 when the behaviour differs.
+pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
+    let old = load(&args.old)?;
+    let new = load(&args.new)?;
+    let list = changes(old.spec(), new.spec());
+    // Both sides run on the reference interpreter: a compiled machine equals it on every
+    // explored step (`gate verify`), and a draft has no other.
+    let (ia, ib) = (Interpreter::new(old.spec()), Interpreter::new(new.spec()));
+    let comparison = compare((old.spec(), &ia), (new.spec(), &ib));
+    let (replayed, changed) = sessions(&old, &new, &args.sessions)?;
+    let same = comparison.differences.is_empty() && changed.is_empty();
+    if json_out {
+        out_json(&json!({
+            "old": old.label(),
+            "new": new.label(),
+            "same_behaviour": same,
+            "changes": list,
+            "behaviour": comparison,
+            "sessions": {"events": replayed, "changed": changed},
+        }))?;
+    } else {
+        let mut text = format!("{} -> {}\n", old.label(), new.label());
+        text.push_str(&render_changes(&list));
+        text.push_str(&render_behaviour(&comparison));
+        if !args.sessions.is_empty() {
+            text.push_str(&format!(
+                "sessions: {} of {replayed} recorded event(s) answered differently\n",
+                changed.len()
+            ));
+            for c in &changed {
+                text.push_str(&format!(
+                    "  {}:{} {} {} {}: {} -> {}\n",
+                    c.session,
+                    c.event,
+                    c.phase,
+                    c.tool.as_deref().unwrap_or("-"),
+                    c.target.as_deref().unwrap_or(""),
+                    c.before,
+                    c.after
+                ));
+            }
+        }
+        text.push_str(if same {
+            "the behaviour is the same\n"
+        } else {
+            "the behaviour differs\n"
+        });
+        out(&text)?;
+    }
+    Ok(if same { Exit::Ok } else { Exit::Findings }.code())
+}

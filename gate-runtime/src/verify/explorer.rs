@@ -1,0 +1,197 @@
+//! The exhaustive explorer: breadth first over a machine's control space from a new
+//! identity, one role at a time, every letter of the abstract alphabet from every node.
+//!
+//! A node is the control part of a machine's memory (state and re-arm counter) and the
+//! identity's [`Age`]. The debouncers are left out: they evolve independently of the control
+//! state (exec.rs rule 2 reads only the samples), so every edge is a free input here and is
+//! checked on its own in [`super::debounce`]. Breadth first means the first path found to a
+//! node is a shortest one, which is what a counterexample prints.
+
+use std::collections::BTreeMap;
+
+use gate_spec::exec::{Machine, Snapshot};
+use gate_spec::ir::{RoleId, Spec, StateId};
+
+use super::alphabet::{realise, Age, Letter, Realised};
+use super::answer::{verdicts, Verdicts};
+
+/// One explored control node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Node {
+    pub state: StateId,
+    pub since_arm: u16,
+    pub age: Age,
+}
+
+/// One explored step: a letter from a node, what fired, where it went, what the hook answers.
+#[derive(Clone, Debug)]
+pub struct Step {
+    /// Index into [`Graph::nodes`].
+    pub from: usize,
+    /// Index into [`Graph::letters`].
+    pub letter: usize,
+    pub to: usize,
+    /// Fired transitions, in order (indices into `Spec::transitions`).
+    pub fired: Vec<u16>,
+    pub verdicts: Verdicts,
+}
+
+/// Where the compiled machine and the reference interpreter disagree.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    pub from: usize,
+    pub letter: usize,
+    pub machine: (Snapshot, Vec<u16>),
+    pub reference: (Snapshot, Vec<u16>),
+}
+
+/// The explored control graph of one spec under one role.
+#[derive(Debug)]
+pub struct Graph {
+    pub role: Option<RoleId>,
+    pub letters: Vec<Letter>,
+    /// Reachable nodes in breadth-first order; `nodes[0]` is the new identity.
+    pub nodes: Vec<Node>,
+    /// Per node, the step that first reached it (`None` for the start).
+    pub parent: Vec<Option<usize>>,
+    pub steps: Vec<Step>,
+    /// Per node, the range of its steps in `steps`.
+    pub out: Vec<std::ops::Range<usize>>,
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl Graph {
+    /// The shortest event sequence from the new identity to `node`, as step indices.
+    pub fn path_to(&self, node: usize) -> Vec<usize> {
+        let mut path = Vec::new();
+        let mut at = node;
+        while let Some(step) = self.parent[at] {
+            path.push(step);
+            at = self.steps[step].from;
+        }
+        path.reverse();
+        path
+    }
+
+    /// The steps leaving `node`.
+    pub fn steps_from(&self, node: usize) -> &[Step] {
+        &self.steps[self.out[node].clone()]
+    }
+}
+
+/// Steps `machine` with `letter` from a node; `None` when the letter cannot happen there.
+pub fn step_machine(
+    machine: &dyn Machine,
+    spec: &Spec,
+    node: &Node,
+    letter: &Letter,
+    role: Option<RoleId>,
+) -> Option<(Snapshot, Vec<u16>)> {
+    let realised = realise(spec, node.state, node.since_arm, node.age, letter)?;
+    Some(step_realised(machine, &realised, letter, role))
+}
+
+/// Steps `machine` from a realised letter.
+fn step_realised(
+    machine: &dyn Machine,
+    realised: &Realised,
+    letter: &Letter,
+    role: Option<RoleId>,
+) -> (Snapshot, Vec<u16>) {
+    let mut memory = realised.memory.clone();
+    let mut fired = Vec::new();
+    machine.step(&mut memory, &realised.input(letter, role), &mut |t| {
+        fired.push(t)
+    });
+    (memory, fired)
+}
+
+/// Explores `machine` over `spec`'s alphabet under `role`, from its initial memory. When a
+/// `reference` machine is given, every step is also run on it and differences are recorded.
+pub fn explore(
+    spec: &Spec,
+    machine: &dyn Machine,
+    reference: Option<&dyn Machine>,
+    role: Option<RoleId>,
+    letters: &[Letter],
+) -> Graph {
+    let init = machine.initial();
+    let start = Node {
+        state: init.state,
+        since_arm: init.since_arm,
+        age: Age::New,
+    };
+    let mut index: BTreeMap<Node, usize> = BTreeMap::from([(start, 0)]);
+    let mut graph = Graph {
+        role,
+        letters: letters.to_vec(),
+        nodes: vec![start],
+        parent: vec![None],
+        steps: Vec::new(),
+        out: Vec::new(),
+        mismatches: Vec::new(),
+    };
+    let mut at = 0;
+    while at < graph.nodes.len() {
+        let node = graph.nodes[at];
+        let begin = graph.steps.len();
+        for (li, letter) in letters.iter().enumerate() {
+            let Some(realised) = realise(spec, node.state, node.since_arm, node.age, letter) else {
+                continue;
+            };
+            let (after, fired) = step_realised(machine, &realised, letter, role);
+            if let Some(reference) = reference {
+                let other = step_realised(reference, &realised, letter, role);
+                if other.0 != after || other.1 != fired {
+                    graph.mismatches.push(Mismatch {
+                        from: at,
+                        letter: li,
+                        machine: (after.clone(), fired.clone()),
+                        reference: other,
+                    });
+                }
+            }
+            let next = Node {
+                state: after.state,
+                since_arm: after.since_arm,
+                age: node.age.after(letter.phase),
+            };
+            let to = match index.get(&next) {
+                Some(&i) => i,
+                None => {
+                    let i = graph.nodes.len();
+                    index.insert(next, i);
+                    graph.nodes.push(next);
+                    graph.parent.push(Some(graph.steps.len()));
+                    i
+                }
+            };
+            let v = verdicts(
+                spec,
+                letter.phase,
+                letter.tier,
+                role,
+                matches!(letter.extra, super::alphabet::Extra::Approved),
+                &fired,
+                after.state,
+            );
+            graph.steps.push(Step {
+                from: at,
+                letter: li,
+                to,
+                fired,
+                verdicts: v,
+            });
+        }
+        graph.out.push(begin..graph.steps.len());
+        at += 1;
+    }
+    graph
+}
+
+/// Every role of a spec, `None` (no role) first.
+pub fn roles(spec: &Spec) -> Vec<Option<RoleId>> {
+    std::iter::once(None)
+        .chain((0..spec.roles.len()).map(|r| Some(r as RoleId)))
+        .collect()
+}

@@ -1,0 +1,367 @@
+//! What a change to a spec changes in its text, item by item: the tiers, rules, states,
+//! transitions, signals, roles and templates added, removed or changed between two specs.
+//! Items are matched by name (a transition by its source, trigger and guard) and compared by
+//! a canonical description with every id resolved to its name and every span left out, so
+//! moving an item in the file or renumbering what it refers to is no change.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::ir::{Block, Effect, Guard, Mode, Spec, Transition};
+
+/// How an item changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Added,
+    Removed,
+    Changed,
+}
+
+/// One item that differs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// `tier`, `rule`, `state`, `transition`, `signal`, `role` or `template`.
+    pub section: &'static str,
+    /// The item's name (a transition's `from --trigger--> [guard]`).
+    pub item: String,
+    pub kind: ChangeKind,
+    /// Its description in the old and the new spec.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+}
+
+/// A value's JSON with every `span` left out.
+fn without_spans(mut v: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.remove("span");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut v);
+    v
+}
+
+fn json_of(v: &impl Serialize) -> Value {
+    without_spans(serde_json::to_value(v).unwrap_or(Value::Null))
+}
+
+fn effect_text(spec: &Spec, e: &Effect) -> String {
+    let template = |t: &u8| {
+        spec.templates
+            .get(*t as usize)
+            .map_or("?", |t| &t.name)
+            .to_string()
+    };
+    match e {
+        Effect::Arm => "arm".to_string(),
+        Effect::Close => "close".to_string(),
+        Effect::Steer { template: t } => format!("steer:{}", template(t)),
+        Effect::Ask { template: t } => format!("ask:{}", template(t)),
+        Effect::Deny { template: t } => format!("deny:{}", template(t)),
+        Effect::Record { label } => format!("record:{label}"),
+    }
+}
+
+fn guard_text(spec: &Spec, g: &Guard) -> String {
+    let mut parts = Vec::new();
+    if let Some((lo, hi)) = g.tier {
+        parts.push(format!(
+            "tier {}..{}",
+            spec.tier_name(lo),
+            spec.tier_name(hi)
+        ));
+    }
+    if !g.kinds.is_empty() {
+        let kinds: Vec<&str> = g
+            .kinds
+            .iter()
+            .map(|k| &*spec.kinds[*k as usize].name)
+            .collect();
+        parts.push(format!("kind {}", kinds.join("|")));
+    }
+    if !g.roles.is_empty() {
+        let roles: Vec<&str> = g
+            .roles
+            .iter()
+            .map(|r| r.map_or("none", |r| &*spec.roles[r as usize].name))
+            .collect();
+        parts.push(format!("role {}", roles.join("|")));
+    }
+    if let Some(r) = g.rearm {
+        parts.push(format!("rearm {r}"));
+    }
+    parts.join(", ")
+}
+
+/// A transition's identity: `from --trigger--> [guard]`.
+fn transition_key(spec: &Spec, t: &Transition) -> String {
+    let guard = guard_text(spec, &t.guard);
+    let mut key = format!(
+        "{} --{}-->",
+        spec.state_name(t.from),
+        spec.trigger_text(t.trigger)
+    );
+    if !guard.is_empty() {
+        key.push_str(&format!(" [{guard}]"));
+    }
+    key
+}
+
+fn transition_text(spec: &Spec, t: &Transition) -> String {
+    let effects: Vec<String> = t.effects.iter().map(|e| effect_text(spec, e)).collect();
+    format!(
+        "to {}; effects [{}]",
+        spec.state_name(t.to),
+        effects.join(", ")
+    )
+}
+
+/// Every item of one section of a spec, as (name, description), in declaration order.
+fn items(spec: &Spec, section: &str) -> Vec<(String, String)> {
+    let mode = |m: Option<Mode>| m.map_or("-", Mode::as_str);
+    match section {
+        "tier" => spec
+            .tiers
+            .iter()
+            .map(|t| {
+                let mut v = json_of(t);
+                if let Value::Object(map) = &mut v {
+                    map.remove("name");
+                }
+                (t.name.to_string(), v.to_string())
+            })
+            .collect(),
+        "rule" => spec
+            .rules
+            .iter()
+            .map(|r| {
+                let mut v = json_of(r);
+                if let Value::Object(map) = &mut v {
+                    map.remove("name");
+                    map.insert(
+                        "tier".into(),
+                        r.tier.map_or(Value::Null, |t| spec.tier_name(t).into()),
+                    );
+                    map.insert(
+                        "kind".into(),
+                        r.kind.map_or(Value::Null, |k| {
+                            spec.kinds[k as usize].name.to_string().into()
+                        }),
+                    );
+                }
+                (r.name.to_string(), v.to_string())
+            })
+            .collect(),
+        "state" => spec
+            .states
+            .iter()
+            .map(|s| {
+                let withhold = s.withhold.as_ref().map_or("none".to_string(), |w| {
+                    let block = match w.block {
+                        Block::Ask => "ask",
+                        Block::Deny => "deny",
+                    };
+                    format!(
+                        "{block}:{}",
+                        spec.templates
+                            .get(w.template as usize)
+                            .map_or("?", |t| &t.name)
+                    )
+                });
+                (
+                    s.name.to_string(),
+                    format!("window {}, withhold {withhold}", s.window),
+                )
+            })
+            .collect(),
+        "transition" => spec
+            .transitions
+            .iter()
+            .map(|t| (transition_key(spec, t), transition_text(spec, t)))
+            .collect(),
+        "signal" => spec
+            .signals
+            .iter()
+            .map(|s| {
+                let mut v = json_of(s);
+                if let Value::Object(map) = &mut v {
+                    map.remove("name");
+                }
+                (s.name.to_string(), v.to_string())
+            })
+            .collect(),
+        "role" => spec
+            .roles
+            .iter()
+            .map(|r| {
+                let modes: Vec<String> = r
+                    .modes
+                    .iter()
+                    .enumerate()
+                    .map(|(t, m)| format!("{}={}", spec.tier_name(t as u8), mode(*m)))
+                    .collect();
+                let types: Vec<&str> = r.subagent_types.iter().map(|p| &*p.text).collect();
+                let env: Vec<String> = r.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                (
+                    r.name.to_string(),
+                    format!(
+                        "modes [{}]; subagent types [{}]; env [{}]",
+                        modes.join(", "),
+                        types.join(", "),
+                        env.join(", ")
+                    ),
+                )
+            })
+            .collect(),
+        "template" => spec
+            .templates
+            .iter()
+            .map(|t| (t.name.to_string(), json_of(&t.parts).to_string()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The sections compared, in the order changes are listed.
+pub const SECTIONS: [&str; 7] = [
+    "tier",
+    "rule",
+    "state",
+    "transition",
+    "signal",
+    "role",
+    "template",
+];
+
+/// Every item added, removed or changed from `old` to `new`, section by section (in
+/// [`SECTIONS`] order), removed and changed items in `old`'s order, then added ones in
+/// `new`'s.
+pub fn changes(old: &Spec, new: &Spec) -> Vec<Change> {
+    let mut out = Vec::new();
+    for section in SECTIONS {
+        let before = items(old, section);
+        let after = items(new, section);
+        let find = |list: &[(String, String)], key: &str| {
+            list.iter().find(|(k, _)| k == key).map(|(_, d)| d.clone())
+        };
+        for (key, desc) in &before {
+            match find(&after, key) {
+                None => out.push(Change {
+                    section,
+                    item: key.clone(),
+                    kind: ChangeKind::Removed,
+                    before: Some(desc.clone()),
+                    after: None,
+                }),
+                Some(d) if d != *desc => out.push(Change {
+                    section,
+                    item: key.clone(),
+                    kind: ChangeKind::Changed,
+                    before: Some(desc.clone()),
+                    after: Some(d),
+                }),
+                Some(_) => {}
+            }
+        }
+        for (key, desc) in &after {
+            if find(&before, key).is_none() {
+                out.push(Change {
+                    section,
+                    item: key.clone(),
+                    kind: ChangeKind::Added,
+                    before: None,
+                    after: Some(desc.clone()),
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = r#"
+[machine]
+name = "d"
+initial = "idle"
+kinds = ["k"]
+
+[[tier]]
+name = "low"
+mode = "steer"
+max_actions = 5
+
+[[tier]]
+name = "high"
+mode = "gate"
+max_actions = 5
+
+[[rule]]
+name = "push"
+commands = ["git push"]
+tier = "high"
+
+[[state]]
+name = "idle"
+
+[[transition]]
+from = "idle"
+on = "tier:high"
+effects = ["ask:why"]
+
+[template]
+why = "why"
+"#;
+
+    fn compile(source: &str) -> Spec {
+        let (spec, diags) = crate::compile(source);
+        spec.unwrap_or_else(|| panic!("{:?}", diags.items))
+    }
+
+    #[test]
+    fn a_spec_has_no_changes_against_itself_even_moved() {
+        let spec = compile(SPEC);
+        assert!(changes(&spec, &spec).is_empty());
+        let moved = compile(&format!("\n\n# moved\n{SPEC}"));
+        assert!(changes(&spec, &moved).is_empty());
+    }
+
+    #[test]
+    fn added_removed_and_changed_items_are_listed() {
+        let old = compile(SPEC);
+        let new = compile(
+            &(SPEC
+                .replace("effects = [\"ask:why\"]", "effects = [\"deny:why\"]")
+                .replace("commands = [\"git push\"]", "commands = [\"git push --force\"]")
+                + "\n[[state]]\nname = \"held\"\n\n[[transition]]\nfrom = \"idle\"\non = \"event:stop\"\nto = \"held\"\n\n[[transition]]\nfrom = \"held\"\non = \"event:prompt\"\nto = \"idle\"\n"),
+        );
+        let got: Vec<(String, String, ChangeKind)> = changes(&old, &new)
+            .into_iter()
+            .map(|c| (c.section.to_string(), c.item, c.kind))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("rule", "push", ChangeKind::Changed),
+                ("state", "held", ChangeKind::Added),
+                ("transition", "idle --tier:high-->", ChangeKind::Changed),
+                ("transition", "idle --event:stop-->", ChangeKind::Added),
+                ("transition", "held --event:prompt-->", ChangeKind::Added),
+            ]
+            .map(|(s, i, k)| (s.to_string(), i.to_string(), k))
+        );
+        let c = &changes(&old, &new)[2];
+        assert_eq!(c.before.as_deref(), Some("to idle; effects [ask:why]"));
+        assert_eq!(c.after.as_deref(), Some("to idle; effects [deny:why]"));
+    }
+}
