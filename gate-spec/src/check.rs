@@ -4,48 +4,98 @@
 //! one run of `gate check` reports every problem. The one rule that needs a span the IR does
 //! not keep (G010 points at a signal's `enter`) is [`check_enter_within_backstop`], which the
 //! parser calls with that span.
+//!
+//! The checks also run on a spec with errors in some items ([`run_with`] and its
+//! [`Broken`] record): each skips what depends on a broken item and checks the rest, so
+//! per-item and whole-machine diagnostics come in one round.
 
+use crate::broken::Broken;
 use crate::diag::{did_you_mean, Code, Diagnostic, Diagnostics};
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// Run every static check.
+/// Run every static check on a spec that parsed without errors.
 pub fn run(spec: &Spec, diags: &mut Diagnostics) {
-    let reachable = reachable_states(spec);
-    check_unreachable_states(spec, &reachable, diags);
-    check_dead_end_states(spec, &reachable, diags);
-    check_nondeterminism(spec, diags);
-    check_rearm_floor(spec, diags);
-    check_monotonic_modes(spec, diags);
-    check_backstops(spec, diags);
-    check_window_blocks(spec, diags);
-    check_telemetry(spec, diags);
-    check_unused(spec, diags);
-    check_guards_can_hold(spec, diags);
+    run_with(spec, &Broken::default(), diags);
 }
 
-/// States reachable from `initial`, following every transition whatever its guard.
-fn reachable_states(spec: &Spec) -> Vec<bool> {
+/// Run every static check, skipping only what depends on a broken item.
+pub fn run_with(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
+    let reachable = reachable_states(spec, broken);
+    if !broken.initial {
+        check_unreachable_states(spec, broken, &reachable, diags);
+    }
+    check_dead_end_states(spec, broken, &reachable, diags);
+    check_nondeterminism(spec, broken, diags);
+    if !broken.rearm {
+        check_rearm_floor(spec, diags);
+    }
+    check_monotonic_modes(spec, broken, diags);
+    check_backstops(spec, broken, diags);
+    check_window_blocks(spec, diags);
+    check_telemetry(spec, broken, diags);
+    check_unused(spec, broken, diags);
+    check_guards_can_hold(spec, broken, diags);
+}
+
+/// States reachable from `initial`, following every transition whatever its guard. A
+/// transition with an error may lead wherever its broken part could name; with a broken
+/// `initial`, every state counts as reachable.
+fn reachable_states(spec: &Spec, broken: &Broken) -> Vec<bool> {
+    if broken.initial {
+        return vec![true; spec.states.len()];
+    }
     let mut seen = vec![false; spec.states.len()];
     let mut queue = VecDeque::from([spec.initial]);
     if let Some(s) = seen.get_mut(spec.initial as usize) {
         *s = true;
     }
-    while let Some(state) = queue.pop_front() {
-        for t in spec.transitions.iter().filter(|t| t.from == state) {
-            if !seen[t.to as usize] {
-                seen[t.to as usize] = true;
-                queue.push_back(t.to);
+    loop {
+        while let Some(state) = queue.pop_front() {
+            for t in spec.transitions.iter().filter(|t| t.from == state) {
+                if !seen[t.to as usize] {
+                    seen[t.to as usize] = true;
+                    queue.push_back(t.to);
+                }
             }
+        }
+        // Loose transitions whose source may be reached add their targets; repeat until none
+        // adds anything.
+        let before = queue.len();
+        for loose in &broken.transitions {
+            let leaves = match &loose.from {
+                None => true,
+                Some(from) => from.iter().any(|&f| seen[f as usize]),
+            };
+            let targets: Vec<StateId> = match loose.to {
+                _ if !leaves => Vec::new(),
+                None => (0..spec.states.len() as StateId).collect(),
+                Some(None) => Vec::new(),
+                Some(Some(to)) => vec![to],
+            };
+            for to in targets {
+                if !seen[to as usize] {
+                    seen[to as usize] = true;
+                    queue.push_back(to);
+                }
+            }
+        }
+        if queue.len() == before {
+            break;
         }
     }
     seen
 }
 
 /// G007: a state no path from the initial state reaches.
-fn check_unreachable_states(spec: &Spec, reachable: &[bool], diags: &mut Diagnostics) {
+fn check_unreachable_states(
+    spec: &Spec,
+    broken: &Broken,
+    reachable: &[bool],
+    diags: &mut Diagnostics,
+) {
     for (i, state) in spec.states.iter().enumerate() {
-        if !reachable[i] {
+        if !reachable[i] && !broken.states.contains(&(i as StateId)) {
             diags.push(
                 Diagnostic::error(
                     Code::UnreachableState,
@@ -63,19 +113,48 @@ fn check_unreachable_states(spec: &Spec, reachable: &[bool], diags: &mut Diagnos
 }
 
 /// G008: a (reachable) state from which no path leads to a state that does not withhold.
-fn check_dead_end_states(spec: &Spec, reachable: &[bool], diags: &mut Diagnostics) {
+fn check_dead_end_states(
+    spec: &Spec,
+    broken: &Broken,
+    reachable: &[bool],
+    diags: &mut Diagnostics,
+) {
     // Backward search from every non-withholding state: those states can get out.
     let mut escapes: Vec<bool> = spec.states.iter().map(|s| s.withhold.is_none()).collect();
     let mut queue: VecDeque<StateId> = (0..spec.states.len())
         .filter(|&i| escapes[i])
         .map(|i| i as StateId)
         .collect();
-    while let Some(state) = queue.pop_front() {
-        for t in spec.transitions.iter().filter(|t| t.to == state) {
-            if !escapes[t.from as usize] {
-                escapes[t.from as usize] = true;
-                queue.push_back(t.from);
+    loop {
+        while let Some(state) = queue.pop_front() {
+            for t in spec.transitions.iter().filter(|t| t.to == state) {
+                if !escapes[t.from as usize] {
+                    escapes[t.from as usize] = true;
+                    queue.push_back(t.from);
+                }
             }
+        }
+        // A loose transition that may lead to an escaping state is a way out of its sources
+        // (of every state, when a source did not resolve).
+        for loose in &broken.transitions {
+            let sources: Vec<StateId> = match &loose.from {
+                None => (0..spec.states.len() as StateId).collect(),
+                Some(from) => from.clone(),
+            };
+            for from in sources {
+                let out = match loose.to {
+                    None => true,
+                    Some(None) => false,
+                    Some(Some(to)) => escapes[to as usize],
+                };
+                if out && !escapes[from as usize] {
+                    escapes[from as usize] = true;
+                    queue.push_back(from);
+                }
+            }
+        }
+        if queue.is_empty() {
+            break;
         }
     }
     for (i, state) in spec.states.iter().enumerate() {
@@ -278,9 +357,12 @@ fn overlap(a: &Admits, b: &Admits) -> bool {
 /// G009: two transitions from one state on one trigger whose guards can both hold.
 /// Reported once per pair of declarations (a `from = "*"` transition is one declaration),
 /// on the later one with a label on the earlier, naming every state where they collide.
-fn check_nondeterminism(spec: &Spec, diags: &mut Diagnostics) {
+fn check_nondeterminism(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     let mut by_source: BTreeMap<(StateId, Trigger), Vec<usize>> = BTreeMap::new();
     for (i, t) in spec.transitions.iter().enumerate() {
+        if broken.trigger_is_broken(t.trigger) {
+            continue;
+        }
         by_source.entry((t.from, t.trigger)).or_default().push(i);
     }
     // (earlier span, later span, trigger) -> states where both can fire.
@@ -403,10 +485,13 @@ fn check_rearm_floor(spec: &Spec, diags: &mut Diagnostics) {
 }
 
 /// G012: a higher tier with a weaker mode than a lower one (also through a role's overrides).
-fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
+fn check_monotonic_modes(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     let n = spec.tiers.len();
     let mut strongest: Option<(Mode, TierId)> = None;
     for (i, tier) in spec.tiers.iter().enumerate() {
+        if broken.tiers.contains(&(i as TierId)) {
+            continue;
+        }
         if let Some((mode, at)) = strongest {
             if tier.mode < mode {
                 diags.push(
@@ -432,8 +517,14 @@ fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
         }
     }
     for (r, role) in spec.roles.iter().enumerate() {
+        if broken.roles.contains(&(r as RoleId)) {
+            continue;
+        }
         let mut strongest: Option<(Mode, TierId)> = None;
         for tier in 0..n as TierId {
+            if broken.tiers.contains(&tier) {
+                continue;
+            }
             let mode = spec.mode_for(tier, Some(r as RoleId));
             if let Some((m, at)) = strongest {
                 if mode < m {
@@ -463,7 +554,7 @@ fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
 }
 
 /// G013: a tier without any backstop, so a window at that tier would never expire.
-fn check_backstops(spec: &Spec, diags: &mut Diagnostics) {
+fn check_backstops(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     // A spec without windows (no window state, no arm) has nothing for a backstop to expire.
     let has_windows = spec.states.iter().any(|s| s.window)
         || spec
@@ -473,7 +564,10 @@ fn check_backstops(spec: &Spec, diags: &mut Diagnostics) {
     if !has_windows {
         return;
     }
-    for tier in &spec.tiers {
+    for (i, tier) in spec.tiers.iter().enumerate() {
+        if broken.tiers.contains(&(i as TierId)) {
+            continue;
+        }
         let b = &tier.backstop;
         if b.max_actions.is_none() && b.max_secs.is_none() && b.baseline.is_none() {
             diags.push(
@@ -563,8 +657,11 @@ fn family_needs(spec: &Spec, family: &Family) -> Vec<(Telemetry, &'static str)> 
 
 /// G017 (warning): a signal reads telemetry its `requires` does not list, so it would not be
 /// disabled on a runtime that lacks that field.
-fn check_telemetry(spec: &Spec, diags: &mut Diagnostics) {
-    for signal in &spec.signals {
+fn check_telemetry(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
+    for (i, signal) in spec.signals.iter().enumerate() {
+        if broken.signals.contains(&(i as SignalId)) {
+            continue;
+        }
         for (field, why) in family_needs(spec, &signal.family) {
             if signal.requires.contains(&field) {
                 continue;
@@ -591,10 +688,20 @@ fn check_telemetry(spec: &Spec, diags: &mut Diagnostics) {
 
 /// Unused declarations (warnings): a template no effect or state uses, a signal and a
 /// checkpoint no transition is triggered by.
-fn check_unused(spec: &Spec, diags: &mut Diagnostics) {
-    let mut templates = vec![false; spec.templates.len()];
-    let mut signals = vec![false; spec.signals.len()];
-    let mut checkpoints = vec![false; spec.checkpoints.len()];
+fn check_unused(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
+    // A reference from a broken item counts as a use.
+    let used = |n: usize, set: &BTreeSet<usize>| (0..n).map(|i| set.contains(&i)).collect();
+    let mut templates: Vec<bool> = used(spec.templates.len(), &broken.used_templates);
+    let mut signals: Vec<bool> = used(spec.signals.len(), &broken.used_signals);
+    let mut checkpoints: Vec<bool> = used(spec.checkpoints.len(), &broken.used_checkpoints);
+    // A reference that did not resolve may have meant any of them: say nothing.
+    if broken.unresolved_template {
+        templates.fill(true);
+    }
+    if broken.unresolved_trigger {
+        signals.fill(true);
+        checkpoints.fill(true);
+    }
     for t in &spec.transitions {
         for e in &t.effects {
             if let Effect::Steer { template }
@@ -652,9 +759,12 @@ fn check_unused(spec: &Spec, diags: &mut Diagnostics) {
 }
 
 /// Warnings: a transition whose guard can never hold on its trigger (it never fires).
-fn check_guards_can_hold(spec: &Spec, diags: &mut Diagnostics) {
+fn check_guards_can_hold(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     let mut seen = BTreeSet::new();
     for t in &spec.transitions {
+        if broken.trigger_is_broken(t.trigger) {
+            continue;
+        }
         let Some(why) = never_holds(spec, t) else {
             continue;
         };

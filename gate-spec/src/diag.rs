@@ -198,6 +198,14 @@ impl Diagnostics {
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(|d| d.severity == Severity::Error)
     }
+    /// How many errors have been collected (a reader compares it before and after an item
+    /// to learn whether that item is broken).
+    pub fn error_count(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
+    }
     /// Sort by position then code, so output order is stable whatever order checks ran in.
     pub fn sort(&mut self) {
         self.items

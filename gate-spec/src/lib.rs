@@ -4,6 +4,7 @@
 //! `compile` is the entry point used by the code generator, `gate check`, the interpreter
 //! and the diagram commands alike, so all of them report the same diagnostics.
 
+pub mod broken;
 pub mod check;
 pub mod commands;
 pub mod diag;
@@ -34,11 +35,13 @@ pub fn compile(source: &str) -> (Option<ir::Spec>, Diagnostics) {
         ));
         return (None, diags);
     }
-    let spec = parse::parse(source, &mut diags);
-    if let Some(spec) = &spec {
-        check::run(spec, &mut diags);
+    // The whole-machine checks run on what is well formed even when some items have errors,
+    // so one run reports every problem; the IR is returned only when there is none.
+    let parsed = parse::parse_partial(source, &mut diags);
+    if let Some((spec, broken)) = &parsed {
+        check::run_with(spec, broken, &mut diags);
     }
     diags.sort();
-    let spec = if diags.has_errors() { None } else { spec };
+    let spec = parsed.map(|(spec, _)| spec).filter(|_| !diags.has_errors());
     (spec, diags)
 }

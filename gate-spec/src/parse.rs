@@ -4,6 +4,7 @@
 //! The walk runs in two passes: the first collects the declared names of every section (so a
 //! reference may point forward), the second reads each declaration and resolves references.
 
+use crate::broken::{Broken, LooseTransition};
 use crate::diag::{did_you_mean, Code, Diagnostic, Diagnostics};
 use crate::ir::*;
 use crate::pattern;
@@ -25,6 +26,10 @@ const MAX_COUNT: i64 = 10_000;
 struct Names {
     what: &'static str,
     items: Vec<(String, Span)>,
+    /// Indices some reference resolved to, from any item, broken or not.
+    used: std::cell::RefCell<std::collections::BTreeSet<usize>>,
+    /// Indices of second (and later) declarations of a name.
+    dups: std::collections::BTreeSet<usize>,
 }
 
 impl Names {
@@ -32,6 +37,8 @@ impl Names {
         Names {
             what,
             items: Vec::new(),
+            used: Default::default(),
+            dups: Default::default(),
         }
     }
     fn declare(&mut self, name: String, span: Span, diags: &mut Diagnostics) {
@@ -44,6 +51,7 @@ impl Names {
                 )
                 .with_label(*first, "first declared here"),
             );
+            self.dups.insert(self.items.len());
         }
         // A duplicate still takes a slot, so indices stay aligned with the section's tables
         // (references resolve to the first declaration).
@@ -51,6 +59,7 @@ impl Names {
     }
     fn resolve(&self, name: &str, span: Span, diags: &mut Diagnostics) -> Option<usize> {
         if let Some(i) = self.items.iter().position(|(n, _)| n == name) {
+            self.used.borrow_mut().insert(i);
             return Some(i);
         }
         let mut d = Diagnostic::error(
@@ -367,6 +376,17 @@ fn inner_span(source: &str, value: Span, offset_hint: usize, needle: &str) -> Sp
 
 /// Parse a spec source into the IR. Returns the IR only when there is no error.
 pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
+    let (spec, _) = parse_partial(source, diags)?;
+    (!diags.has_errors()).then_some(spec)
+}
+
+/// Parse a spec source into the IR, keeping what is well formed even when some items have
+/// errors: the broken items are listed in [`Broken`] (placeholders in the IR, or left out),
+/// so the whole-machine checks can run on the rest in the same round. `None` only when the
+/// file is not TOML, too large, or lacks what every check needs (a `[machine]`, a tier, a
+/// state, a kind).
+pub fn parse_partial(source: &str, diags: &mut Diagnostics) -> Option<(Spec, Broken)> {
+    let mut broken = Broken::default();
     let (root, errors) = DeTable::parse_recoverable(source);
     for e in &errors {
         let span = e.span().map(Span::new).unwrap_or_default();
@@ -575,6 +595,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         );
     }
     for ((t, span), (tname, _)) in tier_tables.iter().zip(&tiers.items) {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[tier]] `{tname}`"));
         o.check_keys(
             &[
@@ -634,6 +655,10 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             }
             Some(baseline)
         });
+        if tname.is_empty() || tiers.dups.contains(&ir_tiers.len()) || diags.error_count() > errors
+        {
+            broken.tiers.insert(ir_tiers.len() as TierId);
+        }
         ir_tiers.push(Tier {
             name: tname.clone().into(),
             span: tiers.items[ir_tiers.len()].1,
@@ -744,6 +769,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     // Signals.
     let mut ir_signals = Vec::new();
     for ((t, span), (sname, sspan)) in signal_tables.iter().zip(&signals.items) {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[signal]] `{sname}`"));
         o.check_keys(
             &[
@@ -900,10 +926,17 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 crate::check::check_enter_within_backstop(&ir_tiers, &signal, enter_span, diags);
             }
         }
+        if sname.is_empty()
+            || signals.dups.contains(&ir_signals.len())
+            || diags.error_count() > errors
+        {
+            broken.signals.insert(ir_signals.len() as SignalId);
+        }
         ir_signals.push(signal);
     }
 
     // Re-arm floor.
+    let errors = diags.error_count();
     let rearm = match top.table("rearm", diags) {
         Some((t, span)) => {
             let o = Obj::new(t, span, "[rearm]");
@@ -920,10 +953,12 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         }
         None => Rearm::default(),
     };
+    broken.rearm = diags.error_count() > errors;
 
     // Checkpoints.
     let mut ir_checkpoints = Vec::new();
     for ((t, span), (cname, cspan)) in checkpoint_tables.iter().zip(&checkpoints.items) {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[checkpoint]] `{cname}`"));
         o.check_keys(
             &[
@@ -981,6 +1016,14 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 )
             })
             .unwrap_or(StatusFilter::Any);
+        if cname.is_empty()
+            || checkpoints.dups.contains(&ir_checkpoints.len())
+            || diags.error_count() > errors
+        {
+            broken
+                .checkpoints
+                .insert(ir_checkpoints.len() as CheckpointId);
+        }
         ir_checkpoints.push(Checkpoint {
             name: cname.clone().into(),
             span: *cspan,
@@ -1003,9 +1046,11 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         ));
     }
     for ((t, span), (sname, sspan)) in state_tables.iter().zip(&states.items) {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[state]] `{sname}`"));
         o.check_keys(&["name", "window", "withhold"], diags);
         let window = o.bool("window", diags).unwrap_or(false);
+        let withhold_errors = diags.error_count();
         let withhold = o.str("withhold", diags).and_then(|(text, wspan)| {
             let (kind, tmpl) = text.split_once(':').unwrap_or((text.as_str(), ""));
             let block = match kind {
@@ -1031,6 +1076,13 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 span: wspan,
             })
         });
+        broken.unresolved_template |= diags.error_count() > withhold_errors;
+        if sname.is_empty()
+            || states.dups.contains(&ir_states.len())
+            || diags.error_count() > errors
+        {
+            broken.states.insert(ir_states.len() as StateId);
+        }
         ir_states.push(State {
             name: sname.clone().into(),
             span: *sspan,
@@ -1042,6 +1094,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     // Roles.
     let mut ir_roles = Vec::new();
     for ((t, span), (rname, rspan)) in role_tables.iter().zip(&roles.items) {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[role]] `{rname}`"));
         o.check_keys(&["name", "subagent_types", "env", "modes"], diags);
         let subagent_types = glob_list(&o, "subagent_types", source, false, diags);
@@ -1087,6 +1140,10 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             }
             let _ = mspan;
         }
+        if rname.is_empty() || roles.dups.contains(&ir_roles.len()) || diags.error_count() > errors
+        {
+            broken.roles.insert(ir_roles.len() as RoleId);
+        }
         ir_roles.push(Role {
             name: rname.clone().into(),
             span: *rspan,
@@ -1099,6 +1156,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     // Transitions.
     let mut ir_transitions = Vec::new();
     for (t, span) in &transition_tables {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, "[[transition]]");
         o.check_keys(&["from", "on", "guard", "to", "effects"], diags);
         let froms = o.strings("from", diags);
@@ -1115,16 +1173,21 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             Some(_) => {}
         }
         let mut from_ids = Vec::new();
+        let mut from_known = o.get("from").is_some();
         for (f, fspan) in &froms {
             if f == "*" {
                 from_ids.extend(0..states.items.len());
             } else if let Some(i) = states.resolve(f, *fspan, diags) {
                 from_ids.push(i);
+            } else {
+                from_known = false;
             }
         }
+        let trigger_errors = diags.error_count();
         let trigger = o.req_str("on", diags).and_then(|(text, tspan)| {
             parse_trigger(source, &text, tspan, &signals, &checkpoints, &tiers, diags)
         });
+        broken.unresolved_trigger |= diags.error_count() > trigger_errors;
         let to = match o.str("to", diags) {
             Some((n, s)) if n == "*" => {
                 diags.push(Diagnostic::error(
@@ -1142,12 +1205,19 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             None => Guard::default(),
         };
         let mut effects = Vec::new();
+        let effect_errors = diags.error_count();
         for (text, espan) in o.strings("effects", diags) {
             if let Some(e) = parse_effect(source, &text, espan, &templates, diags) {
                 effects.push(e);
             }
         }
-        let (Some(trigger), Some(to)) = (trigger, to) else {
+        broken.unresolved_template |= diags.error_count() > effect_errors;
+        let (Some(trigger), Some(to), false) = (trigger, to, diags.error_count() > errors) else {
+            broken.transitions.push(LooseTransition {
+                span: *span,
+                from: from_known.then(|| from_ids.iter().map(|&i| i as StateId).collect()),
+                to: to.map(|to| to.map(|i| i as StateId)),
+            });
             continue;
         };
         for from in from_ids {
@@ -1162,15 +1232,20 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         }
     }
 
-    if diags.has_errors() {
+    // What every whole-machine check needs; without it there is nothing to check.
+    if ir_states.is_empty() || ir_tiers.is_empty() || kinds.items.is_empty() {
         return None;
     }
-    let (name, _) = name?;
-    Some(Spec {
+    broken.initial = initial.is_none();
+    broken.used_templates = templates.used.take();
+    broken.used_signals = signals.used.take();
+    broken.used_checkpoints = checkpoints.used.take();
+    let name = name.map_or_else(String::new, |(n, _)| n);
+    let spec = Spec {
         name: name.into(),
         description: description.into(),
         hash: crate::hash::sha256_hex(source.as_bytes()).into(),
-        initial: initial? as StateId,
+        initial: initial.unwrap_or(0) as StateId,
         scope,
         fail,
         tiers: ir_tiers,
@@ -1182,8 +1257,8 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 span: *s,
             })
             .collect(),
-        default_tier: default_tier? as TierId,
-        default_kind: default_kind? as KindId,
+        default_tier: default_tier.unwrap_or(0) as TierId,
+        default_kind: default_kind.unwrap_or(0) as KindId,
         rules: ir_rules,
         signals: ir_signals,
         rearm,
@@ -1192,7 +1267,8 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         transitions: ir_transitions,
         templates: ir_templates,
         roles: ir_roles,
-    })
+    };
+    Some((spec, broken))
 }
 
 /// The parameter keys each signal family takes.

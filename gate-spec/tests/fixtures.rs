@@ -212,3 +212,67 @@ fn truncated_fixtures_do_not_panic() {
         }
     }
 }
+
+/// Per-item errors do not hold back the whole-machine checks: a spec with five mistakes in
+/// single items and four that only the whole machine shows reports all nine in one run.
+#[test]
+fn every_diagnostic_comes_in_one_round() {
+    let path = fixtures_dir().join("one_round.toml");
+    let source = std::fs::read_to_string(&path).expect("a readable fixture");
+    let (spec, diags) = gate_spec::compile(&source);
+    assert!(spec.is_none());
+    let codes: Vec<&str> = diags.items.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(
+        codes,
+        ["G012", "G013", "G002", "G005", "G016", "G003", "G007", "G009", "G014"],
+        "{}",
+        render_all("one_round.toml", &source, &diags.items)
+    );
+}
+
+/// A broken item is skipped by the checks that depend on it, not reported again through
+/// them: a transition into a misspelt state does not make the state it meant unreachable,
+/// and a tier whose mode is misspelt does not count as weakening the order.
+#[test]
+fn broken_items_cause_no_follow_on_diagnostics() {
+    let source = r#"
+[machine]
+name = "x"
+initial = "idle"
+kinds = ["k"]
+
+[[tier]]
+name = "low"
+mode = "steer"
+max_actions = 5
+
+[[tier]]
+name = "high"
+mode = "gaet"
+max_actions = 2
+
+[[state]]
+name = "idle"
+
+[[state]]
+name = "open"
+window = true
+
+[[transition]]
+from = "idle"
+on = "action"
+to = "opne"
+effects = ["arm"]
+
+[rearm]
+min_actions = 1
+"#;
+    let (_, diags) = gate_spec::compile(source);
+    let codes: Vec<&str> = diags.items.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(
+        codes,
+        ["G003", "G005"],
+        "{}",
+        render_all("x.toml", source, &diags.items)
+    );
+}
