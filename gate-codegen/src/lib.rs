@@ -265,7 +265,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
             "{display_path}: the spec expands to {} transitions; at most 65536 fit the compiled machine",
             spec.transitions.len()
         );
-        return generate_error(display_path, Some(abs_path), &message);
+        return generate_error(display_path, Some(abs_path), &[message]);
     }
     let n_states = spec.states.len();
     let n_signals = spec.signals.len();
@@ -680,9 +680,14 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
 /// rendered diagnostics (which start `specs/x.toml:LINE:COL`), and a skeleton with the same
 /// public items as [`generate`] so that code using the module reports nothing else.
 /// `abs_path`, when the file exists, is included so that fixing the spec triggers a rebuild.
-pub fn generate_error(display_path: &str, abs_path: Option<&str>, rendered: &str) -> TokenStream {
+pub fn generate_error(
+    display_path: &str,
+    abs_path: Option<&str>,
+    messages: &[String],
+) -> TokenStream {
     let registry = registry_tokens("This spec's registry entry (the spec did not compile).");
-    let message = rendered.trim_end();
+    // One `compile_error!` per diagnostic: the compiler prints each as its own `error:`.
+    let messages = messages.iter().map(|m| m.trim_end());
     let name = Path::new(display_path)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -694,7 +699,7 @@ pub fn generate_error(display_path: &str, abs_path: Option<&str>, rendered: &str
         }
     });
     quote! {
-        ::core::compile_error!(#message);
+        #(::core::compile_error!(#messages);)*
         #include
         /// The spec's name (its file name: the spec did not compile).
         pub const NAME: &str = #name;
@@ -802,14 +807,14 @@ pub fn compile_file(file: &SpecFile) -> (Option<String>, TokenStream) {
         Ok(bytes) => bytes,
         Err(e) => {
             let message = format!("{}: cannot read the spec: {e}", file.display);
-            return (None, generate_error(&file.display, None, &message));
+            return (None, generate_error(&file.display, None, &[message]));
         }
     };
     let source = match String::from_utf8(source) {
         Ok(s) => s,
         Err(e) => {
             let message = format!("{}: the spec is not UTF-8: {e}", file.display);
-            return (None, generate_error(&file.display, Some(&abs), &message));
+            return (None, generate_error(&file.display, Some(&abs), &[message]));
         }
     };
     let (spec, diags) = gate_spec::compile(&source);
@@ -819,7 +824,14 @@ pub fn compile_file(file: &SpecFile) -> (Option<String>, TokenStream) {
             (Some(name), generate(&spec, &file.display, &abs))
         }
         None => {
-            let rendered = gate_spec::diag::render_all(&file.display, &source, &diags.items);
+            // Errors only, each starting with its place: warnings reach the build through
+            // gate-specs' build script ([`build_warnings`]), since a proc-macro cannot warn.
+            let rendered: Vec<String> = diags
+                .items
+                .iter()
+                .filter(|d| d.severity == gate_spec::diag::Severity::Error)
+                .map(|d| gate_spec::diag::render_for_build(&file.display, &source, d))
+                .collect();
             (None, generate_error(&file.display, Some(&abs), &rendered))
         }
     }
@@ -830,19 +842,13 @@ pub fn compile_file(file: &SpecFile) -> (Option<String>, TokenStream) {
 /// after its file holding the `compile_error!`.
 pub fn compile_dir(manifest_dir: &Path, relative: &str) -> TokenStream {
     let dir = SpecFile::resolve(manifest_dir, relative);
-    let mut names: Vec<String> = match std::fs::read_dir(&dir.abs) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".toml"))
-            .collect(),
+    let names = match spec_files(&dir.abs) {
+        Ok(names) => names,
         Err(e) => {
             let message = format!("{}: cannot read the spec directory: {e}", dir.display);
             return quote!(::core::compile_error!(#message););
         }
     };
-    names.sort();
     let mut modules = Vec::new();
     let mut idents: Vec<Ident> = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
@@ -859,7 +865,7 @@ pub fn compile_dir(manifest_dir: &Path, relative: &str) -> TokenStream {
             );
             (
                 fallback,
-                generate_error(&file.display, Some(&abs), &message),
+                generate_error(&file.display, Some(&abs), &[message]),
             )
         } else {
             match module_ident(&module_name) {
@@ -868,7 +874,7 @@ pub fn compile_dir(manifest_dir: &Path, relative: &str) -> TokenStream {
                     let message = format!("{}: {e}", file.display);
                     (
                         fallback,
-                        generate_error(&file.display, Some(&abs), &message),
+                        generate_error(&file.display, Some(&abs), &[message]),
                     )
                 }
             }
@@ -887,6 +893,43 @@ pub fn compile_dir(manifest_dir: &Path, relative: &str) -> TokenStream {
         /// Every compiled spec, sorted by file name.
         pub static ALL: &[&::gate_spec::exec::CompiledSpec] = &[#(&#idents::COMPILED),*];
     }
+}
+
+/// The file names of the specs in `dir` that [`compile_dir`] compiles: every `*.toml` directly
+/// in it, sorted by name.
+pub fn spec_files(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// The warnings of every spec [`compile_dir`] compiles, each rendered for cargo's build output
+/// (`specs/x.toml:LINE:COL: [G019] …` and its excerpt). A build script prints them as
+/// `cargo:warning=` lines: a proc-macro cannot emit a warning on stable Rust. Errors are left
+/// to the macro, which fails the build with them; files that cannot be read are its to report.
+pub fn build_warnings(manifest_dir: &Path, relative: &str) -> Vec<String> {
+    let dir = SpecFile::resolve(manifest_dir, relative);
+    let mut out = Vec::new();
+    for file_name in spec_files(&dir.abs).unwrap_or_default() {
+        let file = SpecFile::resolve(&dir.abs, &file_name);
+        let Ok(source) = std::fs::read_to_string(&file.abs) else {
+            continue;
+        };
+        let (_, diags) = gate_spec::compile(&source);
+        out.extend(
+            diags
+                .items
+                .iter()
+                .filter(|d| d.severity == gate_spec::diag::Severity::Warning)
+                .map(|d| gate_spec::diag::render_for_build(&file.display, &source, d)),
+        );
+    }
+    out
 }
 
 /// The registry entry of a generated module (`COMPILED` and its IR cell); the skeleton of a

@@ -278,18 +278,30 @@ const CONTEXT: usize = 40;
 
 /// Render one diagnostic as `path:line:col: error[G009]: message` with a caret excerpt.
 pub fn render(path: &str, source: &str, d: &Diagnostic) -> String {
-    let mut out = String::new();
-    let (line, col) = line_col(source, d.span.start as usize);
     let severity = match d.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
-    let _ = writeln!(
-        out,
+    let (line, col) = line_col(source, d.span.start as usize);
+    let header = format!(
         "{path}:{line}:{col}: {severity}[{}]: {}",
         d.code.as_str(),
         d.message
     );
+    render_with_header(header, path, source, d)
+}
+
+/// Render one diagnostic for a build, where the compiler or cargo already says `error:` or
+/// `warning:` in front: `path:line:col: [G009] message`, then the same excerpt as [`render`].
+pub fn render_for_build(path: &str, source: &str, d: &Diagnostic) -> String {
+    let (line, col) = line_col(source, d.span.start as usize);
+    let header = format!("{path}:{line}:{col}: [{}] {}", d.code.as_str(), d.message);
+    render_with_header(header, path, source, d)
+}
+
+fn render_with_header(header: String, path: &str, source: &str, d: &Diagnostic) -> String {
+    let mut out = header;
+    out.push('\n');
     excerpt(&mut out, source, d.span, None);
     for label in &d.labels {
         let (l, c) = line_col(source, label.span.start as usize);
@@ -377,6 +389,26 @@ mod tests {
         let above: String = lines[2].chars().skip(caret_col).take(3).collect();
         assert_eq!(above, "bad", "{text}");
         assert!(lines[2].chars().count() < 220, "{text}");
+    }
+
+    #[test]
+    fn build_rendering_names_the_place_first_and_no_severity() {
+        let source = "[machine]\ninitial = \"idel\"\n";
+        let d = Diagnostic::error(Code::UnknownName, Span::new(20..26), "unknown state `idel`")
+            .with_help("did you mean `idle`?");
+        let text = render_for_build("specs/x.toml", source, &d);
+        assert!(
+            text.starts_with("specs/x.toml:2:11: [G005] unknown state `idel`\n"),
+            "{text}"
+        );
+        assert!(!text.contains("error"), "{text}");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            render("specs/x.toml", source, &d)
+                .lines()
+                .skip(1)
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]
