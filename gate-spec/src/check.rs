@@ -36,6 +36,7 @@ pub fn run_with(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     check_telemetry(spec, broken, diags);
     check_unused(spec, broken, diags);
     check_guards_can_hold(spec, broken, diags);
+    check_template_vars_provided(spec, broken, diags);
 }
 
 /// States reachable from `initial`, following every transition whatever its guard. A
@@ -786,4 +787,91 @@ fn check_guards_can_hold(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) 
 /// "Did you mean" for a telemetry field name (used by the parser for `requires`).
 pub fn suggest_telemetry(name: &str) -> Option<&'static str> {
     did_you_mean(name, Telemetry::ALL.map(Telemetry::as_str))
+}
+
+/// Whether a use of a template provides a variable: `on` is the trigger of the transition
+/// using it (`None` for a state's `withhold`, rendered on a pre-tool action), `asks` whether
+/// the use asks (only an ask has a grant). `None` when it does; otherwise why not.
+fn unprovided(spec: &Spec, var: TemplateVar, on: Option<Trigger>, asks: bool) -> Option<String> {
+    match var {
+        TemplateVar::Signal => match on {
+            Some(Trigger::Signal(_) | Trigger::Clear(_)) | None => None,
+            Some(_) => Some("only a `signal:` or `clear:` trigger has a signal".to_string()),
+        },
+        TemplateVar::Checkpoint => match on {
+            Some(Trigger::Checkpoint(_)) | None => None,
+            Some(_) => Some("only a `checkpoint:` trigger has a checkpoint".to_string()),
+        },
+        TemplateVar::Tier
+        | TemplateVar::Kind
+        | TemplateVar::Reason
+        | TemplateVar::Rule
+        | TemplateVar::Tool
+        | TemplateVar::Target => match on {
+            Some(t) if trigger_has_tool(spec, t) == Some(false) => {
+                Some("that trigger carries no tool action".to_string())
+            }
+            _ => None,
+        },
+        TemplateVar::GrantId | TemplateVar::Approve if !asks => {
+            Some("only an `ask` has a grant to approve".to_string())
+        }
+        _ => None,
+    }
+}
+
+/// G021 (warning): a template used where one of its variables is never provided, so it would
+/// always render as `none` (or an empty value) there: `{target}` on `event:session_start`,
+/// `{signal}` on `checkpoint:tests`, `{approve}` in a `steer:`.
+fn check_template_vars_provided(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
+    // (template, variable, use) reported once.
+    let mut seen = BTreeSet::new();
+    let mut uses: Vec<(TemplateId, Option<Trigger>, bool, Span, String)> = Vec::new();
+    for t in &spec.transitions {
+        if broken.trigger_is_broken(t.trigger) {
+            continue;
+        }
+        for e in &t.effects {
+            let (template, asks) = match e {
+                Effect::Steer { template } | Effect::Deny { template } => (*template, false),
+                Effect::Ask { template } => (*template, true),
+                _ => continue,
+            };
+            let what = format!("used on `{}` here", spec.trigger_text(t.trigger));
+            uses.push((template, Some(t.trigger), asks, t.span, what));
+        }
+    }
+    for state in &spec.states {
+        if let Some(w) = &state.withhold {
+            let what = format!("the `withhold` of state `{}`", state.name);
+            uses.push((w.template, None, w.block == Block::Ask, w.span, what));
+        }
+    }
+    for (template, on, asks, span, what) in uses {
+        let tmpl = &spec.templates[template as usize];
+        for part in &tmpl.parts {
+            let TemplatePart::Var(var) = part else {
+                continue;
+            };
+            let Some(why) = unprovided(spec, *var, on, asks) else {
+                continue;
+            };
+            if !seen.insert((template, *var, span)) {
+                continue;
+            }
+            diags.push(
+                Diagnostic::warning(
+                    Code::TemplateVarNotProvided,
+                    tmpl.span,
+                    format!(
+                        "template `{}` uses `{{{}}}`, which this use never provides: {why}",
+                        tmpl.name,
+                        var.as_str()
+                    ),
+                )
+                .with_label(span, what.clone())
+                .with_help("it would render as `none` there; use a variable the trigger provides, or a template of its own"),
+            );
+        }
+    }
 }

@@ -50,10 +50,12 @@ pub enum Code {
     Unused,
     /// A transition whose guard can never hold on its trigger (a warning).
     GuardNeverHolds,
+    /// A template variable the trigger (or effect) using the template never provides (a warning).
+    TemplateVarNotProvided,
 }
 
 impl Code {
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 21] = [
         Code::Syntax,
         Code::UnknownKey,
         Code::InvalidValue,
@@ -74,6 +76,7 @@ impl Code {
         Code::TooLarge,
         Code::Unused,
         Code::GuardNeverHolds,
+        Code::TemplateVarNotProvided,
     ];
 
     /// The stable string form, e.g. `G009`.
@@ -99,6 +102,7 @@ impl Code {
             Code::TooLarge => "G018",
             Code::Unused => "G019",
             Code::GuardNeverHolds => "G020",
+            Code::TemplateVarNotProvided => "G021",
         }
     }
 
@@ -125,6 +129,7 @@ impl Code {
             Code::TooLarge => "too-large",
             Code::Unused => "unused",
             Code::GuardNeverHolds => "guard-never-holds",
+            Code::TemplateVarNotProvided => "template-var-not-provided",
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod diagram;
 pub mod effect;
 pub mod exec;
 pub mod hash;
+pub mod hints;
 pub mod ir;
 pub mod parse;
 pub mod pattern;

@@ -1184,9 +1184,22 @@ pub fn parse_partial(source: &str, diags: &mut Diagnostics) -> Option<(Spec, Bro
             }
         }
         let trigger_errors = diags.error_count();
-        let trigger = o.req_str("on", diags).and_then(|(text, tspan)| {
-            parse_trigger(source, &text, tspan, &signals, &checkpoints, &tiers, diags)
-        });
+        let trigger = match o.get("on") {
+            Some(v) if matches!(v.get_ref(), DeValue::Array(_)) => {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        span_of(v),
+                        "`on` must be one trigger, found an array",
+                    )
+                    .with_help(crate::hints::ONE_TRIGGER),
+                );
+                None
+            }
+            _ => o.req_str("on", diags).and_then(|(text, tspan)| {
+                parse_trigger(source, &text, tspan, &signals, &checkpoints, &tiers, diags)
+            }),
+        };
         broken.unresolved_trigger |= diags.error_count() > trigger_errors;
         let to = match o.str("to", diags) {
             Some((n, s)) if n == "*" => {
@@ -1464,7 +1477,8 @@ fn parse_template(
                             at,
                             format!("unknown template variable `{{{}}}`", truncate(var)),
                         );
-                        d = match did_you_mean(var, names) {
+                        let meant = crate::hints::template_var_by_meaning(var).map(|v| v.as_str());
+                        d = match meant.or_else(|| did_you_mean(var, names)) {
                             Some(s) => d.with_help(format!("did you mean `{{{s}}}`?")),
                             None => d.with_help(format!("variables: {}", names.join(", "))),
                         };
@@ -1569,6 +1583,20 @@ fn parse_guard(
             .iter()
             .find_map(|op| t.strip_prefix(op).map(|rest| (*op, rest.trim())))
             .unwrap_or(("==", t));
+        let is_tier = |n: &str| tiers.items.iter().any(|(x, _)| x == n);
+        if !is_tier(name) {
+            if let Some(help) = crate::hints::misplaced_comparison(t, is_tier) {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        tspan,
+                        format!("`tier` guard `{}` is not a comparison", truncate(t)),
+                    )
+                    .with_help(help),
+                );
+                return None;
+            }
+        }
         let id = tiers.resolve(name, tspan, diags)? as TierId;
         let max = tiers.items.len().saturating_sub(1) as TierId;
         let range = match op {
