@@ -52,10 +52,12 @@ pub enum Code {
     GuardNeverHolds,
     /// A template variable the trigger (or effect) using the template never provides (a warning).
     TemplateVarNotProvided,
+    /// Composition: two bases declare one thing differently, or a spec extends itself.
+    Composition,
 }
 
 impl Code {
-    pub const ALL: [Code; 21] = [
+    pub const ALL: [Code; 22] = [
         Code::Syntax,
         Code::UnknownKey,
         Code::InvalidValue,
@@ -77,6 +79,7 @@ impl Code {
         Code::Unused,
         Code::GuardNeverHolds,
         Code::TemplateVarNotProvided,
+        Code::Composition,
     ];
 
     /// The stable string form, e.g. `G009`.
@@ -103,6 +106,7 @@ impl Code {
             Code::Unused => "G019",
             Code::GuardNeverHolds => "G020",
             Code::TemplateVarNotProvided => "G021",
+            Code::Composition => "G022",
         }
     }
 
@@ -130,6 +134,7 @@ impl Code {
             Code::Unused => "unused",
             Code::GuardNeverHolds => "guard-never-holds",
             Code::TemplateVarNotProvided => "template-var-not-provided",
+            Code::Composition => "composition",
         }
     }
 }
@@ -281,37 +286,70 @@ const MAX_EXCERPT: usize = 200;
 /// Characters kept before the span when a long line is windowed.
 const CONTEXT: usize = 40;
 
+/// Where spans point: the file a span lies in, that file's text, and the span within it. One
+/// file maps to itself; a composed spec maps each span to the file it came from
+/// ([`crate::compose::Sources`]).
+pub trait SourceMap {
+    fn locate(&self, span: Span) -> (&str, &str, Span);
+}
+
+/// One file: its path as shown and its text.
+pub struct OneFile<'a> {
+    pub path: &'a str,
+    pub text: &'a str,
+}
+
+impl SourceMap for OneFile<'_> {
+    fn locate(&self, span: Span) -> (&str, &str, Span) {
+        (self.path, self.text, span)
+    }
+}
+
 /// Render one diagnostic as `path:line:col: error[G009]: message` with a caret excerpt.
 pub fn render(path: &str, source: &str, d: &Diagnostic) -> String {
+    render_in(&OneFile { path, text: source }, d)
+}
+
+/// [`render`] over the files of a [`SourceMap`]: each location names its own file.
+pub fn render_in(files: &dyn SourceMap, d: &Diagnostic) -> String {
     let severity = match d.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
-    let (line, col) = line_col(source, d.span.start as usize);
+    let (path, text, span) = files.locate(d.span);
+    let (line, col) = line_col(text, span.start as usize);
     let header = format!(
         "{path}:{line}:{col}: {severity}[{}]: {}",
         d.code.as_str(),
         d.message
     );
-    render_with_header(header, path, source, d)
+    render_with_header(header, files, d)
 }
 
 /// Render one diagnostic for a build, where the compiler or cargo already says `error:` or
 /// `warning:` in front: `path:line:col: [G009] message`, then the same excerpt as [`render`].
 pub fn render_for_build(path: &str, source: &str, d: &Diagnostic) -> String {
-    let (line, col) = line_col(source, d.span.start as usize);
-    let header = format!("{path}:{line}:{col}: [{}] {}", d.code.as_str(), d.message);
-    render_with_header(header, path, source, d)
+    render_for_build_in(&OneFile { path, text: source }, d)
 }
 
-fn render_with_header(header: String, path: &str, source: &str, d: &Diagnostic) -> String {
+/// [`render_for_build`] over the files of a [`SourceMap`].
+pub fn render_for_build_in(files: &dyn SourceMap, d: &Diagnostic) -> String {
+    let (path, text, span) = files.locate(d.span);
+    let (line, col) = line_col(text, span.start as usize);
+    let header = format!("{path}:{line}:{col}: [{}] {}", d.code.as_str(), d.message);
+    render_with_header(header, files, d)
+}
+
+fn render_with_header(header: String, files: &dyn SourceMap, d: &Diagnostic) -> String {
     let mut out = header;
     out.push('\n');
-    excerpt(&mut out, source, d.span, None);
+    let (_, text, span) = files.locate(d.span);
+    excerpt(&mut out, text, span, None);
     for label in &d.labels {
-        let (l, c) = line_col(source, label.span.start as usize);
+        let (path, text, span) = files.locate(label.span);
+        let (l, c) = line_col(text, span.start as usize);
         let _ = writeln!(out, "  --> {path}:{l}:{c}: {}", label.message);
-        excerpt(&mut out, source, label.span, None);
+        excerpt(&mut out, text, span, None);
     }
     if let Some(help) = &d.help {
         let _ = writeln!(out, "  = help: {help}");
@@ -321,9 +359,14 @@ fn render_with_header(header: String, path: &str, source: &str, d: &Diagnostic) 
 
 /// Render a whole list.
 pub fn render_all(path: &str, source: &str, diagnostics: &[Diagnostic]) -> String {
+    render_all_in(&OneFile { path, text: source }, diagnostics)
+}
+
+/// [`render_all`] over the files of a [`SourceMap`].
+pub fn render_all_in(files: &dyn SourceMap, diagnostics: &[Diagnostic]) -> String {
     diagnostics
         .iter()
-        .map(|d| render(path, source, d))
+        .map(|d| render_in(files, d))
         .collect::<Vec<_>>()
         .join("\n")
 }

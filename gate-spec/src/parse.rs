@@ -386,22 +386,43 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
 /// file is not TOML, too large, or lacks what every check needs (a `[machine]`, a tier, a
 /// state, a kind).
 pub fn parse_partial(source: &str, diags: &mut Diagnostics) -> Option<(Spec, Broken)> {
-    let mut broken = Broken::default();
-    let (root, errors) = DeTable::parse_recoverable(source);
+    let root = parse_toml(source, 0, diags)?;
+    parse_root(source, &root, diags)
+}
+
+/// The spanned TOML tree of one file whose text starts at byte `base` of the text spans
+/// refer to (0 for a single file; see [`crate::compose`]), or `None` after a syntax error
+/// (G001): what follows one is a guess, and reporting its consequences would bury the real
+/// mistake under a cascade.
+pub fn parse_toml<'i>(
+    text: &'i str,
+    base: usize,
+    diags: &mut Diagnostics,
+) -> Option<Spanned<DeTable<'i>>> {
+    let (root, errors) = DeTable::parse_recoverable(text);
     for e in &errors {
-        let span = e.span().map(Span::new).unwrap_or_default();
+        let span = e
+            .span()
+            .map(|r| Span::new(r.start + base..r.end + base))
+            .unwrap_or(Span::new(base..base));
         diags.push(Diagnostic::error(
             Code::Syntax,
             span,
             format!("invalid TOML: {}", e.message().trim()),
         ));
     }
-    if !errors.is_empty() {
-        // What follows a syntax error is a guess; reporting its consequences would bury the
-        // real mistake under a cascade.
-        return None;
-    }
-    let root_span = span_of(&root);
+    errors.is_empty().then_some(root)
+}
+
+/// Read a spanned TOML tree into the IR (see [`parse_partial`]). `source` is the text the
+/// tree's spans index: the file itself, or the texts of a composed spec's files end to end.
+pub fn parse_root(
+    source: &str,
+    root: &Spanned<DeTable<'_>>,
+    diags: &mut Diagnostics,
+) -> Option<(Spec, Broken)> {
+    let mut broken = Broken::default();
+    let root_span = span_of(root);
     let root = root.get_ref();
     let top = Obj::new(root, root_span, "the spec");
     top.check_keys(
@@ -525,6 +546,7 @@ pub fn parse_partial(source: &str, diags: &mut Diagnostics) -> Option<(Spec, Bro
         &[
             "name",
             "description",
+            "extends",
             "initial",
             "scope",
             "fail",
@@ -534,6 +556,18 @@ pub fn parse_partial(source: &str, diags: &mut Diagnostics) -> Option<(Spec, Bro
         ],
         diags,
     );
+    if let Some(v) = m.get("extends") {
+        // Composition resolves `extends` before parsing and takes it out of the tree
+        // (`crate::compose`); here the spec came as text, with no file to resolve it from.
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                span_of(v),
+                "this spec extends others, which are found beside its file: compile it from its file",
+            )
+            .with_help("`gate check FILE`, `--spec-file FILE` and the specs! macro resolve `extends`"),
+        );
+    }
     let name = m.req_str("name", diags);
     if let Some((n, s)) = &name {
         check_ident(n, *s, "machine", diags);
