@@ -77,10 +77,6 @@ fn fixtures_render_as_expected() {
         paths.len()
     );
     for path in &paths {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .expect("a UTF-8 file name");
         let (actual, _) = render_case(path);
         let expected_path = path.with_extension("expected");
         if bless {
