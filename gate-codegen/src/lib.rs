@@ -799,40 +799,57 @@ pub fn display_path(abs: &Path) -> String {
     abs.display().to_string()
 }
 
-/// Read, compile and generate one spec file: the module body, or the error skeleton.
-/// Returns the spec's name too (`None` when it did not compile).
+/// How a spec file and its bases are named in diagnostics: relative to the workspace root.
+fn shown(path: &Path) -> String {
+    display_path(&std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// Read, compile and generate one spec file (with the specs it extends): the module body, or
+/// the error skeleton. Returns the spec's name too (`None` when it did not compile).
 pub fn compile_file(file: &SpecFile) -> (Option<String>, TokenStream) {
     let abs = file.abs.to_string_lossy().into_owned();
-    let source = match std::fs::read(&file.abs) {
-        Ok(bytes) => bytes,
+    let compiled = match gate_spec::compile_file(&file.abs, &shown) {
+        Ok(compiled) => compiled,
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            let message = format!("{}: the spec is not UTF-8: {e}", file.display);
+            return (None, generate_error(&file.display, Some(&abs), &[message]));
+        }
         Err(e) => {
             let message = format!("{}: cannot read the spec: {e}", file.display);
             return (None, generate_error(&file.display, None, &[message]));
         }
     };
-    let source = match String::from_utf8(source) {
-        Ok(s) => s,
-        Err(e) => {
-            let message = format!("{}: the spec is not UTF-8: {e}", file.display);
-            return (None, generate_error(&file.display, Some(&abs), &[message]));
-        }
+    // Every base the spec extends is included too, so cargo rebuilds when one changes.
+    let bases: Vec<String> = compiled
+        .sources
+        .paths()
+        .skip(1)
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let watch = quote! {
+        #(
+            #[doc(hidden)]
+            const _: &[u8] = ::core::include_bytes!(#bases);
+        )*
     };
-    let (spec, diags) = gate_spec::compile(&source);
-    match spec {
+    match &compiled.spec {
         Some(spec) => {
             let name = spec.name.to_string();
-            (Some(name), generate(&spec, &file.display, &abs))
+            let body = generate(spec, &file.display, &abs);
+            (Some(name), quote!(#body #watch))
         }
         None => {
             // Errors only, each starting with its place: warnings reach the build through
             // gate-specs' build script ([`build_warnings`]), since a proc-macro cannot warn.
-            let rendered: Vec<String> = diags
+            let rendered: Vec<String> = compiled
+                .diags
                 .items
                 .iter()
                 .filter(|d| d.severity == gate_spec::diag::Severity::Error)
-                .map(|d| gate_spec::diag::render_for_build(&file.display, &source, d))
+                .map(|d| gate_spec::diag::render_for_build_in(&compiled.sources, d))
                 .collect();
-            (None, generate_error(&file.display, Some(&abs), &rendered))
+            let body = generate_error(&file.display, Some(&abs), &rendered);
+            (None, quote!(#body #watch))
         }
     }
 }
@@ -917,16 +934,16 @@ pub fn build_warnings(manifest_dir: &Path, relative: &str) -> Vec<String> {
     let mut out = Vec::new();
     for file_name in spec_files(&dir.abs).unwrap_or_default() {
         let file = SpecFile::resolve(&dir.abs, &file_name);
-        let Ok(source) = std::fs::read_to_string(&file.abs) else {
+        let Ok(compiled) = gate_spec::compile_file(&file.abs, &shown) else {
             continue;
         };
-        let (_, diags) = gate_spec::compile(&source);
         out.extend(
-            diags
+            compiled
+                .diags
                 .items
                 .iter()
                 .filter(|d| d.severity == gate_spec::diag::Severity::Warning)
-                .map(|d| gate_spec::diag::render_for_build(&file.display, &source, d)),
+                .map(|d| gate_spec::diag::render_for_build_in(&compiled.sources, d)),
         );
     }
     out
