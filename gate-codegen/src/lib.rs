@@ -172,6 +172,10 @@ fn command_table_tokens(table: &gate_spec::commands::CommandTable) -> TokenStrea
         let (c, e) = (slice(r.commands), slice(r.except_commands));
         quote!(::gate_spec::commands::RuleRec { commands: #c, except_commands: #e })
     }));
+    let checkpoints = list(table.checkpoints.iter().map(|r| {
+        let (c, e) = (slice(r.commands), slice(r.except_commands));
+        quote!(::gate_spec::commands::RuleRec { commands: #c, except_commands: #e })
+    }));
     let patterns = list(table.patterns.iter().map(|p| match *p {
         PatternRec::Stages(s) => {
             let s = slice(s);
@@ -223,6 +227,7 @@ fn command_table_tokens(table: &gate_spec::commands::CommandTable) -> TokenStrea
         ::gate_spec::commands::CommandTable {
             text: ::std::borrow::Cow::Borrowed(#text),
             rules: #rules,
+            checkpoints: #checkpoints,
             patterns: #patterns,
             stages: #stages,
             args: #args,
