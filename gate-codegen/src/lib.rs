@@ -81,6 +81,7 @@ fn phase_variant(phase: Phase) -> Ident {
 pub fn trigger_variant_name(spec: &Spec, trigger: Trigger) -> String {
     match trigger {
         Trigger::Event(p) => format!("Event{}", camel(p.as_str())),
+        Trigger::Timeout => "Timeout".to_string(),
         Trigger::Approved => "Approved".to_string(),
         Trigger::Checkpoint(c) => {
             format!("Checkpoint{}", camel(&spec.checkpoints[c as usize].name))
@@ -99,6 +100,7 @@ fn ir_trigger_tokens(trigger: Trigger) -> TokenStream {
             let v = phase_variant(p);
             quote!(::gate_spec::ir::Trigger::Event(::gate_spec::ir::Phase::#v))
         }
+        Trigger::Timeout => quote!(::gate_spec::ir::Trigger::Timeout),
         Trigger::Approved => quote!(::gate_spec::ir::Trigger::Approved),
         Trigger::Checkpoint(c) => quote!(::gate_spec::ir::Trigger::Checkpoint(#c)),
         Trigger::Clear(s) => quote!(::gate_spec::ir::Trigger::Clear(#s)),
@@ -425,6 +427,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         .map(|t| trigger_of(Trigger::Tier(t as u8)))
         .collect();
     let n_tiers = tier_triggers.len();
+    let timeout = trigger_of(Trigger::Timeout);
     let approved = trigger_of(Trigger::Approved);
     let backstop = trigger_of(Trigger::Backstop);
     let action = trigger_of(Trigger::Action);
@@ -654,6 +657,9 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                         }
                     };
                     take(Machine::phase_trigger(input.phase));
+                    if input.timeout {
+                        take(Trigger::#timeout);
+                    }
                     if input.approved {
                         take(Trigger::#approved);
                     }

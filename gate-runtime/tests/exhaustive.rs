@@ -35,6 +35,8 @@ enum Extra {
     Rise(SignalId),
     Fall(SignalId),
     Backstop,
+    /// The current state's own timer ran out.
+    Timeout,
 }
 
 /// One explored event shape.
@@ -78,6 +80,9 @@ fn realise(spec: &Spec, control: Control, shape: &Shape) -> Option<Realised> {
     let mut backstop = false;
     match shape.extra {
         Extra::None | Extra::Approved => {}
+        // The observer raises a timeout only in a state that has a timer.
+        Extra::Timeout if spec.states[control.0 as usize].timeout_secs.is_none() => return None,
+        Extra::Timeout => {}
         Extra::Checkpoint(c) => checkpoints[c as usize] = true,
         Extra::Rise(s) | Extra::Fall(s) => {
             let sig = &spec.signals[s as usize];
@@ -124,6 +129,7 @@ fn step(
         enabled: &enabled,
         checkpoints: &checkpoints,
         backstop,
+        timeout: matches!(shape.extra, Extra::Timeout),
         rearm_secs_ok: shape.secs_ok,
         approved: matches!(shape.extra, Extra::Approved),
     };
@@ -135,6 +141,9 @@ fn step(
 /// Every event shape of a spec.
 fn shapes(spec: &Spec) -> Vec<Shape> {
     let mut extras = vec![Extra::None, Extra::Approved, Extra::Backstop];
+    if spec.states.iter().any(|s| s.timeout_secs.is_some()) {
+        extras.push(Extra::Timeout);
+    }
     extras.extend((0..spec.checkpoints.len()).map(|c| Extra::Checkpoint(c as u8)));
     for s in 0..spec.signals.len() {
         extras.push(Extra::Rise(s as SignalId));
@@ -451,6 +460,7 @@ fn explore_debouncers(spec: &Spec, machine: &dyn Machine) -> (usize, usize) {
                     enabled: &enabled,
                     checkpoints: &checkpoints,
                     backstop: false,
+                    timeout: false,
                     rearm_secs_ok: true,
                     approved: false,
                 };

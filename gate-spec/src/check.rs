@@ -219,6 +219,8 @@ fn trigger_has_tool(spec: &Spec, trigger: Trigger) -> Option<bool> {
         }
         // The observer raises the backstop on a pre-tool action in an open window.
         Trigger::Backstop => Some(true),
+        // A state's timer runs out on whatever event comes next.
+        Trigger::Timeout => None,
     }
 }
 
@@ -256,6 +258,12 @@ fn effective_rearm(t: &Transition) -> Result<Option<bool>, ()> {
 fn never_holds(spec: &Spec, t: &Transition) -> Option<String> {
     let g = &t.guard;
     let trigger = spec.trigger_text(t.trigger);
+    if t.trigger == Trigger::Timeout && spec.states[t.from as usize].timeout_secs.is_none() {
+        return Some(format!(
+            "`timeout` never fires from state `{}`: it has no `timeout_secs`",
+            spec.state_name(t.from)
+        ));
+    }
     if trigger_has_tool(spec, t.trigger) == Some(false) {
         if g.tier.is_some() {
             return Some(format!(

@@ -1082,8 +1082,11 @@ pub fn parse_root(
     for ((t, span), (sname, sspan)) in state_tables.iter().zip(&states.items) {
         let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[state]] `{sname}`"));
-        o.check_keys(&["name", "window", "withhold"], diags);
+        o.check_keys(&["name", "window", "withhold", "timeout_secs"], diags);
         let window = o.bool("window", diags).unwrap_or(false);
+        let timeout_secs = o
+            .int("timeout_secs", 1, 86_400 * 30, diags)
+            .map(|v| v.0 as u32);
         let withhold_errors = diags.error_count();
         let withhold = o.str("withhold", diags).and_then(|(text, wspan)| {
             let (kind, tmpl) = text.split_once(':').unwrap_or((text.as_str(), ""));
@@ -1122,6 +1125,7 @@ pub fn parse_root(
             span: *sspan,
             window,
             withhold,
+            timeout_secs,
         });
     }
 
@@ -1555,6 +1559,7 @@ fn parse_trigger(
     let arg_span = |a: &str| inner_span(source, span, 1 + head.len() + 1, a);
     match (head, arg) {
         ("approved", None) => Some(Trigger::Approved),
+        ("timeout", None) => Some(Trigger::Timeout),
         ("backstop", None) => Some(Trigger::Backstop),
         ("action", None) => Some(Trigger::Action),
         ("event", Some(a)) => {
@@ -1576,6 +1581,7 @@ fn parse_trigger(
         _ => {
             let forms = [
                 "event",
+                "timeout",
                 "approved",
                 "checkpoint",
                 "clear",
@@ -1592,7 +1598,7 @@ fn parse_trigger(
             d = match did_you_mean(head, forms) {
                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
                 None => d.with_help(
-                    "a trigger is event:<phase>, approved, checkpoint:<name>, signal:<name>, clear:<name>, backstop, tier:<name> or action",
+                    "a trigger is event:<phase>, timeout, approved, checkpoint:<name>, signal:<name>, clear:<name>, backstop, tier:<name> or action",
                 ),
             };
             diags.push(d);

@@ -139,6 +139,12 @@ impl<'s> Engine<'s> {
             window_before.dominant,
         );
         let tool_event = phase.is_tool();
+        // The current state's own timer: its deadline, and whether this event comes after it.
+        let since = *state.observer.state_since_ms.get_or_insert(now);
+        let deadline = spec.states[state.machine.state as usize]
+            .timeout_secs
+            .map(|secs| since.saturating_add(i64::from(secs) * 1000));
+        let timeout = deadline.is_some_and(|d| now >= d);
         let input = Input {
             phase,
             tier: tool_event.then_some(class.tier),
@@ -148,6 +154,7 @@ impl<'s> Engine<'s> {
             enabled,
             checkpoints: &scratch.checkpoints,
             backstop,
+            timeout,
             rearm_secs_ok,
             approved: cx.approved,
         };
@@ -194,9 +201,24 @@ impl<'s> Engine<'s> {
         let mut fired_signals: Vec<&str> = Vec::new();
         let mut fired_checkpoint: Option<&str> = None;
         let mut by_backstop = false;
+        let mut by_timeout = false;
         for &t in fired.iter() {
             let tr = &spec.transitions[t as usize];
             match tr.trigger {
+                Trigger::Timeout => {
+                    // An expiry happened at its deadline, not at this event: recorded so.
+                    by_timeout = true;
+                    by_backstop = true;
+                    let deadline = deadline.unwrap_or(now);
+                    notes.push(Note {
+                        kind: "timeout",
+                        detail: Detail::Json(json!({
+                            "state": spec.state_name(tr.from),
+                            "deadline_ms": deadline,
+                            "after_secs": (deadline.saturating_sub(since)).max(0) / 1000,
+                        })),
+                    });
+                }
                 Trigger::Signal(s) | Trigger::Clear(s) => {
                     // A budget signal is the backstop in signal form, not a real boundary:
                     // the window it closes is not learned from (R8).
@@ -245,6 +267,14 @@ impl<'s> Engine<'s> {
             }
         }
         let to_state = state.machine.state;
+        // The time the machine moved: a timeout's deadline, else this event.
+        let moved_at = match deadline {
+            Some(d) if by_timeout => d,
+            _ => now,
+        };
+        if to_state != from_state {
+            state.observer.state_since_ms = Some(moved_at);
+        }
         if phase == Phase::PreTool {
             if let Some(w) = &spec.states[to_state as usize].withhold {
                 merge_block(&mut block, w.block, w.template);
@@ -275,7 +305,7 @@ impl<'s> Engine<'s> {
                 actions: seg.actions,
                 secs: seg
                     .opened_ms
-                    .map_or(0, |t| (now.saturating_sub(t)).max(0) as u64 / 1000),
+                    .map_or(0, |t| (moved_at.saturating_sub(t)).max(0) as u64 / 1000),
                 closed_by,
             };
             notes.push(Note {
