@@ -202,6 +202,8 @@ impl<'s> Engine<'s> {
         let mut fired_checkpoint: Option<&str> = None;
         let mut by_backstop = false;
         let mut by_timeout = false;
+        // When a window's seconds backstop ran out before this event: the expiry's time.
+        let mut backstop_at: Option<i64> = None;
         for &t in fired.iter() {
             let tr = &spec.transitions[t as usize];
             match tr.trigger {
@@ -236,6 +238,13 @@ impl<'s> Engine<'s> {
                 }
                 Trigger::Backstop => {
                     by_backstop = true;
+                    let seg = &state.observer.segment;
+                    let (_, secs) = observer::effective_backstop(spec, seg, cx.baselines);
+                    backstop_at = seg
+                        .opened_ms
+                        .zip(secs)
+                        .map(|(t, s)| t.saturating_add(i64::from(s) * 1000))
+                        .filter(|at| *at <= now);
                     notes.push(Note {
                         kind: "expiry",
                         detail: Detail::Expiry {
@@ -268,8 +277,9 @@ impl<'s> Engine<'s> {
         }
         let to_state = state.machine.state;
         // The time the machine moved: a timeout's deadline, else this event.
-        let moved_at = match deadline {
-            Some(d) if by_timeout => d,
+        let moved_at = match (deadline, backstop_at) {
+            (Some(d), _) if by_timeout => d,
+            (_, Some(at)) => at,
             _ => now,
         };
         if to_state != from_state {
