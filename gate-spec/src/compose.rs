@@ -56,13 +56,6 @@ pub struct Sources {
 }
 
 impl Sources {
-    /// A spec of one text.
-    pub fn single(display: &str, text: &str) -> Sources {
-        let mut sources = Sources::default();
-        sources.push(PathBuf::new(), display.to_string(), text.to_string());
-        sources
-    }
-
     fn push(&mut self, path: PathBuf, display: String, text: String) -> usize {
         let base = self.text.len();
         self.text.push_str(&text);
@@ -75,13 +68,16 @@ impl Sources {
         self.files.len() - 1
     }
 
-    /// The file a span lies in (the own file for a span past every file).
+    /// The file a span lies in: for an empty span at the very end of a file (a syntax error at
+    /// end of file), that file; else the one whose text holds its start.
     pub fn file_of(&self, span: Span) -> &SourceFile {
         let at = span.start as usize;
+        let holds = |f: &&SourceFile| f.base <= at && at < f.base + f.text.len();
+        let ends = |f: &&SourceFile| span.start == span.end && at == f.base + f.text.len();
         self.files
             .iter()
-            .rev()
-            .find(|f| f.base <= at && (at < f.base + f.text.len() || f.base == 0))
+            .find(ends)
+            .or_else(|| self.files.iter().find(holds))
             .unwrap_or(&self.files[0])
     }
 
@@ -572,4 +568,34 @@ fn union<'s>(existing: &mut Spanned<DeValue<'s>>, value: Spanned<DeValue<'s>>) {
         }
     }
     *existing = Spanned::new(span, DeValue::Array(acc.into_iter().collect()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_span_maps_to_its_own_file() {
+        let mut sources = Sources::default();
+        sources.push(PathBuf::from("a.toml"), "a.toml".into(), "abc\n".into());
+        sources.push(PathBuf::from("b.toml"), "b.toml".into(), "xyz\n".into());
+        let at = |start: usize, end: usize| {
+            let (path, _, span) = sources.locate(Span::new(start..end));
+            (path.to_string(), span.start)
+        };
+        assert_eq!(at(1, 2), ("a.toml".to_string(), 1));
+        assert_eq!(at(5, 6), ("b.toml".to_string(), 1));
+        // An empty span at the end of a file (a syntax error at end of file) is that file's.
+        assert_eq!(at(4, 4), ("a.toml".to_string(), 4));
+        assert_eq!(at(8, 8), ("b.toml".to_string(), 4));
+    }
+
+    #[test]
+    fn spec_names_in_extends_are_identifiers() {
+        assert!(is_name("guard"));
+        assert!(is_name("my_spec2"));
+        assert!(!is_name("../guard"));
+        assert!(!is_name("Guard"));
+        assert!(!is_name(""));
+    }
 }
