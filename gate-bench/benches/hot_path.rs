@@ -99,6 +99,7 @@ impl Inputs {
             enabled: &self.enabled,
             checkpoints: &self.checkpoints[i],
             backstop,
+            timeout: false,
             rearm_secs_ok: !i.is_multiple_of(3),
             approved: i.is_multiple_of(11),
         }

@@ -149,6 +149,85 @@ fn check_reports_file_line_col_and_exits_1() {
     assert_exit!(output, 2);
 }
 
+/// Per-item and whole-machine diagnostics come in one run: the fixture with nine mistakes of
+/// both kinds reports all nine in one `gate check`.
+#[test]
+fn check_reports_every_mistake_in_one_run() {
+    let world = World::new();
+    let spec =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../gate-spec/tests/fixtures/one_round.toml");
+    let output = world.gate(&["check", "--json", spec.to_str().unwrap()], b"");
+    assert_exit!(output, 1);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let codes: Vec<&str> = report[0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes,
+        ["G012", "G013", "G002", "G005", "G016", "G003", "G007", "G009", "G014"]
+    );
+}
+
+/// A spec that extends another is read with its base, beside it, by `gate check` and by
+/// `--spec-file`; a diagnostic in the base names the base's file.
+#[test]
+fn check_and_spec_file_resolve_extends_beside_the_spec() {
+    let world = World::new();
+    let dir = world.project.join("policies");
+    std::fs::create_dir_all(&dir).unwrap();
+    let example = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/example.toml"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("example.toml"), &example).unwrap();
+    std::fs::write(
+        dir.join("mine.toml"),
+        "[machine]\nname = \"mine\"\nextends = [\"example\"]\n\n[[tier]]\nname = \"high\"\nmax_actions = 4\n",
+    )
+    .unwrap();
+    let output = world.gate(&["check", "policies/mine.toml"], b"");
+    assert_exit!(output, 0);
+    assert!(
+        text(&output.stdout).contains("ok: spec `mine`"),
+        "{}",
+        text(&output.stdout)
+    );
+    let output = world.gate(&["diagram", "--file", "policies/mine.toml"], b"");
+    assert_exit!(output, 0);
+    assert!(text(&output.stdout).contains("stateDiagram-v2"));
+    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/session.jsonl");
+    let output = world.gate(
+        &[
+            "replay",
+            session.to_str().unwrap(),
+            "--spec-file",
+            "policies/mine.toml",
+        ],
+        b"",
+    );
+    assert_exit!(output, 0);
+
+    // A mistake in the base is reported in the base's file.
+    std::fs::write(
+        dir.join("example.toml"),
+        example.replace("initial = \"idle\"", "initial = \"idel\""),
+    )
+    .unwrap();
+    let output = world.gate(&["check", "policies/mine.toml"], b"");
+    assert_exit!(output, 1);
+    assert!(
+        text(&output.stdout).contains("policies/example.toml:"),
+        "{}",
+        text(&output.stdout)
+    );
+    let output = world.gate(&["check", "--json", "policies/mine.toml"], b"");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report[0]["diagnostics"][0]["file"], "policies/example.toml");
+}
+
 #[test]
 fn check_accepts_the_shipped_example() {
     let world = World::new();

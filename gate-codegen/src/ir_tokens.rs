@@ -631,14 +631,16 @@ impl Emit for State {
             span,
             window,
             withhold,
+            timeout_secs,
         } = self;
-        let (name, span, window, withhold) = (
+        let (name, span, window, withhold, timeout_secs) = (
             name.emit(cx),
             span.emit(cx),
             window.emit(cx),
             withhold.emit(cx),
+            timeout_secs.emit(cx),
         );
-        quote!(ir::State { name: #name, span: #span, window: #window, withhold: #withhold })
+        quote!(ir::State { name: #name, span: #span, window: #window, withhold: #withhold, timeout_secs: #timeout_secs })
     }
 }
 

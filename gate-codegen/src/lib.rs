@@ -81,6 +81,7 @@ fn phase_variant(phase: Phase) -> Ident {
 pub fn trigger_variant_name(spec: &Spec, trigger: Trigger) -> String {
     match trigger {
         Trigger::Event(p) => format!("Event{}", camel(p.as_str())),
+        Trigger::Timeout => "Timeout".to_string(),
         Trigger::Approved => "Approved".to_string(),
         Trigger::Checkpoint(c) => {
             format!("Checkpoint{}", camel(&spec.checkpoints[c as usize].name))
@@ -99,6 +100,7 @@ fn ir_trigger_tokens(trigger: Trigger) -> TokenStream {
             let v = phase_variant(p);
             quote!(::gate_spec::ir::Trigger::Event(::gate_spec::ir::Phase::#v))
         }
+        Trigger::Timeout => quote!(::gate_spec::ir::Trigger::Timeout),
         Trigger::Approved => quote!(::gate_spec::ir::Trigger::Approved),
         Trigger::Checkpoint(c) => quote!(::gate_spec::ir::Trigger::Checkpoint(#c)),
         Trigger::Clear(s) => quote!(::gate_spec::ir::Trigger::Clear(#s)),
@@ -172,6 +174,10 @@ fn command_table_tokens(table: &gate_spec::commands::CommandTable) -> TokenStrea
         let (c, e) = (slice(r.commands), slice(r.except_commands));
         quote!(::gate_spec::commands::RuleRec { commands: #c, except_commands: #e })
     }));
+    let checkpoints = list(table.checkpoints.iter().map(|r| {
+        let (c, e) = (slice(r.commands), slice(r.except_commands));
+        quote!(::gate_spec::commands::RuleRec { commands: #c, except_commands: #e })
+    }));
     let patterns = list(table.patterns.iter().map(|p| match *p {
         PatternRec::Stages(s) => {
             let s = slice(s);
@@ -223,6 +229,7 @@ fn command_table_tokens(table: &gate_spec::commands::CommandTable) -> TokenStrea
         ::gate_spec::commands::CommandTable {
             text: ::std::borrow::Cow::Borrowed(#text),
             rules: #rules,
+            checkpoints: #checkpoints,
             patterns: #patterns,
             stages: #stages,
             args: #args,
@@ -265,7 +272,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
             "{display_path}: the spec expands to {} transitions; at most 65536 fit the compiled machine",
             spec.transitions.len()
         );
-        return generate_error(display_path, Some(abs_path), &message);
+        return generate_error(display_path, Some(abs_path), &[message]);
     }
     let n_states = spec.states.len();
     let n_signals = spec.signals.len();
@@ -420,6 +427,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         .map(|t| trigger_of(Trigger::Tier(t as u8)))
         .collect();
     let n_tiers = tier_triggers.len();
+    let timeout = trigger_of(Trigger::Timeout);
     let approved = trigger_of(Trigger::Approved);
     let backstop = trigger_of(Trigger::Backstop);
     let action = trigger_of(Trigger::Action);
@@ -649,6 +657,9 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                         }
                     };
                     take(Machine::phase_trigger(input.phase));
+                    if input.timeout {
+                        take(Trigger::#timeout);
+                    }
                     if input.approved {
                         take(Trigger::#approved);
                     }
@@ -680,9 +691,14 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
 /// rendered diagnostics (which start `specs/x.toml:LINE:COL`), and a skeleton with the same
 /// public items as [`generate`] so that code using the module reports nothing else.
 /// `abs_path`, when the file exists, is included so that fixing the spec triggers a rebuild.
-pub fn generate_error(display_path: &str, abs_path: Option<&str>, rendered: &str) -> TokenStream {
+pub fn generate_error(
+    display_path: &str,
+    abs_path: Option<&str>,
+    messages: &[String],
+) -> TokenStream {
     let registry = registry_tokens("This spec's registry entry (the spec did not compile).");
-    let message = rendered.trim_end();
+    // One `compile_error!` per diagnostic: the compiler prints each as its own `error:`.
+    let messages = messages.iter().map(|m| m.trim_end());
     let name = Path::new(display_path)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -694,7 +710,7 @@ pub fn generate_error(display_path: &str, abs_path: Option<&str>, rendered: &str
         }
     });
     quote! {
-        ::core::compile_error!(#message);
+        #(::core::compile_error!(#messages);)*
         #include
         /// The spec's name (its file name: the spec did not compile).
         pub const NAME: &str = #name;
@@ -794,33 +810,57 @@ pub fn display_path(abs: &Path) -> String {
     abs.display().to_string()
 }
 
-/// Read, compile and generate one spec file: the module body, or the error skeleton.
-/// Returns the spec's name too (`None` when it did not compile).
+/// How a spec file and its bases are named in diagnostics: relative to the workspace root.
+fn shown(path: &Path) -> String {
+    display_path(&std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// Read, compile and generate one spec file (with the specs it extends): the module body, or
+/// the error skeleton. Returns the spec's name too (`None` when it did not compile).
 pub fn compile_file(file: &SpecFile) -> (Option<String>, TokenStream) {
     let abs = file.abs.to_string_lossy().into_owned();
-    let source = match std::fs::read(&file.abs) {
-        Ok(bytes) => bytes,
+    let compiled = match gate_spec::compile_file(&file.abs, &shown) {
+        Ok(compiled) => compiled,
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            let message = format!("{}: the spec is not UTF-8: {e}", file.display);
+            return (None, generate_error(&file.display, Some(&abs), &[message]));
+        }
         Err(e) => {
             let message = format!("{}: cannot read the spec: {e}", file.display);
-            return (None, generate_error(&file.display, None, &message));
+            return (None, generate_error(&file.display, None, &[message]));
         }
     };
-    let source = match String::from_utf8(source) {
-        Ok(s) => s,
-        Err(e) => {
-            let message = format!("{}: the spec is not UTF-8: {e}", file.display);
-            return (None, generate_error(&file.display, Some(&abs), &message));
-        }
+    // Every base the spec extends is included too, so cargo rebuilds when one changes.
+    let bases: Vec<String> = compiled
+        .sources
+        .paths()
+        .skip(1)
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let watch = quote! {
+        #(
+            #[doc(hidden)]
+            const _: &[u8] = ::core::include_bytes!(#bases);
+        )*
     };
-    let (spec, diags) = gate_spec::compile(&source);
-    match spec {
+    match &compiled.spec {
         Some(spec) => {
             let name = spec.name.to_string();
-            (Some(name), generate(&spec, &file.display, &abs))
+            let body = generate(spec, &file.display, &abs);
+            (Some(name), quote!(#body #watch))
         }
         None => {
-            let rendered = gate_spec::diag::render_all(&file.display, &source, &diags.items);
-            (None, generate_error(&file.display, Some(&abs), &rendered))
+            // Errors only, each starting with its place: warnings reach the build through
+            // gate-specs' build script ([`build_warnings`]), since a proc-macro cannot warn.
+            let rendered: Vec<String> = compiled
+                .diags
+                .items
+                .iter()
+                .filter(|d| d.severity == gate_spec::diag::Severity::Error)
+                .map(|d| gate_spec::diag::render_for_build_in(&compiled.sources, d))
+                .collect();
+            let body = generate_error(&file.display, Some(&abs), &rendered);
+            (None, quote!(#body #watch))
         }
     }
 }
@@ -830,19 +870,13 @@ pub fn compile_file(file: &SpecFile) -> (Option<String>, TokenStream) {
 /// after its file holding the `compile_error!`.
 pub fn compile_dir(manifest_dir: &Path, relative: &str) -> TokenStream {
     let dir = SpecFile::resolve(manifest_dir, relative);
-    let mut names: Vec<String> = match std::fs::read_dir(&dir.abs) {
-        Ok(entries) => entries
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".toml"))
-            .collect(),
+    let names = match spec_files(&dir.abs) {
+        Ok(names) => names,
         Err(e) => {
             let message = format!("{}: cannot read the spec directory: {e}", dir.display);
             return quote!(::core::compile_error!(#message););
         }
     };
-    names.sort();
     let mut modules = Vec::new();
     let mut idents: Vec<Ident> = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
@@ -859,7 +893,7 @@ pub fn compile_dir(manifest_dir: &Path, relative: &str) -> TokenStream {
             );
             (
                 fallback,
-                generate_error(&file.display, Some(&abs), &message),
+                generate_error(&file.display, Some(&abs), &[message]),
             )
         } else {
             match module_ident(&module_name) {
@@ -868,7 +902,7 @@ pub fn compile_dir(manifest_dir: &Path, relative: &str) -> TokenStream {
                     let message = format!("{}: {e}", file.display);
                     (
                         fallback,
-                        generate_error(&file.display, Some(&abs), &message),
+                        generate_error(&file.display, Some(&abs), &[message]),
                     )
                 }
             }
@@ -887,6 +921,43 @@ pub fn compile_dir(manifest_dir: &Path, relative: &str) -> TokenStream {
         /// Every compiled spec, sorted by file name.
         pub static ALL: &[&::gate_spec::exec::CompiledSpec] = &[#(&#idents::COMPILED),*];
     }
+}
+
+/// The file names of the specs in `dir` that [`compile_dir`] compiles: every `*.toml` directly
+/// in it, sorted by name.
+pub fn spec_files(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// The warnings of every spec [`compile_dir`] compiles, each rendered for cargo's build output
+/// (`specs/x.toml:LINE:COL: [G019] …` and its excerpt). A build script prints them as
+/// `cargo:warning=` lines: a proc-macro cannot emit a warning on stable Rust. Errors are left
+/// to the macro, which fails the build with them; files that cannot be read are its to report.
+pub fn build_warnings(manifest_dir: &Path, relative: &str) -> Vec<String> {
+    let dir = SpecFile::resolve(manifest_dir, relative);
+    let mut out = Vec::new();
+    for file_name in spec_files(&dir.abs).unwrap_or_default() {
+        let file = SpecFile::resolve(&dir.abs, &file_name);
+        let Ok(compiled) = gate_spec::compile_file(&file.abs, &shown) else {
+            continue;
+        };
+        out.extend(
+            compiled
+                .diags
+                .items
+                .iter()
+                .filter(|d| d.severity == gate_spec::diag::Severity::Warning)
+                .map(|d| gate_spec::diag::render_for_build_in(&compiled.sources, d)),
+        );
+    }
+    out
 }
 
 /// The registry entry of a generated module (`COMPILED` and its IR cell); the skeleton of a

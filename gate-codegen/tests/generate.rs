@@ -101,9 +101,18 @@ fn the_transition_match_has_no_wildcard_arm() {
 fn errors_start_with_the_display_path_and_keep_the_items() {
     let source = "[machine]\nname = \"x\"\ninitial = \"nowhere\"\n";
     let (_, diags) = gate_spec::compile(source);
-    let rendered = gate_spec::diag::render_all("specs/x.toml", source, &diags.items);
+    let rendered: Vec<String> = diags
+        .items
+        .iter()
+        .map(|d| gate_spec::diag::render_for_build("specs/x.toml", source, d))
+        .collect();
     let code = gate_codegen::generate_error("specs/x.toml", None, &rendered).to_string();
     assert!(code.contains("compile_error ! (\"specs/x.toml:"), "{code}");
+    assert_eq!(
+        code.matches("compile_error !").count(),
+        rendered.len(),
+        "one compile_error! per diagnostic: {code}"
+    );
     for item in [
         "NAME", "HASH", "IR_JSON", "MERMAID", "DOT", "COMPILED", "Machine",
     ] {
@@ -172,9 +181,14 @@ fn a_directory_compiles_sorted_and_reports_bad_and_duplicate_specs_once_each() {
     let code = gate_codegen::compile_dir(&scratch.0, ".").to_string();
     // a.toml compiles as `example`; b.toml has the same name; c.toml is invalid.
     assert!(code.contains("pub mod example"), "{code}");
-    assert_eq!(code.matches("compile_error").count(), 2, "{code}");
+    // One for b.toml, one per error of c.toml (four missing keys).
+    assert_eq!(code.matches("compile_error").count(), 5, "{code}");
     assert!(code.contains("is already used by"), "{code}");
-    assert!(code.contains("c.toml:1:1: error[G004]"), "{code}");
+    assert!(code.contains("c.toml:1:1: [G004]"), "{code}");
+    assert!(
+        !code.contains("error["),
+        "the compiler says `error` once: {code}"
+    );
     let all = code
         .split("pub static ALL")
         .nth(1)
@@ -184,4 +198,24 @@ fn a_directory_compiles_sorted_and_reports_bad_and_duplicate_specs_once_each() {
         "{all}"
     );
     pretty(&code);
+}
+
+/// Warnings cannot come from the proc-macro; `build_warnings` renders them for gate-specs'
+/// build script, one per diagnostic, each starting with its place, and leaves errors out.
+#[test]
+fn build_warnings_are_rendered_with_their_place_and_errors_are_left_to_the_macro() {
+    let scratch = Scratch::new("warnings");
+    let unused = example_source().replace("[template]\n", "[template]\nnever = \"unused\"\n");
+    std::fs::write(scratch.0.join("a.toml"), unused).expect("write");
+    std::fs::write(scratch.0.join("b.toml"), "[machine]\nname = \"b\"\n").expect("write");
+    std::fs::write(scratch.0.join("c.toml"), example_source()).expect("write");
+    let warnings = gate_codegen::build_warnings(&scratch.0, ".");
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    let (head, rest) = warnings[0].split_once('\n').expect("an excerpt follows");
+    assert!(
+        head.ends_with("[G019] template `never` is never used"),
+        "{head}"
+    );
+    assert!(head.contains("a.toml:"), "{head}");
+    assert!(rest.contains("never = \"unused\""), "{rest}");
 }

@@ -4,9 +4,12 @@
 //!   `pub mod <spec name> { … }` and `pub static ALL: &[&gate_spec::exec::CompiledSpec]`.
 //! - `spec!("path/x.toml")` expands to one spec's module body (wrap it in a `mod`).
 //!
-//! Paths are relative to the calling crate's `CARGO_MANIFEST_DIR`. An invalid spec becomes a
-//! `compile_error!` carrying the same rendering as `gate check`, its path relative to the
-//! workspace root (`specs/x.toml:LINE:COL: error[G0xx]: …`).
+//! Paths are relative to the calling crate's `CARGO_MANIFEST_DIR`. An invalid spec becomes one
+//! `compile_error!` per error, each the rendering `gate check` prints with its path relative to
+//! the workspace root and without a second "error" (`error: specs/x.toml:LINE:COL: [G0xx] …`).
+//! A proc-macro cannot place a diagnostic in a file that is not Rust nor emit a warning on
+//! stable Rust: the compiler points at the macro call, and warnings reach the build through
+//! gate-specs' build script (`gate_codegen::build_warnings`).
 
 use proc_macro::TokenStream;
 use std::path::PathBuf;

@@ -23,6 +23,7 @@ struct Event {
     enabled: Vec<bool>,
     checkpoints: Vec<bool>,
     backstop: bool,
+    timeout: bool,
     rearm_secs_ok: bool,
     approved: bool,
 }
@@ -38,6 +39,7 @@ impl Event {
             enabled: vec![true; n_signals],
             checkpoints: Vec::new(),
             backstop: false,
+            timeout: false,
             rearm_secs_ok: true,
             approved: false,
         }
@@ -66,6 +68,7 @@ fn step(machine: &dyn gate_spec::exec::Machine, memory: &mut Snapshot, event: &E
         enabled: &event.enabled,
         checkpoints: &event.checkpoints,
         backstop: event.backstop,
+        timeout: event.timeout,
         rearm_secs_ok: event.rearm_secs_ok,
         approved: event.approved,
     };

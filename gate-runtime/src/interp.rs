@@ -54,6 +54,7 @@ impl<'s> Interpreter<'s> {
     ) -> bool {
         match trigger {
             Trigger::Event(p) => p == input.phase,
+            Trigger::Timeout => input.timeout,
             Trigger::Approved => input.approved,
             Trigger::Checkpoint(c) => input.checkpoints.get(c as usize).copied().unwrap_or(false),
             Trigger::Clear(s) => falling[s as usize],

@@ -101,6 +101,7 @@ struct Concrete {
     enabled: Vec<bool>,
     checkpoints: Vec<bool>,
     backstop: bool,
+    timeout: bool,
     rearm_secs_ok: bool,
     approved: bool,
 }
@@ -129,6 +130,7 @@ impl Concrete {
             enabled: bits(r.enabled, spec.signals.len()),
             checkpoints: bits(r.checkpoints, spec.checkpoints.len()),
             backstop: r.flags & 1 == 1,
+            timeout: r.flags & 32 == 32,
             rearm_secs_ok: r.flags & 6 != 0,
             approved: r.flags & 24 == 24,
         }
@@ -144,6 +146,7 @@ impl Concrete {
             enabled: &self.enabled,
             checkpoints: &self.checkpoints,
             backstop: self.backstop,
+            timeout: self.timeout,
             rearm_secs_ok: self.rearm_secs_ok,
             approved: self.approved,
         }

@@ -567,6 +567,25 @@ fn jwc_r6_window_closes_at_boundary_or_backstop() {
     assert!(steer_text(&o).starts_with("gate: this window reached its budget (60 actions"));
 }
 
+/// A window whose seconds backstop ran out long before the next tool call is recorded as
+/// ending at its deadline, not at that call.
+#[test]
+fn a_seconds_backstop_is_recorded_at_its_deadline() {
+    let mut sim = Sim::new("jwc");
+    open_window(&mut sim);
+    let (_, secs) =
+        observer::effective_backstop(sim.spec, &sim.state.observer.segment, &sim.baselines);
+    let secs = u64::from(secs.expect("a routine window has a seconds backstop"));
+    sim.wait(secs as i64 + 75);
+    let o = sim.pre("Edit", "/repo/src/late.rs");
+    let w = o.closed.as_ref().expect("the backstop closes the window");
+    assert_eq!(w.closed_by, ClosedBy::Backstop);
+    assert_eq!(
+        w.secs, secs,
+        "measured to the deadline, not to the late call"
+    );
+}
+
 #[test]
 fn jwc_r6_rearm_without_evidence_recorded() {
     let mut sim = Sim::new("jwc");

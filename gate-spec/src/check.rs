@@ -4,48 +4,99 @@
 //! one run of `gate check` reports every problem. The one rule that needs a span the IR does
 //! not keep (G010 points at a signal's `enter`) is [`check_enter_within_backstop`], which the
 //! parser calls with that span.
+//!
+//! The checks also run on a spec with errors in some items ([`run_with`] and its
+//! [`Broken`] record): each skips what depends on a broken item and checks the rest, so
+//! per-item and whole-machine diagnostics come in one round.
 
+use crate::broken::Broken;
 use crate::diag::{did_you_mean, Code, Diagnostic, Diagnostics};
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// Run every static check.
+/// Run every static check on a spec that parsed without errors.
 pub fn run(spec: &Spec, diags: &mut Diagnostics) {
-    let reachable = reachable_states(spec);
-    check_unreachable_states(spec, &reachable, diags);
-    check_dead_end_states(spec, &reachable, diags);
-    check_nondeterminism(spec, diags);
-    check_rearm_floor(spec, diags);
-    check_monotonic_modes(spec, diags);
-    check_backstops(spec, diags);
-    check_window_blocks(spec, diags);
-    check_telemetry(spec, diags);
-    check_unused(spec, diags);
-    check_guards_can_hold(spec, diags);
+    run_with(spec, &Broken::default(), diags);
 }
 
-/// States reachable from `initial`, following every transition whatever its guard.
-fn reachable_states(spec: &Spec) -> Vec<bool> {
+/// Run every static check, skipping only what depends on a broken item.
+pub fn run_with(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
+    let reachable = reachable_states(spec, broken);
+    if !broken.initial {
+        check_unreachable_states(spec, broken, &reachable, diags);
+    }
+    check_dead_end_states(spec, broken, &reachable, diags);
+    check_nondeterminism(spec, broken, diags);
+    if !broken.rearm {
+        check_rearm_floor(spec, diags);
+    }
+    check_monotonic_modes(spec, broken, diags);
+    check_backstops(spec, broken, diags);
+    check_window_blocks(spec, diags);
+    check_telemetry(spec, broken, diags);
+    check_unused(spec, broken, diags);
+    check_guards_can_hold(spec, broken, diags);
+    check_template_vars_provided(spec, broken, diags);
+}
+
+/// States reachable from `initial`, following every transition whatever its guard. A
+/// transition with an error may lead wherever its broken part could name; with a broken
+/// `initial`, every state counts as reachable.
+fn reachable_states(spec: &Spec, broken: &Broken) -> Vec<bool> {
+    if broken.initial {
+        return vec![true; spec.states.len()];
+    }
     let mut seen = vec![false; spec.states.len()];
     let mut queue = VecDeque::from([spec.initial]);
     if let Some(s) = seen.get_mut(spec.initial as usize) {
         *s = true;
     }
-    while let Some(state) = queue.pop_front() {
-        for t in spec.transitions.iter().filter(|t| t.from == state) {
-            if !seen[t.to as usize] {
-                seen[t.to as usize] = true;
-                queue.push_back(t.to);
+    loop {
+        while let Some(state) = queue.pop_front() {
+            for t in spec.transitions.iter().filter(|t| t.from == state) {
+                if !seen[t.to as usize] {
+                    seen[t.to as usize] = true;
+                    queue.push_back(t.to);
+                }
             }
+        }
+        // Loose transitions whose source may be reached add their targets; repeat until none
+        // adds anything.
+        let before = queue.len();
+        for loose in &broken.transitions {
+            let leaves = match &loose.from {
+                None => true,
+                Some(from) => from.iter().any(|&f| seen[f as usize]),
+            };
+            let targets: Vec<StateId> = match loose.to {
+                _ if !leaves => Vec::new(),
+                None => (0..spec.states.len() as StateId).collect(),
+                Some(None) => Vec::new(),
+                Some(Some(to)) => vec![to],
+            };
+            for to in targets {
+                if !seen[to as usize] {
+                    seen[to as usize] = true;
+                    queue.push_back(to);
+                }
+            }
+        }
+        if queue.len() == before {
+            break;
         }
     }
     seen
 }
 
 /// G007: a state no path from the initial state reaches.
-fn check_unreachable_states(spec: &Spec, reachable: &[bool], diags: &mut Diagnostics) {
+fn check_unreachable_states(
+    spec: &Spec,
+    broken: &Broken,
+    reachable: &[bool],
+    diags: &mut Diagnostics,
+) {
     for (i, state) in spec.states.iter().enumerate() {
-        if !reachable[i] {
+        if !reachable[i] && !broken.states.contains(&(i as StateId)) {
             diags.push(
                 Diagnostic::error(
                     Code::UnreachableState,
@@ -63,19 +114,48 @@ fn check_unreachable_states(spec: &Spec, reachable: &[bool], diags: &mut Diagnos
 }
 
 /// G008: a (reachable) state from which no path leads to a state that does not withhold.
-fn check_dead_end_states(spec: &Spec, reachable: &[bool], diags: &mut Diagnostics) {
+fn check_dead_end_states(
+    spec: &Spec,
+    broken: &Broken,
+    reachable: &[bool],
+    diags: &mut Diagnostics,
+) {
     // Backward search from every non-withholding state: those states can get out.
     let mut escapes: Vec<bool> = spec.states.iter().map(|s| s.withhold.is_none()).collect();
     let mut queue: VecDeque<StateId> = (0..spec.states.len())
         .filter(|&i| escapes[i])
         .map(|i| i as StateId)
         .collect();
-    while let Some(state) = queue.pop_front() {
-        for t in spec.transitions.iter().filter(|t| t.to == state) {
-            if !escapes[t.from as usize] {
-                escapes[t.from as usize] = true;
-                queue.push_back(t.from);
+    loop {
+        while let Some(state) = queue.pop_front() {
+            for t in spec.transitions.iter().filter(|t| t.to == state) {
+                if !escapes[t.from as usize] {
+                    escapes[t.from as usize] = true;
+                    queue.push_back(t.from);
+                }
             }
+        }
+        // A loose transition that may lead to an escaping state is a way out of its sources
+        // (of every state, when a source did not resolve).
+        for loose in &broken.transitions {
+            let sources: Vec<StateId> = match &loose.from {
+                None => (0..spec.states.len() as StateId).collect(),
+                Some(from) => from.clone(),
+            };
+            for from in sources {
+                let out = match loose.to {
+                    None => true,
+                    Some(None) => false,
+                    Some(Some(to)) => escapes[to as usize],
+                };
+                if out && !escapes[from as usize] {
+                    escapes[from as usize] = true;
+                    queue.push_back(from);
+                }
+            }
+        }
+        if queue.is_empty() {
+            break;
         }
     }
     for (i, state) in spec.states.iter().enumerate() {
@@ -139,6 +219,8 @@ fn trigger_has_tool(spec: &Spec, trigger: Trigger) -> Option<bool> {
         }
         // The observer raises the backstop on a pre-tool action in an open window.
         Trigger::Backstop => Some(true),
+        // A state's timer runs out on whatever event comes next.
+        Trigger::Timeout => None,
     }
 }
 
@@ -176,6 +258,12 @@ fn effective_rearm(t: &Transition) -> Result<Option<bool>, ()> {
 fn never_holds(spec: &Spec, t: &Transition) -> Option<String> {
     let g = &t.guard;
     let trigger = spec.trigger_text(t.trigger);
+    if t.trigger == Trigger::Timeout && spec.states[t.from as usize].timeout_secs.is_none() {
+        return Some(format!(
+            "`timeout` never fires from state `{}`: it has no `timeout_secs`",
+            spec.state_name(t.from)
+        ));
+    }
     if trigger_has_tool(spec, t.trigger) == Some(false) {
         if g.tier.is_some() {
             return Some(format!(
@@ -278,9 +366,12 @@ fn overlap(a: &Admits, b: &Admits) -> bool {
 /// G009: two transitions from one state on one trigger whose guards can both hold.
 /// Reported once per pair of declarations (a `from = "*"` transition is one declaration),
 /// on the later one with a label on the earlier, naming every state where they collide.
-fn check_nondeterminism(spec: &Spec, diags: &mut Diagnostics) {
+fn check_nondeterminism(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     let mut by_source: BTreeMap<(StateId, Trigger), Vec<usize>> = BTreeMap::new();
     for (i, t) in spec.transitions.iter().enumerate() {
+        if broken.trigger_is_broken(t.trigger) {
+            continue;
+        }
         by_source.entry((t.from, t.trigger)).or_default().push(i);
     }
     // (earlier span, later span, trigger) -> states where both can fire.
@@ -403,10 +494,13 @@ fn check_rearm_floor(spec: &Spec, diags: &mut Diagnostics) {
 }
 
 /// G012: a higher tier with a weaker mode than a lower one (also through a role's overrides).
-fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
+fn check_monotonic_modes(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     let n = spec.tiers.len();
     let mut strongest: Option<(Mode, TierId)> = None;
     for (i, tier) in spec.tiers.iter().enumerate() {
+        if broken.tiers.contains(&(i as TierId)) {
+            continue;
+        }
         if let Some((mode, at)) = strongest {
             if tier.mode < mode {
                 diags.push(
@@ -432,8 +526,14 @@ fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
         }
     }
     for (r, role) in spec.roles.iter().enumerate() {
+        if broken.roles.contains(&(r as RoleId)) {
+            continue;
+        }
         let mut strongest: Option<(Mode, TierId)> = None;
         for tier in 0..n as TierId {
+            if broken.tiers.contains(&tier) {
+                continue;
+            }
             let mode = spec.mode_for(tier, Some(r as RoleId));
             if let Some((m, at)) = strongest {
                 if mode < m {
@@ -463,7 +563,7 @@ fn check_monotonic_modes(spec: &Spec, diags: &mut Diagnostics) {
 }
 
 /// G013: a tier without any backstop, so a window at that tier would never expire.
-fn check_backstops(spec: &Spec, diags: &mut Diagnostics) {
+fn check_backstops(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     // A spec without windows (no window state, no arm) has nothing for a backstop to expire.
     let has_windows = spec.states.iter().any(|s| s.window)
         || spec
@@ -473,7 +573,10 @@ fn check_backstops(spec: &Spec, diags: &mut Diagnostics) {
     if !has_windows {
         return;
     }
-    for tier in &spec.tiers {
+    for (i, tier) in spec.tiers.iter().enumerate() {
+        if broken.tiers.contains(&(i as TierId)) {
+            continue;
+        }
         let b = &tier.backstop;
         if b.max_actions.is_none() && b.max_secs.is_none() && b.baseline.is_none() {
             diags.push(
@@ -563,8 +666,11 @@ fn family_needs(spec: &Spec, family: &Family) -> Vec<(Telemetry, &'static str)> 
 
 /// G017 (warning): a signal reads telemetry its `requires` does not list, so it would not be
 /// disabled on a runtime that lacks that field.
-fn check_telemetry(spec: &Spec, diags: &mut Diagnostics) {
-    for signal in &spec.signals {
+fn check_telemetry(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
+    for (i, signal) in spec.signals.iter().enumerate() {
+        if broken.signals.contains(&(i as SignalId)) {
+            continue;
+        }
         for (field, why) in family_needs(spec, &signal.family) {
             if signal.requires.contains(&field) {
                 continue;
@@ -591,10 +697,20 @@ fn check_telemetry(spec: &Spec, diags: &mut Diagnostics) {
 
 /// Unused declarations (warnings): a template no effect or state uses, a signal and a
 /// checkpoint no transition is triggered by.
-fn check_unused(spec: &Spec, diags: &mut Diagnostics) {
-    let mut templates = vec![false; spec.templates.len()];
-    let mut signals = vec![false; spec.signals.len()];
-    let mut checkpoints = vec![false; spec.checkpoints.len()];
+fn check_unused(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
+    // A reference from a broken item counts as a use.
+    let used = |n: usize, set: &BTreeSet<usize>| (0..n).map(|i| set.contains(&i)).collect();
+    let mut templates: Vec<bool> = used(spec.templates.len(), &broken.used_templates);
+    let mut signals: Vec<bool> = used(spec.signals.len(), &broken.used_signals);
+    let mut checkpoints: Vec<bool> = used(spec.checkpoints.len(), &broken.used_checkpoints);
+    // A reference that did not resolve may have meant any of them: say nothing.
+    if broken.unresolved_template {
+        templates.fill(true);
+    }
+    if broken.unresolved_trigger {
+        signals.fill(true);
+        checkpoints.fill(true);
+    }
     for t in &spec.transitions {
         for e in &t.effects {
             if let Effect::Steer { template }
@@ -652,9 +768,12 @@ fn check_unused(spec: &Spec, diags: &mut Diagnostics) {
 }
 
 /// Warnings: a transition whose guard can never hold on its trigger (it never fires).
-fn check_guards_can_hold(spec: &Spec, diags: &mut Diagnostics) {
+fn check_guards_can_hold(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     let mut seen = BTreeSet::new();
     for t in &spec.transitions {
+        if broken.trigger_is_broken(t.trigger) {
+            continue;
+        }
         let Some(why) = never_holds(spec, t) else {
             continue;
         };
@@ -676,4 +795,91 @@ fn check_guards_can_hold(spec: &Spec, diags: &mut Diagnostics) {
 /// "Did you mean" for a telemetry field name (used by the parser for `requires`).
 pub fn suggest_telemetry(name: &str) -> Option<&'static str> {
     did_you_mean(name, Telemetry::ALL.map(Telemetry::as_str))
+}
+
+/// Whether a use of a template provides a variable: `on` is the trigger of the transition
+/// using it (`None` for a state's `withhold`, rendered on a pre-tool action), `asks` whether
+/// the use asks (only an ask has a grant). `None` when it does; otherwise why not.
+fn unprovided(spec: &Spec, var: TemplateVar, on: Option<Trigger>, asks: bool) -> Option<String> {
+    match var {
+        TemplateVar::Signal => match on {
+            Some(Trigger::Signal(_) | Trigger::Clear(_)) | None => None,
+            Some(_) => Some("only a `signal:` or `clear:` trigger has a signal".to_string()),
+        },
+        TemplateVar::Checkpoint => match on {
+            Some(Trigger::Checkpoint(_)) | None => None,
+            Some(_) => Some("only a `checkpoint:` trigger has a checkpoint".to_string()),
+        },
+        TemplateVar::Tier
+        | TemplateVar::Kind
+        | TemplateVar::Reason
+        | TemplateVar::Rule
+        | TemplateVar::Tool
+        | TemplateVar::Target => match on {
+            Some(t) if trigger_has_tool(spec, t) == Some(false) => {
+                Some("that trigger carries no tool action".to_string())
+            }
+            _ => None,
+        },
+        TemplateVar::GrantId | TemplateVar::Approve if !asks => {
+            Some("only an `ask` has a grant to approve".to_string())
+        }
+        _ => None,
+    }
+}
+
+/// G021 (warning): a template used where one of its variables is never provided, so it would
+/// always render as `none` (or an empty value) there: `{target}` on `event:session_start`,
+/// `{signal}` on `checkpoint:tests`, `{approve}` in a `steer:`.
+fn check_template_vars_provided(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
+    // (template, variable, use) reported once.
+    let mut seen = BTreeSet::new();
+    let mut uses: Vec<(TemplateId, Option<Trigger>, bool, Span, String)> = Vec::new();
+    for t in &spec.transitions {
+        if broken.trigger_is_broken(t.trigger) {
+            continue;
+        }
+        for e in &t.effects {
+            let (template, asks) = match e {
+                Effect::Steer { template } | Effect::Deny { template } => (*template, false),
+                Effect::Ask { template } => (*template, true),
+                _ => continue,
+            };
+            let what = format!("used on `{}` here", spec.trigger_text(t.trigger));
+            uses.push((template, Some(t.trigger), asks, t.span, what));
+        }
+    }
+    for state in &spec.states {
+        if let Some(w) = &state.withhold {
+            let what = format!("the `withhold` of state `{}`", state.name);
+            uses.push((w.template, None, w.block == Block::Ask, w.span, what));
+        }
+    }
+    for (template, on, asks, span, what) in uses {
+        let tmpl = &spec.templates[template as usize];
+        for part in &tmpl.parts {
+            let TemplatePart::Var(var) = part else {
+                continue;
+            };
+            let Some(why) = unprovided(spec, *var, on, asks) else {
+                continue;
+            };
+            if !seen.insert((template, *var, span)) {
+                continue;
+            }
+            diags.push(
+                Diagnostic::warning(
+                    Code::TemplateVarNotProvided,
+                    tmpl.span,
+                    format!(
+                        "template `{}` uses `{{{}}}`, which this use never provides: {why}",
+                        tmpl.name,
+                        var.as_str()
+                    ),
+                )
+                .with_label(span, what.clone())
+                .with_help("it would render as `none` there; use a variable the trigger provides, or a template of its own"),
+            );
+        }
+    }
 }

@@ -103,6 +103,10 @@ pub struct CommandTable {
     pub text: Cow<'static, str>,
     /// Per rule, indexed by [`RuleId`].
     pub rules: List<RuleRec>,
+    /// Per checkpoint, indexed by `CheckpointId`: the patterns of its `commands` and
+    /// `except_commands` (not in the program index: a checkpoint's few patterns are tried on
+    /// the command a tool result reports, see [`CommandTable::checkpoint_patterns`]).
+    pub checkpoints: List<RuleRec>,
     pub patterns: List<PatternRec>,
     pub stages: List<StageRec>,
     pub args: List<ArgRec>,
@@ -371,6 +375,15 @@ impl CommandTable {
                 except_commands,
             });
         }
+        // After the rules' patterns, so the rules' indices do not depend on checkpoints.
+        let checkpoints: Vec<RuleRec> = spec
+            .checkpoints
+            .iter()
+            .map(|c| RuleRec {
+                commands: b.list(&c.commands),
+                except_commands: b.list(&c.except_commands),
+            })
+            .collect();
         let mut by_program: BTreeMap<String, Vec<PatternRef>> = BTreeMap::new();
         let mut always = Vec::new();
         for (rule, rec) in rules.iter().enumerate() {
@@ -433,6 +446,7 @@ impl CommandTable {
         CommandTable {
             text: Cow::Owned(b.text),
             rules: rules.into(),
+            checkpoints: checkpoints.into(),
             patterns: b.patterns.into(),
             stages: b.stages.into(),
             args: b.args.into(),
@@ -525,6 +539,30 @@ impl CommandTable {
         })
     }
 
+    /// Every pattern of one checkpoint's `commands` (or `except_commands`), in order.
+    pub fn checkpoint_patterns(
+        &self,
+        checkpoint: ir::CheckpointId,
+        except: bool,
+    ) -> impl Iterator<Item = Pattern<'_>> {
+        let list = self
+            .checkpoints
+            .get(usize::from(checkpoint))
+            .map_or(Slice::default(), |c| {
+                if except {
+                    c.except_commands
+                } else {
+                    c.commands
+                }
+            });
+        list.range().filter_map(move |i| {
+            Some(match *self.patterns.get(i)? {
+                PatternRec::Stages(stages) => Pattern::Stages(self, stages),
+                PatternRec::Raw(g) => Pattern::Raw(self.str(g)),
+            })
+        })
+    }
+
     /// No rule has a (parsed) command or exception pattern.
     pub fn is_empty(&self) -> bool {
         self.patterns.is_empty()
@@ -541,6 +579,34 @@ mod tests {
         );
         let (spec, diags) = crate::compile(&source);
         spec.unwrap_or_else(|| panic!("test spec does not compile: {diags:?}\n{source}"))
+    }
+
+    #[test]
+    fn checkpoint_patterns_are_parsed_into_the_table_after_the_rules() {
+        let rules = "[[rule]]\nname = \"a\"\ntier = \"low\"\ncommands = [\"rm -r /\"]\n\n";
+        let checkpoints = "[[checkpoint]]\nname = \"tagged\"\ncommands = [\"git tag v*\", \"raw:*release*\"]\nexcept_commands = [\"git tag -d *\"]\n";
+        let with = CommandTable::build(&spec(&format!("{rules}{checkpoints}")));
+        let without = CommandTable::build(&spec(rules));
+        assert_eq!(
+            with.rules, without.rules,
+            "the rules' patterns keep their indices"
+        );
+        assert_eq!(
+            with.for_program("git"),
+            [],
+            "checkpoints are not in the program index"
+        );
+        let texts = |except| {
+            with.checkpoint_patterns(0, except)
+                .map(|p| match p {
+                    Pattern::Stages(..) => "stages",
+                    Pattern::Raw(g) => g,
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(texts(false), ["stages", "*release*"]);
+        assert_eq!(texts(true), ["stages"]);
+        assert_eq!(with.checkpoint_patterns(1, false).count(), 0);
     }
 
     #[test]

@@ -50,10 +50,14 @@ pub enum Code {
     Unused,
     /// A transition whose guard can never hold on its trigger (a warning).
     GuardNeverHolds,
+    /// A template variable the trigger (or effect) using the template never provides (a warning).
+    TemplateVarNotProvided,
+    /// Composition: two bases declare one thing differently, or a spec extends itself.
+    Composition,
 }
 
 impl Code {
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 22] = [
         Code::Syntax,
         Code::UnknownKey,
         Code::InvalidValue,
@@ -74,6 +78,8 @@ impl Code {
         Code::TooLarge,
         Code::Unused,
         Code::GuardNeverHolds,
+        Code::TemplateVarNotProvided,
+        Code::Composition,
     ];
 
     /// The stable string form, e.g. `G009`.
@@ -99,6 +105,8 @@ impl Code {
             Code::TooLarge => "G018",
             Code::Unused => "G019",
             Code::GuardNeverHolds => "G020",
+            Code::TemplateVarNotProvided => "G021",
+            Code::Composition => "G022",
         }
     }
 
@@ -125,6 +133,8 @@ impl Code {
             Code::TooLarge => "too-large",
             Code::Unused => "unused",
             Code::GuardNeverHolds => "guard-never-holds",
+            Code::TemplateVarNotProvided => "template-var-not-provided",
+            Code::Composition => "composition",
         }
     }
 }
@@ -198,6 +208,14 @@ impl Diagnostics {
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(|d| d.severity == Severity::Error)
     }
+    /// How many errors have been collected (a reader compares it before and after an item
+    /// to learn whether that item is broken).
+    pub fn error_count(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
+    }
     /// Sort by position then code, so output order is stable whatever order checks ran in.
     pub fn sort(&mut self) {
         self.items
@@ -268,25 +286,70 @@ const MAX_EXCERPT: usize = 200;
 /// Characters kept before the span when a long line is windowed.
 const CONTEXT: usize = 40;
 
+/// Where spans point: the file a span lies in, that file's text, and the span within it. One
+/// file maps to itself; a composed spec maps each span to the file it came from
+/// ([`crate::compose::Sources`]).
+pub trait SourceMap {
+    fn locate(&self, span: Span) -> (&str, &str, Span);
+}
+
+/// One file: its path as shown and its text.
+pub struct OneFile<'a> {
+    pub path: &'a str,
+    pub text: &'a str,
+}
+
+impl SourceMap for OneFile<'_> {
+    fn locate(&self, span: Span) -> (&str, &str, Span) {
+        (self.path, self.text, span)
+    }
+}
+
 /// Render one diagnostic as `path:line:col: error[G009]: message` with a caret excerpt.
 pub fn render(path: &str, source: &str, d: &Diagnostic) -> String {
-    let mut out = String::new();
-    let (line, col) = line_col(source, d.span.start as usize);
+    render_in(&OneFile { path, text: source }, d)
+}
+
+/// [`render`] over the files of a [`SourceMap`]: each location names its own file.
+pub fn render_in(files: &dyn SourceMap, d: &Diagnostic) -> String {
     let severity = match d.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
-    let _ = writeln!(
-        out,
+    let (path, text, span) = files.locate(d.span);
+    let (line, col) = line_col(text, span.start as usize);
+    let header = format!(
         "{path}:{line}:{col}: {severity}[{}]: {}",
         d.code.as_str(),
         d.message
     );
-    excerpt(&mut out, source, d.span, None);
+    render_with_header(header, files, d)
+}
+
+/// Render one diagnostic for a build, where the compiler or cargo already says `error:` or
+/// `warning:` in front: `path:line:col: [G009] message`, then the same excerpt as [`render`].
+pub fn render_for_build(path: &str, source: &str, d: &Diagnostic) -> String {
+    render_for_build_in(&OneFile { path, text: source }, d)
+}
+
+/// [`render_for_build`] over the files of a [`SourceMap`].
+pub fn render_for_build_in(files: &dyn SourceMap, d: &Diagnostic) -> String {
+    let (path, text, span) = files.locate(d.span);
+    let (line, col) = line_col(text, span.start as usize);
+    let header = format!("{path}:{line}:{col}: [{}] {}", d.code.as_str(), d.message);
+    render_with_header(header, files, d)
+}
+
+fn render_with_header(header: String, files: &dyn SourceMap, d: &Diagnostic) -> String {
+    let mut out = header;
+    out.push('\n');
+    let (_, text, span) = files.locate(d.span);
+    excerpt(&mut out, text, span, None);
     for label in &d.labels {
-        let (l, c) = line_col(source, label.span.start as usize);
+        let (path, text, span) = files.locate(label.span);
+        let (l, c) = line_col(text, span.start as usize);
         let _ = writeln!(out, "  --> {path}:{l}:{c}: {}", label.message);
-        excerpt(&mut out, source, label.span, None);
+        excerpt(&mut out, text, span, None);
     }
     if let Some(help) = &d.help {
         let _ = writeln!(out, "  = help: {help}");
@@ -296,9 +359,14 @@ pub fn render(path: &str, source: &str, d: &Diagnostic) -> String {
 
 /// Render a whole list.
 pub fn render_all(path: &str, source: &str, diagnostics: &[Diagnostic]) -> String {
+    render_all_in(&OneFile { path, text: source }, diagnostics)
+}
+
+/// [`render_all`] over the files of a [`SourceMap`].
+pub fn render_all_in(files: &dyn SourceMap, diagnostics: &[Diagnostic]) -> String {
     diagnostics
         .iter()
-        .map(|d| render(path, source, d))
+        .map(|d| render_in(files, d))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -369,6 +437,26 @@ mod tests {
         let above: String = lines[2].chars().skip(caret_col).take(3).collect();
         assert_eq!(above, "bad", "{text}");
         assert!(lines[2].chars().count() < 220, "{text}");
+    }
+
+    #[test]
+    fn build_rendering_names_the_place_first_and_no_severity() {
+        let source = "[machine]\ninitial = \"idel\"\n";
+        let d = Diagnostic::error(Code::UnknownName, Span::new(20..26), "unknown state `idel`")
+            .with_help("did you mean `idle`?");
+        let text = render_for_build("specs/x.toml", source, &d);
+        assert!(
+            text.starts_with("specs/x.toml:2:11: [G005] unknown state `idel`\n"),
+            "{text}"
+        );
+        assert!(!text.contains("error"), "{text}");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            render("specs/x.toml", source, &d)
+                .lines()
+                .skip(1)
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]

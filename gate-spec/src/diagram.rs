@@ -143,6 +143,9 @@ fn state_note(spec: &Spec, id: StateId) -> String {
             spec.templates[w.template as usize].name
         ));
     }
+    if let Some(secs) = state.timeout_secs {
+        parts.push(format!("timeout {secs} s"));
+    }
     parts.join(", ")
 }
 

@@ -10,8 +10,9 @@
 //!    while off, a true sample increments its counter and a false one resets it; at `enter`
 //!    the signal turns on (a rising edge) and the counter resets. While on, a false sample
 //!    increments and a true one resets; at `exit` it turns off (a falling edge).
-//! 3. The triggers present on this event are taken in [`Trigger`] order (event phase,
-//!    approved, checkpoints, falling edges, rising edges, backstop, the action's tier, action).
+//! 3. The triggers present on this event are taken in [`Trigger`] order (event phase, the
+//!    state's timeout, approved, checkpoints, falling edges, rising edges, backstop, the
+//!    action's tier, action).
 //!    For each, the transitions from the *current* state on that trigger are scanned in
 //!    declaration order and the first whose guard holds fires: the state moves and, if it
 //!    arms, `since_arm` resets and the seconds part of the floor counts as unmet for the rest
@@ -20,7 +21,7 @@
 //! 4. Guards: a tier or kind condition never holds on an event without a tool action.
 //!
 //! Everything a step needs that depends on time arrives as a boolean computed by the
-//! observer (`backstop`, `rearm_secs_ok`), so the control space stays finite.
+//! observer (`backstop`, `timeout`, `rearm_secs_ok`), so the control space stays finite.
 
 use crate::ir::{KindId, Phase, RoleId, SignalId, StateId, TierId};
 
@@ -41,6 +42,8 @@ pub struct Input<'a> {
     pub checkpoints: &'a [bool],
     /// The open window reached its backstop.
     pub backstop: bool,
+    /// The current state's own timer (`timeout_secs`) ran out before this event.
+    pub timeout: bool,
     /// At least `rearm.min_secs` seconds have passed since the last arm (or none happened).
     pub rearm_secs_ok: bool,
     /// A grant for this exact action was consumed.

@@ -584,6 +584,10 @@ pub struct State {
     pub window: bool,
     /// While in this state every pre-tool action is withheld with this verdict.
     pub withhold: Option<Withhold>,
+    /// The state's own timer: after this many seconds in the state, the `timeout` trigger
+    /// fires on the next event (independent of any tier backstop).
+    #[serde(default)]
+    pub timeout_secs: Option<u32>,
 }
 
 /// How a withholding state withholds.
@@ -609,6 +613,8 @@ pub enum Block {
 pub enum Trigger {
     /// The event's hook phase.
     Event(Phase),
+    /// The current state's own timer (`timeout_secs`) ran out before this event.
+    Timeout,
     /// The user approved this exact action (a grant was consumed).
     Approved,
     /// Checkpoint evidence was observed.
@@ -800,6 +806,7 @@ impl Spec {
     pub fn trigger_text(&self, trigger: Trigger) -> String {
         match trigger {
             Trigger::Event(phase) => format!("event:{}", phase.as_str()),
+            Trigger::Timeout => "timeout".to_string(),
             Trigger::Approved => "approved".to_string(),
             Trigger::Checkpoint(c) => format!("checkpoint:{}", self.checkpoints[c as usize].name),
             Trigger::Clear(s) => format!("clear:{}", self.signals[s as usize].name),
@@ -812,6 +819,7 @@ impl Spec {
     /// Every trigger this spec can produce, in evaluation order.
     pub fn all_triggers(&self) -> Vec<Trigger> {
         let mut out: Vec<Trigger> = Phase::ALL.iter().map(|p| Trigger::Event(*p)).collect();
+        out.push(Trigger::Timeout);
         out.push(Trigger::Approved);
         out.extend((0..self.checkpoints.len()).map(|c| Trigger::Checkpoint(c as CheckpointId)));
         out.extend((0..self.signals.len()).map(|s| Trigger::Clear(s as SignalId)));

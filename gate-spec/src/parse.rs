@@ -4,6 +4,7 @@
 //! The walk runs in two passes: the first collects the declared names of every section (so a
 //! reference may point forward), the second reads each declaration and resolves references.
 
+use crate::broken::{Broken, LooseTransition};
 use crate::diag::{did_you_mean, Code, Diagnostic, Diagnostics};
 use crate::ir::*;
 use crate::pattern;
@@ -29,6 +30,10 @@ const MAX_COUNT: i64 = 10_000;
 struct Names {
     what: &'static str,
     items: Vec<(String, Span)>,
+    /// Indices some reference resolved to, from any item, broken or not.
+    used: std::cell::RefCell<std::collections::BTreeSet<usize>>,
+    /// Indices of second (and later) declarations of a name.
+    dups: std::collections::BTreeSet<usize>,
 }
 
 impl Names {
@@ -36,6 +41,8 @@ impl Names {
         Names {
             what,
             items: Vec::new(),
+            used: Default::default(),
+            dups: Default::default(),
         }
     }
     fn declare(&mut self, name: String, span: Span, diags: &mut Diagnostics) {
@@ -48,6 +55,7 @@ impl Names {
                 )
                 .with_label(*first, "first declared here"),
             );
+            self.dups.insert(self.items.len());
         }
         // A duplicate still takes a slot, so indices stay aligned with the section's tables
         // (references resolve to the first declaration).
@@ -55,6 +63,7 @@ impl Names {
     }
     fn resolve(&self, name: &str, span: Span, diags: &mut Diagnostics) -> Option<usize> {
         if let Some(i) = self.items.iter().position(|(n, _)| n == name) {
+            self.used.borrow_mut().insert(i);
             return Some(i);
         }
         let mut d = Diagnostic::error(
@@ -371,21 +380,53 @@ fn inner_span(source: &str, value: Span, offset_hint: usize, needle: &str) -> Sp
 
 /// Parse a spec source into the IR. Returns the IR only when there is no error.
 pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
-    let (root, errors) = DeTable::parse_recoverable(source);
+    let (spec, _) = parse_partial(source, diags)?;
+    (!diags.has_errors()).then_some(spec)
+}
+
+/// Parse a spec source into the IR, keeping what is well formed even when some items have
+/// errors: the broken items are listed in [`Broken`] (placeholders in the IR, or left out),
+/// so the whole-machine checks can run on the rest in the same round. `None` only when the
+/// file is not TOML, too large, or lacks what every check needs (a `[machine]`, a tier, a
+/// state, a kind).
+pub fn parse_partial(source: &str, diags: &mut Diagnostics) -> Option<(Spec, Broken)> {
+    let root = parse_toml(source, 0, diags)?;
+    parse_root(source, &root, diags)
+}
+
+/// The spanned TOML tree of one file whose text starts at byte `base` of the text spans
+/// refer to (0 for a single file; see [`crate::compose`]), or `None` after a syntax error
+/// (G001): what follows one is a guess, and reporting its consequences would bury the real
+/// mistake under a cascade.
+pub fn parse_toml<'i>(
+    text: &'i str,
+    base: usize,
+    diags: &mut Diagnostics,
+) -> Option<Spanned<DeTable<'i>>> {
+    let (root, errors) = DeTable::parse_recoverable(text);
     for e in &errors {
-        let span = e.span().map(Span::new).unwrap_or_default();
+        let span = e
+            .span()
+            .map(|r| Span::new(r.start + base..r.end + base))
+            .unwrap_or(Span::new(base..base));
         diags.push(Diagnostic::error(
             Code::Syntax,
             span,
             format!("invalid TOML: {}", e.message().trim()),
         ));
     }
-    if !errors.is_empty() {
-        // What follows a syntax error is a guess; reporting its consequences would bury the
-        // real mistake under a cascade.
-        return None;
-    }
-    let root_span = span_of(&root);
+    errors.is_empty().then_some(root)
+}
+
+/// Read a spanned TOML tree into the IR (see [`parse_partial`]). `source` is the text the
+/// tree's spans index: the file itself, or the texts of a composed spec's files end to end.
+pub fn parse_root(
+    source: &str,
+    root: &Spanned<DeTable<'_>>,
+    diags: &mut Diagnostics,
+) -> Option<(Spec, Broken)> {
+    let mut broken = Broken::default();
+    let root_span = span_of(root);
     let root = root.get_ref();
     let top = Obj::new(root, root_span, "the spec");
     top.check_keys(
@@ -523,6 +564,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         &[
             "name",
             "description",
+            "extends",
             "initial",
             "scope",
             "fail",
@@ -532,6 +574,18 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         ],
         diags,
     );
+    if let Some(v) = m.get("extends") {
+        // Composition resolves `extends` before parsing and takes it out of the tree
+        // (`crate::compose`); here the spec came as text, with no file to resolve it from.
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                span_of(v),
+                "this spec extends others, which are found beside its file: compile it from its file",
+            )
+            .with_help("`gate check FILE`, `--spec-file FILE` and the specs! macro resolve `extends`"),
+        );
+    }
     let name = m.req_str("name", diags);
     if let Some((n, s)) = &name {
         check_ident(n, *s, "machine", diags);
@@ -593,6 +647,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         );
     }
     for ((t, span), (tname, _)) in tier_tables.iter().zip(&tiers.items) {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[tier]] `{tname}`"));
         o.check_keys(
             &[
@@ -652,6 +707,10 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             }
             Some(baseline)
         });
+        if tname.is_empty() || tiers.dups.contains(&ir_tiers.len()) || diags.error_count() > errors
+        {
+            broken.tiers.insert(ir_tiers.len() as TierId);
+        }
         ir_tiers.push(Tier {
             name: tname.clone().into(),
             span: tiers.items[ir_tiers.len()].1,
@@ -807,6 +866,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     // Signals.
     let mut ir_signals = Vec::new();
     for ((t, span), (sname, sspan)) in signal_tables.iter().zip(&signals.items) {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[signal]] `{sname}`"));
         o.check_keys(
             &[
@@ -963,10 +1023,17 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 crate::check::check_enter_within_backstop(&ir_tiers, &signal, enter_span, diags);
             }
         }
+        if sname.is_empty()
+            || signals.dups.contains(&ir_signals.len())
+            || diags.error_count() > errors
+        {
+            broken.signals.insert(ir_signals.len() as SignalId);
+        }
         ir_signals.push(signal);
     }
 
     // Re-arm floor.
+    let errors = diags.error_count();
     let rearm = match top.table("rearm", diags) {
         Some((t, span)) => {
             let o = Obj::new(t, span, "[rearm]");
@@ -983,10 +1050,12 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         }
         None => Rearm::default(),
     };
+    broken.rearm = diags.error_count() > errors;
 
     // Checkpoints.
     let mut ir_checkpoints = Vec::new();
     for ((t, span), (cname, cspan)) in checkpoint_tables.iter().zip(&checkpoints.items) {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[checkpoint]] `{cname}`"));
         o.check_keys(
             &[
@@ -1044,6 +1113,14 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 )
             })
             .unwrap_or(StatusFilter::Any);
+        if cname.is_empty()
+            || checkpoints.dups.contains(&ir_checkpoints.len())
+            || diags.error_count() > errors
+        {
+            broken
+                .checkpoints
+                .insert(ir_checkpoints.len() as CheckpointId);
+        }
         ir_checkpoints.push(Checkpoint {
             name: cname.clone().into(),
             span: *cspan,
@@ -1066,9 +1143,14 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         ));
     }
     for ((t, span), (sname, sspan)) in state_tables.iter().zip(&states.items) {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[state]] `{sname}`"));
-        o.check_keys(&["name", "window", "withhold"], diags);
+        o.check_keys(&["name", "window", "withhold", "timeout_secs"], diags);
         let window = o.bool("window", diags).unwrap_or(false);
+        let timeout_secs = o
+            .int("timeout_secs", 1, 86_400 * 30, diags)
+            .map(|v| v.0 as u32);
+        let withhold_errors = diags.error_count();
         let withhold = o.str("withhold", diags).and_then(|(text, wspan)| {
             let (kind, tmpl) = text.split_once(':').unwrap_or((text.as_str(), ""));
             let block = match kind {
@@ -1094,17 +1176,26 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 span: wspan,
             })
         });
+        broken.unresolved_template |= diags.error_count() > withhold_errors;
+        if sname.is_empty()
+            || states.dups.contains(&ir_states.len())
+            || diags.error_count() > errors
+        {
+            broken.states.insert(ir_states.len() as StateId);
+        }
         ir_states.push(State {
             name: sname.clone().into(),
             span: *sspan,
             window,
             withhold,
+            timeout_secs,
         });
     }
 
     // Roles.
     let mut ir_roles = Vec::new();
     for ((t, span), (rname, rspan)) in role_tables.iter().zip(&roles.items) {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[role]] `{rname}`"));
         o.check_keys(&["name", "subagent_types", "env", "modes"], diags);
         let subagent_types = glob_list(&o, "subagent_types", source, false, diags);
@@ -1150,6 +1241,10 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             }
             let _ = mspan;
         }
+        if rname.is_empty() || roles.dups.contains(&ir_roles.len()) || diags.error_count() > errors
+        {
+            broken.roles.insert(ir_roles.len() as RoleId);
+        }
         ir_roles.push(Role {
             name: rname.clone().into(),
             span: *rspan,
@@ -1162,6 +1257,7 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
     // Transitions.
     let mut ir_transitions = Vec::new();
     for (t, span) in &transition_tables {
+        let errors = diags.error_count();
         let o = Obj::new(t, *span, "[[transition]]");
         o.check_keys(&["from", "on", "guard", "to", "effects"], diags);
         let froms = o.strings("from", diags);
@@ -1178,16 +1274,34 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             Some(_) => {}
         }
         let mut from_ids = Vec::new();
+        let mut from_known = o.get("from").is_some();
         for (f, fspan) in &froms {
             if f == "*" {
                 from_ids.extend(0..states.items.len());
             } else if let Some(i) = states.resolve(f, *fspan, diags) {
                 from_ids.push(i);
+            } else {
+                from_known = false;
             }
         }
-        let trigger = o.req_str("on", diags).and_then(|(text, tspan)| {
-            parse_trigger(source, &text, tspan, &signals, &checkpoints, &tiers, diags)
-        });
+        let trigger_errors = diags.error_count();
+        let trigger = match o.get("on") {
+            Some(v) if matches!(v.get_ref(), DeValue::Array(_)) => {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        span_of(v),
+                        "`on` must be one trigger, found an array",
+                    )
+                    .with_help(crate::hints::ONE_TRIGGER),
+                );
+                None
+            }
+            _ => o.req_str("on", diags).and_then(|(text, tspan)| {
+                parse_trigger(source, &text, tspan, &signals, &checkpoints, &tiers, diags)
+            }),
+        };
+        broken.unresolved_trigger |= diags.error_count() > trigger_errors;
         let to = match o.str("to", diags) {
             Some((n, s)) if n == "*" => {
                 diags.push(Diagnostic::error(
@@ -1205,12 +1319,19 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
             None => Guard::default(),
         };
         let mut effects = Vec::new();
+        let effect_errors = diags.error_count();
         for (text, espan) in o.strings("effects", diags) {
             if let Some(e) = parse_effect(source, &text, espan, &templates, diags) {
                 effects.push(e);
             }
         }
-        let (Some(trigger), Some(to)) = (trigger, to) else {
+        broken.unresolved_template |= diags.error_count() > effect_errors;
+        let (Some(trigger), Some(to), false) = (trigger, to, diags.error_count() > errors) else {
+            broken.transitions.push(LooseTransition {
+                span: *span,
+                from: from_known.then(|| from_ids.iter().map(|&i| i as StateId).collect()),
+                to: to.map(|to| to.map(|i| i as StateId)),
+            });
             continue;
         };
         for from in from_ids {
@@ -1237,15 +1358,20 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         diags,
     );
 
-    if diags.has_errors() {
+    // What every whole-machine check needs; without it there is nothing to check.
+    if ir_states.is_empty() || ir_tiers.is_empty() || kinds.items.is_empty() {
         return None;
     }
-    let (name, _) = name?;
-    Some(Spec {
+    broken.initial = initial.is_none();
+    broken.used_templates = templates.used.take();
+    broken.used_signals = signals.used.take();
+    broken.used_checkpoints = checkpoints.used.take();
+    let name = name.map_or_else(String::new, |(n, _)| n);
+    let spec = Spec {
         name: name.into(),
         description: description.into(),
         hash: crate::hash::sha256_hex(source.as_bytes()).into(),
-        initial: initial? as StateId,
+        initial: initial.unwrap_or(0) as StateId,
         scope,
         fail,
         tiers: ir_tiers,
@@ -1257,8 +1383,8 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
                 span: *s,
             })
             .collect(),
-        default_tier: default_tier? as TierId,
-        default_kind: default_kind? as KindId,
+        default_tier: default_tier.unwrap_or(0) as TierId,
+        default_kind: default_kind.unwrap_or(0) as KindId,
         rules: ir_rules,
         signals: ir_signals,
         rearm,
@@ -1269,7 +1395,8 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
         roles: ir_roles,
         profiles: ir_profiles,
         invariants,
-    })
+    };
+    Some((spec, broken))
 }
 
 /// The parameter keys each signal family takes.
@@ -1465,7 +1592,8 @@ fn parse_template(
                             at,
                             format!("unknown template variable `{{{}}}`", truncate(var)),
                         );
-                        d = match did_you_mean(var, names) {
+                        let meant = crate::hints::template_var_by_meaning(var).map(|v| v.as_str());
+                        d = match meant.or_else(|| did_you_mean(var, names)) {
                             Some(s) => d.with_help(format!("did you mean `{{{s}}}`?")),
                             None => d.with_help(format!("variables: {}", names.join(", "))),
                         };
@@ -1508,6 +1636,7 @@ fn parse_trigger(
     let arg_span = |a: &str| inner_span(source, span, 1 + head.len() + 1, a);
     match (head, arg) {
         ("approved", None) => Some(Trigger::Approved),
+        ("timeout", None) => Some(Trigger::Timeout),
         ("backstop", None) => Some(Trigger::Backstop),
         ("action", None) => Some(Trigger::Action),
         ("event", Some(a)) => {
@@ -1529,6 +1658,7 @@ fn parse_trigger(
         _ => {
             let forms = [
                 "event",
+                "timeout",
                 "approved",
                 "checkpoint",
                 "clear",
@@ -1545,7 +1675,7 @@ fn parse_trigger(
             d = match did_you_mean(head, forms) {
                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
                 None => d.with_help(
-                    "a trigger is event:<phase>, approved, checkpoint:<name>, signal:<name>, clear:<name>, backstop, tier:<name> or action",
+                    "a trigger is event:<phase>, timeout, approved, checkpoint:<name>, signal:<name>, clear:<name>, backstop, tier:<name> or action",
                 ),
             };
             diags.push(d);
@@ -1570,6 +1700,20 @@ fn parse_guard(
             .iter()
             .find_map(|op| t.strip_prefix(op).map(|rest| (*op, rest.trim())))
             .unwrap_or(("==", t));
+        let is_tier = |n: &str| tiers.items.iter().any(|(x, _)| x == n);
+        if !is_tier(name) {
+            if let Some(help) = crate::hints::misplaced_comparison(t, is_tier) {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        tspan,
+                        format!("`tier` guard `{}` is not a comparison", truncate(t)),
+                    )
+                    .with_help(help),
+                );
+                return None;
+            }
+        }
         let id = tiers.resolve(name, tspan, diags)? as TierId;
         let max = tiers.items.len().saturating_sub(1) as TierId;
         let range = match op {

@@ -21,10 +21,32 @@ fn fixture_paths() -> Vec<PathBuf> {
     paths
 }
 
-/// What a fixture's `.expected` holds: the rendered diagnostics and the outcome.
-fn render_case(name: &str, source: &str) -> (String, BTreeSet<Code>) {
-    let (spec, diags) = gate_spec::compile(source);
-    let mut out = render_all(name, source, &diags.items);
+/// What a fixture's `.expected` holds: the rendered diagnostics and the outcome. Fixtures are
+/// compiled from their files, so one may extend others beside it.
+fn render_case(path: &Path) -> (String, BTreeSet<Code>) {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("a UTF-8 file name");
+    let shown = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let compiled = gate_spec::compile_file(path, &shown).expect("a readable fixture");
+    let (spec, diags) = (compiled.spec.as_ref(), &compiled.diags);
+    let source = std::fs::read_to_string(path).expect("a readable fixture");
+    if !source.contains("extends") {
+        // Without `extends`, the file compiles exactly as its text does.
+        let (text_spec, text_diags) = gate_spec::compile(&source);
+        assert_eq!(text_diags.items, diags.items, "{name}");
+        assert_eq!(
+            text_spec.map(|s| serde_json::to_string(&s).expect("serialise")),
+            spec.map(|s| serde_json::to_string(s).expect("serialise")),
+            "{name}"
+        );
+    }
+    let mut out = compiled.render();
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
@@ -55,13 +77,7 @@ fn fixtures_render_as_expected() {
         paths.len()
     );
     for path in &paths {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .expect("a UTF-8 file name");
-        let bytes = std::fs::read(path).expect("a readable fixture");
-        let source = String::from_utf8_lossy(&bytes);
-        let (actual, _) = render_case(name, &source);
+        let (actual, _) = render_case(path);
         let expected_path = path.with_extension("expected");
         if bless {
             std::fs::write(&expected_path, &actual).expect("write the expected file");
@@ -87,13 +103,7 @@ fn fixtures_render_as_expected() {
 fn every_code_is_produced_by_a_fixture() {
     let mut seen = BTreeSet::new();
     for path in fixture_paths() {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .expect("a UTF-8 file name");
-        let source = String::from_utf8_lossy(&std::fs::read(&path).expect("a readable fixture"))
-            .into_owned();
-        seen.extend(render_case(name, &source).1);
+        seen.extend(render_case(&path).1);
     }
     let missing: Vec<&str> = Code::ALL
         .iter()
@@ -211,4 +221,134 @@ fn truncated_fixtures_do_not_panic() {
             );
         }
     }
+}
+
+/// Per-item errors do not hold back the whole-machine checks: a spec with five mistakes in
+/// single items and four that only the whole machine shows reports all nine in one run.
+#[test]
+fn every_diagnostic_comes_in_one_round() {
+    let path = fixtures_dir().join("one_round.toml");
+    let source = std::fs::read_to_string(&path).expect("a readable fixture");
+    let (spec, diags) = gate_spec::compile(&source);
+    assert!(spec.is_none());
+    let codes: Vec<&str> = diags.items.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(
+        codes,
+        ["G012", "G013", "G002", "G005", "G016", "G003", "G007", "G009", "G014"],
+        "{}",
+        render_all("one_round.toml", &source, &diags.items)
+    );
+}
+
+/// A broken item is skipped by the checks that depend on it, not reported again through
+/// them: a transition into a misspelt state does not make the state it meant unreachable,
+/// and a tier whose mode is misspelt does not count as weakening the order.
+#[test]
+fn broken_items_cause_no_follow_on_diagnostics() {
+    let source = r#"
+[machine]
+name = "x"
+initial = "idle"
+kinds = ["k"]
+
+[[tier]]
+name = "low"
+mode = "steer"
+max_actions = 5
+
+[[tier]]
+name = "high"
+mode = "gaet"
+max_actions = 2
+
+[[state]]
+name = "idle"
+
+[[state]]
+name = "open"
+window = true
+
+[[transition]]
+from = "idle"
+on = "action"
+to = "opne"
+effects = ["arm"]
+
+[rearm]
+min_actions = 1
+"#;
+    let (_, diags) = gate_spec::compile(source);
+    let codes: Vec<&str> = diags.items.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(
+        codes,
+        ["G003", "G005"],
+        "{}",
+        render_all("x.toml", source, &diags.items)
+    );
+}
+
+/// The merge rules, on the composed IR: kinds are the union in order, rules and transitions
+/// come in the bases' order, a rule named by the spec keeps the keys it does not give, and
+/// the spec's own declarations settle what the bases disagree on.
+#[test]
+fn composition_merges_by_the_documented_rules() {
+    let path = fixtures_dir().join("compose_settled.toml");
+    let shown = |p: &Path| p.display().to_string();
+    let compiled = gate_spec::compile_file(&path, &shown).expect("a readable fixture");
+    let spec = compiled
+        .spec
+        .as_ref()
+        .unwrap_or_else(|| panic!("{}", compiled.render()));
+    let names = |v: Vec<&str>| v.into_iter().map(String::from).collect::<Vec<_>>();
+    assert_eq!(spec.name, "compose_settled");
+    assert_eq!(
+        spec.kinds
+            .iter()
+            .map(|k| k.name.to_string())
+            .collect::<Vec<_>>(),
+        names(vec!["explore", "edit", "verify"])
+    );
+    assert_eq!(
+        spec.rules
+            .iter()
+            .map(|r| r.name.to_string())
+            .collect::<Vec<_>>(),
+        names(vec!["edits", "pushes", "tests"])
+    );
+    let tests = &spec.rules[2];
+    assert_eq!(spec.tier_name(tests.tier.expect("re-tiered")), "high");
+    assert_eq!(tests.commands.len(), 1, "the inherited commands stay");
+    assert!(tests.kind.is_some(), "the inherited kind stays");
+    assert_eq!(spec.tiers[1].mode, gate_spec::ir::Mode::Gate);
+    assert_eq!(spec.transitions.len(), 2);
+    assert_eq!(compiled.sources.files.len(), 3);
+    // A change in a base changes the composed spec's hash.
+    let alone = gate_spec::compile_file(&fixtures_dir().join("compose_base_a.toml"), &shown)
+        .expect("readable");
+    assert_ne!(alone.spec.expect("valid").hash, spec.hash);
+}
+
+/// A spec that extends itself through its bases is a diagnostic, not a hang.
+#[test]
+fn an_extends_cycle_is_reported() {
+    let dir = std::env::temp_dir().join(format!("gate-spec-cycle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let spec = |name: &str, base: &str| {
+        format!("[machine]\nname = \"{name}\"\nextends = [\"{base}\"]\ninitial = \"idle\"\nkinds = [\"k\"]\n\n[[tier]]\nname = \"low\"\nmode = \"steer\"\nmax_actions = 5\n\n[[state]]\nname = \"idle\"\n")
+    };
+    std::fs::write(dir.join("a.toml"), spec("a", "b")).expect("write");
+    std::fs::write(dir.join("b.toml"), spec("b", "a")).expect("write");
+    let shown = |p: &Path| p.display().to_string();
+    let compiled = gate_spec::compile_file(&dir.join("a.toml"), &shown).expect("readable");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(compiled.spec.is_none());
+    assert!(
+        compiled
+            .diags
+            .items
+            .iter()
+            .any(|d| d.code == Code::Composition && d.message.contains("extends itself")),
+        "{}",
+        compiled.render()
+    );
 }

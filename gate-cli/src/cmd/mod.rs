@@ -14,7 +14,8 @@ use crate::cli::{self, CheckArgs, CompletionsArgs, DiagramArgs, DiagramFormat, E
 use crate::config::{Config, Overrides};
 use crate::InputError;
 use anyhow::{Context, Result};
-use gate_spec::diag::{line_col, Diagnostic, Severity};
+use gate_spec::compose::Sources;
+use gate_spec::diag::{line_col, Diagnostic, Severity, SourceMap};
 use gate_spec::exec::CompiledSpec;
 use serde_json::json;
 use std::io::Write;
@@ -147,24 +148,37 @@ pub fn specs(global: &GlobalArgs) -> Result<i32> {
     Ok(Exit::Ok.code())
 }
 
-fn diagnostic_json(source: &str, d: &Diagnostic) -> serde_json::Value {
-    let (line, col) = line_col(source, d.span.start as usize);
-    let (end_line, end_col) = line_col(source, d.span.end as usize);
+/// One diagnostic as JSON; each location names its file (a composed spec's diagnostics may
+/// lie in a base it extends).
+fn diagnostic_json(sources: &Sources, d: &Diagnostic) -> serde_json::Value {
+    let (file, source, span) = sources.locate(d.span);
+    let (line, col) = line_col(source, span.start as usize);
+    let (end_line, end_col) = line_col(source, span.end as usize);
     json!({
         "code": d.code.as_str(),
         "rule": d.code.slug(),
         "severity": d.severity,
         "message": d.message,
+        "file": file,
         "line": line,
         "col": col,
         "end_line": end_line,
         "end_col": end_col,
         "labels": d.labels.iter().map(|l| {
-            let (line, col) = line_col(source, l.span.start as usize);
-            json!({"message": l.message, "line": line, "col": col})
+            let (file, source, span) = sources.locate(l.span);
+            let (line, col) = line_col(source, span.start as usize);
+            json!({"message": l.message, "file": file, "line": line, "col": col})
         }).collect::<Vec<_>>(),
         "help": d.help,
     })
+}
+
+/// Compile a spec file with the specs it extends, naming files as given on the command line
+/// (a base beside `specs/mine.toml` is `specs/guard.toml`).
+pub fn compile_spec_file(path: &std::path::Path) -> Result<gate_spec::Compiled> {
+    let shown = |p: &std::path::Path| p.display().to_string();
+    gate_spec::compile_file(path, &shown)
+        .map_err(|e| InputError::new(format!("cannot read {}: {e}", path.display())).into())
 }
 
 /// `gate check FILE...`.
@@ -174,9 +188,8 @@ pub fn check(args: &CheckArgs, global: &GlobalArgs) -> Result<i32> {
     let mut text = String::new();
     for path in &args.files {
         let shown = path.display().to_string();
-        let source = std::fs::read_to_string(path)
-            .map_err(|e| InputError::new(format!("cannot read {shown}: {e}")))?;
-        let (spec, diags) = gate_spec::compile(&source);
+        let compiled = compile_spec_file(path)?;
+        let (spec, diags) = (&compiled.spec, &compiled.diags);
         let errors = diags
             .items
             .iter()
@@ -191,11 +204,11 @@ pub fn check(args: &CheckArgs, global: &GlobalArgs) -> Result<i32> {
                 "spec": spec.as_ref().map(|s| s.name.clone()),
                 "errors": errors,
                 "warnings": warnings,
-                "diagnostics": diags.items.iter().map(|d| diagnostic_json(&source, d)).collect::<Vec<_>>(),
+                "diagnostics": diags.items.iter().map(|d| diagnostic_json(&compiled.sources, d)).collect::<Vec<_>>(),
             }));
         } else {
             if !diags.items.is_empty() {
-                text.push_str(&gate_spec::diag::render_all(&shown, &source, &diags.items));
+                text.push_str(&compiled.render());
                 text.push('\n');
             }
             match &spec {
@@ -242,14 +255,11 @@ pub fn diagram(args: &DiagramArgs, global: &GlobalArgs) -> Result<i32> {
         return diagram_check(args, global);
     }
     let text = if let Some(path) = &args.file {
-        let shown = path.display().to_string();
-        let source = std::fs::read_to_string(path)
-            .map_err(|e| InputError::new(format!("cannot read {shown}: {e}")))?;
-        let (spec, diags) = gate_spec::compile(&source);
-        match spec {
-            Some(spec) => render_diagram(&spec, args.format),
+        let compiled = compile_spec_file(path)?;
+        match &compiled.spec {
+            Some(spec) => render_diagram(spec, args.format),
             None => {
-                out(&gate_spec::diag::render_all(&shown, &source, &diags.items))?;
+                out(&compiled.render())?;
                 return Ok(Exit::Findings.code());
             }
         }

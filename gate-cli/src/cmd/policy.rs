@@ -40,22 +40,19 @@ impl Policy {
 
     /// A spec file, checked; its errors are an input error.
     pub fn draft(path: &Path) -> Result<Policy> {
-        let source = std::fs::read_to_string(path)
-            .map_err(|e| InputError::new(format!("cannot read {}: {e}", path.display())))?;
-        let (spec, diags) = gate_spec::compile(&source);
-        match spec {
+        // With the specs it extends, found beside it.
+        let compiled = crate::cmd::compile_spec_file(path)?;
+        let rendered = compiled.render();
+        match compiled.spec {
             Some(spec) => Ok(Policy::Draft {
                 path: path.to_path_buf(),
                 spec: Box::new(spec),
             }),
-            None => {
-                let shown = path.display().to_string();
-                Err(InputError::new(format!(
-                    "{shown} is not a valid spec:\n{}",
-                    gate_spec::diag::render_all(&shown, &source, &diags.items)
-                ))
-                .into())
-            }
+            None => Err(InputError::new(format!(
+                "{} is not a valid spec:\n{rendered}",
+                path.display()
+            ))
+            .into()),
         }
     }
 

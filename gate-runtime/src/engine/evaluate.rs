@@ -139,6 +139,12 @@ impl<'s> Engine<'s> {
             window_before.dominant,
         );
         let tool_event = phase.is_tool();
+        // The current state's own timer: its deadline, and whether this event comes after it.
+        let since = *state.observer.state_since_ms.get_or_insert(now);
+        let deadline = spec.states[state.machine.state as usize]
+            .timeout_secs
+            .map(|secs| since.saturating_add(i64::from(secs) * 1000));
+        let timeout = deadline.is_some_and(|d| now >= d);
         let input = Input {
             phase,
             tier: tool_event.then_some(class.tier),
@@ -148,6 +154,7 @@ impl<'s> Engine<'s> {
             enabled,
             checkpoints: &scratch.checkpoints,
             backstop,
+            timeout,
             rearm_secs_ok,
             approved: cx.approved,
         };
@@ -197,6 +204,9 @@ impl<'s> Engine<'s> {
         // (closes or re-arms it, or leaves a window state), else of the last one fired.
         let mut close_cause: Option<ClosedBy> = None;
         let mut last_cause: Option<ClosedBy> = None;
+        let mut by_timeout = false;
+        // When a window's seconds backstop ran out before this event: the expiry's time.
+        let mut backstop_at: Option<i64> = None;
         for &t in fired.iter() {
             let tr = &spec.transitions[t as usize];
             let closes_here = tr
@@ -209,6 +219,19 @@ impl<'s> Engine<'s> {
                 close_cause = last_cause;
             }
             match tr.trigger {
+                Trigger::Timeout => {
+                    // An expiry happened at its deadline, not at this event: recorded so.
+                    by_timeout = true;
+                    let deadline = deadline.unwrap_or(now);
+                    notes.push(Note {
+                        kind: "timeout",
+                        detail: Detail::Json(json!({
+                            "state": spec.state_name(tr.from),
+                            "deadline_ms": deadline,
+                            "after_secs": (deadline.saturating_sub(since)).max(0) / 1000,
+                        })),
+                    });
+                }
                 Trigger::Signal(s) | Trigger::Clear(s) => {
                     fired_signals.push(&spec.signals[s as usize].name);
                     notes.push(Note {
@@ -220,6 +243,13 @@ impl<'s> Engine<'s> {
                     fired_checkpoint = Some(&spec.checkpoints[c as usize].name)
                 }
                 Trigger::Backstop => {
+                    let seg = &state.observer.segment;
+                    let (_, secs) = observer::effective_backstop(spec, seg, cx.baselines);
+                    backstop_at = seg
+                        .opened_ms
+                        .zip(secs)
+                        .map(|(t, s)| t.saturating_add(i64::from(s) * 1000))
+                        .filter(|at| *at <= now);
                     notes.push(Note {
                         kind: "expiry",
                         detail: Detail::Expiry {
@@ -251,6 +281,15 @@ impl<'s> Engine<'s> {
             }
         }
         let to_state = state.machine.state;
+        // The time the machine moved: a timeout's deadline, else this event.
+        let moved_at = match (deadline, backstop_at) {
+            (Some(d), _) if by_timeout => d,
+            (_, Some(at)) => at,
+            _ => now,
+        };
+        if to_state != from_state {
+            state.observer.state_since_ms = Some(moved_at);
+        }
         if phase == Phase::PreTool {
             if let Some(w) = &spec.states[to_state as usize].withhold {
                 merge_block(&mut block, w.block, w.template);
@@ -279,7 +318,7 @@ impl<'s> Engine<'s> {
                 actions: seg.actions,
                 secs: seg
                     .opened_ms
-                    .map_or(0, |t| (now.saturating_sub(t)).max(0) as u64 / 1000),
+                    .map_or(0, |t| (moved_at.saturating_sub(t)).max(0) as u64 / 1000),
                 closed_by,
             };
             notes.push(Note {
@@ -490,7 +529,8 @@ fn close_cause_of(spec: &gate_spec::ir::Spec, trigger: Trigger) -> ClosedBy {
                 ClosedBy::Boundary
             }
         }
-        Trigger::Backstop => ClosedBy::Backstop,
+        // A state's own timer running out is an expiry, like a backstop.
+        Trigger::Backstop | Trigger::Timeout => ClosedBy::Backstop,
         Trigger::Event(Phase::SessionEnd | Phase::SessionStart) => ClosedBy::SessionEnd,
         Trigger::Event(Phase::Stop | Phase::SubagentStop) => ClosedBy::Stop,
         Trigger::Checkpoint(_) => ClosedBy::Checkpoint,

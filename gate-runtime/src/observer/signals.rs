@@ -9,7 +9,7 @@ use super::{Baselines, Classification, Classifier, ObserverState, Segment};
 use crate::event::{Event, Runtime, Status};
 use crate::glob;
 use crate::shell;
-use gate_spec::ir::{Family, KindId, Phase, Spec, StatusFilter, Telemetry};
+use gate_spec::ir::{CheckpointId, Family, KindId, Phase, Spec, StatusFilter, Telemetry};
 use std::cell::OnceCell;
 
 /// What the observer saw on one event: the machine's inputs.
@@ -272,7 +272,13 @@ pub(crate) fn observe_in(
                 }
             })
             && (c.commands.is_empty()
-                || command_evidence(c, target, parsed.get_or_init(|| shell::parse(target))))
+                || command_evidence(
+                    classifier.map(Classifier::table),
+                    ci as CheckpointId,
+                    c,
+                    target,
+                    parsed.get_or_init(|| shell::parse(target)),
+                ))
             && match c.status {
                 StatusFilter::Any => true,
                 StatusFilter::Success => !failed,
@@ -311,8 +317,24 @@ pub(crate) fn observe_in(
 
 /// Whether the command run is one of the checkpoint's commands, matched on its parsed
 /// simple commands as rule patterns are (so `echo cargo test` is not `cargo test`), and
-/// none of its exceptions (`cargo test --no-run`).
-fn command_evidence(c: &gate_spec::ir::Checkpoint, raw: &str, parsed: &shell::Parsed<'_>) -> bool {
+/// none of its exceptions (`cargo test --no-run`). The patterns come parsed from the spec's
+/// command table (built at compile time for a generated machine); only a caller without a
+/// classifier has them parsed here.
+fn command_evidence(
+    table: Option<&gate_spec::commands::CommandTable>,
+    ci: CheckpointId,
+    c: &gate_spec::ir::Checkpoint,
+    raw: &str,
+    parsed: &shell::Parsed<'_>,
+) -> bool {
+    if let Some(table) = table {
+        let hit = |except: bool| {
+            table
+                .checkpoint_patterns(ci, except)
+                .any(|p| shell::matches_in(p, parsed, raw))
+        };
+        return hit(false) && !hit(true);
+    }
     let hit = |list: &[gate_spec::ir::Pattern]| {
         list.iter().any(|p| {
             gate_spec::pattern::parse_command(&p.text)

@@ -61,6 +61,10 @@ pub struct ObserverState {
     /// clock step back, or hooks that read the clock before queueing for the lock).
     #[serde(default)]
     pub last_ms: Option<i64>,
+    /// When the machine entered its current state (for the state's own `timeout_secs`): the
+    /// event that moved it there, or the deadline when a timeout moved it.
+    #[serde(default)]
+    pub state_since_ms: Option<i64>,
 }
 
 /// Learned window baselines for the current repository, per kind: (actions, secs).

@@ -19,6 +19,8 @@ pub enum Extra {
     Fall(SignalId),
     /// The open window reached its backstop.
     Backstop,
+    /// The state's own timer ran out (only in a state with `timeout_secs`).
+    Timeout,
 }
 
 /// One abstract event. The role is not part of it: an identity's role is fixed for a whole
@@ -66,6 +68,7 @@ impl Letter {
                 spec.signals[s as usize].name
             )),
             Extra::Backstop => out.push_str(", the window reaches its backstop"),
+            Extra::Timeout => out.push_str(", the state's timer runs out"),
         }
         if !self.secs_ok && spec.rearm.min_secs > 0 {
             out.push_str(&format!(
@@ -104,6 +107,9 @@ impl Age {
 /// Seconds unmet appear only when the spec has a seconds floor (else they equal met).
 pub fn letters(spec: &Spec) -> Vec<Letter> {
     let mut extras = vec![Extra::None, Extra::Approved, Extra::Backstop];
+    if spec.states.iter().any(|s| s.timeout_secs.is_some()) {
+        extras.push(Extra::Timeout);
+    }
     extras.extend((0..spec.checkpoints.len()).map(|c| Extra::Checkpoint(c as CheckpointId)));
     for s in 0..spec.signals.len() {
         extras.push(Extra::Rise(s as SignalId));
@@ -150,6 +156,7 @@ pub struct Realised {
     pub enabled: Vec<bool>,
     pub checkpoints: Vec<bool>,
     pub backstop: bool,
+    pub timeout: bool,
 }
 
 impl Realised {
@@ -164,6 +171,7 @@ impl Realised {
             enabled: &self.enabled,
             checkpoints: &self.checkpoints,
             backstop: self.backstop,
+            timeout: self.timeout,
             rearm_secs_ok: letter.secs_ok,
             approved: matches!(letter.extra, Extra::Approved),
         }
@@ -198,6 +206,7 @@ pub fn realise(
     let mut enabled = vec![false; n];
     let mut checkpoints = vec![false; spec.checkpoints.len()];
     let mut backstop = false;
+    let mut timeout = false;
     if age == Age::New && !letter.secs_ok {
         return None;
     }
@@ -244,6 +253,13 @@ pub fn realise(
             }
             backstop = true;
         }
+        Extra::Timeout => {
+            // The observer raises it only in a state with a timer, once the identity has acted.
+            if age == Age::New || spec.states[state as usize].timeout_secs.is_none() {
+                return None;
+            }
+            timeout = true;
+        }
     }
     Some(Realised {
         memory,
@@ -251,5 +267,6 @@ pub fn realise(
         enabled,
         checkpoints,
         backstop,
+        timeout,
     })
 }

@@ -65,6 +65,7 @@ pub fn explore(spec: &Spec, machine: &dyn Machine) -> Debouncers {
                     enabled: &enabled,
                     checkpoints: &checkpoints,
                     backstop: false,
+                    timeout: false,
                     rearm_secs_ok: true,
                     approved: false,
                 };
