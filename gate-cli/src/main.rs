@@ -188,6 +188,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             args.db = global.db.clone();
             cmd::replay::run(&args, global.json)
         }
+        Command::Test(args) => cmd::spectest::run(&args, &global),
         Command::Completions(args) => cmd::completions(&args),
         Command::Man => cmd::man(),
     }

@@ -5,6 +5,7 @@ pub mod explain;
 pub mod hook;
 pub mod policy;
 pub mod replay;
+pub mod spectest;
 pub mod store;
 
 use crate::cli::{self, CheckArgs, CompletionsArgs, DiagramArgs, DiagramFormat, Exit, GlobalArgs};
