@@ -101,6 +101,8 @@ struct RawStep {
     prompt: Option<String>,
     approve: Option<Spanned<bool>>,
     at: Option<Spanned<i64>>,
+    repeat: Option<Spanned<i64>>,
+    every: Option<Spanned<i64>>,
     runtime: Option<Spanned<String>>,
     role: Option<Spanned<String>>,
     agent: Option<Spanned<String>>,
@@ -132,7 +134,7 @@ pub struct Case {
 }
 
 /// One step of a case.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Step {
     pub line: usize,
     /// Milliseconds after the case started.
@@ -141,7 +143,7 @@ pub struct Step {
 }
 
 /// What a step does.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Action {
     /// A hook event, and what its answer must be.
     Event(Box<EventStep>),
@@ -150,7 +152,7 @@ pub enum Action {
 }
 
 /// A hook event a step sends.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct EventStep {
     pub runtime: Runtime,
     pub phase: Phase,
@@ -190,7 +192,7 @@ impl Verdict {
 
 /// What a step's answer must be: the verdict, and optionally the rule that set the tier,
 /// the tier, the work kind and the control state after the event.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Expect {
     pub verdict: Verdict,
     pub rule: Option<RuleId>,
@@ -294,7 +296,16 @@ pub fn parse(source: &str, spec: &Spec) -> Result<TestFile, Vec<Problem>> {
         let mut last_at = 0i64;
         for (i, raw_step) in c.steps.get_ref().iter().enumerate() {
             match step(source, spec, &who, raw_step, i, &mut last_at) {
-                Ok(s) => steps.push(s),
+                Ok(s) => match repetitions(raw_step.get_ref(), &mut last_at) {
+                    Ok((count, every_ms)) => {
+                        for n in 0..count {
+                            let mut again = s.clone();
+                            again.at_ms += n * every_ms;
+                            steps.push(again);
+                        }
+                    }
+                    Err(p) => problems.push(p),
+                },
                 Err(mut p) => problems.append(&mut p),
             }
         }
@@ -310,6 +321,35 @@ pub fn parse(source: &str, spec: &Spec) -> Result<TestFile, Vec<Problem>> {
     } else {
         Err(problems)
     }
+}
+
+/// How often a step is sent (`repeat`, default once) and how many milliseconds apart
+/// (`every` seconds, default 1); `last_at` moves to the last repetition's time.
+fn repetitions(s: &RawStep, last_at: &mut i64) -> Result<(i64, i64), Problem> {
+    let count = match &s.repeat {
+        None => 1,
+        Some(r) if (1..=10_000).contains(r.get_ref()) => *r.get_ref(),
+        Some(r) => return Err(problem(r.span(), "`repeat` is a count from 1 to 10000")),
+    };
+    let every = match &s.every {
+        None => 1,
+        Some(e) if s.repeat.is_none() => {
+            return Err(problem(
+                e.span(),
+                "`every` spaces the repetitions of a `repeat`",
+            ))
+        }
+        Some(e) if (0..=86_400).contains(e.get_ref()) => *e.get_ref(),
+        Some(e) => return Err(problem(e.span(), "`every` is 0 to 86400 seconds")),
+    };
+    if s.approve.is_some() && count > 1 {
+        return Err(problem(
+            s.repeat.as_ref().map_or(0..0, Spanned::span),
+            "an `approve` step cannot repeat",
+        ));
+    }
+    *last_at += (count - 1) * every;
+    Ok((count, every * 1000))
 }
 
 fn problem(span: Range<usize>, message: impl Into<String>) -> Problem {
