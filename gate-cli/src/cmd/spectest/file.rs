@@ -147,7 +147,8 @@ pub struct Step {
 pub enum Action {
     /// A hook event, and what its answer must be.
     Event(Box<EventStep>),
-    /// The user approves the grant the latest ask minted (`gate approve <id>`).
+    /// The user approves the newest pending grant (`gate approve <id>`): what the latest ask
+    /// minted, also when a steer-mode tier turned that ask into guidance.
     Approve,
 }
 
@@ -440,7 +441,7 @@ fn step(
         } else if extra {
             problems.push(problem(
                 span,
-                "an `approve` step only approves the latest ask (`at` may say when); \
+                "an `approve` step only approves the newest pending grant (`at` may say when); \
                  retry the action in a step of its own",
             ));
         }

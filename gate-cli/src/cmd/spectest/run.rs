@@ -1,7 +1,7 @@
 //! Running one spec test case the way the hooks would: each step's payload goes through the
 //! runtime's adapter and [`gate_runtime::driver::run`] against a database of the case's own
 //! (a fresh temporary directory), on a clock fixed by the steps' offsets; an `approve` step
-//! approves the latest ask's grant in that database as `gate approve` does. What the rules,
+//! approves the newest pending grant in that database as `gate approve` does. What the rules,
 //! transitions and templates did is added to the [`Coverage`].
 
 use std::collections::HashMap;
@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use anyhow::{Context as _, Result};
 use gate_runtime::driver::{self, Options};
 use gate_runtime::engine::{Engine, Outcome};
-use gate_runtime::store::{ApproveOutcome, Store};
+use gate_runtime::store::{ApproveOutcome, GrantStatus, Store};
 use gate_runtime::verdict::Verdict;
 use gate_spec::ir::{Effect, Phase, Spec, StateId};
 use serde_json::{json, Value};
@@ -225,7 +225,6 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
     let env = |name: &str| case.env.get(name).cloned();
     // The control state of every scope the case touched, followed from the fired transitions.
     let mut states: HashMap<String, StateId> = HashMap::new();
-    let mut last_grant: Option<String> = None;
     let result = |failure| CaseResult {
         name: case.name.clone(),
         line: case.line,
@@ -243,17 +242,28 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
                     actual: None,
                     message: Some(message),
                 };
-                let Some(id) = last_grant.take() else {
+                // The newest pending grant, as the user would pick it from `gate grants`.
+                let pending = if db.exists() {
+                    let store = Store::open(&db).context("cannot open the case's database")?;
+                    store
+                        .grants(now_ms, true)?
+                        .into_iter()
+                        .find(|g| g.status(now_ms) == GrantStatus::Pending)
+                } else {
+                    None
+                };
+                let Some(grant) = pending else {
                     return Ok(result(Some(fail(
-                        "nothing to approve: no step before it was asked".to_string(),
+                        "nothing to approve: no ask before it is pending".to_string(),
                     ))));
                 };
                 let mut store = Store::open(&db).context("cannot open the case's database")?;
-                match store.approve_grant(&id, now_ms)? {
+                match store.approve_grant(&grant.id, now_ms)? {
                     ApproveOutcome::Approved => {}
                     other => {
                         return Ok(result(Some(fail(format!(
-                            "grant {id} could not be approved: {other:?}"
+                            "grant {} could not be approved: {other:?}",
+                            grant.id
                         )))))
                     }
                 }
@@ -298,11 +308,6 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
             event.phase.unwrap_or(Phase::Other),
             state_after,
         );
-        if let Verdict::Ask { grant_id, .. } = &run.decision.verdict {
-            if !grant_id.is_empty() {
-                last_grant = Some(grant_id.clone());
-            }
-        }
         let tool_phase = matches!(
             event.phase,
             Some(Phase::PreTool | Phase::PostTool | Phase::PostToolFailure)
