@@ -215,7 +215,7 @@ partial file is left, and the next replay to PATH starts it over.")]
     /// Run spec tests: cases of hook events with the answer expected of each
     #[command(after_help = "\
 Examples:
-  gate test                                 every compiled spec's tests (specs/tests/<name>.test.toml)
+  gate test                                 every compiled spec's tests, in specs/tests/
   gate test --spec guard --coverage         guard's tests, and what no case exercises
   gate test specs/tests/mine.test.toml      run against specs/mine.toml (no rebuild needed)
   gate test cases.test.toml --spec-file specs/draft.toml --json
@@ -235,7 +235,8 @@ rule, tier, kind or state after:
 Every case runs in a fresh temporary database on a fixed clock (`at` = seconds after the case
 started). A failing case prints the step, the expected and actual answer and the rule that set
 the tier. Exit 0 when every case passes, 1 when one fails, 2 when a test file is wrong (every
-problem is shown with file:line:col). The format is in docs/spec.md, \"Spec tests\".")]
+problem is shown with file:line:col). Roles come from the cases (`role`, `agent`, `env`), never
+from --role, GATE_ROLE or the config files. The format is in docs/spec.md, \"Spec tests\".")]
     Test(TestArgs),
     /// Fold the database's write-ahead log into it and truncate the log
     #[command(

@@ -289,6 +289,13 @@ pub fn missed(
 
 /// `gate test [PATH…] [--spec NAME | --spec-file PATH] [--coverage]`.
 pub fn run(args: &TestArgs, global: &GlobalArgs) -> Result<i32> {
+    if global.role.is_some() {
+        return Err(InputError::new(
+            "gate test takes roles from the cases (`role`, `agent`, `env` in the test file), \
+             not from --role",
+        )
+        .into());
+    }
     let planned = plan(args, global.spec.as_deref())?;
     // Every file is checked before any case runs, and every problem of every file is shown.
     let mut loaded = Vec::new();
