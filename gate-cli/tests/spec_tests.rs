@@ -29,26 +29,43 @@ fn spec_name(path: &Path) -> String {
     name.strip_suffix(file::SUFFIX).unwrap().to_string()
 }
 
+/// One test file run against the compiled spec it is named after: its case count and the
+/// rendered failures.
+fn run_tests_of(path: &Path) -> (usize, String) {
+    let name = spec_name(path);
+    let compiled =
+        gate_cli::cmd::compiled_spec(&name).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let planned = Planned {
+        path: path.to_path_buf(),
+        policy: Policy::Compiled(compiled),
+    };
+    let tests = spectest::load(path, compiled.ir())
+        .unwrap_or_else(|e| panic!("{} is not a valid test file:\n{e}", path.display()));
+    let report = spectest::run_file(&planned, &tests).expect("the cases run");
+    let failures = report
+        .cases
+        .iter()
+        .map(|case| spectest::render_failure(path, case))
+        .collect();
+    (report.cases.len(), failures)
+}
+
 #[test]
 fn every_spec_test_passes() {
-    let mut failures = String::new();
-    let mut cases = 0;
-    for path in test_files() {
-        let name = spec_name(&path);
-        let compiled = gate_cli::cmd::compiled_spec(&name)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let planned = Planned {
-            path: path.clone(),
-            policy: Policy::Compiled(compiled),
-        };
-        let tests = spectest::load(&path, compiled.ir())
-            .unwrap_or_else(|e| panic!("{} is not a valid test file:\n{e}", path.display()));
-        let report = spectest::run_file(&planned, &tests).expect("the cases run");
-        cases += report.cases.len();
-        for case in &report.cases {
-            failures.push_str(&spectest::render_failure(&path, case));
-        }
-    }
+    let files = test_files();
+    // One thread per file: every case has its own database, so files run independently.
+    let results: Vec<(usize, String)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .iter()
+            .map(|path| scope.spawn(move || run_tests_of(path)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a test file's thread"))
+            .collect()
+    });
+    let cases: usize = results.iter().map(|r| r.0).sum();
+    let failures: String = results.into_iter().map(|r| r.1).collect();
     assert!(
         cases > 0,
         "no spec test cases found in {}",

@@ -75,9 +75,6 @@ struct RawWho {
 #[serde(deny_unknown_fields)]
 struct RawCase {
     name: Spanned<String>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    description: Option<String>,
     runtime: Option<Spanned<String>>,
     role: Option<Spanned<String>>,
     agent: Option<Spanned<String>>,
