@@ -7,6 +7,7 @@
 //! or blow its bounds.
 
 use gate_cli::adapters;
+use gate_runtime::effects;
 use gate_runtime::engine::Engine;
 use gate_runtime::event::{Event, Runtime};
 use gate_runtime::interp::Interpreter;
@@ -111,6 +112,23 @@ pub fn shell(data: &[u8]) {
     }
     let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
     let _ = shell::classify(&shell::parse_argv(&words));
+    // The effect model on its own: a line the parser could not read whole is never read as
+    // harmless (uncertainty is `opaque`, which no rule may class below `high`).
+    let at = effects::Where {
+        cwd: "/home/user/proj".into(),
+        project: "/home/user/proj".into(),
+        home: "/home/user".into(),
+        gate: vec!["/home/user/.local/state/gate".into()],
+        disk: false,
+    };
+    let mut found = Vec::new();
+    effects::effects_of_parsed(&parsed, &text, &at, 0, &mut found);
+    if parsed.truncated {
+        assert!(
+            found.iter().any(|e| e.act == effects::Act::Opaque),
+            "a truncated parse yields `opaque`"
+        );
+    }
     let payload = serde_json::json!({
         "session_id": "fuzz", "cwd": "/home/user/proj", "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": text},

@@ -905,11 +905,38 @@ fn agent_cannot_disable_gate_by_directory_or_surface() {
         "python3 -c \"import subprocess; subprocess.run(['gate','approve','k3j9x2mf'])\"".into(),
         "parallel gate approve ::: k3j9x2mf".into(),
         "cat ~/.local/state/gate/gate.key".into(),
+        // A patch written earlier as an ordinary file: gate reads it before it is applied.
         "git apply evil.patch".into(),
+        "git apply --index evil.patch".into(),
         "patch -p1 < evil.patch".into(),
+        "patch -p1 -i evil.patch".into(),
+        "patch -p1 --input=evil.patch".into(),
+        // A symbolic link made earlier leads an ordinary-looking path into `.claude`.
+        "echo '{}' > cfg/settings.json".into(),
+        "cp /dev/null cfg/settings.json".into(),
+        "rm cfg/settings.json".into(),
+        "sed -i 's/gate/true/' cfg/settings.json".into(),
+        "tee cfg/settings.json < /dev/null".into(),
+        // Braces, loop variables, a subshell's `cd`, decoded code, a looked-up binary.
+        "mv .claude{,.off}".into(),
+        "for f in .claude/*; do rm \"$f\"; done".into(),
+        "for d in src .codex; do rm -rf $d; done".into(),
+        "(cd .claude; rm -f *)".into(),
+        "{ cd .gemini && rm settings.json; }".into(),
+        "echo cm0gLXJmIC5jbGF1ZGU= | base64 -d | sh".into(),
+        "cp /bin/true \"$(command -v gate)\"".into(),
+        "mv \"$(which gate)\" /tmp/".into(),
     ];
-    const KNOWN: &[&str] = &["evil.patch"];
+    const KNOWN: &[&str] = &[];
     let cwd = world.project.clone();
+    std::fs::create_dir_all(cwd.join(".claude")).unwrap();
+    std::fs::write(
+        cwd.join("evil.patch"),
+        "diff --git a/.claude/settings.json b/.claude/settings.json\n\
+         --- a/.claude/settings.json\n+++ b/.claude/settings.json\n@@ -1 +1 @@\n-{}\n+{\"hooks\":{}}\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".claude", cwd.join("cfg")).unwrap();
     let mut passed: BTreeSet<String> = BTreeSet::new();
     let mut checked = 0;
     let mut n = 0;
@@ -1009,6 +1036,20 @@ fn agent_cannot_disable_gate_by_directory_or_surface() {
             serde_json::json!({"session_id": session(), "cwd": cwd,
             "hook_event_name": "BeforeTool", "tool_name": "write_file",
             "tool_input": {"file_path": ".Gemini/Settings.json", "content": "{}"}}),
+        ),
+        (
+            "claude-code",
+            None,
+            serde_json::json!({"session_id": session(), "cwd": cwd,
+            "hook_event_name": "PreToolUse", "permission_mode": "default",
+            "tool_name": "Write", "tool_input": {"file_path": "cfg/settings.json", "content": "{}"}}),
+        ),
+        (
+            "gemini",
+            None,
+            serde_json::json!({"session_id": session(), "cwd": cwd,
+            "hook_event_name": "BeforeTool", "tool_name": "replace",
+            "tool_input": {"file_path": cwd.join("cfg/settings.json"), "old_string": "a", "new_string": "b"}}),
         ),
         (
             "claude-code",

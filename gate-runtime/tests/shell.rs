@@ -333,13 +333,14 @@ fn redirect_targets_are_recorded() {
         [
             (">>", Some(2), "err.log"),
             (">|", None, "out"),
-            ("&>", None, "all.txt")
+            ("&>", None, "all.txt"),
+            ("<", None, "in.txt")
         ]
     );
     assert_eq!(p.commands[0].args, ["a b"]);
     assert_eq!(
         shell::paths(&p),
-        ["err.log", "out", "all.txt"],
+        ["err.log", "out", "all.txt", "in.txt"],
         "`a b` is not path-like for an unknown program"
     );
 }
@@ -725,10 +726,13 @@ fn compound_commands_are_not_redirections() {
     // An unclosed `[[` ends at a separator: later redirections are redirections.
     let p = shell::parse("[[ a ; echo x > /etc/passwd");
     assert_eq!(command(&p, "echo").writes.len(), 1);
+    // A loop header is an empty command assigning its words, a line each.
     let p = shell::parse("select f in a b; do rm -rf \"$f\"; done");
-    assert_eq!(commands(&p), [("rm", vec!["-rf", "$f"])]);
+    assert_eq!(commands(&p), [("", vec![]), ("rm", vec!["-rf", "$f"])]);
+    assert_eq!(p.assigns.len(), 1);
+    assert_eq!((&*p.assigns[0].name, &*p.assigns[0].value), ("f", "a\nb"));
     let p = shell::parse("for f in $(ls); do rm \"$f\"; done");
-    assert_eq!(programs(&p), ["ls", "rm"]);
+    assert_eq!(programs(&p), ["ls", "", "rm"]);
     let p = shell::parse("until false; do rm -rf /; done");
     assert_eq!(programs(&p), ["false", "rm"]);
     let p = shell::parse("coproc worker { rm -rf /; }");

@@ -203,6 +203,7 @@ fn answer(
     // The process exits right after answering: freeing what the engine holds would only
     // cost time.
     let engine = std::mem::ManuallyDrop::new(Engine::new(ir, spec.machine));
+    engine.look_at_disk();
     let env = |name: &str| std::env::var(name).ok();
     let opts = Options {
         db_path: db,

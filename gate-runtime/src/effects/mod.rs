@@ -11,7 +11,9 @@
 //! `opaque`: never less than the spec's tier for it, and at the protected places its text
 //! names.
 
+mod disk;
 mod getopt;
+mod later;
 pub mod patch;
 pub mod places;
 mod programs;
@@ -44,6 +46,8 @@ pub(crate) struct Cmd<'c, 'a> {
     pub program: &'c str,
     pub args: &'c [Cow<'a, str>],
     pub stdin: Option<&'c str>,
+    /// The file standard input is redirected from (`mysql db < dump.sql`), when it is.
+    pub stdin_file: Option<&'c str>,
 }
 
 /// What a program model writes: effects on targets as written (resolved by the caller
@@ -53,6 +57,9 @@ pub(crate) struct Sink {
     pub(crate) raw: Vec<(Act, RawTarget)>,
     /// Shell code the command runs (`python -c "os.system('rm -rf /')"` → `rm -rf /`).
     pub(crate) scripts: Vec<String>,
+    /// Shell code the command has another machine or a container run (`ssh host CMD`,
+    /// `docker exec C CMD`, `kubectl exec P -- CMD`).
+    pub(crate) remote: Vec<String>,
 }
 
 /// A target as a program model names it.
@@ -83,6 +90,12 @@ impl Sink {
     /// Shell code the command runs, analysed as if it were on the line.
     pub(crate) fn script(&mut self, code: &str) {
         self.scripts.push(code.to_string());
+    }
+
+    /// Shell code run on another machine or in a container: analysed as a line there, its
+    /// paths placed as that machine's (see `shell::remote_place`).
+    pub(crate) fn remote_script(&mut self, code: &str) {
+        self.remote.push(code.to_string());
     }
 
     /// Code the model cannot follow: `opaque`, and `opaque` at every protected place the

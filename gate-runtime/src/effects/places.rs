@@ -21,6 +21,10 @@ pub struct Where {
     /// and state directory, its config directory, the binary, runtimes' settings homes such
     /// as `$CODEX_HOME`): each a directory or file; everything under a directory counts.
     pub gate: Vec<String>,
+    /// Look at the file system: follow symbolic links in targets, and read the input files a
+    /// command names (a patch, an SQL script). Only for a live hook call: a replay or a test
+    /// must not depend on what is on the disk now.
+    pub disk: bool,
 }
 
 impl Where {
@@ -55,6 +59,7 @@ impl Where {
             project: cwd.to_string(),
             home,
             gate,
+            disk: false,
         }
     }
 }
@@ -764,6 +769,7 @@ mod tests {
             project: "/home/u/proj".into(),
             home: "/home/u".into(),
             gate: vec!["/opt/gate-home".into()],
+            disk: false,
         }
     }
 

@@ -59,6 +59,9 @@ pub fn effects_of_parsed(
     out: &mut Vec<Effect>,
 ) {
     let mut cwd = at.cwd.clone();
+    // The working directory of the top level, kept apart from what a `cd` inside a
+    // subshell or group does (which ends with the group).
+    let mut top_cwd = cwd.clone();
     let mut oldpwd: Option<String> = None;
     if parsed.truncated {
         let mut sink = Sink::default();
@@ -66,6 +69,22 @@ pub fn effects_of_parsed(
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
     }
     let commands = &parsed.commands;
+    // PowerShell written where a POSIX shell was expected (`iwr URL | iex`): also read the
+    // line as PowerShell, since that is what runs it where these names exist.
+    if commands.iter().any(|c| is_powershell_name(&c.program)) {
+        let words = [Cow::Borrowed("-Command"), Cow::Borrowed(line)];
+        let mut sink = Sink::default();
+        programs::model(
+            &Cmd {
+                program: "pwsh",
+                args: &words,
+                stdin: None,
+                stdin_file: None,
+            },
+            &mut sink,
+        );
+        flush(&sink, &cwd, oldpwd.as_deref(), at, out);
+    }
     // The commands whose output feeds each command (pipes).
     let fed_by = |i: usize| {
         parsed
@@ -76,12 +95,19 @@ pub fn effects_of_parsed(
     };
     // Variables the line has set so far (`D=/; rm -rf $D`), and for this command only.
     let mut vars: Vec<(String, String)> = Vec::new();
+    // Files the line has downloaded so far (`curl -o a.sh URL && bash a.sh`).
+    let mut fetched: Vec<String> = Vec::new();
     for (i, cmd) in commands.iter().enumerate() {
         let mut scoped = vars.clone();
         scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
         let program: &str = &cmd.program;
-        // `cd` at the top level moves the rest of the line.
-        if cmd.depth == 0 && matches!(program, "cd" | "pushd") && !in_substitution(cmd) {
+        // Back at the top level, a subshell's `cd` no longer holds.
+        if cmd.depth == 0 && cwd != top_cwd {
+            cwd = top_cwd.clone();
+        }
+        // `cd` moves the rest of the line; inside a subshell or group, the rest of the
+        // nested commands (where the group ends inside them is not tracked).
+        if matches!(program, "cd" | "pushd") && !in_substitution(cmd) {
             let to = cmd
                 .args
                 .iter()
@@ -101,10 +127,19 @@ pub fn effects_of_parsed(
                 // An unresolvable `cd`: later relative paths are unknown.
                 None => "$CD".to_string(),
             };
+            if cmd.depth == 0 {
+                top_cwd = cwd.clone();
+            }
             continue;
         }
         let mut sink = Sink::default();
+        let mut stdin_file = None;
         for w in &cmd.writes {
+            if w.op == "<" {
+                sink.path(Act::Read, &w.target);
+                stdin_file = Some(w.target.as_str());
+                continue;
+            }
             let act = if w.op.contains(">>") {
                 Act::Write
             } else {
@@ -116,21 +151,34 @@ pub fn effects_of_parsed(
                 sink.path(act, &w.target);
             }
         }
-        let stdin: Option<String> = stdin_text(parsed, i);
+        let mut stdin: Option<String> = stdin_text(parsed, i);
         let mut args = bound_args(parsed, i, cmd);
-        if !scoped.is_empty() {
-            for a in &mut args {
-                if a.contains('$') {
-                    if let Some(v) = substitute(a, &scoped) {
-                        *a = Cow::Owned(v);
+        expand_operands(&mut args, commands, i, at);
+        if at.disk {
+            let read = |w: &str| {
+                super::disk::read_input(&places::place_of(w, &cwd, oldpwd.as_deref(), at).1)
+            };
+            inline_inputs(program, &mut args, &mut stdin, stdin_file, read);
+        }
+        if !scoped.is_empty() && args.iter().any(|a| a.contains('$')) {
+            let mut out: Vec<Cow<'_, str>> = Vec::with_capacity(args.len());
+            for a in args.drain(..) {
+                match a.contains('$').then(|| substitute(&a, &scoped)).flatten() {
+                    // A loop variable's words, one per line: each is an operand in turn.
+                    Some(v) if v.contains('\n') => {
+                        out.extend(v.lines().map(|l| Cow::Owned(l.to_string())))
                     }
+                    Some(v) => out.push(Cow::Owned(v)),
+                    None => out.push(a),
                 }
             }
+            args = out;
         }
         let view = Cmd {
             program,
             args: &args,
             stdin: stdin.as_deref(),
+            stdin_file,
         };
         if program.starts_with('$') || program.starts_with('`') || program.contains("$(") {
             // The program itself is computed: run what the line set it to, if it did
@@ -205,8 +253,38 @@ pub fn effects_of_parsed(
                 }
             }
         }
+        // A shell or interpreter running what a pipe feeds it: code the parser did not see
+        // on the line (it reads `echo CODE | sh` itself) is analysed when the line decodes
+        // it, and is `opaque` when it cannot be read (`cat x | sh`, `decrypt | bash`).
+        if runs_stdin(cmd) && fed_by(i).next().is_some() {
+            let echoed = fed_by(i).all(|p| {
+                let p = &commands[p];
+                matches!(&*p.program, "echo" | "printf")
+                    || (p.program == "cat" && p.args.is_empty() && p.stdin.is_some())
+            });
+            if !echoed {
+                match &stdin {
+                    Some(code) if depth < MAX_NESTING => sink.script(code),
+                    _ => sink.opaque(line),
+                }
+            }
+        }
+        // A file the line downloaded, run by this command, is remote code.
+        if !fetched.is_empty() {
+            let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
+            if runs_one_of(cmd, &args, &fetched, spot) {
+                sink.none(Act::RemoteExec);
+            }
+        }
         // A download fed to an interpreter runs remote code.
         if sink.raw.iter().any(|(a, _)| *a == Act::Fetch) {
+            for (act, target) in &sink.raw {
+                if let (Act::Write | Act::Overwrite, RawTarget::Path(p)) = (act, target) {
+                    if fetched.len() < MAX_FETCHED {
+                        fetched.push(places::place_of(p, &cwd, oldpwd.as_deref(), at).1);
+                    }
+                }
+            }
             let runs_it = piped_into_runner(parsed, i)
                 || (in_substitution(cmd) && commands.iter().any(runs_substituted_code));
             if runs_it {
@@ -230,7 +308,16 @@ pub fn effects_of_parsed(
                 let parsed = shell::parse(script);
                 effects_of_parsed(&parsed, script, &inner, depth + 1, out);
             }
-        } else if !sink.scripts.is_empty() {
+            for script in &sink.remote {
+                let mut there = Vec::new();
+                let parsed = shell::parse(script);
+                effects_of_parsed(&parsed, script, &remote_where(), depth + 1, &mut there);
+                out.extend(there.into_iter().map(|e| Effect {
+                    place: remote_place(e.place),
+                    ..e
+                }));
+            }
+        } else if !sink.scripts.is_empty() || !sink.remote.is_empty() {
             let mut deep = Sink::default();
             deep.opaque(line);
             flush(&deep, &cwd, oldpwd.as_deref(), at, out);
@@ -342,6 +429,232 @@ fn runs_stdin(cmd: &SimpleCommand<'_>) -> bool {
     }
 }
 
+/// The home and working directory a remote command is read in: a home of its own (so `~`
+/// and `/` there are still the home and the root), no project and none of gate's files.
+const REMOTE_HOME: &str = "/home/~remote";
+
+fn remote_where() -> Where {
+    Where {
+        cwd: REMOTE_HOME.to_string(),
+        project: String::new(),
+        home: REMOTE_HOME.to_string(),
+        gate: Vec::new(),
+        disk: false,
+    }
+}
+
+/// A place on another machine as this one's rules see it: the root, home, system, devices,
+/// secrets and version control keep their class; everything else there (its files, its
+/// temporary files are still temporary) is unknown to this machine, never this project's
+/// source or gate's own files.
+fn remote_place(p: Place) -> Place {
+    match p {
+        Place::Source | Place::Outputs | Place::Project | Place::Outside | Place::Gate => {
+            Place::Unknown
+        }
+        other => other,
+    }
+}
+
+/// Whether `program` exists only in PowerShell: a cmdlet (`Verb-Noun` with one of the verbs
+/// that change things or run code) or an alias no POSIX system ships.
+fn is_powershell_name(program: &str) -> bool {
+    const ALIASES: &[&str] = &["iex", "iwr", "irm", "ri", "rni", "sc", "saps", "ni"];
+    const VERBS: &[&str] = &[
+        "invoke",
+        "remove",
+        "set",
+        "new",
+        "start",
+        "stop",
+        "clear",
+        "format",
+        "copy",
+        "move",
+        "out",
+        "add",
+        "rename",
+        "restart",
+        "disable",
+        "enable",
+        "uninstall",
+        "install",
+    ];
+    let p = program.to_ascii_lowercase();
+    if ALIASES.contains(&p.as_str()) {
+        return true;
+    }
+    match p.split_once('-') {
+        Some((verb, noun)) => {
+            VERBS.contains(&verb)
+                && !noun.is_empty()
+                && noun.chars().all(|c| c.is_ascii_alphabetic())
+                && program
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_uppercase())
+        }
+        None => false,
+    }
+}
+
+/// In a live hook call, the input files a command reads as code or data, read (by `read`)
+/// as if they were on the line: its `< FILE`, `patch -i FILE`, and `git apply FILE…` (whose
+/// operands then become `-`).
+fn inline_inputs(
+    program: &str,
+    args: &mut Vec<Cow<'_, str>>,
+    stdin: &mut Option<String>,
+    stdin_file: Option<&str>,
+    read: impl Fn(&str) -> Option<String>,
+) {
+    if stdin.is_none() {
+        if let Some(f) = stdin_file {
+            *stdin = read(f);
+        }
+    }
+    match program {
+        "patch" => {
+            let mut k = 0;
+            while k < args.len() {
+                let a = &args[k];
+                let (file, width) = if a == "-i" || a == "--input" {
+                    (args.get(k + 1).map(|f| f.to_string()), 2)
+                } else if let Some(f) = a.strip_prefix("--input=") {
+                    (Some(f.to_string()), 1)
+                } else if let Some(f) = a.strip_prefix("-i").filter(|f| !f.is_empty()) {
+                    (Some(f.to_string()), 1)
+                } else {
+                    k += 1;
+                    continue;
+                };
+                if let Some(text) = file.as_deref().and_then(&read) {
+                    *stdin = Some(text);
+                    args.drain(k..(k + width).min(args.len()));
+                } else {
+                    k += width;
+                }
+            }
+        }
+        "git" => {
+            let Some(at) = args.iter().position(|a| a == "apply") else {
+                return;
+            };
+            if args[..at].iter().any(|a| !a.starts_with('-')) {
+                return;
+            }
+            let mut text = String::new();
+            for a in args.iter_mut().skip(at + 1) {
+                if a.starts_with('-') {
+                    continue;
+                }
+                if let Some(t) = read(a) {
+                    text.push_str(&t);
+                    text.push('\n');
+                    *a = Cow::Borrowed("-");
+                }
+            }
+            if !text.is_empty() {
+                *stdin = Some(text);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Operands as the shell hands them over: a path-like word with braces becomes its words
+/// (`mv .claude{,.off}` is `mv .claude .claude.off`), and a lookup substitution
+/// (`"$(which gate)"`, `` `command -v gate` ``) becomes the path it finds when that is one of
+/// gate's own files (or, in a live hook call, the program on `PATH`).
+fn expand_operands<'a>(
+    args: &mut Vec<Cow<'a, str>>,
+    commands: &[SimpleCommand<'_>],
+    i: usize,
+    at: &Where,
+) {
+    let braced = |a: &str| {
+        a.contains('{')
+            && a.contains('}')
+            && (a.contains(',') || a.contains(".."))
+            && !a.contains(char::is_whitespace)
+            && !a.contains('$')
+    };
+    if args.iter().any(|a| braced(a)) {
+        let mut out: Vec<Cow<'a, str>> = Vec::with_capacity(args.len() + 2);
+        for a in args.drain(..) {
+            if braced(&a) {
+                out.extend(places::braces(&a).into_iter().map(Cow::Owned));
+            } else {
+                out.push(a);
+            }
+        }
+        *args = out;
+    }
+    let looked_up = |a: &str| a == "$(…)" || (a.starts_with('`') && a.ends_with('`'));
+    if !args.iter().any(|a| looked_up(a)) {
+        return;
+    }
+    let Some(name) = located_program(commands, i) else {
+        return;
+    };
+    let found = at
+        .gate
+        .iter()
+        .find(|g| g.rsplit('/').next() == Some(name.as_str()))
+        .cloned()
+        .or_else(|| at.disk.then(|| on_path(&name)).flatten());
+    if let Some(path) = found {
+        for a in args.iter_mut().filter(|a| looked_up(a)) {
+            *a = Cow::Owned(path.clone());
+        }
+    }
+}
+
+/// Where `PATH` finds the program `name` (a live hook call only).
+fn on_path(name: &str) -> Option<String> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .and_then(|p| p.to_str().map(str::to_string))
+}
+
+/// Most downloaded files remembered in one line.
+const MAX_FETCHED: usize = 16;
+
+/// Whether `cmd` runs one of the files in `files` (resolved paths; `spot` resolves a word
+/// the same way): as the program itself (`./a.sh`), or as the script a shell or interpreter
+/// is given (`bash a.sh`, `python3 /tmp/x.py`, `. ./env.sh`).
+fn runs_one_of(
+    cmd: &SimpleCommand<'_>,
+    args: &[Cow<'_, str>],
+    files: &[String],
+    spot: impl Fn(&str) -> String,
+) -> bool {
+    let is_fetched = |w: &str| files.iter().any(|f| *f == spot(w));
+    if cmd.program_path.contains('/') && is_fetched(&cmd.program_path) {
+        return true;
+    }
+    // `sh < a.sh`.
+    if runs_stdin(cmd)
+        && cmd
+            .writes
+            .iter()
+            .any(|w| w.op == "<" && is_fetched(&w.target))
+    {
+        return true;
+    }
+    if !runs_code(cmd) {
+        return false;
+    }
+    // The first operand is the script (`bash -x a.sh`, `sh -- a.sh`); an option's value
+    // that happens to be a downloaded file is read, not run, except after `-c`-less forms.
+    args.iter()
+        .map(|a| &**a)
+        .find(|a| !a.starts_with('-'))
+        .is_some_and(is_fetched)
+}
+
 /// Whether a command runs code given to it as an argument or on stdin (a shell, an
 /// interpreter, `eval`, `source`).
 fn runs_code(cmd: &SimpleCommand<'_>) -> bool {
@@ -434,6 +747,25 @@ fn stdin_text(parsed: &Parsed<'_>, i: usize) -> Option<String> {
             "cat" if p.args.is_empty() => {
                 if let Some(s) = &p.stdin {
                     text.push_str(s);
+                }
+            }
+            // `echo cm0g… | base64 -d`: what it decodes.
+            "base64" | "gbase64"
+                if p.args
+                    .iter()
+                    .any(|a| matches!(&**a, "-d" | "-D" | "--decode")) =>
+            {
+                use base64::Engine as _;
+                if let Some(encoded) = stdin_text(parsed, *a) {
+                    let clean: String = encoded.split_whitespace().collect();
+                    let engine = base64::engine::general_purpose::STANDARD;
+                    let decoded = engine.decode(clean.as_bytes()).or_else(|_| {
+                        base64::engine::general_purpose::STANDARD_NO_PAD
+                            .decode(clean.trim_end_matches('='))
+                    });
+                    if let Ok(bytes) = decoded {
+                        text.push_str(&String::from_utf8_lossy(&bytes));
+                    }
                 }
             }
             _ => {}

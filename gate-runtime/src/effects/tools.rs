@@ -117,21 +117,48 @@ pub fn effects_of_event_parsed(
     if let Some(cmd) = event.command.as_deref().filter(|_| !is_shell_tool(tool)) {
         effects_of_line(cmd, at, out);
     }
-    if event.paths.is_empty() {
-        return;
-    }
-    let act = if tool == "apply_patch" {
-        Act::Write
-    } else {
-        act_of_tool(tool, event.class)
-    };
-    for p in &event.paths {
-        let (place, target) = places::place_of(p, &at.cwd, None, at);
-        if place == Place::Nowhere && act != Act::Read {
-            continue;
+    if !event.paths.is_empty() {
+        let act = if tool == "apply_patch" {
+            Act::Write
+        } else {
+            act_of_tool(tool, event.class)
+        };
+        for p in &event.paths {
+            let (place, target) = places::place_of(p, &at.cwd, None, at);
+            if place == Place::Nowhere && act != Act::Read {
+                continue;
+            }
+            out.push(Effect { act, place, target });
         }
-        out.push(Effect { act, place, target });
     }
+    super::disk::through_links(at, out);
+    also_runs_later(at, out);
+}
+
+/// A change to a file something runs or obeys later (a shell start-up file, a cron table,
+/// the sudoers file) is also that second effect, on every tool surface.
+fn also_runs_later(at: &Where, out: &mut Vec<Effect>) {
+    let mut more = Vec::new();
+    for e in out.iter() {
+        let changes = matches!(
+            e.act,
+            Act::Write | Act::Overwrite | Act::Delete | Act::Move | Act::Link
+        );
+        let could = matches!(
+            e.place,
+            Place::Dotfiles | Place::System | Place::Secrets | Place::Unknown
+        );
+        if changes && could && !e.target.is_empty() {
+            if let Some(act) = super::later::runs_later(&e.target, &at.home, e.act) {
+                more.push(Effect {
+                    act,
+                    place: e.place,
+                    target: e.target.clone(),
+                });
+            }
+        }
+    }
+    out.extend(more);
 }
 
 #[cfg(test)]

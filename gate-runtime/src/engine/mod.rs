@@ -122,6 +122,12 @@ impl<'s> Engine<'s> {
         }
     }
 
+    /// Let the classifier look at the file system: follow symbolic links and read the input
+    /// files commands name. For a live hook call only (a replay must not depend on the disk).
+    pub fn look_at_disk(&self) {
+        self.classifier.look_at_disk();
+    }
+
     pub fn classify(&self, event: &Event) -> Classification {
         self.classifier.classify(event)
     }

@@ -70,6 +70,8 @@ pub struct Classifier<'s> {
     scratch: RefCell<HitScratch>,
     /// Home and gate's own locations, read from the environment once.
     places: OnceCell<Where>,
+    /// Whether effects may look at the file system ([`Where::disk`]).
+    disk: Cell<bool>,
 }
 
 /// The per-line buffers of [`Classifier::classify`] (cleared before each use).
@@ -169,6 +171,11 @@ impl<'s> Classifier<'s> {
     /// A classifier over a prebuilt table (a generated machine's
     /// [`Machine::commands`](gate_spec::exec::Machine::commands)); `None` builds one from
     /// `spec`. A prebuilt table must have been built from this same spec.
+    /// Let effects look at the file system (a live hook call; see [`Where::disk`]).
+    pub fn look_at_disk(&self) {
+        self.disk.set(true);
+    }
+
     pub fn with_table(spec: &'s Spec, table: Option<&'s CommandTable>) -> Self {
         let table = match table {
             Some(t) if t.rules.len() == spec.rules.len() => Cow::Borrowed(t),
@@ -181,6 +188,7 @@ impl<'s> Classifier<'s> {
             used: Cell::new(false),
             scratch: RefCell::new(HitScratch::default()),
             places: OnceCell::new(),
+            disk: Cell::new(false),
         }
     }
 
@@ -383,6 +391,7 @@ impl<'s> Classifier<'s> {
             project: cwd.to_string(),
             home: base.home.clone(),
             gate: base.gate.clone(),
+            disk: self.disk.get(),
         };
         effects::effects_of_event_parsed(event, &at, parsed.as_ref(), &mut out.effects);
         let hits = match (&parsed, event.target.as_deref()) {

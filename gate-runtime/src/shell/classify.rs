@@ -78,7 +78,11 @@ fn short_flag(cmd: &SimpleCommand, c: char) -> bool {
 pub fn class_of(cmd: &SimpleCommand) -> ActionClass {
     let own = program_class(cmd);
     let mut class = own;
-    if cmd.writes.iter().any(|r| is_real_write(&r.target)) {
+    if cmd
+        .writes
+        .iter()
+        .any(|r| r.op != "<" && is_real_write(&r.target))
+    {
         class = stronger(class, ActionClass::Write);
     }
     if cmd.background

@@ -88,7 +88,8 @@ pub const MAX_STDIN: usize = 64 * 1024;
 /// One write redirection, e.g. `2>> log.txt` is `{ op: ">>", fd: Some(2), target: "log.txt" }`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Redirect {
-    /// The operator: `>`, `>>`, `>|`, `&>`, `&>>`, `<>` or `>&`.
+    /// The operator: `>`, `>>`, `>|`, `&>`, `&>>`, `<>`, `>&`, or `<` (an input file: read,
+    /// not written).
     pub op: String,
     /// The explicit file descriptor before the operator, if any.
     pub fd: Option<u32>,
@@ -110,7 +111,7 @@ pub struct SimpleCommand<'a> {
     /// What was peeled to reach the program, outermost first: `sudo`, `env`, `X=`, `bash -c`,
     /// `eval`, `xargs`, `find -exec`, `$()` (inside a command substitution) …
     pub wrappers: Vec<String>,
-    /// Write redirections of this command.
+    /// File redirections of this command: its writes, and `<` (an input file).
     pub writes: Vec<Redirect>,
     /// What the command reads on standard input when the line spells it: the word of its
     /// last here-string (`<<< 'DROP TABLE t'`, unquoted) or the body of its here-document
@@ -146,7 +147,8 @@ pub struct Assignment<'a> {
     pub name: Cow<'a, str>,
     /// The value as written, unquoted: `~` not expanded, `$X`, `${X}` and `$(…)` kept as
     /// text (`$(…)` for any command substitution). For `NAME+=more`, the last recorded
-    /// value (or `$NAME`) followed by `more`. Array literals (`a=(…)`) are not recorded.
+    /// value (or `$NAME`) followed by `more`. Array literals (`a=(…)`) are not recorded. A
+    /// loop header (`for f in a b`) assigns its words, one per line.
     pub value: Cow<'a, str>,
 }
 

@@ -968,7 +968,7 @@ fn redirect<'a>(
             let line = sc.root.then_some(ctx.line);
             cur.here_strings.push(word.finish(line).text);
         }
-        b"<" | b"<&" => {}
+        b"<&" => {}
         _ => {
             let target = word.finish(None).text.into_owned();
             let dup = op == b">&" && (target == "-" || target.bytes().all(|b| b.is_ascii_digit()));
@@ -1441,6 +1441,47 @@ fn is_reserved(word: &str) -> bool {
     }
 }
 
+/// Most words of a loop header recorded as its variable's values.
+const MAX_LOOP_WORDS: usize = 64;
+
+/// `for NAME in W1 W2 …`: an empty command holding the assignment `NAME` = the words, one
+/// per line (a consumer splits them), so that `rm "$NAME"` in the body names them.
+fn loop_variable<'a>(
+    ctx: &mut Ctx<'a>,
+    words: &[FinalWord<'a>],
+    depth: usize,
+    wrappers: &[String],
+) {
+    let (Some(name), Some(inw)) = (words.get(1), words.get(2)) else {
+        return;
+    };
+    if inw.text != "in" || words.len() <= 3 || words.len() > 3 + MAX_LOOP_WORDS {
+        return;
+    }
+    let value: Vec<&str> = words[3..]
+        .iter()
+        .map(|w| &*w.text)
+        .take_while(|w| !matches!(*w, ";" | "do"))
+        .collect();
+    if value.is_empty() {
+        return;
+    }
+    let name = name.text.clone();
+    let cmd = new_command(
+        Cow::Borrowed(""),
+        Vec::new(),
+        with(wrappers, &format!("{name}=")),
+        depth,
+    );
+    if let Some(by) = push(ctx, cmd) {
+        ctx.assigns.push(Assignment {
+            by,
+            name,
+            value: Cow::Owned(value.join("\n")),
+        });
+    }
+}
+
 /// Turn the words of one pipeline element into commands; returns its span.
 fn emit<'a>(ctx: &mut Ctx<'a>, cur: Pending<'a>, depth: usize, wrappers: &[String]) -> Span {
     let Pending {
@@ -1453,8 +1494,12 @@ fn emit<'a>(ctx: &mut Ctx<'a>, cur: Pending<'a>, depth: usize, wrappers: &[Strin
     while let Some(w) = words.get(start) {
         match &*w.text {
             "function" => start += 2,
-            // `for NAME in WORDS` / `select NAME in WORDS`: a loop header, values only.
-            "for" | "select" => start = words.len(),
+            // `for NAME in WORDS` / `select NAME in WORDS`: a loop header. NAME takes each
+            // word in turn: recorded as an assignment of the words, a line each.
+            "for" | "select" => {
+                loop_variable(ctx, &words[start..], depth, wrappers);
+                start = words.len();
+            }
             // `coproc NAME { …; }` / `coproc { …; }`: the group's commands run.
             "coproc" if words.get(start + 1).is_some_and(|w| w.text == "{") => start += 2,
             "coproc" if words.get(start + 2).is_some_and(|w| w.text == "{") => start += 3,

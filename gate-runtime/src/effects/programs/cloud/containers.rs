@@ -51,6 +51,15 @@ pub(super) fn docker(args: Words<'_, '_>, out: &mut Sink) {
         ],
     );
     let flag = |names: &[&str]| has_flag(args, names);
+    if let Some(&keyword @ ("exec" | "run")) = w.first() {
+        in_container(args, keyword, out);
+        return;
+    }
+    if matches!(w.as_slice(), ["system", "reset", ..]) {
+        // podman: every container, image and volume.
+        out.place(Act::CloudDelete, Place::Remote);
+        return;
+    }
     match w.as_slice() {
         ["compose", ..] => compose(&args[1.min(args.len())..], out),
         ["system", "prune", ..]
@@ -101,6 +110,73 @@ pub(super) fn docker(args: Words<'_, '_>, out: &mut Sink) {
     }
 }
 
+/// `docker exec [OPTIONS] CONTAINER COMMAND…`, `docker run [OPTIONS] IMAGE COMMAND…` and
+/// compose's `exec`/`run SERVICE COMMAND…`: the command runs in the container, whose files
+/// (and the volumes mounted there) are not this machine's.
+fn in_container(args: Words<'_, '_>, keyword: &str, out: &mut Sink) {
+    const VALUED: &[&str] = &[
+        "-e",
+        "--env",
+        "-u",
+        "--user",
+        "-w",
+        "--workdir",
+        "--env-file",
+        "--detach-keys",
+        "-v",
+        "--volume",
+        "-p",
+        "--publish",
+        "--name",
+        "--entrypoint",
+        "-l",
+        "--label",
+        "--network",
+        "--net",
+        "--mount",
+        "-m",
+        "--memory",
+        "--platform",
+        "--pull",
+        "-h",
+        "--hostname",
+        "--add-host",
+        "--device",
+        "--cap-add",
+        "--cap-drop",
+        "--security-opt",
+        "--ulimit",
+        "--restart",
+        "--log-driver",
+        "--log-opt",
+        "--cpus",
+        "--gpus",
+        "--shm-size",
+        "--tmpfs",
+        "--workdir",
+        "--index",
+    ];
+    out.none(Act::Exec);
+    let Some(start) = args.iter().position(|a| a == keyword) else {
+        return;
+    };
+    let mut k = start + 1;
+    while let Some(a) = args.get(k) {
+        if VALUED.contains(&&**a) {
+            k += 2;
+        } else if a.starts_with('-') {
+            k += 1;
+        } else {
+            break;
+        }
+    }
+    // `args[k]` is the container, image or service; the rest is the command.
+    let words: Vec<&str> = args.iter().skip(k + 1).map(|a| &**a).collect();
+    if !words.is_empty() {
+        out.remote_script(&crate::shell::quote_argv(&words));
+    }
+}
+
 pub(super) fn compose(args: Words<'_, '_>, out: &mut Sink) {
     let w = words(
         args,
@@ -130,6 +206,7 @@ pub(super) fn compose(args: Words<'_, '_>, out: &mut Sink) {
             }
         }
         ["kill" | "stop", ..] => out.none(Act::Kill),
+        [keyword @ ("exec" | "run"), ..] => in_container(args, keyword, out),
         ["push", ..] => out.none(Act::Publish),
         ["pull", ..] => out.place(Act::Fetch, Place::Remote),
         ["ps" | "logs" | "config" | "ls" | "images" | "top" | "version" | "port" | "events", ..]

@@ -139,6 +139,16 @@ pub(super) fn kubectl(args: Words<'_, '_>, out: &mut Sink) {
         | "plugin" | "kustomize" | "options" | "help", ..]
         | [] => {}
         ["rollout", "status" | "history", ..] => {}
+        ["exec" | "debug" | "run", ..] => {
+            out.place(Act::Send, Place::Remote);
+            // The command after `--` runs in the pod.
+            if let Some(i) = args.iter().position(|a| a == "--") {
+                let words: Vec<&str> = args[i + 1..].iter().map(|a| &**a).collect();
+                if !words.is_empty() {
+                    out.remote_script(&crate::shell::quote_argv(&words));
+                }
+            }
+        }
         _ => out.place(Act::Send, Place::Remote),
     }
 }

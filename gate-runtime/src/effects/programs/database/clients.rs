@@ -236,13 +236,25 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "cockroach" => match cmd.args.first().map(|a| &**a) {
             Some("sql" | "demo") => {
                 let a = getopt::read(&COCKROACH_SQL, &cmd.args[1..]);
-                sql_from(&a, &["e", "execute"], &["f", "file"], cmd.stdin, out);
+                sql_from(
+                    &a,
+                    &["e", "execute"],
+                    &["f", "file"],
+                    (cmd.stdin, cmd.stdin_file),
+                    out,
+                );
             }
             _ => out.none(Act::Exec),
         },
         "cqlsh" => {
             let a = getopt::read(&CQLSH, cmd.args);
-            sql_from(&a, &["e", "execute"], &["f", "file"], cmd.stdin, out);
+            sql_from(
+                &a,
+                &["e", "execute"],
+                &["f", "file"],
+                (cmd.stdin, cmd.stdin_file),
+                out,
+            );
         }
         "mongo" | "mongosh" => {
             let a = getopt::read(&MONGO, cmd.args);
@@ -273,7 +285,13 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
 }
 
 /// SQL from the options named in `inline` and the files named in `files`, else stdin.
-fn sql_from(a: &Args<'_>, inline: &[&str], files: &[&str], stdin: Option<&str>, out: &mut Sink) {
+fn sql_from(
+    a: &Args<'_>,
+    inline: &[&str],
+    files: &[&str],
+    (stdin, stdin_file): (Option<&str>, Option<&str>),
+    out: &mut Sink,
+) {
     let mut ran = false;
     let mut v = Verdict::default();
     for o in &a.opts {
@@ -297,6 +315,9 @@ fn sql_from(a: &Args<'_>, inline: &[&str], files: &[&str], stdin: Option<&str>, 
     if !ran {
         if let Some(text) = stdin {
             v.merge(sql::analyse(text, out));
+        } else if stdin_file.is_some() {
+            // `mysql db < dump.sql`: SQL from a file not on the line, as with `-f`.
+            v.write = true;
         }
     }
     v.emit(out);
@@ -314,7 +335,13 @@ fn psql(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             out.path(Act::Overwrite, f);
         }
     }
-    sql_from(&a, &["c", "command"], &["f", "file"], cmd.stdin, out);
+    sql_from(
+        &a,
+        &["c", "command"],
+        &["f", "file"],
+        (cmd.stdin, cmd.stdin_file),
+        out,
+    );
 }
 
 fn mysql(cmd: &Cmd<'_, '_>, out: &mut Sink) {
@@ -334,7 +361,7 @@ fn mysql(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         v.merge(sql::analyse(init, out));
     }
     v.emit(out);
-    sql_from(&a, &["e", "execute"], &[], cmd.stdin, out);
+    sql_from(&a, &["e", "execute"], &[], (cmd.stdin, cmd.stdin_file), out);
 }
 
 /// sqlite3, duckdb: `[OPTIONS] [FILE] [SQL…]`, options spelled with one dash or two.
@@ -449,7 +476,7 @@ fn sqlcmd(cmd: &Cmd<'_, '_>, out: &mut Sink) {
 
 fn clickhouse(args: &[Cow<'_, str>], stdin: Option<&str>, out: &mut Sink) {
     let a = getopt::read(&CLICKHOUSE, args);
-    sql_from(&a, &["q", "query"], &["queries-file"], stdin, out);
+    sql_from(&a, &["q", "query"], &["queries-file"], (stdin, None), out);
 }
 
 #[cfg(test)]

@@ -329,7 +329,10 @@ mod tests {
             effects("ed -s a.txt <<< $'1d\\nw\\nq'"),
             vec!["write@source"]
         );
-        assert_eq!(effects("ed a.txt < script.ed"), vec!["write@source"]);
+        assert_eq!(
+            effects("ed a.txt < script.ed"),
+            vec!["read@source", "write@source"]
+        );
         assert!(has("printf '%s\\n' 1d wq | ed -s a.txt", "write@source"));
         assert!(has("printf '%s\\n' ,p q | ed -s a.txt", "read@source"));
         assert!(!has("printf '%s\\n' ,p q | ed -s a.txt", "write@source"));

@@ -99,6 +99,7 @@ pub(super) mod testing {
             program,
             args: &args,
             stdin: Some(stdin),
+            stdin_file: None,
         };
         let mut sink = Sink::default();
         assert!(super::model(&cmd, &mut sink), "{program} not modelled");

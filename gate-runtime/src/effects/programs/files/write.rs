@@ -575,7 +575,10 @@ mod tests {
 
     #[test]
     fn patch_forms() {
-        assert_eq!(effects("patch -p1 < fix.diff"), vec!["write@project"]);
+        assert_eq!(
+            effects("patch -p1 < fix.diff"),
+            vec!["read@source", "write@project"]
+        );
         assert!(has("patch -p1 -i fix.diff", "read@source"));
         assert!(has("patch --input=fix.diff -d /etc", "write@system"));
         assert!(has("patch ~/.bashrc fix.diff", "write@dotfiles"));

@@ -19,6 +19,7 @@ fn with_stdin(program: &str, args: &[&str], stdin: &str) -> Sink {
             program,
             args: &args,
             stdin: Some(stdin),
+            stdin_file: None,
         },
         &mut out,
     );

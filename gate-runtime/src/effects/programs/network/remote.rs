@@ -1,5 +1,5 @@
 //! Remote copies, shells and sockets: scp (send or fetch by direction), ssh (a remote
-//! session: send, its command not analysed locally), ssh-keygen, netcat and socat (send; a
+//! session: send, and its command analysed as a line on that machine), ssh-keygen, netcat and socat (send; a
 //! shell handed to the network runs remote code), and rclone (sync and delete on remotes).
 
 use std::borrow::Cow;
@@ -92,6 +92,11 @@ pub(super) fn ssh(args: &[Cow<'_, str>], out: &mut Sink) {
         out.path(Act::Read, f);
     }
     out.place(Act::Send, Place::Remote);
+    // ssh joins the words after the host with spaces and the remote shell reads the result.
+    if a.operands.len() > 1 {
+        let words: Vec<&str> = a.operands[1..].iter().map(|w| &**w).collect();
+        out.remote_script(&words.join(" "));
+    }
 }
 
 const SSH_KEYGEN: Grammar = Grammar {
@@ -235,7 +240,11 @@ mod tests {
         assert!(has("scp host:/etc/x ~/.bashrc", "overwrite@dotfiles"));
         assert!(has("scp host:/etc/x ~/.bashrc", "fetch@remote"));
         assert!(has("scp -o ProxyCommand='sh -c x' a h:b", "opaque@none"));
-        assert_eq!(effects("ssh host 'rm -rf /'"), vec!["send@remote"]);
+        assert!(has("ssh host 'rm -rf /'", "send@remote"));
+        assert!(has("ssh host 'rm -rf /'", "delete@root"));
+        assert!(has("ssh -t u@h sudo reboot", "power@none"));
+        assert!(has("ssh h rm -rf app", "delete@unknown"));
+        assert!(has("ssh h 'rm -rf ~'", "delete@home"));
         assert_eq!(
             effects("ssh -p 2222 -i key u@h uptime"),
             vec!["send@remote"]

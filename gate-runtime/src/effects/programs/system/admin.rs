@@ -594,7 +594,6 @@ mod tests {
             "iptables -Z",
             "ip6tables -F",
             "iptables -vF",
-            "iptables-restore < rules.v4",
             "nft flush ruleset",
             "nft 'flush ruleset'",
             "nft delete table inet filter",
@@ -616,6 +615,11 @@ mod tests {
         ] {
             assert_eq!(effects(line), vec!["firewall@none"], "{line}");
         }
+        assert_eq!(effects("iptables-restore --test < x"), vec!["read@source"]);
+        assert_eq!(
+            effects("iptables-restore < rules.v4"),
+            vec!["firewall@none", "read@source"]
+        );
         for line in [
             "iptables -L",
             "iptables -nvL",
@@ -625,7 +629,6 @@ mod tests {
             "iptables -t nat -L",
             "iptables -C INPUT -j DROP",
             "iptables-save",
-            "iptables-restore --test < x",
             "nft list ruleset",
             "nft -c -f x.conf",
             "ufw status",

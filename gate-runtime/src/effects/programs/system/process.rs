@@ -6,6 +6,65 @@ use super::super::super::{Cmd, Sink};
 use super::operands;
 use gate_spec::effect::Act;
 
+/// Programs whose every instance a pattern naming them would end, the agent's own runtime
+/// among them (Claude Code, Codex, Gemini CLI and Copilot CLI run on node or as these).
+const SHARED_PROGRAMS: &[&str] = &[
+    "node",
+    "nodejs",
+    "python",
+    "python3",
+    "java",
+    "ruby",
+    "perl",
+    "bash",
+    "sh",
+    "zsh",
+    "dash",
+    "fish",
+    "docker",
+    "dockerd",
+    "containerd",
+    "postgres",
+    "mysqld",
+    "redis-server",
+    "nginx",
+    "sshd",
+    "ssh",
+    "systemd",
+    "init",
+    "code",
+    "claude",
+    "codex",
+    "gemini",
+    "copilot",
+    "tmux",
+    "screen",
+    "cargo",
+    "rustc",
+    "go",
+    "deno",
+    "bun",
+    "npm",
+    "yarn",
+    "pnpm",
+    "chrome",
+    "firefox",
+];
+
+/// Whether a process pattern picks out particular processes (`vite --port 5173`,
+/// `my-dev-server`), not every instance of a shared program, and not any process at all
+/// (`.`, `.*`, a letter).
+fn narrow(pattern: &str) -> bool {
+    let p = pattern.trim_matches(|c| c == '^' || c == '$');
+    let wide_regex = p.is_empty()
+        || p.chars().count() <= 2
+        || p.contains(".*")
+        || p.contains(".+")
+        || p.chars().all(|c| !c.is_alphanumeric());
+    let shared = SHARED_PROGRAMS.iter().any(|s| s.eq_ignore_ascii_case(p));
+    !wide_regex && !shared
+}
+
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     match cmd.program {
         "kill" => kill(cmd, out),
@@ -67,7 +126,19 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             if check || !named {
                 return true;
             }
-            out.none(if one { Act::Kill } else { Act::KillAll });
+            let by_owner = args.iter().any(|a| {
+                matches!(
+                    &**a,
+                    "-u" | "-U" | "-P" | "-g" | "-t" | "--user" | "--uid" | "--euid" | "-F"
+                )
+            });
+            let patterns = operands(args, &["-s", "--signal", "-u", "-U", "-P", "-g", "-t"]);
+            let narrow = !by_owner && !patterns.is_empty() && patterns.iter().all(|p| narrow(p));
+            out.none(if one || narrow {
+                Act::Kill
+            } else {
+                Act::KillAll
+            });
         }
         "killall5" => {
             if !signal_zero(cmd.args, false) {
@@ -341,8 +412,8 @@ mod tests {
     fn pattern_kills() {
         for line in [
             "pkill node",
-            "pkill -f 'python app.py'",
             "pkill -9 -f .",
+            "pkill -f '.*'",
             "sudo pkill -KILL -u u",
             "pkill --signal KILL -f x",
             "killall node",
@@ -359,6 +430,15 @@ mod tests {
             assert_eq!(effects(line), vec!["kill_all@none"], "{line}");
         }
         assert_eq!(effects("pkill -n node"), vec!["kill@none"]);
+        // A pattern that picks out particular processes ends those, not every process.
+        for line in [
+            "pkill -f 'python app.py'",
+            "pkill -f \"vite --port 5173\"",
+            "pkill -9 -f uvicorn",
+            "killall my-dev-server",
+        ] {
+            assert_eq!(effects(line), vec!["kill@none"], "{line}");
+        }
         for line in [
             "pkill -l",
             "killall -l",

@@ -5,6 +5,8 @@
 //! --zero-superblock`, …) as `device`, with the device as written when the line names one.
 //! Listings (`fdisk -l`, `parted -l`, `lsblk`) do nothing.
 
+use std::borrow::Cow;
+
 use super::super::super::{Cmd, Sink};
 use super::operands;
 use gate_spec::effect::Act;
@@ -97,8 +99,12 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 "mke2fs" | "mkswap" | "mkdosfs" | "mkntfs" | "mkexfatfs" | "mkudffs"
             ) =>
         {
+            // `-F` is a flag (force) except for the FAT tools, where it takes the FAT size.
+            let fat = p.contains("fat") || p.contains("dos") || p.contains("msdos");
+            let args: Vec<Cow<'_, str>> =
+                args.iter().filter(|a| fat || *a != "-F").cloned().collect();
             let ops = operands(
-                args,
+                &args,
                 &[
                     "-t",
                     "-L",
@@ -562,7 +568,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     true
 }
 
-/// `device` on each operand that names a device or an image file (classed by the caller),
+/// `device` on each operand that names a device (an image file is overwritten instead),
 /// and `device` with no location when none does.
 fn device(ops: &[&str], out: &mut Sink) {
     let mut named = false;
@@ -576,7 +582,14 @@ fn device(ops: &[&str], out: &mut Sink) {
                 .iter()
                 .any(|e| op.ends_with(e));
         if path_like {
-            out.path(Act::Device, op);
+            // A device node, or a name that may hold one, is the device; an image file is
+            // an ordinary file overwritten.
+            let act = if op.starts_with("/dev/") || op.starts_with('$') {
+                Act::Device
+            } else {
+                Act::Overwrite
+            };
+            out.path(act, op);
             named = true;
         }
     }
@@ -660,7 +673,10 @@ mod tests {
         ] {
             assert!(has(line, "device@device"), "{line}: {:?}", effects(line));
         }
-        assert!(has("mkfs.ext4 disk.img", "device@source"));
+        assert!(has("mkfs.ext4 disk.img", "overwrite@source"));
+        assert!(!has("mkfs.ext4 disk.img", "device@none"));
+        assert_eq!(effects("mkfs.ext4 -F test.img"), vec!["overwrite@source"]);
+        assert!(has("mkfs.vfat -F 32 /dev/sdd1", "device@device"));
     }
 
     #[test]

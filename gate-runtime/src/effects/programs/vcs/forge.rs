@@ -153,6 +153,12 @@ pub(super) fn model(program: &str, args: &[Cow<'_, str>], out: &mut Sink) {
                 out.place(Act::Send, Place::Remote);
                 out.place(Act::History, Place::Remote);
             }
+            // Merging past the branch's protection (`--admin`) publishes to the shared branch
+            // what its review would have held back.
+            "merge" if flag(&["--admin"]) => {
+                out.place(Act::Send, Place::Remote);
+                out.none(Act::Publish);
+            }
             _ if deletes => out.place(Act::CloudDelete, Place::Remote),
             _ => out.place(Act::Send, Place::Remote),
         },
@@ -280,6 +286,7 @@ mod tests {
     fn remote_changes_and_reads() {
         assert_eq!(effects("gh pr create --fill"), vec!["send@remote"]);
         assert_eq!(effects("gh pr merge 12 --squash"), vec!["send@remote"]);
+        assert!(has("gh pr merge 12 --admin --squash", "publish@none"));
         assert!(has("gh pr close 12 --delete-branch", "history@remote"));
         assert_eq!(effects("gh secret set TOKEN -b x"), vec!["send@remote"]);
         assert!(has("gh secret set KEY -f .env", "read@secrets"));

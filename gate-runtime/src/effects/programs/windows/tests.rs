@@ -15,7 +15,8 @@ fn tool(text: &str) -> Sink {
         &Cmd {
             program: "pwsh",
             args: &args,
-            stdin: None
+            stdin: None,
+            stdin_file: None,
         },
         &mut out
     ));

@@ -1,7 +1,8 @@
 //! git's configuration as a command sees it: `-c KEY=VALUE` for one command and `git config`
 //! for the next ones. Keys whose value is a program or shell code git runs (hooks, ssh
 //! command, pager, editor, filters, textconv, `!` aliases) make what runs unknown or are
-//! analysed as the code they are.
+//! analysed as the code they are; stored with `git config`, they also change what later
+//! commands run (`cron`).
 
 use std::borrow::Cow;
 
@@ -210,6 +211,21 @@ pub(super) fn config(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     if verb == "set" || ops.len() >= 2 || a.any(&["add", "replace-all", "append"]) {
         write(out);
         if let (Some(key), Some(value)) = (ops.first(), ops.get(1).or(ops.last())) {
+            // Stored, a key that names code git runs (or where it fetches code from) changes
+            // what later commands run.
+            let k = key.to_ascii_lowercase();
+            let later = (runs_code(&k) && !is_plain_viewer(value))
+                || k == "credential.helper"
+                || (k.starts_with("url.")
+                    && (k.ends_with(".insteadof") || k.ends_with(".pushinsteadof")))
+                || (k.starts_with("alias.") && value.starts_with('!'));
+            if later {
+                if file.is_empty() {
+                    out.place(Act::Cron, Place::Vcs);
+                } else {
+                    out.path(Act::Cron, &file);
+                }
+            }
             let mut scratch = Ctx::default();
             config_key(&mut scratch, &format!("{key}={value}"), out);
             if let Some((_, body)) = scratch.aliases.first() {
