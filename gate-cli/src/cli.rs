@@ -234,7 +234,7 @@ rule, tier, kind or state after:
 
 Every case runs in a fresh temporary database on a fixed clock (`at` = seconds after the case
 started). A failing case prints the step, the expected and actual answer and the rule that set
-the tier. Exit 0 when every case passes, 1 when one fails, 2 when a test file is wrong (every
+the tier. Exit 0 when every case passes, 1 when one fails, 2 when a test file is wrong (each
 problem is shown with file:line:col). Roles come from the cases (`role`, `agent`, `env`), never
 from --role, GATE_ROLE or the config files. The format is in docs/spec.md, \"Spec tests\".")]
     Test(TestArgs),

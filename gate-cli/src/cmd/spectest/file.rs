@@ -236,8 +236,9 @@ pub fn render(shown: &str, source: &str, problems: &[Problem]) -> String {
     text
 }
 
-/// Read a test file's text and check it against `spec`. `spec_name` receives the `spec`
-/// key's value when the file has one (it must name the spec the file is run against).
+/// Read a test file's text and check it against `spec`: every name it uses must be the
+/// spec's, and a top-level `spec = "NAME"` key must name it. All problems are returned at
+/// once, except that a file TOML cannot read (or a key it does not know) stops at the first.
 pub fn parse(source: &str, spec: &Spec) -> Result<TestFile, Vec<Problem>> {
     let raw: RawFile = toml::from_str(source).map_err(|e| {
         vec![Problem {
