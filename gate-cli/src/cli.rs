@@ -250,6 +250,32 @@ and with --sessions (JSON lines as `gate replay` reads them), every recorded eve
 answer would change. Exits 0 when the behaviour is the same, 1 when it differs, 2 on bad
 input.")]
     Diff(DiffArgs),
+    /// Run spec tests: cases of hook events with the answer expected of each
+    #[command(after_help = "\
+Examples:
+  gate test                                 every compiled spec's tests, in specs/tests/
+  gate test --spec guard --coverage         guard's tests, and what no case exercises
+  gate test specs/tests/mine.test.toml      run against specs/mine.toml (no rebuild needed)
+  gate test cases.test.toml --spec-file specs/draft.toml --json
+
+A test file holds cases; each case is a list of steps sent to the policy in order, as the hooks
+would send them, with the verdict expected of each (allow when not given), and optionally the
+rule, tier, kind or state after:
+
+  [[case]]
+  name = \"force_push_asks_once\"
+  steps = [
+    { bash = \"git push --force\", expect = \"ask\", rule = \"force_push\" },
+    { approve = true },
+    { bash = \"git push --force\", expect = \"allow\" },
+  ]
+
+Every case runs in a fresh temporary database on a fixed clock (`at` = seconds after the case
+started). A failing case prints the step, the expected and actual answer and the rule that set
+the tier. Exit 0 when every case passes, 1 when one fails, 2 when a test file is wrong (each
+problem is shown with file:line:col). Roles come from the cases (`role`, `agent`, `env`), never
+from --role, GATE_ROLE or the config files. The format is in docs/spec.md, \"Spec tests\".")]
+    Test(TestArgs),
     /// Fold the database's write-ahead log into it and truncate the log
     #[command(
         after_help = "gate hook starts this in the background (detached, so no agent waits on its
@@ -559,6 +585,21 @@ pub struct DiffArgs {
     /// Recorded sessions to replay through both (JSON lines, as `gate replay` reads them)
     #[arg(long, value_name = "FILE", num_args = 1..)]
     pub sessions: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TestArgs {
+    /// Test files, or directories of them (*.test.toml); none: the tests beside the chosen
+    /// spec, or beside every compiled spec
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Run the tests against a spec file (interpreted, no rebuild needed); or name a compiled
+    /// spec with the global `--spec NAME`
+    #[arg(long, value_name = "PATH")]
+    pub spec_file: Option<PathBuf>,
+    /// Also list the rules, transitions and templates no case exercises
+    #[arg(long)]
+    pub coverage: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -203,6 +203,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
             args.spec = global.spec.clone();
             cmd::verify::run(&args, global.json)
         }
+        Command::Test(args) => cmd::spectest::run(&args, &global),
         Command::Completions(args) => cmd::completions(&args),
         Command::Man => cmd::man(),
     }

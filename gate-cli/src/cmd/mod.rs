@@ -7,6 +7,7 @@ pub mod hook;
 pub mod policy;
 pub mod replay;
 pub mod sink;
+pub mod spectest;
 pub mod store;
 pub mod verify;
 

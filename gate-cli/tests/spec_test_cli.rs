@@ -1,0 +1,160 @@
+//! `gate test` as a user runs it: exit 0 when every case passes, 1 with the failing step's
+//! expected and actual answer when one fails, 2 with `file:line:col` for a bad test file;
+//! `--json`, `--coverage` and `--spec-file` (a draft, interpreted).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn gate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gate"))
+        .args(args)
+        .current_dir(repo())
+        .env_remove("GATE_SPEC")
+        .env_remove("GATE_ROLE")
+        .output()
+        .expect("gate runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A test file in a temporary directory (named so that no spec sits beside it).
+fn test_file(dir: &tempfile::TempDir, name: &str, body: &str) -> String {
+    let path = dir.path().join(name);
+    std::fs::write(&path, body).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn shipped_tests_pass() {
+    let out = gate(&["test"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains(" 0 failed"), "{stdout}");
+    assert!(stdout.contains("ok   guard_grant_is_one_shot"), "{stdout}");
+}
+
+#[test]
+fn a_failing_case_names_the_step_the_answers_and_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = test_file(
+        &dir,
+        "guard.test.toml",
+        "[[case]]\nname = \"wrong\"\nsteps = [\n  { bash = \"ls\" },\n  { bash = \"rm -rf /\", expect = \"allow\" },\n]\n",
+    );
+    let out = gate(&["test", &file]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains(&format!("FAIL wrong ({file}:1)")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("step 2 ({file}:5): pre_tool Bash `rm -rf /`")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("expected: allow\n"), "{stdout}");
+    assert!(
+        stdout.contains("actual:   deny, rule destroy_catastrophic, tier forbidden"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("0 passed, 1 failed"), "{stdout}");
+
+    let out = gate(&["test", &file, "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["failed"], 1);
+    let failure = &report["files"][0]["cases"][0]["failure"];
+    assert_eq!(failure["step"], 2);
+    assert_eq!(failure["actual"]["verdict"], "deny");
+    assert_eq!(failure["actual"]["rule"], "destroy_catastrophic");
+}
+
+#[test]
+fn a_bad_test_file_is_exit_2_with_every_problem_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = test_file(
+        &dir,
+        "guard.test.toml",
+        "[[case]]\nname = \"bad\"\nsteps = [\n  { bash = \"ls\", expect = \"alow\" },\n  { bash = \"ls\", state = \"nowhere\" },\n]\n",
+    );
+    let out = gate(&["test", &file]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}{stderr}", text(&out.stdout));
+    assert!(
+        stderr.contains(&format!("{file}:4:27: error: unknown verdict `alow`")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "{file}:5:26: error: the spec has no state `nowhere`"
+        )),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "no case runs");
+
+    let out = gate(&["test", &file, "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["errors"].as_array().unwrap().len(), 2);
+    assert_eq!(report["errors"][0]["line"], 4);
+}
+
+#[test]
+fn coverage_lists_what_no_case_exercises() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = test_file(
+        &dir,
+        "one.test.toml",
+        "spec = \"guard\"\n[[case]]\nname = \"one\"\nsteps = [{ bash = \"git rebase main\", expect = \"steer\" }]\n",
+    );
+    let out = gate(&["test", &file, "--coverage"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("coverage of guard: rules 1/"), "{stdout}");
+    assert!(
+        stdout.contains("no case exercises rule change_gate (line "),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("exercises rule history_risky"), "{stdout}");
+    assert!(
+        stdout.contains("no case exercises transition #0 watch --approved--> granted"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("no case exercises template forbidden"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn spec_file_runs_a_draft_and_spec_picks_the_tests_beside_it() {
+    // The example spec, interpreted from its file, passes its own tests.
+    let out = gate(&[
+        "test",
+        "specs/tests/example.test.toml",
+        "--spec-file",
+        "specs/example.toml",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = gate(&["test", "--spec", "example"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.starts_with("specs/tests/example.test.toml (spec example)"),
+        "{stdout}"
+    );
+    let out = gate(&[
+        "test",
+        "--spec",
+        "example",
+        "--spec-file",
+        "specs/example.toml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
