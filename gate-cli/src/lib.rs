@@ -8,6 +8,7 @@ pub mod cmd;
 pub mod config;
 pub mod doctor;
 pub mod install;
+pub mod registry;
 pub mod time;
 pub mod watchdog;
 

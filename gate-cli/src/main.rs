@@ -81,6 +81,9 @@ mod start {
 
 #[cfg_attr(test, allow(dead_code))]
 fn gate_main() -> std::convert::Infallible {
+    // The specs live in this binary, not in the library (a spec edit rebuilds only them and
+    // this file).
+    gate_cli::registry::install(gate_specs::ALL);
     let args: Vec<OsString> = std::env::args_os().collect();
     if let Some(hook) = lenient_hook_args(&args) {
         std::process::exit(run_hook(hook));

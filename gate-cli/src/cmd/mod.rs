@@ -33,9 +33,9 @@ pub fn out_json(value: &serde_json::Value) -> Result<()> {
     out(&text)
 }
 
-/// The specs compiled into this binary.
+/// The specs compiled into this binary ([`crate::registry`]).
 pub fn compiled_specs() -> &'static [&'static CompiledSpec] {
-    gate_specs::ALL
+    crate::registry::compiled()
 }
 
 /// A compiled spec by name, or an input error listing the known names.
