@@ -311,10 +311,10 @@ fn explain_reads_a_replayed_database_at_the_time_given() {
     let session = std::fs::read_to_string(root().join("examples/session.jsonl")).unwrap();
     let last = session
         .lines()
+        .rev()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .map(|l| l["payload"].clone())
-        .filter(|p| p["hook_event_name"] == "PreToolUse")
-        .last()
+        .find(|p| p["hook_event_name"] == "PreToolUse")
         .expect("a tool call in the example session");
     assert!(last.get("timestamp").is_none());
     let payload = dir.path().join("payload.json");
