@@ -944,7 +944,7 @@ mod tests {
     }
 
     fn fixture_lines() -> Vec<Vec<u8>> {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
         let mut lines: Vec<Vec<u8>> = Vec::new();
         for file in ["tests/fixtures/transcript.jsonl", "examples/session.jsonl"] {
             let text = std::fs::read(root.join(file)).unwrap();
