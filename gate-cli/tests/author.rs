@@ -415,6 +415,9 @@ fn diagram_of_a_draft() {
     let compiled = gate(&["diagram", "guard"]);
     assert_eq!(draft.status.code(), Some(0));
     assert_eq!(draft.stdout, compiled.stdout);
+    // The former spelling still works (hidden from the help and the docs).
+    let former = gate(&["diagram", "--file", "specs/guard.toml"]);
+    assert_eq!(former.stdout, compiled.stdout);
 
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "[machine]\nname = \"x\"\ninitial = \"nowhere\"\n").unwrap();
