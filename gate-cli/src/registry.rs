@@ -14,9 +14,20 @@ pub fn install(specs: &'static [&'static CompiledSpec]) -> bool {
 }
 
 /// The compiled specs (none until a registry is installed: a command then finds no spec and
-/// says so, and the hook answers nothing).
+/// says so, and the hook answers nothing). The library's own unit tests see the shipped
+/// specs without installing them.
 pub fn compiled() -> &'static [&'static CompiledSpec] {
-    SPECS.get().copied().unwrap_or(&[])
+    SPECS.get().copied().unwrap_or_else(uninstalled)
+}
+
+#[cfg(not(test))]
+fn uninstalled() -> &'static [&'static CompiledSpec] {
+    &[]
+}
+
+#[cfg(test)]
+fn uninstalled() -> &'static [&'static CompiledSpec] {
+    gate_specs::ALL
 }
 
 #[cfg(test)]
