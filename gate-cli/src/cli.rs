@@ -146,12 +146,19 @@ Examples:
 
 Exits 1 when any file has an error (warnings do not fail).")]
     Check(CheckArgs),
-    /// Print a compiled spec's state machine as Mermaid or DOT
+    /// Print a spec's state machine as Mermaid or DOT; check or write the diagram pages
     #[command(after_help = "\
 Examples:
   gate diagram guard                    Mermaid on stdout
   gate diagram guard --format dot | dot -Tsvg > guard.svg
-  gate diagram --check                  fail if docs/machines/*.md is stale")]
+  gate diagram --spec-file specs/draft.toml     a draft, no rebuild needed
+  gate diagram --check                  fail if a page in docs/machines/ is missing, stale or
+                                        has no spec
+  gate diagram --write                  bring docs/machines/ up to date: write every compiled
+                                        spec's page, remove pages of specs that are gone
+
+A new spec in specs/ needs no other edit: build, then `gate diagram --write` writes its page
+(`cargo run -p gate-cli -- diagram --write` does both).")]
     Diagram(DiagramArgs),
     /// The current state, window and pending grants of a session
     #[command(after_help = "Examples:\n  gate status\n  gate status --session 5f0c… --json")]
@@ -180,8 +187,17 @@ Filters combine (every one must hold); -n counts the rows that pass them.")]
     Grants(GrantsArgs),
     /// Explain what gate would answer for a payload, step by step
     #[command(after_help = "\
-Example:
-  gate explain --runtime claude-code < tests/fixtures/payloads/claude/PreToolUse-Bash.json")]
+Examples:
+  gate explain --runtime claude-code < tests/fixtures/payloads/claude/PreToolUse-Bash.json
+  gate explain --runtime claude-code --spec-file specs/draft.toml --state frozen \\
+      --at 2026-01-02T03:04:05Z --payload payload.json
+
+The policy is a compiled spec (--spec NAME, else the configured one) or a draft
+(--spec-file PATH, interpreted, no rebuild needed). The time is --at (RFC 3339 or seconds
+since the Unix epoch), else the payload's own timestamp, else now; the output says which.
+The starting state is --state NAME (a fresh scope in that state; no database is read), else
+the scope's state stored in the database (a state stored for another version of the spec is
+not used), else the spec's initial state. Nothing is written.")]
     Explain(ExplainArgs),
     /// Learn per-repository window baselines from the audit trail
     #[command(after_help = "\
@@ -199,7 +215,16 @@ closed, for a spec whose tiers learn baselines.")]
 Examples:
   gate replay session.jsonl --spec guard
   gate replay session.jsonl --spec-file specs/draft.toml --json
+  gate replay session.jsonl --events                every event: verdict, tier, rule, state
+  gate replay session.jsonl --only ask,deny --json  JSON lines of the blocked events
   gate replay session.jsonl --db /tmp/replay.db     store it as the hooks would have
+
+--events lists one line per event before the summary: line number, time, verdict, tier,
+rule, state before → after, tool and target, signal edges (+on -off) and the audit notes.
+With --json each event is a JSON object on its own line (`line`, `time`, `verdict`, `tier`,
+`rule`, `state`, …) and the summary is the last line. --only VERDICTS lists only those
+verdicts (allow, steer, ask, deny; implies --events). The listing is of an in-memory
+replay: with --db, read the stored events with `gate log`.
 
 The role (--role, GATE_ROLE, the config files' `role`) changes tier modes as it does for the
 hook; a subagent type or environment match in the spec still wins, as in a hook call. A role
@@ -383,21 +408,30 @@ pub enum DiagramFormat {
     Markdown,
 }
 
+/// Where `gate diagram --check` and `--write` keep the pages unless `--docs` says otherwise.
+pub const DIAGRAM_DOCS: &str = "docs/machines";
+
 #[derive(Args, Debug, Clone)]
 pub struct DiagramArgs {
-    /// Compiled spec name (default: the configured spec)
+    /// Compiled spec name (default: `--spec NAME`, else the configured spec)
     #[arg(value_name = "SPEC")]
     pub name: Option<String>,
-    /// Diagram a spec file instead of a compiled spec
-    #[arg(long, value_name = "PATH", conflicts_with = "name")]
-    pub file: Option<PathBuf>,
+    /// Diagram a spec file (a draft, interpreted, no rebuild needed) instead of a compiled
+    /// spec
+    #[arg(long, value_name = "PATH", conflicts_with = "name", alias = "file")]
+    pub spec_file: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = DiagramFormat::Mermaid)]
     pub format: DiagramFormat,
-    /// Compare docs/machines/<spec>.md with the compiled specs; exit 1 if any is stale
-    #[arg(long)]
+    /// Compare docs/machines/<spec>.md with the compiled specs (or the one spec named);
+    /// exit 1 if a page is missing, stale, or has no spec
+    #[arg(long, conflicts_with = "write")]
     pub check: bool,
-    /// Directory holding the diagram pages (for --check)
-    #[arg(long, value_name = "DIR", default_value = "docs/machines")]
+    /// Write the pages --check compares: missing and stale ones are written, pages of specs
+    /// that are gone removed (only when no spec is named)
+    #[arg(long)]
+    pub write: bool,
+    /// Directory holding the diagram pages (for --check and --write)
+    #[arg(long, value_name = "DIR", default_value = DIAGRAM_DOCS)]
     pub docs: PathBuf,
 }
 
@@ -511,6 +545,17 @@ pub struct ExplainArgs {
     /// Read the payload from this file instead of stdin
     #[arg(long, value_name = "FILE")]
     pub payload: Option<PathBuf>,
+    /// Explain against a spec file (interpreted, no rebuild needed); or name a compiled
+    /// spec with the global `--spec NAME`
+    #[arg(long, value_name = "PATH")]
+    pub spec_file: Option<PathBuf>,
+    /// Evaluate at this time: RFC 3339 (2026-01-02T03:04:05Z) or seconds since the Unix
+    /// epoch (default: the payload's own timestamp, else now)
+    #[arg(long, value_name = "TIME", value_parser = crate::time::parse_instant)]
+    pub at: Option<i64>,
+    /// Start from this machine state, in a fresh scope (the database is not read)
+    #[arg(long, value_name = "NAME")]
+    pub state: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -554,6 +599,13 @@ pub struct ReplayArgs {
     /// anyway)
     #[arg(long)]
     pub progress: bool,
+    /// List every event (verdict, tier, rule, state before → after, target, signal edges,
+    /// notes) before the summary; JSON lines with --json
+    #[arg(long)]
+    pub events: bool,
+    /// List only the events with these verdicts (implies --events)
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "VERDICT,...")]
+    pub only: Vec<DecisionArg>,
     /// The database given with the global `--db PATH` on the command line (never from the
     /// environment or a config file): replay through it instead of in memory.
     #[arg(skip)]

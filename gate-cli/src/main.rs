@@ -1,6 +1,7 @@
 //! The `gate` binary: hook entry points per runtime, installers, and the operator commands.
 //!
-//! Errors print as one line, `gate: <error chain>`, and map to the exit codes of
+//! Errors print as one line, `gate: <error chain>` (an input error may add a block after
+//! it: a draft spec's diagnostics with their carets), and map to the exit codes of
 //! [`cli::Exit`]; a closed stdout (`gate log | head`) is success. The `hook` subcommand is
 //! parsed leniently and never fails: it always exits 0 and never writes to stderr.
 
@@ -80,6 +81,9 @@ mod start {
 
 #[cfg_attr(test, allow(dead_code))]
 fn gate_main() -> std::convert::Infallible {
+    // The specs live in this binary, not in the library (a spec edit rebuilds only them and
+    // this file).
+    gate_cli::registry::install(gate_specs::ALL);
     let args: Vec<OsString> = std::env::args_os().collect();
     if let Some(hook) = lenient_hook_args(&args) {
         std::process::exit(run_hook(hook));
@@ -147,7 +151,12 @@ fn report(error: &anyhow::Error) -> i32 {
     }
     let message = format!("{error:#}").replace('\n', " ");
     eprintln!("gate: {message}");
-    if error.chain().any(|e| e.is::<InputError>()) {
+    let input = error.chain().find_map(|e| e.downcast_ref::<InputError>());
+    if let Some(block) = input.and_then(InputError::block) {
+        eprint!("{}", block.trim_end_matches('\n'));
+        eprintln!();
+    }
+    if input.is_some() {
         Exit::Usage.code()
     } else {
         Exit::Environment.code()
@@ -166,7 +175,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Config => cmd::config(&global),
         Command::Specs => cmd::specs(&global),
         Command::Check(args) => cmd::check(&args, &global),
-        Command::Diagram(args) => cmd::diagram(&args, &global),
+        Command::Diagram(args) => cmd::diagram::run(&args, &global),
         Command::Status(args) => store::status(&args, &global),
         Command::Log(args) => store::log(&args, &global),
         Command::Audit(AuditCommand::Verify) => store::audit_verify(&global),
@@ -179,12 +188,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Sink(SinkCommand::Status) => cmd::sink::status(&global),
         Command::Explain(args) => cmd::explain::run(&args, &global),
         Command::Replay(mut args) => {
-            if global.spec.is_some() && args.spec_file.is_some() {
-                return Err(InputError::new(
-                    "give either --spec NAME or --spec-file PATH, not both",
-                )
-                .into());
-            }
             args.spec = global.spec.clone();
             args.role = global.role.clone();
             args.db = global.db.clone();

@@ -12,6 +12,52 @@ pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The proleptic Gregorian date (year, month, day) of a count of days since 1970-01-01
+/// (Howard Hinnant's `civil_from_days`, the inverse of [`days_from_civil`]).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// Milliseconds since the epoch as an RFC 3339 time in UTC with milliseconds
+/// (`2026-01-02T03:04:05.250Z`), the form [`rfc3339_ms`] reads back.
+pub fn rfc3339(ms: i64) -> String {
+    let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let (year, month, day) = civil_from_days(days);
+    let secs = ms_of_day / 1000;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60,
+        ms_of_day % 1000
+    )
+}
+
+/// A point in time given on the command line (`gate explain --at`): an RFC 3339 time with
+/// its offset, or whole seconds since the Unix epoch; in milliseconds.
+pub fn parse_instant(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text
+            .parse::<i64>()
+            .ok()
+            .and_then(|secs| secs.checked_mul(1000))
+            .ok_or_else(|| format!("{text} seconds since the epoch is out of range"));
+    }
+    rfc3339_ms(text).ok_or_else(|| {
+        "expected an RFC 3339 time with its offset (2026-01-02T03:04:05Z) or seconds since          the Unix epoch (1767225600)"
+            .to_string()
+    })
+}
+
 /// An RFC 3339 date-time with its offset (`2026-01-02T03:04:05Z`,
 /// `2026-01-02 03:04:05.250+02:00`) as milliseconds since the epoch; `None` for anything
 /// else, including a time without an offset (its instant would depend on the machine).
@@ -114,6 +160,38 @@ mod tests {
         ] {
             assert_eq!(rfc3339_ms(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn rfc3339_round_trips() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(1_767_225_600_250), "2026-01-01T00:00:00.250Z");
+        assert_eq!(rfc3339(951_825_600_000), "2000-02-29T12:00:00.000Z");
+        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59.999Z");
+        for ms in [
+            0,
+            1,
+            86_399_999,
+            951_825_600_000,
+            1_767_225_600_250,
+            -86_400_001,
+        ] {
+            assert_eq!(rfc3339_ms(&rfc3339(ms)), Some(ms), "{ms}");
+        }
+        for days in -800_000..800_000i64 {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+    }
+
+    #[test]
+    fn instants_in_both_forms() {
+        assert_eq!(parse_instant("1767225600"), Ok(1_767_225_600_000));
+        assert_eq!(parse_instant("2026-01-01T00:00:00Z"), Ok(1_767_225_600_000));
+        assert!(parse_instant("99999999999999999999").is_err());
+        assert!(parse_instant("2026-01-01").is_err());
+        assert!(parse_instant("-5").is_err());
+        assert!(parse_instant("").is_err());
     }
 
     #[test]

@@ -133,7 +133,12 @@ fn check_values(arg: &clap::Arg, value: &str, path: &str, line: &str) -> Result<
     if possible.is_empty() {
         return Ok(());
     }
-    for value in value.split(['|', '\\']).filter(|v| !v.is_empty()) {
+    // A flag that takes a list (`--only ask,deny`) is checked item by item.
+    let delimiter = arg.get_value_delimiter().unwrap_or('|');
+    for value in value
+        .split(['|', '\\', delimiter])
+        .filter(|v| !v.is_empty())
+    {
         if is_placeholder(value) {
             continue;
         }
@@ -320,6 +325,7 @@ fn the_checker_rejects_what_the_binary_does_not_have() {
     let root = cli();
     for good in [
         "gate log -n 5 --decision deny --since 2h --tier destructive --rule remote_code",
+        "gate replay session.jsonl --only ask,deny --json",
         "gate --spec guard replay session.jsonl --role worker --json",
         "gate audit export --format jsonl > audit.jsonl",
         "gate diagram [SPEC] [--format mermaid\\|dot\\|markdown] [--check]",
@@ -334,6 +340,7 @@ fn the_checker_rejects_what_the_binary_does_not_have() {
         "gate frobnicate",
         "gate log --nope",
         "gate log --decision maybe",
+        "gate replay session.jsonl --only ask,maybe",
         "gate audit rewrite",
         "gate diagram --format svg",
         "gate init vim",

@@ -152,8 +152,17 @@ fn spec_file_is_interpreted_and_checked() {
     ]);
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("bad.toml:3:"),
+        stderr.contains("bad.toml:3:11: error[G005]: unknown state `nowhere`"),
         "diagnostics with file:line:col: {stderr}"
+    );
+    // The whole caret block, as `gate check` prints it, after the one-line error.
+    assert!(
+        stderr.starts_with("gate: ") && stderr.contains("is not a valid spec"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("3 | initial = \"nowhere\"\n  |           ^^^^^^^^^"),
+        "caret block kept: {stderr}"
     );
 }
 

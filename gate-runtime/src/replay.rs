@@ -9,6 +9,7 @@ use crate::event::Event;
 use crate::observer::Baselines;
 use crate::store::{Store, StoreError};
 use crate::verdict::Verdict;
+use gate_spec::ir::StateId;
 use serde::Serialize;
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -138,6 +139,8 @@ pub struct Replayer<'s> {
     /// The latest event's outcome; each event's is written over it, so that its vectors and
     /// texts keep their room ([`Engine::evaluate_into`]).
     outcome: Outcome,
+    /// The machine state of the latest event's scope before and after the event.
+    states_around: (StateId, StateId),
 }
 
 impl std::fmt::Debug for Replayer<'_> {
@@ -158,7 +161,19 @@ impl<'s> Replayer<'s> {
             grants: 0,
             key: String::new(),
             outcome: Outcome::empty(),
+            states_around: (0, 0),
         }
+    }
+
+    /// The latest event's outcome (what [`Replayer::feed`] returned).
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// The machine state of the latest event's scope before the event and after it (equal
+    /// when nothing fired): what a per-event listing shows beside the outcome.
+    pub fn states_around(&self) -> (StateId, StateId) {
+        self.states_around
     }
 
     /// Feed one event at time `now_ms`; `role` is an explicit role name, if any. The outcome
@@ -184,10 +199,16 @@ impl<'s> Replayer<'s> {
         let outcome = &mut self.outcome;
         // One lookup for a known scope; a new one gets its state after its first event.
         match self.states.get_mut(self.key.as_str()) {
-            Some(state) => engine.evaluate_into(state, event, &mut cx, outcome),
+            Some(state) => {
+                let before = state.machine.state;
+                engine.evaluate_into(state, event, &mut cx, outcome);
+                self.states_around = (before, state.machine.state);
+            }
             None => {
                 let mut state = ScopeState::initial(spec, engine.machine);
+                let before = state.machine.state;
                 engine.evaluate_into(&mut state, event, &mut cx, outcome);
+                self.states_around = (before, state.machine.state);
                 self.states.insert(self.key.clone(), state);
             }
         }

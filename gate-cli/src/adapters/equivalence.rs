@@ -95,7 +95,7 @@ fn fixture_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
     // The payloads the real clients sent (recorded with the e2e harness, scrubbed).
     collect(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/payloads"),
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/payloads"),
         &mut files,
     );
     files.sort();

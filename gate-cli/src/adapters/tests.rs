@@ -6,7 +6,7 @@ use gate_runtime::event::Status;
 use std::path::PathBuf;
 
 fn fixtures_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/payloads")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/payloads")
 }
 
 fn runtime_of_dir(dir: &str) -> Runtime {

@@ -1,17 +1,98 @@
 //! `gate explain --runtime R`: show, for one payload, the rules, tier, signals, transitions and
-//! answer gate would give — evaluated against the scope's stored state but writing nothing.
+//! answer gate would give, writing nothing. The policy is a compiled spec or a draft
+//! (`--spec-file`), the time `--at`, the payload's own or now, and the starting state
+//! `--state`, the scope's stored state or the initial one; the output says which.
 
 use crate::adapters;
 use crate::cli::{Exit, ExplainArgs, GlobalArgs};
-use crate::cmd::{compiled_spec, out, out_json};
+use crate::cmd::policy::Policy;
+use crate::cmd::{out, out_json};
 use crate::config::{Config, Overrides};
 use crate::InputError;
 use anyhow::Result;
-use gate_runtime::driver::{self, Options};
-use gate_runtime::engine::Engine;
+use gate_runtime::engine::{Context, Engine, ScopeState};
+use gate_runtime::event::Event;
+use gate_runtime::store::Store;
 use serde_json::json;
 use std::io::Read;
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Where the starting state came from.
+struct Start {
+    state: ScopeState,
+    source: &'static str,
+    /// Why a stored state could not be read.
+    fault: Option<String>,
+}
+
+/// The scope's starting state: `--state NAME` in a fresh scope, else the state stored in
+/// `db` for this version of the spec, else the initial state.
+fn starting_state(
+    engine: &Engine<'_>,
+    event: &Event,
+    named: Option<&str>,
+    db: &Path,
+) -> Result<Start> {
+    let spec = engine.spec;
+    let mut state = ScopeState::initial(spec, engine.machine);
+    if let Some(name) = named {
+        let Some(id) = spec.states.iter().position(|s| *s.name == *name) else {
+            let names: Vec<&str> = spec.states.iter().map(|s| &*s.name).collect();
+            let hint = match gate_spec::diag::did_you_mean(name, names.iter().copied()) {
+                Some(close) => format!("did you mean `{close}`? "),
+                None => String::new(),
+            };
+            return Err(InputError::new(format!(
+                "spec `{}` has no state `{name}` ({hint}its states: {})",
+                spec.name,
+                names.join(", ")
+            ))
+            .into());
+        };
+        state.machine.state = id as gate_spec::ir::StateId;
+        return Ok(Start {
+            state,
+            source: "--state",
+            fault: None,
+        });
+    }
+    if !db.exists() {
+        return Ok(Start {
+            state,
+            source: "initial",
+            fault: None,
+        });
+    }
+    let scope = gate_runtime::driver::scope_key(spec.scope, event);
+    let stored = Store::open_read_only(db).and_then(|s| s.read_state(&scope, &spec.name));
+    Ok(match stored {
+        Ok(Some(stored)) if stored.spec_hash == spec.hash => {
+            match serde_json::from_slice::<ScopeState>(&stored.blob) {
+                Ok(loaded) if loaded.fits(spec) => Start {
+                    state: loaded,
+                    source: "stored",
+                    fault: None,
+                },
+                _ => Start {
+                    state,
+                    source: "initial",
+                    fault: Some("the stored state does not fit the spec".to_string()),
+                },
+            }
+        }
+        Ok(_) => Start {
+            state,
+            source: "initial",
+            fault: None,
+        },
+        Err(e) => Start {
+            state,
+            source: "initial",
+            fault: Some(e.to_string()),
+        },
+    })
+}
 
 /// Explain one payload; returns the exit code.
 pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
@@ -29,33 +110,49 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
     let mut event = adapters::normalize(runtime, &payload, args.event.as_deref())
         .map_err(|e| InputError::new(format!("the payload cannot be read: {e}")))?;
     let config = Config::resolve(&Overrides::from(global))?;
-    let compiled = compiled_spec(&config.spec.value)?;
-    let spec = compiled.ir();
-    // The project profiles, as the hook finds them.
+    let policy = Policy::load(global.spec.as_deref(), args.spec_file.as_deref())?;
+    let mut interp = None;
+    let engine = policy.engine(&mut interp);
+    let spec = engine.spec;
+    // What the hook would answer: it looks at the disk too, and finds the project profiles.
+    engine.look_at_disk();
     let named = config.profile.as_ref().map(|p| p.value.as_str());
     event.profiles = crate::profile::active(spec, event.cwd.as_deref(), named);
-    let engine = Engine::new(spec, compiled.machine);
-    // What the hook would answer: it looks at the disk too.
-    engine.look_at_disk();
     let env = |name: &str| std::env::var(name).ok();
-    let now = event.timestamp_ms.unwrap_or_else(|| {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64)
-    });
-    let opts = Options {
-        db_path: Some(config.db.value.clone()),
-        role: config.role.as_ref().map(|r| r.value.as_str()),
-        env: &env,
-        now_ms: now,
-        persist: false,
-        busy_timeout: driver::BUSY_TIMEOUT,
-        defer_checkpoint: false,
-        exits_after: false,
-        fail_closed: &[],
+    let explicit_role = config.role.as_ref().map(|r| r.value.as_str());
+    if let (Some(role), Some(resolved)) = (explicit_role, &config.role) {
+        crate::cmd::check_role(spec, role, &resolved.source.to_string())?;
+    }
+    let (now, time_source) = match (args.at, event.timestamp_ms) {
+        (Some(at), _) => (at, "--at"),
+        (None, Some(ts)) => (ts, "payload"),
+        (None, None) => (
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64),
+            "now",
+        ),
     };
-    let result = driver::run(&engine, &event, &opts);
-    let o = &result.outcome;
+    let Start {
+        mut state,
+        source: state_source,
+        fault,
+    } = starting_state(&engine, &event, args.state.as_deref(), &config.db.value)?;
+    let state_before = state.machine.state;
+    let role = engine.resolve_role(&event, &env, explicit_role);
+    let baselines = vec![None; spec.kinds.len()];
+    let mut mint = || "(explain)".to_string();
+    let mut cx = Context {
+        now_ms: now,
+        role,
+        approved: false,
+        baselines: &baselines,
+        grant_id: &mut mint,
+    };
+    let outcome = engine.evaluate(&mut state, &event, &mut cx);
+    let state_after = state.machine.state;
+    let faults: Vec<String> = fault.into_iter().collect();
+    let o = &outcome;
     let class = &o.classification;
     let rules: Vec<&str> = class
         .matched
@@ -104,11 +201,19 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         }
         _ => Vec::new(),
     };
-    let answer = adapters::render(runtime, &event, &result.decision);
-    let role = engine.resolve_role(&event, &env, opts.role);
+    let answer = adapters::render(runtime, &event, &o.decision);
+    let time = crate::time::rfc3339(o.now_ms);
     if json_out {
         out_json(&json!({
             "spec": spec.name,
+            "policy": policy.label(),
+            "time": time,
+            "time_source": time_source,
+            "state": {
+                "from": spec.state_name(state_before),
+                "to": spec.state_name(state_after),
+                "source": state_source,
+            },
             "event": event,
             "class": class.class,
             "tier": spec.tier_name(class.tier),
@@ -122,16 +227,25 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
             "signals": signals,
             "transitions": fired,
             "proposed": o.proposed,
-            "decision": result.decision,
+            "decision": o.decision,
             "answer": answer,
-            "faults": result.faults,
+            "faults": faults,
         }))?;
         return Ok(Exit::Ok.code());
     }
     let mut t = String::new();
     t.push_str(&format!(
-        "spec      {}\nevent     {} ({})\n",
+        "spec      {}{}\ntime      {time} ({})\nevent     {} ({})\n",
         spec.name,
+        match &policy {
+            Policy::Draft { path, .. } => format!(" (draft {})", path.display()),
+            Policy::Compiled(_) => String::new(),
+        },
+        match time_source {
+            "--at" => "from --at",
+            "payload" => "the payload's timestamp",
+            _ => "now: the payload has no timestamp",
+        },
         event.hook_event,
         event.phase.map_or("other", |p| p.as_str())
     ));
@@ -202,12 +316,22 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         ));
     }
     t.push_str(&format!(
+        "state     {} → {} (starting state: {})\n",
+        spec.state_name(state_before),
+        spec.state_name(state_after),
+        match state_source {
+            "--state" => "from --state, in a fresh scope",
+            "stored" => "the scope's, stored in the database",
+            _ => "the spec's initial state",
+        }
+    ));
+    t.push_str(&format!(
         "proposed  {}\nverdict   {}\nanswer    {}\n",
         o.proposed.name(),
-        result.decision.verdict.name(),
+        o.decision.verdict.name(),
         answer.as_deref().unwrap_or("(no output)")
     ));
-    for f in &result.faults {
+    for f in &faults {
         t.push_str(&format!(
             "note      state unavailable ({f}); evaluated from a fresh state\n"
         ));

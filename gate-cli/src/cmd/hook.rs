@@ -222,16 +222,14 @@ fn answer(
             (DEFAULT_SPEC, None)
         }
     };
-    let (spec, role) = match gate_specs::ALL.iter().find(|s| s.name == spec_name) {
+    let specs = crate::registry::compiled();
+    let (spec, role) = match specs.iter().find(|s| s.name == spec_name) {
         Some(spec) => (spec, role),
         None => {
             fault(format!(
                 "no compiled spec named `{spec_name}`; the default spec answers, with no role"
             ));
-            (
-                gate_specs::ALL.iter().find(|s| s.name == DEFAULT_SPEC)?,
-                None,
-            )
+            (specs.iter().find(|s| s.name == DEFAULT_SPEC)?, None)
         }
     };
     let ir = spec.ir();

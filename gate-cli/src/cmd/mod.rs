@@ -2,6 +2,7 @@
 //! which `main` prints as one line and maps to an exit code).
 
 pub mod diff;
+pub mod diagram;
 pub mod explain;
 pub mod hook;
 pub mod policy;
@@ -11,10 +12,10 @@ pub mod spectest;
 pub mod store;
 pub mod verify;
 
-use crate::cli::{self, CheckArgs, CompletionsArgs, DiagramArgs, DiagramFormat, Exit, GlobalArgs};
+use crate::cli::{self, CheckArgs, CompletionsArgs, Exit, GlobalArgs};
 use crate::config::{Config, Overrides};
 use crate::InputError;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use gate_spec::compose::Sources;
 use gate_spec::diag::{line_col, Diagnostic, Severity, SourceMap};
 use gate_spec::exec::CompiledSpec;
@@ -37,9 +38,9 @@ pub fn out_json(value: &serde_json::Value) -> Result<()> {
     out(&text)
 }
 
-/// The specs compiled into this binary.
+/// The specs compiled into this binary ([`crate::registry`]).
 pub fn compiled_specs() -> &'static [&'static CompiledSpec] {
-    gate_specs::ALL
+    crate::registry::compiled()
 }
 
 /// A compiled spec by name, or an input error listing the known names.
@@ -236,91 +237,6 @@ pub fn check(args: &CheckArgs, global: &GlobalArgs) -> Result<i32> {
         out(&text)?;
     }
     Ok(if any_error {
-        Exit::Findings.code()
-    } else {
-        Exit::Ok.code()
-    })
-}
-
-fn render_diagram(spec: &gate_spec::ir::Spec, format: DiagramFormat) -> String {
-    match format {
-        DiagramFormat::Mermaid => gate_spec::diagram::mermaid(spec),
-        DiagramFormat::Dot => gate_spec::diagram::dot(spec),
-        DiagramFormat::Markdown => gate_spec::diagram::markdown(spec),
-    }
-}
-
-/// `gate diagram [SPEC] [--format F] [--check]`.
-pub fn diagram(args: &DiagramArgs, global: &GlobalArgs) -> Result<i32> {
-    if args.check {
-        return diagram_check(args, global);
-    }
-    let text = if let Some(path) = &args.file {
-        let compiled = compile_spec_file(path)?;
-        match &compiled.spec {
-            Some(spec) => render_diagram(spec, args.format),
-            None => {
-                out(&compiled.render())?;
-                return Ok(Exit::Findings.code());
-            }
-        }
-    } else {
-        let name = match &args.name {
-            Some(name) => name.clone(),
-            None => Config::resolve(&Overrides::from(global))?.spec.value,
-        };
-        render_diagram(compiled_spec(&name)?.ir(), args.format)
-    };
-    if global.json {
-        out_json(&json!({"format": format!("{:?}", args.format).to_lowercase(), "diagram": text}))?;
-    } else {
-        out(&text)?;
-    }
-    Ok(Exit::Ok.code())
-}
-
-/// `gate diagram --check`: every compiled spec's page in the docs directory is current.
-fn diagram_check(args: &DiagramArgs, global: &GlobalArgs) -> Result<i32> {
-    let specs: Vec<&CompiledSpec> = match &args.name {
-        Some(name) => vec![compiled_spec(name)?],
-        None => compiled_specs().to_vec(),
-    };
-    let mut results = Vec::new();
-    let mut stale = 0;
-    for spec in specs {
-        let path = args.docs.join(format!("{}.md", spec.name));
-        let expected = gate_spec::diagram::markdown(spec.ir());
-        let status = match std::fs::read_to_string(&path) {
-            Ok(actual) if actual == expected => "current",
-            Ok(_) => "stale",
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "missing",
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
-        if status != "current" {
-            stale += 1;
-        }
-        results.push((spec.name, path, status));
-    }
-    if global.json {
-        let list: Vec<_> = results
-            .iter()
-            .map(|(n, p, s)| json!({"spec": n, "page": p, "status": s}))
-            .collect();
-        out_json(&json!(list))?;
-    } else {
-        let mut text = String::new();
-        for (name, path, status) in &results {
-            text.push_str(&format!("{}: {status} ({name})\n", path.display()));
-        }
-        if stale > 0 {
-            text.push_str(&format!(
-                "{stale} page(s) out of date; regenerate with: gate diagram SPEC --format markdown > {}/SPEC.md\n",
-                args.docs.display()
-            ));
-        }
-        out(&text)?;
-    }
-    Ok(if stale > 0 {
         Exit::Findings.code()
     } else {
         Exit::Ok.code()

@@ -26,8 +26,15 @@ pub enum Policy {
 impl Policy {
     /// `--spec-file PATH` when given, else the compiled spec `--spec NAME`, else the configured
     /// spec (`GATE_SPEC`, the config files, `default`). A draft with errors is an input error
-    /// carrying every diagnostic, rendered with `file:line:col` and carets.
+    /// carrying every diagnostic, rendered with `file:line:col` and carets (printed after the
+    /// error's line).
+    /// Both at once is an input error.
     pub fn load(name: Option<&str>, file: Option<&Path>) -> Result<Policy> {
+        if name.is_some() && file.is_some() {
+            return Err(
+                InputError::new("give either --spec NAME or --spec-file PATH, not both").into(),
+            );
+        }
         if let Some(path) = file {
             return Self::draft(path);
         }
@@ -48,11 +55,22 @@ impl Policy {
                 path: path.to_path_buf(),
                 spec: Box::new(spec),
             }),
-            None => Err(InputError::new(format!(
-                "{} is not a valid spec:\n{rendered}",
-                path.display()
-            ))
-            .into()),
+            None => {
+                let errors = compiled
+                    .diags
+                    .items
+                    .iter()
+                    .filter(|d| d.severity == gate_spec::diag::Severity::Error)
+                    .count();
+                Err(InputError::with_block(
+                    format!(
+                        "{} is not a valid spec ({errors} error(s); every diagnostic follows)",
+                        path.display()
+                    ),
+                    rendered,
+                )
+                .into())
+            }
         }
     }
 

@@ -9,6 +9,8 @@
 //!   prompt;
 //! - the JSON result of the real-client e2e driver (`hook_payloads`).
 //!
+//! `--events` lists every event as it is evaluated ([`events::Listing`]); `--only` filters it.
+//!
 //! Without `--db` nothing is written: no database is opened, states live in memory. With
 //! `--db PATH` (given on the command line, never taken from the environment or a config file)
 //! the events go through that database exactly as hook calls would, in batch transactions
@@ -16,6 +18,8 @@
 //! aside (`gate.db` in `gate.partial`) and moved into place at the end ([`Store::create_staged`]): what
 //! was committed is published even when the replay stops on an error, but an interrupted
 //! process leaves no database (replay again).
+
+mod events;
 
 use crate::adapters;
 use crate::adapters::json::{Node, Object};
@@ -197,8 +201,8 @@ const REPLAY_BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 // One per run: the size difference costs nothing.
 #[allow(clippy::large_enum_variant)]
 enum Sink<'s> {
-    /// In memory, with the explicit role name (if any).
-    Memory(Replayer<'s>, Option<&'s str>),
+    /// In memory, with the explicit role name (if any) and the listing of events, if asked.
+    Memory(Replayer<'s>, Option<&'s str>, Option<EventListing<'s>>),
     Stored {
         replayer: StoreReplayer<'s>,
         path: PathBuf,
@@ -208,11 +212,17 @@ enum Sink<'s> {
 }
 
 impl Sink<'_> {
-    /// Evaluate one event (both only read it: the reader thread frees what it allocated).
-    fn feed(&mut self, event: &Event, now_ms: i64) -> Result<()> {
+    /// Evaluate one event, read from line `line` (both only read it: the reader thread frees
+    /// what it allocated).
+    fn feed(&mut self, event: &Event, now_ms: i64, line: u64) -> Result<()> {
         match self {
-            Sink::Memory(r, role) => {
+            Sink::Memory(r, role, None) => {
                 r.feed(event, now_ms, *role);
+                Ok(())
+            }
+            Sink::Memory(r, role, Some(listing)) => {
+                r.feed(event, now_ms, *role);
+                listing.event(line, event, r.outcome(), r.states_around())?;
                 Ok(())
             }
             Sink::Stored { replayer, path, .. } => replayer
@@ -246,7 +256,8 @@ impl Sink<'_> {
     /// Store what is queued.
     fn flush(&mut self) -> Result<()> {
         match self {
-            Sink::Memory(..) => Ok(()),
+            Sink::Memory(.., None) => Ok(()),
+            Sink::Memory(.., Some(listing)) => Ok(listing.flush()?),
             Sink::Stored { replayer, path, .. } => replayer
                 .flush()
                 .map_err(|e| stored_error(path, replayer.stored(), &e)),
@@ -323,8 +334,15 @@ impl Progress {
 // Nearly every item is an event: boxing it would cost an allocation per event.
 #[allow(clippy::large_enum_variant)]
 enum Item {
-    Event { event: Event, now_ms: i64 },
-    Bad { bad: BadLine, stops: bool },
+    Event {
+        event: Event,
+        now_ms: i64,
+        line: u64,
+    },
+    Bad {
+        bad: BadLine,
+        stops: bool,
+    },
 }
 
 /// What the reading thread hands to the evaluating one: items and how far it has read.
@@ -374,7 +392,11 @@ impl Reader {
                     .or(time)
                     .unwrap_or(self.clock.saturating_add(1000));
                 self.clock = self.clock.max(now_ms);
-                self.items.push(Item::Event { event, now_ms });
+                self.items.push(Item::Event {
+                    event,
+                    now_ms,
+                    line: line_no,
+                });
             }
             Err(e) => self.bad_line(line_no, e.to_string()),
         }
@@ -570,7 +592,11 @@ fn evaluate_all(
         let mut chunk = chunk?;
         for item in &mut chunk.items {
             match item {
-                Item::Event { event, now_ms } => sink.feed(event, *now_ms)?,
+                Item::Event {
+                    event,
+                    now_ms,
+                    line,
+                } => sink.feed(event, *now_ms, *line)?,
                 Item::Bad {
                     bad: b,
                     stops: true,
@@ -620,8 +646,22 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
     let engine = policy.engine(&mut interp);
     let role = replay_role(args, engine.spec)?;
     let role = role.as_deref();
+    let listed = args.events || !args.only.is_empty();
+    if listed && args.db.is_some() {
+        return Err(InputError::new(
+            "--events lists an in-memory replay; drop --db (the events a stored replay wrote \
+             are in `gate --db PATH log`)",
+        )
+        .into());
+    }
     let mut sink = match &args.db {
-        None => Sink::Memory(Replayer::new(&engine), role),
+        None => {
+            let listing = listed.then(|| {
+                let out = std::io::BufWriter::new(std::io::stdout().lock());
+                events::Listing::new(engine.spec, json_out, &args.only, out)
+            });
+            Sink::Memory(Replayer::new(&engine), role, listing)
+        }
         Some(path) => {
             let cannot =
                 |e: StoreError| anyhow::anyhow!("cannot use the database {}: {e}", path.display());
@@ -644,6 +684,9 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
             }
         }
     };
+    if let Sink::Memory(.., Some(listing)) = &mut sink {
+        listing.header()?;
+    }
     let mut progress = Progress::new(args);
     let started = Instant::now();
     // Chunks' vectors go back to the reader, which frees the events it allocated.
@@ -678,11 +721,11 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
     if let Some(p) = progress.as_mut() {
         p.done(line_no, read_bytes, &sink);
     }
-    let (summary, stored) = match sink {
-        Sink::Memory(r, _) => (r.summary, None),
+    let (summary, stored, mut listing) = match sink {
+        Sink::Memory(r, _, listing) => (r.summary, None, listing),
         Sink::Stored { replayer, path, .. } => {
             let stored = (path, replayer.stored(), replayer.transactions());
-            (replayer.summary().clone(), Some(stored))
+            (replayer.summary().clone(), Some(stored), None)
         }
     };
     let elapsed = started.elapsed();
@@ -700,8 +743,20 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
                 "transactions": transactions,
             });
         }
-        out_json(&report)?;
+        match listing.as_mut() {
+            // JSON lines: the summary is the last one.
+            Some(listing) => {
+                report["type"] = json!("summary");
+                listing.summary(&report)?;
+                listing.flush()?;
+            }
+            None => out_json(&report)?,
+        }
     } else {
+        if let Some(listing) = listing.take() {
+            // The summary follows the events, after a blank line.
+            listing.summary_gap()?;
+        }
         let mut text = render_summary(&summary, &bad);
         if let Some((path, events, transactions)) = &stored {
             text.push_str(&format!(
@@ -717,6 +772,9 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
         Exit::Findings.code()
     })
 }
+
+/// The listing `--events` writes on stdout.
+type EventListing<'s> = events::Listing<'s, std::io::BufWriter<std::io::StdoutLock<'static>>>;
 
 /// A pretty-printed JSON document (the e2e driver's result) rather than JSON lines.
 /// Every event of a recorded session, read as `gate replay` reads it (JSON lines of hook
@@ -743,7 +801,7 @@ pub fn read_session(path: &Path) -> Result<Vec<(Event, i64)>> {
         for chunk in from {
             for item in chunk?.items {
                 match item {
-                    Item::Event { event, now_ms } => events.push((event, now_ms)),
+                    Item::Event { event, now_ms, .. } => events.push((event, now_ms)),
                     Item::Bad { bad, .. } => {
                         return Err(InputError::new(format!(
                             "{} line {}: {}",
@@ -927,7 +985,7 @@ mod tests {
     }
 
     fn fixture_lines() -> Vec<Vec<u8>> {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
         let mut lines: Vec<Vec<u8>> = Vec::new();
         for file in ["tests/fixtures/transcript.jsonl", "examples/session.jsonl"] {
             let text = std::fs::read(root.join(file)).unwrap();
@@ -1033,7 +1091,7 @@ mod tests {
                 .items
                 .drain(..)
                 .map(|item| match item {
-                    Item::Event { event, now_ms } => Ok((event, now_ms)),
+                    Item::Event { event, now_ms, .. } => Ok((event, now_ms)),
                     Item::Bad { bad, stops } => Err((bad.line, bad.error, stops)),
                 })
                 .collect();
