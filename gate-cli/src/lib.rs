@@ -9,8 +9,8 @@ pub mod config;
 pub mod doctor;
 pub mod install;
 pub mod profile;
-pub mod sink;
 pub mod registry;
+pub mod sink;
 pub mod time;
 pub mod watchdog;
 

@@ -117,7 +117,7 @@ fn specs_and_roles(home: &std::path::Path) -> Vec<(String, Vec<String>)> {
         .iter()
         .map(|s| {
             let name = s["name"].as_str().unwrap().to_string();
-            let spec = gate_cli::cmd::compiled_spec(&name).unwrap();
+            let spec = compiled_spec(&name).unwrap();
             let roles = spec.ir().roles.iter().map(|r| r.name.to_string()).collect();
             (name, roles)
         })
@@ -206,4 +206,16 @@ fn windows_drive_roots_are_denied_through_powershell() {
             assert!(is_deny("copilot", &out), "{spec}: `{command}`");
         }
     }
+}
+
+/// The compiled specs, as the `gate` binary installs them (the library links none itself).
+fn compiled_specs() -> &'static [&'static gate_spec::exec::CompiledSpec] {
+    gate_cli::registry::install(gate_specs::ALL);
+    gate_cli::cmd::compiled_specs()
+}
+
+/// A compiled spec by name, from the installed registry.
+fn compiled_spec(name: &str) -> anyhow::Result<&'static gate_spec::exec::CompiledSpec> {
+    compiled_specs();
+    gate_cli::cmd::compiled_spec(name)
 }

@@ -75,7 +75,9 @@ pub(super) fn approve_for_workers(
     let by = format!("{DIRECTOR}:{session}");
     let mut approved = Vec::new();
     for id in ids {
-        let other = tx.asked_by(session, id)?.is_some_and(|asker| asker != scope);
+        let other = tx
+            .asked_by(session, id)?
+            .is_some_and(|asker| asker != scope);
         if other && tx.approve_grant(id, now_ms, &by)? == ApproveOutcome::Approved {
             approved.push(id.clone());
         }

@@ -34,8 +34,7 @@ pub use checkpoint::{checkpoint, CHECKPOINT_WAIT};
 pub use evaluate::{action_hash, scope_key, write_scope_key, GRANT_TTL_MS};
 pub use hook::{
     degrade, fail_closed, record_fault, resolve_db, run, Options, RunResult, BUSY_TIMEOUT,
-    CALIBRATE_EVERY,
-    LOCK_WAIT,
+    CALIBRATE_EVERY, LOCK_WAIT,
 };
 pub use pipeline::Pipeline;
 pub use repo::repo_root;

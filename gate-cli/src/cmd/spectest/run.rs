@@ -274,8 +274,15 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
         let payload = payload::build(ev, now_ms)
             .with_context(|| format!("{} has no such event", ev.runtime.as_str()))?;
         let bytes = serde_json::to_vec(&payload)?;
-        let event = crate::adapters::normalize(ev.runtime, &bytes, None)
+        let mut event = crate::adapters::normalize(ev.runtime, &bytes, None)
             .map_err(|e| anyhow::anyhow!("the adapter refused the step's payload: {e}"))?;
+        // The project profiles, as the hook finds them: the case's `GATE_PROFILE`, else the
+        // project files at the repository root of the step's directory.
+        event.profiles = crate::profile::active(
+            engine.spec,
+            event.cwd.as_deref(),
+            case.env.get("GATE_PROFILE").map(String::as_str),
+        );
         let opts = Options {
             db_path: Some(db.clone()),
             role: ev.role.as_deref(),
