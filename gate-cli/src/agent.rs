@@ -38,12 +38,15 @@ const MAX_ANCESTORS: usize = 64;
 
 /// Why this process looks like part of an agent's tool call, or `None`.
 pub fn inside_agent(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-    for (var, agent) in MARKERS {
-        if env(var).is_some_and(|v| !v.is_empty()) {
-            return Some(format!("{agent} sets {var} in its tools' environment"));
-        }
-    }
-    agent_ancestor(Path::new("/proc"), std::process::id())
+    agent_marker(env).or_else(|| agent_ancestor(Path::new("/proc"), std::process::id()))
+}
+
+/// The agent CLI whose marker variable `env` holds, with the variable, or `None`.
+pub fn agent_marker(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    MARKERS
+        .iter()
+        .find(|(var, _)| env(var).is_some_and(|v| !v.is_empty()))
+        .map(|(var, agent)| format!("{agent} sets {var} in its tools' environment"))
 }
 
 /// The first ancestor of `pid` (under a `/proc`-like `root`) that is an agent CLI.

@@ -41,6 +41,8 @@ const BENIGN: usize = 0;
 const STEERED: usize = 1;
 const ASKED: usize = 2;
 const DENIED: usize = 3;
+/// `env > tool-env.txt`: what the client leaves in its tools' environment.
+const ENV_PROBE: usize = 4;
 
 /// One client under test.
 #[derive(Clone, Copy, Debug)]
@@ -343,6 +345,29 @@ fn check_gated(target: Target, run: &Run, failures: &mut Vec<String>) {
     }
     if !run.model_saw(DENIED, DENY_MARK) {
         fail("the deny reason never reached the model".to_string());
+    }
+
+    // What the client leaves in its tools' environment: `gate approve` refuses to run when it
+    // finds one of these markers (gate-cli/src/agent.rs), so every client must set one.
+    let env_file = Path::new(&run.workdir).join("proj").join("tool-env.txt");
+    match std::fs::read_to_string(&env_file) {
+        Ok(text) => {
+            let vars: std::collections::BTreeMap<&str, &str> =
+                text.lines().filter_map(|l| l.split_once('=')).collect();
+            let lookup = |k: &str| vars.get(k).map(|v| v.to_string());
+            if gate_cli::agent::agent_marker(&lookup).is_none() {
+                let names: Vec<&str> = vars.keys().copied().collect();
+                fail(format!(
+                    "the client's tool environment has none of the agent markers \
+                     `gate approve` looks for; its variables: {names:?}"
+                ));
+            }
+        }
+        Err(e) => fail(format!(
+            "the environment probe did not run ({}): {}",
+            env_file.display(),
+            run.result_text(ENV_PROBE)
+        )),
     }
 }
 

@@ -539,6 +539,9 @@ mod tests {
         if let Some(e) = &event.error {
             detail["error"] = json!(cut_text(&redact(e), MAX_STORED_ERROR_BYTES));
         }
+        if let crate::verdict::Verdict::Ask { grant_id, .. } = &outcome.decision.verdict {
+            detail["grant"] = json!(grant_id);
+        }
         detail
     }
 
