@@ -132,9 +132,12 @@ fn the_explorers_verdict_is_the_engines() {
                         );
                         prop_assert_eq!(v.proposed.as_str(), o.proposed.name(), "{}", spec.name);
                         prop_assert_eq!(v.mode, o.mode, "{}", spec.name);
+                        // The engine's built-in denials (gate's own files, catastrophic
+                        // targets) stand before the machine, outside the explored abstraction.
+                        let effects = &o.classification.effects;
                         let protected = phase == Phase::PreTool
-                            && gate_runtime::effects::self_protection(&o.classification.effects)
-                                .is_some();
+                            && (gate_runtime::effects::self_protection(effects).is_some()
+                                || gate_runtime::effects::catastrophic(effects).is_some());
                         if !protected {
                             prop_assert_eq!(
                                 v.answer.as_str(),
