@@ -364,7 +364,7 @@ fn check_gated(target: Target, run: &Run, failures: &mut Vec<String>) {
             }
         }
         Err(e) => fail(format!(
-            "the environment probe did not run ({}): {}",
+            "the environment probe did not run ({}: {e}): {}",
             env_file.display(),
             run.result_text(ENV_PROBE)
         )),
