@@ -97,6 +97,9 @@ pub fn effects_of_parsed(
     let mut vars: Vec<(String, String)> = Vec::new();
     // Files the line has downloaded so far (`curl -o a.sh URL && bash a.sh`).
     let mut fetched: Vec<String> = Vec::new();
+    // Files the line has written so far, with their text when the line shows it
+    // (`echo 'rm -rf ~' > x.sh && bash x.sh`).
+    let mut written: Vec<(String, Option<String>)> = Vec::new();
     for (i, cmd) in commands.iter().enumerate() {
         let mut scoped = vars.clone();
         scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
@@ -223,13 +226,17 @@ pub fn effects_of_parsed(
                 .filter(|a| is_path_act(*a))
                 .collect();
             let acts = if acts.is_empty() {
-                // The program's model saw no operand: ask it again with the producer's paths.
+                // The program's model saw no operand: ask it again with the producer's paths
+                // (or, when the words come from where the line does not show, such as
+                // `xargs -a FILE`, with an operand that stands for them).
                 let mut again = Sink::default();
-                let extra: Vec<Cow<'_, str>> = args
-                    .iter()
-                    .cloned()
-                    .chain(named.iter().map(|n| Cow::Owned(n.clone())))
-                    .collect();
+                let unseen = [Cow::Borrowed("$XARGS_INPUT")];
+                let fill: Vec<Cow<'_, str>> = if named.is_empty() {
+                    unseen.to_vec()
+                } else {
+                    named.iter().map(|n| Cow::Owned(n.clone())).collect()
+                };
+                let extra: Vec<Cow<'_, str>> = args.iter().cloned().chain(fill).collect();
                 let probe = Cmd {
                     args: &extra,
                     ..view
@@ -269,6 +276,27 @@ pub fn effects_of_parsed(
                 }
             }
         }
+        // A file the line wrote, run by this command: its text is analysed as the code it is,
+        // or is `opaque` when the line does not show it.
+        if !written.is_empty() {
+            let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
+            let paths: Vec<String> = written.iter().map(|(p, _)| p.clone()).collect();
+            if runs_one_of(cmd, &args, &paths, spot) {
+                let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
+                let ran = written.iter().rev().find(|(p, _)| {
+                    *p == spot(&cmd.program_path)
+                        || args.iter().any(|a| *p == spot(a))
+                        || cmd
+                            .writes
+                            .iter()
+                            .any(|w| w.op == "<" && *p == spot(&w.target))
+                });
+                match ran.and_then(|(_, text)| text.as_deref()) {
+                    Some(code) if depth < MAX_NESTING => sink.script(code),
+                    _ => sink.opaque(line),
+                }
+            }
+        }
         // A file the line downloaded, run by this command, is remote code.
         if !fetched.is_empty() {
             let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
@@ -289,6 +317,16 @@ pub fn effects_of_parsed(
                 || (in_substitution(cmd) && commands.iter().any(runs_substituted_code));
             if runs_it {
                 sink.none(Act::RemoteExec);
+            }
+        }
+        // What this command writes to files by redirection, with the text when it is shown.
+        if written.len() < MAX_FETCHED {
+            let shown = printed(cmd, stdin.as_deref());
+            for w in cmd.writes.iter().filter(|w| w.op != "<" && w.op != "<>") {
+                let path = places::place_of(&w.target, &cwd, oldpwd.as_deref(), at).1;
+                let text = shown.clone().filter(|_| !w.op.contains(">>"));
+                written.retain(|(p, _)| *p != path);
+                written.push((path, text));
             }
         }
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
@@ -617,6 +655,26 @@ fn on_path(name: &str) -> Option<String> {
         .map(|d| d.join(name))
         .find(|p| p.is_file())
         .and_then(|p| p.to_str().map(str::to_string))
+}
+
+/// The text a command prints when the line shows it: `echo`'s and `printf`'s words, or what
+/// `cat` copies from a here-document or here-string.
+fn printed(cmd: &SimpleCommand<'_>, stdin: Option<&str>) -> Option<String> {
+    let words: Vec<&str> = cmd.args.iter().map(|a| &**a).collect();
+    match &*cmd.program {
+        "echo" => Some(
+            words
+                .iter()
+                .filter(|w| !(w.starts_with('-') && w.len() <= 3))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+        .map(|t| unescape(&t)),
+        "printf" => words.first().map(|f| unescape(f)),
+        "cat" if words.is_empty() => stdin.map(str::to_string),
+        _ => None,
+    }
 }
 
 /// Most downloaded files remembered in one line.

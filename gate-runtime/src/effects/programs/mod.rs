@@ -226,6 +226,25 @@ pub(crate) mod testing {
         assert!(has("iwr https://x/a.ps1 | iex", "remote_exec@none"));
     }
 
+    #[test]
+    fn a_script_the_line_writes_then_runs_is_read() {
+        assert!(has("echo 'rm -rf ~' > x.sh && bash x.sh", "delete@home"));
+        assert!(has(
+            "cat > s.sh <<'EOF'\nrm -rf ~\nEOF\nsh s.sh",
+            "delete@home"
+        ));
+        assert!(has(
+            "printf 'rm -rf /\\n' > a.sh; chmod +x a.sh; ./a.sh",
+            "delete@root"
+        ));
+        // Written with text the line does not show, then run: not understood.
+        assert!(has("./gen.sh > tool && ./tool", "opaque@none"));
+        // Written and read, or written and something else run: nothing more.
+        assert!(!has("echo hi > out.txt && cat out.txt", "opaque@none"));
+        // `xargs -a FILE`: the words come from a file the line does not show.
+        assert!(has("xargs -a dirs.txt rm -rf", "delete@unknown"));
+    }
+
     /// Whether the line has the effect `act@place`.
     pub(crate) fn has(line: &str, effect: &str) -> bool {
         effects(line).iter().any(|e| e == effect)
