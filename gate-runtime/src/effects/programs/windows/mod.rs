@@ -205,7 +205,10 @@ pub(crate) fn win_path(raw: &str) -> String {
         ("$PSScriptRoot", "."),
     ];
     for (from, to) in PREFIXES {
-        if s.len() >= from.len() && s[..from.len()].eq_ignore_ascii_case(from) {
+        // `get`: the prefix's length may fall inside a character of `s`.
+        if s.get(..from.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(from))
+        {
             let rest = &s[from.len()..];
             let boundary = rest.is_empty() || rest.starts_with('/');
             if boundary {
