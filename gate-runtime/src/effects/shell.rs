@@ -281,17 +281,8 @@ pub fn effects_of_parsed(
         if !written.is_empty() {
             let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
             let paths: Vec<String> = written.iter().map(|(p, _)| p.clone()).collect();
-            if runs_one_of(cmd, &args, &paths, spot) {
-                let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
-                let ran = written.iter().rev().find(|(p, _)| {
-                    *p == spot(&cmd.program_path)
-                        || args.iter().any(|a| *p == spot(a))
-                        || cmd
-                            .writes
-                            .iter()
-                            .any(|w| w.op == "<" && *p == spot(&w.target))
-                });
-                match ran.and_then(|(_, text)| text.as_deref()) {
+            if let Some(ran) = runs_one_of(cmd, &args, &paths, spot) {
+                match written[ran].1.as_deref() {
                     Some(code) if depth < MAX_NESTING => sink.script(code),
                     _ => sink.opaque(line),
                 }
@@ -300,7 +291,7 @@ pub fn effects_of_parsed(
         // A file the line downloaded, run by this command, is remote code.
         if !fetched.is_empty() {
             let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
-            if runs_one_of(cmd, &args, &fetched, spot) {
+            if runs_one_of(cmd, &args, &fetched, spot).is_some() {
                 sink.none(Act::RemoteExec);
             }
         }
@@ -680,7 +671,7 @@ fn printed(cmd: &SimpleCommand<'_>, stdin: Option<&str>) -> Option<String> {
 /// Most downloaded files remembered in one line.
 const MAX_FETCHED: usize = 16;
 
-/// Whether `cmd` runs one of the files in `files` (resolved paths; `spot` resolves a word
+/// Which of the files in `files`, if any, `cmd` runs (resolved paths; `spot` resolves a word
 /// the same way): as the program itself (`./a.sh`), or as the script a shell or interpreter
 /// is given (`bash a.sh`, `python3 /tmp/x.py`, `. ./env.sh`).
 fn runs_one_of(
@@ -688,29 +679,36 @@ fn runs_one_of(
     args: &[Cow<'_, str>],
     files: &[String],
     spot: impl Fn(&str) -> String,
-) -> bool {
-    let is_fetched = |w: &str| files.iter().any(|f| *f == spot(w));
-    if cmd.program_path.contains('/') && is_fetched(&cmd.program_path) {
-        return true;
+) -> Option<usize> {
+    let which = |w: &str| {
+        let at = spot(w);
+        files.iter().position(|f| *f == at)
+    };
+    if cmd.program_path.contains('/') {
+        if let Some(i) = which(&cmd.program_path) {
+            return Some(i);
+        }
     }
     // `sh < a.sh`.
-    if runs_stdin(cmd)
-        && cmd
+    if runs_stdin(cmd) {
+        if let Some(i) = cmd
             .writes
             .iter()
-            .any(|w| w.op == "<" && is_fetched(&w.target))
-    {
-        return true;
+            .filter(|w| w.op == "<")
+            .find_map(|w| which(&w.target))
+        {
+            return Some(i);
+        }
     }
     if !runs_code(cmd) {
-        return false;
+        return None;
     }
     // The first operand is the script (`bash -x a.sh`, `sh -- a.sh`); an option's value
-    // that happens to be a downloaded file is read, not run, except after `-c`-less forms.
+    // that happens to be a downloaded file is read, not run.
     args.iter()
         .map(|a| &**a)
         .find(|a| !a.starts_with('-'))
-        .is_some_and(is_fetched)
+        .and_then(which)
 }
 
 /// Whether a command runs code given to it as an argument or on stdin (a shell, an
