@@ -12,6 +12,7 @@
 //! names.
 
 mod disk;
+mod gate_env;
 mod getopt;
 mod later;
 pub mod patch;

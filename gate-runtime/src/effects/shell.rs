@@ -68,6 +68,11 @@ pub fn effects_of_parsed(
         sink.opaque(line);
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
     }
+    if super::gate_env::changes_config(parsed) {
+        let mut sink = Sink::default();
+        sink.place(Act::Write, Place::Gate);
+        flush(&sink, &cwd, oldpwd.as_deref(), at, out);
+    }
     let commands = &parsed.commands;
     // PowerShell written where a POSIX shell was expected (`iwr URL | iex`): also read the
     // line as PowerShell, since that is what runs it where these names exist.

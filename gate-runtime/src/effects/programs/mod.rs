@@ -81,7 +81,9 @@ fn apply_patch(cmd: &Cmd<'_, '_>, out: &mut Sink) {
 }
 
 /// gate itself: approving or revoking its grants, initialising or removing its hooks, and
-/// writing its database are acts on gate; its read-only commands are reads.
+/// writing its database are acts on gate; so is answering a hook payload, which advances the
+/// policy's state and writes the audit (an agent running `gate hook` itself forges an event:
+/// a user prompt, a passing test, a session's end). Its read-only commands are reads.
 fn gate(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     let sub = cmd.args.iter().map(|a| &**a).find(|a| !a.starts_with('-'));
     match sub {
@@ -89,13 +91,13 @@ fn gate(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         Some("grants") if cmd.args.iter().any(|a| a.starts_with("--revoke")) => {
             out.place(Act::Write, gate_spec::effect::Place::Gate)
         }
-        Some("init" | "checkpoint" | "calibrate") => {
+        Some("init" | "checkpoint" | "calibrate" | "hook") => {
             out.place(Act::Write, gate_spec::effect::Place::Gate)
         }
         Some("replay") if cmd.args.iter().any(|a| a.starts_with("--db")) => {
             out.place(Act::Write, gate_spec::effect::Place::Gate)
         }
-        // `hook` answers one payload; `status`, `log`, `audit`, `explain` … only read.
+        // `status`, `log`, `audit`, `explain` … only read.
         _ => {}
     }
 }
