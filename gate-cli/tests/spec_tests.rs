@@ -168,14 +168,14 @@ const UNREACHABLE: &[(&str, &str, &str, &str)] = &[
     (
         "default",
         "transition",
-        "#127 granted --tier:forbidden--> idle",
+        "#139 granted --tier:forbidden--> idle",
         "as guard's #7: the event that enters `granted` consumed a grant of a \
          destructive action, never a forbidden one, and leaves on its own tier first",
     ),
     (
         "default",
         "transition",
-        "#139 granted --action--> idle",
+        "#132 granted --action--> idle",
         "the event that enters `granted` leaves it on its own tier transition, which \
          comes before the action trigger",
     ),

@@ -27,6 +27,7 @@
 
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceMap};
 use crate::ir::Span;
+use crate::refine;
 use std::path::{Path, PathBuf};
 use toml::de::{DeArray, DeTable, DeValue};
 use toml::Spanned;
@@ -348,6 +349,8 @@ struct Merge {
     layer: Layer,
     conflicts: Vec<(String, Diagnostic)>,
     given: std::collections::BTreeSet<String>,
+    /// Mistakes of the own file's merge (a `"..."` with nothing inherited).
+    errors: Vec<Diagnostic>,
 }
 
 /// The merged tree of file `index`: its bases merged in order, then the file itself.
@@ -367,6 +370,7 @@ pub fn compose<'s>(
         layer: Layer::Base,
         conflicts: Vec::new(),
         given: Default::default(),
+        errors: Vec::new(),
     };
     let mut acc: Option<DeTable<'s>> = None;
     for &(base, span) in &bases[index] {
@@ -399,15 +403,22 @@ pub fn compose<'s>(
     }
     stack.pop();
     let Some(mut acc) = acc else {
+        if bases[index].is_empty() {
+            refine::without_bases(&mut own, diags);
+        }
         return Some(own);
     };
+    refine::renames(&mut own, &mut acc, diags);
+    let placements = refine::placements(&mut own, diags);
     merge.layer = Layer::Own;
     merge.tables(&mut acc, own, "");
+    refine::place(&mut acc, placements, diags);
     for (path, d) in merge.conflicts {
         if !merge.given.contains(&path) {
             diags.push(d);
         }
     }
+    merge.errors.into_iter().for_each(|d| diags.push(d));
     Some(acc)
 }
 
@@ -423,6 +434,8 @@ impl Merge {
             };
             let Some(existing) = acc.get_mut(name.as_str()) else {
                 self.give(&at);
+                let mut value = value;
+                self.inherits_nothing(&mut value);
                 acc.insert(key, value);
                 continue;
             };
@@ -474,6 +487,8 @@ impl Merge {
             .find(|e| entry_name(e).is_some_and(|(n, _)| n == name))
         else {
             self.give(&path);
+            let mut item = item;
+            self.inherits_nothing(&mut item);
             acc.push(item);
             return;
         };
@@ -486,6 +501,15 @@ impl Merge {
                 let span = Span::new(existing.span());
                 self.value(existing, Spanned::new(span.range(), other), &path)
             }
+        }
+    }
+
+    /// A value of the own file that inherits nothing: a `"..."` in it stands for nothing.
+    fn inherits_nothing(&mut self, value: &mut Spanned<DeValue<'_>>) {
+        if self.layer == Layer::Own {
+            let found = refine::drop_splices(value);
+            self.errors
+                .extend(found.into_iter().map(refine::nothing_to_splice));
         }
     }
 
@@ -505,6 +529,12 @@ impl Merge {
         path: &str,
     ) {
         self.give(path);
+        if self.layer == Layer::Own {
+            if let Some(spliced) = refine::splice(existing, &value) {
+                *existing = spliced;
+                return;
+            }
+        }
         if same(existing, &value) {
             return;
         }
@@ -563,6 +593,9 @@ fn union<'s>(existing: &mut Spanned<DeValue<'s>>, value: Spanned<DeValue<'s>>) {
         Spanned::new(span.clone(), DeValue::Boolean(false)),
     ));
     for item in as_list(value) {
+        if matches!(item.get_ref(), DeValue::String(s) if s == refine::SPLICE) {
+            continue;
+        }
         if !acc.iter().any(|e| equal(e.get_ref(), item.get_ref())) {
             acc.push(item);
         }

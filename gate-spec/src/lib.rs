@@ -20,6 +20,7 @@ pub mod invariant;
 pub mod ir;
 pub mod parse;
 pub mod pattern;
+pub mod refine;
 
 use diag::Diagnostics;
 use std::path::Path;

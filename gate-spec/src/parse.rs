@@ -390,7 +390,15 @@ pub fn parse(source: &str, diags: &mut Diagnostics) -> Option<Spec> {
 /// file is not TOML, too large, or lacks what every check needs (a `[machine]`, a tier, a
 /// state, a kind).
 pub fn parse_partial(source: &str, diags: &mut Diagnostics) -> Option<(Spec, Broken)> {
-    let root = parse_toml(source, 0, diags)?;
+    let mut root = parse_toml(source, 0, diags)?;
+    let extends = matches!(
+        root.get_ref().get("machine").map(|m| m.get_ref()),
+        Some(DeValue::Table(m)) if m.contains_key("extends")
+    );
+    if !extends {
+        // The same answer as for the file, which composition gives (see `compile_file`).
+        crate::refine::without_bases(root.get_mut(), diags);
+    }
     parse_root(source, &root, diags)
 }
 

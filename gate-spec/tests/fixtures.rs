@@ -128,13 +128,15 @@ fn shipped_specs_have_no_errors() {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     paths.sort();
+    let shown = |p: &Path| p.display().to_string();
     for path in paths {
-        let source = std::fs::read_to_string(&path).expect("a readable spec");
-        let (spec, diags) = gate_spec::compile(&source);
+        // From the file: a shipped spec may extend the others beside it.
+        let compiled = gate_spec::compile_file(&path, &shown).expect("a readable spec");
+        assert!(compiled.spec.is_some(), "{}", compiled.render());
         assert!(
-            spec.is_some(),
-            "{}",
-            render_all(&path.display().to_string(), &source, &diags.items)
+            compiled.diags.items.is_empty(),
+            "a shipped spec has no warnings either:\n{}",
+            compiled.render()
         );
     }
 }
@@ -350,5 +352,44 @@ fn an_extends_cycle_is_reported() {
             .any(|d| d.code == Code::Composition && d.message.contains("extends itself")),
         "{}",
         compiled.render()
+    );
+}
+
+/// Refining what is inherited, on the composed IR: a renamed tier keeps its place and every
+/// reference to it, a placed rule lands before its anchor, and `"..."` keeps the inherited
+/// list in front of what the spec adds.
+#[test]
+fn composition_renames_places_and_extends() {
+    let path = fixtures_dir().join("compose_refined.toml");
+    let shown = |p: &Path| p.display().to_string();
+    let compiled = gate_spec::compile_file(&path, &shown).expect("a readable fixture");
+    let spec = compiled
+        .spec
+        .as_ref()
+        .unwrap_or_else(|| panic!("{}", compiled.render()));
+    let tiers: Vec<&str> = spec.tiers.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(tiers, ["low", "risky", "denied"]);
+    let rules: Vec<&str> = spec.rules.iter().map(|r| r.name.as_ref()).collect();
+    assert_eq!(rules, ["edits", "force_pushes", "pushes"]);
+    let pushes = &spec.rules[2];
+    assert_eq!(
+        spec.tier_name(pushes.tier.expect("inherited tier")),
+        "risky"
+    );
+    assert_eq!(
+        pushes.commands.len(),
+        2,
+        "the inherited command, then the added one"
+    );
+    assert_eq!(pushes.reason, "a push publishes");
+    // The inherited transition on `tier:high` is on `tier:risky` now.
+    let triggers: Vec<gate_spec::ir::Trigger> =
+        spec.transitions.iter().map(|t| t.trigger).collect();
+    assert_eq!(
+        triggers,
+        [
+            gate_spec::ir::Trigger::Tier(1),
+            gate_spec::ir::Trigger::Tier(2)
+        ]
     );
 }

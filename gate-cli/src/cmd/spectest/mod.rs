@@ -241,24 +241,38 @@ pub fn render_failure(path: &Path, case: &CaseResult) -> String {
     text
 }
 
-/// Where a spec's source can be read, for line numbers in coverage reports.
-fn spec_source(policy: &Policy) -> Option<String> {
+/// Where a spec's source can be read, for locations in coverage reports: its file and the
+/// files it extends, when they still compile to the spec under test.
+fn spec_source(policy: &Policy) -> Option<gate_spec::compose::Sources> {
     let path = match policy {
         Policy::Draft { path, .. } => path.clone(),
         Policy::Compiled(c) => PathBuf::from(c.path),
     };
-    let source = std::fs::read_to_string(path).ok()?;
-    let (spec, _) = gate_spec::compile(&source);
-    (spec?.hash == policy.spec().hash).then_some(source)
+    let shown = |p: &std::path::Path| p.display().to_string();
+    let compiled = gate_spec::compile_file(&path, &shown).ok()?;
+    (compiled.spec?.hash == policy.spec().hash).then_some(compiled.sources)
 }
 
-/// What a spec's tests left unexercised: (what, name, line) triples.
+/// Where an item is declared: its file (the spec's own or one it extends) and line.
+pub type Declared = Option<(String, usize)>;
+
+/// What a spec's tests left unexercised: (what, name, where) triples.
 pub fn missed(
     spec: &Spec,
     coverage: &Coverage,
-    source: Option<&str>,
-) -> Vec<(&'static str, String, Option<usize>)> {
-    let line = |start: u32| source.map(|s| gate_spec::diag::line_col(s, start as usize).0);
+    sources: Option<&gate_spec::compose::Sources>,
+) -> Vec<(&'static str, String, Declared)> {
+    use gate_spec::diag::SourceMap;
+    let line = |start: u32| {
+        sources.map(|s| {
+            let (file, text, local) =
+                s.locate(gate_spec::ir::Span::new(start as usize..start as usize));
+            (
+                file.to_string(),
+                gate_spec::diag::line_col(text, local.start as usize).0,
+            )
+        })
+    };
     let mut out = Vec::new();
     for (i, r) in spec.rules.iter().enumerate() {
         if !coverage.rules[i] {
@@ -374,9 +388,12 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Result<i32> {
                     let policy = &planned[*i].policy;
                     let spec = policy.spec();
                     let source = spec_source(policy);
-                    let missed: Vec<Value> = missed(spec, c, source.as_deref())
+                    let missed: Vec<Value> = missed(spec, c, source.as_ref())
                         .into_iter()
-                        .map(|(what, name, line)| json!({"what": what, "name": name, "line": line}))
+                        .map(|(what, name, at)| {
+                            let (file, line) = at.unzip();
+                            json!({"what": what, "name": name, "file": file, "line": line})
+                        })
                         .collect();
                     json!({
                         "spec": label,
@@ -421,8 +438,10 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Result<i32> {
                     count(&c.transitions),
                     count(&c.templates)
                 ));
-                for (what, name, line) in missed(spec, c, source.as_deref()) {
-                    let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+                for (what, name, at) in missed(spec, c, source.as_ref()) {
+                    let at = at
+                        .map(|(file, line)| format!(" ({file}:{line})"))
+                        .unwrap_or_default();
                     text.push_str(&format!("  no case exercises {what} {name}{at}\n"));
                 }
             }
