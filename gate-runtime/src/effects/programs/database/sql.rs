@@ -439,6 +439,10 @@ fn statement(toks: &[Tok<'_>], out: &mut Sink, dynamic: usize) -> Verdict {
                     sets.then_some(Kind::Write)
                 } else if at_start && upper(&["VACUUM"]) {
                     Some(Kind::Write)
+                } else if is(prev, "BEGIN") && upper(&["EXCLUSIVE", "IMMEDIATE"]) {
+                    // SQLite's `BEGIN EXCLUSIVE` / `IMMEDIATE` takes the write lock at once:
+                    // held open, it keeps every other writer out.
+                    Some(Kind::Write)
                 } else if at_start && upper(WEAK_WRITE) {
                     if upper(&["SET"]) {
                         // `SET x = …` configures the session; `SET` after UPDATE is handled there.
@@ -655,6 +659,8 @@ mod tests {
             "UPDATE t SET x = (SELECT y FROM u WHERE u.id = t.id) WHERE t.id > 5",
             "CALL cleanup()",
             "\\i schema.sql",
+            "BEGIN EXCLUSIVE; SELECT 1;",
+            "begin immediate",
         ] {
             assert_eq!(verdict(sql), "write", "{sql}");
         }
@@ -678,6 +684,8 @@ mod tests {
             "\\d users",
             "SELECT replace(name, 'a', 'b') FROM t",
             "SET search_path TO app",
+            "BEGIN; SELECT 1; COMMIT;",
+            "BEGIN DEFERRED; SELECT 1;",
             ".tables",
             ".schema users",
             "",
