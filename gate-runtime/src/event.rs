@@ -145,7 +145,16 @@ pub struct Event {
     /// to [`MAX_STORED_ERROR_BYTES`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The text a file tool writes (`content`, `new_string`, `file_text`, `new_str`,
+    /// `new_source`, each edit's `new_string`), cut to [`MAX_WRITTEN_BYTES`]: text that lands
+    /// where something later runs it (a shell start-up file) is read as what it will do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<String>,
 }
+
+/// Longest text an adapter keeps of what a file tool writes (bytes, cut at a character
+/// boundary).
+pub const MAX_WRITTEN_BYTES: usize = 64 * 1024;
 
 /// Longest error text an adapter keeps from a payload (bytes, cut at a character boundary).
 pub const MAX_ERROR_BYTES: usize = 16 * 1024;

@@ -298,6 +298,31 @@ impl ToolInput<'_> {
     fn file(&self) -> Option<String> {
         self.string(&["file_path", "filePath", "notebook_path", "path"])
     }
+    /// The text a file tool writes: the new content or replacement text, every edit's
+    /// replacement of a multi-edit, one per line.
+    fn written(&self) -> Option<String> {
+        let mut text = self.string(&[
+            "content",
+            "new_string",
+            "file_text",
+            "new_str",
+            "new_source",
+        ]);
+        if let Some(Node::Array(edits)) = self.object().get("edits") {
+            for edit in edits {
+                if let Some(Node::String(s)) = edit.get("new_string") {
+                    let t = text.get_or_insert_with(String::new);
+                    if !t.is_empty() {
+                        t.push('\n');
+                    }
+                    t.push_str(s);
+                }
+            }
+        }
+        text.map(|t| {
+            gate_runtime::event::cut_text(&t, gate_runtime::event::MAX_WRITTEN_BYTES).into_owned()
+        })
+    }
     /// A shell command the input carries (`command`, `cmd`), as a line.
     fn command(&self) -> Option<String> {
         self.string(&["command", "cmd"])
@@ -345,6 +370,12 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
         Some(ActionClass::Exec) => None,
         _ => input.as_ref().and_then(ToolInput::command),
     };
+    let written = match class {
+        Some(ActionClass::Write | ActionClass::Mcp | ActionClass::Other) => {
+            input.as_ref().and_then(ToolInput::written)
+        }
+        _ => None,
+    };
     // A grant for a tool that is not a shell covers its whole input (content included).
     let input_digest = match class {
         Some(ActionClass::Exec) | None => None,
@@ -388,6 +419,7 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
         command,
         input_digest,
         error: None,
+        written,
     }
 }
 

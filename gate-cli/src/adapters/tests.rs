@@ -692,3 +692,28 @@ fn golden_copilot() {
     );
     assert_eq!(answer("copilot", "sessionEnd.json", &deny()), None);
 }
+
+#[test]
+fn file_tools_carry_the_text_they_write() {
+    for (dir, file, text) in [
+        ("claude", "PreToolUse-Write.json", "alpha\n"),
+        ("claude", "PreToolUse-Edit.json", "beta"),
+        ("gemini", "BeforeTool-write_file.json", "alpha\n"),
+        ("gemini", "BeforeTool-replace.json", "beta"),
+        ("copilot", "preToolUse-create.json", "alpha\n"),
+        ("copilot", "preToolUse-edit.json", "beta"),
+    ] {
+        assert_eq!(
+            load(dir, file).written.as_deref(),
+            Some(text),
+            "{dir}/{file}"
+        );
+    }
+    // Reads and shells carry none.
+    assert_eq!(load("claude", "PreToolUse-Read.json").written, None);
+    assert_eq!(load("claude", "PreToolUse-Bash.json").written, None);
+    // Every edit of a multi-edit, one per line.
+    let payload = br#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/p","tool_name":"MultiEdit","tool_input":{"file_path":"/p/a","edits":[{"old_string":"a","new_string":"one"},{"old_string":"b","new_string":"two"}]}}"#;
+    let event = normalize(Runtime::ClaudeCode, payload, None).expect("a payload");
+    assert_eq!(event.written.as_deref(), Some("one\ntwo"));
+}

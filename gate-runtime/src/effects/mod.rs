@@ -20,6 +20,7 @@ pub mod places;
 mod programs;
 mod shell;
 mod tools;
+mod written;
 
 pub use shell::{effects_of_line, effects_of_parsed};
 pub use tools::effects_of_event_parsed;

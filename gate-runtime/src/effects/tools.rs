@@ -133,6 +133,9 @@ pub fn effects_of_event_parsed(
     }
     super::disk::through_links(at, out);
     also_runs_later(at, out);
+    if let Some(text) = event.written.as_deref() {
+        super::written::effects_of_written(text, at, out);
+    }
 }
 
 /// A change to a file something runs or obeys later (a shell start-up file, a cron table,
