@@ -3,9 +3,10 @@
 //! names in its environment when the payload has none, and the role of every row; each seen
 //! in `gate log` (text and `--json`), `gate audit export` and covered by `gate audit verify`.
 
-use std::io::Write;
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 /// A scratch home with a database path; the environment of the test runner's own agent
 /// (if any) is removed, so only what a test sets is seen.
@@ -29,27 +30,11 @@ impl World {
     }
 
     fn run(&self, args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
+        let mut command = common::gate_command();
         command.arg("--db").arg(&self.db).args(args);
         command.current_dir(&self.home);
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy().into_owned();
-            if ["GATE_", "XDG_", "CODEX_", "COPILOT_", "CLAUDE", "GEMINI_"]
-                .iter()
-                .any(|p| key.starts_with(p))
-            {
-                command.env_remove(key);
-            }
-        }
         command.env("HOME", &self.home).envs(env.iter().copied());
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin).unwrap();
-        child.wait_with_output().unwrap()
+        common::run(command, stdin)
     }
 
     /// `gate hook RUNTIME [args]` with `payload`: exit 0 and an empty stderr, always.

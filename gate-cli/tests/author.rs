@@ -2,31 +2,13 @@
 //! verdict, text and JSON lines, `--only`), `gate explain` on a draft at a given time and
 //! state, and `gate diagram --check` / `--write` keeping the diagram pages of a docs directory.
 
+mod common;
+
+use common::gate_in_repo as gate;
+use common::repo_root as root;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const GATE: &str = env!("CARGO_BIN_EXE_gate");
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-/// `gate ARGS` in the workspace root, with no configuration or database of the developer's.
-fn gate(args: &[&str]) -> Output {
-    Command::new(GATE)
-        .args(args)
-        .env_remove("GATE_SPEC")
-        .env_remove("GATE_ROLE")
-        .env_remove("GATE_HOME")
-        .env("GATE_DB", "/nonexistent/never-opened/gate.db")
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .current_dir(root())
-        .output()
-        .expect("run gate")
-}
+use std::process::Output;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

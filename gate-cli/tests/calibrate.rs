@@ -2,10 +2,10 @@
 //! close, starts a detached `gate calibrate` once enough of them have closed, and the
 //! baselines appear in the database without anyone running `gate calibrate`.
 
+mod common;
+
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// One hook call with `payload` (the session, cwd and time filled in); exit 0, no stderr.
@@ -13,14 +13,8 @@ fn hook(db: &Path, cwd: &Path, now_ms: i64, mut payload: Value) {
     payload["session_id"] = json!("s1");
     payload["cwd"] = json!(cwd.to_str().unwrap());
     payload["timestamp"] = json!(now_ms);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy().into_owned();
-        if key.starts_with("GATE_") || key.starts_with("XDG_") || key.starts_with("CLAUDE") {
-            command.env_remove(key);
-        }
-    }
-    let mut child = command
+    let mut command = common::gate_command();
+    command
         .args([
             "--db",
             db.to_str().unwrap(),
@@ -30,19 +24,8 @@ fn hook(db: &Path, cwd: &Path, now_ms: i64, mut payload: Value) {
             "jwc",
         ])
         .current_dir(cwd)
-        .env("HOME", cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+        .env("HOME", cwd);
+    let out = common::run(command, payload.to_string().as_bytes());
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty());
 }

@@ -3,10 +3,9 @@
 //! writing a whole disk, are denied (never asked, steered or let through) under every shipped
 //! spec, with every role the spec declares and with none, on every runtime.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-const GATE: &str = env!("CARGO_BIN_EXE_gate");
+use std::process::Output;
 
 /// The forms: the root, the home directory by every spelling, a whole disk, through
 /// wrappers and after a `cd`.
@@ -48,29 +47,14 @@ const NOT_CATASTROPHIC: &[&str] = &[
 ];
 
 fn gate(args: &[&str], env: &[(&str, &str)], stdin: &[u8], home: &std::path::Path) -> Output {
-    let mut command = Command::new(GATE);
-    command.args(args);
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy().into_owned();
-        if ["GATE_", "XDG_", "CODEX_", "COPILOT_", "CLAUDE", "GEMINI_"]
-            .iter()
-            .any(|p| key.starts_with(p))
-        {
-            command.env_remove(key);
-        }
-    }
-    let mut child = command
+    let mut command = common::gate_command();
+    command
+        .args(args)
         .current_dir(home)
         .env("HOME", "/home/user")
         .env("GATE_HOME", home)
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
+        .envs(env.iter().copied());
+    common::run(command, stdin)
 }
 
 /// Each runtime's pre-tool shell call, and whether an answer is a deny.

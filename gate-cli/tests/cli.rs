@@ -1,6 +1,8 @@
 //! The `gate` binary end to end: help, usage errors, `check`, the lenient `hook` entry,
 //! `init`/`--remove` round trips, `config`, completions and the man page.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -27,37 +29,10 @@ impl World {
     }
 
     fn gate(&self, args: &[&str], stdin: &[u8]) -> Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
+        let mut command = common::gate_command();
         command.args(args).current_dir(&self.project);
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy().into_owned();
-            if key.starts_with("GATE_")
-                || key.starts_with("XDG_")
-                || key.starts_with("CODEX_")
-                || key.starts_with("COPILOT_")
-                || key.starts_with("CLAUDE")
-                || key.starts_with("GEMINI_")
-            {
-                command.env_remove(key);
-            }
-        }
         command.env("HOME", &self.home);
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // A command that does not read its input (an error before it gets there) closes the
-        // pipe early; that is its answer, not a test failure.
-        if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
-            assert_eq!(
-                e.kind(),
-                std::io::ErrorKind::BrokenPipe,
-                "writing stdin: {e}"
-            );
-        }
-        child.wait_with_output().unwrap()
+        common::run(command, stdin)
     }
 }
 
@@ -583,7 +558,7 @@ fn specs_lists_the_compiled_specs() {
 #[test]
 fn closed_stdout_is_success() {
     let world = World::new();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gate"))
+    let mut child = common::gate_command()
         .arg("man")
         .current_dir(&world.project)
         .env("HOME", &world.home)

@@ -3,25 +3,14 @@
 //! deny, in the explored behaviour and on a recorded session; a spec against itself
 //! (compiled and as a file) is the same behaviour (exit 0); bad input is exit 2.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+
+use common::gate_in_repo as gate;
+use common::repo_root as root;
+
+use std::process::Output;
 
 const OLD_TRUST: &str = "tests/fixtures/specs/trust_first_action_allowed.toml";
-
-fn root() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
-
-fn gate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gate"))
-        .args(args)
-        .env_remove("GATE_SPEC")
-        .env_remove("GATE_ROLE")
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .current_dir(root())
-        .output()
-        .expect("run gate")
-}
 
 fn text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -4,9 +4,10 @@
 //! out-of-range value being an error in `gate config` and `gate doctor` while the hook falls
 //! back to its default without a word.
 
-use std::io::Write;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 /// A project directory (the hook's cwd, where `.gate/config.toml` is found) and a database.
@@ -35,30 +36,14 @@ impl World {
     }
 
     fn gate(&self, args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
+        let mut command = common::gate_command();
         command.args(args).current_dir(&self.project);
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy().into_owned();
-            if ["GATE_", "XDG_", "CODEX_", "COPILOT_", "CLAUDE", "GEMINI_"]
-                .iter()
-                .any(|p| key.starts_with(p))
-            {
-                command.env_remove(key);
-            }
-        }
         let home = self.project.parent().unwrap().join("home");
         command
             .env("HOME", &home)
             .env("GATE_DB", &self.db)
             .envs(env.iter().copied());
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let _ = child.stdin.take().unwrap().write_all(stdin);
-        child.wait_with_output().unwrap()
+        common::run(command, stdin)
     }
 
     /// `gate hook claude-code` on a Bash command: the contract holds; the answer's

@@ -1,16 +1,14 @@
 //! `gate replay` through the binary: every input format, bad lines by number, the choice to
 //! stop or go on, interpreted spec files, and a clear error for a spec that is not compiled.
 
+mod common;
+
+use common::gate_in_repo as gate;
+use common::repo_root as root;
+
 use std::process::Command;
 
 const GATE: &str = env!("CARGO_BIN_EXE_gate");
-
-fn root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
 
 fn replay(args: &[&str]) -> (i32, serde_json::Value, String) {
     replay_with(args, &[])
@@ -185,19 +183,6 @@ fn missing_file_is_a_clear_error() {
         stderr.starts_with("gate: cannot read does/not/exist.jsonl"),
         "{stderr}"
     );
-}
-
-/// `gate replay` with extra environment, not forcing `--json`.
-fn gate(args: &[&str]) -> std::process::Output {
-    Command::new(GATE)
-        .args(args)
-        .env_remove("GATE_SPEC")
-        .env_remove("GATE_ROLE")
-        .env("GATE_DB", "/nonexistent/never-opened/gate.db")
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .current_dir(root())
-        .output()
-        .expect("run gate")
 }
 
 #[test]

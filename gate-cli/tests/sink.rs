@@ -3,6 +3,8 @@
 //! HTTP server that decodes each OTLP request with the `opentelemetry-proto` crate's message
 //! types; an endpoint that is down keeps the backlog, says so, and a later flush delivers it.
 
+mod common;
+
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use opentelemetry_proto::tonic::logs::v1::LogRecord;
@@ -10,7 +12,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -110,28 +112,13 @@ impl World {
     }
 
     fn gate(&self, args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
+        let mut command = common::gate_command();
         command.args(args).current_dir(&self.project);
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy().into_owned();
-            if ["GATE_", "XDG_", "CODEX_", "COPILOT_", "CLAUDE", "GEMINI_"]
-                .iter()
-                .any(|p| key.starts_with(p))
-            {
-                command.env_remove(key);
-            }
-        }
-        let mut child = command
+        command
             .env("HOME", self.project.parent().unwrap().join("home"))
             .env("GATE_DB", &self.db)
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let _ = child.stdin.take().unwrap().write_all(stdin);
-        child.wait_with_output().unwrap()
+            .envs(env.iter().copied());
+        common::run(command, stdin)
     }
 
     /// Three hook calls: a destructive ask as the director, a post-tool failure with a

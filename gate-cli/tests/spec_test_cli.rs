@@ -2,22 +2,9 @@
 //! expected and actual answer when one fails, 2 with `file:line:col` for a bad test file;
 //! `--json`, `--coverage` and `--spec-file` (a draft, interpreted).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn gate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gate"))
-        .args(args)
-        .current_dir(repo())
-        .env_remove("GATE_SPEC")
-        .env_remove("GATE_ROLE")
-        .output()
-        .expect("gate runs")
-}
+use common::gate_in_repo as gate;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -118,7 +105,7 @@ fn coverage_lists_what_no_case_exercises() {
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("coverage of guard: rules 1/"), "{stdout}");
     assert!(
-        stdout.contains("no case exercises rule change_gate (line "),
+        stdout.contains("no case exercises rule change_gate (specs/guard.toml:"),
         "{stdout}"
     );
     assert!(!stdout.contains("exercises rule history_risky"), "{stdout}");

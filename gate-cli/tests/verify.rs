@@ -3,23 +3,11 @@
 //! first-action hole is reported with its one-event counterexample and exit 1, and bad input
 //! is exit 2.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
+use common::gate_in_repo as gate;
 
-fn gate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gate"))
-        .args(args)
-        .env_remove("GATE_SPEC")
-        .env_remove("GATE_ROLE")
-        .env("XDG_CONFIG_HOME", "/nonexistent")
-        .current_dir(root())
-        .output()
-        .expect("run gate")
-}
+use std::process::Output;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -4,10 +4,10 @@
 //! detected from the repository's files unless `.gate/config.toml` or `GATE_PROFILE` names
 //! one.
 
+mod common;
+
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// A repository (with `.git`) and a database, driven through `gate hook claude-code`.
 struct Repo {
@@ -38,33 +38,16 @@ impl Repo {
     fn hook(&self, cwd: &Path, mut payload: Value) -> Option<Value> {
         payload["session_id"] = json!("s1");
         payload["cwd"] = json!(cwd.to_str().unwrap());
-        let mut command = Command::new(env!("CARGO_BIN_EXE_gate"));
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy().into_owned();
-            if key.starts_with("GATE_") || key.starts_with("XDG_") || key.starts_with("CLAUDE") {
-                command.env_remove(key);
-            }
-        }
+        let mut command = common::gate_command();
         if let Some(profile) = self.profile_env {
             command.env("GATE_PROFILE", profile);
         }
-        let mut child = command
+        command
             .args(["--db", self.db.to_str().unwrap()])
             .args(["hook", "claude-code", "--spec", "waypoints"])
             .current_dir(cwd)
-            .env("HOME", self.root.parent().unwrap())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+            .env("HOME", self.root.parent().unwrap());
+        let out = common::run(command, payload.to_string().as_bytes());
         assert_eq!(out.status.code(), Some(0));
         assert!(
             out.stderr.is_empty(),
