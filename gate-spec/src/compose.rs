@@ -213,6 +213,10 @@ pub fn alongside(sources: &Sources, diags: &mut Diagnostics) {
     };
     for (name, span) in names_of(root.get_ref(), "alongside", own.base, &mut quiet) {
         let path = beside(&own.path, &name);
+        if canonical(&path) == own_path {
+            // Naming itself is the parser's G023.
+            continue;
+        }
         if std::fs::metadata(&path).is_err() {
             diags.push(
                 Diagnostic::error(
