@@ -211,7 +211,13 @@ pub fn alongside(sources: &Sources, diags: &mut Diagnostics) {
     let Some(root) = crate::parse::parse_toml(&own.text, own.base, &mut quiet) else {
         return;
     };
+    let mut checked: Vec<String> = Vec::new();
     for (name, span) in names_of(root.get_ref(), "alongside", own.base, &mut quiet) {
+        // A name given twice is the parser's G006, checked here once.
+        if checked.contains(&name) {
+            continue;
+        }
+        checked.push(name.clone());
         let path = beside(&own.path, &name);
         if canonical(&path) == own_path {
             // Naming itself is the parser's G023.

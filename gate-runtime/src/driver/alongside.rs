@@ -175,6 +175,33 @@ mod tests {
         assert_eq!(combine(&[&allow(), &allow()]).verdict, Verdict::Allow);
     }
 
+    proptest::proptest! {
+        /// What makes each machine's proof of `forbidden_never_allowed` hold for the
+        /// composition: the combined answer is never less strict than any machine's, so a
+        /// deny of any machine is the answer, whatever the others say.
+        #[test]
+        fn no_machines_answer_is_weakened(kinds in proptest::collection::vec(0u8..4, 1..6)) {
+            let answers: Vec<Decision> = kinds
+                .iter()
+                .enumerate()
+                .map(|(i, k)| match k {
+                    0 => allow(),
+                    1 => steer(&format!("s{i}")),
+                    2 => ask(&format!("a{i}"), "g"),
+                    _ => deny(&format!("d{i}")),
+                })
+                .collect();
+            let refs: Vec<&Decision> = answers.iter().collect();
+            let got = combine(&refs);
+            for a in &answers {
+                proptest::prop_assert!(strictness(&got.verdict) >= strictness(&a.verdict));
+            }
+            if kinds.contains(&3) {
+                proptest::prop_assert!(matches!(got.verdict, Verdict::Deny { .. }));
+            }
+        }
+    }
+
     #[test]
     fn carried_guidance_is_everyones() {
         let mut a = allow();
