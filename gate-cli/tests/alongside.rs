@@ -101,7 +101,14 @@ fn a_draft_finds_the_specs_beside_its_file() {
     let own = own.to_str().unwrap();
     let payload = br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm notes.txt"},"cwd":"/tmp"}"#;
     let out = gate(
-        &["explain", "--runtime", "claude-code", "--spec-file", own, "--json"],
+        &[
+            "explain",
+            "--runtime",
+            "claude-code",
+            "--spec-file",
+            own,
+            "--json",
+        ],
         dir.path(),
         payload,
     );
@@ -112,8 +119,7 @@ fn a_draft_finds_the_specs_beside_its_file() {
     assert_eq!(v["alongside"][0]["spec"], "strict", "{v}");
     assert_eq!(v["alongside"][0]["state"]["to"], "warned", "{v}");
     assert_eq!(
-        v["decision"]["verdict"]["reason"],
-        "strict says no: no removals",
+        v["decision"]["verdict"]["reason"], "strict says no: no removals",
         "{v}"
     );
 
@@ -159,7 +165,10 @@ fn a_draft_finds_the_specs_beside_its_file() {
     let out = gate(&["verify", "--spec-file", own], dir.path(), b"");
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.contains(&format!("strict (beside {own})")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("strict (beside {own})")),
+        "{stdout}"
+    );
     assert!(stdout.contains("forbidden_never_allowed holds for the composition"));
 }
 
@@ -188,8 +197,7 @@ fn the_hook_answers_for_both_machines_of_default_trust() {
     let stdout = text(&out.stdout);
     let answer: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(
-        answer["hookSpecificOutput"]["permissionDecision"],
-        "deny",
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
         "{answer}"
     );
     let out = gate(&["status", "--json"], dir.path(), b"");

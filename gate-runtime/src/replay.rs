@@ -165,7 +165,11 @@ impl<'s> Replayer<'s> {
             key: String::new(),
             outcome: Outcome::empty(),
             states_around: (0, 0),
-            alongside: engine.alongside.iter().map(|_| HashMap::default()).collect(),
+            alongside: engine
+                .alongside
+                .iter()
+                .map(|_| HashMap::default())
+                .collect(),
         }
     }
 

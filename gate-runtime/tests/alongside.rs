@@ -77,7 +77,9 @@ fn each_machine_keeps_its_own_state_and_audit_rows() {
     let trust_state: gate_runtime::engine::ScopeState =
         serde_json::from_slice(&trust.blob).unwrap();
     assert_eq!(
-        engine.alongside[0].spec.state_name(trust_state.machine.state),
+        engine.alongside[0]
+            .spec
+            .state_name(trust_state.machine.state),
         "standard",
         "trust's first action arms its first level"
     );
@@ -128,7 +130,10 @@ fn a_grant_for_one_machines_ask_does_not_lift_the_others_deny() {
     assert!(matches!(r.decision.verdict, Verdict::Deny { .. }), "{r:?}");
     // default's own answer no longer asks: the approval lifted it (default steers on it).
     assert!(
-        !matches!(r.outcome.proposed, Verdict::Ask { .. } | Verdict::Deny { .. }),
+        !matches!(
+            r.outcome.proposed,
+            Verdict::Ask { .. } | Verdict::Deny { .. }
+        ),
         "default's ask was lifted by the grant: {:?}",
         r.outcome.proposed
     );
@@ -202,7 +207,11 @@ fn the_strictest_answer_wins_for_every_pair() {
                     Verdict::Ask { reason, .. } | Verdict::Deny { reason } => reason,
                     Verdict::Allow => unreachable!(),
                 };
-                assert_eq!(text, &format!("{want} from {want}s"), "{own} beside {beside}");
+                assert_eq!(
+                    text,
+                    &format!("{want} from {want}s"),
+                    "{own} beside {beside}"
+                );
             }
             // Each machine's own answer is in its own event row.
             let store = Store::open(&db).unwrap();
@@ -264,8 +273,15 @@ fn a_stored_replay_writes_what_the_hooks_write() {
     let (hooks, batch) = (dir.path().join("hooks.db"), dir.path().join("batch.db"));
     let engine = default_trust();
     let commands = [
-        "ls", "cargo build", "rm -rf /", "rm -rf ~", "ls src", "git push --force origin main",
-        "cat README.md", "ls", "ls",
+        "ls",
+        "cargo build",
+        "rm -rf /",
+        "rm -rf ~",
+        "ls src",
+        "git push --force origin main",
+        "cat README.md",
+        "ls",
+        "ls",
     ];
     let events: Vec<(Event, i64)> = commands
         .iter()
@@ -304,7 +320,12 @@ fn a_stored_replay_writes_what_the_hooks_write() {
     }
     // Grant ids are drawn per database; everything else is equal.
     let rows = |s: &Store| -> Vec<(String, String, Option<String>, String)> {
-        let ids: Vec<String> = s.grants(T0, false).unwrap().into_iter().map(|g| g.id).collect();
+        let ids: Vec<String> = s
+            .grants(T0, false)
+            .unwrap()
+            .into_iter()
+            .map(|g| g.id)
+            .collect();
         s.audit_rows(&AuditFilter::default())
             .unwrap()
             .into_iter()
@@ -329,9 +350,15 @@ fn an_in_memory_replay_answers_what_the_hooks_answer() {
     let db = dir.path().join("gate.db");
     let engine = default_trust();
     let mut replayer = gate_runtime::replay::Replayer::new(&engine);
-    for (i, c) in ["ls", "rm -rf /", "rm -rf ~", "ls", "git push --force origin main"]
-        .iter()
-        .enumerate()
+    for (i, c) in [
+        "ls",
+        "rm -rf /",
+        "rm -rf ~",
+        "ls",
+        "git push --force origin main",
+    ]
+    .iter()
+    .enumerate()
     {
         let at = T0 + 1000 * i as i64;
         let e = bash("s-7", c);

@@ -230,7 +230,9 @@ pub fn alongside(sources: &Sources, diags: &mut Diagnostics) {
                     span,
                     format!("unknown spec `{name}`: there is no {name}.toml beside this spec"),
                 )
-                .with_help("`alongside` names specs in the same directory, by file name without `.toml`"),
+                .with_help(
+                    "`alongside` names specs in the same directory, by file name without `.toml`",
+                ),
             );
             continue;
         }

@@ -564,9 +564,14 @@ stop = "stop"
         let spec = spec(&source);
         assert_eq!(spec.alongside, ["trust", "audit"]);
         let page = markdown(&spec);
-        assert!(page.contains("run [`trust`](trust.md), [`audit`](audit.md) on every event"), "{page}");
+        assert!(
+            page.contains("run [`trust`](trust.md), [`audit`](audit.md) on every event"),
+            "{page}"
+        );
         assert!(page.contains("s_held : withholds deny:stop"), "{page}");
-        assert!(mermaid(&spec).contains("beside this machine, each with its own state: trust, audit"));
+        assert!(
+            mermaid(&spec).contains("beside this machine, each with its own state: trust, audit")
+        );
         assert!(dot(&spec).contains("trust, audit"));
         assert!(!markdown(&self::spec(HELD)).contains("Beside this machine"));
     }

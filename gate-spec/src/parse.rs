@@ -261,12 +261,8 @@ fn alongside_names(m: &Obj<'_, '_>, own: Option<&str>, diags: &mut Diagnostics) 
         }
         if Some(n.as_str()) == own {
             diags.push(
-                Diagnostic::error(
-                    Code::Alongside,
-                    s,
-                    format!("spec `{n}` runs beside itself"),
-                )
-                .with_help("`alongside` names other specs, whose machines run beside this one"),
+                Diagnostic::error(Code::Alongside, s, format!("spec `{n}` runs beside itself"))
+                    .with_help("`alongside` names other specs, whose machines run beside this one"),
             );
         } else if out.iter().any(|o| **o == *n) {
             diags.push(Diagnostic::error(

@@ -54,7 +54,10 @@ pub fn verify_beside(policy: &Policy) -> Vec<(String, Report)> {
             .into_iter()
             .map(|b| {
                 let interp = Interpreter::new(b.ir());
-                (label(b.name), verify::verify(b.ir(), b.machine, Some(&interp)))
+                (
+                    label(b.name),
+                    verify::verify(b.ir(), b.machine, Some(&interp)),
+                )
             })
             .collect(),
         Policy::Draft { beside, .. } => beside

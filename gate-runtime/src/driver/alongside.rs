@@ -155,7 +155,12 @@ mod tests {
 
     #[test]
     fn texts_of_the_winning_answer_are_joined_in_machine_order_once() {
-        let got = combine(&[&deny("own"), &ask("theirs", "g"), &deny("other"), &deny("own")]);
+        let got = combine(&[
+            &deny("own"),
+            &ask("theirs", "g"),
+            &deny("other"),
+            &deny("own"),
+        ]);
         assert_eq!(
             got.verdict,
             Verdict::Deny {
@@ -163,7 +168,12 @@ mod tests {
             }
         );
         let got = combine(&[&steer("a"), &steer("b"), &allow()]);
-        assert_eq!(got.verdict, Verdict::Steer { text: "a\n\nb".into() });
+        assert_eq!(
+            got.verdict,
+            Verdict::Steer {
+                text: "a\n\nb".into()
+            }
+        );
         let got = combine(&[&allow(), &ask("x", "g-2"), &ask("y", "g-2")]);
         assert_eq!(
             got.verdict,
@@ -197,7 +207,8 @@ mod tests {
                 proptest::prop_assert!(strictness(&got.verdict) >= strictness(&a.verdict));
             }
             if kinds.contains(&3) {
-                proptest::prop_assert!(matches!(got.verdict, Verdict::Deny { .. }));
+                let denied = matches!(got.verdict, Verdict::Deny { .. });
+                proptest::prop_assert!(denied, "{:?}", got);
             }
         }
     }

@@ -127,7 +127,10 @@ impl BatchScopes {
             Some(&self.unused)
         };
         let at = self.at;
-        match (self.states.get_mut(at).and_then(|s| s.get_mut(scope)), baselines) {
+        match (
+            self.states.get_mut(at).and_then(|s| s.get_mut(scope)),
+            baselines,
+        ) {
             (Some(cached), Some(baselines)) => Ok((&mut cached.state, baselines)),
             _ => Err(StoreError::Corrupt(format!(
                 "batch cache lost scope {scope}"

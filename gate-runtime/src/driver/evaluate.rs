@@ -309,12 +309,15 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
         false
     };
     scopes.machine(0);
-    let (mut outcome, _) =
-        evaluate_machine(engine, tx, scopes, grants, event, &at, at.role, &ahash, approved)?;
+    let (mut outcome, _) = evaluate_machine(
+        engine, tx, scopes, grants, event, &at, at.role, &ahash, approved,
+    )?;
     super::alongside::beside(engine, &mut outcome, |i, machine| {
         scopes.machine(i);
         let role = machine.resolve_role(event, at.env, at.explicit_role);
-        evaluate_machine(machine, tx, scopes, grants, event, &at, role, &ahash, approved)
+        evaluate_machine(
+            machine, tx, scopes, grants, event, &at, role, &ahash, approved,
+        )
     })?;
     Ok(outcome)
 }

@@ -250,13 +250,11 @@ pub(super) fn dry_run(
     let mut start = |m: &Engine<'_>| {
         let spec = m.spec;
         let scope = scope_key(spec.scope, event);
-        let stored = store
-            .as_ref()
-            .map(|s| {
-                s.as_ref()
-                    .map_err(clone_err)
-                    .and_then(|s| s.read_state(&scope, &spec.name))
-            });
+        let stored = store.as_ref().map(|s| {
+            s.as_ref()
+                .map_err(clone_err)
+                .and_then(|s| s.read_state(&scope, &spec.name))
+        });
         match stored {
             Some(Ok(Some(st))) if st.spec_hash == spec.hash => serde_json::from_slice(&st.blob)
                 .unwrap_or_else(|_| ScopeState::initial(spec, m.machine)),

@@ -248,11 +248,7 @@ pub fn parse(source: &str, spec: &Spec) -> Result<TestFile, Vec<Problem>> {
 
 /// [`parse`] for a spec with machines beside it (`beside`, in the spec's order): a step's
 /// `state = "SPEC.STATE"` names the state of the machine of spec `SPEC` after the event.
-pub fn parse_beside(
-    source: &str,
-    spec: &Spec,
-    beside: &[&Spec],
-) -> Result<TestFile, Vec<Problem>> {
+pub fn parse_beside(source: &str, spec: &Spec, beside: &[&Spec]) -> Result<TestFile, Vec<Problem>> {
     let raw: RawFile = toml::from_str(source).map_err(|e| {
         vec![Problem {
             span: e.span().unwrap_or(0..0),
@@ -691,7 +687,11 @@ fn step(
                     if beside.is_empty() {
                         "none".to_string()
                     } else {
-                        beside.iter().map(|b| &*b.name).collect::<Vec<_>>().join(", ")
+                        beside
+                            .iter()
+                            .map(|b| &*b.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     }
                 ),
             )),

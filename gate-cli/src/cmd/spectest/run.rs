@@ -351,9 +351,8 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
             && e.tier.is_none_or(|t| tool_phase && c.tier == t)
             && e.kind.is_none_or(|k| tool_phase && c.kind == k)
             && e.state.is_none_or(|s| state_after == s)
-            && e.beside_state.is_none_or(|(i, s)| {
-                outcome.alongside.get(i).is_some_and(|a| a.state == s)
-            });
+            && e.beside_state
+                .is_none_or(|(i, s)| outcome.alongside.get(i).is_some_and(|a| a.state == s));
         if !ok {
             return Ok(result(Some(Failure {
                 step: i + 1,
