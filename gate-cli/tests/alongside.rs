@@ -2,7 +2,8 @@
 //! `alongside` names beside its file; `gate check` points at a bad name; `gate test` checks a
 //! `SPEC.STATE` expectation against the machine beside; `gate verify` proves each machine;
 //! `gate hook` on the shipped `default_trust` answers with trust's deny and writes a state per
-//! machine.
+//! machine; `gate replay` of a recorded session runs both machines, in memory and into a
+//! database alike.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -204,4 +205,44 @@ fn the_hook_answers_for_both_machines_of_default_trust() {
     let status = text(&out.stdout);
     assert!(status.contains("\"default_trust\""), "{status}");
     assert!(status.contains("\"trust\""), "{status}");
+}
+
+/// The recorded session replayed through `default_trust`: in memory and into a database the
+/// answers are the same, trust's machine adds its denials to default's (the force push default
+/// asks for is denied), and the database holds an event row per machine per event.
+#[test]
+fn a_recorded_session_replays_through_both_machines() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["replay", "examples/session.jsonl", "--json"];
+        all.extend_from_slice(args);
+        let out = gate(&all, dir.path(), b"");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let alone = run(&["--spec", "default"]);
+    let memory = run(&["--spec", "default_trust"]);
+    let db = dir.path().join("replay.db");
+    let stored = run(&["--spec", "default_trust", "--db", db.to_str().unwrap()]);
+    assert_eq!(memory["summary"], stored["summary"], "same answers");
+    let verdicts = |v: &serde_json::Value, name: &str| v["summary"]["verdicts"][name].as_u64();
+    assert_eq!(verdicts(&alone, "ask"), Some(1), "{alone}");
+    assert_eq!(verdicts(&memory, "ask"), None, "{memory}");
+    assert_eq!(
+        verdicts(&memory, "deny"),
+        verdicts(&alone, "deny").map(|d| d + 1),
+        "{memory}"
+    );
+    let store = gate_runtime::store::Store::open_read_only(&db).unwrap();
+    let rows = store
+        .audit_rows(&gate_runtime::store::AuditFilter {
+            kind: Some(gate_runtime::store::AuditKind::Event),
+            limit: Some(1000),
+            ..Default::default()
+        })
+        .unwrap();
+    let by = |spec: &str| rows.iter().filter(|r| r.record.spec == spec).count();
+    assert_eq!(by("default_trust"), 40);
+    assert_eq!(by("trust"), 40);
+    assert!(store.verify_chain().unwrap().is_ok());
 }
