@@ -236,6 +236,23 @@ pub fn alongside(sources: &Sources, diags: &mut Diagnostics) {
             );
             continue;
         }
+        // Its project profiles would be detected for this spec, not for it: the hook finds the
+        // profiles of the spec it runs.
+        let profiled = std::fs::read_to_string(&path).ok().is_some_and(|text| {
+            crate::parse::parse_toml(&text, 0, &mut quiet)
+                .is_some_and(|tree| tree.get_ref().contains_key("profile"))
+        });
+        if profiled {
+            diags.push(
+                Diagnostic::error(
+                    Code::Alongside,
+                    span,
+                    format!("spec `{name}` declares [[profile]]s, which a spec beside another cannot use"),
+                )
+                .with_help("project profiles are detected for the spec the hook runs; run that spec itself, or move its profile rules into this one"),
+            );
+            continue;
+        }
         // Follow what runs beside it, breadth first, until this spec comes back or nothing new.
         let mut seen = vec![canonical(&path)];
         let mut chain = vec![name.clone()];

@@ -54,7 +54,8 @@ pub enum Code {
     TemplateVarNotProvided,
     /// Composition: two bases declare one thing differently, or a spec extends itself.
     Composition,
-    /// Side by side: a spec runs beside itself, directly or through the specs beside it.
+    /// Side by side: a spec runs beside itself, directly or through the specs beside it, or a
+    /// spec beside it declares project profiles.
     Alongside,
 }
 
