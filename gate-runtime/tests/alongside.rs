@@ -181,6 +181,51 @@ say = "{verdict} from {verdict}s"
     spec.unwrap_or_else(|| panic!("{diags:?}"))
 }
 
+/// Each machine is keyed by its own `scope`: a session-scoped spec beside a
+/// session-and-agent-scoped one stores a subagent's event under two different keys.
+#[test]
+fn each_machine_keeps_its_own_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gate.db");
+    let own = answering("allow");
+    let beside_src = r#"
+[machine]
+name = "per_agent"
+initial = "s"
+scope = "session_agent"
+kinds = ["k"]
+
+[[tier]]
+name = "t"
+mode = "gate"
+max_actions = 10
+
+[[state]]
+name = "s"
+"#;
+    let (beside, diags) = gate_spec::compile(beside_src);
+    let beside = beside.unwrap_or_else(|| panic!("{diags:?}"));
+    let (i_own, i_beside) = (Interpreter::new(&own), Interpreter::new(&beside));
+    let engine = Engine::new(&own, &i_own).with_alongside(vec![Engine::new(&beside, &i_beside)]);
+    let mut e = bash("s-8", "make");
+    e.agent_id = Some("worker-1".into());
+    run(&engine, &db, &e, T0);
+    let store = Store::open(&db).unwrap();
+    let keys: Vec<(String, String)> = store
+        .scopes()
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.scope, r.spec))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("s-8".to_string(), "allows".to_string()),
+            ("s-8:worker-1".to_string(), "per_agent".to_string())
+        ]
+    );
+}
+
 /// Every pair of answers, both ways round, through the hook path: the strictest wins, with
 /// the text of the machine that gave it.
 #[test]
