@@ -205,6 +205,17 @@ fn the_hook_answers_for_both_machines_of_default_trust() {
     let status = text(&out.stdout);
     assert!(status.contains("\"default_trust\""), "{status}");
     assert!(status.contains("\"trust\""), "{status}");
+    // The log says which machine wrote each row, and each machine answered for itself.
+    let out = gate(&["log", "-n", "100"], dir.path(), b"");
+    let log = text(&out.stdout);
+    let event_of = |spec: &str| {
+        log.lines()
+            .find(|l| l.contains(" event ") && l.contains(&format!("spec={spec} ")))
+            .unwrap_or_else(|| panic!("no event row of {spec}: {log}"))
+            .to_string()
+    };
+    assert!(event_of("default_trust").contains(" ask "), "{log}");
+    assert!(event_of("trust").contains(" deny "), "{log}");
 }
 
 /// The recorded session replayed through `default_trust`: in memory and into a database the
