@@ -303,7 +303,13 @@ fn smoke(global: &GlobalArgs) -> Check {
         Ok(s) => s,
         Err(e) => return fail(format!("{e:#}")),
     };
-    let engine = gate_runtime::engine::Engine::new(spec.ir(), spec.machine);
+    // With the machines beside it, as the hook runs it.
+    let policy = match cmd::policy::Policy::compiled(spec) {
+        Ok(p) => p,
+        Err(e) => return fail(format!("{e:#}")),
+    };
+    let mut slot = None;
+    let engine = policy.engine(&mut slot);
     let env = |name: &str| std::env::var(name).ok();
     let mut answers = Vec::new();
     for runtime in Runtime::ALL {

@@ -266,8 +266,10 @@ impl Emit for Spec {
             roles,
             profiles,
             invariants,
+            alongside,
         } = self;
         let profiles = profiles.emit(cx);
+        let alongside = alongside.emit(cx);
         let (name, description, hash) = (name.emit(cx), description.emit(cx), hash.emit(cx));
         let (initial, scope, fail) = (initial.emit(cx), scope.emit(cx), fail.emit(cx));
         let (tiers, kinds) = (tiers.emit(cx), kinds.emit(cx));
@@ -298,6 +300,7 @@ impl Emit for Spec {
             roles: #roles,
             profiles: #profiles,
             invariants: #invariants,
+            alongside: #alongside,
         })
     }
 }

@@ -3,7 +3,7 @@
 //! user state ([`Replayer`]), or through a database exactly as the hooks would have written
 //! it, one transaction per batch of events ([`StoreReplayer`]).
 
-use crate::driver::{write_scope_key, Pipeline};
+use crate::driver::{beside, scope_key, write_scope_key, Pipeline};
 use crate::engine::{Context, Engine, Outcome, ScopeState};
 use crate::event::Event;
 use crate::observer::Baselines;
@@ -141,6 +141,9 @@ pub struct Replayer<'s> {
     outcome: Outcome,
     /// The machine state of the latest event's scope before and after the event.
     states_around: (StateId, StateId),
+    /// The states of the machines beside the spec's own (`[machine] alongside`), one map per
+    /// machine, each keyed by that machine's own scope key.
+    alongside: Vec<HashMap<String, ScopeState, ScopeHasher>>,
 }
 
 impl std::fmt::Debug for Replayer<'_> {
@@ -162,6 +165,11 @@ impl<'s> Replayer<'s> {
             key: String::new(),
             outcome: Outcome::empty(),
             states_around: (0, 0),
+            alongside: engine
+                .alongside
+                .iter()
+                .map(|_| HashMap::default())
+                .collect(),
         }
     }
 
@@ -178,12 +186,12 @@ impl<'s> Replayer<'s> {
 
     /// Feed one event at time `now_ms`; `role` is an explicit role name, if any. The outcome
     /// is lent until the next event is fed.
-    pub fn feed(&mut self, event: &Event, now_ms: i64, role: Option<&str>) -> &Outcome {
+    pub fn feed(&mut self, event: &Event, now_ms: i64, role_name: Option<&str>) -> &Outcome {
         let engine = self.engine;
         let spec = engine.spec;
         write_scope_key(spec.scope, event, &mut self.key);
         let no_env = |_: &str| None;
-        let role = engine.resolve_role(event, &no_env, role);
+        let role = engine.resolve_role(event, &no_env, role_name);
         let grants = &mut self.grants;
         let mut mint = || {
             *grants += 1;
@@ -212,9 +220,47 @@ impl<'s> Replayer<'s> {
                 self.states.insert(self.key.clone(), state);
             }
         }
+        if !engine.alongside.is_empty() {
+            self.feed_alongside(event, now_ms, role_name);
+        }
+        let outcome = &self.outcome;
         self.summary.record(engine, event, outcome);
         self.summary.scopes = self.states.len() as u64;
         outcome
+    }
+
+    /// The machines beside the spec's own on the latest event, each with its own state and
+    /// role, combined into the outcome ([`beside`]). An ask reuses the grant id the event
+    /// already has, as the store would hand every machine the same pending grant.
+    fn feed_alongside(&mut self, event: &Event, now_ms: i64, role: Option<&str>) {
+        let engine = self.engine;
+        let no_env = |_: &str| None;
+        let (states, grants) = (&mut self.alongside, &mut self.grants);
+        let mut minted = self.outcome.grant_id.clone();
+        let _ = beside(engine, &mut self.outcome, |i, m| {
+            let key = scope_key(m.spec.scope, event);
+            let state = states[i - 1]
+                .entry(key)
+                .or_insert_with(|| ScopeState::initial(m.spec, m.machine));
+            let baselines: Baselines = vec![None; m.spec.kinds.len()];
+            let mut mint = || {
+                minted
+                    .get_or_insert_with(|| {
+                        *grants += 1;
+                        format!("replay-{grants}")
+                    })
+                    .clone()
+            };
+            let mut cx = Context {
+                now_ms,
+                role: m.resolve_role(event, &no_env, role),
+                approved: false,
+                baselines: &baselines,
+                grant_id: &mut mint,
+            };
+            let o = m.evaluate(state, event, &mut cx);
+            Ok::<_, std::convert::Infallible>((o, state.machine.state))
+        });
     }
 }
 

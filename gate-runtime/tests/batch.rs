@@ -30,6 +30,21 @@ fn compiled(name: &str) -> &'static CompiledSpec {
         .expect("shipped spec")
 }
 
+/// The engine of a shipped spec with the machines beside it (`[machine] alongside`), as the
+/// binary builds it.
+fn engine_of(c: &'static CompiledSpec) -> Engine<'static> {
+    let beside = c
+        .ir()
+        .alongside
+        .iter()
+        .map(|name| {
+            let b = compiled(name);
+            Engine::new(b.ir(), b.machine)
+        })
+        .collect();
+    Engine::new(c.ir(), c.machine).with_alongside(beside)
+}
+
 fn no_env(_: &str) -> Option<String> {
     None
 }
@@ -354,7 +369,7 @@ fn batch_equals_per_event(spec_name: &str, per_txn: usize) {
 
 fn written_equals_per_event(spec_name: &str, per_txn: usize, run_batched: Runner) {
     let c = compiled(spec_name);
-    let engine = Engine::new(c.ir(), c.machine);
+    let engine = engine_of(c);
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = twin_stores(dir.path(), c);
 
@@ -367,7 +382,13 @@ fn written_equals_per_event(spec_name: &str, per_txn: usize, run_batched: Runner
     let asked: Vec<Event> = first
         .iter()
         .zip(&decisions_a)
-        .filter(|(_, d)| matches!(d.verdict, gate_runtime::verdict::Verdict::Ask { .. }))
+        .filter(|(_, d)| match d.verdict {
+            gate_runtime::verdict::Verdict::Ask { .. } => true,
+            // Beside another machine an ask may be answered by its deny; the grant it minted
+            // is still there to approve.
+            gate_runtime::verdict::Verdict::Deny { .. } => !engine.alongside.is_empty(),
+            _ => false,
+        })
         .map(|((e, _), _)| e.clone())
         .collect();
     let again = |from: i64| -> Vec<(Event, i64)> {
@@ -416,6 +437,15 @@ fn written_equals_per_event(spec_name: &str, per_txn: usize, run_batched: Runner
     assert!(approved > 0, "the trace asked for a grant");
     assert!(!windows_a.is_empty(), "the trace closed a window");
     assert!(states_a.len() >= 4, "several scopes: {states_a:?}");
+    for m in engine.machines() {
+        assert!(
+            states_a
+                .iter()
+                .any(|s| s.split(' ').nth(1) == Some(&*m.spec.name)),
+            "a state of every machine: {} in {states_a:?}",
+            m.spec.name
+        );
+    }
 }
 
 /// A new database built aside (`Store::create_staged`, as `gate replay --db NEW` does): the
@@ -425,7 +455,7 @@ fn written_equals_per_event(spec_name: &str, per_txn: usize, run_batched: Runner
 /// batches of 7 events and of one.
 fn private_pipeline_equals_per_event(spec_name: &str, per_txn: usize) {
     let c = compiled(spec_name);
-    let engine = Engine::new(c.ir(), c.machine);
+    let engine = engine_of(c);
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a").join("gate.db");
     let b = dir.path().join("b").join("gate.db");
@@ -486,6 +516,15 @@ fn private_pipeline_equals_per_event(spec_name: &str, per_txn: usize) {
         "several grants, some expired: {grants_a:?}"
     );
     assert!(states_a.len() >= 4, "several scopes: {states_a:?}");
+    for m in engine.machines() {
+        assert!(
+            states_a
+                .iter()
+                .any(|s| s.split(' ').nth(1) == Some(&*m.spec.name)),
+            "a state of every machine: {} in {states_a:?}",
+            m.spec.name
+        );
+    }
     assert!(
         !audit.contains("ghp_abcdef") && !audit.contains("hunter22") && audit.contains('…'),
         "targets redacted and bounded"
@@ -500,6 +539,11 @@ fn a_private_pipeline_writes_what_per_event_runs_write_default() {
 #[test]
 fn a_private_pipeline_writes_what_per_event_runs_write_jwc_one_event_per_batch() {
     private_pipeline_equals_per_event("jwc", 1);
+}
+
+#[test]
+fn a_private_pipeline_writes_what_per_event_runs_write_default_trust() {
+    private_pipeline_equals_per_event("default_trust", 5);
 }
 
 #[test]
@@ -565,6 +609,18 @@ fn pipeline_writes_what_per_event_runs_write_in_one_transaction() {
 #[test]
 fn pipeline_writes_what_per_event_runs_write_jwc() {
     written_equals_per_event("jwc", 3, run_pipelined);
+}
+
+/// Two machines side by side: every machine's states, audit rows and grants written as
+/// per-event hooks write them.
+#[test]
+fn batch_writes_what_per_event_runs_write_default_trust() {
+    batch_equals_per_event("default_trust", 7);
+}
+
+#[test]
+fn pipeline_writes_what_per_event_runs_write_default_trust() {
+    written_equals_per_event("default_trust", 5, run_pipelined);
 }
 
 #[test]

@@ -11,7 +11,7 @@
 //! Merge rules, applied to the bases in the order `extends` lists them, then to the spec's own
 //! file:
 //!
-//! - `[machine]`: `name`, `description` and `extends` are each file's own; `kinds` is the union
+//! - `[machine]`: `name`, `description`, `extends` and `alongside` are each file's own; `kinds` is the union
 //!   in order of first appearance; every other key is inherited.
 //! - Sections of named entries (`[[tier]]`, `[[rule]]`, `[[signal]]`, `[[checkpoint]]`,
 //!   `[[state]]`, `[[role]]`): entries are merged by name and keep the position of their
@@ -198,8 +198,129 @@ fn found_in(
     Found { bases }
 }
 
+/// Check the spec's own `[machine] alongside` against the files beside it: each name must be
+/// a spec file in the same directory (G005), and no spec may run beside itself through the
+/// specs beside it (G023, at the name that closes the cycle). Each listed file's own
+/// `alongside` is followed, transitively; malformed names are the parser's to report.
+pub fn alongside(sources: &Sources, diags: &mut Diagnostics) {
+    let Some(own) = sources.files.first() else {
+        return;
+    };
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let own_path = canonical(&own.path);
+    let mut quiet = Diagnostics::default();
+    let Some(root) = crate::parse::parse_toml(&own.text, own.base, &mut quiet) else {
+        return;
+    };
+    let mut checked: Vec<String> = Vec::new();
+    for (name, span) in names_of(root.get_ref(), "alongside", own.base, &mut quiet) {
+        // A name given twice is the parser's G006, checked here once.
+        if checked.contains(&name) {
+            continue;
+        }
+        checked.push(name.clone());
+        let path = beside(&own.path, &name);
+        if canonical(&path) == own_path {
+            // Naming itself is the parser's G023.
+            continue;
+        }
+        if std::fs::metadata(&path).is_err() {
+            diags.push(
+                Diagnostic::error(
+                    Code::UnknownName,
+                    span,
+                    format!("unknown spec `{name}`: there is no {name}.toml beside this spec"),
+                )
+                .with_help(
+                    "`alongside` names specs in the same directory, by file name without `.toml`",
+                ),
+            );
+            continue;
+        }
+        // Its project profiles would be detected for this spec, not for it: the hook finds the
+        // profiles of the spec it runs.
+        let profiled = std::fs::read_to_string(&path).ok().is_some_and(|text| {
+            crate::parse::parse_toml(&text, 0, &mut quiet)
+                .is_some_and(|tree| tree.get_ref().contains_key("profile"))
+        });
+        if profiled {
+            diags.push(
+                Diagnostic::error(
+                    Code::Alongside,
+                    span,
+                    format!("spec `{name}` declares [[profile]]s, which a spec beside another cannot use"),
+                )
+                .with_help("project profiles are detected for the spec the hook runs; run that spec itself, or move its profile rules into this one"),
+            );
+            continue;
+        }
+        // Follow what runs beside it, breadth first, until this spec comes back or nothing new.
+        let mut seen = vec![canonical(&path)];
+        let mut chain = vec![name.clone()];
+        let mut queue = vec![(path, chain.clone())];
+        while let Some((at, via)) = queue.pop() {
+            if seen.len() > MAX_FILES {
+                break;
+            }
+            let Ok(text) = std::fs::read_to_string(&at) else {
+                continue;
+            };
+            let Some(tree) = crate::parse::parse_toml(&text, 0, &mut quiet) else {
+                continue;
+            };
+            for (next, _) in names_of(tree.get_ref(), "alongside", 0, &mut quiet) {
+                let next_path = beside(&at, &next);
+                let c = canonical(&next_path);
+                let mut path_to = via.clone();
+                path_to.push(next.clone());
+                if c == own_path {
+                    chain = path_to;
+                    queue.clear();
+                    seen.clear();
+                    break;
+                }
+                if !seen.contains(&c) && std::fs::metadata(&next_path).is_ok() {
+                    seen.push(c);
+                    queue.push((next_path, path_to));
+                }
+            }
+        }
+        if seen.is_empty() {
+            diags.push(
+                Diagnostic::error(
+                    Code::Alongside,
+                    span,
+                    format!(
+                        "this spec runs beside itself: `{}` leads back to it",
+                        chain.join("` -> `")
+                    ),
+                )
+                .with_help("specs beside each other must not form a cycle"),
+            );
+        }
+    }
+}
+
+/// The file of spec `name` beside `path`.
+fn beside(path: &Path, name: &str) -> PathBuf {
+    path.parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+        .join(format!("{name}.toml"))
+}
+
 /// The names in `[machine] extends`, with their spans; malformed entries are diagnostics.
 fn extends_of(root: &DeTable<'_>, base: usize, diags: &mut Diagnostics) -> Vec<(String, Span)> {
+    names_of(root, "extends", base, diags)
+}
+
+/// The spec names in `[machine] <key>`, with their spans; malformed entries are diagnostics.
+fn names_of(
+    root: &DeTable<'_>,
+    key: &str,
+    base: usize,
+    diags: &mut Diagnostics,
+) -> Vec<(String, Span)> {
     let span = |r: std::ops::Range<usize>| Span::new(r.start + base..r.end + base);
     let Some(machine) = root.get("machine") else {
         return Vec::new();
@@ -207,7 +328,7 @@ fn extends_of(root: &DeTable<'_>, base: usize, diags: &mut Diagnostics) -> Vec<(
     let DeValue::Table(machine) = machine.get_ref() else {
         return Vec::new();
     };
-    let Some(v) = machine.get("extends") else {
+    let Some(v) = machine.get(key) else {
         return Vec::new();
     };
     let items: Vec<&Spanned<DeValue<'_>>> = match v.get_ref() {
@@ -217,7 +338,7 @@ fn extends_of(root: &DeTable<'_>, base: usize, diags: &mut Diagnostics) -> Vec<(
             diags.push(Diagnostic::error(
                 Code::InvalidValue,
                 span(v.span()),
-                "`extends` must be a spec name or a list of them",
+                format!("`{key}` must be a spec name or a list of them"),
             ));
             return Vec::new();
         }
@@ -231,14 +352,14 @@ fn extends_of(root: &DeTable<'_>, base: usize, diags: &mut Diagnostics) -> Vec<(
                 Diagnostic::error(
                     Code::InvalidValue,
                     at,
-                    format!("`extends` names a spec, found `{s}`"),
+                    format!("`{key}` names a spec, found `{s}`"),
                 )
                 .with_help("a spec in the same directory, by file name without `.toml` (`guard` for guard.toml)"),
             ),
             _ => diags.push(Diagnostic::error(
                 Code::InvalidValue,
                 at,
-                "`extends` entries are spec names",
+                format!("`{key}` entries are spec names"),
             )),
         }
     }
@@ -388,10 +509,11 @@ pub fn compose<'s>(
         let Some(mut tree) = compose(base, trees, bases, stack, diags) else {
             continue;
         };
-        // A base's name and description are its own.
+        // A base's name, description and the specs beside it are its own.
         if let Some(DeValue::Table(machine)) = tree.get_mut("machine").map(|v| v.get_mut()) {
             machine.remove("name");
             machine.remove("description");
+            machine.remove("alongside");
         }
         acc = Some(match acc {
             None => tree,

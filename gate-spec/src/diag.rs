@@ -54,10 +54,13 @@ pub enum Code {
     TemplateVarNotProvided,
     /// Composition: two bases declare one thing differently, or a spec extends itself.
     Composition,
+    /// Side by side: a spec runs beside itself, directly or through the specs beside it, or a
+    /// spec beside it declares project profiles.
+    Alongside,
 }
 
 impl Code {
-    pub const ALL: [Code; 22] = [
+    pub const ALL: [Code; 23] = [
         Code::Syntax,
         Code::UnknownKey,
         Code::InvalidValue,
@@ -80,6 +83,7 @@ impl Code {
         Code::GuardNeverHolds,
         Code::TemplateVarNotProvided,
         Code::Composition,
+        Code::Alongside,
     ];
 
     /// The stable string form, e.g. `G009`.
@@ -107,6 +111,7 @@ impl Code {
             Code::GuardNeverHolds => "G020",
             Code::TemplateVarNotProvided => "G021",
             Code::Composition => "G022",
+            Code::Alongside => "G023",
         }
     }
 
@@ -135,6 +140,7 @@ impl Code {
             Code::GuardNeverHolds => "guard-never-holds",
             Code::TemplateVarNotProvided => "template-var-not-provided",
             Code::Composition => "composition",
+            Code::Alongside => "alongside",
         }
     }
 }

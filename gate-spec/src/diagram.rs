@@ -92,6 +92,21 @@ pub fn markdown(spec: &Spec) -> String {
         let _ = writeln!(out, "{}", spec.description.trim());
         out.push('\n');
     }
+    if !spec.alongside.is_empty() {
+        let links: Vec<String> = spec
+            .alongside
+            .iter()
+            .map(|n| format!("[`{n}`]({n}.md)"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Beside this machine run {} on every event, each with its own state, scope, signals \
+             and audit rows; the answer is the strictest of theirs (docs/spec.md, \
+             \"Machines side by side\"). The diagram below is this spec's own machine.",
+            links.join(", ")
+        );
+        out.push('\n');
+    }
     out.push_str(
         "Generated from the spec by `gate diagram`; do not edit by hand \
          (`gate diagram --check` fails when this page is stale).\n\n",
@@ -312,6 +327,13 @@ pub fn legend_lines(spec: &Spec) -> Vec<String> {
             .unwrap_or("-");
         lines.push(format!("  {} (kind {kind})", rule_text(spec, rule)));
     }
+    if !spec.alongside.is_empty() {
+        let names: Vec<&str> = spec.alongside.iter().map(|n| n.as_ref()).collect();
+        lines.push(format!(
+            "beside this machine, each with its own state: {}",
+            names.join(", ")
+        ));
+    }
     lines
 }
 
@@ -529,6 +551,29 @@ stop = "stop"
         let d = dot(&spec);
         assert!(d.contains("shape=doubleoctagon"), "{d}");
         assert!(d.contains("record:a \\\"quoted\\\"; label # here"), "{d}");
+    }
+
+    /// A spec with machines beside it draws its own machine and names them, in order.
+    #[test]
+    fn the_machines_beside_a_spec_are_named() {
+        let source = HELD.replacen(
+            "kinds = [\"work\"]",
+            "kinds = [\"work\"]\nalongside = [\"trust\", \"audit\"]",
+            1,
+        );
+        let spec = spec(&source);
+        assert_eq!(spec.alongside, ["trust", "audit"]);
+        let page = markdown(&spec);
+        assert!(
+            page.contains("run [`trust`](trust.md), [`audit`](audit.md) on every event"),
+            "{page}"
+        );
+        assert!(page.contains("s_held : withholds deny:stop"), "{page}");
+        assert!(
+            mermaid(&spec).contains("beside this machine, each with its own state: trust, audit")
+        );
+        assert!(dot(&spec).contains("trust, audit"));
+        assert!(!markdown(&self::spec(HELD)).contains("Beside this machine"));
     }
 
     #[test]

@@ -164,6 +164,11 @@ pub struct Spec {
     /// Project profiles (languages), in declaration order.
     #[serde(default)]
     pub profiles: Vec<Profile>,
+    /// The specs whose machines run beside this one on every event (`[machine] alongside`),
+    /// by name, in the order given; each keeps its own state, scope and audit rows, and the
+    /// answers combine strictest first.
+    #[serde(default)]
+    pub alongside: Vec<Text>,
 }
 
 /// A project profile: files whose presence at the repository root selects it.

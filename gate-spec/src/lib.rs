@@ -64,6 +64,7 @@ impl Compiled {
 pub fn compile_file(path: &Path, display: &dyn Fn(&Path) -> String) -> std::io::Result<Compiled> {
     let mut diags = Diagnostics::default();
     let (sources, bases) = compose::load(path, display, &mut diags)?;
+    compose::alongside(&sources, &mut diags);
     let done = |spec, mut diags: Diagnostics, sources| {
         diags.sort();
         Compiled {

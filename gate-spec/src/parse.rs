@@ -248,6 +248,35 @@ fn type_error(key: &str, expected: &str, got: &DeValue<'_>, span: Span, diags: &
     ));
 }
 
+/// `[machine] alongside`: the specs whose machines run beside this one, each named once, none
+/// of them this spec itself (G023). Whether each names a spec file beside this one is checked
+/// where the file is known ([`crate::compose::alongside`]).
+fn alongside_names(m: &Obj<'_, '_>, own: Option<&str>, diags: &mut Diagnostics) -> Vec<Text> {
+    let mut out: Vec<Text> = Vec::new();
+    for (n, s) in m.strings("alongside", diags) {
+        let errors = diags.error_count();
+        check_ident(&n, s, "alongside spec", diags);
+        if diags.error_count() > errors {
+            continue;
+        }
+        if Some(n.as_str()) == own {
+            diags.push(
+                Diagnostic::error(Code::Alongside, s, format!("spec `{n}` runs beside itself"))
+                    .with_help("`alongside` names other specs, whose machines run beside this one"),
+            );
+        } else if out.iter().any(|o| **o == *n) {
+            diags.push(Diagnostic::error(
+                Code::DuplicateName,
+                s,
+                format!("`{n}` is named twice in `alongside`"),
+            ));
+        } else {
+            out.push(n.into());
+        }
+    }
+    out
+}
+
 fn check_ident(name: &str, span: Span, what: &str, diags: &mut Diagnostics) {
     let ok = !name.is_empty()
         && name.len() <= 64
@@ -573,6 +602,7 @@ pub fn parse_root(
             "name",
             "description",
             "extends",
+            "alongside",
             "initial",
             "scope",
             "fail",
@@ -599,6 +629,7 @@ pub fn parse_root(
         check_ident(n, *s, "machine", diags);
     }
     let description = m.str("description", diags).map(|d| d.0).unwrap_or_default();
+    let alongside = alongside_names(&m, name.as_ref().map(|(n, _)| n.as_str()), diags);
     let initial = m
         .req_str("initial", diags)
         .and_then(|(n, s)| states.resolve(&n, s, diags));
@@ -1403,6 +1434,7 @@ pub fn parse_root(
         roles: ir_roles,
         profiles: ir_profiles,
         invariants,
+        alongside,
     };
     Some((spec, broken))
 }

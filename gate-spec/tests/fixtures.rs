@@ -36,8 +36,9 @@ fn render_case(path: &Path) -> (String, BTreeSet<Code>) {
     let compiled = gate_spec::compile_file(path, &shown).expect("a readable fixture");
     let (spec, diags) = (compiled.spec.as_ref(), &compiled.diags);
     let source = std::fs::read_to_string(path).expect("a readable fixture");
-    if !source.contains("extends") {
-        // Without `extends`, the file compiles exactly as its text does.
+    if !source.contains("extends") && !source.contains("alongside") {
+        // Without `extends` (nor `alongside`, checked against the files beside it), the file
+        // compiles exactly as its text does.
         let (text_spec, text_diags) = gate_spec::compile(&source);
         assert_eq!(text_diags.items, diags.items, "{name}");
         assert_eq!(

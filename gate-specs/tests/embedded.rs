@@ -9,13 +9,13 @@ fn the_embedded_ir_is_the_ir_of_the_source() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("..")
             .join(compiled.path);
-        // From the file, as the macro compiles it: a spec may extend the others beside it.
+        // From its file, as the macro compiles it (a spec may extend others beside it).
         let shown = |p: &std::path::Path| p.display().to_string();
         let from_file = gate_spec::compile_file(&path, &shown)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let spec = from_file
-            .spec
-            .unwrap_or_else(|| panic!("{} does not compile: {:?}", compiled.path, from_file.diags));
+        let spec = from_file.spec.clone().unwrap_or_else(|| {
+            panic!("{} does not compile: {}", compiled.path, from_file.render())
+        });
         let commands: usize = spec.rules.iter().map(|r| r.commands.len()).sum();
         assert!(
             commands > 0 || compiled.name == "waypoints" || compiled.name == "example",

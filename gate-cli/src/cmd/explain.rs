@@ -149,9 +149,50 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         baselines: &baselines,
         grant_id: &mut mint,
     };
-    let outcome = engine.evaluate(&mut state, &event, &mut cx);
+    let mut outcome = engine.evaluate(&mut state, &event, &mut cx);
     let state_after = state.machine.state;
-    let faults: Vec<String> = fault.into_iter().collect();
+    let mut faults: Vec<String> = fault.into_iter().collect();
+    // The machines beside it, each from its own stored (or initial) state, and the answers
+    // combined as the hook combines them.
+    let own_verdict = outcome.decision.verdict.clone();
+    let mut beside_from = Vec::new();
+    gate_runtime::driver::beside(&engine, &mut outcome, |_, m| {
+        let start = starting_state(m, &event, None, &config.db.value)?;
+        faults.extend(start.fault);
+        let mut state = start.state;
+        beside_from.push(m.spec.state_name(state.machine.state).to_string());
+        let baselines = vec![None; m.spec.kinds.len()];
+        let mut mint = || "(explain)".to_string();
+        let mut cx = Context {
+            now_ms: now,
+            role: m.resolve_role(&event, &env, explicit_role),
+            approved: false,
+            baselines: &baselines,
+            grant_id: &mut mint,
+        };
+        let o = m.evaluate(&mut state, &event, &mut cx);
+        Ok::<_, anyhow::Error>((o, state.machine.state))
+    })?;
+    let beside: Vec<serde_json::Value> = outcome
+        .alongside
+        .iter()
+        .zip(&engine.alongside)
+        .zip(&beside_from)
+        .map(|((a, m), from)| {
+            let c = &a.outcome.classification;
+            json!({
+                "spec": a.spec,
+                "state": {"from": from, "to": m.spec.state_name(a.state)},
+                "tier": m.spec.tier_name(c.tier),
+                "rule": c.rule.map(|r| m.spec.rules[r as usize].name.clone()),
+                "transitions": a.outcome.fired.iter().map(|t| {
+                    let tr = &m.spec.transitions[*t as usize];
+                    format!("{} --{}--> {}", m.spec.state_name(tr.from), m.spec.trigger_text(tr.trigger), m.spec.state_name(tr.to))
+                }).collect::<Vec<_>>(),
+                "verdict": a.outcome.decision.verdict.name(),
+            })
+        })
+        .collect();
     let o = &outcome;
     let class = &o.classification;
     let rules: Vec<&str> = class
@@ -228,6 +269,7 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
             "transitions": fired,
             "proposed": o.proposed,
             "decision": o.decision,
+            "alongside": beside,
             "answer": answer,
             "faults": faults,
         }))?;
@@ -325,6 +367,22 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
             _ => "the spec's initial state",
         }
     ));
+    if !beside.is_empty() {
+        t.push_str(&format!("own       {}\n", own_verdict.name()));
+    }
+    for b in &beside {
+        t.push_str(&format!(
+            "beside    {}: {} → {}, tier {}, {}{}\n",
+            b["spec"].as_str().unwrap_or(""),
+            b["state"]["from"].as_str().unwrap_or(""),
+            b["state"]["to"].as_str().unwrap_or(""),
+            b["tier"].as_str().unwrap_or(""),
+            b["verdict"].as_str().unwrap_or(""),
+            b["rule"]
+                .as_str()
+                .map_or(String::new(), |r| format!(" (rule {r})")),
+        ));
+    }
     t.push_str(&format!(
         "proposed  {}\nverdict   {}\nanswer    {}\n",
         o.proposed.name(),

@@ -240,7 +240,24 @@ fn answer(
     }
     // The process exits right after answering: freeing what the engine holds would only
     // cost time.
-    let engine = std::mem::ManuallyDrop::new(Engine::new(ir, spec.machine));
+    // The machines beside it; one this binary does not have cannot answer (a fault, not a
+    // block), and the others still do.
+    let (beside, missing) = crate::cmd::policy::compiled_alongside(spec);
+    if !missing.is_empty() {
+        fault(format!(
+            "spec `{}` runs beside spec(s) this binary does not have ({}); they are skipped",
+            spec.name,
+            missing.join(", ")
+        ));
+    }
+    let engine = std::mem::ManuallyDrop::new(
+        Engine::new(ir, spec.machine).with_alongside(
+            beside
+                .into_iter()
+                .map(|b| Engine::new(b.ir(), b.machine))
+                .collect(),
+        ),
+    );
     engine.look_at_disk();
     // Tier names the spec does not have are ignored here (`gate config` reports them).
     let fail_closed: Vec<gate_spec::ir::TierId> = match &config {

@@ -19,8 +19,43 @@ use crate::InputError;
 pub enum Policy {
     /// A spec compiled into this binary.
     Compiled(&'static CompiledSpec),
-    /// A spec file, checked and interpreted.
-    Draft { path: PathBuf, spec: Box<Spec> },
+    /// A spec file, checked and interpreted, with the spec files beside it that its
+    /// `[machine] alongside` names (transitively, each once, in the order they are found).
+    Draft {
+        path: PathBuf,
+        spec: Box<Spec>,
+        beside: Vec<Spec>,
+    },
+}
+
+/// The interpreters of a draft and of the drafts beside it, kept for [`Policy::engine`].
+pub struct Interpreters<'a> {
+    own: Interpreter<'a>,
+    beside: Vec<Interpreter<'a>>,
+}
+
+/// The compiled specs whose machines run beside `spec` (`[machine] alongside`, followed
+/// transitively, each once, never `spec` itself), and the names no compiled spec has.
+pub fn compiled_alongside(spec: &CompiledSpec) -> (Vec<&'static CompiledSpec>, Vec<String>) {
+    let mut found: Vec<&'static CompiledSpec> = Vec::new();
+    let mut missing = Vec::new();
+    let mut queue: Vec<String> = spec.ir().alongside.iter().map(|n| n.to_string()).collect();
+    let mut next = 0;
+    while next < queue.len() {
+        let name = queue[next].clone();
+        next += 1;
+        if name == spec.name || found.iter().any(|f| f.name == name) || missing.contains(&name) {
+            continue;
+        }
+        match crate::cmd::compiled_specs().iter().find(|c| c.name == name) {
+            Some(c) => {
+                queue.extend(c.ir().alongside.iter().map(|n| n.to_string()));
+                found.push(c);
+            }
+            None => missing.push(name),
+        }
+    }
+    (found, missing)
 }
 
 impl Policy {
@@ -42,19 +77,58 @@ impl Policy {
             Some(n) => n.to_string(),
             None => Config::resolve(&Overrides::default())?.spec.value,
         };
-        Ok(Policy::Compiled(compiled_spec(&name)?))
+        Self::compiled(compiled_spec(&name)?)
+    }
+
+    /// A compiled spec, whose `alongside` specs must be compiled in too.
+    pub fn compiled(spec: &'static CompiledSpec) -> Result<Policy> {
+        let (_, missing) = compiled_alongside(spec);
+        if !missing.is_empty() {
+            return Err(InputError::new(format!(
+                "spec `{}` runs beside spec(s) this binary does not have: {}",
+                spec.name,
+                missing.join(", ")
+            ))
+            .into());
+        }
+        Ok(Policy::Compiled(spec))
     }
 
     /// A spec file, checked; its errors are an input error.
     pub fn draft(path: &Path) -> Result<Policy> {
         // With the specs it extends, found beside it.
+        let spec = Self::checked(path)?;
+        // The specs beside it, found beside its file, each once.
+        let mut beside: Vec<Spec> = Vec::new();
+        let mut queue: Vec<String> = spec.alongside.iter().map(|n| n.to_string()).collect();
+        let mut next = 0;
+        while next < queue.len() {
+            let name = queue[next].clone();
+            next += 1;
+            if *name == *spec.name || beside.iter().any(|b| *b.name == *name) {
+                continue;
+            }
+            let file = path
+                .parent()
+                .unwrap_or_else(|| Path::new(""))
+                .join(format!("{name}.toml"));
+            let other = Self::checked(&file)?;
+            queue.extend(other.alongside.iter().map(|n| n.to_string()));
+            beside.push(other);
+        }
+        Ok(Policy::Draft {
+            path: path.to_path_buf(),
+            spec: Box::new(spec),
+            beside,
+        })
+    }
+
+    /// A spec file compiled and checked on its own; its errors are an input error.
+    fn checked(path: &Path) -> Result<Spec> {
         let compiled = crate::cmd::compile_spec_file(path)?;
         let rendered = compiled.render();
         match compiled.spec {
-            Some(spec) => Ok(Policy::Draft {
-                path: path.to_path_buf(),
-                spec: Box::new(spec),
-            }),
+            Some(spec) => Ok(spec),
             None => {
                 let errors = compiled
                     .diags
@@ -90,14 +164,37 @@ impl Policy {
         }
     }
 
-    /// An engine over this policy: the compiled machine, or an interpreter of the draft kept
-    /// in `slot` (which must outlive the engine).
-    pub fn engine<'a>(&'a self, slot: &'a mut Option<Interpreter<'a>>) -> Engine<'a> {
+    /// The specs whose machines run beside this policy's own, in order.
+    pub fn beside(&self) -> Vec<&Spec> {
         match self {
-            Policy::Compiled(c) => Engine::new(c.ir(), c.machine),
-            Policy::Draft { spec, .. } => {
-                let interp = slot.insert(Interpreter::new(spec));
-                Engine::new(spec, interp)
+            Policy::Compiled(c) => compiled_alongside(c).0.iter().map(|b| b.ir()).collect(),
+            Policy::Draft { beside, .. } => beside.iter().collect(),
+        }
+    }
+
+    /// An engine over this policy, with the machines beside it: the compiled machines, or
+    /// interpreters of the drafts kept in `slot` (which must outlive the engine).
+    pub fn engine<'a>(&'a self, slot: &'a mut Option<Interpreters<'a>>) -> Engine<'a> {
+        match self {
+            Policy::Compiled(c) => Engine::new(c.ir(), c.machine).with_alongside(
+                compiled_alongside(c)
+                    .0
+                    .into_iter()
+                    .map(|b| Engine::new(b.ir(), b.machine))
+                    .collect(),
+            ),
+            Policy::Draft { spec, beside, .. } => {
+                let kept: &'a Interpreters<'a> = slot.insert(Interpreters {
+                    own: Interpreter::new(spec),
+                    beside: beside.iter().map(Interpreter::new).collect(),
+                });
+                Engine::new(spec, &kept.own).with_alongside(
+                    beside
+                        .iter()
+                        .zip(&kept.beside)
+                        .map(|(s, i)| Engine::new(s, i))
+                        .collect(),
+                )
             }
         }
     }

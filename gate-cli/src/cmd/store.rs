@@ -227,18 +227,24 @@ fn grant_line(g: &GrantRow, now: i64) -> String {
     )
 }
 
-/// One row of `gate log`: the columns, the role when the event had one (`role=NAME`), and
+/// One row of `gate log`: the columns, the spec when the listing holds rows of more than one
+/// (`spec=NAME`: machines side by side), the role when the event had one (`role=NAME`), and
 /// the tool's error text (redacted when stored) on an indented line below.
-fn row_line(r: &AuditRow) -> String {
+fn row_line(r: &AuditRow, show_spec: bool) -> String {
     let rec = &r.record;
     let mut line = format!(
-        "{:>6} {} {:10} {:11} {:17} {:8} {}{} {}\n",
+        "{:>6} {} {:10} {:11} {:17} {:8} {}{}{} {}\n",
         r.seq,
         format_ms(rec.ts_ms),
         rec.kind.as_str(),
         rec.runtime,
         rec.phase,
         rec.decision.as_deref().unwrap_or("-"),
+        if show_spec && !rec.spec.is_empty() {
+            format!("spec={} ", rec.spec)
+        } else {
+            String::new()
+        },
         rec.role
             .as_deref()
             .map_or(String::new(), |role| format!("role={role} ")),
@@ -275,7 +281,13 @@ pub fn log(args: &LogArgs, global: &GlobalArgs) -> Result<i32> {
     if global.json {
         out_json(&serde_json::to_value(&rows)?)?;
     } else {
-        let text: String = rows.iter().map(row_line).collect();
+        let mut specs = rows
+            .iter()
+            .map(|r| r.record.spec.as_str())
+            .filter(|s| !s.is_empty());
+        let first = specs.next();
+        let show_spec = specs.any(|s| Some(s) != first);
+        let text: String = rows.iter().map(|r| row_line(r, show_spec)).collect();
         out(if text.is_empty() {
             "no audit rows\n"
         } else {

@@ -44,6 +44,38 @@ pub fn verify_policy(policy: &Policy) -> Report {
     }
 }
 
+/// Verifies each machine beside a policy's own on its own (`[machine] alongside`), labelled
+/// `NAME (beside LABEL)`, in the policy's order.
+pub fn verify_beside(policy: &Policy) -> Vec<(String, Report)> {
+    let label = |name: &str| format!("{name} (beside {})", policy.label());
+    match policy {
+        Policy::Compiled(c) => crate::cmd::policy::compiled_alongside(c)
+            .0
+            .into_iter()
+            .map(|b| {
+                let interp = Interpreter::new(b.ir());
+                (
+                    label(b.name),
+                    verify::verify(b.ir(), b.machine, Some(&interp)),
+                )
+            })
+            .collect(),
+        Policy::Draft { beside, .. } => beside
+            .iter()
+            .map(|b| {
+                let interp = Interpreter::new(b);
+                (label(&b.name), verify::verify(b, &interp, None))
+            })
+            .collect(),
+    }
+}
+
+/// What a composed policy's report adds: why its machines' proofs carry over to it.
+pub const COMPOSITION: &str = "the machines run side by side, each proven on its own above; \
+the answer is the strictest of theirs (deny > ask > steer > allow) and a grant lifts only an \
+ask, so an action any machine withholds stays withheld: forbidden_never_allowed holds for the \
+composition";
+
 /// The text report of one policy.
 pub fn render(label: &str, report: &Report) -> String {
     let mut text = format!(
@@ -82,10 +114,16 @@ pub fn render(label: &str, report: &Report) -> String {
 /// `gate verify`; exit 1 when an invariant is false.
 pub fn run(args: &VerifyArgs, json_out: bool) -> Result<i32> {
     let policies = policies(args)?;
-    let reports: Vec<(String, Report)> = policies
-        .iter()
-        .map(|p| (p.label(), verify_policy(p)))
-        .collect();
+    let mut reports: Vec<(String, Report)> = Vec::new();
+    let mut composed: Vec<String> = Vec::new();
+    for p in &policies {
+        reports.push((p.label(), verify_policy(p)));
+        let beside = verify_beside(p);
+        if !beside.is_empty() {
+            composed.push(p.label());
+        }
+        reports.extend(beside);
+    }
     let holds = reports.iter().all(|(_, r)| r.holds());
     if json_out {
         out_json(&json!({
@@ -94,11 +132,18 @@ pub fn run(args: &VerifyArgs, json_out: bool) -> Result<i32> {
                 .iter()
                 .map(|(label, r)| json!({"policy": label, "report": r}))
                 .collect::<Vec<_>>(),
+            "compositions": composed
+                .iter()
+                .map(|label| json!({"policy": label, "argument": COMPOSITION}))
+                .collect::<Vec<_>>(),
         }))?;
     } else {
         let mut text = String::new();
         for (label, r) in &reports {
             text.push_str(&render(label, r));
+        }
+        for label in &composed {
+            text.push_str(&format!("{label}: {COMPOSITION}\n"));
         }
         let false_count: usize = reports
             .iter()

@@ -20,7 +20,10 @@ pub(super) struct Cached {
 /// The states and baselines of one batch transaction.
 #[derive(Default)]
 pub(super) struct BatchScopes {
-    pub(super) states: HashMap<String, Cached>,
+    /// Per machine (the spec's own first, then each beside it), per scope key.
+    pub(super) states: Vec<HashMap<String, Cached>>,
+    /// The machine whose states [`Scopes::load`] and [`Scopes::save`] use now.
+    pub(super) at: usize,
     /// Baselines per repository; only the `gate calibrate` transaction writes them, so they
     /// cannot change inside a batch.
     pub(super) baselines: HashMap<String, Baselines>,
@@ -34,6 +37,10 @@ pub(super) struct BatchScopes {
 }
 
 impl<'t> Scopes<Txn<'t>> for BatchScopes {
+    fn machine(&mut self, index: usize) {
+        self.select(index);
+    }
+
     fn load(
         &mut self,
         engine: &Engine<'_>,
@@ -66,6 +73,27 @@ impl<'t> Scopes<Txn<'t>> for BatchScopes {
 }
 
 impl BatchScopes {
+    /// [`Scopes::machine`] of a batch.
+    pub(super) fn select(&mut self, index: usize) {
+        if self.states.len() <= index {
+            self.states.resize_with(index + 1, HashMap::new);
+        }
+        self.at = index;
+    }
+
+    /// The states of the machine selected now.
+    fn here(&mut self) -> &mut HashMap<String, Cached> {
+        if self.states.len() <= self.at {
+            self.states.resize_with(self.at + 1, HashMap::new);
+        }
+        &mut self.states[self.at]
+    }
+
+    /// How many scopes' states are kept, over every machine.
+    pub(super) fn len(&self) -> usize {
+        self.states.iter().map(HashMap::len).sum()
+    }
+
     /// [`Scopes::load`] of a batch: a scope's state read on its first event of the
     /// transaction, the baselines once per repository.
     pub(super) fn load_from<D: Db + ?Sized>(
@@ -76,9 +104,9 @@ impl BatchScopes {
         repo: &str,
         notes: &mut Vec<Note>,
     ) -> Result<(&mut ScopeState, &Baselines), StoreError> {
-        if !self.states.contains_key(scope) {
+        if !self.here().contains_key(scope) {
             let state = load_scope(engine, tx, scope, notes)?;
-            self.states.insert(
+            self.here().insert(
                 scope.to_string(),
                 Cached {
                     state,
@@ -98,7 +126,11 @@ impl BatchScopes {
             }
             Some(&self.unused)
         };
-        match (self.states.get_mut(scope), baselines) {
+        let at = self.at;
+        match (
+            self.states.get_mut(at).and_then(|s| s.get_mut(scope)),
+            baselines,
+        ) {
             (Some(cached), Some(baselines)) => Ok((&mut cached.state, baselines)),
             _ => Err(StoreError::Corrupt(format!(
                 "batch cache lost scope {scope}"
@@ -108,33 +140,35 @@ impl BatchScopes {
 
     /// [`Scopes::save`] of a batch: the state is written when the transaction ends.
     pub(super) fn saved(&mut self, scope: &str, updated_ms: i64) {
-        if let Some(cached) = self.states.get_mut(scope) {
+        if let Some(cached) = self.here().get_mut(scope) {
             cached.updated_ms = Some(updated_ms);
         }
     }
 
-    /// Every state evaluated in this transaction, encoded, in scope order (the rows
+    /// Every state evaluated in this transaction, encoded, as (spec, scope, state): machine
+    /// by machine (the spec's own first), each in scope order (the rows
     /// [`BatchScopes::flush`] writes).
     pub(super) fn dirty(
         &self,
         engine: &Engine<'_>,
-    ) -> Result<Vec<(String, StoredState)>, StoreError> {
-        let mut dirty: Vec<(&String, &Cached)> = self
-            .states
-            .iter()
-            .filter(|(_, c)| c.updated_ms.is_some())
-            .collect();
-        dirty.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        dirty
-            .into_iter()
-            .map(|(scope, cached)| {
+    ) -> Result<Vec<(String, String, StoredState)>, StoreError> {
+        let mut out = Vec::new();
+        for (machine, states) in engine.machines().zip(&self.states) {
+            let mut dirty: Vec<(&String, &Cached)> = states
+                .iter()
+                .filter(|(_, c)| c.updated_ms.is_some())
+                .collect();
+            dirty.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            for (scope, cached) in dirty {
                 let updated_ms = cached.updated_ms.unwrap_or_default();
-                Ok((
+                out.push((
+                    machine.spec.name.to_string(),
                     scope.clone(),
-                    encode_state(engine, &cached.state, updated_ms)?,
-                ))
-            })
-            .collect()
+                    encode_state(machine, &cached.state, updated_ms)?,
+                ));
+            }
+        }
+        Ok(out)
     }
 
     /// Appends the transaction's audit rows, writes every state evaluated in it (the row
@@ -147,33 +181,22 @@ impl BatchScopes {
         if let Some(tip) = &mut self.chain {
             tx.write_chain_head(tip)?;
         }
-        let mut dirty: Vec<(&String, &Cached)> = self
-            .states
-            .iter()
-            .filter(|(_, c)| c.updated_ms.is_some())
-            .collect();
-        dirty.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        for (scope, cached) in dirty {
-            let updated_ms = cached.updated_ms.unwrap_or_default();
-            tx.save_state(
-                scope,
-                &engine.spec.name,
-                &encode_state(engine, &cached.state, updated_ms)?,
-            )?;
+        for (spec, scope, state) in self.dirty(engine)? {
+            tx.save_state(&scope, &spec, &state)?;
         }
         self.clear();
         Ok(())
     }
 
     pub(super) fn clear(&mut self) {
-        self.states.clear();
+        self.states.iter_mut().for_each(HashMap::clear);
         self.baselines.clear();
         self.chain = None;
     }
 
     /// After a batch's states went to be written: keep them, none of them dirty.
     pub(super) fn settle(&mut self) {
-        for cached in self.states.values_mut() {
+        for cached in self.states.iter_mut().flat_map(HashMap::values_mut) {
             cached.updated_ms = None;
         }
     }
@@ -262,7 +285,7 @@ impl std::fmt::Debug for Batch<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Batch")
             .field("spec", &self.engine.spec.name)
-            .field("scopes", &self.scopes.states.len())
+            .field("scopes", &self.scopes.len())
             .finish_non_exhaustive()
     }
 }
@@ -316,6 +339,8 @@ impl<'a, 'e> Batch<'a, 'e> {
                 role,
                 now_ms,
                 started,
+                env: self.env,
+                explicit_role: self.role,
             },
         )
     }

@@ -166,6 +166,11 @@ impl Db for Txn<'_> {
 /// [`load_scope`] and [`load_baselines`], so a batch sees exactly what per-event runs would
 /// have read back.
 pub(super) trait Scopes<D: ?Sized> {
+    /// The machine the next [`Scopes::load`] and [`Scopes::save`] are for: 0 for the spec's
+    /// own, `i` for the `i`th machine beside it. Only a cache of states across events needs to
+    /// keep them apart; a per-event load and save pair needs nothing.
+    fn machine(&mut self, _index: usize) {}
+
     /// The state of `scope` (reset notes pushed to `notes`) and the baselines of `repo`.
     fn load(
         &mut self,
@@ -274,27 +279,64 @@ pub(super) trait Grants<D: ?Sized> {
 }
 
 /// Who acts and when, for [`evaluate_in`].
-pub(super) struct At {
+pub(super) struct At<'a> {
+    /// The role of the spec's own machine.
     pub(super) role: Option<u8>,
     pub(super) now_ms: i64,
     /// When the caller started on the event (the audit's `latency_us`).
     pub(super) started: Instant,
+    /// How a machine beside the spec's own resolves its role ([`Engine::resolve_role`]).
+    pub(super) env: &'a dyn Fn(&str) -> Option<String>,
+    pub(super) explicit_role: Option<&'a str>,
 }
 
-/// One event inside `tx`: the one code path of [`run`] and [`Batch`].
+/// One event inside `tx`: the one code path of [`run`] and [`Batch`]. A grant for the action
+/// is consumed once, then every machine (the spec's own, then each beside it) is evaluated
+/// with its own state and audit rows, and the answers combine ([`super::alongside::beside`]).
 pub(super) fn evaluate_in<D: Db + ?Sized>(
     engine: &Engine<'_>,
     tx: &mut D,
     scopes: &mut impl Scopes<D>,
     grants: &mut impl Grants<D>,
     event: &Event,
-    at: At,
+    at: At<'_>,
 ) -> Result<Outcome, StoreError> {
-    let At {
-        role,
-        now_ms,
-        started,
-    } = at;
+    let phase = event.phase.unwrap_or(Phase::Other);
+    let ahash = action_hash(event);
+    let approved = if phase == Phase::PreTool {
+        grants.consume(tx, &ahash, at.now_ms)?
+    } else {
+        false
+    };
+    scopes.machine(0);
+    let (mut outcome, _) = evaluate_machine(
+        engine, tx, scopes, grants, event, &at, at.role, &ahash, approved,
+    )?;
+    super::alongside::beside(engine, &mut outcome, |i, machine| {
+        scopes.machine(i);
+        let role = machine.resolve_role(event, at.env, at.explicit_role);
+        evaluate_machine(
+            machine, tx, scopes, grants, event, &at, role, &ahash, approved,
+        )
+    })?;
+    Ok(outcome)
+}
+
+/// One machine's part of [`evaluate_in`]: its state loaded, the event evaluated, its audit
+/// rows, window and state written. Returns its outcome and its state after the event.
+#[allow(clippy::too_many_arguments)]
+fn evaluate_machine<D: Db + ?Sized>(
+    engine: &Engine<'_>,
+    tx: &mut D,
+    scopes: &mut impl Scopes<D>,
+    grants: &mut impl Grants<D>,
+    event: &Event,
+    at: &At<'_>,
+    role: Option<u8>,
+    ahash: &str,
+    approved: bool,
+) -> Result<(Outcome, gate_spec::ir::StateId), StoreError> {
+    let (now_ms, started) = (at.now_ms, at.started);
     let spec = engine.spec;
     let scope = scope_key(spec.scope, event);
     // Windows and baselines belong to the repository of the cwd (a few `stat` calls, made
@@ -306,19 +348,13 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
     let mut notes_before: Vec<Note> = Vec::new();
     let (state, baselines) = scopes.load(engine, tx, &scope, &repo, &mut notes_before)?;
     let phase = event.phase.unwrap_or(Phase::Other);
-    let ahash = action_hash(event);
-    let approved = if phase == Phase::PreTool {
-        grants.consume(tx, &ahash, now_ms)?
-    } else {
-        false
-    };
     let mut grant_error: Option<StoreError> = None;
     let outcome = {
         let tx_ref: &D = tx;
         let mut mint = || match grants.create(
             tx_ref,
             &NewGrant {
-                action_hash: ahash.clone(),
+                action_hash: ahash.to_string(),
                 summary: format!(
                     "{}: {}",
                     event.tool.as_deref().unwrap_or("?"),
@@ -421,7 +457,7 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
         })?;
     }
     scopes.save(engine, tx, &scope, outcome.now_ms)?;
-    Ok(outcome)
+    Ok((outcome, machine_state))
 }
 
 /// Appends the stored detail of an event's `event` row: the redacted text of

@@ -127,6 +127,8 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
                     role,
                     now_ms: opts.now_ms,
                     started,
+                    env: opts.env,
+                    explicit_role: opts.role,
                 },
             )?;
             // A director approving a worker's ask: recorded here, by the hook that saw it.
@@ -186,10 +188,22 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
             faults.push(fault.clone());
             // Evaluate from a fresh in-memory state: the classification still runs, so what
             // the rules alone decide keeps its block; everything else degrades to silence.
-            let mut state = ScopeState::initial(spec, engine.machine);
-            let outcome =
-                evaluate_detached(engine, &mut state, event, role, opts.now_ms, "unavailable");
-            let decision = degrade(spec, &outcome);
+            // Every machine from its initial state, each degraded by its own tiers' rules
+            // before the answers combine: a block that needs no state stands in each.
+            let mut outcome = Outcome::empty();
+            let detached = Detached {
+                role,
+                opts,
+                grant_placeholder: "unavailable",
+            };
+            detached.evaluate_all(
+                engine,
+                event,
+                &mut outcome,
+                |m| ScopeState::initial(m.spec, m.machine),
+                |m, o| o.decision = degrade(m.spec, o),
+            );
+            let decision = outcome.decision.clone();
             let decision =
                 fail_closed(spec, event, &outcome, opts.fail_closed, &fault).unwrap_or(decision);
             {
@@ -227,23 +241,38 @@ pub(super) fn dry_run(
     opts: &Options<'_>,
     path: Option<PathBuf>,
 ) -> RunResult {
-    let spec = engine.spec;
-    let scope = scope_key(spec.scope, event);
     let mut faults = Vec::new();
-    let stored = path
+    let store = path
         .as_deref()
         .filter(|p| p.exists())
-        .map(|p| Store::open_read_only(p).and_then(|s| s.read_state(&scope, &spec.name)));
-    let mut state = match stored {
-        Some(Ok(Some(st))) if st.spec_hash == spec.hash => serde_json::from_slice(&st.blob)
-            .unwrap_or_else(|_| ScopeState::initial(spec, engine.machine)),
-        Some(Err(e)) => {
-            faults.push(e.to_string());
-            ScopeState::initial(spec, engine.machine)
+        .map(Store::open_read_only);
+    // Each machine's stored state under its own scope key and spec name.
+    let mut start = |m: &Engine<'_>| {
+        let spec = m.spec;
+        let scope = scope_key(spec.scope, event);
+        let stored = store.as_ref().map(|s| {
+            s.as_ref()
+                .map_err(clone_err)
+                .and_then(|s| s.read_state(&scope, &spec.name))
+        });
+        match stored {
+            Some(Ok(Some(st))) if st.spec_hash == spec.hash => serde_json::from_slice(&st.blob)
+                .unwrap_or_else(|_| ScopeState::initial(spec, m.machine)),
+            Some(Err(e)) => {
+                faults.push(e.to_string());
+                ScopeState::initial(spec, m.machine)
+            }
+            _ => ScopeState::initial(spec, m.machine),
         }
-        _ => ScopeState::initial(spec, engine.machine),
     };
-    let outcome = evaluate_detached(engine, &mut state, event, role, opts.now_ms, "(explain)");
+    let mut outcome = Outcome::empty();
+    let detached = Detached {
+        role,
+        opts,
+        grant_placeholder: "(explain)",
+    };
+    detached.evaluate_all(engine, event, &mut outcome, &mut start, |_, _| {});
+    faults.dedup();
     RunResult {
         decision: outcome.decision.clone(),
         outcome,
@@ -251,6 +280,48 @@ pub(super) fn dry_run(
         degraded: false,
         checkpoint_due: None,
         calibration_due: None,
+    }
+}
+
+/// How every machine of an event is evaluated with no store behind ([`evaluate_detached`]).
+pub(super) struct Detached<'o, 'a> {
+    /// The role of the spec's own machine (each machine beside it resolves its own).
+    pub(super) role: Option<u8>,
+    pub(super) opts: &'o Options<'a>,
+    pub(super) grant_placeholder: &'o str,
+}
+
+impl Detached<'_, '_> {
+    /// Every machine of `engine` (the spec's own, then each beside it) evaluated into `out`,
+    /// each from the state `start` gives it and its outcome passed through `finish` before the
+    /// answers combine ([`super::alongside::beside`]).
+    pub(super) fn evaluate_all(
+        &self,
+        engine: &Engine<'_>,
+        event: &Event,
+        out: &mut Outcome,
+        mut start: impl FnMut(&Engine<'_>) -> ScopeState,
+        finish: impl Fn(&Engine<'_>, &mut Outcome),
+    ) {
+        let now_ms = self.opts.now_ms;
+        let mut state = start(engine);
+        *out = evaluate_detached(
+            engine,
+            &mut state,
+            event,
+            self.role,
+            now_ms,
+            self.grant_placeholder,
+        );
+        finish(engine, out);
+        let _ = super::alongside::beside(engine, out, |_, m| {
+            let role = m.resolve_role(event, self.opts.env, self.opts.role);
+            let mut state = start(m);
+            let mut o =
+                evaluate_detached(m, &mut state, event, role, now_ms, self.grant_placeholder);
+            finish(m, &mut o);
+            Ok::<_, std::convert::Infallible>((o, state.machine.state))
+        });
     }
 }
 

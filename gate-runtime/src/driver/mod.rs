@@ -17,10 +17,12 @@
 //!
 //! The code by concern: `hook.rs`, the per-event hook path with fail-open and degrade (read
 //! it first); `evaluate.rs`, the one evaluation of an event inside a transaction that both
-//! paths share; `batch.rs`, many events per transaction; `pipeline.rs`, the stored replay's
+//! paths share; `alongside.rs`, the machines that run beside a spec's own and how their
+//! answers combine (every path goes through it); `batch.rs`, many events per transaction; `pipeline.rs`, the stored replay's
 //! writer thread; `checkpoint.rs`, WAL checkpoints; `repo.rs`, the repository a `repo`-scoped
 //! machine is keyed on.
 
+mod alongside;
 mod batch;
 mod checkpoint;
 mod director;
@@ -29,6 +31,7 @@ mod hook;
 mod pipeline;
 mod repo;
 
+pub use alongside::{beside, combine, strictness};
 pub use batch::Batch;
 pub use checkpoint::{checkpoint, CHECKPOINT_WAIT};
 pub use evaluate::{action_hash, scope_key, write_scope_key, GRANT_TTL_MS};

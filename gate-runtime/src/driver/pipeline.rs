@@ -154,11 +154,10 @@ pub(super) enum ToWriter {
         grant: NewGrant,
     },
     Ask(Ask),
-    /// The end of the batch: write these states (encoded, in scope order) and the chain
-    /// head, and commit.
+    /// The end of the batch: write these states (encoded, each machine's in scope order, as
+    /// (spec, scope, state)) and the chain head, and commit.
     Commit {
-        spec: String,
-        states: Vec<(String, StoredState)>,
+        states: Vec<(String, String, StoredState)>,
     },
     /// Forget the batch in progress (roll it back) and, after a failure, start listening
     /// again; answered by [`FromWriter::ResetDone`].
@@ -398,6 +397,10 @@ impl Db for Link {
 }
 
 impl Scopes<Link> for BatchScopes {
+    fn machine(&mut self, index: usize) {
+        self.select(index);
+    }
+
     fn load(
         &mut self,
         engine: &Engine<'_>,
@@ -543,12 +546,12 @@ pub(super) fn write_batches_on(
                         let a = answer(tx, ask)?;
                         to.send(FromWriter::Answer(a)).map_err(|_| writer_gone())?;
                     }
-                    ToWriter::Commit { spec, states } => {
+                    ToWriter::Commit { states } => {
                         if let Some(tip) = &mut tip {
                             tx.write_chain_head(tip)?;
                         }
-                        for (scope, state) in &states {
-                            tx.save_state(scope, &spec, state)?;
+                        for (spec, scope, state) in &states {
+                            tx.save_state(scope, spec, state)?;
                         }
                         return Ok(());
                     }
@@ -688,10 +691,7 @@ impl<'a, 'e> Pipeline<'a, 'e> {
             self.batch.scopes.clear();
             self.batch.grants.clear();
         }
-        self.link.send(ToWriter::Commit {
-            spec: self.batch.engine.spec.name.to_string(),
-            states: states?,
-        })
+        self.link.send(ToWriter::Commit { states: states? })
     }
 
     /// Waits for the outcome of the oldest batch ended and not yet reported.

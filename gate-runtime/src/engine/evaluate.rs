@@ -83,7 +83,10 @@ impl<'s> Engine<'s> {
             notes,
             grant_id: out_grant_id,
             now_ms: out_now,
+            alongside,
         } = out;
+        // The machines beside this one are the driver's to add (`driver::alongside`).
+        alongside.clear();
         fired.clear();
         rising.clear();
         falling.clear();

@@ -28,7 +28,7 @@ mod roles;
 mod templates;
 mod texts;
 
-pub use outcome::{ClosedBy, ClosedWindow, Detail, Note, Outcome};
+pub use outcome::{Alongside, ClosedBy, ClosedWindow, Detail, Note, Outcome};
 
 use crate::event::{Event, Runtime};
 use crate::observer::{self, Baselines, Classification, Classifier, ObserverState};
@@ -87,6 +87,10 @@ pub struct Engine<'s> {
     enabled: [OnceCell<Vec<bool>>; 5],
     /// Buffers one evaluation fills and the next reuses (see [`Scratch`]).
     scratch: RefCell<Scratch>,
+    /// The machines that run beside this spec's own on every event (`[machine] alongside`),
+    /// in the order the spec lists them; the driver evaluates each with its own state and
+    /// combines the answers (`driver::alongside`).
+    pub alongside: Vec<Engine<'s>>,
 }
 
 impl std::fmt::Debug for Engine<'_> {
@@ -105,7 +109,20 @@ impl<'s> Engine<'s> {
             classifier: Classifier::with_table(spec, machine.commands()),
             enabled: Default::default(),
             scratch: RefCell::new(Scratch::default()),
+            alongside: Vec::new(),
         }
+    }
+
+    /// This engine with `machines` running beside it (the engines of the specs its
+    /// `[machine] alongside` names, resolved by the caller).
+    pub fn with_alongside(mut self, machines: Vec<Engine<'s>>) -> Engine<'s> {
+        self.alongside = machines;
+        self
+    }
+
+    /// This spec's own machine, then every machine beside it.
+    pub fn machines(&self) -> impl Iterator<Item = &Engine<'s>> {
+        std::iter::once(self).chain(&self.alongside)
     }
 
     /// Which signals can run on `runtime` ([`observer::enabled_signals`], kept per runtime).
@@ -126,6 +143,9 @@ impl<'s> Engine<'s> {
     /// files commands name. For a live hook call only (a replay must not depend on the disk).
     pub fn look_at_disk(&self) {
         self.classifier.look_at_disk();
+        for machine in &self.alongside {
+            machine.look_at_disk();
+        }
     }
 
     pub fn classify(&self, event: &Event) -> Classification {

@@ -3,7 +3,7 @@
 
 use crate::observer::Classification;
 use crate::verdict::{Decision, Verdict};
-use gate_spec::ir::{Effect, Mode, SignalId, Spec};
+use gate_spec::ir::{Effect, Mode, SignalId, Spec, StateId, Text};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -217,6 +217,22 @@ pub struct Outcome {
     pub grant_id: Option<String>,
     /// The time the event was evaluated at (the caller's clock, never behind the scope's).
     pub now_ms: i64,
+    /// What each machine beside this one (`[machine] alongside`) made of the same event, in
+    /// the order the spec lists them; when there is any, `decision` is the combination of
+    /// every machine's answer (`driver::alongside`), and the rest of this outcome is this
+    /// spec's own machine's.
+    pub alongside: Vec<Alongside>,
+}
+
+/// One machine beside a spec's own: its outcome of an event and where it went.
+#[derive(Clone, Debug)]
+pub struct Alongside {
+    /// The spec whose machine this is.
+    pub spec: Text,
+    /// Its machine state after the event.
+    pub state: StateId,
+    /// Its own outcome (its `decision` is its own answer, before the combination).
+    pub outcome: Outcome,
 }
 
 impl Outcome {
@@ -236,6 +252,7 @@ impl Outcome {
             notes: Vec::new(),
             grant_id: None,
             now_ms: 0,
+            alongside: Vec::new(),
         }
     }
 }

@@ -197,6 +197,9 @@ pub struct Expect {
     pub tier: Option<TierId>,
     pub kind: Option<KindId>,
     pub state: Option<StateId>,
+    /// The state a machine beside the spec's own must be in after the event: its index
+    /// among the machines beside it, and the state (`state = "SPEC.STATE"`).
+    pub beside_state: Option<(usize, StateId)>,
 }
 
 /// The default working directory of a case.
@@ -240,6 +243,12 @@ pub fn render(shown: &str, source: &str, problems: &[Problem]) -> String {
 /// spec's, and a top-level `spec = "NAME"` key must name it. All problems are returned at
 /// once, except that a file TOML cannot read (or a key it does not know) stops at the first.
 pub fn parse(source: &str, spec: &Spec) -> Result<TestFile, Vec<Problem>> {
+    parse_beside(source, spec, &[])
+}
+
+/// [`parse`] for a spec with machines beside it (`beside`, in the spec's order): a step's
+/// `state = "SPEC.STATE"` names the state of the machine of spec `SPEC` after the event.
+pub fn parse_beside(source: &str, spec: &Spec, beside: &[&Spec]) -> Result<TestFile, Vec<Problem>> {
     let raw: RawFile = toml::from_str(source).map_err(|e| {
         vec![Problem {
             span: e.span().unwrap_or(0..0),
@@ -294,7 +303,7 @@ pub fn parse(source: &str, spec: &Spec) -> Result<TestFile, Vec<Problem>> {
         let mut steps = Vec::new();
         let mut last_at = 0i64;
         for (i, raw_step) in c.steps.get_ref().iter().enumerate() {
-            match step(source, spec, &who, raw_step, i, &mut last_at) {
+            match step(source, (spec, beside), &who, raw_step, i, &mut last_at) {
                 Ok(s) => match repetitions(raw_step.get_ref(), &mut last_at) {
                     Ok((count, every_ms)) => {
                         for n in 0..count {
@@ -386,7 +395,7 @@ fn lookup<'a>(
 
 fn step(
     source: &str,
-    spec: &Spec,
+    (spec, beside): (&Spec, &[&Spec]),
     who: &RawWho,
     raw: &Spanned<RawStep>,
     index: usize,
@@ -652,15 +661,55 @@ fn step(
         )
         .map(|i| i as KindId)
     });
-    let state = s.state.as_ref().and_then(|st| {
-        lookup(
-            "state",
-            st,
-            spec.states.iter().map(|s| &*s.name),
-            &mut problems,
-        )
-        .map(|i| i as StateId)
-    });
+    // `SPEC.STATE` names a state of a machine beside the spec's own.
+    let qualified = s
+        .state
+        .as_ref()
+        .and_then(|st| st.get_ref().split_once('.').map(|(m, n)| (st, m, n)));
+    let mut beside_state = None;
+    if let Some((st, machine, name)) = qualified {
+        match beside.iter().position(|b| *b.name == *machine) {
+            Some(i) => {
+                let named = Spanned::new(st.span(), name.to_string());
+                beside_state = lookup(
+                    "state",
+                    &named,
+                    beside[i].states.iter().map(|s| &*s.name),
+                    &mut problems,
+                )
+                .map(|id| (i, id as StateId));
+            }
+            None => problems.push(problem(
+                st.span(),
+                format!(
+                    "no machine `{machine}` runs beside spec `{}` (beside it: {})",
+                    spec.name,
+                    if beside.is_empty() {
+                        "none".to_string()
+                    } else {
+                        beside
+                            .iter()
+                            .map(|b| &*b.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                ),
+            )),
+        }
+    }
+    let state = s
+        .state
+        .as_ref()
+        .filter(|_| qualified.is_none())
+        .and_then(|st| {
+            lookup(
+                "state",
+                st,
+                spec.states.iter().map(|s| &*s.name),
+                &mut problems,
+            )
+            .map(|i| i as StateId)
+        });
     if !tool_phase {
         for (key, given) in [("rule", &s.rule), ("tier", &s.tier), ("kind", &s.kind)] {
             if let Some(v) = given {
@@ -703,6 +752,7 @@ fn step(
                 tier,
                 kind,
                 state,
+                beside_state,
             },
         })),
     })

@@ -68,7 +68,7 @@ pub fn policy_for(path: &Path) -> Result<Policy> {
             .iter()
             .find(|c| c.name == &*spec.name && c.hash == &*spec.hash)
         {
-            return Ok(Policy::Compiled(c));
+            return Policy::compiled(c);
         }
         return Ok(draft);
     }
@@ -89,7 +89,7 @@ pub fn policy_for(path: &Path) -> Result<Policy> {
             })?
             .to_string(),
     };
-    Ok(Policy::Compiled(compiled_spec(&name)?))
+    Policy::compiled(compiled_spec(&name)?)
 }
 
 fn read(path: &Path) -> Result<String> {
@@ -107,7 +107,7 @@ pub fn plan(args: &TestArgs, spec_name: Option<&str>) -> Result<Vec<Planned>> {
     let chosen = || -> Result<Option<Policy>> {
         Ok(match (&args.spec_file, spec_name) {
             (Some(path), _) => Some(Policy::draft(path)?),
-            (None, Some(name)) => Some(Policy::Compiled(compiled_spec(name)?)),
+            (None, Some(name)) => Some(Policy::compiled(compiled_spec(name)?)?),
             (None, None) => None,
         })
     };
@@ -169,7 +169,7 @@ pub fn plan(args: &TestArgs, spec_name: Option<&str>) -> Result<Vec<Planned>> {
         if let Some(tests) = file::tests_for(Path::new(c.path)).filter(|p| p.is_file()) {
             planned.push(Planned {
                 path: tests,
-                policy: Policy::Compiled(c),
+                policy: Policy::compiled(c)?,
             });
         }
     }
@@ -185,9 +185,21 @@ pub fn plan(args: &TestArgs, spec_name: Option<&str>) -> Result<Vec<Planned>> {
 
 /// Read and check one test file against its policy's spec; its problems, rendered with
 /// `file:line:col`, are an input error.
+/// A compiled spec's machines beside it are found among the compiled specs by name.
 pub fn load(path: &Path, spec: &Spec) -> Result<TestFile> {
     let source = read(path)?;
-    file::parse(&source, spec).map_err(|problems| {
+    let beside: Vec<&Spec> = crate::cmd::compiled_specs()
+        .iter()
+        .find(|c| *c.name == *spec.name && c.ir().hash == spec.hash)
+        .map(|c| {
+            crate::cmd::policy::compiled_alongside(c)
+                .0
+                .iter()
+                .map(|b| b.ir())
+                .collect()
+        })
+        .unwrap_or_default();
+    file::parse_beside(&source, spec, &beside).map_err(|problems| {
         InputError::new(file::render(
             &path.display().to_string(),
             &source,
@@ -316,7 +328,7 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Result<i32> {
     let mut bad = Vec::new();
     for p in &planned {
         let source = read(&p.path)?;
-        match file::parse(&source, p.policy.spec()) {
+        match file::parse_beside(&source, p.policy.spec(), &p.policy.beside()) {
             Ok(t) => loaded.push(t),
             Err(problems) => bad.push((p.path.display().to_string(), source, problems)),
         }

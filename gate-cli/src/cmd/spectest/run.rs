@@ -159,7 +159,8 @@ impl EventStep {
 }
 
 /// What a step expects, in words: `ask, rule force_push, state watch`.
-pub fn describe_expect(spec: &Spec, e: &Expect) -> String {
+pub fn describe_expect(engine: &Engine<'_>, e: &Expect) -> String {
+    let spec = engine.spec;
     let mut parts = vec![e.verdict.as_str().to_string()];
     if let Some(r) = e.rule {
         parts.push(format!("rule {}", spec.rules[r as usize].name));
@@ -172,6 +173,12 @@ pub fn describe_expect(spec: &Spec, e: &Expect) -> String {
     }
     if let Some(s) = e.state {
         parts.push(format!("state {}", spec.state_name(s)));
+    }
+    if let Some(m) = e.beside_state.and_then(|(i, s)| {
+        let m = engine.alongside.get(i)?.spec;
+        Some(format!("state {}.{}", m.name, m.state_name(s)))
+    }) {
+        parts.push(m);
     }
     parts.join(", ")
 }
@@ -326,7 +333,16 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
             rule: c.rule.map(|r| spec.rules[r as usize].name.to_string()),
             tier: tool_phase.then(|| spec.tiers[c.tier as usize].name.to_string()),
             kind: tool_phase.then(|| spec.kinds[c.kind as usize].name.to_string()),
-            state: spec.state_name(state_after).to_string(),
+            state: std::iter::once(spec.state_name(state_after).to_string())
+                .chain(
+                    outcome
+                        .alongside
+                        .iter()
+                        .zip(&engine.alongside)
+                        .map(|(a, m)| format!("{}.{}", a.spec, m.spec.state_name(a.state))),
+                )
+                .collect::<Vec<_>>()
+                .join(" "),
             text: verdict_text(&run.decision.verdict).to_string(),
         };
         let e = &ev.expect;
@@ -334,13 +350,15 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
             && e.rule.is_none_or(|r| c.rule == Some(r))
             && e.tier.is_none_or(|t| tool_phase && c.tier == t)
             && e.kind.is_none_or(|k| tool_phase && c.kind == k)
-            && e.state.is_none_or(|s| state_after == s);
+            && e.state.is_none_or(|s| state_after == s)
+            && e.beside_state
+                .is_none_or(|(i, s)| outcome.alongside.get(i).is_some_and(|a| a.state == s));
         if !ok {
             return Ok(result(Some(Failure {
                 step: i + 1,
                 line: step.line,
                 event: describe(ev),
-                expected: describe_expect(spec, e),
+                expected: describe_expect(engine, e),
                 actual: Some(actual),
                 message: None,
             })));

@@ -1,0 +1,259 @@
+//! Machines side by side as a user meets them: a draft (`--spec-file`) finds the specs its
+//! `alongside` names beside its file; `gate check` points at a bad name; `gate test` checks a
+//! `SPEC.STATE` expectation against the machine beside; `gate verify` proves each machine;
+//! `gate hook` on the shipped `default_trust` answers with trust's deny and writes a state per
+//! machine; `gate replay` of a recorded session runs both machines, in memory and into a
+//! database alike.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn gate(args: &[&str], home: &Path, stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gate"))
+        .args(args)
+        .current_dir(repo())
+        .env_remove("GATE_SPEC")
+        .env_remove("GATE_ROLE")
+        .env_remove("GATE_DB")
+        .env("GATE_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("gate runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const OWN: &str = r#"
+[machine]
+name = "own"
+alongside = ["strict"]
+initial = "s"
+kinds = ["k"]
+
+[[tier]]
+name = "low"
+mode = "gate"
+max_actions = 10
+
+[[state]]
+name = "s"
+"#;
+
+/// Denies `rm` and counts it in a state of its own.
+const STRICT: &str = r#"
+[machine]
+name = "strict"
+initial = "calm"
+kinds = ["k"]
+
+[[tier]]
+name = "low"
+mode = "gate"
+max_actions = 10
+
+[[tier]]
+name = "bad"
+mode = "gate"
+max_actions = 10
+
+[[rule]]
+name = "removals"
+commands = ["rm"]
+tier = "bad"
+reason = "no removals"
+
+[[state]]
+name = "calm"
+
+[[state]]
+name = "warned"
+
+[[transition]]
+from = ["calm", "warned"]
+on = "tier:bad"
+to = "warned"
+effects = ["deny:no"]
+
+[template]
+no = "strict says no: {reason}"
+"#;
+
+fn drafts(dir: &Path) -> PathBuf {
+    std::fs::write(dir.join("own.toml"), OWN).unwrap();
+    std::fs::write(dir.join("strict.toml"), STRICT).unwrap();
+    dir.join("own.toml")
+}
+
+#[test]
+fn a_draft_finds_the_specs_beside_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let own = drafts(dir.path());
+    let own = own.to_str().unwrap();
+    let payload = br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm notes.txt"},"cwd":"/tmp"}"#;
+    let out = gate(
+        &[
+            "explain",
+            "--runtime",
+            "claude-code",
+            "--spec-file",
+            own,
+            "--json",
+        ],
+        dir.path(),
+        payload,
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["decision"]["verdict"]["verdict"], "deny", "{v}");
+    assert_eq!(v["alongside"][0]["spec"], "strict", "{v}");
+    assert_eq!(v["alongside"][0]["state"]["to"], "warned", "{v}");
+    assert_eq!(
+        v["decision"]["verdict"]["reason"], "strict says no: no removals",
+        "{v}"
+    );
+
+    // A spec test names the machine beside by its spec: `strict.warned`.
+    let tests = dir.path().join("tests");
+    std::fs::create_dir(&tests).unwrap();
+    std::fs::write(
+        tests.join("own.test.toml"),
+        "[[case]]\nname = \"beside\"\nsteps = [\n  { bash = \"ls\", state = \"strict.calm\" },\n  { bash = \"rm x\", expect = \"deny\", state = \"strict.warned\" },\n]\n",
+    )
+    .unwrap();
+    let test_path = tests.join("own.test.toml");
+    let out = gate(&["test", test_path.to_str().unwrap()], dir.path(), b"");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    // A wrong one fails with both machines' states in the answer.
+    std::fs::write(
+        &test_path,
+        "[[case]]\nname = \"beside\"\nsteps = [{ bash = \"rm x\", expect = \"deny\", state = \"strict.calm\" }]\n",
+    )
+    .unwrap();
+    let out = gate(&["test", test_path.to_str().unwrap()], dir.path(), b"");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("state strict.calm"), "{stdout}");
+    assert!(stdout.contains("state s strict.warned"), "{stdout}");
+    // And a machine that is not beside it is a mistake in the file.
+    std::fs::write(
+        &test_path,
+        "[[case]]\nname = \"beside\"\nsteps = [{ bash = \"ls\", state = \"trust.calm\" }]\n",
+    )
+    .unwrap();
+    let out = gate(&["test", test_path.to_str().unwrap()], dir.path(), b"");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no machine `trust` runs beside spec `own`"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Each machine is proven on its own.
+    let out = gate(&["verify", "--spec-file", own], dir.path(), b"");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains(&format!("strict (beside {own})")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("forbidden_never_allowed holds for the composition"));
+}
+
+#[test]
+fn check_points_at_a_spec_that_is_not_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("own.toml");
+    std::fs::write(&path, OWN.replace("[\"strict\"]", "[\"missing\"]")).unwrap();
+    let out = gate(&["check", path.to_str().unwrap()], dir.path(), b"");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("own.toml:4:14: error[G005]"), "{stdout}");
+}
+
+#[test]
+fn the_hook_answers_for_both_machines_of_default_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = br#"{"session_id":"s-9","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push --force origin main"},"cwd":"/tmp"}"#;
+    let out = gate(
+        &["hook", "claude-code", "--spec", "default_trust"],
+        dir.path(),
+        payload,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let answer: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
+    let out = gate(&["status", "--json"], dir.path(), b"");
+    let status = text(&out.stdout);
+    assert!(status.contains("\"default_trust\""), "{status}");
+    assert!(status.contains("\"trust\""), "{status}");
+    // The log says which machine wrote each row, and each machine answered for itself.
+    let out = gate(&["log", "-n", "100"], dir.path(), b"");
+    let log = text(&out.stdout);
+    let event_of = |spec: &str| {
+        log.lines()
+            .find(|l| l.contains(" event ") && l.contains(&format!("spec={spec} ")))
+            .unwrap_or_else(|| panic!("no event row of {spec}: {log}"))
+            .to_string()
+    };
+    assert!(event_of("default_trust").contains(" ask "), "{log}");
+    assert!(event_of("trust").contains(" deny "), "{log}");
+}
+
+/// The recorded session replayed through `default_trust`: in memory and into a database the
+/// answers are the same, trust's machine adds its denials to default's (the force push default
+/// asks for is denied), and the database holds an event row per machine per event.
+#[test]
+fn a_recorded_session_replays_through_both_machines() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["replay", "examples/session.jsonl", "--json"];
+        all.extend_from_slice(args);
+        let out = gate(&all, dir.path(), b"");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let alone = run(&["--spec", "default"]);
+    let memory = run(&["--spec", "default_trust"]);
+    let db = dir.path().join("replay.db");
+    let stored = run(&["--spec", "default_trust", "--db", db.to_str().unwrap()]);
+    assert_eq!(memory["summary"], stored["summary"], "same answers");
+    let verdicts = |v: &serde_json::Value, name: &str| v["summary"]["verdicts"][name].as_u64();
+    assert_eq!(verdicts(&alone, "ask"), Some(1), "{alone}");
+    assert_eq!(verdicts(&memory, "ask"), None, "{memory}");
+    assert_eq!(
+        verdicts(&memory, "deny"),
+        verdicts(&alone, "deny").map(|d| d + 1),
+        "{memory}"
+    );
+    let store = gate_runtime::store::Store::open_read_only(&db).unwrap();
+    let rows = store
+        .audit_rows(&gate_runtime::store::AuditFilter {
+            kind: Some(gate_runtime::store::AuditKind::Event),
+            limit: Some(1000),
+            ..Default::default()
+        })
+        .unwrap();
+    let by = |spec: &str| rows.iter().filter(|r| r.record.spec == spec).count();
+    assert_eq!(by("default_trust"), 40);
+    assert_eq!(by("trust"), 40);
+    assert!(store.verify_chain().unwrap().is_ok());
+}
