@@ -269,6 +269,16 @@ fn lit_at(arg: &[Tok<'_>], depth: usize) -> Option<String> {
         [Tok::Ident("process"), Tok::P(b'.'), Tok::Ident("env"), Tok::P(b'.'), Tok::Ident("HOME")] => {
             return Some("~".into())
         }
+        // perl's `$ENV{HOME}` (a bareword or quoted key), ruby's `Dir.home`.
+        [Tok::Ident("$ENV"), Tok::P(b'{'), key, Tok::P(b'}')] => {
+            return matches!(key, Tok::Ident("HOME"))
+                .then(|| "~".into())
+                .or_else(|| matches!(key, Tok::Str(k) if k == "HOME").then(|| "~".into()))
+        }
+        [Tok::Ident("Dir"), Tok::P(b'.'), Tok::Ident("home")] => return Some("~".into()),
+        // An interpolating string whose only variable is the home directory
+        // (`"$ENV{HOME}/x"`, `"${HOME}"`).
+        [Tok::Interp(s)] => return home_interpolated(s),
         _ => {}
     }
     // A call: the name before the `(` that the final `)` closes, and its arguments.
@@ -324,7 +334,7 @@ fn lit_at(arg: &[Tok<'_>], depth: usize) -> Option<String> {
         "home" | "homedir" | "expanduser" if inner_args.is_empty() => Some("~".into()),
         "cwd" | "getcwd" if inner_args.is_empty() => Some(".".into()),
         "Path" | "PurePath" | "PosixPath" | "expanduser" | "abspath" | "realpath" | "normpath"
-        | "expand_path" | "resolve" | "fspath" | "str" | "String" | "normalize"
+        | "expand_path" | "resolve" | "fspath" | "str" | "String" | "normalize" | "glob"
             if inner_args.len() == 1 =>
         {
             lit_at(inner_args[0], depth + 1)
@@ -338,6 +348,19 @@ fn lit_at(arg: &[Tok<'_>], depth: usize) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The value of an interpolating string whose one variable is the home directory
+/// (`$ENV{HOME}`, `${HOME}`, `$HOME`, php's `{$_SERVER['HOME']}` is not followed), as `~`.
+fn home_interpolated(s: &str) -> Option<String> {
+    const HOME: &[&str] = &["$ENV{HOME}", "${HOME}", "$HOME"];
+    let (at, name) = HOME.iter().find_map(|h| s.find(h).map(|at| (at, *h)))?;
+    let rest = &s[at + name.len()..];
+    if at != 0 || rest.contains(['$', '@', '#']) || rest.starts_with(|c: char| c.is_alphanumeric())
+    {
+        return None;
+    }
+    Some(format!("~{rest}"))
 }
 
 /// The literal words of an argument: a string, a list of strings, `"a b".split()`.

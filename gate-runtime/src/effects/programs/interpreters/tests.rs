@@ -353,3 +353,34 @@ fn awk_lua_r_osascript() {
         none()
     );
 }
+
+#[test]
+fn list_form_commands_name_the_home_in_each_language() {
+    // An argv list (no shell between) still runs the program it names; the home directory
+    // spelled as the language spells it is the home.
+    for line in [
+        "perl -e 'system \"rm\", \"-rf\", $ENV{HOME}'",
+        "perl -e 'system(\"rm\", \"-rf\", $ENV{\"HOME\"})'",
+        "perl -e 'system(\"rm\", \"-rf\", \"$ENV{HOME}\")'",
+        "perl -e 'exec \"rm\", \"-rf\", glob(\"~\")'",
+        "ruby -e 'system(\"rm\", \"-rf\", Dir.home)'",
+        "python3 -c 'import subprocess; subprocess.run([\"rm\",\"-rf\",\"/home/u\"])'",
+        "node -e 'require(\"child_process\").spawnSync(\"rm\", [\"-rf\", require(\"os\").homedir()])'",
+        "node -e 'require(\"child_process\").execFileSync(\"rm\",[\"-rf\",process.env.HOME])'",
+    ] {
+        assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+    }
+    // The home named inside a longer string is a path under it, not the home.
+    let under = "perl -e 'system(\"rm\", \"-rf\", \"$ENV{HOME}/proj/src\")'";
+    assert!(has(under, "delete@source"), "{:?}", effects(under));
+    // A variable other than the home is not known.
+    assert!(!has(
+        "perl -e 'system(\"rm\", \"-rf\", \"$dir\")'",
+        "delete@home"
+    ));
+    let listing = effects("perl -e 'system \"ls\", \"-la\", $ENV{HOME}'");
+    assert!(
+        listing.iter().all(|e| !e.starts_with("delete")),
+        "{listing:?}"
+    );
+}
