@@ -310,6 +310,17 @@ pub fn effects_of_parsed(
                 sink.none(Act::RemoteExec);
             }
         }
+        // Decoded text substituted into code (`eval "$(echo cm0g… | base64 -d)"`,
+        // `bash -c "$(… | base64 --decode)"`): analysed as the pipe-to-shell form is.
+        if in_substitution(cmd) && commands.iter().any(runs_substituted_code) {
+            if let Some(code) = decoded_output(parsed, i) {
+                if depth < MAX_NESTING {
+                    sink.script(&code);
+                } else {
+                    sink.opaque(line);
+                }
+            }
+        }
         // What this command writes to files by redirection, with the text when it is shown.
         if written.len() < MAX_FETCHED {
             let shown = printed(cmd, stdin.as_deref());
@@ -806,28 +817,36 @@ fn stdin_text(parsed: &Parsed<'_>, i: usize) -> Option<String> {
                 }
             }
             // `echo cm0g… | base64 -d`: what it decodes.
-            "base64" | "gbase64"
-                if p.args
-                    .iter()
-                    .any(|a| matches!(&**a, "-d" | "-D" | "--decode")) =>
-            {
-                use base64::Engine as _;
-                if let Some(encoded) = stdin_text(parsed, *a) {
-                    let clean: String = encoded.split_whitespace().collect();
-                    let engine = base64::engine::general_purpose::STANDARD;
-                    let decoded = engine.decode(clean.as_bytes()).or_else(|_| {
-                        base64::engine::general_purpose::STANDARD_NO_PAD
-                            .decode(clean.trim_end_matches('='))
-                    });
-                    if let Ok(bytes) = decoded {
-                        text.push_str(&String::from_utf8_lossy(&bytes));
-                    }
+            _ => {
+                if let Some(decoded) = decoded_output(parsed, *a) {
+                    text.push_str(&decoded);
                 }
             }
-            _ => {}
         }
     }
     (!text.is_empty()).then_some(text)
+}
+
+/// What command `i` prints when it decodes text the line shows (`echo cm0g… | base64 -d`).
+fn decoded_output(parsed: &Parsed<'_>, i: usize) -> Option<String> {
+    use base64::Engine as _;
+    let p = &parsed.commands[i];
+    let decodes = matches!(&*p.program, "base64" | "gbase64")
+        && p.args
+            .iter()
+            .any(|a| matches!(&**a, "-d" | "-D" | "--decode"));
+    if !decodes {
+        return None;
+    }
+    let encoded = stdin_text(parsed, i)?;
+    let clean: String = encoded.split_whitespace().collect();
+    let engine = base64::engine::general_purpose::STANDARD;
+    let decoded = engine.decode(clean.as_bytes()).or_else(|_| {
+        base64::engine::general_purpose::STANDARD_NO_PAD.decode(clean.trim_end_matches('='))
+    });
+    decoded
+        .ok()
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// `\n` and `\t` escapes made real, as `printf` and `echo -e` print them.

