@@ -242,6 +242,13 @@ pub fn effects_of_parsed(
                     ..view
                 };
                 programs::model(&probe, &mut again);
+                // What the words make of the command beyond paths (`redis-cli DEL` of every
+                // key an enumeration listed destroys the database).
+                for (act, target) in &again.raw {
+                    if !is_path_act(*act) && !sink.raw.iter().any(|(a, _)| a == act) {
+                        sink.raw.push((*act, target.clone()));
+                    }
+                }
                 again
                     .raw
                     .iter()
@@ -955,6 +962,9 @@ fn producer_paths(p: &SimpleCommand<'_>) -> Vec<String> {
             .map(|a| a.to_string())
             .collect(),
         "git" if p.args.iter().any(|a| a == "ls-files") => vec![".".to_string()],
+        "redis-cli" | "valkey-cli" | "keydb-cli" if programs::redis_lists_every_key(&p.args) => {
+            vec![programs::REDIS_EVERY_KEY.to_string()]
+        }
         "rg" | "grep"
             if p.args
                 .iter()

@@ -19,6 +19,8 @@ mod system;
 mod vcs;
 mod windows;
 
+pub(crate) use database::{redis_lists_every_key, REDIS_EVERY_KEY};
+
 /// The families, asked in order; the first that knows the program models it.
 const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     files::model,

@@ -39,6 +39,52 @@ impl Verdict {
     }
 }
 
+/// What a script of SQL the line does not show (`mysql db < drop_all.sql` in a test or a
+/// replay, or a file not on the disk) does: a write at least, and a destroy when its name
+/// says it is one (`drop_all.sql`, `truncate-tables.sql`, `reset_db.sql`). The name is the
+/// only evidence there is; it can raise the verdict, never lower it below a write.
+pub(crate) fn unread_file(path: &str) -> Verdict {
+    const DESTROYING: &[&str] = &[
+        "drop",
+        "dropall",
+        "truncate",
+        "wipe",
+        "purge",
+        "destroy",
+        "teardown",
+        "nuke",
+        "reset",
+        "erase",
+        "clear",
+        "flush",
+        "obliterate",
+    ];
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    // Words split on punctuation and on a lower-to-upper case change (`TruncateAll`).
+    let bytes = stem.as_bytes();
+    let mut destroy = false;
+    let mut from = 0;
+    for k in 1..=bytes.len() {
+        let end = k == bytes.len()
+            || !bytes[k].is_ascii_alphanumeric()
+            || (bytes[k].is_ascii_uppercase() && bytes[k - 1].is_ascii_lowercase());
+        if end {
+            let word = stem.get(from..k).unwrap_or("");
+            destroy |= DESTROYING.iter().any(|d| word.eq_ignore_ascii_case(d));
+            from = if k < bytes.len() && !bytes[k].is_ascii_alphanumeric() {
+                k + 1
+            } else {
+                k
+            };
+        }
+    }
+    Verdict {
+        destroy,
+        write: true,
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tok<'s> {
     /// A keyword, a name or a number.
