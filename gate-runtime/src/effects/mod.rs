@@ -60,6 +60,11 @@ pub(crate) struct Sink {
     /// Shell code the command has another machine or a container run (`ssh host CMD`,
     /// `docker exec C CMD`, `kubectl exec P -- CMD`).
     pub(crate) remote: Vec<String>,
+    /// The permissions the command sets keep the owner's access and give nobody else any
+    /// (`chmod 600 key`, `chmod -R go-rwx ~/.ssh`): on credentials that is what they should
+    /// be, so it is no permissions change at a `secrets` place (elsewhere it still is one:
+    /// `chmod 700 /etc` breaks the system).
+    pub(crate) owner_only: bool,
 }
 
 /// A target as a program model names it.

@@ -1006,6 +1006,10 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
                         // `/dev/null` and the like: no effect worth a rule.
                         continue;
                     }
+                    if sink.owner_only && *act == Act::Permissions && place == Place::Secrets {
+                        // Credentials made private: what they should be.
+                        continue;
+                    }
                     out.push(Effect {
                         act: *act,
                         place,
