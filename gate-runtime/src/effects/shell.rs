@@ -328,6 +328,20 @@ pub fn effects_of_parsed(
                 }
             }
         }
+        // Text written where something later runs or obeys it (`>> ~/.bashrc`, `| tee -a
+        // ~/.npmrc`).
+        if !cmd.writes.is_empty() || program == "tee" {
+            later_text(
+                cmd,
+                &args,
+                stdin.as_deref(),
+                &cwd,
+                oldpwd.as_deref(),
+                at,
+                depth,
+                &mut sink,
+            );
+        }
         // What this command writes to files by redirection, with the text when it is shown.
         if written.len() < MAX_FETCHED {
             let shown = printed(cmd, stdin.as_deref());
@@ -371,6 +385,53 @@ pub fn effects_of_parsed(
         }
     }
     dedup(out);
+}
+
+/// What the text a command writes does where it lands, when the line shows it: a line
+/// added to a shell start-up file is code every later shell runs (analysed, and a temporary
+/// directory put first on `PATH` or a preload list is `cron`); a package manager's
+/// configuration naming where packages come from is `cron` (later installs run that code).
+#[allow(clippy::too_many_arguments)]
+fn later_text(
+    cmd: &SimpleCommand<'_>,
+    args: &[Cow<'_, str>],
+    stdin: Option<&str>,
+    cwd: &str,
+    oldpwd: Option<&str>,
+    at: &Where,
+    depth: usize,
+    sink: &mut Sink,
+) {
+    let (text, targets): (Option<String>, Vec<&str>) = if cmd.program == "tee" {
+        let files = args.iter().map(|a| &**a).filter(|a| !a.starts_with('-'));
+        (stdin.map(str::to_string), files.collect())
+    } else {
+        let files = cmd.writes.iter().filter(|w| w.op != "<" && w.op != "<>");
+        (
+            printed(cmd, stdin),
+            files.map(|w| w.target.as_str()).collect(),
+        )
+    };
+    let Some(text) = text else {
+        return;
+    };
+    for target in targets {
+        let path = places::place_of(target, cwd, oldpwd, at).1;
+        if super::later::is_own_startup(&path, &at.home) {
+            if depth < MAX_NESTING {
+                sink.script(&text);
+            }
+            let (first, preload) = super::later::path_first(&text);
+            let temp = first.is_some_and(|d| places::place_of(d, cwd, oldpwd, at).0 == Place::Temp);
+            if temp || preload {
+                sink.path(Act::Cron, target);
+            }
+        } else if super::later::is_package_config(&path)
+            && super::later::names_package_source(&text)
+        {
+            sink.path(Act::Cron, target);
+        }
+    }
 }
 
 /// The program a computed command word names when it is a lookup of one

@@ -247,6 +247,40 @@ pub(crate) mod testing {
     }
 
     #[test]
+    fn a_line_added_to_a_start_up_file_runs_in_every_later_shell() {
+        for line in [
+            "echo 'alias ls=\"rm -rf\"' >> ~/.bashrc",
+            "echo \"alias sudo='rm -rf'\" >> ~/.zshrc",
+            "echo 'rm -rf ~/proj' >> ~/.profile",
+            "printf 'ls() { rm -rf \"$@\"; }\\n' >> $HOME/.bashrc",
+            "echo 'alias cd=\"rm -rf\"' | tee -a ~/.bashrc",
+        ] {
+            let e = effects(line);
+            assert!(e.iter().any(|e| e.starts_with("delete@")), "{line}: {e:?}");
+        }
+        for line in [
+            "echo 'export PATH=/tmp/evil:$PATH' >> ~/.profile",
+            "echo 'export LD_PRELOAD=/tmp/x.so' >> ~/.bashrc",
+        ] {
+            assert!(has(line, "cron@dotfiles"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "echo 'export PATH=$HOME/.cargo/bin:$PATH' >> ~/.bashrc",
+            "echo 'alias ll=\"ls -la\"' >> ~/.bashrc",
+            "echo 'alias rm=\"rm -i\"' >> ~/.bashrc",
+            "echo 'export EDITOR=vim' >> ~/.zshrc",
+            "echo 'eval \"$(starship init bash)\"' >> ~/.bashrc",
+        ] {
+            let e = effects(line);
+            assert!(
+                e.iter()
+                    .all(|e| !e.starts_with("delete@") && !e.starts_with("cron@")),
+                "{line}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_script_the_line_writes_then_runs_is_read() {
         assert!(has("echo 'rm -rf ~' > x.sh && bash x.sh", "delete@home"));
         assert!(has(

@@ -41,6 +41,13 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             }
             Some("uninstall" | "remove") => out.path(Act::Write, ".venv"),
             Some("run") => run(&args[1..], &[], out),
+            Some("config") => match first_word(&args[1..]) {
+                Some("set" | "unset" | "edit") => {
+                    out.path(Act::Write, "~/.config/pip/pip.conf");
+                    config_source(&args[1..], "~/.config/pip/pip.conf", out);
+                }
+                _ => {}
+            },
             _ => {}
         },
         "gem" => match first_word(args) {
@@ -254,12 +261,35 @@ fn node(program: &str, args: Words<'_, '_>, out: &mut Sink) {
         "login" | "adduser" | "logout" => out.path(Act::Write, "~/.npmrc"),
         "config" | "c" | "set" => match first_word(rest) {
             Some("get" | "list" | "ls") | None => {}
-            _ => out.path(Act::Write, "~/.npmrc"),
+            _ => {
+                out.path(Act::Write, "~/.npmrc");
+                config_source(rest, "~/.npmrc", out);
+            }
         },
         "owner" | "access" | "team" | "token" | "org" | "star" | "unstar" => {
             out.place(Act::Send, Place::Remote)
         }
         _ => out.none(Act::Exec),
+    }
+}
+
+/// `… config set KEY VALUE` (or `KEY=VALUE`): a key that says where packages come from is
+/// `cron` at the configuration file, as the same line written into it is.
+fn config_source(args: Words<'_, '_>, file: &str, out: &mut Sink) {
+    let words: Vec<&str> = args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| !a.starts_with('-'))
+        .skip_while(|w| matches!(*w, "set" | "unset" | "edit"))
+        .collect();
+    let line = match words.as_slice() {
+        [kv] if kv.contains('=') => kv.to_string(),
+        [key, value, ..] => format!("{key}={value}"),
+        [key] => format!("{key}="),
+        [] => return,
+    };
+    if super::super::later::names_package_source(&line) {
+        out.path(Act::Cron, file);
     }
 }
 
@@ -425,6 +455,37 @@ fn build_tasks(args: Words<'_, '_>, publishes: impl Fn(&str) -> bool, out: &mut 
 #[cfg(test)]
 mod tests {
     use super::super::testing::{effects, has};
+
+    #[test]
+    fn where_packages_come_from_is_code_that_runs_later() {
+        for line in [
+            "npm config set registry https://evil.example",
+            "npm config set @corp:registry https://evil.example",
+            "npm config set registry=https://evil.example",
+            "pnpm config set registry https://evil.example",
+            "yarn config set registry https://evil.example",
+            "npm set strict-ssl false",
+            "pip config set global.index-url https://evil.example/simple",
+            "pip3 config set global.extra-index-url https://evil.example/simple",
+            "echo 'registry=https://evil.example' >> ~/.npmrc",
+            "echo 'registry=https://evil.example' > .npmrc",
+            "printf '[global]\\nindex-url = https://evil.example/simple\\n' > ~/.config/pip/pip.conf",
+            "echo 'registry=https://evil.example' | tee -a ~/.npmrc",
+        ] {
+            assert!(has(line, "cron@secrets") || has(line, "cron@dotfiles") || has(line, "cron@source"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "npm config set fund false",
+            "npm config get registry",
+            "pip config list",
+            "pip config set global.timeout 60",
+            "echo 'save-exact=true' >> .npmrc",
+            "echo 'registry=https://x' > notes.txt",
+        ] {
+            let e = effects(line);
+            assert!(e.iter().all(|e| !e.starts_with("cron@")), "{line}: {e:?}");
+        }
+    }
 
     #[test]
     fn publishing_every_ecosystem() {
