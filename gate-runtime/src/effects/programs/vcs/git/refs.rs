@@ -546,6 +546,8 @@ mod tests {
             "git reflog expire --expire=now --all",
             "git reflog delete HEAD@{1}",
             "git update-ref -d refs/heads/main",
+            "git symbolic-ref -d HEAD",
+            "git symbolic-ref --delete HEAD",
             "git filter-branch --tree-filter 'rm -f secret' HEAD",
             "git filter-repo --path secret --invert-paths",
             "git-filter-repo --strip-blobs-bigger-than 10M",
