@@ -67,6 +67,11 @@ pub(crate) struct Sink {
     pub(crate) owner_only: bool,
 }
 
+/// The word that stands for every item a listing of its kind names, where a substitution or
+/// `xargs` hands that listing to a command (`docker rm -f $(docker ps -aq)`, `redis-cli KEYS
+/// '*' | xargs redis-cli DEL`): the command acts on all of them.
+pub(crate) const EVERY_LISTED: &str = "$EVERY_LISTED";
+
 /// A target as a program model names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum RawTarget {

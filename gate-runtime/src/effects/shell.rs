@@ -702,6 +702,18 @@ fn expand_operands<'a>(
     if !args.iter().any(|a| looked_up(a)) {
         return;
     }
+    // A substitution that lists every item of its kind (`$(docker ps -aq)`).
+    let listing = commands[..i]
+        .iter()
+        .rev()
+        .take_while(|c| in_substitution(c))
+        .any(|c| programs::lists_every(&c.program, &c.args));
+    if listing {
+        for a in args.iter_mut().filter(|a| looked_up(a)) {
+            *a = Cow::Borrowed(super::EVERY_LISTED);
+        }
+        return;
+    }
     let Some(name) = located_program(commands, i) else {
         return;
     };
@@ -1023,9 +1035,7 @@ fn producer_paths(p: &SimpleCommand<'_>) -> Vec<String> {
             .map(|a| a.to_string())
             .collect(),
         "git" if p.args.iter().any(|a| a == "ls-files") => vec![".".to_string()],
-        "redis-cli" | "valkey-cli" | "keydb-cli" if programs::redis_lists_every_key(&p.args) => {
-            vec![programs::REDIS_EVERY_KEY.to_string()]
-        }
+        program if programs::lists_every(program, &p.args) => vec![super::EVERY_LISTED.to_string()],
         "rg" | "grep"
             if p.args
                 .iter()

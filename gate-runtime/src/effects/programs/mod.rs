@@ -19,7 +19,16 @@ mod system;
 mod vcs;
 mod windows;
 
-pub(crate) use database::{redis_lists_every_key, REDIS_EVERY_KEY};
+/// Whether a command lists every item of its kind, one a line (`docker ps -aq`, `docker
+/// images -q`, `redis-cli KEYS '*'`): a command handed that listing acts on all of them
+/// ([`super::EVERY_LISTED`]).
+pub(crate) fn lists_every(program: &str, args: &[std::borrow::Cow<'_, str>]) -> bool {
+    match program {
+        "docker" | "podman" | "nerdctl" => cloud::containers_list_every(args),
+        "redis-cli" | "valkey-cli" | "keydb-cli" => database::redis_lists_every_key(args),
+        _ => false,
+    }
+}
 
 /// The families, asked in order; the first that knows the program models it.
 const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[

@@ -10,6 +10,7 @@ mod containers;
 mod orchestration;
 mod storage;
 
+pub(super) use containers::lists_every as containers_list_every;
 use containers::{compose, docker};
 use orchestration::{kubectl, terraform, KUBE_VALUED};
 use storage::{aws, gsutil};

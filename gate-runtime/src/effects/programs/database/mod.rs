@@ -24,8 +24,8 @@ pub(super) fn framework_php(script: &str, args: &[std::borrow::Cow<'_, str>], ou
     frameworks::framework_php(script, args, out)
 }
 
-/// Whether a `redis-cli …` lists every key, and the word that list stands for under `xargs`.
-pub(crate) use nosql::{lists_every_key as redis_lists_every_key, EVERY_KEY as REDIS_EVERY_KEY};
+/// Whether a `redis-cli …` lists every key.
+pub(super) use nosql::lists_every_key as redis_lists_every_key;
 
 /// Shell words joined back into a line, quoted where needed.
 pub(super) fn shell_join<S: AsRef<str>>(words: &[S]) -> String {

@@ -4,7 +4,7 @@
 use gate_spec::effect::{Act, Place};
 
 use super::super::super::getopt::{self, Grammar};
-use super::super::super::{Cmd, Sink};
+use super::super::super::{Cmd, Sink, EVERY_LISTED};
 
 const REDIS: Grammar = Grammar {
     short: "xXce23",
@@ -217,10 +217,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     true
 }
 
-/// The word a full enumeration of a redis database stands for when `xargs` hands it on
-/// (`redis-cli KEYS '*' | xargs redis-cli DEL`): every key there is.
-pub(crate) const EVERY_KEY: &str = "$EVERY_REDIS_KEY";
-
 /// Whether a `redis-cli …` lists every key of its database: `KEYS *`, or `--scan` with no
 /// pattern or the pattern `*`.
 pub(crate) fn lists_every_key(args: &[std::borrow::Cow<'_, str>]) -> bool {
@@ -323,7 +319,7 @@ fn redis_command<S: AsRef<str>>(words: &[S], out: &mut Sink) {
         "FLUSHALL" | "FLUSHDB" => out.none(Act::DbDestroy),
         // Removing (or expiring) every key an enumeration listed empties the database.
         "DEL" | "UNLINK" | "EXPIRE" | "PEXPIRE" | "GETDEL"
-            if words.iter().skip(1).any(|w| w.as_ref() == EVERY_KEY) =>
+            if words.iter().skip(1).any(|w| w.as_ref() == EVERY_LISTED) =>
         {
             out.none(Act::DbDestroy)
         }

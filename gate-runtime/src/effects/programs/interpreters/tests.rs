@@ -261,7 +261,10 @@ fn perl_ruby_php() {
     // `glob` of a literal pattern is that pattern, expanded as the shell's are.
     assert!(has("perl -e 'unlink glob(\"~/.ssh/*\")'", "delete@secrets"));
     // A call's value as the bare argument is computed: opaque, at the places it names.
-    assert!(has("perl -e 'unlink readdir(\"~/.ssh\")'", "opaque@secrets"));
+    assert!(has(
+        "perl -e 'unlink readdir(\"~/.ssh\")'",
+        "opaque@secrets"
+    ));
     assert!(has(
         "perl -e 'open(my $f, \">\", \"/etc/hosts\")'",
         "overwrite@system"

@@ -229,8 +229,16 @@ mod tests {
 
     #[test]
     fn hub_deletes_repositories_and_speaks_gh() {
-        for line in ["hub delete -y owner/repo", "hub delete repo", "sudo hub delete -y o/r"] {
-            assert!(has(line, "cloud_delete@remote"), "{line}: {:?}", effects(line));
+        for line in [
+            "hub delete -y owner/repo",
+            "hub delete repo",
+            "sudo hub delete -y o/r",
+        ] {
+            assert!(
+                has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
         }
         assert!(has("hub api -X DELETE repos/o/r", "cloud_delete@remote"));
         // Otherwise it is git.
