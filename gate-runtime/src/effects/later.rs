@@ -13,6 +13,8 @@ use gate_spec::effect::Act;
 /// Names in the home directory that a shell or session runs when it starts.
 const HOME_STARTUP: &[&[&str]] = &[
     &[".bashrc"],
+    // Sourced by the stock `.bashrc` of Debian and Ubuntu.
+    &[".bash_aliases"],
     &[".bash_profile"],
     &[".bash_login"],
     &[".bash_logout"],
@@ -274,6 +276,7 @@ mod tests {
     fn text_written_to_start_up_and_package_files() {
         let h = "/home/u";
         assert!(is_own_startup("/home/u/.bashrc", h));
+        assert!(is_own_startup("/home/u/.bash_aliases", h));
         assert!(is_own_startup("/home/u/.config/fish/config.fish", h));
         assert!(!is_own_startup("/home/u/proj/.bashrc", h));
         assert_eq!(
