@@ -141,8 +141,11 @@ pub fn effects_of_parsed(
         let mut stdin_file = None;
         for w in &cmd.writes {
             if w.op == "<" {
-                sink.path(Act::Read, &w.target);
-                stdin_file = Some(w.target.as_str());
+                // `< <(cmd)` reads what cmd prints, not a file (cmd is a command of its own).
+                if w.target != "<(…)" {
+                    sink.path(Act::Read, &w.target);
+                    stdin_file = Some(w.target.as_str());
+                }
                 continue;
             }
             let act = if w.op.contains(">>") {
@@ -156,6 +159,8 @@ pub fn effects_of_parsed(
                 sink.path(act, &w.target);
             }
         }
+        // What the program itself does starts here (before: its redirections).
+        let own_from = sink.raw.len();
         let mut stdin: Option<String> = stdin_text(parsed, i);
         let mut args = bound_args(parsed, i, cmd);
         expand_operands(&mut args, commands, i, at);
@@ -221,8 +226,18 @@ pub fn effects_of_parsed(
             if let Some(text) = &cmd.stdin {
                 named.extend(text.split_whitespace().map(str::to_string));
             }
-            let acts: Vec<Act> = sink
-                .raw
+            // `xargs -0 rm < <(printf '%s\0' DIR)`: what the process substitution prints.
+            if named.is_empty() && cmd.writes.iter().any(|w| w.target == "<(…)") {
+                if let Some(p) = commands[..i]
+                    .iter()
+                    .rev()
+                    .take_while(|c| c.wrappers.iter().any(|w| w == "<()"))
+                    .last()
+                {
+                    named.extend(producer_paths(p).into_iter().filter(|w| !w.contains('%')));
+                }
+            }
+            let acts: Vec<Act> = sink.raw[own_from..]
                 .iter()
                 .map(|(a, _)| *a)
                 .filter(|a| is_path_act(*a))
