@@ -123,14 +123,13 @@ pub fn is_own_startup(resolved: &str, home: &str) -> bool {
     let Some(rest) = resolved.strip_prefix(home) else {
         return false;
     };
-    let parts: Vec<&str> = rest.split('/').filter(|c| !c.is_empty()).collect();
     !home.is_empty()
+        && rest.starts_with('/')
         && HOME_STARTUP.iter().any(|entry| {
-            parts.len() >= entry.len()
-                && parts
-                    .iter()
-                    .zip(entry.iter())
-                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+            let mut parts = rest.split('/').filter(|c| !c.is_empty());
+            entry
+                .iter()
+                .all(|b| parts.next().is_some_and(|a| a.eq_ignore_ascii_case(b)))
         })
 }
 

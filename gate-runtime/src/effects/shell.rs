@@ -100,8 +100,8 @@ pub fn effects_of_parsed(
     // Files the line has written so far, with their text when the line shows it
     // (`echo 'rm -rf ~' > x.sh && bash x.sh`).
     let mut written: Vec<(String, Option<String>)> = Vec::new();
-    // The secret each command read, if it read one (for what a pipe carries on).
-    let mut secret_read: Vec<Option<String>> = vec![None; commands.len()];
+    // The commands that read a secret, and the secret (for what a pipe carries on).
+    let mut secret_read: Vec<(usize, String)> = Vec::new();
     for (i, cmd) in commands.iter().enumerate() {
         let mut scoped = vars.clone();
         scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
@@ -421,33 +421,45 @@ fn later_text(
     depth: usize,
     sink: &mut Sink,
 ) {
-    let (text, targets): (Option<String>, Vec<&str>) = if cmd.program == "tee" {
-        let files = args.iter().map(|a| &**a).filter(|a| !a.starts_with('-'));
-        (stdin.map(str::to_string), files.collect())
-    } else {
-        let files = cmd.writes.iter().filter(|w| w.op != "<" && w.op != "<>");
-        (
-            printed(cmd, stdin),
-            files.map(|w| w.target.as_str()).collect(),
-        )
-    };
-    let Some(text) = text else {
-        return;
-    };
+    let tee = cmd.program == "tee";
+    let targets = args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| tee && !a.starts_with('-'))
+        .chain(
+            cmd.writes
+                .iter()
+                .filter(|w| !tee && w.op != "<" && w.op != "<>")
+                .map(|w| w.target.as_str()),
+        );
+    // The text is read only for a target where it matters.
+    let mut text: Option<Option<String>> = None;
     for target in targets {
         let path = places::place_of(target, cwd, oldpwd, at).1;
-        if super::later::is_own_startup(&path, &at.home) {
-            if depth < MAX_NESTING {
-                sink.script(&text);
+        let startup = super::later::is_own_startup(&path, &at.home);
+        if !startup && !super::later::is_package_config(&path) {
+            continue;
+        }
+        let shown = text.get_or_insert_with(|| {
+            if tee {
+                stdin.map(str::to_string)
+            } else {
+                printed(cmd, stdin)
             }
-            let (first, preload) = super::later::path_first(&text);
+        });
+        let Some(text) = shown.as_deref() else {
+            return;
+        };
+        if startup {
+            if depth < MAX_NESTING {
+                sink.script(text);
+            }
+            let (first, preload) = super::later::path_first(text);
             let temp = first.is_some_and(|d| places::place_of(d, cwd, oldpwd, at).0 == Place::Temp);
             if temp || preload {
                 sink.path(Act::Cron, target);
             }
-        } else if super::later::is_package_config(&path)
-            && super::later::names_package_source(&text)
-        {
+        } else if super::later::names_package_source(text) {
             sink.path(Act::Cron, target);
         }
     }
@@ -460,7 +472,7 @@ fn later_text(
 fn carried_secret(
     parsed: &Parsed<'_>,
     i: usize,
-    secret_read: &mut [Option<String>],
+    secret_read: &mut Vec<(usize, String)>,
     from: usize,
     out: &mut Vec<Effect>,
 ) {
@@ -470,11 +482,12 @@ fn carried_secret(
         .iter()
         .find(|e| e.act == Act::Read && e.place == Place::Secrets && !e.target.ends_with(".pub"))
     {
-        secret_read[i] = Some(e.target.clone());
+        secret_read.push((i, e.target.clone()));
     }
-    if !mine
-        .iter()
-        .any(|e| e.act == Act::Send && e.place == Place::Remote)
+    if secret_read.is_empty()
+        || !mine
+            .iter()
+            .any(|e| e.act == Act::Send && e.place == Place::Remote)
     {
         return;
     }
@@ -488,8 +501,8 @@ fn carried_secret(
                 continue;
             }
             seen[a] = true;
-            if let Some(t) = secret_read.get(a).cloned().flatten() {
-                found = Some(t);
+            if let Some((_, t)) = secret_read.iter().find(|(k, _)| *k == a) {
+                found = Some(t.clone());
             }
             frontier.push(a);
         }
