@@ -283,7 +283,7 @@ mod tests {
             (Some("/tmp/evil"), false)
         );
         assert_eq!(path_first("export PATH=\"$HOME/bin:$PATH\""), (None, false));
-        assert_eq!(path_first("export LD_PRELOAD=/tmp/x.so").1, true);
+        assert!(path_first("export LD_PRELOAD=/tmp/x.so").1);
         assert!(is_package_config("/home/u/.npmrc"));
         assert!(is_package_config("/home/u/.config/pip/pip.conf"));
         assert!(is_package_config("/home/u/proj/.cargo/config.toml"));

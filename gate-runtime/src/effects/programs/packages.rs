@@ -41,13 +41,12 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             }
             Some("uninstall" | "remove") => out.path(Act::Write, ".venv"),
             Some("run") => run(&args[1..], &[], out),
-            Some("config") => match first_word(&args[1..]) {
-                Some("set" | "unset" | "edit") => {
+            Some("config") => {
+                if let Some("set" | "unset" | "edit") = first_word(&args[1..]) {
                     out.path(Act::Write, "~/.config/pip/pip.conf");
                     config_source(&args[1..], "~/.config/pip/pip.conf", out);
                 }
-                _ => {}
-            },
+            }
             _ => {}
         },
         "gem" => match first_word(args) {
