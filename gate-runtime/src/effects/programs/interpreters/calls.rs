@@ -1,5 +1,6 @@
 //! The effectful calls of each language, with literal arguments: shell commands
-//! (`os.system`, `child_process.execSync`, `system`, backticks) become scripts to analyse,
+//! (`os.system`, `child_process.execSync`, `system`, backticks, JS `$` tagged templates)
+//! become scripts to analyse,
 //! file calls (`shutil.rmtree`, `fs.rmSync`, `unlink`, `FileUtils.rm_rf`, `open(…, "w")`)
 //! paths, network calls fetches and sends; a call of these with a computed argument, or
 //! `eval`/`exec`-like code, is opaque.
@@ -55,6 +56,21 @@ pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
                 continue;
             }
             Tok::Ident(name) => {
+                // A `$` tagged template runs its text as a shell line (Bun's `Bun.$`, zx's
+                // `$`): `` $`rm -rf ~` ``; with interpolations it is not known.
+                if lang == Lang::Js && *name == "$" {
+                    match toks.get(k + 1) {
+                        Some(Tok::Str(line)) => {
+                            out.script(line);
+                            continue;
+                        }
+                        Some(Tok::Interp(_)) => {
+                            st.opaque = true;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
                 // A call of a computed name (`$f(…)`, php).
                 if lang == Lang::Php
                     && name.starts_with('$')

@@ -400,3 +400,18 @@ fn node_http_modules_under_any_name_fetch() {
     let line = "node -e \"const m = new Map(); console.log(m.get('a'))\"";
     assert!(!has(line, "fetch@remote"), "{:?}", effects(line));
 }
+
+#[test]
+fn js_shell_tagged_templates_run_their_line() {
+    // Single-quoted for the shell: the backticks reach the JS.
+    for line in [
+        "bun -e 'await Bun.$`rm -rf ~`'",
+        "node -e 'const { $ } = require(\"zx\"); await $`rm -rf ~`'",
+        "bun -e \"await Bun.$\\`rm -rf ~\\`\"",
+    ] {
+        assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+    }
+    assert!(has("bun -e 'await Bun.$`rm -rf ${dir}`'", "opaque@none"));
+    let jq = effects("node -e '$(\"div\").hide()'");
+    assert!(jq.iter().all(|e| !e.starts_with("delete")), "{jq:?}");
+}
