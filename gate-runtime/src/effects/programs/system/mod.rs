@@ -1,17 +1,21 @@
 //! System programs: processes (kill, pkill, killall), power, services, firewall, cron,
-//! users, swap and mounts, block devices, the shell's aliases. One file per sub-family; [`model`] asks each in
+//! users, swap and mounts, block devices, the shell's aliases and environment. One file per sub-family; [`model`] asks each in
 //! turn.
 
 use super::super::{Cmd, Sink};
 
 mod admin;
-mod aliases;
 mod process;
+mod shell_state;
 mod storage;
 
 /// The sub-families, asked in order; the first that knows the program models it.
-const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] =
-    &[process::model, admin::model, storage::model, aliases::model];
+const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
+    process::model,
+    admin::model,
+    storage::model,
+    shell_state::model,
+];
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     PARTS.iter().any(|part| part(cmd, out))
