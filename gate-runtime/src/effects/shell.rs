@@ -44,6 +44,20 @@ const STDIN_RUNNERS: &[&str] = &[
     "tclsh",
 ];
 
+/// Wrappers (as the parser names them) that fetch a package and run it.
+const PACKAGE_RUNNERS: &[&str] = &[
+    "npx", "npm exec", "pnpm dlx", "yarn dlx", "bunx", "bun x", "uvx", "pipx run",
+];
+
+/// Whether a package spec names a place code is fetched from that is no registry: a URL, a
+/// git remote, a forge shorthand.
+fn names_code_source(spec: &str) -> bool {
+    spec.contains("://")
+        || ["git+", "github:", "gitlab:", "bitbucket:", "gist:"]
+            .iter()
+            .any(|p| spec.starts_with(p))
+}
+
 /// Effects of a shell command line run in `at.cwd`.
 pub fn effects_of_line(line: &str, at: &Where, out: &mut Vec<Effect>) {
     let parsed = shell::parse(line);
@@ -213,6 +227,17 @@ pub fn effects_of_parsed(
             }
         } else if !program.is_empty() {
             programs::model(&view, &mut sink);
+        }
+        // A package runner handed a URL or a repository instead of a registry's package
+        // (`npx https://x/pkg.tgz`, `npx github:u/r`, `uvx git+https://…`) runs code fetched
+        // from there, as `curl URL | sh` does.
+        if cmd
+            .wrappers
+            .iter()
+            .any(|w| PACKAGE_RUNNERS.contains(&w.as_str()))
+            && names_code_source(&cmd.program_path)
+        {
+            sink.none(Act::RemoteExec);
         }
         // A command with no operands of its own under xargs/parallel acts on what its
         // producer names.
