@@ -6,7 +6,8 @@
 //! start-up file is code every later shell runs (analysed as such, and a `PATH` that puts a
 //! temporary directory first or an `LD_PRELOAD` is `cron`), and a package manager's
 //! configuration that names where packages come from (`registry=`, `index-url =`) decides
-//! what code later installs run (`cron`).
+//! what code later installs run (`cron`), as a hosts entry or name server that sends a name
+//! elsewhere decides what every later connection reaches (`cron`).
 
 use gate_spec::effect::Act;
 
@@ -149,6 +150,39 @@ pub fn path_first(text: &str) -> (Option<&str>, bool) {
         preload |= word.starts_with("LD_PRELOAD=") || word.starts_with("DYLD_INSERT_LIBRARIES=");
     }
     (first, preload)
+}
+
+/// Whether `resolved` is a file that decides where every later connection goes by name
+/// (`/etc/hosts`, `/etc/resolv.conf`).
+pub fn is_name_config(resolved: &str) -> bool {
+    matches!(
+        resolved,
+        "/etc/hosts" | "/etc/resolv.conf" | "/private/etc/hosts" | "/private/etc/resolv.conf"
+    )
+}
+
+/// Whether lines written to a name file send a name somewhere else: a hosts entry whose
+/// address is not this machine's loopback or the null address (`1.2.3.4 github.com`; a
+/// `127.0.0.1 myapp.local` or `0.0.0.0 ads.example` is not), or a `nameserver` line.
+pub fn redirects_names(text: &str) -> bool {
+    text.lines().any(|line| {
+        let mut words = line.split_whitespace();
+        match (words.next(), words.next()) {
+            (Some("nameserver"), Some(_)) => true,
+            (Some(addr), Some(_)) if !addr.starts_with('#') => {
+                let local = addr.starts_with("127.")
+                    || addr == "::1"
+                    || addr == "0.0.0.0"
+                    || addr == "::"
+                    || addr.starts_with("fe80:");
+                !local
+                    && addr
+                        .bytes()
+                        .all(|b| b.is_ascii_hexdigit() || b == b'.' || b == b':')
+            }
+            _ => false,
+        }
+    })
 }
 
 /// Package managers' configuration files, by name.
@@ -299,6 +333,12 @@ mod tests {
         ] {
             assert!(names_package_source(text), "{text}");
         }
+        assert!(is_name_config("/etc/hosts"));
+        assert!(redirects_names("1.2.3.4 github.com"));
+        assert!(redirects_names("nameserver 1.2.3.4"));
+        assert!(!redirects_names("127.0.0.1 myapp.local"));
+        assert!(!redirects_names("0.0.0.0 ads.example.com"));
+        assert!(!redirects_names("# 1.2.3.4 x"));
         for text in [
             "save-exact=true",
             "fund=false",

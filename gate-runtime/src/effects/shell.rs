@@ -434,7 +434,8 @@ pub fn effects_of_parsed(
 /// What the text a command writes does where it lands, when the line shows it: a line
 /// added to a shell start-up file is code every later shell runs (analysed, and a temporary
 /// directory put first on `PATH` or a preload list is `cron`); a package manager's
-/// configuration naming where packages come from is `cron` (later installs run that code).
+/// configuration naming where packages come from is `cron` (later installs run that code),
+/// and so is a hosts entry or name server that sends a name elsewhere.
 #[allow(clippy::too_many_arguments)]
 fn later_text(
     cmd: &SimpleCommand<'_>,
@@ -462,7 +463,8 @@ fn later_text(
     for target in targets {
         let path = places::place_of(target, cwd, oldpwd, at).1;
         let startup = super::later::is_own_startup(&path, &at.home);
-        if !startup && !super::later::is_package_config(&path) {
+        let names = super::later::is_name_config(&path);
+        if !startup && !names && !super::later::is_package_config(&path) {
             continue;
         }
         let shown = text.get_or_insert_with(|| {
@@ -482,6 +484,10 @@ fn later_text(
             let (first, preload) = super::later::path_first(text);
             let temp = first.is_some_and(|d| places::place_of(d, cwd, oldpwd, at).0 == Place::Temp);
             if temp || preload {
+                sink.path(Act::Cron, target);
+            }
+        } else if names {
+            if super::later::redirects_names(text) {
                 sink.path(Act::Cron, target);
             }
         } else if super::later::names_package_source(text) {

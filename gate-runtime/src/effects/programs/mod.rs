@@ -256,6 +256,24 @@ pub(crate) mod testing {
     }
 
     #[test]
+    fn a_name_sent_elsewhere_by_the_hosts_file() {
+        for line in [
+            "sudo tee -a /etc/hosts <<< '1.2.3.4 github.com'",
+            "echo '1.2.3.4 registry.npmjs.org' | sudo tee -a /etc/hosts",
+            "echo 'nameserver 1.2.3.4' | sudo tee -a /etc/resolv.conf",
+            "sudo sh -c 'echo \"10.0.0.9 pypi.org\" >> /etc/hosts'",
+        ] {
+            assert!(has(line, "cron@system"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "echo '127.0.0.1 myapp.local' | sudo tee -a /etc/hosts",
+            "sudo sh -c 'echo \"0.0.0.0 ads.example.com\" >> /etc/hosts'",
+        ] {
+            assert!(!has(line, "cron@system"), "{line}: {:?}", effects(line));
+        }
+    }
+
+    #[test]
     fn a_line_added_to_a_start_up_file_runs_in_every_later_shell() {
         for line in [
             "echo 'alias ls=\"rm -rf\"' >> ~/.bashrc",
