@@ -178,6 +178,7 @@ pub fn effects_of_parsed(
         let mut stdin: Option<String> = stdin_text(parsed, i);
         let mut args = bound_args(parsed, i, cmd);
         expand_operands(&mut args, commands, i, at);
+        known_substitutions(&mut args, commands, i, &cwd, at);
         if at.disk {
             let read = |w: &str| {
                 super::disk::read_input(&places::place_of(w, &cwd, oldpwd.as_deref(), at).1)
@@ -865,6 +866,43 @@ fn expand_operands<'a>(
     }
 }
 
+/// Operands built on a substitution whose value the line knows: `$(pwd)` is the working
+/// directory, `$(git rev-parse --show-toplevel)` the project, `$(git rev-parse --git-dir)`
+/// its `.git` (`rm -rf "$(pwd)/target"` removes build outputs, `rm -rf "$(pwd)"` the
+/// project). Only a command with one substitution among its operands, made by one command.
+fn known_substitutions(
+    args: &mut [Cow<'_, str>],
+    commands: &[SimpleCommand<'_>],
+    i: usize,
+    cwd: &str,
+    at: &Where,
+) {
+    const SUB: &str = "$(…)";
+    let mut uses = args.iter().filter(|a| a.contains(SUB));
+    let (Some(_), None) = (uses.next(), uses.next()) else {
+        return;
+    };
+    let mut made_by = commands[..i]
+        .iter()
+        .rev()
+        .take_while(|c| in_substitution(c));
+    let (Some(c), None) = (made_by.next(), made_by.next()) else {
+        return;
+    };
+    let words: Vec<&str> = c.args.iter().map(|a| &**a).collect();
+    let value = match (&*c.program, words.as_slice()) {
+        ("pwd", [] | ["-L" | "-P"]) if !cwd.starts_with('$') => cwd.to_string(),
+        ("git", ["rev-parse", "--show-toplevel"]) if !at.project.is_empty() => at.project.clone(),
+        ("git", ["rev-parse", "--git-dir" | "--absolute-git-dir"]) if !at.project.is_empty() => {
+            format!("{}/.git", at.project)
+        }
+        _ => return,
+    };
+    for a in args.iter_mut().filter(|a| a.contains(SUB)) {
+        *a = Cow::Owned(a.replacen(SUB, &value, 1));
+    }
+}
+
 /// Where `PATH` finds the program `name` (a live hook call only).
 fn on_path(name: &str) -> Option<String> {
     let path = std::env::var_os("PATH")?;
@@ -1079,27 +1117,7 @@ fn bound_args<'a>(parsed: &Parsed<'a>, i: usize, cmd: &SimpleCommand<'a>) -> Vec
         .iter()
         .rev()
         .find(|c| c.program == "find")
-        .map(|f| {
-            // One `-name` pattern and no alternatives: `{}` is only what it matches
-            // (`find . -name '*.tmp' -exec rm {} +` removes temp files, not the project).
-            let args: Vec<&str> = f.args.iter().map(|a| &**a).collect();
-            let alternatives = args
-                .iter()
-                .any(|a| matches!(*a, "-o" | "-or" | "!" | "-not" | "\\!"));
-            let names: Vec<&str> = args
-                .windows(2)
-                .filter(|w| matches!(w[0], "-name" | "-iname"))
-                .map(|w| w[1])
-                .collect();
-            let roots = find_roots(&f.args);
-            match names.as_slice() {
-                [name] if !alternatives && !name.is_empty() && !name.contains('/') => roots
-                    .iter()
-                    .map(|r| format!("{}/**/{name}", r.trim_end_matches('/')))
-                    .collect(),
-                _ => roots,
-            }
-        })
+        .map(|f| find_matches(&f.args))
         .unwrap_or_default();
     let mut out = Vec::new();
     for a in &cmd.args {
@@ -1115,6 +1133,29 @@ fn bound_args<'a>(parsed: &Parsed<'a>, i: usize, cmd: &SimpleCommand<'a>) -> Vec
         }
     }
     out
+}
+
+/// What a `find` names: its roots, or with one `-name` pattern and no alternatives only what
+/// that pattern matches under them (`find . -name '*.tmp'` names temp files, not the
+/// project).
+fn find_matches(args: &[Cow<'_, str>]) -> Vec<String> {
+    let words: Vec<&str> = args.iter().map(|a| &**a).collect();
+    let alternatives = words
+        .iter()
+        .any(|a| matches!(*a, "-o" | "-or" | "!" | "-not" | "\\!"));
+    let names: Vec<&str> = words
+        .windows(2)
+        .filter(|w| matches!(w[0], "-name" | "-iname"))
+        .map(|w| w[1])
+        .collect();
+    let roots = find_roots(args);
+    match names.as_slice() {
+        [name] if !alternatives && !name.is_empty() && !name.contains('/') => roots
+            .iter()
+            .map(|r| format!("{}/**/{name}", r.trim_end_matches('/')))
+            .collect(),
+        _ => roots,
+    }
 }
 
 /// The starting points of a `find` (the operands before its expression); `.` when none.
@@ -1147,7 +1188,7 @@ pub(crate) fn find_roots(args: &[Cow<'_, str>]) -> Vec<String> {
 /// `echo`'s words, the project for `git ls-files`/`fd`/`rg --files`; empty when unknown.
 fn producer_paths(p: &SimpleCommand<'_>) -> Vec<String> {
     match &*p.program {
-        "find" => find_roots(&p.args),
+        "find" => find_matches(&p.args),
         "ls" | "fd" | "fdfind" | "tree" => {
             let ops: Vec<String> = p
                 .args

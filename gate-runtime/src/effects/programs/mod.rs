@@ -256,6 +256,33 @@ pub(crate) mod testing {
     }
 
     #[test]
+    fn substitutions_whose_value_the_line_knows() {
+        assert_eq!(effects("rm -rf \"$(pwd)/target\""), ["delete@outputs"]);
+        assert_eq!(
+            effects("rm -rf \"$(git rev-parse --show-toplevel)/target\""),
+            ["delete@outputs"]
+        );
+        assert!(has("rm -rf $(pwd)", "delete@project"));
+        assert!(has("cd ~ && rm -rf \"$(pwd)\"", "delete@home"));
+        assert!(has(
+            "rm -rf \"$(git rev-parse --show-toplevel)\"",
+            "delete@project"
+        ));
+        assert!(has("rm -rf \"$(git rev-parse --git-dir)\"", "delete@vcs"));
+        // Two substitutions, or one made by something else: not known.
+        assert!(has("rm -rf \"$(pwd)/$(date)\"", "delete@unknown"));
+        assert!(has("rm -rf \"$(cat dirs.txt)\"", "delete@unknown"));
+        // A find's one -name pattern narrows what it hands xargs.
+        let line = "find . -name '*.o' | xargs rm -f";
+        assert!(
+            has(line, "delete@source") && !has(line, "delete@project"),
+            "{:?}",
+            effects(line)
+        );
+        assert!(has("find ~ | xargs rm -rf", "delete@home"));
+    }
+
+    #[test]
     fn a_name_sent_elsewhere_by_the_hosts_file() {
         for line in [
             "sudo tee -a /etc/hosts <<< '1.2.3.4 github.com'",

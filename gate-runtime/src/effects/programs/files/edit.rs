@@ -571,9 +571,10 @@ mod tests {
             "sed --expression='s/x/y/' --in-place .claude/settings.json",
             "write@gate"
         ));
+        // The files a find's one `-name` pattern matches, not the project itself.
         assert!(has(
             "find . -name '*.rs' | xargs sed -i 's/a/b/'",
-            "write@project"
+            "write@source"
         ));
         assert!(has(
             "bash -c \"sed -i 's/a/b/' ~/.profile\"",
