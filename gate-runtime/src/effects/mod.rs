@@ -65,6 +65,9 @@ pub(crate) struct Sink {
     /// be, so it is no permissions change at a `secrets` place (elsewhere it still is one:
     /// `chmod 700 /etc` breaks the system).
     pub(crate) owner_only: bool,
+    /// The permissions the command sets keep the owner's access (it may give others some):
+    /// a public key (`id_ed25519.pub`) kept among credentials is meant to be readable.
+    pub(crate) keeps_owner: bool,
 }
 
 /// The word that stands for every item a listing of its kind names, where a substitution or

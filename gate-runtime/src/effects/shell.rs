@@ -1253,8 +1253,12 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
                         // `/dev/null` and the like: no effect worth a rule.
                         continue;
                     }
-                    if sink.owner_only && *act == Act::Permissions && place == Place::Secrets {
-                        // Credentials made private: what they should be.
+                    if *act == Act::Permissions
+                        && place == Place::Secrets
+                        && (sink.owner_only || (sink.keeps_owner && resolved.ends_with(".pub")))
+                    {
+                        // Credentials made private, a public key made readable: what they
+                        // should be.
                         continue;
                     }
                     out.push(Effect {

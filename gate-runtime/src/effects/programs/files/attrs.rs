@@ -146,9 +146,9 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 None => None,
             };
             let recursive = a.any(&["R", "recursive"]);
-            out.owner_only = mode
-                .and_then(|m| super::mode::read(m, recursive))
-                .is_some_and(super::mode::Access::owner_only);
+            let access = mode.and_then(|m| super::mode::read(m, recursive));
+            out.owner_only = access.is_some_and(super::mode::Access::owner_only);
+            out.keeps_owner = access.is_some_and(|a| !a.revokes_owner);
             each(
                 out,
                 Act::Permissions,
@@ -348,6 +348,8 @@ mod tests {
             "chmod -R go-rwx ~/.ssh",
             "chmod u=rw,go= .env",
             "sudo chmod 600 ${HOME}/.aws/credentials",
+            "chmod 600 ~/.ssh/authorized_keys",
+            "chmod 644 ~/.ssh/id_ed25519.pub",
         ] {
             assert_eq!(effects(line), Vec::<String>::new(), "{line}");
         }
@@ -360,6 +362,7 @@ mod tests {
             "chmod o+r ~/.aws/credentials",
             "chmod g=u ~/.ssh/id_rsa",
             "chmod $MODE ~/.ssh/id_rsa",
+            "chmod 000 ~/.ssh/id_rsa.pub",
         ] {
             assert!(
                 has(line, "permissions@secrets"),
