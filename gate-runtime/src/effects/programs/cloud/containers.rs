@@ -83,6 +83,10 @@ pub(super) fn docker(args: Words<'_, '_>, out: &mut Sink) {
                 out.none(if every { Act::KillAll } else { Act::Kill });
             }
         }
+        // A manager leaving by force takes the swarm's state (services, secrets) with it.
+        ["swarm", "leave", ..] if flag(&["-f", "--force"]) => {
+            out.place(Act::CloudDelete, Place::Remote)
+        }
         ["network" | "secret" | "config" | "context" | "plugin" | "service" | "stack" | "node", "rm" | "remove", ..] => {
             out.place(Act::CloudDelete, Place::Remote)
         }
@@ -285,6 +289,8 @@ mod tests {
             assert!(has(line, "kill_all@none"), "{line}: {:?}", effects(line));
         }
         assert!(has("docker stop $(docker ps -q)", "kill_all@none"));
+        assert!(has("docker swarm leave --force", "cloud_delete@remote"));
+        assert!(!has("docker swarm leave", "cloud_delete@remote"));
         assert!(has("docker kill $(docker ps -q)", "kill_all@none"));
         assert!(has(
             "docker rmi -f $(docker images -q)",
