@@ -1,7 +1,8 @@
 //! Package managers and registries: publish, unpublish and yank; `npx`-style runners are peeled by the parser.
 //!
 //! Publishing (npm, yarn, pnpm, bun, cargo, twine, poetry, uv, hatch, flit, pdm, gem,
-//! container images, maven, gradle, nuget, vsce, ovsx, helm) is `publish`, withdrawing
+//! container images, maven, gradle, nuget, vsce, ovsx, helm, and the release tools lerna,
+//! changesets, maturin, goreleaser, semantic-release, release-it, np) is `publish`, withdrawing
 //! (`unpublish`, `deprecate`, `yank`, `dist-tag rm`, `nuget delete`) `unpublish`; a dry run
 //! is neither. Installs are a `fetch` (with a `write` of `node_modules` for the node
 //! managers). Package runners (`npx`, `pnpm dlx`, `bunx`, `uvx`, `uv run`, `poetry run`,
@@ -26,6 +27,38 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "npx" | "bunx" | "pnpx" => run(args, &["-p", "--package", "-c", "--call"], out),
         "uvx" => run(args, &["--from", "--with", "--python"], out),
         "cargo" => cargo(args, out),
+        // Release tools that publish what they build: `lerna publish`, `changeset publish`,
+        // `maturin publish`, `goreleaser release` (not `--snapshot`), and the ones whose
+        // every run publishes (`semantic-release`, `release-it`, `np`).
+        "lerna" | "changeset" | "maturin" | "jreleaser" => {
+            if matches!(
+                first_word(args),
+                Some("publish" | "upload" | "full-release" | "release")
+            ) {
+                publish(args, out);
+            } else {
+                // Builds and runs scripts the model does not know.
+                out.none(Act::Exec);
+            }
+        }
+        "goreleaser" => {
+            let snapshot = args.iter().any(|a| {
+                a == "--snapshot" || a.starts_with("--skip=publish") || a == "--skip-publish"
+            });
+            if first_word(args) == Some("release") && !snapshot {
+                publish(args, out);
+            } else {
+                out.none(Act::Exec);
+            }
+        }
+        "semantic-release" | "release-it" | "np" => {
+            if !args
+                .iter()
+                .any(|a| a == "--help" || a == "-h" || a == "--version")
+            {
+                publish(args, out);
+            }
+        }
         "twine" => {
             if matches!(first_word(args), Some("upload" | "register")) {
                 publish(args, out);
@@ -454,6 +487,30 @@ fn build_tasks(args: Words<'_, '_>, publishes: impl Fn(&str) -> bool, out: &mut 
 #[cfg(test)]
 mod tests {
     use super::super::testing::{effects, has};
+
+    #[test]
+    fn release_tools_publish() {
+        for line in [
+            "lerna publish from-package --yes",
+            "npx changeset publish",
+            "npx semantic-release --no-ci",
+            "maturin publish",
+            "goreleaser release --clean",
+            "npx release-it --ci",
+            "npx np 2.0.0",
+        ] {
+            assert!(has(line, "publish@none"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "goreleaser release --snapshot --clean",
+            "npx semantic-release --dry-run",
+            "lerna run build",
+            "npx changeset version",
+            "maturin develop",
+        ] {
+            assert!(!has(line, "publish@none"), "{line}: {:?}", effects(line));
+        }
+    }
 
     #[test]
     fn where_packages_come_from_is_code_that_runs_later() {
