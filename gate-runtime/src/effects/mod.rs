@@ -12,6 +12,7 @@
 //! names.
 
 mod disk;
+mod flow;
 mod getopt;
 mod later;
 pub mod patch;
