@@ -557,6 +557,7 @@ mod tests {
             "mysql -u root app < ./sql/drop-tables.sql",
             "mariadb shop < TruncateAll.SQL",
             "psql -d app -f reset_db.sql",
+            "mysql app < clear_all_tables.sql",
             "psql app < teardown.sql",
             "sqlite3 app.db < wipe.sql",
             "PGPASSWORD=x psql -h db -U app -f /tmp/purge_users.sql",
@@ -568,6 +569,8 @@ mod tests {
             "psql -d app -f seed.sql",
             "mysql shop < dump.sql",
             "psql app < schema_v2.sql",
+            "mysql app < reset_password_tokens.sql",
+            "psql -f clear_expired_sessions.sql app",
         ] {
             assert!(has(line, "db_write@none"), "{line}: {:?}", effects(line));
             assert!(!has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
