@@ -57,6 +57,9 @@ pub(super) fn later_text(
     // The text is read only for a target where it matters.
     let mut text: Option<Option<String>> = None;
     for target in targets {
+        if !super::later::may_be_read_later(target) {
+            continue;
+        }
         let path = places::place_of(target, cwd, oldpwd, at).1;
         let startup = super::later::is_own_startup(&path, &at.home);
         let names = super::later::is_name_config(&path);

@@ -119,6 +119,45 @@ pub fn runs_later(resolved: &str, home: &str, act: Act) -> Option<Act> {
     None
 }
 
+/// Whether a write target, as written, could be a file whose text this module reads (a
+/// start-up file, a package manager's configuration, the hosts file): a cheap test on the
+/// words before the target is resolved, so that an ordinary `> out.txt` costs nothing more.
+pub fn may_be_read_later(target: &str) -> bool {
+    // What every such path contains, compared without case.
+    const NEEDLES: &[&str] = &[
+        "rc.",
+        "profile",
+        "login",
+        "logout",
+        "zsh",
+        "bash",
+        "xsession",
+        "environment",
+        "fish",
+        "autostart",
+        "systemd",
+        "launchagents",
+        "pip.",
+        "uv.toml",
+        "bunfig",
+        "cargo/config",
+        "hosts",
+        "resolv.conf",
+        "$",
+        "~",
+    ];
+    // A variable or `~` may stand for anything; resolving it is what tells.
+    let bytes = target.as_bytes();
+    // `.bashrc`, `.npmrc`, `.ssh/rc` end in `rc`; `.yarnrc.yml` has `rc.` (in NEEDLES).
+    let ends_rc = bytes.len() >= 2 && bytes[bytes.len() - 2..].eq_ignore_ascii_case(b"rc");
+    ends_rc
+        || NEEDLES.iter().any(|n| {
+            bytes
+                .windows(n.len())
+                .any(|w| w.eq_ignore_ascii_case(n.as_bytes()))
+        })
+}
+
 /// Whether `resolved` is one of the user's own shell start-up files (`~/.bashrc`, …).
 pub fn is_own_startup(resolved: &str, home: &str) -> bool {
     let Some(rest) = resolved.strip_prefix(home) else {
@@ -308,6 +347,22 @@ mod tests {
     #[test]
     fn text_written_to_start_up_and_package_files() {
         let h = "/home/u";
+        for t in [
+            "~/.bashrc",
+            ".zshrc",
+            "$HOME/.profile",
+            ".npmrc",
+            "/etc/hosts",
+            "pip.conf",
+            "x/.cargo/config.toml",
+            "~/.config/fish/config.fish",
+            "~/.pam_environment",
+        ] {
+            assert!(may_be_read_later(t), "{t}");
+        }
+        for t in ["out.txt", "build.log", "src/lib.rs", "/tmp/x.json"] {
+            assert!(!may_be_read_later(t), "{t}");
+        }
         assert!(is_own_startup("/home/u/.bashrc", h));
         assert!(is_own_startup("/home/u/.bash_aliases", h));
         assert!(is_own_startup("/home/u/.config/fish/config.fish", h));
