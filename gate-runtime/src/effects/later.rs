@@ -2,12 +2,20 @@
 //! than a write. Shell start-up files, cron tables, service units, autostart entries and the
 //! loader's preload list schedule code (`cron`); the account and sudo databases grant
 //! privilege (`users`). The write itself stays an effect of its own; this adds the second.
+//! When the line shows the text it writes, that text decides too: a line added to a shell
+//! start-up file is code every later shell runs (analysed as such, and a `PATH` that puts a
+//! temporary directory first or an `LD_PRELOAD` is `cron`), and a package manager's
+//! configuration that names where packages come from (`registry=`, `index-url =`) decides
+//! what code later installs run (`cron`), as a hosts entry or name server that sends a name
+//! elsewhere decides what every later connection reaches (`cron`).
 
 use gate_spec::effect::Act;
 
 /// Names in the home directory that a shell or session runs when it starts.
 const HOME_STARTUP: &[&[&str]] = &[
     &[".bashrc"],
+    // Sourced by the stock `.bashrc` of Debian and Ubuntu.
+    &[".bash_aliases"],
     &[".bash_profile"],
     &[".bash_login"],
     &[".bash_logout"],
@@ -111,6 +119,181 @@ pub fn runs_later(resolved: &str, home: &str, act: Act) -> Option<Act> {
     None
 }
 
+/// Whether a write target, as written, could be a file whose text this module reads (a
+/// start-up file, a package manager's configuration, the hosts file): a cheap test on the
+/// words before the target is resolved, so that an ordinary `> out.txt` costs nothing more.
+pub fn may_be_read_later(target: &str) -> bool {
+    // What every such path contains, compared without case.
+    const NEEDLES: &[&str] = &[
+        "rc.",
+        "profile",
+        "login",
+        "logout",
+        "zsh",
+        "bash",
+        "xsession",
+        "environment",
+        "fish",
+        "autostart",
+        "systemd",
+        "launchagents",
+        "pip.",
+        "uv.toml",
+        "bunfig",
+        "cargo/config",
+        "hosts",
+        "resolv.conf",
+        "$",
+        "~",
+    ];
+    // A variable or `~` may stand for anything; resolving it is what tells.
+    let bytes = target.as_bytes();
+    // `.bashrc`, `.npmrc`, `.ssh/rc` end in `rc`; `.yarnrc.yml` has `rc.` (in NEEDLES).
+    let ends_rc = bytes.len() >= 2 && bytes[bytes.len() - 2..].eq_ignore_ascii_case(b"rc");
+    ends_rc
+        || NEEDLES.iter().any(|n| {
+            bytes
+                .windows(n.len())
+                .any(|w| w.eq_ignore_ascii_case(n.as_bytes()))
+        })
+}
+
+/// Whether `resolved` is one of the user's own shell start-up files (`~/.bashrc`, …).
+pub fn is_own_startup(resolved: &str, home: &str) -> bool {
+    let Some(rest) = resolved.strip_prefix(home) else {
+        return false;
+    };
+    !home.is_empty()
+        && rest.starts_with('/')
+        && HOME_STARTUP.iter().any(|entry| {
+            let mut parts = rest.split('/').filter(|c| !c.is_empty());
+            entry
+                .iter()
+                .all(|b| parts.next().is_some_and(|a| a.eq_ignore_ascii_case(b)))
+        })
+}
+
+/// The directory a start-up line puts first on `PATH` (`export PATH=/tmp/x:$PATH`), and
+/// whether it sets the loader's preload list; the caller classes the directory.
+pub fn path_first(text: &str) -> (Option<&str>, bool) {
+    let mut first = None;
+    let mut preload = false;
+    for word in text.split([';', '\n', ' ', '&', '|']) {
+        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        if let Some(v) = word.strip_prefix("PATH=") {
+            let dir = v.trim_matches(|c| c == '"' || c == '\'').split(':').next();
+            if dir.is_some_and(|d| !d.is_empty() && !d.starts_with('$')) {
+                first = dir;
+            }
+        }
+        preload |= word.starts_with("LD_PRELOAD=") || word.starts_with("DYLD_INSERT_LIBRARIES=");
+    }
+    (first, preload)
+}
+
+/// Whether `resolved` is a file that decides where every later connection goes by name
+/// (`/etc/hosts`, `/etc/resolv.conf`).
+pub fn is_name_config(resolved: &str) -> bool {
+    matches!(
+        resolved,
+        "/etc/hosts" | "/etc/resolv.conf" | "/private/etc/hosts" | "/private/etc/resolv.conf"
+    )
+}
+
+/// Whether lines written to a name file send a name somewhere else: a hosts entry whose
+/// address is not this machine's loopback or the null address (`1.2.3.4 github.com`; a
+/// `127.0.0.1 myapp.local` or `0.0.0.0 ads.example` is not), or a `nameserver` line.
+pub fn redirects_names(text: &str) -> bool {
+    text.lines().any(|line| {
+        let mut words = line.split_whitespace();
+        match (words.next(), words.next()) {
+            (Some("nameserver"), Some(_)) => true,
+            (Some(addr), Some(_)) if !addr.starts_with('#') => {
+                let local = addr.starts_with("127.")
+                    || addr == "::1"
+                    || addr == "0.0.0.0"
+                    || addr == "::"
+                    || addr.starts_with("fe80:");
+                !local
+                    && addr
+                        .bytes()
+                        .all(|b| b.is_ascii_hexdigit() || b == b'.' || b == b':')
+            }
+            _ => false,
+        }
+    })
+}
+
+/// Package managers' configuration files, by name.
+const PACKAGE_CONFIG: &[&str] = &[
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnpmrc",
+    "pip.conf",
+    "pip.ini",
+    ".condarc",
+    ".gemrc",
+    ".pydistutils.cfg",
+    "uv.toml",
+    "bunfig.toml",
+];
+
+/// Whether `resolved` is a package manager's configuration (`.npmrc`, `pip.conf`,
+/// `.cargo/config.toml`, …).
+pub fn is_package_config(resolved: &str) -> bool {
+    let name = resolved.rsplit('/').next().unwrap_or(resolved);
+    PACKAGE_CONFIG.iter().any(|n| name.eq_ignore_ascii_case(n))
+        || resolved.ends_with("/.cargo/config.toml")
+        || resolved.ends_with("/.cargo/config")
+}
+
+/// Keys of package managers' configuration that say where code comes from, or whether it is
+/// checked: the registry, index, mirror or channel, TLS checking, the program run for scripts.
+const SOURCE_KEYS: &[&str] = &[
+    "registry",
+    "index-url",
+    "extra-index-url",
+    "find-links",
+    "trusted-host",
+    "index",
+    "npmregistryserver",
+    "yarnpath",
+    "script-shell",
+    "strict-ssl",
+    "replace-with",
+    "channels",
+    "default_channels",
+    "channel_alias",
+    "source",
+    "sources",
+    "unsafehttpwhitelist",
+    "enablestrictssl",
+];
+
+/// Whether configuration `text` (`key=value`, `key = value`, `key: value` lines, or
+/// `[source.*]` tables) sets where a package manager fetches code from.
+pub fn names_package_source(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line = line.trim();
+        if line.starts_with("[source") {
+            return true;
+        }
+        let Some(at) = line.find(['=', ':']) else {
+            return false;
+        };
+        let key = line[..at].trim().trim_matches('"').to_ascii_lowercase();
+        // `@scope:registry=…`, `global.index-url`, `//host/:_authToken` is a credential.
+        let key = key.rsplit(['.', ':']).next().unwrap_or(&key).to_string();
+        let key = if line[..at].trim_end().ends_with(":registry") {
+            "registry".to_string()
+        } else {
+            key
+        };
+        SOURCE_KEYS.contains(&key.as_str())
+    }) || text.contains(":registry=")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,5 +342,65 @@ mod tests {
             runs_later("/etc/sudoers.d/x", h, Act::Write),
             Some(Act::Users)
         );
+    }
+
+    #[test]
+    fn text_written_to_start_up_and_package_files() {
+        let h = "/home/u";
+        for t in [
+            "~/.bashrc",
+            ".zshrc",
+            "$HOME/.profile",
+            ".npmrc",
+            "/etc/hosts",
+            "pip.conf",
+            "x/.cargo/config.toml",
+            "~/.config/fish/config.fish",
+            "~/.pam_environment",
+        ] {
+            assert!(may_be_read_later(t), "{t}");
+        }
+        for t in ["out.txt", "build.log", "src/lib.rs", "/tmp/x.json"] {
+            assert!(!may_be_read_later(t), "{t}");
+        }
+        assert!(is_own_startup("/home/u/.bashrc", h));
+        assert!(is_own_startup("/home/u/.bash_aliases", h));
+        assert!(is_own_startup("/home/u/.config/fish/config.fish", h));
+        assert!(!is_own_startup("/home/u/proj/.bashrc", h));
+        assert_eq!(
+            path_first("export PATH=/tmp/evil:$PATH"),
+            (Some("/tmp/evil"), false)
+        );
+        assert_eq!(path_first("export PATH=\"$HOME/bin:$PATH\""), (None, false));
+        assert!(path_first("export LD_PRELOAD=/tmp/x.so").1);
+        assert!(is_package_config("/home/u/.npmrc"));
+        assert!(is_package_config("/home/u/.config/pip/pip.conf"));
+        assert!(is_package_config("/home/u/proj/.cargo/config.toml"));
+        assert!(!is_package_config("/home/u/proj/package.json"));
+        for text in [
+            "registry=https://evil.example",
+            "@corp:registry=https://evil.example",
+            "[global]\nindex-url = https://evil.example/simple",
+            "extra-index-url=https://x",
+            "npmRegistryServer: \"https://x\"",
+            "[source.crates-io]\nreplace-with = \"mirror\"",
+            "strict-ssl=false",
+        ] {
+            assert!(names_package_source(text), "{text}");
+        }
+        assert!(is_name_config("/etc/hosts"));
+        assert!(redirects_names("1.2.3.4 github.com"));
+        assert!(redirects_names("nameserver 1.2.3.4"));
+        assert!(!redirects_names("127.0.0.1 myapp.local"));
+        assert!(!redirects_names("0.0.0.0 ads.example.com"));
+        assert!(!redirects_names("# 1.2.3.4 x"));
+        for text in [
+            "save-exact=true",
+            "fund=false",
+            "[global]\ntimeout = 60",
+            "engine-strict=true",
+        ] {
+            assert!(!names_package_source(text), "{text}");
+        }
     }
 }

@@ -12,6 +12,7 @@
 //! names.
 
 mod disk;
+mod flow;
 mod gate_env;
 mod getopt;
 mod later;
@@ -62,7 +63,20 @@ pub(crate) struct Sink {
     /// Shell code the command has another machine or a container run (`ssh host CMD`,
     /// `docker exec C CMD`, `kubectl exec P -- CMD`).
     pub(crate) remote: Vec<String>,
+    /// The permissions the command sets keep the owner's access and give nobody else any
+    /// (`chmod 600 key`, `chmod -R go-rwx ~/.ssh`): on credentials that is what they should
+    /// be, so it is no permissions change at a `secrets` place (elsewhere it still is one:
+    /// `chmod 700 /etc` breaks the system).
+    pub(crate) owner_only: bool,
+    /// The permissions the command sets keep the owner's access (it may give others some):
+    /// a public key (`id_ed25519.pub`) kept among credentials is meant to be readable.
+    pub(crate) keeps_owner: bool,
 }
+
+/// The word that stands for every item a listing of its kind names, where a substitution or
+/// `xargs` hands that listing to a command (`docker rm -f $(docker ps -aq)`, `redis-cli KEYS
+/// '*' | xargs redis-cli DEL`): the command acts on all of them.
+pub(crate) const EVERY_LISTED: &str = "$EVERY_LISTED";
 
 /// A target as a program model names it.
 #[derive(Clone, Debug, PartialEq, Eq)]

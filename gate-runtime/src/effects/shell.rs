@@ -7,12 +7,13 @@ use std::borrow::Cow;
 
 use gate_spec::effect::{Act, Place};
 
+use super::flow;
 use super::places::{self, Where};
 use super::{programs, Cmd, Effect, RawTarget, Sink};
 use crate::shell::{self, Parsed, SimpleCommand};
 
 /// Deepest nesting of code found inside commands (`python -c "os.system('sh -c …')"`).
-const MAX_NESTING: usize = 4;
+pub(super) const MAX_NESTING: usize = 4;
 
 /// Programs that run code read from standard input when given no script.
 const STDIN_RUNNERS: &[&str] = &[
@@ -105,6 +106,8 @@ pub fn effects_of_parsed(
     // Files the line has written so far, with their text when the line shows it
     // (`echo 'rm -rf ~' > x.sh && bash x.sh`).
     let mut written: Vec<(String, Option<String>)> = Vec::new();
+    // The commands that read a secret, and the secret (for what a pipe carries on).
+    let mut secret_read: Vec<(usize, String)> = Vec::new();
     for (i, cmd) in commands.iter().enumerate() {
         let mut scoped = vars.clone();
         scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
@@ -144,8 +147,11 @@ pub fn effects_of_parsed(
         let mut stdin_file = None;
         for w in &cmd.writes {
             if w.op == "<" {
-                sink.path(Act::Read, &w.target);
-                stdin_file = Some(w.target.as_str());
+                // `< <(cmd)` reads what cmd prints, not a file (cmd is a command of its own).
+                if w.target != "<(…)" {
+                    sink.path(Act::Read, &w.target);
+                    stdin_file = Some(w.target.as_str());
+                }
                 continue;
             }
             let act = if w.op.contains(">>") {
@@ -159,9 +165,12 @@ pub fn effects_of_parsed(
                 sink.path(act, &w.target);
             }
         }
+        // What the program itself does starts here (before: its redirections).
+        let own_from = sink.raw.len();
         let mut stdin: Option<String> = stdin_text(parsed, i);
         let mut args = bound_args(parsed, i, cmd);
         expand_operands(&mut args, commands, i, at);
+        flow::known_substitutions(&mut args, commands, i, &cwd, at);
         if at.disk {
             let read = |w: &str| {
                 super::disk::read_input(&places::place_of(w, &cwd, oldpwd.as_deref(), at).1)
@@ -212,6 +221,17 @@ pub fn effects_of_parsed(
         } else if !program.is_empty() {
             programs::model(&view, &mut sink);
         }
+        // A package runner handed a URL or a repository instead of a registry's package
+        // (`npx https://x/pkg.tgz`, `npx github:u/r`, `uvx git+https://…`) runs code fetched
+        // from there, as `curl URL | sh` does.
+        if cmd
+            .wrappers
+            .iter()
+            .any(|w| flow::PACKAGE_RUNNERS.contains(&w.as_str()))
+            && flow::names_code_source(&cmd.program_path)
+        {
+            sink.none(Act::RemoteExec);
+        }
         // A command with no operands of its own under xargs/parallel acts on what its
         // producer names.
         if cmd.wrappers.iter().any(|w| w == "xargs" || w == "parallel") {
@@ -224,8 +244,18 @@ pub fn effects_of_parsed(
             if let Some(text) = &cmd.stdin {
                 named.extend(text.split_whitespace().map(str::to_string));
             }
-            let acts: Vec<Act> = sink
-                .raw
+            // `xargs -0 rm < <(printf '%s\0' DIR)`: what the process substitution prints.
+            if named.is_empty() && cmd.writes.iter().any(|w| w.target == "<(…)") {
+                if let Some(p) = commands[..i]
+                    .iter()
+                    .rev()
+                    .take_while(|c| c.wrappers.iter().any(|w| w == "<()"))
+                    .last()
+                {
+                    named.extend(producer_paths(p).into_iter().filter(|w| !w.contains('%')));
+                }
+            }
+            let acts: Vec<Act> = sink.raw[own_from..]
                 .iter()
                 .map(|(a, _)| *a)
                 .filter(|a| is_path_act(*a))
@@ -247,6 +277,13 @@ pub fn effects_of_parsed(
                     ..view
                 };
                 programs::model(&probe, &mut again);
+                // What the words make of the command beyond paths (`redis-cli DEL` of every
+                // key an enumeration listed destroys the database).
+                for (act, target) in &again.raw {
+                    if !is_path_act(*act) && !sink.raw.iter().any(|(a, _)| a == act) {
+                        sink.raw.push((*act, target.clone()));
+                    }
+                }
                 again
                     .raw
                     .iter()
@@ -315,6 +352,31 @@ pub fn effects_of_parsed(
                 sink.none(Act::RemoteExec);
             }
         }
+        // Decoded text substituted into code (`eval "$(echo cm0g… | base64 -d)"`,
+        // `bash -c "$(… | base64 --decode)"`): analysed as the pipe-to-shell form is.
+        if in_substitution(cmd) && commands.iter().any(runs_substituted_code) {
+            if let Some(code) = decoded_output(parsed, i) {
+                if depth < MAX_NESTING {
+                    sink.script(&code);
+                } else {
+                    sink.opaque(line);
+                }
+            }
+        }
+        // Text written where something later runs or obeys it (`>> ~/.bashrc`, `| tee -a
+        // ~/.npmrc`).
+        if !cmd.writes.is_empty() || program == "tee" {
+            flow::later_text(
+                cmd,
+                &args,
+                stdin.as_deref(),
+                &cwd,
+                oldpwd.as_deref(),
+                at,
+                depth,
+                &mut sink,
+            );
+        }
         // What this command writes to files by redirection, with the text when it is shown.
         if written.len() < MAX_FETCHED {
             let shown = printed(cmd, stdin.as_deref());
@@ -325,7 +387,9 @@ pub fn effects_of_parsed(
                 written.push((path, text));
             }
         }
+        let before = out.len();
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
+        flow::carried_secret(parsed, i, &mut secret_read, before, out);
         for a in parsed.assigns.iter().filter(|a| a.by == i) {
             let value = substitute(&a.value, &vars).unwrap_or_else(|| a.value.to_string());
             if value.len() <= MAX_VALUE {
@@ -443,7 +507,7 @@ fn is_path_act(a: Act) -> bool {
     )
 }
 
-fn in_substitution(cmd: &SimpleCommand<'_>) -> bool {
+pub(super) fn in_substitution(cmd: &SimpleCommand<'_>) -> bool {
     cmd.wrappers
         .iter()
         .any(|w| w == "$()" || w == "`" || w == "``" || w.starts_with("<(") || w.starts_with(">("))
@@ -628,6 +692,18 @@ fn expand_operands<'a>(
     if !args.iter().any(|a| looked_up(a)) {
         return;
     }
+    // A substitution that lists every item of its kind (`$(docker ps -aq)`).
+    let listing = commands[..i]
+        .iter()
+        .rev()
+        .take_while(|c| in_substitution(c))
+        .any(|c| programs::lists_every(&c.program, &c.args));
+    if listing {
+        for a in args.iter_mut().filter(|a| looked_up(a)) {
+            *a = Cow::Borrowed(super::EVERY_LISTED);
+        }
+        return;
+    }
     let Some(name) = located_program(commands, i) else {
         return;
     };
@@ -655,7 +731,7 @@ fn on_path(name: &str) -> Option<String> {
 
 /// The text a command prints when the line shows it: `echo`'s and `printf`'s words, or what
 /// `cat` copies from a here-document or here-string.
-fn printed(cmd: &SimpleCommand<'_>, stdin: Option<&str>) -> Option<String> {
+pub(super) fn printed(cmd: &SimpleCommand<'_>, stdin: Option<&str>) -> Option<String> {
     let words: Vec<&str> = cmd.args.iter().map(|a| &**a).collect();
     match &*cmd.program {
         "echo" => Some(
@@ -811,28 +887,36 @@ fn stdin_text(parsed: &Parsed<'_>, i: usize) -> Option<String> {
                 }
             }
             // `echo cm0g… | base64 -d`: what it decodes.
-            "base64" | "gbase64"
-                if p.args
-                    .iter()
-                    .any(|a| matches!(&**a, "-d" | "-D" | "--decode")) =>
-            {
-                use base64::Engine as _;
-                if let Some(encoded) = stdin_text(parsed, *a) {
-                    let clean: String = encoded.split_whitespace().collect();
-                    let engine = base64::engine::general_purpose::STANDARD;
-                    let decoded = engine.decode(clean.as_bytes()).or_else(|_| {
-                        base64::engine::general_purpose::STANDARD_NO_PAD
-                            .decode(clean.trim_end_matches('='))
-                    });
-                    if let Ok(bytes) = decoded {
-                        text.push_str(&String::from_utf8_lossy(&bytes));
-                    }
+            _ => {
+                if let Some(decoded) = decoded_output(parsed, *a) {
+                    text.push_str(&decoded);
                 }
             }
-            _ => {}
         }
     }
     (!text.is_empty()).then_some(text)
+}
+
+/// What command `i` prints when it decodes text the line shows (`echo cm0g… | base64 -d`).
+fn decoded_output(parsed: &Parsed<'_>, i: usize) -> Option<String> {
+    use base64::Engine as _;
+    let p = &parsed.commands[i];
+    let decodes = matches!(&*p.program, "base64" | "gbase64")
+        && p.args
+            .iter()
+            .any(|a| matches!(&**a, "-d" | "-D" | "--decode"));
+    if !decodes {
+        return None;
+    }
+    let encoded = stdin_text(parsed, i)?;
+    let clean: String = encoded.split_whitespace().collect();
+    let engine = base64::engine::general_purpose::STANDARD;
+    let decoded = engine.decode(clean.as_bytes()).or_else(|_| {
+        base64::engine::general_purpose::STANDARD_NO_PAD.decode(clean.trim_end_matches('='))
+    });
+    decoded
+        .ok()
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// `\n` and `\t` escapes made real, as `printf` and `echo -e` print them.
@@ -850,27 +934,7 @@ fn bound_args<'a>(parsed: &Parsed<'a>, i: usize, cmd: &SimpleCommand<'a>) -> Vec
         .iter()
         .rev()
         .find(|c| c.program == "find")
-        .map(|f| {
-            // One `-name` pattern and no alternatives: `{}` is only what it matches
-            // (`find . -name '*.tmp' -exec rm {} +` removes temp files, not the project).
-            let args: Vec<&str> = f.args.iter().map(|a| &**a).collect();
-            let alternatives = args
-                .iter()
-                .any(|a| matches!(*a, "-o" | "-or" | "!" | "-not" | "\\!"));
-            let names: Vec<&str> = args
-                .windows(2)
-                .filter(|w| matches!(w[0], "-name" | "-iname"))
-                .map(|w| w[1])
-                .collect();
-            let roots = find_roots(&f.args);
-            match names.as_slice() {
-                [name] if !alternatives && !name.is_empty() && !name.contains('/') => roots
-                    .iter()
-                    .map(|r| format!("{}/**/{name}", r.trim_end_matches('/')))
-                    .collect(),
-                _ => roots,
-            }
-        })
+        .map(|f| find_matches(&f.args))
         .unwrap_or_default();
     let mut out = Vec::new();
     for a in &cmd.args {
@@ -886,6 +950,29 @@ fn bound_args<'a>(parsed: &Parsed<'a>, i: usize, cmd: &SimpleCommand<'a>) -> Vec
         }
     }
     out
+}
+
+/// What a `find` names: its roots, or with one `-name` pattern and no alternatives only what
+/// that pattern matches under them (`find . -name '*.tmp'` names temp files, not the
+/// project).
+fn find_matches(args: &[Cow<'_, str>]) -> Vec<String> {
+    let words: Vec<&str> = args.iter().map(|a| &**a).collect();
+    let alternatives = words
+        .iter()
+        .any(|a| matches!(*a, "-o" | "-or" | "!" | "-not" | "\\!"));
+    let names: Vec<&str> = words
+        .windows(2)
+        .filter(|w| matches!(w[0], "-name" | "-iname"))
+        .map(|w| w[1])
+        .collect();
+    let roots = find_roots(args);
+    match names.as_slice() {
+        [name] if !alternatives && !name.is_empty() && !name.contains('/') => roots
+            .iter()
+            .map(|r| format!("{}/**/{name}", r.trim_end_matches('/')))
+            .collect(),
+        _ => roots,
+    }
 }
 
 /// The starting points of a `find` (the operands before its expression); `.` when none.
@@ -918,7 +1005,7 @@ pub(crate) fn find_roots(args: &[Cow<'_, str>]) -> Vec<String> {
 /// `echo`'s words, the project for `git ls-files`/`fd`/`rg --files`; empty when unknown.
 fn producer_paths(p: &SimpleCommand<'_>) -> Vec<String> {
     match &*p.program {
-        "find" => find_roots(&p.args),
+        "find" => find_matches(&p.args),
         "ls" | "fd" | "fdfind" | "tree" => {
             let ops: Vec<String> = p
                 .args
@@ -941,6 +1028,7 @@ fn producer_paths(p: &SimpleCommand<'_>) -> Vec<String> {
             .map(|a| a.to_string())
             .collect(),
         "git" if p.args.iter().any(|a| a == "ls-files") => vec![".".to_string()],
+        program if programs::lists_every(program, &p.args) => vec![super::EVERY_LISTED.to_string()],
         "rg" | "grep"
             if p.args
                 .iter()
@@ -980,6 +1068,14 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
                     };
                     if place == Place::Nowhere && *act != Act::Read {
                         // `/dev/null` and the like: no effect worth a rule.
+                        continue;
+                    }
+                    if *act == Act::Permissions
+                        && place == Place::Secrets
+                        && (sink.owner_only || (sink.keeps_owner && resolved.ends_with(".pub")))
+                    {
+                        // Credentials made private, a public key made readable: what they
+                        // should be.
                         continue;
                     }
                     out.push(Effect {

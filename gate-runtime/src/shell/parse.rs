@@ -949,6 +949,21 @@ fn redirect<'a>(
         ctx.steps += 1;
         sc.i += 1;
     }
+    // `< <(cmd)`: standard input from a process substitution, whose commands run too.
+    if op == b"<" && sc.peek() == Some(b'<') && sc.at(1) == Some(b'(') {
+        sc.i += 2;
+        if depth >= MAX_DEPTH {
+            ctx.truncated = true;
+        } else {
+            parse_list(ctx, sc, depth + 1, Term::Paren, &with(wrappers, "<()"));
+        }
+        cur.writes.push(Redirect {
+            op: "<".to_string(),
+            fd,
+            target: "<(…)".to_string(),
+        });
+        return;
+    }
     if sc.peek().is_none_or(ends_word) || (term == Term::Backtick && sc.peek() == Some(b'`')) {
         return;
     }

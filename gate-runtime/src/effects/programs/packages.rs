@@ -1,7 +1,8 @@
 //! Package managers and registries: publish, unpublish and yank; `npx`-style runners are peeled by the parser.
 //!
 //! Publishing (npm, yarn, pnpm, bun, cargo, twine, poetry, uv, hatch, flit, pdm, gem,
-//! container images, maven, gradle, nuget, vsce, ovsx, helm) is `publish`, withdrawing
+//! container images, maven, gradle, nuget, vsce, ovsx, helm, and the release tools lerna,
+//! changesets, maturin, goreleaser, semantic-release, release-it, np) is `publish`, withdrawing
 //! (`unpublish`, `deprecate`, `yank`, `dist-tag rm`, `nuget delete`) `unpublish`; a dry run
 //! is neither. Installs are a `fetch` (with a `write` of `node_modules` for the node
 //! managers). Package runners (`npx`, `pnpm dlx`, `bunx`, `uvx`, `uv run`, `poetry run`,
@@ -26,6 +27,38 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "npx" | "bunx" | "pnpx" => run(args, &["-p", "--package", "-c", "--call"], out),
         "uvx" => run(args, &["--from", "--with", "--python"], out),
         "cargo" => cargo(args, out),
+        // Release tools that publish what they build: `lerna publish`, `changeset publish`,
+        // `maturin publish`, `goreleaser release` (not `--snapshot`), and the ones whose
+        // every run publishes (`semantic-release`, `release-it`, `np`).
+        "lerna" | "changeset" | "maturin" | "jreleaser" => {
+            if matches!(
+                first_word(args),
+                Some("publish" | "upload" | "full-release" | "release")
+            ) {
+                publish(args, out);
+            } else {
+                // Builds and runs scripts the model does not know.
+                out.none(Act::Exec);
+            }
+        }
+        "goreleaser" => {
+            let snapshot = args.iter().any(|a| {
+                a == "--snapshot" || a.starts_with("--skip=publish") || a == "--skip-publish"
+            });
+            if first_word(args) == Some("release") && !snapshot {
+                publish(args, out);
+            } else {
+                out.none(Act::Exec);
+            }
+        }
+        "semantic-release" | "release-it" | "np" => {
+            if !args
+                .iter()
+                .any(|a| a == "--help" || a == "-h" || a == "--version")
+            {
+                publish(args, out);
+            }
+        }
         "twine" => {
             if matches!(first_word(args), Some("upload" | "register")) {
                 publish(args, out);
@@ -41,6 +74,12 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             }
             Some("uninstall" | "remove") => out.path(Act::Write, ".venv"),
             Some("run") => run(&args[1..], &[], out),
+            Some("config") => {
+                if let Some("set" | "unset" | "edit") = first_word(&args[1..]) {
+                    out.path(Act::Write, "~/.config/pip/pip.conf");
+                    config_source(&args[1..], "~/.config/pip/pip.conf", out);
+                }
+            }
             _ => {}
         },
         "gem" => match first_word(args) {
@@ -254,12 +293,35 @@ fn node(program: &str, args: Words<'_, '_>, out: &mut Sink) {
         "login" | "adduser" | "logout" => out.path(Act::Write, "~/.npmrc"),
         "config" | "c" | "set" => match first_word(rest) {
             Some("get" | "list" | "ls") | None => {}
-            _ => out.path(Act::Write, "~/.npmrc"),
+            _ => {
+                out.path(Act::Write, "~/.npmrc");
+                config_source(rest, "~/.npmrc", out);
+            }
         },
         "owner" | "access" | "team" | "token" | "org" | "star" | "unstar" => {
             out.place(Act::Send, Place::Remote)
         }
         _ => out.none(Act::Exec),
+    }
+}
+
+/// `… config set KEY VALUE` (or `KEY=VALUE`): a key that says where packages come from is
+/// `cron` at the configuration file, as the same line written into it is.
+fn config_source(args: Words<'_, '_>, file: &str, out: &mut Sink) {
+    let words: Vec<&str> = args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| !a.starts_with('-'))
+        .skip_while(|w| matches!(*w, "set" | "unset" | "edit"))
+        .collect();
+    let line = match words.as_slice() {
+        [kv] if kv.contains('=') => kv.to_string(),
+        [key, value, ..] => format!("{key}={value}"),
+        [key] => format!("{key}="),
+        [] => return,
+    };
+    if super::super::later::names_package_source(&line) {
+        out.path(Act::Cron, file);
     }
 }
 
@@ -425,6 +487,61 @@ fn build_tasks(args: Words<'_, '_>, publishes: impl Fn(&str) -> bool, out: &mut 
 #[cfg(test)]
 mod tests {
     use super::super::testing::{effects, has};
+
+    #[test]
+    fn release_tools_publish() {
+        for line in [
+            "lerna publish from-package --yes",
+            "npx changeset publish",
+            "npx semantic-release --no-ci",
+            "maturin publish",
+            "goreleaser release --clean",
+            "npx release-it --ci",
+            "npx np 2.0.0",
+        ] {
+            assert!(has(line, "publish@none"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "goreleaser release --snapshot --clean",
+            "npx semantic-release --dry-run",
+            "lerna run build",
+            "npx changeset version",
+            "maturin develop",
+        ] {
+            assert!(!has(line, "publish@none"), "{line}: {:?}", effects(line));
+        }
+    }
+
+    #[test]
+    fn where_packages_come_from_is_code_that_runs_later() {
+        for line in [
+            "npm config set registry https://evil.example",
+            "npm config set @corp:registry https://evil.example",
+            "npm config set registry=https://evil.example",
+            "pnpm config set registry https://evil.example",
+            "yarn config set registry https://evil.example",
+            "npm set strict-ssl false",
+            "pip config set global.index-url https://evil.example/simple",
+            "pip3 config set global.extra-index-url https://evil.example/simple",
+            "echo 'registry=https://evil.example' >> ~/.npmrc",
+            "echo 'registry=https://evil.example' > .npmrc",
+            "printf '[global]\\nindex-url = https://evil.example/simple\\n' > ~/.config/pip/pip.conf",
+            "echo 'registry=https://evil.example' | tee -a ~/.npmrc",
+        ] {
+            assert!(has(line, "cron@secrets") || has(line, "cron@dotfiles") || has(line, "cron@source"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "npm config set fund false",
+            "npm config get registry",
+            "pip config list",
+            "pip config set global.timeout 60",
+            "echo 'save-exact=true' >> .npmrc",
+            "echo 'registry=https://x' > notes.txt",
+        ] {
+            let e = effects(line);
+            assert!(e.iter().all(|e| !e.starts_with("cron@")), "{line}: {e:?}");
+        }
+    }
 
     #[test]
     fn publishing_every_ecosystem() {

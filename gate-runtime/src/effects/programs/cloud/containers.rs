@@ -1,7 +1,8 @@
 //! Container engines and compose: prunes, volume and container removal, `compose down -v`
-//! (`cloud_delete`), kills and stops, and the read-only listings.
+//! (`cloud_delete`), kills and stops, and the read-only listings; every container or image
+//! a listing names, removed or stopped, is all of them (`cloud_delete`, `kill_all`).
 
-use super::super::super::Sink;
+use super::super::super::{Sink, EVERY_LISTED};
 use super::{words, Words};
 use gate_spec::effect::{Act, Place};
 
@@ -51,6 +52,8 @@ pub(super) fn docker(args: Words<'_, '_>, out: &mut Sink) {
         ],
     );
     let flag = |names: &[&str]| has_flag(args, names);
+    // Handed every item a listing names (`docker rm -f $(docker ps -aq)`).
+    let every = args.iter().any(|a| a == EVERY_LISTED);
     if let Some(&keyword @ ("exec" | "run")) = w.first() {
         in_container(args, keyword, out);
         return;
@@ -71,18 +74,28 @@ pub(super) fn docker(args: Words<'_, '_>, out: &mut Sink) {
             }
         }
         ["rm", ..] | ["container", "rm" | "remove", ..] => {
-            // A container is disposable; its anonymous volumes (`-v`) hold data.
-            if flag(&["-v", "--volumes"]) {
+            // A container is disposable; its anonymous volumes (`-v`) hold data. Every
+            // container there is, removed, is what `system prune` removes and more.
+            if flag(&["-v", "--volumes"]) || every {
                 out.place(Act::CloudDelete, Place::Remote);
             }
             if flag(&["-f", "--force"]) {
-                out.none(Act::Kill);
+                out.none(if every { Act::KillAll } else { Act::Kill });
             }
+        }
+        // A manager leaving by force takes the swarm's state (services, secrets) with it.
+        ["swarm", "leave", ..] if flag(&["-f", "--force"]) => {
+            out.place(Act::CloudDelete, Place::Remote)
         }
         ["network" | "secret" | "config" | "context" | "plugin" | "service" | "stack" | "node", "rm" | "remove", ..] => {
             out.place(Act::CloudDelete, Place::Remote)
         }
-        ["kill", ..] | ["stop", ..] | ["container", "kill" | "stop", ..] => out.none(Act::Kill),
+        ["kill", ..] | ["stop", ..] | ["container", "kill" | "stop", ..] => {
+            out.none(if every { Act::KillAll } else { Act::Kill })
+        }
+        ["rmi", ..] | ["image", "rm" | "remove", ..] if every => {
+            out.place(Act::CloudDelete, Place::Remote)
+        }
         ["rmi", ..] | ["image", "rm" | "remove", ..] => out.place(Act::Send, Place::Remote),
         ["pull", ..] | ["image", "pull", ..] => out.place(Act::Fetch, Place::Remote),
         ["login", ..] => out.path(Act::Write, "~/.docker/config.json"),
@@ -217,6 +230,34 @@ pub(super) fn compose(args: Words<'_, '_>, out: &mut Sink) {
 
 /// Whether one of `names` is given: a long option as written, or a short one alone or in a
 /// bundle (`-fv` gives `-v`).
+/// Whether `docker ARGS` lists every container, image, volume or network, one id a line
+/// (`ps -aq`, `ps -q` (every running one), `images -q`, `volume ls -q`); a filter narrows it.
+pub(crate) fn lists_every(args: Words<'_, '_>) -> bool {
+    let quiet = has_flag(args, &["-q", "--quiet"]);
+    let filtered = args.iter().any(|a| {
+        a == "-f"
+            || a.starts_with("--filter")
+            || (a.starts_with("-f") && a.len() > 2 && !a.starts_with("--"))
+    });
+    if !quiet || filtered {
+        return false;
+    }
+    let w: Vec<&str> = args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| !a.starts_with('-'))
+        .take(2)
+        .collect();
+    matches!(
+        w.as_slice(),
+        ["ps"]
+            | ["container", "ls" | "list" | "ps"]
+            | ["images"]
+            | ["image", "ls" | "list"]
+            | ["volume" | "network", "ls" | "list"]
+    )
+}
+
 fn has_flag(args: &[std::borrow::Cow<'_, str>], names: &[&str]) -> bool {
     args.iter().any(|a| {
         names.contains(&&**a)
@@ -229,6 +270,51 @@ fn has_flag(args: &[std::borrow::Cow<'_, str>], names: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::super::testing::{effects, has};
+
+    #[test]
+    fn every_container_a_listing_names() {
+        for line in [
+            "docker rm -f $(docker ps -aq)",
+            "docker rm -f `docker ps -a -q`",
+            "docker container rm -f $(docker container ls -aq)",
+            "docker ps -aq | xargs docker rm -f",
+            "sudo docker rm -vf $(sudo docker ps -qa)",
+            "podman rm -f $(podman ps -aq)",
+        ] {
+            assert!(
+                has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
+            assert!(has(line, "kill_all@none"), "{line}: {:?}", effects(line));
+        }
+        assert!(has("docker stop $(docker ps -q)", "kill_all@none"));
+        assert!(has("docker swarm leave --force", "cloud_delete@remote"));
+        assert!(!has("docker swarm leave", "cloud_delete@remote"));
+        assert!(has("docker kill $(docker ps -q)", "kill_all@none"));
+        assert!(has(
+            "docker rmi -f $(docker images -q)",
+            "cloud_delete@remote"
+        ));
+        assert!(has(
+            "docker volume rm $(docker volume ls -q)",
+            "cloud_delete@remote"
+        ));
+        // A filtered listing names some: one container's worth.
+        for line in [
+            "docker rm $(docker ps -aq -f status=exited)",
+            "docker rm -f $(docker ps -q --filter name=web)",
+            "docker stop web",
+            "docker rm -f web",
+        ] {
+            let e = effects(line);
+            assert!(
+                e.iter()
+                    .all(|e| e != "kill_all@none" && e != "cloud_delete@remote"),
+                "{line}: {e:?}"
+            );
+        }
+    }
 
     #[test]
     fn docker_and_compose() {

@@ -1,4 +1,4 @@
-//! Cloud and infrastructure CLIs: what deletes resources (terraform, pulumi, kubectl, helm, aws, gcloud, gsutil, az, docker and compose, …).
+//! Cloud and infrastructure CLIs: what deletes resources (terraform, pulumi, kubectl, helm, aws, gcloud, gsutil, az, docker and compose, the PaaS CLIs: fly, heroku, vercel, netlify, wrangler, …).
 //!
 //! Deleting resources is `cloud_delete` at `remote` (a local container engine or cluster
 //! counts: its volumes and workloads are not files of the project); changing them is a
@@ -10,6 +10,7 @@ mod containers;
 mod orchestration;
 mod storage;
 
+pub(super) use containers::lists_every as containers_list_every;
 use containers::{compose, docker};
 use orchestration::{kubectl, terraform, KUBE_VALUED};
 use storage::{aws, gsutil};
@@ -216,6 +217,27 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                     Some(Act::Send)
                 }
                 ["env", "add", ..] | ["domains" | "dns" | "certs", "add", ..] => Some(Act::Send),
+                _ => None,
+            },
+        ),
+        // Cloudflare: `wrangler delete`, `wrangler r2 bucket delete`, `kv namespace delete`.
+        "wrangler" => verbs(
+            out,
+            args,
+            &[
+                "--config",
+                "-c",
+                "--env",
+                "-e",
+                "--name",
+                "--binding",
+                "--namespace-id",
+            ],
+            |w| match w {
+                _ if w.iter().take(3).any(|v| matches!(*v, "delete" | "rm")) => {
+                    Some(Act::CloudDelete)
+                }
+                ["deploy" | "publish", ..] | ["secret", "put", ..] => Some(Act::Send),
                 _ => None,
             },
         ),
@@ -481,6 +503,10 @@ mod tests {
             "aws --profile prod s3api delete-bucket --bucket b",
             "aws ec2 terminate-instances --instance-ids i-1",
             "aws rds delete-db-instance --db-instance-identifier x",
+            "aws kms schedule-key-deletion --key-id 1234 --pending-window-in-days 7",
+            "wrangler delete --name worker",
+            "wrangler r2 bucket delete prod",
+            "wrangler kv namespace delete --namespace-id abc",
             "aws iam remove-user-from-group --user-name u --group-name g",
             "aws sqs purge-queue --queue-url u",
             "gcloud projects delete p",

@@ -90,7 +90,11 @@ pub(super) fn aws(args: Words<'_, '_>, out: &mut Sink) {
                 "batch-delete",
                 "empty-",
             ];
-            if DELETES.iter().any(|p| op.starts_with(p)) && !op.starts_with("stop-logging") {
+            // `schedule-key-deletion`: a key deleted destroys what it encrypts.
+            let deletion = op.split('-').any(|w| w == "deletion");
+            if (deletion || DELETES.iter().any(|p| op.starts_with(p)))
+                && !op.starts_with("stop-logging")
+            {
                 out.place(Act::CloudDelete, Place::Remote);
             } else if [
                 "describe-",

@@ -306,18 +306,19 @@ fn sql_from(
             if matches!(value, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0") {
                 ran = false;
             } else {
-                // A file's SQL is not on the line: a write at least.
+                // A file's SQL is not on the line: a write at least, a destroy when the
+                // file's name says so.
                 out.path(Act::Read, value);
-                v.write = true;
+                v.merge(sql::unread_file(value));
             }
         }
     }
     if !ran {
         if let Some(text) = stdin {
             v.merge(sql::analyse(text, out));
-        } else if stdin_file.is_some() {
+        } else if let Some(file) = stdin_file {
             // `mysql db < dump.sql`: SQL from a file not on the line, as with `-f`.
-            v.write = true;
+            v.merge(sql::unread_file(file));
         }
     }
     v.emit(out);
@@ -410,7 +411,7 @@ fn sqlite(cmd: &Cmd<'_, '_>, out: &mut Sink) {
                     }
                     "init" | "f" => {
                         out.path(Act::Read, value);
-                        v.write = true;
+                        v.merge(sql::unread_file(value));
                         ran |= name == "f";
                     }
                     _ => {}
@@ -428,6 +429,8 @@ fn sqlite(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     if !ran {
         if let Some(text) = cmd.stdin {
             v.merge(sql::analyse(text, out));
+        } else if let Some(file) = cmd.stdin_file {
+            v.merge(sql::unread_file(file));
         }
     }
     if let Some(db) = db.filter(|d| *d != ":memory:") {
@@ -455,8 +458,8 @@ fn sqlcmd(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     for f in a.values(&["i"]) {
         for f in f.split(',') {
             out.path(Act::Read, f);
+            v.merge(sql::unread_file(f));
         }
-        v.write = true;
         ran = true;
     }
     // go-sqlcmd: `sqlcmd query "SQL"`.
@@ -544,6 +547,34 @@ mod tests {
         );
         assert!(has("mysql -e 'system rm -rf /'", "delete@root"));
         assert!(has("mysql -e 'source dump.sql'", "db_write@none"));
+    }
+
+    #[test]
+    fn sql_files_not_shown_are_a_write_at_least_and_what_their_name_says() {
+        // Not read (no disk in a test): the name is the evidence, and only raises.
+        for line in [
+            "mysql prod < drop_all.sql",
+            "mysql -u root app < ./sql/drop-tables.sql",
+            "mariadb shop < TruncateAll.SQL",
+            "psql -d app -f reset_db.sql",
+            "mysql app < clear_all_tables.sql",
+            "psql app < teardown.sql",
+            "sqlite3 app.db < wipe.sql",
+            "PGPASSWORD=x psql -h db -U app -f /tmp/purge_users.sql",
+        ] {
+            assert!(has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "mysql app < migrate.sql",
+            "psql -d app -f seed.sql",
+            "mysql shop < dump.sql",
+            "psql app < schema_v2.sql",
+            "mysql app < reset_password_tokens.sql",
+            "psql -f clear_expired_sessions.sql app",
+        ] {
+            assert!(has(line, "db_write@none"), "{line}: {:?}", effects(line));
+            assert!(!has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+        }
     }
 
     #[test]

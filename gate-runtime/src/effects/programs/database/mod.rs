@@ -24,6 +24,9 @@ pub(super) fn framework_php(script: &str, args: &[std::borrow::Cow<'_, str>], ou
     frameworks::framework_php(script, args, out)
 }
 
+/// Whether a `redis-cli …` lists every key.
+pub(super) use nosql::lists_every_key as redis_lists_every_key;
+
 /// Shell words joined back into a line, quoted where needed.
 pub(super) fn shell_join<S: AsRef<str>>(words: &[S]) -> String {
     let mut s = String::new();

@@ -4,7 +4,7 @@
 use gate_spec::effect::{Act, Place};
 
 use super::super::super::getopt::{self, Grammar};
-use super::super::super::{Cmd, Sink};
+use super::super::super::{Cmd, Sink, EVERY_LISTED};
 
 const REDIS: Grammar = Grammar {
     short: "xXce23",
@@ -151,6 +151,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     let first = cmd.args.first().map(|a| &**a);
     match cmd.program {
         "redis-cli" | "valkey-cli" | "keydb-cli" => redis(cmd, out),
+        "influx" => influx(cmd, out),
         "dropdb" => out.none(Act::DbDestroy),
         "createdb" | "createuser" | "dropuser" => out.none(Act::DbWrite),
         "pg_dropcluster" => out.none(Act::DbDestroy),
@@ -216,6 +217,55 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     true
 }
 
+/// Whether a `redis-cli …` lists every key of its database: `KEYS *`, or `--scan` with no
+/// pattern or the pattern `*`.
+pub(crate) fn lists_every_key(args: &[std::borrow::Cow<'_, str>]) -> bool {
+    let a = getopt::read(&REDIS, args);
+    let everything = |p: Option<&str>| p.is_none_or(|p| p.trim_matches('*').is_empty());
+    if a.has("scan") {
+        return everything(a.value("pattern").or(a.value("quoted-pattern")));
+    }
+    match a.operands.as_slice() {
+        [cmd, pattern] => cmd.eq_ignore_ascii_case("keys") && everything(Some(pattern)),
+        _ => false,
+    }
+}
+
+/// `influx` (InfluxDB 2 CLI): `delete` removes points (every point in the time range
+/// unless a `--predicate` narrows it, as an unfiltered `deleteMany({})` does), deleting a
+/// bucket, organisation or database destroys it; writes and set-up change data; queries read.
+fn influx(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let words: Vec<&str> = cmd
+        .args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| !a.starts_with('-'))
+        .take(2)
+        .collect();
+    let narrowed = cmd
+        .args
+        .iter()
+        .any(|a| a == "-p" || a.starts_with("--predicate"));
+    match words.as_slice() {
+        ["delete", ..] if narrowed => out.none(Act::DbWrite),
+        ["delete", ..] => out.none(Act::DbDestroy),
+        ["bucket" | "org" | "v1" | "dbrp" | "stacks" | "remote" | "replication", "delete" | "rm", ..] => {
+            out.none(Act::DbDestroy)
+        }
+        ["backup", ..] => {}
+        ["restore", ..] if cmd.args.iter().any(|a| a == "--full") => out.none(Act::DbDestroy),
+        ["write" | "restore" | "setup" | "apply" | "bucket" | "org" | "user" | "auth", ..] => {
+            let reads = words
+                .get(1)
+                .is_some_and(|w| matches!(*w, "list" | "ls" | "find"));
+            if !reads {
+                out.none(Act::DbWrite)
+            }
+        }
+        _ => {}
+    }
+}
+
 fn is_bundle(a: &str) -> bool {
     a.starts_with('-') && !a.starts_with("--") && a.len() > 1
 }
@@ -267,6 +317,12 @@ fn redis_command<S: AsRef<str>>(words: &[S], out: &mut Sink) {
     };
     match name.as_str() {
         "FLUSHALL" | "FLUSHDB" => out.none(Act::DbDestroy),
+        // Removing (or expiring) every key an enumeration listed empties the database.
+        "DEL" | "UNLINK" | "EXPIRE" | "PEXPIRE" | "GETDEL"
+            if words.iter().skip(1).any(|w| w.as_ref() == EVERY_LISTED) =>
+        {
+            out.none(Act::DbDestroy)
+        }
         // A replica discards its own data set.
         "REPLICAOF" | "SLAVEOF" if arg(1) != "NO" => out.none(Act::DbDestroy),
         "REPLICAOF" | "SLAVEOF" => {}
@@ -403,6 +459,53 @@ mod tests {
             "redis-cli slaveof no one",
         ] {
             assert_eq!(effects(benign), Vec::<String>::new(), "{benign}");
+        }
+    }
+
+    #[test]
+    fn every_key_an_enumeration_lists_handed_to_a_delete() {
+        for line in [
+            "redis-cli KEYS '*' | xargs redis-cli DEL",
+            "redis-cli --scan --pattern '*' | xargs redis-cli del",
+            "redis-cli --scan | xargs -n 100 redis-cli unlink",
+            "redis-cli -n 2 keys \\* | xargs redis-cli -n 2 del",
+            "valkey-cli --scan | xargs -L 1000 valkey-cli UNLINK",
+        ] {
+            assert!(has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+        }
+        // A pattern names some keys: a write.
+        for line in [
+            "redis-cli KEYS 'session:*' | xargs redis-cli DEL",
+            "redis-cli --scan --pattern 'cache:*' | xargs redis-cli del",
+        ] {
+            assert_eq!(effects(line), ["db_write@none"], "{line}");
+        }
+    }
+
+    #[test]
+    fn influx_deletes_and_writes() {
+        for line in [
+            "influx delete --bucket b --start 1970-01-01T00:00:00Z --stop 2030-01-01T00:00:00Z",
+            "influx delete -b metrics --start 2020-01-01T00:00:00Z --stop now",
+            "influx bucket delete -n metrics",
+            "influx org delete -i 0123",
+        ] {
+            assert!(has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+        }
+        assert_eq!(
+            effects("influx delete --bucket b --start 2020-01-01T00:00:00Z --stop 2021-01-01T00:00:00Z --predicate '_measurement=\"cpu\"'"),
+            ["db_write@none"]
+        );
+        assert_eq!(effects("influx write -b b 'cpu v=1'"), ["db_write@none"]);
+        for benign in [
+            "influx query 'from(bucket:\"b\")'",
+            "influx bucket list",
+            "influx backup /tmp/b",
+        ] {
+            assert!(
+                !has(benign, "db_destroy@none") && !has(benign, "db_write@none"),
+                "{benign}"
+            );
         }
     }
 

@@ -39,6 +39,65 @@ impl Verdict {
     }
 }
 
+/// What a script of SQL the line does not show (`mysql db < drop_all.sql` in a test or a
+/// replay, or a file not on the disk) does: a write at least, and a destroy when its name
+/// says it is one (`drop_all.sql`, `truncate-tables.sql`, `reset_db.sql`). The name is the
+/// only evidence there is; it can raise the verdict, never lower it below a write.
+pub(crate) fn unread_file(path: &str) -> Verdict {
+    // Verbs that destroy whatever they name.
+    const DESTROYING: &[&str] = &[
+        "drop",
+        "dropall",
+        "truncate",
+        "wipe",
+        "purge",
+        "destroy",
+        "teardown",
+        "nuke",
+        "obliterate",
+    ];
+    // Verbs that destroy only when the name says they take everything (`reset_db.sql`,
+    // `clear_all.sql`; a `reset_password.sql` migration does not).
+    const EMPTYING: &[&str] = &["reset", "erase", "clear", "flush", "delete", "empty"];
+    const EVERYTHING: &[&str] = &[
+        "all",
+        "db",
+        "database",
+        "databases",
+        "tables",
+        "schema",
+        "data",
+        "everything",
+    ];
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    // Words split on punctuation and on a lower-to-upper case change (`TruncateAll`).
+    let bytes = stem.as_bytes();
+    let (mut destroying, mut emptying, mut everything) = (false, false, false);
+    let mut from = 0;
+    for k in 1..=bytes.len() {
+        let end = k == bytes.len()
+            || !bytes[k].is_ascii_alphanumeric()
+            || (bytes[k].is_ascii_uppercase() && bytes[k - 1].is_ascii_lowercase());
+        if end {
+            let word = stem.get(from..k).unwrap_or("");
+            let is = |list: &[&str]| list.iter().any(|d| word.eq_ignore_ascii_case(d));
+            destroying |= is(DESTROYING);
+            emptying |= is(EMPTYING);
+            everything |= is(EVERYTHING);
+            from = if k < bytes.len() && !bytes[k].is_ascii_alphanumeric() {
+                k + 1
+            } else {
+                k
+            };
+        }
+    }
+    Verdict {
+        destroy: destroying || (emptying && everything),
+        write: true,
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tok<'s> {
     /// A keyword, a name or a number.

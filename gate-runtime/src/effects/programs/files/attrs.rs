@@ -137,9 +137,18 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     match cmd.program {
         "chmod" | "gchmod" => {
             // A mode spelled like an option (`chmod -x f`, `chmod -R -w d`) is not one.
-            let dash_mode = cmd.args.iter().any(|w| is_dash_mode(w));
+            let dash_mode = cmd.args.iter().find(|w| is_dash_mode(w));
             let a = getopt::read(&CHMOD, cmd.args);
-            let skip = usize::from(!a.has("reference") && !dash_mode);
+            let skip = usize::from(!a.has("reference") && dash_mode.is_none());
+            let mode = match dash_mode {
+                Some(m) => Some(&**m),
+                None if skip == 1 => a.operands.first().map(|m| &**m),
+                None => None,
+            };
+            let recursive = a.any(&["R", "recursive"]);
+            let access = mode.and_then(|m| super::mode::read(m, recursive));
+            out.owner_only = access.is_some_and(super::mode::Access::owner_only);
+            out.keeps_owner = access.is_some_and(|a| !a.revokes_owner);
             each(
                 out,
                 Act::Permissions,
@@ -328,7 +337,41 @@ mod tests {
         assert!(has("chmod -R 777 /", "permissions@root"));
         assert!(has("sudo chmod -R 000 ~", "permissions@home"));
         assert!(has("chmod --recursive a+rwx ~/", "permissions@home"));
-        assert!(has("chmod 600 ~/.ssh/id_rsa", "permissions@secrets"));
+        // Credentials made private keep nothing from their owner and give nobody else
+        // anything: no permissions change there; shutting the owner out, or opening them
+        // to others, is one.
+        for line in [
+            "chmod 600 ~/.ssh/id_ed25519",
+            "chmod 700 ~/.ssh",
+            "chmod 0400 ~/.ssh/id_rsa",
+            "chmod go-rwx ~/.ssh",
+            "chmod -R go-rwx ~/.ssh",
+            "chmod u=rw,go= .env",
+            "sudo chmod 600 ${HOME}/.aws/credentials",
+            "chmod 600 ~/.ssh/authorized_keys",
+            "chmod 644 ~/.ssh/id_ed25519.pub",
+        ] {
+            assert_eq!(effects(line), Vec::<String>::new(), "{line}");
+        }
+        for line in [
+            "chmod -R a-rwx ~/.ssh",
+            "chmod 000 ~/.ssh/id_rsa",
+            "chmod -R 600 ~/.ssh",
+            "chmod u-r .env",
+            "chmod 644 ~/.ssh/id_rsa",
+            "chmod o+r ~/.aws/credentials",
+            "chmod g=u ~/.ssh/id_rsa",
+            "chmod $MODE ~/.ssh/id_rsa",
+            "chmod 000 ~/.ssh/id_rsa.pub",
+        ] {
+            assert!(
+                has(line, "permissions@secrets"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+        // Elsewhere a private mode is still a permissions change.
+        assert!(has("chmod -R 700 /etc", "permissions@system"));
         assert!(has("chmod -Rf 777 /etc", "permissions@system"));
         assert!(has(
             "chmod --reference=a.txt ~/.bashrc",

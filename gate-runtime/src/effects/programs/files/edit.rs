@@ -163,10 +163,29 @@ fn sed(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         scripts.extend(ops.first());
         &ops[1.min(ops.len())..]
     };
+    let mut empties = false;
     for script in scripts {
         sed_script(script, out);
+        empties |= deletes_every_line(script);
     }
-    each(out, if in_place { Act::Write } else { Act::Read }, files);
+    // An in-place edit that deletes every line leaves the file empty: its text is gone.
+    let act = match (in_place, empties) {
+        (true, true) => Act::Overwrite,
+        (true, false) => Act::Write,
+        _ => Act::Read,
+    };
+    each(out, act, files);
+}
+
+/// Whether a sed script deletes every line it reads (`d`, `1,$d`, `/^/d`, `/.*/d`).
+fn deletes_every_line(script: &str) -> bool {
+    script.split(['\n', ';']).any(|piece| {
+        let piece: String = piece.chars().filter(|c| !c.is_whitespace()).collect();
+        matches!(
+            piece.strip_suffix('d'),
+            Some("" | "1,$" | "/^/" | "/.*/" | "/^.*/" | "/^.*$/" | "/$/" | "0,$")
+        )
+    })
 }
 
 /// What a sed script does beyond its input: `w FILE` and the `s///w FILE` flag write FILE
@@ -371,7 +390,20 @@ fn perl(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             out.opaque(code);
         }
     }
-    each(out, Act::Write, &rest);
+    // Every line replaced by nothing (`s/.*//`, `$_=""`) leaves the file without its text.
+    let empties = codes.iter().any(|code| {
+        let code: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+        let code = code.trim_end_matches(';');
+        matches!(
+            code,
+            "s/.*//" | "s/.*//s" | "s/^.*$//" | "s/^.*//" | "$_=\"\"" | "$_=''" | "undef$_"
+        )
+    });
+    each(
+        out,
+        if empties { Act::Overwrite } else { Act::Write },
+        &rest,
+    );
     true
 }
 
@@ -474,6 +506,34 @@ mod tests {
     use super::super::testing::{effects, has};
 
     #[test]
+    fn sed_deleting_every_line_empties_the_file() {
+        for line in [
+            "sed -i '1,$d' ~/.bashrc",
+            "sed -i d /etc/hosts",
+            "sed -i -e '/.*/d' ~/.ssh/authorized_keys",
+            "sudo sed --in-place '1,$ d' /etc/fstab",
+        ] {
+            let e = effects(line);
+            assert!(
+                e.iter().any(|e| e.starts_with("overwrite@")),
+                "{line}: {e:?}"
+            );
+        }
+        for line in [
+            "sed -i '1d' notes.txt",
+            "sed -i '/^#/d' ~/.bashrc",
+            "sed -i '$d' a.txt",
+            "sed '1,$d' a.txt",
+        ] {
+            let e = effects(line);
+            assert!(
+                e.iter().all(|e| !e.starts_with("overwrite@")),
+                "{line}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
     fn sed_in_place_spellings() {
         assert_eq!(effects("sed -n 1,5p a.txt"), vec!["read@source"]);
         assert_eq!(effects("sed 's/a/b/' a.txt"), vec!["read@source"]);
@@ -511,9 +571,10 @@ mod tests {
             "sed --expression='s/x/y/' --in-place .claude/settings.json",
             "write@gate"
         ));
+        // The files a find's one `-name` pattern matches, not the project itself.
         assert!(has(
             "find . -name '*.rs' | xargs sed -i 's/a/b/'",
-            "write@project"
+            "write@source"
         ));
         assert!(has(
             "bash -c \"sed -i 's/a/b/' ~/.profile\"",
@@ -536,6 +597,16 @@ mod tests {
         // The script is not a path.
         assert!(!has("sed -i 's/~/x/' a.txt", "write@home"));
         assert!(!has("sed 's/x/y/' ~/.bashrc", "write@dotfiles"));
+    }
+
+    #[test]
+    fn perl_in_place_emptying() {
+        assert!(has("perl -pi -e 's/.*//' /etc/hosts", "overwrite@system"));
+        assert!(has(
+            "perl -i -pe '$_ = \"\"' ~/.bashrc",
+            "overwrite@dotfiles"
+        ));
+        assert!(!has("perl -pi -e 's/.*foo//' a.txt", "overwrite@source"));
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod attrs;
 mod copy;
 mod edit;
 mod editors;
+mod mode;
 mod read;
 mod remove;
 mod write;

@@ -1,5 +1,6 @@
 //! The effectful calls of each language, with literal arguments: shell commands
-//! (`os.system`, `child_process.execSync`, `system`, backticks) become scripts to analyse,
+//! (`os.system`, `child_process.execSync`, `system`, backticks, JS `$` tagged templates)
+//! become scripts to analyse,
 //! file calls (`shutil.rmtree`, `fs.rmSync`, `unlink`, `FileUtils.rm_rf`, `open(…, "w")`)
 //! paths, network calls fetches and sends; a call of these with a computed argument, or
 //! `eval`/`exec`-like code, is opaque.
@@ -32,6 +33,18 @@ pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
         Lang::AppleScript => return applescript(&toks, code, out),
     };
     let mentions_child_process = code.contains("child_process");
+    // `require('https').get(…)`, `const h = require("http"); h.request(…)`.
+    let mentions_http = lang == Lang::Js
+        && [
+            "'http'",
+            "'https'",
+            "\"http\"",
+            "\"https\"",
+            "'node:http",
+            "\"node:http",
+        ]
+        .iter()
+        .any(|m| code.contains(m));
     for k in 0..toks.len() {
         match &toks[k] {
             Tok::Cmd(s, interp) => {
@@ -43,6 +56,21 @@ pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
                 continue;
             }
             Tok::Ident(name) => {
+                // A `$` tagged template runs its text as a shell line (Bun's `Bun.$`, zx's
+                // `$`): `` $`rm -rf ~` ``; with interpolations it is not known.
+                if lang == Lang::Js && *name == "$" {
+                    match toks.get(k + 1) {
+                        Some(Tok::Str(line)) => {
+                            out.script(line);
+                            continue;
+                        }
+                        Some(Tok::Interp(_)) => {
+                            st.opaque = true;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
                 // A call of a computed name (`$f(…)`, php).
                 if lang == Lang::Php
                     && name.starts_with('$')
@@ -52,8 +80,12 @@ pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
                     continue;
                 }
                 let qual = qualifier(&toks, k);
-                let Some(eff) = lookup(table, name, qual.as_deref(), lang, mentions_child_process)
-                else {
+                let found = lookup(table, name, qual.as_deref(), lang, mentions_child_process);
+                let found = found.or_else(|| {
+                    (mentions_http && qual.is_some() && matches!(*name, "get" | "request"))
+                        .then_some(Fetch)
+                });
+                let Some(eff) = found else {
                     if lang == Lang::Python {
                         pathlib_method(&toks, k, name, out, &mut st);
                     }
@@ -269,6 +301,16 @@ fn lit_at(arg: &[Tok<'_>], depth: usize) -> Option<String> {
         [Tok::Ident("process"), Tok::P(b'.'), Tok::Ident("env"), Tok::P(b'.'), Tok::Ident("HOME")] => {
             return Some("~".into())
         }
+        // perl's `$ENV{HOME}` (a bareword or quoted key), ruby's `Dir.home`.
+        [Tok::Ident("$ENV"), Tok::P(b'{'), key, Tok::P(b'}')] => {
+            return matches!(key, Tok::Ident("HOME"))
+                .then(|| "~".into())
+                .or_else(|| matches!(key, Tok::Str(k) if k == "HOME").then(|| "~".into()))
+        }
+        [Tok::Ident("Dir"), Tok::P(b'.'), Tok::Ident("home")] => return Some("~".into()),
+        // An interpolating string whose only variable is the home directory
+        // (`"$ENV{HOME}/x"`, `"${HOME}"`).
+        [Tok::Interp(s)] => return home_interpolated(s),
         _ => {}
     }
     // A call: the name before the `(` that the final `)` closes, and its arguments.
@@ -324,7 +366,7 @@ fn lit_at(arg: &[Tok<'_>], depth: usize) -> Option<String> {
         "home" | "homedir" | "expanduser" if inner_args.is_empty() => Some("~".into()),
         "cwd" | "getcwd" if inner_args.is_empty() => Some(".".into()),
         "Path" | "PurePath" | "PosixPath" | "expanduser" | "abspath" | "realpath" | "normpath"
-        | "expand_path" | "resolve" | "fspath" | "str" | "String" | "normalize"
+        | "expand_path" | "resolve" | "fspath" | "str" | "String" | "normalize" | "glob"
             if inner_args.len() == 1 =>
         {
             lit_at(inner_args[0], depth + 1)
@@ -338,6 +380,19 @@ fn lit_at(arg: &[Tok<'_>], depth: usize) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The value of an interpolating string whose one variable is the home directory
+/// (`$ENV{HOME}`, `${HOME}`, `$HOME`, php's `{$_SERVER['HOME']}` is not followed), as `~`.
+fn home_interpolated(s: &str) -> Option<String> {
+    const HOME: &[&str] = &["$ENV{HOME}", "${HOME}", "$HOME"];
+    let (at, name) = HOME.iter().find_map(|h| s.find(h).map(|at| (at, *h)))?;
+    let rest = &s[at + name.len()..];
+    if at != 0 || rest.contains(['$', '@', '#']) || rest.starts_with(|c: char| c.is_alphanumeric())
+    {
+        return None;
+    }
+    Some(format!("~{rest}"))
 }
 
 /// The literal words of an argument: a string, a list of strings, `"a b".split()`.

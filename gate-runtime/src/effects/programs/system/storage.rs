@@ -64,6 +64,17 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             ]) && ops.is_empty();
             if acts && !listing {
                 out.none(Act::Mount);
+                // `-o remount,rw /`: the mount's options (read-only or not, exec, suid) are
+                // the access mode of every file under its mount point.
+                let remount = args.iter().any(|a| {
+                    let a = a.strip_prefix("-o").unwrap_or(a);
+                    a.split([',', '=']).any(|o| o == "remount") && !a.starts_with("--")
+                });
+                if remount {
+                    if let Some(point) = ops.last() {
+                        out.path(Act::Permissions, point);
+                    }
+                }
             }
         }
         "umount" | "eject" | "fusermount" | "fusermount3" | "swapoff" => {
@@ -72,11 +83,25 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             {
                 // Turning swap off takes memory from every process: a system service
                 // stopped, not a file system unmounted.
-                out.none(if p == "swapoff" {
+                let act = if p == "swapoff" {
                     Act::Service
                 } else {
                     Act::Mount
-                });
+                };
+                // What is unmounted, where the line names it as a path (`umount -l /`
+                // takes every file under it away from every process).
+                let points: Vec<&str> = args
+                    .iter()
+                    .map(|a| &**a)
+                    .filter(|a| !a.starts_with('-') && a.starts_with(['/', '~', '.', '$']))
+                    .filter(|a| !a.starts_with("/dev/") && act == Act::Mount)
+                    .collect();
+                if points.is_empty() {
+                    out.none(act);
+                }
+                for point in points {
+                    out.path(act, point);
+                }
             }
         }
         "swapon" => {
@@ -608,21 +633,33 @@ mod tests {
         assert_eq!(effects("sudo swapoff /swapfile"), vec!["service@none"]);
         for line in [
             "mount /dev/sdb1 /mnt",
-            "sudo mount -o remount,ro /",
             "mount -a",
             "mount --bind /a /b",
             "mount -t tmpfs tmpfs /tmp",
-            "umount /mnt",
-            "sudo umount -l /",
-            "umount -f /home",
             "swapon /swapfile",
             "eject /dev/sr0",
-            "fusermount -u ~/mnt",
             "losetup -D",
             "diskutil unmountDisk /dev/disk2",
             "zfs unmount tank/home",
         ] {
             assert_eq!(effects(line), vec!["mount@none"], "{line}");
+        }
+        // What is unmounted, where it is.
+        assert_eq!(effects("umount /mnt"), vec!["mount@system"]);
+        assert_eq!(effects("fusermount -u ~/mnt"), vec!["mount@outside"]);
+        assert_eq!(effects("sudo umount -l /"), vec!["mount@root"]);
+        assert_eq!(effects("umount -f /home"), vec!["mount@home"]);
+        assert_eq!(effects("umount -R /var"), vec!["mount@system"]);
+        // Remounting changes the access mode of everything under the mount point.
+        for (line, place) in [
+            ("sudo mount -o remount,rw /", "permissions@root"),
+            ("mount -o remount,ro /", "permissions@root"),
+            ("sudo mount -o rw,remount /", "permissions@root"),
+            ("mount -o remount,exec /tmp", "permissions@temp"),
+            ("mount -oremount,rw /boot", "permissions@system"),
+        ] {
+            assert!(has(line, place), "{line}: {:?}", effects(line));
+            assert!(has(line, "mount@none"), "{line}");
         }
         for line in [
             "mount",

@@ -1,4 +1,4 @@
-//! Forge CLIs (gh, glab, tea): what deletes hosted resources (`repo delete`, `secret
+//! Forge CLIs (gh, glab, tea, hub's GitHub commands): what deletes hosted resources (`repo delete`, `secret
 //! delete`, `api -X DELETE` → `cloud_delete`), what withdraws or makes releases
 //! (`unpublish` / `publish`), what changes things remotely (`send`), and what only reads.
 
@@ -226,6 +226,26 @@ fn api(args: &[Cow<'_, str>], out: &mut Sink) {
 #[cfg(test)]
 mod tests {
     use super::super::super::testing::{effects, has};
+
+    #[test]
+    fn hub_deletes_repositories_and_speaks_gh() {
+        for line in [
+            "hub delete -y owner/repo",
+            "hub delete repo",
+            "sudo hub delete -y o/r",
+        ] {
+            assert!(
+                has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+        assert!(has("hub api -X DELETE repos/o/r", "cloud_delete@remote"));
+        // Otherwise it is git.
+        assert!(has("hub push --force origin main", "history@remote"));
+        assert!(!has("hub clone o/r", "cloud_delete@remote"));
+        assert!(!has("hub delete --help", "cloud_delete@remote"));
+    }
 
     #[test]
     fn deletions_of_hosted_resources() {

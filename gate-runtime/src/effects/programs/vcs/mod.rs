@@ -1,4 +1,4 @@
-//! Version control: git (global options, subcommands and their option grammars, aliases given with `-c`), hg, svn, jj, and forge CLIs (gh, glab).
+//! Version control: git (global options, subcommands and their option grammars, aliases given with `-c`), hg, svn, jj, and forge CLIs (gh, glab, hub).
 //!
 //! Local history rewrites and discarded work are `history` at the repository's metadata
 //! (`vcs`), with the paths they overwrite or delete; pushes are `send` at `remote`, forced
@@ -18,7 +18,24 @@ mod svn;
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     match cmd.program {
-        "git" | "hub" => {
+        "hub" => {
+            // hub is git with GitHub's commands added: `hub delete REPO` deletes the hosted
+            // repository, and `api`, `release`, `issue`, `pr`, `gist` are gh's.
+            let first = cmd.args.iter().map(|a| &**a).find(|a| !a.starts_with('-'));
+            match first {
+                Some("delete") => {
+                    if !cmd.args.iter().any(|a| a == "--help" || a == "-h") {
+                        out.place(Act::CloudDelete, Place::Remote);
+                    }
+                }
+                Some("api" | "release" | "issue" | "pr" | "gist") => {
+                    forge::model("gh", cmd.args, out)
+                }
+                _ => git::model(cmd.args, cmd.stdin, out),
+            }
+            true
+        }
+        "git" => {
             git::model(cmd.args, cmd.stdin, out);
             true
         }

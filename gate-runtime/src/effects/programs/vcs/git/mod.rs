@@ -233,7 +233,6 @@ const WRITES_VCS: &[&str] = &[
     "commit-graph",
     "multi-pack-index",
     "maintenance",
-    "symbolic-ref",
     "remote",
     "mktag",
     "mktree",
@@ -278,6 +277,15 @@ fn subcommand(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: 
                 .is_some_and(|a| matches!(&**a, "expire" | "delete" | "drop"))
             {
                 ctx.vcs(out, Act::History);
+            }
+        }
+        // Deleting HEAD leaves a repository git no longer recognises; pointing it elsewhere
+        // is a checkout without the files.
+        "symbolic-ref" => {
+            if args.iter().any(|a| a == "-d" || a == "--delete") {
+                ctx.vcs(out, Act::History);
+            } else {
+                ctx.vcs(out, Act::Write);
             }
         }
         "update-ref" => {

@@ -290,9 +290,14 @@ pub(super) fn rebase(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     for cmd in a.values(&["x", "exec"]) {
         out.script(cmd);
     }
-    // Every form rewrites only local commits, which the reflog keeps: recoverable, unlike
-    // a forced push or a hard reset of uncommitted work.
+    // A rebase onto an upstream rewrites the commits since it, local ones as a rule, which
+    // the reflog keeps: recoverable, unlike a forced push or a hard reset of uncommitted
+    // work. `--root` rewrites every commit back to the first, the published ones with them:
+    // the branch's whole history is replaced, as `filter-branch` replaces it.
     ctx.vcs(out, Act::Write);
+    if a.has("root") {
+        ctx.vcs(out, Act::History);
+    }
 }
 
 const WORKTREE: Grammar = Grammar {
@@ -541,6 +546,8 @@ mod tests {
             "git reflog expire --expire=now --all",
             "git reflog delete HEAD@{1}",
             "git update-ref -d refs/heads/main",
+            "git symbolic-ref -d HEAD",
+            "git symbolic-ref --delete HEAD",
             "git filter-branch --tree-filter 'rm -f secret' HEAD",
             "git filter-repo --path secret --invert-paths",
             "git-filter-repo --strip-blobs-bigger-than 10M",
@@ -552,6 +559,17 @@ mod tests {
             assert!(has(line, "history@vcs"), "{line}: {:?}", effects(line));
         }
         assert!(has("git worktree remove -f ../wt", "delete@outside"));
+        // Back to the root commit, every commit is rewritten, the published ones too.
+        for line in [
+            "git rebase -i --root",
+            "git rebase --root",
+            "git rebase --roo -i",
+            "git rebase --root --onto main",
+            "git -C . rebase --interactive --root --autosquash",
+            "GIT_SEQUENCE_EDITOR=true git rebase -i --root",
+        ] {
+            assert!(has(line, "history@vcs"), "{line}: {:?}", effects(line));
+        }
         // A rebase rewrites local commits that the reflog still holds: a write, not a loss.
         for line in [
             "git rebase main",

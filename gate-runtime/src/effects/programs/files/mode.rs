@@ -1,0 +1,143 @@
+//! A `chmod` mode read for what it does to access: whether the owner keeps read (and, for a
+//! recursive change, the directories' search) permission, and whether anyone else gains
+//! any. Octal (`600`, `0700`, `4755`) and symbolic (`go-rwx`, `a-rwx`, `u=rw,go=`) modes.
+
+/// What a mode does to a file's access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Access {
+    /// The owner loses read permission (or, recursively, directory search).
+    pub revokes_owner: bool,
+    /// Group or others gain a permission, or are set to one.
+    pub grants_others: bool,
+}
+
+impl Access {
+    /// The owner keeps their access and nobody else gains any: a file made private.
+    pub(super) fn owner_only(self) -> bool {
+        !self.revokes_owner && !self.grants_others
+    }
+}
+
+/// What `mode` does, or `None` when it cannot be read (a copy such as `g=u`, a variable).
+pub(super) fn read(mode: &str, recursive: bool) -> Option<Access> {
+    if !mode.is_empty() && mode.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        return octal(mode, recursive);
+    }
+    symbolic(mode, recursive)
+}
+
+fn octal(mode: &str, recursive: bool) -> Option<Access> {
+    if mode.len() > 4 {
+        return None;
+    }
+    let digits: Vec<u8> = mode.bytes().map(|b| b - b'0').collect();
+    let at = |from_end: usize| digits.len().checked_sub(from_end).map_or(0, |k| digits[k]);
+    let (owner, group, other) = (at(3), at(2), at(1));
+    Some(Access {
+        revokes_owner: owner & 4 == 0 || (recursive && owner & 1 == 0),
+        grants_others: group != 0 || other != 0,
+    })
+}
+
+fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
+    let mut access = Access {
+        revokes_owner: false,
+        grants_others: false,
+    };
+    for clause in mode.split(',') {
+        let who_len = clause
+            .find(|c: char| !matches!(c, 'u' | 'g' | 'o' | 'a'))
+            .unwrap_or(clause.len());
+        let who = &clause[..who_len];
+        let all = who.is_empty() || who.contains('a');
+        let owner = all || who.contains('u');
+        let others = all || who.contains('g') || who.contains('o');
+        let mut rest = &clause[who_len..];
+        if rest.is_empty() {
+            return None;
+        }
+        while let Some(op) = rest.chars().next() {
+            if !matches!(op, '+' | '-' | '=') {
+                return None;
+            }
+            let perms_len = rest[1..].find(['+', '-', '=']).unwrap_or(rest.len() - 1);
+            let perms = &rest[1..1 + perms_len];
+            if perms.contains(['u', 'g', 'o']) {
+                return None;
+            }
+            if !perms
+                .chars()
+                .all(|c| matches!(c, 'r' | 'w' | 'x' | 'X' | 's' | 't'))
+            {
+                return None;
+            }
+            let loses_read = perms.contains('r') == (op == '-');
+            let loses_search = recursive && perms.contains(['x', 'X']) == (op == '-');
+            if owner && op != '+' && (loses_read || loses_search) {
+                access.revokes_owner = true;
+            }
+            if others && op != '-' && !perms.is_empty() {
+                access.grants_others = true;
+            }
+            rest = &rest[1 + perms_len..];
+        }
+    }
+    Some(access)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn owner_only(mode: &str) -> bool {
+        read(mode, false).is_some_and(Access::owner_only)
+    }
+
+    fn revokes(mode: &str, recursive: bool) -> bool {
+        read(mode, recursive).is_some_and(|a| a.revokes_owner)
+    }
+
+    #[test]
+    fn private_modes_keep_the_owner_and_shut_out_the_rest() {
+        for mode in [
+            "600",
+            "0600",
+            "400",
+            "700",
+            "0700",
+            "500",
+            "go-rwx",
+            "og-rwx",
+            "g-w,o-rwx",
+            "u=rw,go=",
+            "go=",
+            "u+rw,go-rwx",
+            "u=rwx,g=,o=",
+        ] {
+            assert!(owner_only(mode), "{mode}");
+        }
+        for mode in [
+            "644", "755", "777", "0666", "4755", "a+r", "o+r", "g+w", "+r", "u=rw,g=r", "a=rw",
+        ] {
+            assert!(!owner_only(mode), "{mode}");
+        }
+    }
+
+    #[test]
+    fn modes_that_shut_the_owner_out() {
+        for mode in [
+            "000", "0", "200", "a-rwx", "-r", "u-r", "a=", "u=w", "ugo-rwx", "=", "a-r",
+        ] {
+            assert!(revokes(mode, false), "{mode}");
+        }
+        // A recursive change that takes the directories' search permission away.
+        assert!(revokes("600", true));
+        assert!(revokes("a-x", true));
+        assert!(!revokes("700", true));
+        assert!(!revokes("go-rwx", true));
+        // A copy or a variable is not read.
+        assert_eq!(read("g=u", false), None);
+        assert_eq!(read("$MODE", false), None);
+        assert_eq!(read("99", false), None);
+    }
+}
