@@ -87,6 +87,31 @@ fn every_compiled_spec_has_tests() {
     );
 }
 
+/// Why jwc's `granted` state never meets a session start (and so default's, which extends it).
+const GRANTED_AT_SESSION_START: &str =
+    "`granted` is entered by consuming a grant on a pre-tool event and left on that \
+     same event by the action's own tier transition (grants are minted only for \
+     asked actions, and the same action classifies the same), so no `session_start` \
+     event ever finds the machine there";
+
+/// Why jwc's `granted` state never meets a session end.
+const GRANTED_AT_SESSION_END: &str =
+    "`granted` is entered by consuming a grant on a pre-tool event and left on that \
+     same event by the action's own tier transition (grants are minted only for \
+     asked actions, and the same action classifies the same), so no `session_end` \
+     event ever finds the machine there";
+
+/// Why jwc's `granted` state never meets the action trigger.
+const GRANTED_ON_ACTION: &str =
+    "the event that enters `granted` leaves it on its own tier transition, which \
+     comes before the action trigger";
+
+/// Why `looping` never rises inside jwc's one-action `reassess` state.
+const LOOPING_IN_REASSESS: &str =
+    "`reassess` lasts one pre-tool action (the next one leaves it, to `lapsed` or \
+     with evidence to `open`) and the repeated-target count restarts when a \
+     boundary closes the window, so the fourth same target cannot fall inside it";
+
 /// What the cases of a shipped spec cannot exercise, and why. `(spec, what, name)` as
 /// `gate test --coverage` names them.
 const UNREACHABLE: &[(&str, &str, &str, &str)] = &[
@@ -118,52 +143,37 @@ const UNREACHABLE: &[(&str, &str, &str, &str)] = &[
         "jwc",
         "transition",
         "#5 granted --event:session_start--> due",
-        "`granted` is entered by consuming a grant on a pre-tool event and left on that \
-         same event by the action's own tier transition (grants are minted only for \
-         asked actions, and the same action classifies the same), so no `session_start` \
-         event ever finds the machine there",
+        GRANTED_AT_SESSION_START,
     ),
     (
         "jwc",
         "transition",
         "#13 granted --event:session_end--> idle",
-        "`granted` is entered by consuming a grant on a pre-tool event and left on that \
-         same event by the action's own tier transition (grants are minted only for \
-         asked actions, and the same action classifies the same), so no `session_end` \
-         event ever finds the machine there",
+        GRANTED_AT_SESSION_END,
     ),
     (
         "jwc",
         "transition",
         "#132 granted --action--> idle",
-        "the event that enters `granted` leaves it on its own tier transition, which \
-         comes before the action trigger",
+        GRANTED_ON_ACTION,
     ),
     (
         "jwc",
         "transition",
         "#106 reassess --signal:looping--> reassess",
-        "`reassess` lasts one pre-tool action (the next one leaves it, to `lapsed` or \
-         with evidence to `open`) and the repeated-target count restarts when a \
-         boundary closes the window, so the fourth same target cannot fall inside it",
+        LOOPING_IN_REASSESS,
     ),
     (
         "default",
         "transition",
         "#5 granted --event:session_start--> due",
-        "`granted` is entered by consuming a grant on a pre-tool event and left on that \
-         same event by the action's own tier transition (grants are minted only for \
-         asked actions, and the same action classifies the same), so no `session_start` \
-         event ever finds the machine there",
+        GRANTED_AT_SESSION_START,
     ),
     (
         "default",
         "transition",
         "#13 granted --event:session_end--> idle",
-        "`granted` is entered by consuming a grant on a pre-tool event and left on that \
-         same event by the action's own tier transition (grants are minted only for \
-         asked actions, and the same action classifies the same), so no `session_end` \
-         event ever finds the machine there",
+        GRANTED_AT_SESSION_END,
     ),
     (
         "default",
@@ -176,16 +186,13 @@ const UNREACHABLE: &[(&str, &str, &str, &str)] = &[
         "default",
         "transition",
         "#132 granted --action--> idle",
-        "the event that enters `granted` leaves it on its own tier transition, which \
-         comes before the action trigger",
+        GRANTED_ON_ACTION,
     ),
     (
         "default",
         "transition",
         "#106 reassess --signal:looping--> reassess",
-        "`reassess` lasts one pre-tool action (the next one leaves it, to `lapsed` or \
-         with evidence to `open`) and the repeated-target count restarts when a \
-         boundary closes the window, so the fourth same target cannot fall inside it",
+        LOOPING_IN_REASSESS,
     ),
 ];
 

@@ -7,7 +7,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::ir::{Block, Effect, Guard, Mode, Spec, Transition};
+use crate::diagram::{effect_text, guard_text};
+use crate::ir::{Block, Mode, Spec, Transition};
 
 /// How an item changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -51,54 +52,6 @@ fn without_spans(mut v: Value) -> Value {
 
 fn json_of(v: &impl Serialize) -> Value {
     without_spans(serde_json::to_value(v).unwrap_or(Value::Null))
-}
-
-fn effect_text(spec: &Spec, e: &Effect) -> String {
-    let template = |t: &u8| {
-        spec.templates
-            .get(*t as usize)
-            .map_or("?", |t| &t.name)
-            .to_string()
-    };
-    match e {
-        Effect::Arm => "arm".to_string(),
-        Effect::Close => "close".to_string(),
-        Effect::Steer { template: t } => format!("steer:{}", template(t)),
-        Effect::Ask { template: t } => format!("ask:{}", template(t)),
-        Effect::Deny { template: t } => format!("deny:{}", template(t)),
-        Effect::Record { label } => format!("record:{label}"),
-    }
-}
-
-fn guard_text(spec: &Spec, g: &Guard) -> String {
-    let mut parts = Vec::new();
-    if let Some((lo, hi)) = g.tier {
-        parts.push(format!(
-            "tier {}..{}",
-            spec.tier_name(lo),
-            spec.tier_name(hi)
-        ));
-    }
-    if !g.kinds.is_empty() {
-        let kinds: Vec<&str> = g
-            .kinds
-            .iter()
-            .map(|k| &*spec.kinds[*k as usize].name)
-            .collect();
-        parts.push(format!("kind {}", kinds.join("|")));
-    }
-    if !g.roles.is_empty() {
-        let roles: Vec<&str> = g
-            .roles
-            .iter()
-            .map(|r| r.map_or("none", |r| &*spec.roles[r as usize].name))
-            .collect();
-        parts.push(format!("role {}", roles.join("|")));
-    }
-    if let Some(r) = g.rearm {
-        parts.push(format!("rearm {r}"));
-    }
-    parts.join(", ")
 }
 
 /// A transition's identity: `from --trigger--> [guard]`.
