@@ -25,7 +25,7 @@ pub fn effects_of_written(text: &str, at: &Where, out: &mut Vec<Effect>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::effects::programs::testing::at;
+    use crate::effects::programs::testing::{at, labels};
     use crate::effects::tools::effects_of_event_parsed;
     use crate::event::Event;
     use gate_spec::ir::ActionClass;
@@ -41,13 +41,7 @@ mod tests {
         };
         let mut out = Vec::new();
         effects_of_event_parsed(&event, &at(), None, &mut out);
-        let mut v: Vec<String> = out
-            .iter()
-            .map(|e| format!("{}@{}", e.act, e.place))
-            .collect();
-        v.sort();
-        v.dedup();
-        v
+        labels(&out)
     }
 
     #[test]

@@ -134,7 +134,12 @@ pub(crate) mod testing {
     pub(crate) fn effects(line: &str) -> Vec<String> {
         let mut out = Vec::new();
         effects_of_line(line, &at(), &mut out);
-        let mut v: Vec<String> = out
+        labels(&out)
+    }
+
+    /// Effects as `act@place`, sorted and deduplicated.
+    pub(crate) fn labels(effects: &[crate::effects::Effect]) -> Vec<String> {
+        let mut v: Vec<String> = effects
             .iter()
             .map(|e| format!("{}@{}", e.act, e.place))
             .collect();
