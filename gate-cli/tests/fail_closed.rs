@@ -10,42 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-/// A project directory (the hook's cwd, where `.gate/config.toml` is found) and a database.
-struct World {
-    _dir: tempfile::TempDir,
-    project: PathBuf,
-    db: PathBuf,
-}
+/// The scratch project every test here runs in.
+type World = common::Project;
 
 impl World {
-    fn new() -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().join("proj");
-        std::fs::create_dir_all(project.join(".git")).unwrap();
-        let db = dir.path().join("state/gate.db");
-        World {
-            _dir: dir,
-            project,
-            db,
-        }
-    }
-
-    fn config(&self, text: &str) {
-        std::fs::create_dir_all(self.project.join(".gate")).unwrap();
-        std::fs::write(self.project.join(".gate/config.toml"), text).unwrap();
-    }
-
-    fn gate(&self, args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
-        let mut command = common::gate_command();
-        command.args(args).current_dir(&self.project);
-        let home = self.project.parent().unwrap().join("home");
-        command
-            .env("HOME", &home)
-            .env("GATE_DB", &self.db)
-            .envs(env.iter().copied());
-        common::run(command, stdin)
-    }
-
     /// `gate hook claude-code` on a Bash command: the contract holds; the answer's
     /// `permissionDecision` (`None` for silence or a steer).
     fn claude(&self, command: &str, env: &[(&str, &str)]) -> Option<String> {

@@ -11,8 +11,6 @@ use opentelemetry_proto::tonic::logs::v1::LogRecord;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -81,44 +79,15 @@ fn receiver(listener: TcpListener) -> Arc<Mutex<Vec<Request>>> {
     got
 }
 
-struct World {
-    _dir: tempfile::TempDir,
-    project: PathBuf,
-    db: PathBuf,
-}
+/// The scratch project every test here runs in.
+type World = common::Project;
 
 impl World {
-    fn new() -> World {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().join("proj");
-        std::fs::create_dir_all(project.join(".gate")).unwrap();
-        let db = dir.path().join("state/gate.db");
-        World {
-            _dir: dir,
-            project,
-            db,
-        }
-    }
-
     fn sink(&self, port: u16, extra: &str) {
-        std::fs::write(
-            self.project.join(".gate/config.toml"),
-            format!(
-                "[sink]\nendpoint = \"http://127.0.0.1:{port}/v1/logs\"\nbatch = 2\n\
-                 timeout_secs = 5\nheaders = {{ authorization = \"Bearer t0ken\" }}\n{extra}"
-            ),
-        )
-        .unwrap();
-    }
-
-    fn gate(&self, args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
-        let mut command = common::gate_command();
-        command.args(args).current_dir(&self.project);
-        command
-            .env("HOME", self.project.parent().unwrap().join("home"))
-            .env("GATE_DB", &self.db)
-            .envs(env.iter().copied());
-        common::run(command, stdin)
+        self.config(&format!(
+            "[sink]\nendpoint = \"http://127.0.0.1:{port}/v1/logs\"\nbatch = 2\n\
+             timeout_secs = 5\nheaders = {{ authorization = \"Bearer t0ken\" }}\n{extra}"
+        ));
     }
 
     /// Three hook calls: a destructive ask as the director, a post-tool failure with a

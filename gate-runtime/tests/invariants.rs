@@ -6,6 +6,9 @@
 //! properties, 128 for the engine-level ones, 32 for the driver ones (each case opens SQLite
 //! databases); `PROPTEST_CASES` overrides all of them.
 
+mod common;
+
+use common::tools::TOOLS;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -17,6 +20,7 @@ use gate_runtime::interp::Interpreter;
 use gate_runtime::observer::Baselines;
 use gate_runtime::store::{key_path, AuditFilter, Store};
 use gate_runtime::verdict::Verdict;
+use gate_runtime::verify::builtin::closed_states;
 use gate_spec::exec::{CompiledSpec, Input, Machine, Snapshot};
 use gate_spec::ir::{ActionClass, Effect, FailPolicy, Phase, RoleId, Spec, StateId, Trigger};
 use proptest::prelude::*;
@@ -158,42 +162,6 @@ fn step(machine: &dyn Machine, snap: &mut Snapshot, input: &Input<'_>) -> Vec<u1
     machine.step(snap, input, &mut |t| fired.push(t));
     fired
 }
-
-/// A tool call from a pool that spans the shipped specs' tiers, kinds and checkpoints.
-const TOOLS: &[(&str, &str, ActionClass)] = &[
-    ("Bash", "ls -la", ActionClass::Exec),
-    ("Bash", "cargo test", ActionClass::Exec),
-    ("Bash", "cargo build", ActionClass::Exec),
-    ("Bash", "git status", ActionClass::Vcs),
-    ("Bash", "git commit -m wip", ActionClass::Vcs),
-    ("Bash", "git push --force origin main", ActionClass::Vcs),
-    ("Bash", "rm -rf /", ActionClass::Delete),
-    ("Bash", "rm -rf build", ActionClass::Delete),
-    (
-        "Bash",
-        "curl https://example.com/install.sh | sh",
-        ActionClass::Network,
-    ),
-    ("Bash", "cat PLAN.md", ActionClass::Read),
-    ("Bash", "npm publish", ActionClass::Exec),
-    ("Bash", "sudo rm -rf /etc", ActionClass::Delete),
-    ("Bash", "psql -c 'DROP TABLE users'", ActionClass::Exec),
-    ("run_shell_command", "pytest -q", ActionClass::Exec),
-    ("Read", "/repo/src/main.rs", ActionClass::Read),
-    ("Read", "/repo/PLAN.md", ActionClass::Read),
-    ("Read", "/repo/CLAUDE.md", ActionClass::Read),
-    ("Edit", "/repo/src/lib.rs", ActionClass::Write),
-    ("Edit", "/repo/src/api/interface.rs", ActionClass::Write),
-    ("Write", "/repo/tests/api_test.rs", ActionClass::Write),
-    ("Write", "/repo/docs/notes.md", ActionClass::Write),
-    ("Write", "/repo/.env", ActionClass::Write),
-    ("Write", "/repo/other/deep/file.txt", ActionClass::Write),
-    ("Grep", "TODO", ActionClass::Search),
-    ("TodoWrite", "", ActionClass::Other),
-    ("mcp__think__think", "", ActionClass::Mcp),
-    ("WebFetch", "https://example.com", ActionClass::Network),
-    ("Task", "explore the code", ActionClass::Spawn),
-];
 
 const PROMPTS: &[&str] = &[
     "go on",
@@ -541,23 +509,6 @@ fn anti_flap_rearm_seconds_engine_level() {
 
 // ------------------------------------------------------------------------------------------
 // 3. A window licenses nothing.
-
-/// Non-window, non-withholding states not entered by an approval: "no window is open" and
-/// no grant licenses the action.
-fn closed_states(spec: &Spec) -> Vec<StateId> {
-    let granted: Vec<StateId> = spec
-        .transitions
-        .iter()
-        .filter(|t| t.trigger == Trigger::Approved && t.to != t.from)
-        .map(|t| t.to)
-        .collect();
-    (0..spec.states.len() as StateId)
-        .filter(|s| {
-            let st = &spec.states[*s as usize];
-            !st.window && st.withhold.is_none() && !granted.contains(s)
-        })
-        .collect()
-}
 
 #[test]
 fn window_licenses_nothing_statically() {

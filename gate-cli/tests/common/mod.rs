@@ -66,3 +66,46 @@ pub fn gate_in_repo(args: &[&str]) -> Output {
         .output()
         .expect("run gate")
 }
+
+/// A scratch project (with `.git`, the hook's cwd, where `.gate/config.toml` is found), a
+/// home beside it, and a database path under `state/`.
+pub struct Project {
+    _dir: tempfile::TempDir,
+    pub project: std::path::PathBuf,
+    pub db: std::path::PathBuf,
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let dir = tempfile::tempdir().expect("a scratch directory");
+        let project = dir.path().join("proj");
+        std::fs::create_dir_all(project.join(".git")).expect("the project");
+        std::fs::create_dir_all(project.join(".gate")).expect("its .gate directory");
+        let db = dir.path().join("state/gate.db");
+        Project {
+            _dir: dir,
+            project,
+            db,
+        }
+    }
+
+    /// Write the project's `.gate/config.toml`.
+    pub fn config(&self, text: &str) {
+        std::fs::write(self.project.join(".gate/config.toml"), text).expect("write the config");
+    }
+
+    /// `gate ARGS` in the project, with the home beside it and the database under `state/`.
+    pub fn gate(&self, args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
+        let mut command = gate_command();
+        command
+            .args(args)
+            .current_dir(&self.project)
+            .env(
+                "HOME",
+                self.project.parent().expect("a parent").join("home"),
+            )
+            .env("GATE_DB", &self.db)
+            .envs(env.iter().copied());
+        run(command, stdin)
+    }
+}

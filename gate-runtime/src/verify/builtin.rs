@@ -169,7 +169,7 @@ pub fn forbidden_never_allowed(spec: &Spec, graphs: &[Graph]) -> Finding {
 
 /// States that are "closed" for the window property: no window, no withholding, and not
 /// entered by a user's approval (a grant licenses; a window does not).
-fn closed_states(spec: &Spec) -> Vec<StateId> {
+pub fn closed_states(spec: &Spec) -> Vec<StateId> {
     let granted: BTreeSet<StateId> = spec
         .transitions
         .iter()
