@@ -13,9 +13,9 @@
 //! reach. The approval is honoured only as an HMAC-chained row, and the agent cannot read the
 //! key.
 
-use crate::engine::Engine;
+use crate::effects::Act;
+use crate::engine::{Engine, Outcome};
 use crate::event::Event;
-use crate::shell;
 use crate::store::{ApproveOutcome, StoreError, Txn};
 use gate_spec::ir::{Phase, RoleId};
 
@@ -36,26 +36,16 @@ pub(super) fn is_director(engine: &Engine<'_>, role: Option<RoleId>, event: &Eve
         })
 }
 
-/// The grant ids a shell command approves (`gate approve ID…`, through any wrapper).
-pub(super) fn approvals_named(event: &Event) -> Vec<String> {
-    let Some(line) = event.command.as_deref().or(event.target.as_deref()) else {
-        return Vec::new();
-    };
-    let parsed = shell::parse(line);
-    let mut ids = Vec::new();
-    for cmd in &parsed.commands {
-        if cmd.program != "gate" {
-            continue;
-        }
-        let mut words = cmd
-            .args
-            .iter()
-            .map(|a| &**a)
-            .filter(|a| !a.starts_with('-'));
-        if words.next() == Some("approve") {
-            ids.extend(words.map(str::to_string));
-        }
-    }
+/// The grant ids the event's command approves (`gate approve ID…`, through any wrapper or
+/// shell): the targets of its `approve` effects, as the command model read them.
+pub(super) fn approvals_named(outcome: &Outcome) -> Vec<String> {
+    let mut ids: Vec<String> = outcome
+        .classification
+        .effects
+        .iter()
+        .filter(|e| e.act == Act::Approve && !e.target.is_empty())
+        .map(|e| e.target.clone())
+        .collect();
     ids.truncate(16);
     ids
 }

@@ -133,7 +133,7 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
             )?;
             // A director approving a worker's ask: recorded here, by the hook that saw it.
             if director::is_director(engine, role, event) {
-                let ids = director::approvals_named(event);
+                let ids = director::approvals_named(&outcome);
                 if !ids.is_empty() {
                     let scope = scope_key(spec.scope, event);
                     let done = director::approve_for_workers(tx, &scope, event, &ids, opts.now_ms)?;

@@ -85,6 +85,8 @@ pub(crate) enum RawTarget {
     Path(String),
     /// A class, without a path (a remote, nowhere).
     Place(Place),
+    /// A class and a name that is no path (the grant a `gate approve` names).
+    Named(Place, String),
 }
 
 impl Sink {
@@ -96,6 +98,12 @@ impl Sink {
     /// `act` at a place with no path (`remote`, `none`, `unknown`).
     pub(crate) fn place(&mut self, act: Act, place: Place) {
         self.raw.push((act, RawTarget::Place(place)));
+    }
+
+    /// `act` at a place with no path, on something the line names (a grant id).
+    pub(crate) fn named(&mut self, act: Act, place: Place, name: &str) {
+        self.raw
+            .push((act, RawTarget::Named(place, name.to_string())));
     }
 
     /// `act` with no location.

@@ -1049,6 +1049,11 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
                 place: *place,
                 target: String::new(),
             }),
+            RawTarget::Named(place, name) => out.push(Effect {
+                act: *act,
+                place: *place,
+                target: name.clone(),
+            }),
             RawTarget::Path(text) => {
                 for word in places::braces(text) {
                     let (place, resolved) = if cwd.starts_with('$')

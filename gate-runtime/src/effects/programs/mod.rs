@@ -96,9 +96,27 @@ fn apply_patch(cmd: &Cmd<'_, '_>, out: &mut Sink) {
 /// policy's state and writes the audit (an agent running `gate hook` itself forges an event:
 /// a user prompt, a passing test, a session's end). Its read-only commands are reads.
 fn gate(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    let sub = cmd.args.iter().map(|a| &**a).find(|a| !a.starts_with('-'));
-    match sub {
-        Some("approve") => out.none(Act::Approve),
+    // gate's global options that take a value (`gate --db PATH approve ID`).
+    const VALUED: &[&str] = &["--spec", "--role", "--db", "--home"];
+    let mut words: Vec<&str> = Vec::new();
+    let mut args = cmd.args.iter().map(|a| &**a);
+    while let Some(a) = args.next() {
+        if VALUED.contains(&a) {
+            args.next();
+        } else if !a.starts_with('-') {
+            words.push(a);
+        }
+    }
+    match words.first().copied() {
+        // Each grant it names is the approve's target (`driver::director` reads them).
+        Some("approve") => {
+            if words.len() == 1 {
+                out.none(Act::Approve);
+            }
+            for id in &words[1..] {
+                out.named(Act::Approve, gate_spec::effect::Place::Nowhere, id);
+            }
+        }
         Some("grants") if cmd.args.iter().any(|a| a.starts_with("--revoke")) => {
             out.place(Act::Write, gate_spec::effect::Place::Gate)
         }
@@ -146,6 +164,31 @@ pub(crate) mod testing {
         v.sort();
         v.dedup();
         v
+    }
+
+    #[test]
+    fn gate_approve_names_its_grants_after_any_global_option() {
+        for (line, ids) in [
+            ("gate approve a1", vec!["a1"]),
+            ("gate --db /tmp/x.db approve a1 b2", vec!["a1", "b2"]),
+            (
+                "bash -c 'gate --role director --spec default approve k9'",
+                vec!["k9"],
+            ),
+            ("gate approve", vec![""]),
+        ] {
+            let mut out = Vec::new();
+            effects_of_line(line, &at(), &mut out);
+            let got: Vec<&str> = out
+                .iter()
+                .filter(|e| e.act == gate_spec::effect::Act::Approve)
+                .map(|e| e.target.as_str())
+                .collect();
+            assert_eq!(got, ids, "{line}");
+        }
+        // Other subcommands after a global option are read as what they are.
+        assert!(effects("gate --db /tmp/x.db status").is_empty());
+        assert!(has("gate --home /tmp/h hook claude-code", "write@gate"));
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub(super) mod testing {
                 RawTarget::Path(p) => {
                     format!("{act}@{}", places::place_of(p, &at.cwd, None, &at).0)
                 }
-                RawTarget::Place(place) => format!("{act}@{place}"),
+                RawTarget::Place(place) | RawTarget::Named(place, _) => format!("{act}@{place}"),
             })
             .collect();
         v.sort();
