@@ -61,11 +61,9 @@ pub(super) fn later_text(
             continue;
         }
         let path = places::place_of(target, cwd, oldpwd, at).1;
-        let startup = super::later::is_own_startup(&path, &at.home);
-        let names = super::later::is_name_config(&path);
-        if !startup && !names && !super::later::is_package_config(&path) {
+        let Some(lands) = super::later::lands(&path, &at.home) else {
             continue;
-        }
+        };
         let shown = text.get_or_insert_with(|| {
             if tee {
                 stdin.map(str::to_string)
@@ -76,20 +74,11 @@ pub(super) fn later_text(
         let Some(text) = shown.as_deref() else {
             return;
         };
-        if startup {
-            if depth < MAX_NESTING {
-                sink.script(text);
-            }
-            let (first, preload) = super::later::path_first(text);
-            let temp = first.is_some_and(|d| places::place_of(d, cwd, oldpwd, at).0 == Place::Temp);
-            if temp || preload {
-                sink.path(Act::Cron, target);
-            }
-        } else if names {
-            if super::later::redirects_names(text) {
-                sink.path(Act::Cron, target);
-            }
-        } else if super::later::names_package_source(text) {
+        if lands == super::later::Lands::Startup && depth < MAX_NESTING {
+            sink.script(text);
+        }
+        let is_temp = |d: &str| places::place_of(d, cwd, oldpwd, at).0 == Place::Temp;
+        if super::later::text_is_cron(lands, text, is_temp) {
             sink.path(Act::Cron, target);
         }
     }

@@ -294,6 +294,43 @@ pub fn names_package_source(text: &str) -> bool {
     }) || text.contains(":registry=")
 }
 
+/// What kind of file, read later, a text lands in: a shell start-up file (the text is code
+/// every later shell runs), where names are resolved, or a package manager's configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lands {
+    Startup,
+    Names,
+    Packages,
+}
+
+/// The kind of file at `resolved` (absolute, normalised) a text written there lands in.
+pub fn lands(resolved: &str, home: &str) -> Option<Lands> {
+    if is_own_startup(resolved, home) {
+        Some(Lands::Startup)
+    } else if is_name_config(resolved) {
+        Some(Lands::Names)
+    } else if is_package_config(resolved) {
+        Some(Lands::Packages)
+    } else {
+        None
+    }
+}
+
+/// Whether `text`, landing in a file of kind `lands`, makes the write `cron`: a start-up
+/// line that puts a temporary directory (`is_temp`) first on `PATH` or sets a preload list,
+/// a name sent elsewhere, a package source. (A start-up file's text is also analysed as code
+/// by the caller, each surface its own way.)
+pub fn text_is_cron(lands: Lands, text: &str, is_temp: impl Fn(&str) -> bool) -> bool {
+    match lands {
+        Lands::Startup => {
+            let (first, preload) = path_first(text);
+            preload || first.is_some_and(is_temp)
+        }
+        Lands::Names => redirects_names(text),
+        Lands::Packages => names_package_source(text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,22 +3,46 @@
 //! there is analysed as that code (`export GATE_ROLE=director` added to `~/.bashrc` with an
 //! edit tool is a change to gate, as the same line appended with `>>` is).
 
-use gate_spec::effect::Act;
+use gate_spec::effect::{Act, Place};
 
-use super::places::Where;
+use super::later::{self, Lands};
+use super::places::{self, Where};
 use super::Effect;
 
-/// Add the effects of `text`, written by a file tool, as the code it becomes where it
-/// lands: for each changed target that something runs later (see
-/// [`super::later::runs_later`]), the text is analysed as a shell line. Effects already in
-/// `out` name the targets.
+/// Add the effects of `text`, written by a file tool, where it lands, as a shell line that
+/// writes the same text would get them (`effects::flow`, through the same
+/// [`later::lands`] and [`later::text_is_cron`]): in a shell start-up file, its own or the
+/// system's, the text is analysed as the code later shells run; a temporary directory put
+/// first on `PATH`, a preload list, a name sent elsewhere or a package source makes the write
+/// `cron`. Effects already in `out` name the targets.
 pub fn effects_of_written(text: &str, at: &Where, out: &mut Vec<Effect>) {
-    let lands_where_it_runs = out.iter().any(|e| {
-        matches!(e.act, Act::Write | Act::Overwrite)
-            && !e.target.is_empty()
-            && super::later::runs_later(&e.target, &at.home, Act::Overwrite) == Some(Act::Cron)
-    });
-    if lands_where_it_runs && !text.trim().is_empty() {
+    if text.trim().is_empty() {
+        return;
+    }
+    let mut runs = false;
+    let mut cron = Vec::new();
+    for e in out.iter() {
+        if !matches!(e.act, Act::Write | Act::Overwrite) || e.target.is_empty() {
+            continue;
+        }
+        let system_startup =
+            later::runs_later(&e.target, &at.home, Act::Overwrite) == Some(Act::Cron);
+        let lands = later::lands(&e.target, &at.home).or(system_startup.then_some(Lands::Startup));
+        let Some(lands) = lands else {
+            continue;
+        };
+        runs |= lands == Lands::Startup;
+        let is_temp = |d: &str| places::place_of(d, &at.cwd, None, at).0 == Place::Temp;
+        if later::text_is_cron(lands, text, is_temp) {
+            cron.push(Effect {
+                act: Act::Cron,
+                place: e.place,
+                target: e.target.clone(),
+            });
+        }
+    }
+    out.extend(cron);
+    if runs {
         super::effects_of_line(text, at, out);
     }
 }
@@ -64,6 +88,24 @@ mod tests {
                 "{tool} {path}: {e:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_package_source_or_a_temporary_path_written_by_an_edit_is_cron() {
+        let e = effects(
+            "Write",
+            "/home/u/.npmrc",
+            "registry=https://npm.evil.example/\n",
+        );
+        // `.npmrc` holds tokens too: its place is `secrets`.
+        assert!(e.contains(&"cron@secrets".to_string()), "{e:?}");
+        let e = effects("Edit", "/home/u/.bashrc", "export PATH=/tmp/bin:$PATH\n");
+        assert!(e.contains(&"cron@dotfiles".to_string()), "{e:?}");
+        // An ordinary package setting, or a PATH led by one's own directory, is not.
+        let e = effects("Write", "/home/u/.npmrc", "save-exact=true\n");
+        assert!(!e.iter().any(|x| x.starts_with("cron")), "{e:?}");
+        let e = effects("Edit", "/home/u/.bashrc", "export PATH=$HOME/bin:$PATH\n");
+        assert!(!e.iter().any(|x| x.starts_with("cron")), "{e:?}");
     }
 
     #[test]
