@@ -41,6 +41,9 @@ pub(super) fn refine(payload: &Payload<'_>, event: &mut Event) {
             });
             event.target = files.first().map(|f| f.path.clone());
             event.paths = files.into_iter().map(|f| f.path).collect();
+            // The text it adds, read as code where it lands in a file something runs later.
+            event.written =
+                Some(gate_runtime::effects::patch::added_lines(&patch)).filter(|t| !t.is_empty());
         }
     }
     if event.hook_event == "PostToolUse" {

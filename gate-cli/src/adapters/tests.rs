@@ -709,6 +709,13 @@ fn file_tools_carry_the_text_they_write() {
             "{dir}/{file}"
         );
     }
+    // A Codex patch: the lines it adds.
+    assert_eq!(
+        load("codex", "PreToolUse-apply_patch.json")
+            .written
+            .as_deref(),
+        Some("alpha\n")
+    );
     // Reads and shells carry none.
     assert_eq!(load("claude", "PreToolUse-Read.json").written, None);
     assert_eq!(load("claude", "PreToolUse-Bash.json").written, None);

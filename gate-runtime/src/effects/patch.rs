@@ -18,6 +18,20 @@ pub struct PatchFile {
     pub path: String,
 }
 
+/// The lines a patch adds (each `+` line, without its `+`), one per line, cut to
+/// [`crate::event::MAX_WRITTEN_BYTES`]: the text it writes, whichever file each lands in.
+pub fn added_lines(patch: &str) -> String {
+    let mut out = String::new();
+    for line in patch.lines().filter_map(|l| l.strip_prefix('+')) {
+        if out.len() + line.len() >= crate::event::MAX_WRITTEN_BYTES {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 /// Every file an `apply_patch` text touches, in order, without duplicates.
 pub fn patch_files(patch: &str) -> Vec<PatchFile> {
     let mut files: Vec<PatchFile> = Vec::new();
@@ -42,4 +56,13 @@ pub fn patch_files(patch: &str) -> Vec<PatchFile> {
         }
     }
     files
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_patch_writes_the_lines_it_adds() {
+        let patch = "*** Begin Patch\n*** Update File: a\n@@\n-old\n+new one\n context\n*** Add File: b\n+x\n*** End Patch\n";
+        assert_eq!(super::added_lines(patch), "new one\nx\n");
+    }
 }
