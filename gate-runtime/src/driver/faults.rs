@@ -167,10 +167,16 @@ pub fn needs_state(spec: &Spec, tier: TierId, role: Option<RoleId>) -> bool {
     if (0..spec.states.len()).any(|s| in_state(s) > initial) {
         return true;
     }
+    // A block on a signal, a backstop, a timer or a checkpoint: what fires it is state.
     spec.transitions.iter().any(|t| {
-        !on_action(t)
-            && !matches!(t.trigger, Trigger::Approved | Trigger::Event(_))
-            && admits(t)
+        matches!(
+            t.trigger,
+            Trigger::Signal(_)
+                | Trigger::Clear(_)
+                | Trigger::Backstop
+                | Trigger::Timeout
+                | Trigger::Checkpoint(_)
+        ) && admits(t)
             && strength(&t.effects) > 0
     })
 }
@@ -273,6 +279,12 @@ mod tests {
                     assert!(!needs_state(spec, tier("routine").unwrap(), worker));
                     // Asked from every state alike: the rules alone decide it.
                     assert!(!needs_state(spec, tier("protected").unwrap(), None));
+                }
+                "default" => {
+                    // Denied and asked from every state alike; a worker's method block is state.
+                    assert!(!needs_state(spec, tier("destructive").unwrap(), None));
+                    assert!(!needs_state(spec, tier("forbidden").unwrap(), None));
+                    assert!(needs_state(spec, tier("elevated").unwrap(), role("worker")));
                 }
                 "trust" => {
                     // A throttled session withholds every action.
