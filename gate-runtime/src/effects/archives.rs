@@ -29,7 +29,7 @@ pub(super) fn members(path: &str) -> Option<Vec<String>> {
     let mut magic = [0u8; 4];
     let n = file.read(&mut magic).ok()?;
     file.seek(SeekFrom::Start(0)).ok()?;
-    let list = if n >= 4 && magic == *b"PK\x03\x04" || n >= 4 && magic == *b"PK\x05\x06" {
+    let list = if n >= 4 && (magic == *b"PK\x03\x04" || magic == *b"PK\x05\x06") {
         zip(&mut file, meta.len())
     } else {
         tar(&mut file)

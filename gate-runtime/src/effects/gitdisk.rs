@@ -573,7 +573,7 @@ pub(super) fn stored(call: &GitCall, cwd: &str, at: &Where) -> Stored {
         let mut names: Vec<&str> = Vec::new();
         for s in &subs {
             names.extend(hooks_of(s));
-            if !QUIET.contains(&s) {
+            if !QUIET.contains(s) {
                 names.extend(["post-index-change", "reference-transaction"]);
             }
         }
@@ -912,7 +912,7 @@ mod tests {
         e.extend([0u8; 20]);
         e.extend(((".claude/settings.json".len()) as u16).to_be_bytes());
         e.extend(b".claude/settings.json");
-        while (e.len() + 1) % 8 != 0 {
+        while !(e.len() + 1).is_multiple_of(8) {
             e.push(0);
         }
         e.push(0);

@@ -494,9 +494,9 @@ fn reference(make: &Make, inner: &str, auto: &Auto, dir: &str, depth: usize) -> 
         }
         _ => {}
     }
-    if let Some((func, args)) = inner.split_once(|c: char| c == ' ' || c == '\t') {
+    if let Some((func, args)) = inner.split_once([' ', '\t']) {
         let args = args.trim_start();
-        let split = |n: usize| -> Vec<String> { args.splitn(n, ',').map(|a| again(a)).collect() };
+        let split = |n: usize| -> Vec<String> { args.splitn(n, ',').map(&again).collect() };
         match func {
             "shell" => return UNKNOWN.to_string(),
             "wildcard" | "abspath" | "realpath" | "strip" | "sort" | "firstword" | "lastword"

@@ -382,10 +382,10 @@ fn node(program: &str, args: Words<'_, '_>, out: &mut Sink) {
             run_scripts(names, out);
         }
         // yarn, pnpm and bun run a script by its name alone (`yarn build`).
-        name if program != "npm"
-            && !BUILTINS.contains(&name)
-            && !(program == "bun" && BUN_BUILTINS.contains(&name))
-            && !name.starts_with('-') =>
+        name if !(program == "npm"
+            || BUILTINS.contains(&name)
+            || name.starts_with('-')
+            || program == "bun" && BUN_BUILTINS.contains(&name)) =>
         {
             out.none(Act::Exec);
             run_scripts(vec![name.to_string()], out);
