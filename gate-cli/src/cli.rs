@@ -151,11 +151,17 @@ Exits 1 when any file has an error (warnings do not fail).")]
 Examples:
   gate diagram guard                    Mermaid on stdout
   gate diagram guard --format dot | dot -Tsvg > guard.svg
+  gate diagram jwc --detail             every transition drawn with its whole label
   gate diagram --spec-file specs/draft.toml     a draft, no rebuild needed
   gate diagram --check                  fail if a page in docs/machines/ is missing, stale or
                                         has no spec
   gate diagram --write                  bring docs/machines/ up to date: write every compiled
                                         spec's page, remove pages of specs that are gone
+
+The diagram is the overview: one edge per pair of states with short labels, transitions taken
+from (nearly) every state drawn once from an \"any state\" box, states in the groups the spec
+gives them (`group` in [[state]]). --detail draws one edge per transition. The Markdown page
+adds tables of every transition, tier, role and rule under the overview.
 
 A new spec in specs/ needs no other edit: build, then `gate diagram --write` writes its page
 (`cargo run -p gate-cli -- diagram --write` does both).")]
@@ -422,6 +428,10 @@ pub struct DiagramArgs {
     pub spec_file: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = DiagramFormat::Mermaid)]
     pub format: DiagramFormat,
+    /// Draw every transition with its whole `trigger [guard] / effects` label instead of the
+    /// overview (Mermaid and DOT; the Markdown page always shows the overview)
+    #[arg(long, conflicts_with_all = ["check", "write"])]
+    pub detail: bool,
     /// Compare docs/machines/<spec>.md with the compiled specs (or the one spec named);
     /// exit 1 if a page is missing, stale, or has no spec
     #[arg(long, conflicts_with = "write")]

@@ -172,7 +172,35 @@ fn check_and_spec_file_resolve_extends_beside_the_spec() {
     );
     let output = world.gate(&["diagram", "--file", "policies/mine.toml"], b"");
     assert_exit!(output, 0);
-    assert!(text(&output.stdout).contains("stateDiagram-v2"));
+    assert!(text(&output.stdout).contains("flowchart LR"));
+    // The detail view draws each transition with its whole label, effects in spec syntax.
+    let output = world.gate(
+        &[
+            "diagram",
+            "--file",
+            "policies/mine.toml",
+            "--detail",
+            "--format",
+            "dot",
+        ],
+        b"",
+    );
+    assert_exit!(output, 0);
+    let detail = text(&output.stdout);
+    assert!(detail.starts_with("digraph \"mine\""), "{detail}");
+    assert!(
+        detail.contains("signal:shift / arm,\\nsteer:boundary"),
+        "{detail}"
+    );
+    let overview = world.gate(
+        &["diagram", "--file", "policies/mine.toml", "--format", "dot"],
+        b"",
+    );
+    let overview = text(&overview.stdout);
+    assert!(overview.contains("shift on / arm, steer"), "{overview}");
+    assert!(!overview.contains("steer:boundary"), "{overview}");
+    let output = world.gate(&["diagram", "--detail", "--check"], b"");
+    assert_exit!(output, 2);
     let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/session.jsonl");
     let output = world.gate(
         &[
