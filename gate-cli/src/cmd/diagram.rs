@@ -2,7 +2,7 @@
 //! in `docs/machines/`: `--check` compares them with the specs, `--write` brings them up to
 //! date (so a new spec's page is made by the command that checks it).
 
-use crate::cli::{DiagramArgs, DiagramFormat, Exit, GlobalArgs};
+use crate::cli::{DiagramArgs, DiagramFormat, DiagramView, Exit, GlobalArgs};
 use crate::cmd::policy::Policy;
 use crate::cmd::{compiled_spec, compiled_specs, out, out_json};
 use anyhow::{Context, Result};
@@ -19,7 +19,7 @@ fn render(spec: &Spec, format: DiagramFormat, view: View) -> String {
     }
 }
 
-/// `gate diagram [SPEC | --spec NAME | --spec-file PATH] [--format F] [--detail]
+/// `gate diagram [SPEC | --spec NAME | --spec-file PATH] [--format F] [--view V | --detail]
 /// [--check | --write]`.
 pub fn run(args: &DiagramArgs, global: &GlobalArgs) -> Result<i32> {
     let name = args.name.as_deref().or(global.spec.as_deref());
@@ -27,16 +27,16 @@ pub fn run(args: &DiagramArgs, global: &GlobalArgs) -> Result<i32> {
         return pages(args, name, global.json);
     }
     let policy = Policy::load(name, args.spec_file.as_deref())?;
-    let view = if args.detail {
-        View::Detail
-    } else {
-        View::Overview
+    let view = match (args.detail, args.view) {
+        (true, _) | (false, DiagramView::Detail) => View::Detail,
+        (false, DiagramView::States) => View::States,
+        (false, DiagramView::Overview) => View::Overview,
     };
     let text = render(policy.spec(), args.format, view);
     if global.json {
         out_json(&json!({
             "format": format!("{:?}", args.format).to_lowercase(),
-            "view": if args.detail { "detail" } else { "overview" },
+            "view": format!("{view:?}").to_lowercase(),
             "diagram": text,
         }))?;
     } else {

@@ -115,8 +115,17 @@ fn fit(groups: &[(String, Vec<String>)], tail: &str, max: usize) -> String {
         .map(|n| render(groups, n))
         .find(|t| t.chars().count() <= room)
         .unwrap_or_else(|| {
-            let whole = render(groups, 1);
-            let mut cut: String = whole.chars().take(room.saturating_sub(1)).collect();
+            // Not even one trigger with its guard fits: the first trigger alone, counted.
+            let first = groups.iter().flat_map(|(_, t)| t).next();
+            let short = match (first, total) {
+                (Some(first), 1) => first.clone(),
+                (Some(first), _) => format!("{first}, +{} more", total - 1),
+                (None, _) => String::new(),
+            };
+            if short.chars().count() <= room {
+                return short;
+            }
+            let mut cut: String = short.chars().take(room.saturating_sub(1)).collect();
             cut.push('…');
             cut
         });

@@ -2,10 +2,11 @@
 //! its shape, and the Markdown page committed under `docs/machines/` with the tables that
 //! hold the details.
 //!
-//! A diagram shows the shape ([`shape`]): states in the spec's order and groups, one edge per
-//! (from, to) pair with short labels ([`label`]), transitions taken from nearly every state
-//! drawn once from an "any state" marker. The detail view ([`View::Detail`]) draws one edge
-//! per transition family with its whole label. Rule patterns, records and full effects are
+//! A diagram shows the shape ([`shape`]): the spec's groups of states each drawn as one node
+//! (every state apart, in clusters, with [`View::States`]), one edge per pair of nodes with
+//! short labels ([`label`]), transitions taken from nearly every state drawn once from an
+//! "any state" marker. The detail view ([`View::Detail`]) draws one edge per transition
+//! family with its whole label. Rule patterns, records and full effects are
 //! in the page's tables ([`tables`]), not in the drawing. The same spec always gives
 //! byte-identical text.
 
@@ -84,7 +85,10 @@ pub fn markdown(spec: &Spec) -> String {
     );
     out.push_str("Legend:\n\n");
     out.push_str("- the arrow from the black dot marks the initial state;\n");
-    out.push_str("- dashed boxes group the states the spec groups;\n");
+    out.push_str(
+        "- a box with a double border is a group of states the spec groups (a phase, a \
+         level), drawn as one; \"Every state\" draws them apart, in dashed boxes;\n",
+    );
     out.push_str("- blue states hold a window open (a window licenses nothing);\n");
     out.push_str(
         "- red states withhold every tool action (ask or deny) until a transition leaves them;\n",
@@ -101,6 +105,13 @@ pub fn markdown(spec: &Spec) -> String {
     out.push_str("```mermaid\n");
     out.push_str(&mermaid::render(&shape));
     out.push_str("```\n\n");
+    if spec.states.iter().any(|s| s.group.is_some()) {
+        out.push_str("<details><summary>Every state (each group drawn as one above)</summary>\n\n");
+        out.push_str("```mermaid\n");
+        out.push_str(&mermaid::render(&Shape::new(spec, View::States)));
+        out.push_str("```\n\n");
+        out.push_str("</details>\n\n");
+    }
     out.push_str("<details><summary>Graphviz (DOT)</summary>\n\n");
     out.push_str("```dot\n");
     out.push_str(&dot::render(&shape));
@@ -363,17 +374,29 @@ t = "t"
         let ab: Vec<&shape::Edge> = shape
             .edges
             .iter()
-            .filter(|e| e.from == shape::End::State(0) && e.to == 1)
+            .filter(|e| e.from == shape::End::Node(0) && e.to == 1)
             .collect();
         assert_eq!(ab.len(), 1);
         assert_eq!(ab[0].label, "approved | backstop / steer");
-        assert_eq!(shape.groups.len(), 3);
-        assert_eq!(shape.groups[1].name.as_deref(), Some("busy"));
-        assert_eq!(shape.groups[1].states, [1, 2]);
-        let m = mermaid(&spec);
-        assert!(m.contains("subgraph g1 [\"busy\"]"), "{m}");
-        let d = dot(&spec);
+        // The overview draws the group `busy` as one node; the states view as a cluster.
+        assert_eq!(shape.nodes.len(), 3);
+        assert_eq!(shape.nodes[1].title, "busy");
+        assert_eq!(shape.nodes[1].states, [1, 2]);
+        assert_eq!(shape.nodes[1].notes, ["b: timeout 5 s", "c"]);
+        let states = Shape::new(&spec, View::States);
+        assert_eq!(
+            states.layout[1],
+            shape::Block::Cluster {
+                name: "busy".to_string(),
+                nodes: vec![1, 2]
+            }
+        );
+        let m = mermaid_view(&spec, View::States);
+        assert!(m.contains("subgraph c1 [\"busy\"]"), "{m}");
+        let d = dot_view(&spec, View::States);
         assert!(d.contains("subgraph \"cluster_1\""), "{d}");
+        assert!(dot(&spec)
+            .contains("\"__group_1\" [label=\"busy\\nb: timeout 5 s\\nc\", peripheries=2];"));
         let detail = Shape::new(&spec, View::Detail);
         assert_eq!(detail.edges.len(), 5);
         let page = markdown(&spec);

@@ -1,19 +1,24 @@
-//! What a diagram draws, worked out once from the IR: the states in the order and groups the
-//! spec gives them, the "any state" marker for transitions taken from (nearly) every state,
-//! and the edges: one per (from, to) pair in the overview, one per transition family in the
-//! detail view. Both renderers draw a [`Shape`]; the tables under a diagram list the same
+//! What a diagram draws, worked out once from the IR: its nodes (a state, or in the overview a
+//! group of states the spec groups, drawn as one), the clusters and order the spec gives them,
+//! the "any state" markers for transitions taken from (nearly) every state, and the edges: one
+//! per pair of nodes with a short label, or in the detail view one per transition family with
+//! its whole label. Both renderers draw a [`Shape`]; the tables under a diagram list the same
 //! families, so a reader can go from an edge to every transition it stands for.
 
-use super::label;
+use super::{label, state_note, state_style, StateStyle};
 use crate::ir::{Spec, StateId, Transition};
 
 /// How much a diagram shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum View {
-    /// The shape: one edge per (from, to) pair, short labels (trigger and effect verbs).
+    /// The shape at a glance: each group of states the spec declares drawn as one node, one
+    /// edge per pair of nodes, short labels (triggers and effect verbs).
     #[default]
     Overview,
-    /// One edge per transition family, each with its full `trigger [guard] / effects` label.
+    /// Every state, in clusters for its group, one edge per pair of states, short labels.
+    States,
+    /// Every state, one edge per transition family with its whole `trigger [guard] /
+    /// effects` label.
     Detail,
 }
 
@@ -26,9 +31,29 @@ pub struct Family {
     /// The states it leaves from, in state order.
     pub from: Vec<StateId>,
     pub to: StateId,
-    /// `Some(exceptions)` when it is drawn from the "any state" marker: the states (other
+    /// `Some(exceptions)` when it is drawn from an "any state" marker: the states (other
     /// than its target) it does not leave from, at most [`MAX_EXCEPTIONS`].
     pub any_but: Option<Vec<StateId>>,
+}
+
+/// A node drawn: one state, or a group of states drawn as one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// A name unique among the nodes: the state's name, or `__group_N`.
+    pub id: String,
+    /// What the box says first: the state's or the group's name.
+    pub title: String,
+    /// The lines under the title: what holds in the state, or the group's states with theirs.
+    pub notes: Vec<String>,
+    pub style: StateStyle,
+    pub states: Vec<StateId>,
+}
+
+/// What a diagram lays out, in order: a node on its own, or a named cluster of nodes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    Node(usize),
+    Cluster { name: String, nodes: Vec<usize> },
 }
 
 /// An end of a drawn edge.
@@ -36,28 +61,22 @@ pub struct Family {
 pub enum End {
     /// An "any state" marker: an index into [`Shape::markers`].
     Any(usize),
-    State(StateId),
+    /// An index into [`Shape::nodes`].
+    Node(usize),
 }
 
 /// One drawn edge.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Edge {
     pub from: End,
-    pub to: StateId,
+    /// An index into [`Shape::nodes`].
+    pub to: usize,
     pub label: String,
     /// Indices into [`Shape::families`] this edge stands for.
     pub families: Vec<usize>,
-    /// The edge runs against the drawing order (to a state drawn earlier): a layout engine
+    /// The edge runs against the drawing order (to a node drawn earlier): a layout engine
     /// should not let it decide the ranks.
     pub back: bool,
-}
-
-/// A group of states drawn together; `name` is `None` for the states the spec leaves
-/// ungrouped.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Group {
-    pub name: Option<String>,
-    pub states: Vec<StateId>,
 }
 
 /// Everything a renderer draws.
@@ -65,8 +84,9 @@ pub struct Group {
 pub struct Shape<'a> {
     pub spec: &'a Spec,
     pub view: View,
-    /// The states in drawing order, grouped; the initial state's group comes first.
-    pub groups: Vec<Group>,
+    pub nodes: Vec<Node>,
+    /// The nodes in drawing order; the initial state's comes first.
+    pub layout: Vec<Block>,
     pub families: Vec<Family>,
     /// The "any state" markers, each the states it leaves out (none for "any state"), in
     /// the order their first family is declared.
@@ -84,7 +104,24 @@ impl<'a> Shape<'a> {
     /// The shape of `spec` for `view`.
     pub fn new(spec: &'a Spec, view: View) -> Self {
         let groups = groups(spec);
-        let order = drawing_order(spec, &groups);
+        let (nodes, layout) = nodes(spec, &groups, view == View::Overview);
+        let mut node_of = vec![0; spec.states.len()];
+        for (n, node) in nodes.iter().enumerate() {
+            for s in &node.states {
+                node_of[*s as usize] = n;
+            }
+        }
+        let mut order = vec![0; nodes.len()];
+        for (position, n) in layout
+            .iter()
+            .flat_map(|b| match b {
+                Block::Node(n) => std::slice::from_ref(n),
+                Block::Cluster { nodes, .. } => nodes.as_slice(),
+            })
+            .enumerate()
+        {
+            order[*n] = position;
+        }
         let families = families(spec);
         let mut markers: Vec<Vec<StateId>> = Vec::new();
         for but in families.iter().filter_map(|f| f.any_but.as_ref()) {
@@ -92,18 +129,35 @@ impl<'a> Shape<'a> {
                 markers.push(but.clone());
             }
         }
+        let ends = Ends {
+            node_of: &node_of,
+            markers: &markers,
+            order: &order,
+        };
         let edges = match view {
-            View::Overview => overview_edges(spec, &families, &markers, &order),
-            View::Detail => detail_edges(spec, &families, &markers, &order),
+            View::Overview | View::States => pair_edges(spec, &families, &ends),
+            View::Detail => detail_edges(spec, &families, &ends),
         };
         Shape {
             spec,
             view,
-            groups,
+            nodes,
+            layout,
             families,
             markers,
             edges,
         }
+    }
+
+    /// The number of edges drawn from each node, by node.
+    pub fn out_degrees(&self) -> Vec<usize> {
+        let mut out = vec![0; self.nodes.len()];
+        for edge in &self.edges {
+            if let End::Node(n) = edge.from {
+                out[n] += 1;
+            }
+        }
+        out
     }
 
     /// The number of edges drawn from each "any state" marker, by marker.
@@ -127,47 +181,105 @@ impl<'a> Shape<'a> {
         format!("any state but {}", names.join(", "))
     }
 
-    /// The number of edges drawn from each state (the marker not counted), by state id.
-    pub fn out_degrees(&self) -> Vec<usize> {
-        let mut out = vec![0; self.spec.states.len()];
-        for edge in &self.edges {
-            if let End::State(s) = edge.from {
-                out[s as usize] += 1;
-            }
-        }
-        out
+    /// The node the spec's initial state is drawn in.
+    pub fn initial(&self) -> usize {
+        self.nodes
+            .iter()
+            .position(|n| n.states.contains(&self.spec.initial))
+            .unwrap_or_default()
     }
 }
 
 /// The spec's groups in the order their first state is declared, the initial state's group
-/// moved first; ungrouped states form unnamed groups of one, in place.
-fn groups(spec: &Spec) -> Vec<Group> {
-    let mut groups: Vec<Group> = Vec::new();
+/// moved first; ungrouped states are unnamed groups of one, in place.
+fn groups(spec: &Spec) -> Vec<(Option<String>, Vec<StateId>)> {
+    let mut groups: Vec<(Option<String>, Vec<StateId>)> = Vec::new();
     for (i, state) in spec.states.iter().enumerate() {
         let id = i as StateId;
         let name = state.group.as_ref().map(|g| g.to_string());
-        match groups.iter_mut().find(|g| name.is_some() && g.name == name) {
-            Some(group) => group.states.push(id),
-            None => groups.push(Group {
-                name,
-                states: vec![id],
-            }),
+        match groups
+            .iter_mut()
+            .find(|(g, _)| name.is_some() && *g == name)
+        {
+            Some((_, states)) => states.push(id),
+            None => groups.push((name, vec![id])),
         }
     }
-    if let Some(at) = groups.iter().position(|g| g.states.contains(&spec.initial)) {
+    if let Some(at) = groups
+        .iter()
+        .position(|(_, states)| states.contains(&spec.initial))
+    {
         let group = groups.remove(at);
         groups.insert(0, group);
     }
     groups
 }
 
-/// Each state's position in the drawing order.
-fn drawing_order(spec: &Spec, groups: &[Group]) -> Vec<usize> {
-    let mut order = vec![0; spec.states.len()];
-    for (position, id) in groups.iter().flat_map(|g| &g.states).enumerate() {
-        order[*id as usize] = position;
+fn state_node(spec: &Spec, state: StateId) -> Node {
+    let note = state_note(spec, state);
+    Node {
+        id: spec.state_name(state).to_string(),
+        title: spec.state_name(state).to_string(),
+        notes: if note.is_empty() { vec![] } else { vec![note] },
+        style: state_style(spec, state),
+        states: vec![state],
     }
-    order
+}
+
+/// A group drawn as one node: its name, then each state with what holds in it. It takes a
+/// style only when all its states share it.
+fn group_node(spec: &Spec, index: usize, name: &str, states: &[StateId]) -> Node {
+    let notes = states
+        .iter()
+        .map(|s| {
+            let note = state_note(spec, *s);
+            if note.is_empty() {
+                spec.state_name(*s).to_string()
+            } else {
+                format!("{}: {note}", spec.state_name(*s))
+            }
+        })
+        .collect();
+    let style = state_style(spec, states[0]);
+    let shared = states.iter().all(|s| state_style(spec, *s) == style);
+    Node {
+        id: format!("__group_{index}"),
+        title: name.to_string(),
+        notes,
+        style: if shared { style } else { StateStyle::Plain },
+        states: states.to_vec(),
+    }
+}
+
+/// The nodes and their layout: each named group one node when `collapse`, else a cluster.
+fn nodes(
+    spec: &Spec,
+    groups: &[(Option<String>, Vec<StateId>)],
+    collapse: bool,
+) -> (Vec<Node>, Vec<Block>) {
+    let mut nodes = Vec::new();
+    let mut layout = Vec::new();
+    for (g, (name, states)) in groups.iter().enumerate() {
+        match name {
+            Some(name) if collapse => {
+                layout.push(Block::Node(nodes.len()));
+                nodes.push(group_node(spec, g, name, states));
+            }
+            Some(name) => {
+                let members: Vec<usize> = (nodes.len()..nodes.len() + states.len()).collect();
+                nodes.extend(states.iter().map(|s| state_node(spec, *s)));
+                layout.push(Block::Cluster {
+                    name: name.clone(),
+                    nodes: members,
+                });
+            }
+            None => {
+                layout.push(Block::Node(nodes.len()));
+                nodes.push(state_node(spec, states[0]));
+            }
+        }
+    }
+    (nodes, layout)
 }
 
 fn same_family(a: &Transition, b: &Transition) -> bool {
@@ -208,86 +320,89 @@ pub fn families(spec: &Spec) -> Vec<Family> {
     families
 }
 
-/// Where a family is drawn from: its marker, or each state it leaves from.
-fn sources(family: &Family, markers: &[Vec<StateId>]) -> Vec<End> {
-    match &family.any_but {
-        Some(but) => vec![End::Any(
-            markers.iter().position(|m| m == but).unwrap_or_default(),
-        )],
-        None => family.from.iter().map(|s| End::State(*s)).collect(),
+/// How states and markers map to drawn ends.
+struct Ends<'x> {
+    node_of: &'x [usize],
+    markers: &'x [Vec<StateId>],
+    order: &'x [usize],
+}
+
+impl Ends<'_> {
+    /// Where a family is drawn from: its marker, or the node of each state it leaves from.
+    fn sources(&self, family: &Family) -> Vec<End> {
+        match &family.any_but {
+            Some(but) => vec![End::Any(
+                self.markers
+                    .iter()
+                    .position(|m| m == but)
+                    .unwrap_or_default(),
+            )],
+            None => {
+                let mut out: Vec<End> = Vec::new();
+                for s in &family.from {
+                    let end = End::Node(self.node_of[*s as usize]);
+                    if !out.contains(&end) {
+                        out.push(end);
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    fn is_back(&self, from: End, to: usize) -> bool {
+        match from {
+            End::Any(_) => false,
+            End::Node(from) => self.order[to] < self.order[from],
+        }
     }
 }
 
-fn overview_edges(
-    spec: &Spec,
-    families: &[Family],
-    markers: &[Vec<StateId>],
-    order: &[usize],
-) -> Vec<Edge> {
+fn pair_edges(spec: &Spec, families: &[Family], ends: &Ends) -> Vec<Edge> {
     // (from, to) -> families, in the order the pair first appears.
-    let mut pairs: Vec<(End, StateId, Vec<usize>)> = Vec::new();
-    let mut add = |from: End, to: StateId, family: usize| match pairs
-        .iter_mut()
-        .find(|(f, t, _)| *f == from && *t == to)
-    {
-        Some((_, _, list)) => {
-            if !list.contains(&family) {
-                list.push(family);
-            }
-        }
-        None => pairs.push((from, to, vec![family])),
-    };
+    let mut pairs: Vec<(End, usize, Vec<usize>)> = Vec::new();
     for (i, family) in families.iter().enumerate() {
-        for from in sources(family, markers) {
-            add(from, family.to, i);
+        let to = ends.node_of[family.to as usize];
+        for from in ends.sources(family) {
+            match pairs.iter_mut().find(|(f, t, _)| *f == from && *t == to) {
+                Some((_, _, list)) => list.push(i),
+                None => pairs.push((from, to, vec![i])),
+            }
         }
     }
     pairs
         .into_iter()
-        .map(|(from, to, list)| Edge {
-            from,
-            to,
-            label: label::overview(
-                spec,
-                families,
-                &list,
-                if from == End::State(to) {
-                    label::LOOP_LABEL
-                } else {
-                    label::OVERVIEW_LABEL
-                },
-            ),
-            back: is_back(from, to, order),
-            families: list,
+        .map(|(from, to, list)| {
+            let max = if from == End::Node(to) {
+                label::LOOP_LABEL
+            } else {
+                label::OVERVIEW_LABEL
+            };
+            Edge {
+                from,
+                to,
+                label: label::overview(spec, families, &list, max),
+                back: ends.is_back(from, to),
+                families: list,
+            }
         })
         .collect()
 }
 
-fn detail_edges(
-    spec: &Spec,
-    families: &[Family],
-    markers: &[Vec<StateId>],
-    order: &[usize],
-) -> Vec<Edge> {
+fn detail_edges(spec: &Spec, families: &[Family], ends: &Ends) -> Vec<Edge> {
     let mut edges = Vec::new();
     for (i, family) in families.iter().enumerate() {
         let label = label::detail(spec, family);
-        for from in sources(family, markers) {
+        let to = ends.node_of[family.to as usize];
+        for from in ends.sources(family) {
             edges.push(Edge {
                 from,
-                to: family.to,
+                to,
                 label: label.clone(),
-                back: is_back(from, family.to, order),
+                back: ends.is_back(from, to),
                 families: vec![i],
             });
         }
     }
     edges
-}
-
-fn is_back(from: End, to: StateId, order: &[usize]) -> bool {
-    match from {
-        End::Any(_) => false,
-        End::State(from) => order[to as usize] < order[from as usize],
-    }
 }
