@@ -29,7 +29,7 @@ mod director;
 mod evaluate;
 mod hook;
 mod pipeline;
-mod repo;
+pub(crate) mod repo;
 
 pub use alongside::{beside, combine, strictness};
 pub use batch::Batch;
