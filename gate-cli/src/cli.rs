@@ -391,6 +391,10 @@ pub struct InitArgs {
     /// Print the resulting file and a diff; change nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Claude Code only: also turn on its OS sandbox with gate's files and every runtime's
+    /// hook settings write-protected (changes Bash's network and writes outside the project)
+    #[arg(long)]
+    pub sandbox: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -2,6 +2,7 @@
 //! again), idempotently, with a backup so that `--remove` restores the file byte for byte.
 
 use crate::adapters;
+use crate::sandbox;
 use crate::InputError;
 use anyhow::{Context, Result};
 use gate_runtime::event::Runtime;
@@ -450,6 +451,11 @@ pub struct Request {
     pub spec: Option<String>,
     /// The role the installed hook enforces as (`--role` in its command line).
     pub role: Option<String>,
+    /// Also turn on Claude Code's OS sandbox over gate's locations (`--sandbox`); kept on by
+    /// a later `gate init` once gate has written it.
+    pub sandbox: bool,
+    /// gate's locations for the sandbox, generated from its configuration.
+    pub protected: crate::sandbox::Protected,
 }
 
 impl Request {
@@ -530,8 +536,21 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
         Some(bytes) => parse(path, bytes)?,
         None => skeleton(req.runtime),
     };
-    let already = strip_gate(&mut doc);
+    let record = match req.runtime {
+        Runtime::ClaudeCode => sandbox::read_record(path)?,
+        _ => None,
+    };
+    let mut already = strip_gate(&mut doc);
+    if let Some(record) = &record {
+        sandbox::strip(&mut doc, record);
+        already = true;
+    }
     add_gate(&mut doc, req.runtime, &req.exe, &req.hook_flags())?;
+    let new_record = if req.runtime == Runtime::ClaudeCode && (req.sandbox || record.is_some()) {
+        Some(sandbox::add(&mut doc, &req.protected)?)
+    } else {
+        None
+    };
     let after = to_text(&doc);
     let before_text = before
         .as_ref()
@@ -551,7 +570,13 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
                 .to_string(),
         );
     }
+    if let Some(record) = &new_record {
+        notes.extend(sandbox_notes(record));
+    }
     if req.dry_run || !changed {
+        if !req.dry_run && new_record != record {
+            sandbox::write_record(path, new_record.as_ref())?;
+        }
         return Ok(Outcome {
             path: path.to_path_buf(),
             before: before_text,
@@ -578,6 +603,9 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     write_atomic(path, after.as_bytes())?;
+    if new_record != record {
+        sandbox::write_record(path, new_record.as_ref())?;
+    }
     Ok(Outcome {
         path: path.to_path_buf(),
         before: before_text,
@@ -603,7 +631,15 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     };
     let current_text = String::from_utf8_lossy(&current).into_owned();
     let mut doc = parse(path, &current)?;
-    let removed = strip_gate(&mut doc);
+    let mut removed = strip_gate(&mut doc);
+    let record = match req.runtime {
+        Runtime::ClaudeCode => sandbox::read_record(path)?,
+        _ => None,
+    };
+    if let Some(record) = &record {
+        sandbox::strip(&mut doc, record);
+        removed = true;
+    }
     doc = without_empty_hooks(&doc);
     if !removed {
         return Ok(Outcome {
@@ -666,6 +702,9 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     if req.dry_run {
         return Ok(outcome);
     }
+    if record.is_some() {
+        sandbox::write_record(path, None)?;
+    }
     match &after {
         Some(bytes) => write_atomic(path, bytes)?,
         None => {
@@ -679,6 +718,39 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
             .with_context(|| format!("cannot remove {}", backup.display()))?;
     }
     Ok(outcome)
+}
+
+/// What `gate init --sandbox` changed for the user, said once at install.
+fn sandbox_notes(record: &sandbox::Record) -> Vec<String> {
+    let mut notes = vec![format!(
+        "Claude Code's sandbox is on: Bash commands and every program they start cannot write \
+         gate's files or any runtime's hook settings ({} paths in sandbox.filesystem.denyWrite) \
+         nor read the audit key. What changes for Bash commands: they write only in the \
+         project and the temporary directory (elsewhere: \"Read-only file system\"), and a \
+         host they reach for the first time goes through the sandbox's network proxy, which \
+         asks you (Claude Code has no allow-all value). Permission prompts and rules stay as \
+         they were (autoAllowBashIfSandboxed is false)",
+        record
+            .after
+            .pointer("/filesystem/denyWrite")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+    )];
+    if record.after.get("allowUnsandboxedCommands") != Some(&json!(false)) {
+        notes.push(
+            "allowUnsandboxedCommands is not false in this file: a command Claude reruns with \
+             dangerouslyDisableSandbox runs outside the sandbox (gate's hook still judges it)"
+                .into(),
+        );
+    }
+    if cfg!(target_os = "linux") {
+        notes.push(
+            "on Linux the sandbox needs bubblewrap and socat (apt-get install bubblewrap socat); \
+             `gate doctor` checks them"
+                .into(),
+        );
+    }
+    notes
 }
 
 /// After removing a file gate created, remove the runtime's directories it left empty.
@@ -736,6 +808,8 @@ mod tests {
             exe: PathBuf::from("/opt/gate tools/bin/gate"),
             spec: None,
             role: None,
+            sandbox: false,
+            protected: sandbox::Protected::default(),
         }
     }
 
@@ -796,6 +870,118 @@ mod tests {
                 assert!(!backup_path(&path).exists());
             }
         }
+    }
+
+    fn sandboxed(runtime: Runtime, remove: bool) -> Request {
+        let mut req = request(runtime, remove);
+        req.sandbox = true;
+        req.protected = sandbox::Protected {
+            deny_write: vec![
+                PathBuf::from("/home/u/.local/state/gate"),
+                PathBuf::from("/proj/.claude"),
+            ],
+            deny_read: vec![PathBuf::from("/home/u/.local/state/gate/gate.key")],
+        };
+        req
+    }
+
+    const WITH_SANDBOX: &str = "{\n  \"sandbox\": {\"enabled\": false, \"excludedCommands\": [\"docker\"],\n    \"filesystem\": {\"denyWrite\": [\"/proj/.claude\", \"/etc/mine\"]}},\n  \"model\": \"opus\"\n}";
+
+    #[test]
+    fn sandbox_round_trip_is_byte_identical() {
+        for global in [false, true] {
+            for existing in [None, Some(EXISTING), Some(WITH_SANDBOX)] {
+                let dir = tempfile::tempdir().unwrap();
+                let loc = locations(dir.path());
+                let path = loc.settings_file(Runtime::ClaudeCode, global);
+                if let Some(text) = existing {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(&path, text).unwrap();
+                }
+                let mut req = sandboxed(Runtime::ClaudeCode, false);
+                req.global = global;
+                let installed = run(&loc, &req).unwrap();
+                assert!(installed.changed);
+                let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                let sb = &doc["sandbox"];
+                assert_eq!(sb["enabled"], true, "{existing:?}");
+                assert_eq!(sb["autoAllowBashIfSandboxed"], false);
+                let deny: Vec<&str> = sb["filesystem"]["denyWrite"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap())
+                    .collect();
+                assert!(deny.contains(&"/home/u/.local/state/gate"), "{deny:?}");
+                assert_eq!(deny.iter().filter(|d| **d == "/proj/.claude").count(), 1);
+                if existing == Some(WITH_SANDBOX) {
+                    assert_eq!(sb["excludedCommands"], json!(["docker"]));
+                    assert!(deny.contains(&"/etc/mine"));
+                }
+                assert_eq!(
+                    sb["filesystem"]["denyRead"],
+                    json!(["/home/u/.local/state/gate/gate.key"])
+                );
+                assert!(sandbox::record_path(&path).exists());
+                // Idempotent, with or without --sandbox on the later run.
+                for again in [sandboxed(Runtime::ClaudeCode, false), {
+                    let mut r = request(Runtime::ClaudeCode, false);
+                    r.protected = req.protected.clone();
+                    r
+                }] {
+                    let mut again = again;
+                    again.global = global;
+                    let outcome = run(&loc, &again).unwrap();
+                    assert!(!outcome.changed, "{existing:?}: {}", outcome.diff());
+                }
+                let mut rm = request(Runtime::ClaudeCode, true);
+                rm.global = global;
+                assert!(run(&loc, &rm).unwrap().changed);
+                match existing {
+                    Some(text) => assert_eq!(std::fs::read_to_string(&path).unwrap(), text),
+                    None => assert!(!path.exists() && !path.parent().unwrap().exists()),
+                }
+                assert!(!sandbox::record_path(&path).exists());
+                assert!(!backup_path(&path).exists());
+            }
+        }
+    }
+
+    #[test]
+    fn sandbox_dry_run_shows_the_block_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = locations(dir.path());
+        let mut req = sandboxed(Runtime::ClaudeCode, false);
+        req.dry_run = true;
+        let outcome = run(&loc, &req).unwrap();
+        assert!(
+            outcome.diff().contains("\"denyWrite\""),
+            "{}",
+            outcome.diff()
+        );
+        assert!(outcome
+            .notes
+            .iter()
+            .any(|n| n.contains("Read-only file system")));
+        assert!(!outcome.path.exists());
+        assert!(!sandbox::record_path(&outcome.path).exists());
+    }
+
+    #[test]
+    fn sandbox_removal_keeps_later_edits_of_the_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = locations(dir.path());
+        let path = loc.settings_file(Runtime::ClaudeCode, false);
+        run(&loc, &sandboxed(Runtime::ClaudeCode, false)).unwrap();
+        let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        doc["sandbox"]["network"] = json!({"allowedDomains": ["github.com"]});
+        std::fs::write(&path, to_text(&doc)).unwrap();
+        run(&loc, &request(Runtime::ClaudeCode, true)).unwrap();
+        let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(
+            doc,
+            json!({"sandbox": {"network": {"allowedDomains": ["github.com"]}}})
+        );
     }
 
     #[test]

@@ -235,6 +235,21 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
             cmd::check_role(cmd::compiled_spec(&spec)?.ir(), role, "flag --role")?;
         }
     }
+    let locations = install::Locations::from_env()?;
+    if args.sandbox && args.runtime.runtime() != gate_runtime::event::Runtime::ClaudeCode {
+        return Err(gate_cli::InputError::new(format!(
+            "--sandbox is for claude-code only: gate cannot write {}'s sandbox so that it \
+             protects gate's files (`gate doctor` says what it enforces)",
+            args.runtime.runtime().as_str()
+        ))
+        .into());
+    }
+    let protected =
+        match gate_cli::config::Config::resolve(&gate_cli::config::Overrides::from(global)) {
+            Ok(config) => gate_cli::sandbox::Protected::generate(&locations, &config, &exe),
+            Err(error) if args.sandbox => return Err(error),
+            Err(_) => gate_cli::sandbox::Protected::default(),
+        };
     let request = install::Request {
         runtime: args.runtime.runtime(),
         global: args.global,
@@ -243,8 +258,9 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
         exe,
         spec: global.spec.clone(),
         role: global.role.clone(),
+        sandbox: args.sandbox,
+        protected,
     };
-    let locations = install::Locations::from_env()?;
     let outcome = match install::run(&locations, &request) {
         Ok(outcome) => outcome,
         Err(error) if error.is::<install::EnvironmentConflict>() => {
