@@ -448,7 +448,8 @@ pub fn report(global: &GlobalArgs) -> Result<Report> {
     Ok(Report { runtimes, checks })
 }
 
-/// `gate doctor`: exit 1 when anything wired is broken or a check fails.
+/// `gate doctor`: exit 1 when anything wired is broken, a sandbox that is on cannot run, or a
+/// check fails.
 pub fn run(global: &GlobalArgs) -> Result<i32> {
     let report = report(global)?;
     let failing = report
@@ -456,6 +457,7 @@ pub fn run(global: &GlobalArgs) -> Result<i32> {
         .iter()
         .flat_map(|r| &r.files)
         .any(|f| !f.problems.is_empty())
+        || report.runtimes.iter().any(|r| r.boundary.broken)
         || report.checks.iter().any(|c| c.ok == Some(false));
     if global.json {
         cmd::out_json(&serde_json::to_value(&report)?)?;
@@ -496,7 +498,12 @@ pub fn run(global: &GlobalArgs) -> Result<i32> {
                 crate::boundary::Enforcement::Partial => "partly OS-enforced",
                 crate::boundary::Enforcement::HookOnly => "hook-only",
             };
-            text.push_str(&format!("  boundary: {name}\n"));
+            let broken = if b.broken {
+                " (FAIL: the sandbox is on but does not run)"
+            } else {
+                ""
+            };
+            text.push_str(&format!("  boundary: {name}{broken}\n"));
             for w in &b.why {
                 text.push_str(&format!("          {w}\n"));
             }

@@ -2,6 +2,10 @@
 //! (nothing the agent's commands run can write gate's files), partly, or by gate's hook
 //! alone; why, and what to install or run to move it below the hook. `gate doctor` shows it.
 
+mod codex;
+
+pub use codex::profile_snippet;
+
 use crate::install::Locations;
 use crate::sandbox::Protected;
 use gate_runtime::event::Runtime;
@@ -29,6 +33,9 @@ pub struct Boundary {
     pub why: Vec<String>,
     /// What to install or run to move it below the hook.
     pub fix: Vec<String>,
+    /// A sandbox is turned on but does not run (a missing program, its file rules off, an
+    /// unsupported platform): `gate doctor` fails on it.
+    pub broken: bool,
 }
 
 /// Programs Claude Code's sandbox needs on Linux (bubblewrap for the file system, socat
@@ -39,7 +46,7 @@ const LINUX_SANDBOX_PROGRAMS: &[(&str, &str)] = &[("bwrap", "bubblewrap"), ("soc
 pub fn of(runtime: Runtime, loc: &Locations, protected: &Protected) -> Boundary {
     match runtime {
         Runtime::ClaudeCode => claude(loc, protected, &Platform::current()),
-        Runtime::Codex => codex(loc),
+        Runtime::Codex => codex::boundary(loc, protected),
         Runtime::Gemini => Boundary {
             enforcement: Enforcement::HookOnly,
             why: vec![
@@ -53,6 +60,7 @@ pub fn of(runtime: Runtime, loc: &Locations, protected: &Protected) -> Boundary 
                  gate's state and settings writable"
                     .into(),
             ],
+            broken: false,
         },
         Runtime::Copilot => Boundary {
             enforcement: Enforcement::HookOnly,
@@ -62,6 +70,7 @@ pub fn of(runtime: Runtime, loc: &Locations, protected: &Protected) -> Boundary 
                  gate's state and settings writable"
                     .into(),
             ],
+            broken: false,
         },
     }
 }
@@ -132,20 +141,23 @@ pub fn claude(loc: &Locations, protected: &Protected, platform: &Platform) -> Bo
     let mut why = Vec::new();
     let mut fix = Vec::new();
     let init = "gate init claude-code --sandbox";
+    let enabled = first("enabled") == Some(Value::Bool(true));
     if platform.os == "windows" {
         return Boundary {
             enforcement: Enforcement::HookOnly,
             why: vec!["Claude Code's sandbox does not run on native Windows".into()],
             fix: vec!["run Claude Code in WSL2, then `gate init claude-code --sandbox`".into()],
+            broken: enabled,
         };
     }
-    if first("enabled") != Some(Value::Bool(true)) {
+    if !enabled {
         return Boundary {
             enforcement: Enforcement::HookOnly,
             why: vec!["Claude Code's sandbox is not enabled (sandbox.enabled)".into()],
             fix: vec![format!(
                 "`{init}` (what it changes for Bash commands: docs/reliability.md)"
             )],
+            broken: false,
         };
     }
     if pointer("/filesystem/disabled") == Some(Value::Bool(true)) {
@@ -153,6 +165,7 @@ pub fn claude(loc: &Locations, protected: &Protected, platform: &Platform) -> Bo
             enforcement: Enforcement::HookOnly,
             why: vec!["sandbox.filesystem.disabled is true: no file rules are applied".into()],
             fix: vec!["remove sandbox.filesystem.disabled".into()],
+            broken: true,
         };
     }
     if !platform.missing.is_empty() {
@@ -174,6 +187,7 @@ pub fn claude(loc: &Locations, protected: &Protected, platform: &Platform) -> Bo
                 packages.join(" and "),
                 packages.join(" ")
             )],
+            broken: true,
         };
     }
     let deny_write = list("denyWrite");
@@ -256,12 +270,14 @@ pub fn claude(loc: &Locations, protected: &Protected, platform: &Platform) -> Bo
             enforcement: Enforcement::Os,
             why,
             fix,
+            broken: false,
         }
     } else {
         Boundary {
             enforcement: Enforcement::Partial,
             why,
             fix,
+            broken: false,
         }
     }
 }
@@ -274,91 +290,6 @@ fn expand(entry: &str, home: &Path) -> PathBuf {
             // `//abs` is the older spelling of an absolute path.
             format!("/{}", rest.trim_start_matches('/'))
         })),
-    }
-}
-
-/// Codex: its sandbox mode from `config.toml` (the user's, then the project's).
-pub fn codex(loc: &Locations) -> Boundary {
-    let tables: Vec<toml::Table> = [
-        loc.project.join(".codex/config.toml"),
-        loc.codex_home.join("config.toml"),
-    ]
-    .iter()
-    .filter_map(|p| std::fs::read_to_string(p).ok()?.parse().ok())
-    .collect();
-    let key = |k: &str| tables.iter().find_map(|t| t.get(k)).cloned();
-    let limits = "Codex's workspace-write sandbox cannot deny a path below a writable root \
-        (only `.git/`, `.agents/` and `.codex/` there are kept read-only), so the project's \
-        `.claude/`, `.gemini/`, `.github/hooks/` and `.gate/` stay writable to its commands, and \
-        it lets them read everywhere, the audit key included";
-    if let Some(profile) = key("default_permissions") {
-        return Boundary {
-            enforcement: Enforcement::Partial,
-            why: vec![format!(
-                "Codex runs under the permission profile {profile}; gate does not read profiles, \
-                 and writes none"
-            )],
-            fix: vec![
-                "give the profile `\"none\"` entries for gate's locations (`gate init \
-                 claude-code --sandbox --dry-run` lists them); Codex's permission profiles are \
-                 beta"
-                    .into(),
-            ],
-        };
-    }
-    let mode = key("sandbox_mode").and_then(|v| v.as_str().map(str::to_string));
-    match mode.as_deref() {
-        Some("danger-full-access") => Boundary {
-            enforcement: Enforcement::HookOnly,
-            why: vec!["sandbox_mode is danger-full-access: Codex runs commands unsandboxed".into()],
-            fix: vec!["set sandbox_mode = \"workspace-write\" in config.toml".into()],
-        },
-        Some("read-only") => Boundary {
-            enforcement: Enforcement::Partial,
-            why: vec![
-                "sandbox_mode is read-only: Codex's commands write nothing without an approval, \
-                 but they can read the audit key"
-                    .into(),
-            ],
-            fix: Vec::new(),
-        },
-        other => {
-            let mut why = vec![match other {
-                Some(mode) => format!("sandbox_mode is {mode}"),
-                None => "sandbox_mode is not set: Codex picks it per run (workspace-write for a \
-                         trusted project; `--sandbox` and \
-                         `--dangerously-bypass-approvals-and-sandbox` override it unseen)"
-                    .into(),
-            }];
-            why.push(format!(
-                "outside the writable roots (gate's state and key, ~/.config/gate, \
-                 $CODEX_HOME, ~/.claude) commands cannot write; {limits}"
-            ));
-            let roots = tables
-                .iter()
-                .filter_map(|t| t.get("sandbox_workspace_write"))
-                .filter_map(|s| s.get("writable_roots"))
-                .filter_map(|r| r.as_array())
-                .flatten()
-                .filter_map(|v| v.as_str())
-                .map(str::to_string)
-                .collect::<Vec<_>>();
-            if !roots.is_empty() {
-                why.push(format!(
-                    "extra writable roots: {} (gate's locations below them are writable)",
-                    roots.join(", ")
-                ));
-            }
-            Boundary {
-                enforcement: Enforcement::Partial,
-                why,
-                fix: vec![
-                    "none that Codex's sandbox settings can express for paths inside the \
-                     project; those are held by gate's hook"
-                        .into(),
-                ],
-            }
-        }
     }
 }
 
@@ -411,6 +342,7 @@ mod tests {
         let (_dir, loc, protected) = setup(json!({}));
         let b = claude(&loc, &protected, &linux(&[]));
         assert_eq!(b.enforcement, Enforcement::HookOnly);
+        assert!(!b.broken);
         assert!(b.why[0].contains("not enabled"));
         assert!(b.fix[0].contains("gate init claude-code --sandbox"));
 
@@ -419,6 +351,10 @@ mod tests {
         assert_eq!(b.enforcement, Enforcement::HookOnly);
         assert!(b.why[0].contains("bwrap is not on PATH"), "{b:?}");
         assert!(b.fix[0].contains("apt-get install bubblewrap"));
+        assert!(
+            b.broken,
+            "an enabled sandbox that cannot start fails gate doctor"
+        );
 
         let b = claude(&loc, &protected, &linux(&[]));
         assert_eq!(b.enforcement, Enforcement::Partial);
@@ -471,30 +407,5 @@ mod tests {
 
     fn dir_of(p: &Path) -> String {
         p.display().to_string()
-    }
-
-    #[test]
-    fn codex_modes() {
-        let dir = tempfile::tempdir().unwrap();
-        let loc = Locations {
-            project: dir.path().join("p"),
-            home: dir.path().join("h"),
-            codex_home: dir.path().join("c"),
-            copilot_home: dir.path().join("h/.copilot"),
-            claude_home: dir.path().join("h/.claude"),
-            gemini_home: dir.path().join("h"),
-        };
-        std::fs::create_dir_all(&loc.codex_home).unwrap();
-        let write = |text: &str| std::fs::write(loc.codex_home.join("config.toml"), text).unwrap();
-        write("sandbox_mode = \"danger-full-access\"\n");
-        assert_eq!(codex(&loc).enforcement, Enforcement::HookOnly);
-        write("sandbox_mode = \"workspace-write\"\n[sandbox_workspace_write]\nwritable_roots = [\"/x\"]\n");
-        let b = codex(&loc);
-        assert_eq!(b.enforcement, Enforcement::Partial);
-        assert!(b
-            .why
-            .iter()
-            .any(|w| w.contains("cannot deny a path below a writable root")));
-        assert!(b.why.iter().any(|w| w.contains("/x")));
     }
 }
