@@ -45,6 +45,20 @@ pub struct Protected {
 impl Protected {
     /// From gate's resolved configuration, the installer's locations and the gate binary.
     pub fn generate(loc: &Locations, config: &Config, exe: &Path) -> Protected {
+        Protected::generate_in(loc, config, exe, &|dir| dir.is_dir())
+    }
+
+    /// [`Protected::generate`], with `is_dir` telling which directories exist. A location
+    /// whose parent does not exist is left out: the sandboxes stand a placeholder in for a
+    /// missing path, and for `.github/hooks` in a project without `.github/` that would be a
+    /// read-only `.github/` (no workflow could be added). `gate doctor` names it once the
+    /// parent exists.
+    pub fn generate_in(
+        loc: &Locations,
+        config: &Config,
+        exe: &Path,
+        is_dir: &dyn Fn(&Path) -> bool,
+    ) -> Protected {
         let mut write = Vec::new();
         let home = &config.home.value;
         write.push(home.clone());
@@ -86,8 +100,12 @@ impl Protected {
                 .filter_map(|f| f.parent().map(Path::to_path_buf)),
         );
         write.push(exe.to_path_buf());
+        let write = dedup(write)
+            .into_iter()
+            .filter(|p| p.parent().is_some_and(is_dir))
+            .collect();
         Protected {
-            deny_write: dedup(write),
+            deny_write: write,
             deny_read: vec![key],
         }
     }
@@ -392,7 +410,7 @@ mod tests {
             claude_home: "/h/.claude".into(),
             gemini_home: "/h".into(),
         };
-        let p = Protected::generate(&loc, &config, Path::new("/opt/bin/gate"));
+        let p = Protected::generate_in(&loc, &config, Path::new("/opt/bin/gate"), &|_| true);
         let has = |s: &str| p.deny_write.contains(&PathBuf::from(s));
         for path in [
             "/h/.local/state/gate",
@@ -418,6 +436,13 @@ mod tests {
             "the database's directory itself stays writable"
         );
         assert_eq!(p.deny_read, [PathBuf::from("/data/g/state.key")]);
+        // Without `.github/` in the project its hooks directory is left out (a placeholder
+        // would make `.github/` read-only); the project's own names stay.
+        let p = Protected::generate_in(&loc, &config, Path::new("/opt/bin/gate"), &|d| {
+            d != Path::new("/p/.github")
+        });
+        assert!(!p.deny_write.contains(&PathBuf::from("/p/.github/hooks")));
+        assert!(p.deny_write.contains(&PathBuf::from("/p/.gemini")));
     }
 
     struct TestEnv {

@@ -19,6 +19,9 @@ const ATTACKS: &[(usize, &str)] = &[
     (4, "a renamed copy of gate removing its own hooks"),
     (5, "od reading the audit key"),
 ];
+/// Work in the project the sandbox must leave alone: a workflow in a project that has no
+/// `.github/` yet (gate's list names `.github/hooks` only once `.github/` exists).
+const BENIGN: usize = 6;
 /// What a refused write or read says, by program.
 const REFUSALS: &[&str] = &[
     "Read-only file system",
@@ -129,6 +132,12 @@ fn check(harness: &Harness, home: &Path, run: &Run, failures: &mut Vec<String>) 
                 "{what}: neither run nor denied by the hook: {text}"
             ));
         }
+    }
+    if !run.tool_ran(BENIGN) {
+        fail(format!(
+            "ordinary work in the project was refused under the sandbox: {}",
+            run.result_text(BENIGN)
+        ));
     }
     if reached_os == 0 {
         fail("no attack reached the operating system, so the sandbox was not exercised".into());
