@@ -510,6 +510,9 @@ pub fn run(global: &GlobalArgs) -> Result<i32> {
             for f in &b.fix {
                 text.push_str(&format!("          fix: {f}\n"));
             }
+            for line in b.settings.iter().flat_map(|s| s.lines()) {
+                text.push_str(&format!("            {line}\n"));
+            }
         }
         for c in &report.checks {
             let mark = match c.ok {

@@ -541,17 +541,17 @@ impl Harness {
 
     /// One driver run with gate as the hook, `gate_home` as its data directory.
     fn drive(&self, target: Target, steps: &str, gate_home: &Path, workdir: &Path) -> Run {
-        self.drive_with(target, steps, gate_home, workdir, None)
+        self.drive_with(target, steps, gate_home, workdir, &[])
     }
 
-    /// [`Harness::drive`], with a shell command run in the project before the CLI starts.
+    /// [`Harness::drive`], with more arguments for the driver (`--setup-cmd`, …).
     fn drive_with(
         &self,
         target: Target,
         steps: &str,
         gate_home: &Path,
         workdir: &Path,
-        setup: Option<&str>,
+        driver_args: &[String],
     ) -> Run {
         let dialect_flag = target.dialect.map(|_| " --event {event}").unwrap_or("");
         // The variables that would override GATE_HOME or the spec are cleared: the developer's
@@ -578,9 +578,7 @@ impl Harness {
         if let Some(dialect) = target.dialect {
             cmd.args(["--copilot-dialect", dialect]);
         }
-        if let Some(setup) = setup {
-            cmd.args(["--setup-cmd", setup]);
-        }
+        cmd.args(driver_args);
         let out = cmd
             .output()
             .unwrap_or_else(|e| missing(&format!("python3 cannot be run ({e})")));

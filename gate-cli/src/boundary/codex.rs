@@ -65,9 +65,24 @@ fn held(path: &Path, rules: &[(PathBuf, String)], deny: &[&str]) -> bool {
         .is_some_and(|(_, access)| deny.contains(&access.as_str()))
 }
 
+/// Below the temporary directory, a writable root of `:workspace`, Codex 0.169's sandbox
+/// does not start with a `"none"` rule for a file inside a `"read"` one (bubblewrap: "Can't
+/// create file … Read-only file system"), so the key is left readable there.
+fn in_tmp(path: &Path) -> bool {
+    temp_dirs().iter().any(|t| path.starts_with(t))
+}
+
+fn temp_dirs() -> Vec<PathBuf> {
+    vec![PathBuf::from("/tmp"), std::env::temp_dir()]
+}
+
 /// The profile gate's locations need, generated from its configuration: paste it into
 /// `$CODEX_HOME/config.toml` (it replaces `sandbox_mode`, which profiles do not compose with).
 pub fn profile_snippet(loc: &Locations, protected: &Protected) -> String {
+    snippet_in(loc, protected, &temp_dirs())
+}
+
+fn snippet_in(loc: &Locations, protected: &Protected, temp: &[PathBuf]) -> String {
     let quote = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
     let mut absolute = Vec::new();
     let mut project = Vec::new();
@@ -84,7 +99,11 @@ pub fn profile_snippet(loc: &Locations, protected: &Protected) -> String {
     for path in &absolute {
         text.push_str(&format!("{} = \"read\"\n", quote(path)));
     }
-    for key in &protected.deny_read {
+    for key in protected
+        .deny_read
+        .iter()
+        .filter(|k| !temp.iter().any(|t| k.starts_with(t)))
+    {
         text.push_str(&format!(
             "{} = \"none\"\n",
             quote(&key.display().to_string())
@@ -99,8 +118,17 @@ pub fn profile_snippet(loc: &Locations, protected: &Protected) -> String {
     text
 }
 
-/// Codex's boundary on this machine, from its config files.
+/// Codex's boundary on this machine, from its config files; short of OS-enforced, with the
+/// profile that would make it so.
 pub fn boundary(loc: &Locations, protected: &Protected) -> Boundary {
+    let mut b = judge(loc, protected);
+    if b.enforcement != Enforcement::Os {
+        b.settings = Some(profile_snippet(loc, protected));
+    }
+    b
+}
+
+fn judge(loc: &Locations, protected: &Protected) -> Boundary {
     let tables = tables(loc);
     let top = |k: &str| {
         tables
@@ -109,16 +137,17 @@ pub fn boundary(loc: &Locations, protected: &Protected) -> Boundary {
             .and_then(|v| v.as_str().map(str::to_string))
     };
     let fix_profile = format!(
-        "put this permission profile, generated from gate's configuration, in {} (it replaces \
-         sandbox_mode; Codex's permission profiles are beta):\n{}",
+        "put the permission profile below (`settings` in --json), generated from gate's \
+         configuration, in {}: `default_permissions` above the first table, the tables \
+         anywhere; it replaces sandbox_mode, and Codex's permission profiles are beta",
         loc.codex_home.join("config.toml").display(),
-        profile_snippet(loc, protected)
     );
     let boundary = |enforcement, why: Vec<String>, fix: Vec<String>| Boundary {
         enforcement,
         why,
         fix,
         broken: false,
+        settings: None,
     };
     let mode = top("sandbox_mode");
     if let (Some(name), None) = (top("default_permissions"), &mode) {
@@ -173,6 +202,7 @@ fn profile(
         why,
         fix,
         broken: false,
+        settings: None,
     };
     if name == ":danger-full-access" {
         return boundary(
@@ -225,8 +255,14 @@ fn profile(
     }
     if !open_read.is_empty() {
         why.push(format!(
-            "the permission profile {name} leaves the audit key readable: {}",
-            open_read.join(", ")
+            "the permission profile {name} leaves the audit key readable: {}{}",
+            open_read.join(", "),
+            if protected.deny_read.iter().any(|k| in_tmp(k)) {
+                " (below the temporary directory Codex's sandbox cannot hide it; keep gate's \
+                 home elsewhere)"
+            } else {
+                ""
+            }
         ));
     }
     boundary(Enforcement::Partial, why, vec![fix])
@@ -271,15 +307,23 @@ mod tests {
         let b = boundary(&loc, &protected);
         assert_eq!(b.enforcement, Enforcement::Partial);
         assert!(b.why[1].contains("cannot deny a path below a writable root"));
-        assert!(b.fix[0].contains("[permissions.gate]"));
+        assert!(b.fix[0].contains("default_permissions"));
+        assert!(b
+            .settings
+            .as_deref()
+            .unwrap()
+            .contains("[permissions.gate]"));
     }
 
     #[test]
     fn the_generated_profile_holds_every_location() {
         let (_dir, loc, protected) = setup();
-        let snippet = profile_snippet(&loc, &protected);
+        let snippet = snippet_in(&loc, &protected, &[]);
         assert!(snippet.contains("\".claude\" = \"read\""), "{snippet}");
         assert!(snippet.contains("gate.key\" = \"none\""), "{snippet}");
+        // Below a temporary directory the key's rule is left out (Codex would not start).
+        let tmp = loc.home.parent().unwrap().to_path_buf();
+        assert!(!snippet_in(&loc, &protected, &[tmp]).contains("\"none\""));
         write(&loc, &format!("model = \"x\"\n{snippet}"));
         let b = boundary(&loc, &protected);
         assert_eq!(b.enforcement, Enforcement::Os, "{b:?}");

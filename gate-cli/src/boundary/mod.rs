@@ -36,6 +36,10 @@ pub struct Boundary {
     /// A sandbox is turned on but does not run (a missing program, its file rules off, an
     /// unsupported platform): `gate doctor` fails on it.
     pub broken: bool,
+    /// Settings that would move the boundary below the hook, generated from gate's
+    /// configuration (Codex: the permission profile for `config.toml`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<String>,
 }
 
 /// Programs Claude Code's sandbox needs on Linux (bubblewrap for the file system, socat
@@ -61,6 +65,7 @@ pub fn of(runtime: Runtime, loc: &Locations, protected: &Protected) -> Boundary 
                     .into(),
             ],
             broken: false,
+            settings: None,
         },
         Runtime::Copilot => Boundary {
             enforcement: Enforcement::HookOnly,
@@ -71,6 +76,7 @@ pub fn of(runtime: Runtime, loc: &Locations, protected: &Protected) -> Boundary 
                     .into(),
             ],
             broken: false,
+            settings: None,
         },
     }
 }
@@ -148,6 +154,7 @@ pub fn claude(loc: &Locations, protected: &Protected, platform: &Platform) -> Bo
             why: vec!["Claude Code's sandbox does not run on native Windows".into()],
             fix: vec!["run Claude Code in WSL2, then `gate init claude-code --sandbox`".into()],
             broken: enabled,
+            settings: None,
         };
     }
     if !enabled {
@@ -158,6 +165,7 @@ pub fn claude(loc: &Locations, protected: &Protected, platform: &Platform) -> Bo
                 "`{init}` (what it changes for Bash commands: docs/reliability.md)"
             )],
             broken: false,
+            settings: None,
         };
     }
     if pointer("/filesystem/disabled") == Some(Value::Bool(true)) {
@@ -166,6 +174,7 @@ pub fn claude(loc: &Locations, protected: &Protected, platform: &Platform) -> Bo
             why: vec!["sandbox.filesystem.disabled is true: no file rules are applied".into()],
             fix: vec!["remove sandbox.filesystem.disabled".into()],
             broken: true,
+            settings: None,
         };
     }
     if !platform.missing.is_empty() {
@@ -188,6 +197,7 @@ pub fn claude(loc: &Locations, protected: &Protected, platform: &Platform) -> Bo
                 packages.join(" ")
             )],
             broken: true,
+            settings: None,
         };
     }
     let deny_write = list("denyWrite");
@@ -271,6 +281,7 @@ pub fn claude(loc: &Locations, protected: &Protected, platform: &Platform) -> Bo
             why,
             fix,
             broken: false,
+            settings: None,
         }
     } else {
         Boundary {
@@ -278,6 +289,7 @@ pub fn claude(loc: &Locations, protected: &Protected, platform: &Platform) -> Bo
             why,
             fix,
             broken: false,
+            settings: None,
         }
     }
 }
