@@ -398,7 +398,7 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Value> {
     Ok(doc)
 }
 
-fn read(path: &Path) -> Result<Option<Vec<u8>>> {
+pub(crate) fn read(path: &Path) -> Result<Option<Vec<u8>>> {
     match std::fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -422,6 +422,8 @@ pub struct Outcome {
     pub after: Option<String>,
     pub changed: bool,
     pub notes: Vec<String>,
+    /// Other files the same run changed (Codex's `config.toml` under `--sandbox`).
+    pub also: Vec<Outcome>,
 }
 
 impl Outcome {
@@ -523,10 +525,28 @@ impl std::error::Error for EnvironmentConflict {}
 pub fn run(loc: &Locations, req: &Request) -> Result<Outcome> {
     let path = loc.settings_file(req.runtime, req.global);
     if req.remove {
-        remove(&path, req)
+        let mut outcome = remove(&path, req)?;
+        if req.runtime == Runtime::Codex {
+            outcome
+                .also
+                .extend(sandbox::codex::remove(loc, req.dry_run)?);
+        }
+        Ok(outcome)
     } else {
         check_copilot_double(loc, req.runtime)?;
-        install(&path, req)
+        // Codex's profile is planned first: a refusal (the user's own sandbox_mode) changes
+        // nothing.
+        let planned = match req.runtime {
+            Runtime::Codex => sandbox::codex::plan(loc, req.sandbox, &req.protected)?,
+            _ => None,
+        };
+        let mut outcome = install(&path, req)?;
+        if let Some(planned) = planned {
+            outcome
+                .also
+                .push(sandbox::codex::apply(planned, req.dry_run)?);
+        }
+        Ok(outcome)
     }
 }
 
@@ -537,7 +557,7 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
         None => skeleton(req.runtime),
     };
     let record = match req.runtime {
-        Runtime::ClaudeCode => sandbox::read_record(path)?,
+        Runtime::ClaudeCode => sandbox::read_record::<sandbox::Record>(path)?,
         _ => None,
     };
     let mut already = strip_gate(&mut doc);
@@ -579,6 +599,7 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
         }
         return Ok(Outcome {
             path: path.to_path_buf(),
+            also: Vec::new(),
             before: before_text,
             after: Some(after),
             changed,
@@ -608,6 +629,7 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
     }
     Ok(Outcome {
         path: path.to_path_buf(),
+        also: Vec::new(),
         before: before_text,
         after: Some(after),
         changed,
@@ -620,6 +642,7 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     let Some(current) = read(path)? else {
         return Ok(Outcome {
             path: path.to_path_buf(),
+            also: Vec::new(),
             before: None,
             after: None,
             changed: false,
@@ -633,7 +656,7 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     let mut doc = parse(path, &current)?;
     let mut removed = strip_gate(&mut doc);
     let record = match req.runtime {
-        Runtime::ClaudeCode => sandbox::read_record(path)?,
+        Runtime::ClaudeCode => sandbox::read_record::<sandbox::Record>(path)?,
         _ => None,
     };
     if let Some(record) = &record {
@@ -644,6 +667,7 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     if !removed {
         return Ok(Outcome {
             path: path.to_path_buf(),
+            also: Vec::new(),
             before: Some(current_text.clone()),
             after: Some(current_text),
             changed: false,
@@ -692,6 +716,7 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     };
     let outcome = Outcome {
         path: path.to_path_buf(),
+        also: Vec::new(),
         before: Some(current_text),
         after: after
             .as_ref()
@@ -703,7 +728,7 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
         return Ok(outcome);
     }
     if record.is_some() {
-        sandbox::write_record(path, None)?;
+        sandbox::write_record::<sandbox::Record>(path, None)?;
     }
     match &after {
         Some(bytes) => write_atomic(path, bytes)?,
@@ -772,7 +797,7 @@ fn remove_empty_dirs(path: &Path, runtime: Runtime) {
 }
 
 /// Write through a temporary file and rename, so a crash never leaves half a settings file.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = path.as_os_str().to_os_string();
     tmp.push(".gate-tmp");
     let tmp = PathBuf::from(tmp);
@@ -945,6 +970,60 @@ mod tests {
                 assert!(!backup_path(&path).exists());
             }
         }
+    }
+
+    #[test]
+    fn codex_sandbox_round_trip_is_byte_identical() {
+        const USER: &str =
+            "# mine\nmodel = \"o3\"\n\n[projects.\"/p\"]\ntrust_level = \"trusted\"\n";
+        for existing in [None, Some(USER)] {
+            let dir = tempfile::tempdir().unwrap();
+            let loc = locations(dir.path());
+            let config = loc.codex_home.join("config.toml");
+            if let Some(text) = existing {
+                std::fs::create_dir_all(&loc.codex_home).unwrap();
+                std::fs::write(&config, text).unwrap();
+            }
+            let req = sandboxed(Runtime::Codex, false);
+            let outcome = run(&loc, &req).unwrap();
+            assert_eq!(outcome.also.len(), 1);
+            assert!(outcome.also[0].changed);
+            let doc: toml::Table = std::fs::read_to_string(&config).unwrap().parse().unwrap();
+            assert_eq!(doc["default_permissions"].as_str(), Some("gate"));
+            assert!(sandbox::record_path(&config).exists());
+            // Again, with or without the flag: nothing changes, the profile stays.
+            for again in [sandboxed(Runtime::Codex, false), {
+                let mut r = request(Runtime::Codex, false);
+                r.protected = req.protected.clone();
+                r
+            }] {
+                let outcome = run(&loc, &again).unwrap();
+                assert!(!outcome.changed && !outcome.also[0].changed, "{existing:?}");
+            }
+            let removed = run(&loc, &request(Runtime::Codex, true)).unwrap();
+            assert_eq!(removed.also.len(), 1);
+            match existing {
+                Some(text) => assert_eq!(std::fs::read_to_string(&config).unwrap(), text),
+                None => assert!(!config.exists()),
+            }
+            assert!(!sandbox::record_path(&config).exists());
+        }
+    }
+
+    #[test]
+    fn codex_sandbox_respects_the_users_sandbox_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = locations(dir.path());
+        std::fs::create_dir_all(&loc.codex_home).unwrap();
+        let config = loc.codex_home.join("config.toml");
+        std::fs::write(&config, "sandbox_mode = \"workspace-write\"\n").unwrap();
+        let err = run(&loc, &sandboxed(Runtime::Codex, false)).unwrap_err();
+        assert!(err.is::<EnvironmentConflict>(), "{err:#}");
+        assert!(!loc.settings_file(Runtime::Codex, false).exists());
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            "sandbox_mode = \"workspace-write\"\n"
+        );
     }
 
     #[test]

@@ -236,13 +236,16 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
         }
     }
     let locations = install::Locations::from_env()?;
-    if args.sandbox && args.runtime.runtime() != gate_runtime::event::Runtime::ClaudeCode {
-        return Err(gate_cli::InputError::new(format!(
-            "--sandbox is for claude-code only: gate cannot write {}'s sandbox so that it \
-             protects gate's files (`gate doctor` says what it enforces)",
-            args.runtime.runtime().as_str()
-        ))
-        .into());
+    {
+        use gate_runtime::event::Runtime;
+        if args.sandbox && !matches!(args.runtime.runtime(), Runtime::ClaudeCode | Runtime::Codex) {
+            return Err(gate_cli::InputError::new(format!(
+                "--sandbox is for claude-code and codex: {} has no OS sandbox that can keep \
+                 gate's files from its tools (`gate doctor` says what holds them)",
+                args.runtime.runtime().as_str()
+            ))
+            .into());
+        }
     }
     let protected =
         match gate_cli::config::Config::resolve(&gate_cli::config::Overrides::from(global)) {
@@ -280,6 +283,14 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
             "content": outcome.after,
             "diff": outcome.diff(),
             "notes": outcome.notes,
+            "also": outcome.also.iter().map(|o| serde_json::json!({
+                "file": o.path,
+                "changed": o.changed,
+                "removed_file": o.after.is_none(),
+                "content": o.after,
+                "diff": o.diff(),
+                "notes": o.notes,
+            })).collect::<Vec<_>>(),
         }))?;
         return Ok(Exit::Ok.code());
     }
@@ -307,6 +318,28 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
     }
     for note in &outcome.notes {
         text.push_str(&format!("note: {note}\n"));
+    }
+    for also in &outcome.also {
+        if request.dry_run {
+            match &also.after {
+                Some(after) => text.push_str(&format!(
+                    "# {} would become:\n{after}\n",
+                    also.path.display()
+                )),
+                None => text.push_str(&format!("# {} would be removed\n", also.path.display())),
+            }
+            text.push_str(&also.diff());
+        } else if also.changed {
+            let verb = if also.after.is_none() {
+                "removed"
+            } else {
+                "changed"
+            };
+            text.push_str(&format!("{verb} {}\n", also.path.display()));
+        }
+        for note in &also.notes {
+            text.push_str(&format!("note: {note}\n"));
+        }
     }
     cmd::out(&text)?;
     Ok(Exit::Ok.code())

@@ -512,7 +512,8 @@ fn doctor_reports_every_runtime() {
 
 /// `gate init claude-code --sandbox` through the binary: the user's sandbox block is merged
 /// with gate's locations, a second run changes nothing, doctor's boundary follows what the
-/// machine offers, and `--remove` restores the file byte for byte. Other runtimes refuse it.
+/// machine offers, and `--remove` restores the file byte for byte. Gemini and Copilot refuse
+/// it.
 #[test]
 fn init_sandbox_round_trip_and_doctor_boundary() {
     let world = World::new();
@@ -584,9 +585,9 @@ fn init_sandbox_round_trip_and_doctor_boundary() {
         .join(".claude/settings.json.gate-sandbox")
         .exists());
 
-    let codex = world.gate(&["init", "codex", "--sandbox"], b"");
-    assert_exit!(codex, 2);
-    assert!(text(&codex.stderr).contains("claude-code only"));
+    let gemini = world.gate(&["init", "gemini", "--sandbox"], b"");
+    assert_exit!(gemini, 2);
+    assert!(text(&gemini.stderr).contains("no OS sandbox"));
 }
 
 /// A configuration the hook cannot use is a finding, and doctor says what the hook does

@@ -5,11 +5,10 @@
 
 use super::{Boundary, Enforcement};
 use crate::install::Locations;
+use crate::sandbox::codex::{in_tmp, profile_snippet};
 use crate::sandbox::Protected;
 use std::path::{Path, PathBuf};
 
-/// The name of the profile gate's snippet defines.
-const PROFILE: &str = "gate";
 /// Accesses that keep a path from being written, and those that keep it from being read.
 const NO_WRITE: &[&str] = &["read", "none", "deny"];
 const NO_READ: &[&str] = &["none", "deny"];
@@ -65,59 +64,6 @@ fn held(path: &Path, rules: &[(PathBuf, String)], deny: &[&str]) -> bool {
         .is_some_and(|(_, access)| deny.contains(&access.as_str()))
 }
 
-/// Below the temporary directory, a writable root of `:workspace`, Codex 0.169's sandbox
-/// does not start with a `"none"` rule for a file inside a `"read"` one (bubblewrap: "Can't
-/// create file … Read-only file system"), so the key is left readable there.
-fn in_tmp(path: &Path) -> bool {
-    temp_dirs().iter().any(|t| path.starts_with(t))
-}
-
-fn temp_dirs() -> Vec<PathBuf> {
-    vec![PathBuf::from("/tmp"), std::env::temp_dir()]
-}
-
-/// The profile gate's locations need, generated from its configuration: paste it into
-/// `$CODEX_HOME/config.toml` (it replaces `sandbox_mode`, which profiles do not compose with).
-pub fn profile_snippet(loc: &Locations, protected: &Protected) -> String {
-    snippet_in(loc, protected, &temp_dirs())
-}
-
-fn snippet_in(loc: &Locations, protected: &Protected, temp: &[PathBuf]) -> String {
-    let quote = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
-    let mut absolute = Vec::new();
-    let mut project = Vec::new();
-    for path in &protected.deny_write {
-        match path.strip_prefix(&loc.project) {
-            Ok(rel) if !rel.as_os_str().is_empty() => project.push(rel.display().to_string()),
-            _ => absolute.push(path.display().to_string()),
-        }
-    }
-    let mut text = format!(
-        "default_permissions = \"{PROFILE}\"\n\n[permissions.{PROFILE}]\nextends = \
-         \":workspace\"\n\n[permissions.{PROFILE}.filesystem]\n"
-    );
-    for path in &absolute {
-        text.push_str(&format!("{} = \"read\"\n", quote(path)));
-    }
-    for key in protected
-        .deny_read
-        .iter()
-        .filter(|k| !temp.iter().any(|t| k.starts_with(t)))
-    {
-        text.push_str(&format!(
-            "{} = \"none\"\n",
-            quote(&key.display().to_string())
-        ));
-    }
-    text.push_str(&format!(
-        "\n[permissions.{PROFILE}.filesystem.\":project_roots\"]\n"
-    ));
-    for rel in &project {
-        text.push_str(&format!("{} = \"read\"\n", quote(rel)));
-    }
-    text
-}
-
 /// Codex's boundary on this machine, from its config files; short of OS-enforced, with the
 /// profile that would make it so.
 pub fn boundary(loc: &Locations, protected: &Protected) -> Boundary {
@@ -136,12 +82,22 @@ fn judge(loc: &Locations, protected: &Protected) -> Boundary {
             .find_map(|t| t.get(k))
             .and_then(|v| v.as_str().map(str::to_string))
     };
-    let fix_profile = format!(
-        "put the permission profile below (`settings` in --json), generated from gate's \
-         configuration, in {}: `default_permissions` above the first table, the tables \
-         anywhere; it replaces sandbox_mode, and Codex's permission profiles are beta",
-        loc.codex_home.join("config.toml").display(),
-    );
+    let config = loc.codex_home.join("config.toml");
+    let fix_profile = if top("sandbox_mode").is_some() {
+        format!(
+            "remove sandbox_mode from {} (Codex ignores permission profiles beside it), then \
+             `gate init codex --sandbox`: it writes the profile below (`settings` in --json), \
+             generated from gate's configuration",
+            config.display()
+        )
+    } else {
+        format!(
+            "`gate init codex --sandbox`: it writes the permission profile below (`settings` \
+             in --json), generated from gate's configuration, into {} (Codex's permission \
+             profiles are beta)",
+            config.display()
+        )
+    };
     let boundary = |enforcement, why: Vec<String>, fix: Vec<String>| Boundary {
         enforcement,
         why,
@@ -307,7 +263,7 @@ mod tests {
         let b = boundary(&loc, &protected);
         assert_eq!(b.enforcement, Enforcement::Partial);
         assert!(b.why[1].contains("cannot deny a path below a writable root"));
-        assert!(b.fix[0].contains("default_permissions"));
+        assert!(b.fix[0].contains("remove sandbox_mode"), "{b:?}");
         assert!(b
             .settings
             .as_deref()
@@ -318,12 +274,12 @@ mod tests {
     #[test]
     fn the_generated_profile_holds_every_location() {
         let (_dir, loc, protected) = setup();
-        let snippet = snippet_in(&loc, &protected, &[]);
+        let snippet = crate::sandbox::codex::snippet_in(&loc, &protected, &[]);
         assert!(snippet.contains("\".claude\" = \"read\""), "{snippet}");
         assert!(snippet.contains("gate.key\" = \"none\""), "{snippet}");
         // Below a temporary directory the key's rule is left out (Codex would not start).
         let tmp = loc.home.parent().unwrap().to_path_buf();
-        assert!(!snippet_in(&loc, &protected, &[tmp]).contains("\"none\""));
+        assert!(!crate::sandbox::codex::snippet_in(&loc, &protected, &[tmp]).contains("\"none\""));
         write(&loc, &format!("model = \"x\"\n{snippet}"));
         let b = boundary(&loc, &protected);
         assert_eq!(b.enforcement, Enforcement::Os, "{b:?}");

@@ -4,8 +4,6 @@
 
 mod codex;
 
-pub use codex::profile_snippet;
-
 use crate::install::Locations;
 use crate::sandbox::Protected;
 use gate_runtime::event::Runtime;

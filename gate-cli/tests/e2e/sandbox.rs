@@ -1,6 +1,6 @@
-//! The real clients under the OS sandbox gate generates: Claude Code with the settings
-//! `gate init claude-code --sandbox` writes, Codex with the permission profile `gate doctor`
-//! prints. An agent's shell calls go for gate's files with programs the hook cannot see
+//! The real clients under the OS sandbox `gate init <runtime> --sandbox` generates: Claude
+//! Code with its settings' sandbox block, Codex with the permission profile in its
+//! config.toml. An agent's shell calls go for gate's files with programs the hook cannot see
 //! through (a Python script, an archive, sqlite3 from a script, a renamed copy of gate, a glob
 //! at the audit key). Whatever the hook answers, the operating system refuses each write and
 //! the key's read, the hook still answers every call, every attempt is in the audit, and
@@ -90,20 +90,17 @@ fn codex_sandbox_real_client() {
             .filter(|p| !p.exists())
             .collect(),
     );
-    // `--permissions default`: no `sandbox_mode` on the command line, so the profile rules.
+    // `--permissions default`: no `sandbox_mode` on the command line, so the profile rules
+    // (the driver's own hooks then replace the ones `gate init` wrote beside it).
     let driver = ["--permissions", "default"].map(String::from);
     sandboxed(
         CODEX,
         Path::new(env!("CARGO_TARGET_TMPDIR")).to_path_buf(),
         &driver,
         |home, gate| {
-            let profile =
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/e2e/harness/codex_profile.py");
             format!(
-                "git init -q . && {} python3 {} {}",
-                with_gate_home(home, "").trim_end(),
-                shell_quote(&profile.to_string_lossy()),
-                shell_quote(gate)
+                "git init -q . && {} init codex --global --sandbox",
+                with_gate_home(home, gate)
             )
         },
     );
@@ -121,16 +118,12 @@ impl Drop for Placeholders {
     }
 }
 
-/// `env` clearing the variables that would redirect gate, with `GATE_HOME` set, then `gate`.
+/// `gate` run with `GATE_HOME` set and the variables that would redirect it cleared.
 fn with_gate_home(home: &Path, gate: &str) -> String {
     format!(
         "/usr/bin/env -u GATE_DB -u GATE_SPEC -u GATE_ROLE GATE_HOME={} {}",
         shell_quote(&home.to_string_lossy()),
-        if gate.is_empty() {
-            String::new()
-        } else {
-            shell_quote(gate)
-        }
+        shell_quote(gate)
     )
 }
 

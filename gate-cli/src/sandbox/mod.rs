@@ -3,6 +3,8 @@
 //! claude-code --sandbox` (merged with the user's block, and taken out again byte for byte),
 //! and a record of exactly what was added so that `--remove` can take out only that.
 
+pub mod codex;
+
 use crate::config::Config;
 use crate::install::Locations;
 use anyhow::{Context, Result};
@@ -163,8 +165,8 @@ pub fn record_path(settings: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Read the record of a settings file (none: gate never changed its sandbox block).
-pub fn read_record(settings: &Path) -> Result<Option<Record>> {
+/// Read the record of a settings file (none: gate never changed its sandbox).
+pub fn read_record<T: serde::de::DeserializeOwned>(settings: &Path) -> Result<Option<T>> {
     let path = record_path(settings);
     match std::fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
@@ -176,7 +178,7 @@ pub fn read_record(settings: &Path) -> Result<Option<Record>> {
 }
 
 /// Write (or, with `None`, delete) the record of a settings file.
-pub fn write_record(settings: &Path, record: Option<&Record>) -> Result<()> {
+pub fn write_record<T: Serialize>(settings: &Path, record: Option<&T>) -> Result<()> {
     let path = record_path(settings);
     match record {
         Some(record) => {
