@@ -557,17 +557,17 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
         None => skeleton(req.runtime),
     };
     let record = match req.runtime {
-        Runtime::ClaudeCode => sandbox::read_record::<sandbox::Record>(path)?,
+        Runtime::ClaudeCode => sandbox::read_record::<sandbox::claude::Record>(path)?,
         _ => None,
     };
     let mut already = strip_gate(&mut doc);
     if let Some(record) = &record {
-        sandbox::strip(&mut doc, record);
+        sandbox::claude::strip(&mut doc, record);
         already = true;
     }
     add_gate(&mut doc, req.runtime, &req.exe, &req.hook_flags())?;
     let new_record = if req.runtime == Runtime::ClaudeCode && (req.sandbox || record.is_some()) {
-        Some(sandbox::add(&mut doc, &req.protected)?)
+        Some(sandbox::claude::add(&mut doc, &req.protected)?)
     } else {
         None
     };
@@ -591,7 +591,7 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
         );
     }
     if let Some(record) = &new_record {
-        notes.extend(sandbox_notes(record));
+        notes.extend(sandbox::claude::notes(record));
     }
     if req.dry_run || !changed {
         if !req.dry_run && new_record != record {
@@ -656,11 +656,11 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     let mut doc = parse(path, &current)?;
     let mut removed = strip_gate(&mut doc);
     let record = match req.runtime {
-        Runtime::ClaudeCode => sandbox::read_record::<sandbox::Record>(path)?,
+        Runtime::ClaudeCode => sandbox::read_record::<sandbox::claude::Record>(path)?,
         _ => None,
     };
     if let Some(record) = &record {
-        sandbox::strip(&mut doc, record);
+        sandbox::claude::strip(&mut doc, record);
         removed = true;
     }
     doc = without_empty_hooks(&doc);
@@ -728,7 +728,7 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
         return Ok(outcome);
     }
     if record.is_some() {
-        sandbox::write_record::<sandbox::Record>(path, None)?;
+        sandbox::write_record::<sandbox::claude::Record>(path, None)?;
     }
     match &after {
         Some(bytes) => write_atomic(path, bytes)?,
@@ -743,39 +743,6 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
             .with_context(|| format!("cannot remove {}", backup.display()))?;
     }
     Ok(outcome)
-}
-
-/// What `gate init --sandbox` changed for the user, said once at install.
-fn sandbox_notes(record: &sandbox::Record) -> Vec<String> {
-    let mut notes = vec![format!(
-        "Claude Code's sandbox is on: Bash commands and every program they start cannot write \
-         gate's files or any runtime's hook settings ({} paths in sandbox.filesystem.denyWrite) \
-         nor read the audit key. What changes for Bash commands: they write only in the \
-         project and the temporary directory (elsewhere: \"Read-only file system\"), and a \
-         host they reach for the first time goes through the sandbox's network proxy, which \
-         asks you (Claude Code has no allow-all value). Permission prompts and rules stay as \
-         they were (autoAllowBashIfSandboxed is false)",
-        record
-            .after
-            .pointer("/filesystem/denyWrite")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len)
-    )];
-    if record.after.get("allowUnsandboxedCommands") != Some(&json!(false)) {
-        notes.push(
-            "allowUnsandboxedCommands is not false in this file: a command Claude reruns with \
-             dangerouslyDisableSandbox runs outside the sandbox (gate's hook still judges it)"
-                .into(),
-        );
-    }
-    if cfg!(target_os = "linux") {
-        notes.push(
-            "on Linux the sandbox needs bubblewrap and socat (apt-get install bubblewrap socat); \
-             `gate doctor` checks them"
-                .into(),
-        );
-    }
-    notes
 }
 
 /// After removing a file gate created, remove the runtime's directories it left empty.

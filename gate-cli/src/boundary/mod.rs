@@ -340,7 +340,7 @@ mod tests {
     fn os_enforced_when_every_location_is_denied() {
         let (dir, loc, protected) = setup(json!({}));
         let mut doc = json!({});
-        crate::sandbox::add(&mut doc, &protected).unwrap();
+        crate::sandbox::claude::add(&mut doc, &protected).unwrap();
         std::fs::write(loc.project.join(".claude/settings.json"), doc.to_string()).unwrap();
         let b = claude(&loc, &protected, &linux(&[]));
         assert_eq!(b.enforcement, Enforcement::Os, "{b:?}");
