@@ -2,9 +2,9 @@
 //! Code with its settings' sandbox block, Codex with the permission profile in its
 //! config.toml. An agent's shell calls go for gate's files with programs the hook cannot see
 //! through (a Python script, an archive, sqlite3 from a script, a renamed copy of gate, a glob
-//! at the audit key). Whatever the hook answers, the operating system refuses each write and
-//! the key's read, the hook still answers every call, every attempt is in the audit, and
-//! ordinary work in the project is still written.
+//! at the audit key, `gate approve` under `env -i`). Whatever the hook answers, the operating
+//! system refuses each write and the key's read, the hook still answers every call, every
+//! attempt is in the audit, and ordinary work in the project is still written.
 
 use super::{missing, shell_quote, skip_requested, Harness, Run, Target, CLAUDE, CODEX};
 use serde_json::Value;
@@ -23,6 +23,7 @@ const ATTACKS: &[(usize, &str)] = &[
         "a renamed copy of gate rewiring the hooks to another spec",
     ),
     (5, "od reading the audit key"),
+    (7, "gate approve with a cleared environment"),
 ];
 /// Work in the project the sandbox must leave alone: a workflow in a project that has no
 /// `.github/` yet (gate's list names `.github/hooks` only once `.github/` exists).
