@@ -249,7 +249,20 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
     }
     let protected =
         match gate_cli::config::Config::resolve(&gate_cli::config::Overrides::from(global)) {
-            Ok(config) => gate_cli::sandbox::Protected::generate(&locations, &config, &exe),
+            Ok(config) => {
+                // The sandbox is handed gate's home as it will be: a directory that exists
+                // before the first hook creates it (0700, as the store makes it).
+                if args.sandbox && !args.dry_run && !args.remove {
+                    let mut dir = std::fs::DirBuilder::new();
+                    dir.recursive(true);
+                    #[cfg(unix)]
+                    std::os::unix::fs::DirBuilderExt::mode(&mut dir, 0o700);
+                    dir.create(&config.home.value).with_context(|| {
+                        format!("cannot create {}", config.home.value.display())
+                    })?;
+                }
+                gate_cli::sandbox::Protected::generate(&locations, &config, &exe)
+            }
             Err(error) if args.sandbox => return Err(error),
             Err(_) => gate_cli::sandbox::Protected::default(),
         };

@@ -54,7 +54,7 @@ impl Protected {
     /// whose parent does not exist is left out: the sandboxes stand a placeholder in for a
     /// missing path, and for `.github/hooks` in a project without `.github/` that would be a
     /// read-only `.github/` (no workflow could be added). `gate doctor` names it once the
-    /// parent exists.
+    /// parent exists. gate's home is the exception: `gate init --sandbox` creates it first.
     pub fn generate_in(
         loc: &Locations,
         config: &Config,
@@ -102,9 +102,10 @@ impl Protected {
                 .filter_map(|f| f.parent().map(Path::to_path_buf)),
         );
         write.push(exe.to_path_buf());
+        // gate's home is always listed (`gate init --sandbox` creates it beforehand).
         let write = dedup(write)
             .into_iter()
-            .filter(|p| p.parent().is_some_and(is_dir))
+            .filter(|p| p.starts_with(home) || p.parent().is_some_and(is_dir))
             .collect();
         Protected {
             deny_write: write,
@@ -240,6 +241,13 @@ mod tests {
         });
         assert!(!p.deny_write.contains(&PathBuf::from("/p/.github/hooks")));
         assert!(p.deny_write.contains(&PathBuf::from("/p/.gemini")));
+        // gate's home stays listed whatever exists above it.
+        let p = Protected::generate_in(&loc, &config, Path::new("/opt/bin/gate"), &|d| {
+            !d.starts_with("/h/.local")
+        });
+        assert!(p
+            .deny_write
+            .contains(&PathBuf::from("/h/.local/state/gate")));
     }
 
     struct TestEnv {
