@@ -251,7 +251,7 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
         match gate_cli::config::Config::resolve(&gate_cli::config::Overrides::from(global)) {
             Ok(config) => {
                 // The sandbox is handed gate's home as it will be: a directory that exists
-                // before the first hook creates it (0700, as the store makes it).
+                // before the first hook call creates it (0700, as the store makes it).
                 if args.sandbox && !args.dry_run && !args.remove {
                     let mut dir = std::fs::DirBuilder::new();
                     dir.recursive(true);
@@ -260,6 +260,10 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
                     dir.create(&config.home.value).with_context(|| {
                         format!("cannot create {}", config.home.value.display())
                     })?;
+                    // The database and its key too (what the first hook call would make), so
+                    // that Codex's profile can name them; a store that cannot be opened now
+                    // is the hook's fault to record later, not a reason to stop here.
+                    let _ = gate_runtime::store::Store::open(&config.db.value);
                 }
                 gate_cli::sandbox::Protected::generate(&locations, &config, &exe)
             }

@@ -67,6 +67,8 @@ fn held(path: &Path, rules: &[(PathBuf, String)], deny: &[&str]) -> bool {
 /// Codex's boundary on this machine, from its config files; short of OS-enforced, with the
 /// profile that would make it so.
 pub fn boundary(loc: &Locations, protected: &Protected) -> Boundary {
+    // Codex is given the locations that exist (`sandbox::codex::existing`).
+    let protected = &crate::sandbox::codex::existing(protected);
     let mut b = judge(loc, protected);
     if b.enforcement != Enforcement::Os {
         b.settings = Some(profile_snippet(loc, protected));
@@ -240,6 +242,9 @@ mod tests {
             gemini_home: r.join("h"),
         };
         std::fs::create_dir_all(&loc.codex_home).unwrap();
+        std::fs::create_dir_all(r.join("h/.local/state/gate")).unwrap();
+        std::fs::create_dir_all(r.join("p/.claude")).unwrap();
+        std::fs::write(r.join("h/.local/state/gate/gate.key"), "k").unwrap();
         let protected = Protected {
             deny_write: vec![r.join("h/.local/state/gate"), r.join("p/.claude")],
             deny_read: vec![r.join("h/.local/state/gate/gate.key")],

@@ -66,6 +66,20 @@ pub(crate) fn snippet_in(loc: &Locations, protected: &Protected, temp: &[PathBuf
     text
 }
 
+/// The locations that exist now. A rule for a missing path makes Codex 0.169 stand a
+/// placeholder in for it, and two of its sandboxed helpers starting at once can then race
+/// (one removes the placeholder the other binds: "bwrap: Can't find source path", and the
+/// session does not start). gate's home, database and key exist once `gate init` made them;
+/// a settings directory created later is held by the hook until `gate init codex --sandbox`
+/// runs again (`gate doctor` says so).
+pub fn existing(protected: &Protected) -> Protected {
+    let keep = |paths: &[PathBuf]| paths.iter().filter(|p| p.exists()).cloned().collect();
+    Protected {
+        deny_write: keep(&protected.deny_write),
+        deny_read: keep(&protected.deny_read),
+    }
+}
+
 /// What `gate init codex --sandbox` did to `config.toml`: the file before (absent: `None`) and
 /// what gate wrote, kept beside it (`config.toml.gate-sandbox`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -163,7 +177,7 @@ pub fn plan(loc: &Locations, wanted: bool, protected: &Protected) -> Result<Opti
         (Some(text), Some(record)) => strip(text, record)?,
         (current, _) => current.clone(),
     };
-    let after = add(base.as_deref().unwrap_or(""), loc, protected)?;
+    let after = add(base.as_deref().unwrap_or(""), loc, &existing(protected))?;
     Ok(Some(Planned {
         path,
         record: Record {
