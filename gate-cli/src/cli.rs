@@ -398,6 +398,11 @@ pub struct InitArgs {
     /// Print the resulting file and a diff; change nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Also turn on the runtime's OS sandbox with gate's files and every runtime's hook
+    /// settings write-protected: Claude Code's `sandbox` block (Bash then writes only in the
+    /// project and asks for new hosts), Codex's permission profile `gate` in its config.toml
+    #[arg(long)]
+    pub sandbox: bool,
 }
 
 #[derive(Args, Debug, Clone)]
