@@ -433,6 +433,21 @@ t = "t"
         assert!(!markdown(&self::spec(HELD)).contains("Beside this machine"));
     }
 
+    /// The rules table names every criterion a rule has, effects and places included.
+    #[test]
+    fn the_rules_table_names_every_criterion() {
+        let source = HELD.replacen(
+            "[[state]]",
+            "[[rule]]\nname = \"wipe\"\neffects = [\"delete\"]\nlocations = [\"home\", \"root\"]\ntier = \"low\"\n\n[[state]]",
+            1,
+        );
+        let page = markdown(&spec(&source));
+        assert!(
+            page.contains("| `wipe` | tier `low` | effects `delete`<br>at `home`, `root` |"),
+            "{page}"
+        );
+    }
+
     #[test]
     fn rendering_is_deterministic() {
         let spec = spec(HELD);

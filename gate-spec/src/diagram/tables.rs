@@ -176,7 +176,7 @@ pub fn rules(spec: &Spec, out: &mut String) {
             "| `{}` | {} | {} |",
             rule.name,
             sets.join(", "),
-            criteria(rule).join("<br>")
+            criteria(spec, rule).join("<br>")
         );
     }
     let kinds: Vec<String> = spec
@@ -194,8 +194,29 @@ pub fn rules(spec: &Spec, out: &mut String) {
     let _ = writeln!(out, "\nWork kinds: {}.", kinds.join(", "));
 }
 
-fn criteria(rule: &Rule) -> Vec<String> {
+fn criteria(spec: &Spec, rule: &Rule) -> Vec<String> {
     let mut out = Vec::new();
+    let names = |items: &mut dyn Iterator<Item = &str>| {
+        items.map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    };
+    if !rule.effects.is_empty() {
+        out.push(format!(
+            "effects {}",
+            names(&mut rule.effects.iter().map(|a| a.as_str()))
+        ));
+    }
+    if !rule.locations.is_empty() {
+        out.push(format!(
+            "at {}",
+            names(&mut rule.locations.iter().map(|p| p.as_str()))
+        ));
+    }
+    if !rule.profiles.is_empty() {
+        out.push(format!(
+            "profiles {}",
+            names(&mut rule.profiles.iter().map(|p| spec.profiles[*p as usize].name.as_ref()))
+        ));
+    }
     let mut list = |what: &str, patterns: &[Pattern]| {
         if !patterns.is_empty() {
             out.push(format!("{what} {}", codes(patterns)));
