@@ -290,6 +290,7 @@ fn driver_commit(bencher: Bencher) {
             defer_checkpoint: false,
             exits_after: false,
             fail_closed: &[],
+            stateful_fail_closed_after: 0,
         };
         let result = driver::run(&engine, event, &opts);
         assert!(!result.degraded, "store fault: {:?}", result.faults);

@@ -89,6 +89,11 @@ pub struct Config {
     /// The hook's deadline in seconds (`hook_deadline`, `GATE_HOOK_DEADLINE`), within
     /// 1..=[`MAX_HOOK_DEADLINE_SECS`]; an invalid value leaves the default and a problem.
     pub hook_deadline: Sourced<u64>,
+    /// From this many store faults in a row within a session on, the hook denies a
+    /// pre-tool action of a tier whose answer needs the policy's state, until the store works
+    /// again (`[hook] stateful_fail_closed_after`, 0 turns it off;
+    /// `gate_runtime::driver::FaultCount`).
+    pub stateful_fail_closed_after: Sourced<u32>,
     /// The audit sink (`[sink]`), when one is configured and valid.
     pub sink: Option<Sourced<crate::sink::SinkConfig>>,
     /// Values that were set but cannot be used, each said in full: `gate config` and
@@ -128,6 +133,8 @@ struct FileValues {
     /// Raw: an integer number of seconds, checked in [`Config::resolve_in`].
     hook_deadline: Option<toml::Value>,
     sink: Option<toml::Value>,
+    /// Raw: the `[hook]` table, checked in [`Config::resolve_in`].
+    hook: Option<toml::Value>,
 }
 
 fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
@@ -152,9 +159,10 @@ fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
             "fail_closed" => values.fail_closed = Some(value.clone()),
             "hook_deadline" => values.hook_deadline = Some(value.clone()),
             "sink" => values.sink = Some(value.clone()),
+            "hook" => values.hook = Some(value.clone()),
             other => anyhow::bail!(
                 "{}: unknown key `{other}` (known: spec, role, db, home, profile, fail_closed, \
-                 hook_deadline, sink)",
+                 hook_deadline, sink, hook)",
                 path.display()
             ),
         }
@@ -181,6 +189,36 @@ fn hook_deadline_of(value: &toml::Value, what: &str) -> Result<u64, String> {
              uses {DEFAULT_HOOK_DEADLINE_SECS} s"
         )),
     }
+}
+
+/// The `[hook]` table as given: `stateful_fail_closed_after`, a whole number of faults.
+fn hook_table_of(value: &toml::Value, what: &str) -> Result<Option<u32>, String> {
+    let Some(table) = value.as_table() else {
+        return Err(format!(
+            "{what}: `hook` must be a table (`[hook]`), not {value}"
+        ));
+    };
+    let mut after = None;
+    for (key, v) in table {
+        match key.as_str() {
+            "stateful_fail_closed_after" => match v.as_integer() {
+                Some(n) if (0..=1_000_000).contains(&n) => after = Some(n as u32),
+                _ => {
+                    return Err(format!(
+                        "{what}: [hook] stateful_fail_closed_after must be a whole number of \
+                         faults (0 turns it off), not {v}; the hook uses {}",
+                        gate_runtime::driver::DEFAULT_STATEFUL_FAIL_CLOSED_AFTER
+                    ))
+                }
+            },
+            other => {
+                return Err(format!(
+                    "{what}: [hook] has no key `{other}` (known: stateful_fail_closed_after)"
+                ))
+            }
+        }
+    }
+    Ok(after)
 }
 
 /// A fail-closed list as given: tier names (a TOML list, or comma-separated text).
@@ -386,6 +424,29 @@ impl Config {
                     }
                 }
             });
+        let stateful_fail_closed_after = [&project, &user]
+            .into_iter()
+            .flatten()
+            .find_map(|(f, p)| f.hook.as_ref().map(|v| (v, p)))
+            .and_then(|(value, path)| {
+                let source = if Some(path) == project.as_ref().map(|(_, p)| p) {
+                    Source::ProjectFile { path: path.clone() }
+                } else {
+                    Source::UserFile { path: path.clone() }
+                };
+                match hook_table_of(value, &source.to_string()) {
+                    Ok(Some(value)) => Some(Sourced { value, source }),
+                    Ok(None) => None,
+                    Err(problem) => {
+                        problems.push(problem);
+                        None
+                    }
+                }
+            })
+            .unwrap_or(Sourced {
+                value: gate_runtime::driver::DEFAULT_STATEFUL_FAIL_CLOSED_AFTER,
+                source: Source::Default,
+            });
         let sink = [&project, &user]
             .into_iter()
             .flatten()
@@ -413,6 +474,7 @@ impl Config {
             files,
             fail_closed,
             hook_deadline,
+            stateful_fail_closed_after,
             sink,
             problems,
         })
@@ -465,6 +527,10 @@ impl Config {
         out.push_str(&format!(
             "hook_deadline = {} s  ({})\n",
             self.hook_deadline.value, self.hook_deadline.source
+        ));
+        out.push_str(&format!(
+            "[hook] stateful_fail_closed_after = {}  ({})\n",
+            self.stateful_fail_closed_after.value, self.stateful_fail_closed_after.source
         ));
         out.push_str(&match &self.sink {
             Some(s) => format!("sink = {}  ({})\n", s.value.describe(), s.source),

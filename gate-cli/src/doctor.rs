@@ -272,6 +272,47 @@ fn sink_check(config: &Config, sink: &crate::sink::SinkConfig) -> Check {
     }
 }
 
+/// Store faults in a row per session (counted beside the database by the hooks that met
+/// them), and whether stateful tiers fail closed for any session now.
+pub fn store_faults_check(config: &Config) -> Check {
+    let counts = gate_runtime::driver::FaultCount::all(&config.db.value);
+    let after = config.stateful_fail_closed_after.value;
+    let setting = if after == 0 {
+        format!(
+            "stateful tiers never fail closed ([hook] stateful_fail_closed_after = 0, {})",
+            config.stateful_fail_closed_after.source
+        )
+    } else {
+        format!(
+            "stateful tiers fail closed from {after} faults in a row ([hook] \
+             stateful_fail_closed_after, {})",
+            config.stateful_fail_closed_after.source
+        )
+    };
+    let Some(&(worst, last)) = counts.iter().max_by_key(|(n, _)| *n) else {
+        return Check {
+            name: "store faults",
+            ok: Some(true),
+            detail: format!("none in a row; {setting}"),
+        };
+    };
+    let closed = counts
+        .iter()
+        .filter(|(n, _)| after > 0 && *n >= u64::from(after))
+        .count();
+    Check {
+        name: "store faults",
+        ok: if closed > 0 { Some(false) } else { None },
+        detail: format!(
+            "{} session(s) met store faults in a row (at most {worst}, the last at {}), {closed} \
+             of them failing closed now; each count clears when that session's next hook finds \
+             the store working; {setting}",
+            counts.len(),
+            crate::cmd::store::format_ms(last),
+        ),
+    }
+}
+
 /// A harmless pre-tool payload per runtime, for the smoke check.
 fn smoke_payload(runtime: Runtime) -> (&'static str, Option<&'static str>) {
     match runtime {
@@ -331,6 +372,7 @@ fn smoke(global: &GlobalArgs) -> Check {
             defer_checkpoint: false,
             exits_after: false,
             fail_closed: &[],
+            stateful_fail_closed_after: 0,
         };
         let result = gate_runtime::driver::run(&engine, &event, &opts);
         if !result.faults.is_empty() {
@@ -396,6 +438,7 @@ pub fn report(global: &GlobalArgs) -> Result<Report> {
     match Config::resolve(&Overrides::from(global)) {
         Ok(config) => {
             checks.push(database_check(&config));
+            checks.push(store_faults_check(&config));
             if let Some(sink) = &config.sink {
                 checks.push(sink_check(&config, &sink.value));
             }

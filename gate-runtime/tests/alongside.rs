@@ -65,6 +65,7 @@ fn run(engine: &Engine<'_>, db: &Path, event: &Event, now_ms: i64) -> driver::Ru
         defer_checkpoint: false,
         exits_after: false,
         fail_closed: &[],
+        stateful_fail_closed_after: 0,
     };
     let result = driver::run(engine, event, &opts);
     assert!(result.faults.is_empty(), "{:?}", result.faults);
@@ -312,6 +313,7 @@ fn the_degraded_answer_keeps_every_machines_stateless_blocks() {
         defer_checkpoint: false,
         exits_after: false,
         fail_closed: &[],
+        stateful_fail_closed_after: 0,
     };
     let r = driver::run(&engine, &bash("s-4", "git push --force origin main"), &opts);
     assert!(r.degraded);

@@ -185,6 +185,7 @@ fn run_per_event(engine: &Engine<'_>, db: &Path, events: &[(Event, i64)]) -> Vec
                     defer_checkpoint: false,
                     exits_after: false,
                     fail_closed: &[],
+                    stateful_fail_closed_after: 0,
                 },
             );
             assert!(!r.degraded, "store fault: {:?}", r.faults);

@@ -642,6 +642,7 @@ fn run_at(engine: &Engine<'_>, event: &Event, db: &Path, now_ms: i64) -> driver:
             defer_checkpoint: false,
             exits_after: false,
             fail_closed: &[],
+            stateful_fail_closed_after: 0,
         },
     )
 }

@@ -57,6 +57,7 @@ impl Hooks {
                 defer_checkpoint: false,
                 exits_after: false,
                 fail_closed: &[],
+                stateful_fail_closed_after: 0,
             },
         );
         assert!(!r.degraded, "store fault: {:?}", r.faults);

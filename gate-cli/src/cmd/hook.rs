@@ -284,6 +284,12 @@ fn answer(
         defer_checkpoint: true,
         exits_after: true,
         fail_closed: &fail_closed,
+        // An unreadable configuration keeps the default: a fault never lowers the guard.
+        stateful_fail_closed_after: config
+            .as_ref()
+            .map_or(driver::DEFAULT_STATEFUL_FAIL_CLOSED_AFTER, |c| {
+                c.stateful_fail_closed_after.value
+            }),
     };
     let result = driver::run(&engine, &event, &opts);
     *checkpoint_due = result.checkpoint_due;

@@ -74,7 +74,19 @@ pub fn format_ms(ms: i64) -> String {
 
 /// `gate status`.
 pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
-    let store = open_read(global)?;
+    // Store faults are counted beside the database: shown even when it cannot be opened.
+    let faults = crate::config::Config::resolve(&crate::config::Overrides::from(global))
+        .ok()
+        .map(|c| crate::doctor::store_faults_check(&c));
+    let store = match open_read(global) {
+        Ok(store) => store,
+        Err(e) => {
+            if let Some(f) = faults.as_ref().filter(|f| f.ok != Some(true)) {
+                eprintln!("gate: store faults: {}", f.detail);
+            }
+            return Err(e);
+        }
+    };
     let mut scopes = store.scopes()?;
     if let Some(session) = &args.session {
         scopes.retain(|s| s.scope == *session || s.scope.starts_with(&format!("{session}:")));
@@ -99,6 +111,7 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
             "scopes": scopes,
             "live_grants": grants.iter().map(|g| grant_json(g, now)).collect::<Vec<_>>(),
             "sink": sink_status(global).map(|s| serde_json::to_value(s).unwrap_or_default()),
+            "store_faults": faults.as_ref().map(|f| json!({"failing_closed": f.ok == Some(false), "detail": f.detail})),
         }))?;
         return Ok(Exit::Ok.code());
     }
@@ -151,6 +164,9 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
     }
     if let Some(sink) = sink_status(global) {
         text.push_str(&format!("audit sink: {}\n", sink.summary()));
+    }
+    if let Some(f) = &faults {
+        text.push_str(&format!("store faults: {}\n", f.detail));
     }
     out(&text)?;
     Ok(Exit::Ok.code())

@@ -53,22 +53,25 @@ fn push_repo(event: &Event, out: &mut String) {
     }
 }
 
-/// The hash a grant is bound to: the exact tool, target and directory (SHA-256 of
-/// `tool \n target \n cwd`, hashed in parts rather than joined first: one allocation fewer
-/// on every event), and for tools that are not shells the whole input's digest
-/// (`\n digest` after them): the content of a write, every file and hunk of a patch.
-pub fn action_hash(event: &Event) -> String {
+/// The hash a grant is bound to: the exact tool, target and directory, for tools that are
+/// not shells the whole input's digest (the content of a write, every file and hunk of a
+/// patch), the session (a grant approved in one session lifts no ask in another), and the
+/// digest of what the action reads from the disk in a live hook call (`reads`: the script
+/// it runs, the SQL file it feeds a database; a changed file is asked about again). Each part
+/// is hashed with its length before it, so no two different actions share a hash.
+pub fn action_hash(event: &Event, reads: Option<&str>) -> String {
     use sha2::Digest;
     let mut h = sha2::Sha256::new();
-    h.update(event.tool.as_deref().unwrap_or(""));
-    h.update(b"\n");
-    h.update(event.target.as_deref().unwrap_or(""));
-    h.update(b"\n");
-    h.update(event.cwd.as_deref().unwrap_or(""));
-    if let Some(digest) = &event.input_digest {
-        h.update(b"\n");
-        h.update(digest);
-    }
+    let mut part = |bytes: &[u8]| {
+        h.update((bytes.len() as u64).to_be_bytes());
+        h.update(bytes);
+    };
+    part(event.tool.as_deref().unwrap_or("").as_bytes());
+    part(event.target.as_deref().unwrap_or("").as_bytes());
+    part(event.cwd.as_deref().unwrap_or("").as_bytes());
+    part(event.input_digest.as_deref().unwrap_or("").as_bytes());
+    part(event.session_id.as_deref().unwrap_or("").as_bytes());
+    part(reads.unwrap_or("").as_bytes());
     store::hex(&h.finalize())
 }
 
@@ -302,7 +305,10 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
     at: At<'_>,
 ) -> Result<Outcome, StoreError> {
     let phase = event.phase.unwrap_or(Phase::Other);
-    let ahash = action_hash(event);
+    // The spec's own machine classifies first: the grant is bound to what the action reads.
+    let mut first = Outcome::empty();
+    engine.classify_into(event, &mut first.classification);
+    let ahash = action_hash(event, first.classification.reads.as_deref());
     let approved = if phase == Phase::PreTool {
         grants.consume(tx, &ahash, at.now_ms)?
     } else {
@@ -310,13 +316,22 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
     };
     scopes.machine(0);
     let (mut outcome, _) = evaluate_machine(
-        engine, tx, scopes, grants, event, &at, at.role, &ahash, approved,
+        engine,
+        tx,
+        scopes,
+        grants,
+        event,
+        &at,
+        at.role,
+        &ahash,
+        approved,
+        Some(first),
     )?;
     super::alongside::beside(engine, &mut outcome, |i, machine| {
         scopes.machine(i);
         let role = machine.resolve_role(event, at.env, at.explicit_role);
         evaluate_machine(
-            machine, tx, scopes, grants, event, &at, role, &ahash, approved,
+            machine, tx, scopes, grants, event, &at, role, &ahash, approved, None,
         )
     })?;
     Ok(outcome)
@@ -335,6 +350,7 @@ fn evaluate_machine<D: Db + ?Sized>(
     role: Option<u8>,
     ahash: &str,
     approved: bool,
+    classified: Option<Outcome>,
 ) -> Result<(Outcome, gate_spec::ir::StateId), StoreError> {
     let (now_ms, started) = (at.now_ms, at.started);
     let spec = engine.spec;
@@ -377,7 +393,13 @@ fn evaluate_machine<D: Db + ?Sized>(
             baselines,
             grant_id: &mut mint,
         };
-        engine.evaluate(state, event, &mut cx)
+        match classified {
+            Some(mut outcome) => {
+                engine.evaluate_classified(state, event, &mut cx, &mut outcome);
+                outcome
+            }
+            None => engine.evaluate(state, event, &mut cx),
+        }
     };
     if let Some(e) = grant_error {
         return Err(e);
@@ -709,18 +731,35 @@ mod tests {
         assert!(!text.contains("\"error\""), "{text}");
     }
 
-    /// Grants already stored are bound to this hash: it must stay the SHA-256 of the three
-    /// parts joined by newlines.
+    /// Grants already stored are bound to this hash: it must stay the SHA-256 of its six
+    /// parts, each after its length (eight bytes, big-endian).
     #[test]
-    fn action_hash_is_the_digest_of_the_joined_parts() {
+    fn action_hash_is_the_digest_of_the_length_prefixed_parts() {
+        let joined = |parts: &[&str]| {
+            let mut bytes = Vec::new();
+            for p in parts {
+                bytes.extend((p.len() as u64).to_be_bytes());
+                bytes.extend(p.as_bytes());
+            }
+            gate_spec::hash::sha256_hex(&bytes)
+        };
         let mut e = event("s-3", Phase::PreTool, "PreToolUse", Some("rm -rf build"));
         e.cwd = Some("/home/dev/p".into());
         assert_eq!(
-            action_hash(&e),
-            gate_spec::hash::sha256_hex(b"Bash\nrm -rf build\n/home/dev/p")
+            action_hash(&e, None),
+            joined(&["Bash", "rm -rf build", "/home/dev/p", "", "s-3", ""])
+        );
+        assert_eq!(
+            action_hash(&e, Some("ab12")),
+            joined(&["Bash", "rm -rf build", "/home/dev/p", "", "s-3", "ab12"])
         );
         let bare = Event::default();
-        assert_eq!(action_hash(&bare), gate_spec::hash::sha256_hex(b"\n\n"));
+        assert_eq!(action_hash(&bare, None), joined(&["", "", "", "", "", ""]));
+        // Another session, or another content read, is another action.
+        let mut other = e.clone();
+        other.session_id = Some("s-4".into());
+        assert_ne!(action_hash(&other, None), action_hash(&e, None));
+        assert_ne!(action_hash(&e, Some("cd34")), action_hash(&e, Some("ab12")));
     }
 
     proptest::proptest! {

@@ -44,6 +44,10 @@ pub struct Options<'a> {
     /// Tiers configured to fail closed (`fail_closed` in the configuration): when the store
     /// cannot be used, a pre-tool action of one of them is denied ([`fail_closed`]).
     pub fail_closed: &'a [TierId],
+    /// From this many store faults in a row within a session on, a pre-tool action of a tier
+    /// whose answer needs the machine's state is denied until the store works again
+    /// (`[hook] stateful_fail_closed_after`; 0: never; [`super::faults`]).
+    pub stateful_fail_closed_after: u32,
 }
 
 /// What one run produced.
@@ -107,6 +111,12 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
     if !opts.persist {
         return dry_run(engine, event, role, opts, path.ok());
     }
+    // The session's store faults in a row, kept beside the database (one `stat`).
+    let count = path
+        .as_ref()
+        .ok()
+        .map(|p| super::faults::FaultCount::of(p, event.session_id.as_deref()));
+    let prior = count.as_ref().map_or(0, |c| c.read());
     let attempt = path.as_ref().map_err(clone_err).and_then(|p| {
         // Queue behind other gate processes on a plain file lock first: SQLite's busy
         // handler backs off by sleeping and lets a waiter starve behind a stream of newcomers,
@@ -131,6 +141,31 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
                     explicit_role: opts.role,
                 },
             )?;
+            // The store works again after faults: say so in the audit, once.
+            if prior > 0 {
+                tx.append_audit(&AuditRecord {
+                    ts_ms: opts.now_ms,
+                    session: event.session_id.clone().unwrap_or_default(),
+                    scope: scope_key(spec.scope, event),
+                    spec: spec.name.to_string(),
+                    kind: AuditKind::Fault,
+                    runtime: event.runtime.map_or("unknown", |r| r.as_str()).to_string(),
+                    phase: event.phase.unwrap_or(Phase::Other).as_str().to_string(),
+                    tool: None,
+                    target: None,
+                    tier: None,
+                    decision: None,
+                    detail: json!({
+                        "store_returned": true,
+                        "faults_in_a_row": prior,
+                        "stateful_fail_closed_after": opts.stateful_fail_closed_after,
+                        "stateful_failed_closed": opts.stateful_fail_closed_after > 0
+                            && prior >= u64::from(opts.stateful_fail_closed_after),
+                    }),
+                    latency_us: None,
+                    role: None,
+                })?;
+            }
             // A director approving a worker's ask: recorded here, by the hook that saw it.
             if director::is_director(engine, role, event) {
                 let ids = director::approvals_named(&outcome);
@@ -175,14 +210,21 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
         Ok((outcome, due, learn.then(|| p.clone())))
     });
     match attempt {
-        Ok((outcome, checkpoint_due, calibration_due)) => RunResult {
-            decision: outcome.decision.clone(),
-            outcome,
-            faults,
-            degraded: false,
-            checkpoint_due,
-            calibration_due,
-        },
+        Ok((outcome, checkpoint_due, calibration_due)) => {
+            if prior > 0 {
+                if let Some(c) = &count {
+                    c.clear();
+                }
+            }
+            RunResult {
+                decision: outcome.decision.clone(),
+                outcome,
+                faults,
+                degraded: false,
+                checkpoint_due,
+                calibration_due,
+            }
+        }
         Err(e) => {
             let fault = e.to_string();
             faults.push(fault.clone());
@@ -206,6 +248,23 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
             let decision = outcome.decision.clone();
             let decision =
                 fail_closed(spec, event, &outcome, opts.fail_closed, &fault).unwrap_or(decision);
+            // One more fault in a row for the session (none recorded: the worst is assumed).
+            let in_a_row = count.as_ref().and_then(|c| c.bump());
+            let beside: Vec<(&gate_spec::ir::Spec, Option<u8>)> = engine
+                .alongside
+                .iter()
+                .map(|m| (m.spec, m.resolve_role(event, opts.env, opts.role)))
+                .collect();
+            let stateful = super::faults::stateful_fail_closed(
+                spec,
+                &beside,
+                event,
+                &outcome,
+                role,
+                in_a_row,
+                opts.stateful_fail_closed_after,
+            );
+            let decision = stateful.unwrap_or(decision);
             {
                 let line = json!({
                     "ts_ms": opts.now_ms,
@@ -216,6 +275,7 @@ pub fn run(engine: &Engine<'_>, event: &Event, opts: &Options<'_>) -> RunResult 
                     "phase": event.phase.map(Phase::as_str),
                     "tool": event.tool,
                     "decision": decision.verdict.name(),
+                    "faults_in_a_row": in_a_row,
                 });
                 let at: PathBuf = path.unwrap_or_else(|_| PathBuf::from("."));
                 store::fallback_log(&at, &line);

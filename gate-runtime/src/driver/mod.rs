@@ -27,6 +27,7 @@ mod batch;
 mod checkpoint;
 mod director;
 mod evaluate;
+mod faults;
 mod hook;
 mod pipeline;
 pub(crate) mod repo;
@@ -35,6 +36,9 @@ pub use alongside::{beside, combine, strictness};
 pub use batch::Batch;
 pub use checkpoint::{checkpoint, CHECKPOINT_WAIT};
 pub use evaluate::{action_hash, scope_key, write_scope_key, GRANT_TTL_MS};
+pub use faults::{
+    needs_state, stateful_fail_closed, FaultCount, DEFAULT_STATEFUL_FAIL_CLOSED_AFTER,
+};
 pub use hook::{
     degrade, fail_closed, record_fault, resolve_db, run, Options, RunResult, BUSY_TIMEOUT,
     CALIBRATE_EVERY, LOCK_WAIT,

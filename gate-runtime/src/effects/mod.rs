@@ -11,18 +11,26 @@
 //! `opaque`: never less than the spec's tier for it, and at the protected places its text
 //! names.
 
+mod archives;
+mod contents;
 mod disk;
 mod flow;
 mod gate_env;
 mod getopt;
+mod gitdisk;
 mod later;
+mod makefile;
+#[cfg(test)]
+mod on_disk;
 pub mod patch;
 pub mod places;
 mod programs;
+mod runs;
 mod shell;
 mod tools;
 mod written;
 
+pub use disk::{begin_reads, end_reads};
 pub use shell::{effects_of_line, effects_of_parsed};
 pub use tools::effects_of_event_parsed;
 
@@ -71,6 +79,76 @@ pub(crate) struct Sink {
     /// The permissions the command sets keep the owner's access (it may give others some):
     /// a public key (`id_ed25519.pub`) kept among credentials is meant to be readable.
     pub(crate) keeps_owner: bool,
+    /// What the command runs whose text is on the disk (a script, a Makefile's recipes, a
+    /// package's scripts): read and analysed in a live hook call ([`runs`]).
+    pub(crate) runs: Vec<Runs>,
+    /// Shell code run in another directory than the line's (a Makefile's recipes under
+    /// `make -C DIR`, a package's scripts, a git hook): `(directory as resolved, code)`.
+    pub(crate) scripts_in: Vec<(String, String)>,
+    /// Acts on everything under a directory that the raw targets do not show as such: an
+    /// archive extracted into it, a work tree restored or cleaned by git. Also in `raw`
+    /// (as the plain act at the directory); here for what a live hook call finds inside
+    /// ([`contents`]).
+    pub(crate) trees: Vec<(Act, String, Reach)>,
+}
+
+/// What a command runs that is text on the disk, as the command model names it (paths as
+/// written; the caller resolves them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Runs {
+    /// A file run as code: `bash run.sh`, `./run.sh`, `. ./env.sh`, `python3 x.py`, with the
+    /// words it is given (`$1`…). `optional`: a file that may well be absent, and then
+    /// nothing runs (a git hook), rather than something unknown.
+    File {
+        path: String,
+        how: How,
+        args: Vec<String>,
+        optional: bool,
+    },
+    /// `make [-C DIR] [-f FILE] [TARGET…] [VAR=VALUE…]`: the recipes of the targets (the
+    /// default goal when none) and of what they depend on.
+    Make {
+        dir: Option<String>,
+        file: Option<String>,
+        targets: Vec<String>,
+        vars: Vec<(String, String)>,
+    },
+    /// A package manager running `package.json` scripts in `dir` (the nearest package
+    /// upward when `None`): each name with its `pre`/`post` scripts.
+    Scripts {
+        dir: Option<String>,
+        names: Vec<String>,
+    },
+}
+
+/// How a file is run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum How {
+    /// As its `#!` line says (none: a shell runs it): the file is the program.
+    Program,
+    /// By a shell (`bash x`, `. x`).
+    Shell,
+    /// By an interpreter of this language (`python3 x.py`).
+    Lang(Lang),
+}
+
+/// The language of code read from a file.
+pub(crate) use programs::Lang;
+
+/// Which of the files under a directory an act on the whole directory reaches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Every file (an archive whose list of members cannot be read, `rm -r`).
+    All,
+    /// The files git tracks and that differ from what it recorded (`git checkout .`,
+    /// `git reset --hard`, `git stash`).
+    Modified,
+    /// The files git does not track, ignored ones too when `ignored` (`git clean -fd`,
+    /// `-x`; `git stash -u`, `-a`).
+    Untracked { ignored: bool },
+    /// The members of the archive at `path` (as written), where they land once their first
+    /// `strip` components are removed.
+    Archive { path: String, strip: usize },
 }
 
 /// The word that stands for every item a listing of its kind names, where a substitution or
@@ -114,6 +192,24 @@ impl Sink {
     /// Shell code the command runs, analysed as if it were on the line.
     pub(crate) fn script(&mut self, code: &str) {
         self.scripts.push(code.to_string());
+    }
+
+    /// Text on the disk the command runs ([`Runs`]), read in a live hook call.
+    pub(crate) fn runs(&mut self, what: Runs) {
+        self.runs.push(what);
+    }
+
+    /// `act` on the directory `dir` (as written) and on what `reach` finds under it.
+    pub(crate) fn tree(&mut self, act: Act, dir: &str, reach: Reach) {
+        self.path(act, dir);
+        self.within(act, dir, reach);
+    }
+
+    /// `act` on what `reach` finds under the directory `dir` (as written), with no effect
+    /// of its own on the directory (`git stash` discards the work tree's changes: a write of
+    /// the repository, and an overwrite of whatever changed files it holds).
+    pub(crate) fn within(&mut self, act: Act, dir: &str, reach: Reach) {
+        self.trees.push((act, dir.to_string(), reach));
     }
 
     /// Shell code run on another machine or in a container: analysed as a line there, its

@@ -66,11 +66,11 @@ impl Where {
 
 /// Directory names that hold a runtime's hook settings or gate's own config, wherever they
 /// are (project or home): any non-read effect on them or below is on gate.
-const GATE_DIRS: &[&str] = &[".claude", ".codex", ".gemini", ".copilot", ".gate"];
+pub(crate) const GATE_DIRS: &[&str] = &[".claude", ".codex", ".gemini", ".copilot", ".gate"];
 /// Files under home that are gate's or a runtime's settings.
-const GATE_HOME_FILES: &[&str] = &[".claude.json", ".gate"];
+pub(crate) const GATE_HOME_FILES: &[&str] = &[".claude.json", ".gate"];
 /// Paths under home that are gate's state or config.
-const GATE_HOME_PATHS: &[&[&str]] = &[
+pub(crate) const GATE_HOME_PATHS: &[&[&str]] = &[
     &[".local", "state", "gate"],
     &[".config", "gate"],
     &[".cargo", "bin", "gate"],
@@ -109,7 +109,7 @@ const SECRET_SUFFIXES: &[&str] = &[".pem", ".key", ".p12", ".pfx", ".keystore", 
 /// `.env` variants that hold no secrets.
 const ENV_TEMPLATES: &[&str] = &["example", "sample", "template", "dist", "defaults"];
 /// Rebuildable outputs, by directory name (at any depth inside the project).
-const OUTPUT_DIRS: &[&str] = &[
+pub(crate) const OUTPUT_DIRS: &[&str] = &[
     "target",
     "node_modules",
     "dist",
@@ -409,7 +409,7 @@ pub fn is_glob(comp: &str) -> bool {
 
 /// Whether a glob component matches everything at its level (`*`, `**`, `.*` plus `*`,
 /// `*(…)`): deleting it deletes the parent's contents.
-fn is_everything(comp: &str) -> bool {
+pub(crate) fn is_everything(comp: &str) -> bool {
     !comp.is_empty()
         && comp
             .chars()
@@ -670,6 +670,50 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
         return Place::System;
     }
     Place::Outside
+}
+
+/// gate's own locations that a directory may contain, as absolute paths (whether or not they
+/// exist): each runtime's hook settings and gate's project directory in the project and in
+/// home (`.claude/`, `.github/hooks/`, `.gate/`, …), gate's state and configuration under
+/// home, and gate's own paths ([`Where::gate`]). A directory that holds one of them that
+/// exists "contains a protected location": an act on everything in it reaches gate
+/// (`effects::contents`).
+pub fn protected_anchors(at: &Where) -> Vec<String> {
+    let mut out = Vec::new();
+    for base in [&at.project, &at.home] {
+        if base.is_empty() || !base.starts_with('/') {
+            continue;
+        }
+        let base = base.trim_end_matches('/');
+        for d in GATE_DIRS {
+            out.push(format!("{base}/{d}"));
+        }
+        out.push(format!("{base}/.github/hooks"));
+    }
+    if at.home.starts_with('/') {
+        let home = at.home.trim_end_matches('/');
+        for f in GATE_HOME_FILES {
+            out.push(format!("{home}/{f}"));
+        }
+        for p in GATE_HOME_PATHS {
+            out.push(format!("{home}/{}", p.join("/")));
+        }
+    }
+    out.extend(at.gate.iter().cloned());
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether a directory entry's name may make it one of gate's locations wherever it is (a
+/// runtime's hook-settings directory, `.github` with its `hooks`, gate's database or key):
+/// a cheap test before the path is classed.
+pub(crate) fn may_be_gate_name(name: &str) -> bool {
+    GATE_DIRS.iter().any(|d| name.eq_ignore_ascii_case(d))
+        || name.eq_ignore_ascii_case(".github")
+        || name.eq_ignore_ascii_case(".claude.json")
+        || name.eq_ignore_ascii_case("gate.db")
+        || name.eq_ignore_ascii_case("gate.key")
 }
 
 /// Resolve and class a target as written.

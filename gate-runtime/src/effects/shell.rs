@@ -191,6 +191,22 @@ pub fn effects_of_parsed(
             }
             args = out;
         }
+        // What git's stored configuration and hooks make this command run (a live hook
+        // call): its aliases go to the command model as `-c alias.NAME=VALUE`.
+        let known_cwd = !cwd.starts_with('$');
+        let git = (at.disk && known_cwd && program == "git" && depth < MAX_NESTING).then(|| {
+            let call = programs::git_stored(&args);
+            super::gitdisk::stored(&call, &cwd, at)
+        });
+        if let Some(stored) = git.as_ref().filter(|g| !g.aliases.is_empty()) {
+            let mut with: Vec<Cow<'_, str>> = Vec::with_capacity(args.len() + 2);
+            for (name, value) in &stored.aliases {
+                with.push(Cow::Borrowed("-c"));
+                with.push(Cow::Owned(format!("alias.{name}={value}")));
+            }
+            with.append(&mut args);
+            args = with;
+        }
         let view = Cmd {
             program,
             args: &args,
@@ -220,6 +236,80 @@ pub fn effects_of_parsed(
             }
         } else if !program.is_empty() {
             programs::model(&view, &mut sink);
+        }
+        // What the command runs that is text on the disk, read now (a live hook call).
+        if at.disk && known_cwd {
+            // A program named by its path that the model does not know (`./run.sh`,
+            // `bin/deploy`): the file is what runs. A system program is not read.
+            let unknown = sink.raw[own_from..] == [(Act::Exec, RawTarget::Place(Place::Nowhere))];
+            if unknown && cmd.program_path.contains('/') {
+                let (place, _) = places::place_of(&cmd.program_path, &cwd, oldpwd.as_deref(), at);
+                if place != Place::System {
+                    sink.runs(super::Runs::File {
+                        path: cmd.program_path.to_string(),
+                        how: super::How::Program,
+                        args: args.iter().map(|a| a.to_string()).collect(),
+                        optional: false,
+                    });
+                }
+            }
+            // A shell fed a file it cannot read (`sh < gone.sh`).
+            if stdin.is_none()
+                && stdin_file.is_some()
+                && runs_stdin(cmd)
+                && programs::is_shell(program)
+            {
+                sink.opaque(stdin_file.unwrap_or_default());
+            }
+            let earlier = |p: &str| -> super::runs::Earlier {
+                use super::runs::Earlier;
+                if written.iter().any(|(w, t)| w == p && t.is_some()) {
+                    return Earlier::Shown;
+                }
+                let changes = |a: Act| {
+                    matches!(
+                        a,
+                        Act::Write | Act::Overwrite | Act::Delete | Act::Move | Act::Link
+                    )
+                };
+                let changed = written.iter().any(|(w, _)| w == p)
+                    || fetched.iter().any(|f| f == p)
+                    || out.iter().any(|e| {
+                        changes(e.act)
+                            && !e.target.is_empty()
+                            && (e.target == p
+                                || p.strip_prefix(e.target.as_str())
+                                    .is_some_and(|r| r.starts_with('/')))
+                    });
+                if changed {
+                    Earlier::Changed
+                } else {
+                    Earlier::Unchanged
+                }
+            };
+            if let Some(stored) = git {
+                sink.scripts_in.extend(stored.scripts);
+                for u in &stored.unknown {
+                    sink.opaque(u);
+                }
+                for (hook, dir) in &stored.hooks {
+                    super::runs::file(
+                        hook,
+                        super::How::Program,
+                        &[],
+                        true,
+                        dir,
+                        &earlier,
+                        &mut sink,
+                    );
+                }
+            }
+            if !sink.runs.is_empty() && depth < MAX_NESTING {
+                let runs = std::mem::take(&mut sink.runs);
+                super::runs::read(&runs, &cwd, oldpwd.as_deref(), at, &earlier, &mut sink);
+            } else if !sink.runs.is_empty() {
+                sink.opaque(line);
+            }
         }
         // A package runner handed a URL or a repository instead of a registry's package
         // (`npx https://x/pkg.tgz`, `npx github:u/r`, `uvx git+https://…`) runs code fetched
@@ -406,6 +496,15 @@ pub fn effects_of_parsed(
                 let parsed = shell::parse(script);
                 effects_of_parsed(&parsed, script, &inner, depth + 1, out);
             }
+            // Code read from the disk, run where its program runs it.
+            for (dir, script) in &sink.scripts_in {
+                let inner = Where {
+                    cwd: dir.clone(),
+                    ..at.clone()
+                };
+                let parsed = shell::parse(script);
+                effects_of_parsed(&parsed, script, &inner, depth + 1, out);
+            }
             for script in &sink.remote {
                 let mut there = Vec::new();
                 let parsed = shell::parse(script);
@@ -415,7 +514,8 @@ pub fn effects_of_parsed(
                     ..e
                 }));
             }
-        } else if !sink.scripts.is_empty() || !sink.remote.is_empty() {
+        } else if !sink.scripts.is_empty() || !sink.remote.is_empty() || !sink.scripts_in.is_empty()
+        {
             let mut deep = Sink::default();
             deep.opaque(line);
             flush(&deep, &cwd, oldpwd.as_deref(), at, out);
@@ -635,18 +735,40 @@ fn inline_inputs(
             }
         }
         "git" => {
-            let Some(at) = args.iter().position(|a| a == "apply") else {
-                return;
-            };
-            if args[..at].iter().any(|a| !a.starts_with('-')) {
+            // Past git's global options (`git -C dir -c k=v apply p`), `-C` kept: the patch
+            // is read where git reads it.
+            let mut dir: Option<String> = None;
+            let mut k = 0;
+            while let Some(a) = args.get(k) {
+                match &**a {
+                    "-C" => {
+                        if let Some(d) = args.get(k + 1) {
+                            dir = Some(match dir.take() {
+                                Some(prev) if !d.starts_with('/') => format!("{prev}/{d}"),
+                                _ => d.to_string(),
+                            });
+                        }
+                        k += 2;
+                    }
+                    "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => k += 2,
+                    a if a.starts_with('-') => k += 1,
+                    _ => break,
+                }
+            }
+            if args.get(k).is_none_or(|a| a != "apply") {
                 return;
             }
+            let at = k;
             let mut text = String::new();
             for a in args.iter_mut().skip(at + 1) {
                 if a.starts_with('-') {
                     continue;
                 }
-                if let Some(t) = read(a) {
+                let path = match &dir {
+                    Some(d) if !a.starts_with('/') => format!("{}/{a}", d.trim_end_matches('/')),
+                    _ => a.to_string(),
+                };
+                if let Some(t) = read(&path) {
                     text.push_str(&t);
                     text.push('\n');
                     *a = Cow::Borrowed("-");
@@ -1083,12 +1205,28 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
                         // should be.
                         continue;
                     }
+                    // Removing or moving a directory acts on everything in it (a tree the
+                    // model names says what it reaches itself).
+                    let whole = matches!(act, Act::Delete | Act::Move)
+                        && at.disk
+                        && !sink.trees.iter().any(|(a, p, _)| a == act && p == text);
                     out.push(Effect {
                         act: *act,
                         place,
-                        target: resolved,
+                        target: resolved.clone(),
                     });
+                    if whole {
+                        super::contents::within(*act, &resolved, &super::Reach::All, at, cwd, out);
+                    }
                 }
+            }
+        }
+    }
+    if at.disk && !cwd.starts_with('$') {
+        for (act, dir, reach) in &sink.trees {
+            for word in places::braces(dir) {
+                let resolved = places::place_of(&word, cwd, oldpwd, at).1;
+                super::contents::within(*act, &resolved, reach, at, cwd, out);
             }
         }
     }

@@ -128,7 +128,15 @@ pub fn effects_of_event_parsed(
             if place == Place::Nowhere && act != Act::Read {
                 continue;
             }
-            out.push(Effect { act, place, target });
+            out.push(Effect {
+                act,
+                place,
+                target: target.clone(),
+            });
+            // A tool that removes or moves a directory acts on everything in it.
+            if matches!(act, Act::Delete | Act::Move) {
+                super::contents::within(act, &target, &super::Reach::All, at, &at.cwd, out);
+            }
         }
     }
     super::disk::through_links(at, out);

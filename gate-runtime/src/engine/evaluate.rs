@@ -55,8 +55,24 @@ impl<'s> Engine<'s> {
         // The engine's buffers, unless an evaluation is already using them (only a
         // `grant_id` callback that evaluates again could do that): then fresh ones.
         match self.scratch.try_borrow_mut() {
-            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch, out),
-            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default(), out),
+            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch, out, false),
+            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default(), out, false),
+        }
+    }
+
+    /// [`evaluate_into`](Self::evaluate_into) of an event whose classification `out`
+    /// already holds ([`Engine::classify_into`] of this same event by this engine): the
+    /// driver classifies first, to bind a grant to what the action reads from the disk.
+    pub fn evaluate_classified(
+        &self,
+        state: &mut ScopeState,
+        event: &Event,
+        cx: &mut Context<'_>,
+        out: &mut Outcome,
+    ) {
+        match self.scratch.try_borrow_mut() {
+            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch, out, true),
+            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default(), out, true),
         }
     }
 
@@ -67,6 +83,7 @@ impl<'s> Engine<'s> {
         cx: &mut Context<'_>,
         scratch: &mut Scratch,
         out: &mut Outcome,
+        classified: bool,
     ) {
         let texts = &mut scratch.texts;
         texts.keep_outcome(out);
@@ -118,7 +135,9 @@ impl<'s> Engine<'s> {
             }
         }
 
-        self.classifier.classify_into(event, class);
+        if !classified {
+            self.classifier.classify_into(event, class);
+        }
         let class = &*class;
         // Templates describe the window the event happened in, before any re-arm resets it.
         let window_before = WindowBefore::of(&state.observer.segment);

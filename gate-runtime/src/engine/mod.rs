@@ -151,4 +151,10 @@ impl<'s> Engine<'s> {
     pub fn classify(&self, event: &Event) -> Classification {
         self.classifier.classify(event)
     }
+
+    /// [`classify`](Self::classify) written into `out` (see
+    /// [`Classifier::classify_into`](crate::observer::Classifier::classify_into)).
+    pub fn classify_into(&self, event: &Event, out: &mut Classification) {
+        self.classifier.classify_into(event, out)
+    }
 }

@@ -46,6 +46,11 @@ pub struct Classification {
     /// What the action does, and where ([`effects`](crate::effects)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<Effect>,
+    /// The digest of what the effects read from the disk in a live hook call (scripts,
+    /// Makefiles, input files, git's configuration), `None` when nothing was read: a grant
+    /// is bound to it (`driver::action_hash`), so that a changed file is asked about again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads: Option<String>,
 }
 
 /// Classifies tool events against a spec's rules.
@@ -352,6 +357,7 @@ impl<'s> Classifier<'s> {
         out.matched.clear();
         out.truncated = false;
         out.effects.clear();
+        out.reads = None;
         let phase = event.phase.unwrap_or(Phase::Other);
         let Some(tool) = event.tool.as_deref().filter(|_| phase.is_tool()) else {
             out.paths.clear();
@@ -395,7 +401,13 @@ impl<'s> Classifier<'s> {
             gate: base.gate.clone(),
             disk: self.disk.get(),
         };
-        effects::effects_of_event_parsed(event, &at, parsed.as_ref(), &mut out.effects);
+        if at.disk {
+            effects::begin_reads();
+            effects::effects_of_event_parsed(event, &at, parsed.as_ref(), &mut out.effects);
+            out.reads = effects::end_reads();
+        } else {
+            effects::effects_of_event_parsed(event, &at, parsed.as_ref(), &mut out.effects);
+        }
         // Rules and checkpoints match the locations the paths name, however spelled.
         super::locations::locate(&mut out.paths, &out.effects, cwd, &base.home);
         let hits = match (&parsed, event.target.as_deref()) {

@@ -300,6 +300,7 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
             defer_checkpoint: false,
             exits_after: false,
             fail_closed: &[],
+            stateful_fail_closed_after: 0,
         };
         let run = driver::run(engine, &event, &opts);
         if run.degraded || !run.faults.is_empty() {

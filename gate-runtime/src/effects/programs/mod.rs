@@ -15,9 +15,23 @@ mod files;
 mod interpreters;
 mod network;
 mod packages;
+mod scripts;
 mod system;
 mod vcs;
 mod windows;
+
+pub(crate) use interpreters::scan::Lang;
+pub(crate) use vcs::{git_stored, GitCall};
+
+/// Interpreter code read from a file: its effectful calls into `out`, as for a one-liner.
+pub(crate) fn analyse_code(code: &str, lang: Lang, out: &mut Sink) {
+    interpreters::calls::analyse(code, lang, out);
+}
+
+/// Whether `program` is a shell (`bash`, `sh`, …).
+pub(crate) fn is_shell(program: &str) -> bool {
+    scripts::SHELLS.contains(&program)
+}
 
 /// Whether a command lists every item of its kind, one a line (`docker ps -aq`, `docker
 /// images -q`, `redis-cli KEYS '*'`): a command handed that listing acts on all of them
@@ -32,6 +46,7 @@ pub(crate) fn lists_every(program: &str, args: &[std::borrow::Cow<'_, str>]) -> 
 
 /// The families, asked in order; the first that knows the program models it.
 const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
+    scripts::model,
     files::model,
     vcs::model,
     network::model,

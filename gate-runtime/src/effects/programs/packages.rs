@@ -12,7 +12,7 @@
 
 use std::borrow::Cow;
 
-use super::super::{Cmd, Sink};
+use super::super::{Cmd, How, Runs, Sink};
 use gate_spec::effect::{Act, Place};
 
 type Words<'c, 'a> = &'c [Cow<'a, str>];
@@ -232,28 +232,68 @@ fn run(args: Words<'_, '_>, valued: &[&str], out: &mut Sink) {
 /// npm, pnpm, yarn and bun.
 fn node(program: &str, args: Words<'_, '_>, out: &mut Sink) {
     let mut k = 0;
+    // Where the package is (`--prefix DIR`, `-C DIR`, `--cwd DIR`), and whether the command
+    // runs in other packages of a workspace (`-w X`, `--filter X`, `-r`) than that one.
+    let mut dir: Option<String> = None;
+    let mut elsewhere = false;
+    let mut option = |a: &str, value: Option<&str>| match a {
+        "--prefix" | "-C" | "--dir" | "--cwd" => dir = value.map(str::to_string),
+        "--filter" | "-F" | "-w" | "--workspace" | "--workspaces" | "-ws" | "-r"
+        | "--recursive" | "--all" => elsewhere = true,
+        _ => {}
+    };
     // Leading options (`--prefix DIR`, `-w`, `--filter X`, `-C DIR`).
     while let Some(a) = args.get(k) {
         if !a.starts_with('-') {
             break;
         }
-        k += if matches!(
+        let valued = matches!(
             &**a,
             "--prefix" | "--filter" | "-F" | "-C" | "--dir" | "--cwd" | "-w" | "--workspace"
-        ) {
-            2
-        } else {
-            1
-        };
+        );
+        option(a, args.get(k + 1).map(|v| &**v).filter(|_| valued));
+        if let Some((name, value)) = a.split_once('=') {
+            option(name, Some(value));
+        }
+        k += if valued { 2 } else { 1 };
     }
     let Some(sub) = args.get(k).map(|a| &**a) else {
         if program == "yarn" {
             out.place(Act::Fetch, Place::Remote);
             out.path(Act::Write, "node_modules");
+            lifecycle(dir, elsewhere, out);
         }
         return;
     };
     let rest = &args[k + 1..];
+    // Options after the subcommand say the same (`npm run build --prefix web`); the
+    // script's own words come after `--`.
+    let mut j = 0;
+    while let Some(a) = rest.get(j) {
+        if a == "--" {
+            break;
+        }
+        let valued = matches!(
+            &**a,
+            "--prefix" | "--filter" | "-F" | "-C" | "--dir" | "--cwd" | "-w" | "--workspace"
+        );
+        option(a, rest.get(j + 1).map(|v| &**v).filter(|_| valued));
+        if let Some((name, value)) = a.split_once('=') {
+            option(name, Some(value));
+        }
+        j += if valued { 2 } else { 1 };
+    }
+    let run_scripts = |names: Vec<String>, out: &mut Sink| {
+        if elsewhere {
+            // Scripts of other packages of the workspace: not read here.
+            out.opaque("");
+        } else {
+            out.runs(Runs::Scripts {
+                dir: dir.clone(),
+                names,
+            });
+        }
+    };
     match sub {
         "publish" => publish(rest, out),
         "unpublish" | "deprecate" | "undeprecate" => withdraw(rest, out),
@@ -270,8 +310,16 @@ fn node(program: &str, args: Words<'_, '_>, out: &mut Sink) {
         "install" | "i" | "add" | "ci" | "update" | "up" | "upgrade" | "remove" | "rm"
         | "uninstall" | "un" | "dedupe" | "prune" | "link" | "rebuild" | "import" => {
             out.place(Act::Fetch, Place::Remote);
-            if !rest.iter().any(|a| a == "-g" || a == "--global") {
+            let global = rest.iter().any(|a| a == "-g" || a == "--global");
+            if !global {
                 out.path(Act::Write, "node_modules");
+            }
+            // An install of the package itself (no package named) runs its own lifecycle
+            // scripts (`preinstall`, `install`, `postinstall`, `prepare`).
+            let named = rest.iter().any(|a| !a.starts_with('-'));
+            let installs = matches!(sub, "install" | "i" | "ci" | "rebuild");
+            if installs && !named && !global && !rest.iter().any(|a| a == "--ignore-scripts") {
+                run_scripts(lifecycle_names(), out);
             }
         }
         "exec" | "x" | "dlx" => run(rest, &["-p", "--package", "-c", "--call"], out),
@@ -301,7 +349,133 @@ fn node(program: &str, args: Words<'_, '_>, out: &mut Sink) {
         "owner" | "access" | "team" | "token" | "org" | "star" | "unstar" => {
             out.place(Act::Send, Place::Remote)
         }
+        // A script of the package's `package.json`.
+        "run" | "run-script" | "rum" | "urn" => {
+            out.none(Act::Exec);
+            match first_word(rest) {
+                // `bun run FILE` runs the file when it names one.
+                Some(name) if program == "bun" && is_file_like(name) => {
+                    out.path(Act::Read, name);
+                    out.runs(Runs::File {
+                        path: name.to_string(),
+                        how: How::Lang(super::Lang::Js),
+                        args: Vec::new(),
+                        optional: false,
+                    });
+                }
+                Some(name) => run_scripts(vec![name.to_string()], out),
+                None => {}
+            }
+        }
+        "test" | "t" | "tst" | "start" | "stop" | "restart"
+            if program != "bun" || sub != "test" =>
+        {
+            out.none(Act::Exec);
+            let name = match sub {
+                "t" | "tst" => "test",
+                s => s,
+            };
+            let mut names = vec![name.to_string()];
+            if name == "restart" {
+                names.extend(["stop".to_string(), "start".to_string()]);
+            }
+            run_scripts(names, out);
+        }
+        // yarn, pnpm and bun run a script by its name alone (`yarn build`).
+        name if program != "npm"
+            && !BUILTINS.contains(&name)
+            && !(program == "bun" && BUN_BUILTINS.contains(&name))
+            && !name.starts_with('-') =>
+        {
+            out.none(Act::Exec);
+            run_scripts(vec![name.to_string()], out);
+        }
         _ => out.none(Act::Exec),
+    }
+}
+
+/// The package manager commands that are no script name (`yarn build` runs a script,
+/// `yarn why` does not); bun's own also include `build`, `test`, `pm` and `repl`.
+const BUILTINS: &[&str] = &[
+    "init",
+    "create",
+    "pack",
+    "cache",
+    "bin",
+    "global",
+    "workspace",
+    "workspaces",
+    "plugin",
+    "set",
+    "version",
+    "versions",
+    "upgrade-interactive",
+    "licenses",
+    "outdated",
+    "owner",
+    "team",
+    "config",
+    "patch",
+    "patch-commit",
+    "store",
+    "env",
+    "setup",
+    "server",
+    "deploy",
+    "fetch",
+    "import",
+    "node",
+    "policies",
+    "generate-lock-entry",
+    "check",
+    "autoclean",
+    "tag",
+    "unlink",
+    "unplug",
+    "constraints",
+    "dedupe",
+    "explain",
+    "npm",
+    "stage",
+    "completions",
+    "root",
+    "recursive",
+    "help",
+    "info",
+    "why",
+    "list",
+    "login",
+    "logout",
+    "access",
+];
+const BUN_BUILTINS: &[&str] = &["build", "test", "pm", "repl", "upgrade", "init", "create"];
+
+/// Whether a word `bun run` is given names a file rather than a script (`index.ts`,
+/// `./x.js`).
+fn is_file_like(word: &str) -> bool {
+    word.contains('/')
+        || [".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".mts", ".cts"]
+            .iter()
+            .any(|e| word.ends_with(e))
+}
+
+/// The scripts an install of the package itself runs (each with its `pre`/`post`).
+fn lifecycle_names() -> Vec<String> {
+    ["install", "prepare", "prepublish"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// `yarn` alone: an install of the package itself.
+fn lifecycle(dir: Option<String>, elsewhere: bool, out: &mut Sink) {
+    if elsewhere {
+        out.opaque("");
+    } else {
+        out.runs(Runs::Scripts {
+            dir,
+            names: lifecycle_names(),
+        });
     }
 }
 

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::super::super::getopt::{self, Grammar};
-use super::super::super::{Cmd, Sink};
+use super::super::super::{Cmd, Reach, Sink};
 use super::each;
 use gate_spec::effect::Act;
 
@@ -211,12 +211,25 @@ fn tar(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             Act::Write
         };
         let at = dir.unwrap_or(".");
+        // What the members write where they land: read from the archive's list of members
+        // in a live hook call, everything under the directory when it cannot be read.
+        let reach = match archive {
+            Some(f) if !a.any(&["transform", "xform", "P", "absolute-names"]) => Reach::Archive {
+                path: f.to_string(),
+                strip: a
+                    .value("strip-components")
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0),
+            },
+            _ => Reach::All,
+        };
         if a.operands.is_empty() {
-            out.path(act, at);
+            out.tree(act, at, reach);
         } else {
             for m in &a.operands {
                 out.path(act, &in_dir(m));
             }
+            out.within(act, at, reach);
         }
         return;
     }
@@ -316,12 +329,20 @@ fn unzip(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         Act::Write
     };
     let at = dir.unwrap_or(".");
+    let reach = match ops.first() {
+        Some(z) if *z != "-" => Reach::Archive {
+            path: z.to_string(),
+            strip: 0,
+        },
+        _ => Reach::All,
+    };
     if ops.len() > 1 && dir.is_none() {
         for m in &ops[1..] {
             out.path(act, m);
         }
+        out.within(act, at, reach);
     } else {
-        out.path(act, at);
+        out.tree(act, at, reach);
     }
 }
 
@@ -412,7 +433,11 @@ fn seven(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             } else {
                 Act::Write
             };
-            out.path(act, outdir.filter(|d| !d.is_empty()).unwrap_or("."));
+            out.tree(
+                act,
+                outdir.filter(|d| !d.is_empty()).unwrap_or("."),
+                Reach::All,
+            );
         }
         "a" | "u" => {
             if let Some(z) = archive {
@@ -491,7 +516,7 @@ fn cpio(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         if a.any(&["t", "list", "to-stdout"]) {
             return;
         }
-        out.path(act, dir.unwrap_or("."));
+        out.tree(act, dir.unwrap_or("."), Reach::All);
     } else if a.any(&["o", "create"]) {
         if let Some(f) = archive.or(a.value("O")) {
             out.path(Act::Overwrite, f);

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use gate_spec::effect::{Act, Place};
 
-use super::super::{Cmd, Sink};
+use super::super::{Cmd, How, Runs, Sink};
 use scan::Lang;
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
@@ -136,16 +136,27 @@ fn run(code: Code<'_>, lang: Lang, stdin: Option<&str>, out: &mut Sink) {
                 calls::analyse(s, lang, out);
             }
         }
-        Code::Script(s, _) => {
+        Code::Script(s, rest) => {
             if s.contains("://") {
                 out.place(Act::Fetch, Place::Remote);
                 out.none(Act::RemoteExec);
             } else {
                 out.path(Act::Read, s);
                 out.none(Act::Exec);
+                runs_file(s, lang, rest, out);
             }
         }
     }
+}
+
+/// The script file an interpreter runs, to be read in a live hook call.
+fn runs_file(path: &str, lang: Lang, args: &[Cow<'_, str>], out: &mut Sink) {
+    out.runs(Runs::File {
+        path: path.to_string(),
+        how: How::Lang(lang),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        optional: false,
+    });
 }
 
 fn simple(cmd: &Cmd<'_, '_>, out: &mut Sink, lang: Lang, code_opts: &str, valued: &str, _l: &str) {
@@ -245,7 +256,26 @@ fn python_module(module: &str, rest: &[Cow<'_, str>], stdin: Option<&str>, out: 
         }
         "django" => super::database::django(rest, stdin, out),
         "alembic" | "flask" | "prisma" => out.script(&line(module)),
-        _ => out.none(Act::Exec),
+        _ => {
+            out.none(Act::Exec);
+            // The working directory comes first on `sys.path`: a module written there is
+            // what runs (`python3 -m tool` with `tool.py` or `tool/__main__.py` beside it).
+            if !module.is_empty()
+                && module
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+            {
+                let path = module.replace('.', "/");
+                for file in [format!("{path}.py"), format!("{path}/__main__.py")] {
+                    out.runs(Runs::File {
+                        path: file,
+                        how: How::Lang(Lang::Python),
+                        args: words.iter().map(|w| w.to_string()).collect(),
+                        optional: true,
+                    });
+                }
+            }
+        }
     }
 }
 
@@ -299,6 +329,7 @@ fn deno(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 Some(s) => {
                     out.path(Act::Read, s);
                     out.none(Act::Exec);
+                    runs_file(s, Lang::Js, &[], out);
                 }
                 None => out.none(Act::Exec),
             }
@@ -439,6 +470,7 @@ fn php(cmd: &Cmd<'_, '_>, out: &mut Sink) {
                 if let Some(f) = cmd.args.get(k + 1) {
                     out.path(Act::Read, f);
                     out.none(Act::Exec);
+                    runs_file(f, Lang::Php, &[], out);
                 }
                 return;
             }
@@ -478,6 +510,7 @@ fn awk(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 if let Some(f) = args.get(k) {
                     out.path(Act::Read, f);
                     out.none(Act::Exec);
+                    runs_file(f, Lang::Awk, &[], out);
                     files_mode = true;
                 }
                 k += 1;

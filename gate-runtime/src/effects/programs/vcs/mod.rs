@@ -13,6 +13,8 @@ use gate_spec::effect::{Act, Place};
 mod forge;
 mod git;
 mod hg;
+
+pub(crate) use git::{git_stored, GitCall};
 mod jj;
 mod svn;
 

@@ -11,7 +11,7 @@ mod work;
 
 use config::{config, config_key, runs_code};
 use refs::{branch, clone, push, rebase, submodule, tag, worktree};
-use work::{apply, checkout, clean, mv, reset, restore, rm, stash, switch};
+use work::{apply, checkout, checkout_index, clean, mv, reset, restore, rm, stash, switch};
 
 use super::super::super::getopt::{self, Grammar};
 use super::super::super::Sink;
@@ -101,6 +101,23 @@ impl Ctx<'_> {
         }
     }
 
+    /// `act` on each pathspec (the tree when none) and on what `reach` finds under it.
+    fn trees(
+        &self,
+        out: &mut Sink,
+        act: Act,
+        specs: &[Cow<'_, str>],
+        reach: super::super::super::Reach,
+    ) {
+        if specs.is_empty() {
+            out.tree(act, &self.root(), reach);
+            return;
+        }
+        for s in specs {
+            out.tree(act, &self.pathspec(s), reach.clone());
+        }
+    }
+
     /// A pathspec as a path: magic `:/` and `:(top)` name the tree's top.
     fn pathspec(&self, s: &str) -> String {
         if let Some(rest) = s.strip_prefix(":/") {
@@ -143,6 +160,41 @@ pub(super) fn model(args: Words<'_, '_>, stdin: Option<&str>, out: &mut Sink) {
         return;
     };
     subcommand(&ctx, sub, rest, out, 0);
+}
+
+/// Where a git command runs and which subcommand it is, as its global options say: what a
+/// live hook call needs to read the repository's stored configuration and hooks
+/// (`effects::gitdisk`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct GitCall {
+    /// `-C DIR`, accumulated (relative to the line's working directory).
+    pub dir: Option<String>,
+    /// `--git-dir DIR`.
+    pub git_dir: Option<String>,
+    /// `--work-tree DIR`.
+    pub work_tree: Option<String>,
+    /// The subcommand (an alias's name as written), and its words.
+    pub sub: Option<String>,
+    pub sub_args: Vec<String>,
+}
+
+/// The [`GitCall`] of `git ARGS…`.
+pub(crate) fn git_stored(args: Words<'_, '_>) -> GitCall {
+    let g = getopt::read(&GLOBAL, args);
+    let mut call = GitCall::default();
+    for o in &g.opts {
+        match (&*o.name, o.value.as_deref()) {
+            ("C", Some(d)) if !d.is_empty() => call.dir = Some(join(call.dir.as_deref(), d)),
+            ("git-dir", Some(d)) => call.git_dir = Some(join(call.dir.as_deref(), d)),
+            ("work-tree", Some(w)) => call.work_tree = Some(join(call.dir.as_deref(), w)),
+            _ => {}
+        }
+    }
+    if let Some((sub, rest)) = g.operands.split_first() {
+        call.sub = Some(sub.to_string());
+        call.sub_args = rest.iter().map(|w| w.to_string()).collect();
+    }
+    call
 }
 
 /// `git filter-repo`, `bfg`: every commit rewritten.
@@ -269,6 +321,7 @@ fn subcommand(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: 
         "switch" => switch(ctx, args, out),
         "restore" => restore(ctx, args, out),
         "stash" => stash(ctx, args, out),
+        "checkout-index" => checkout_index(ctx, args, out),
         "branch" => branch(ctx, args, out),
         "tag" => tag(ctx, args, out),
         "reflog" => {

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use super::super::super::super::getopt::{self, Grammar};
-use super::super::super::super::Sink;
+use super::super::super::super::{Reach, Sink};
 use super::super::join;
 use super::{Ctx, Words};
 use gate_spec::effect::Act;
@@ -74,7 +74,12 @@ pub(super) fn reset(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     let a = getopt::read(&RESET, args);
     if a.has("hard") {
         ctx.vcs(out, Act::History);
-        out.path(Act::Overwrite, &ctx.root());
+        // Back to HEAD: the files that changed; to another commit: any file.
+        let reach = match a.operands.first().map(|r| &**r) {
+            None | Some("HEAD" | "@") => Reach::Modified,
+            Some(_) => Reach::All,
+        };
+        out.tree(Act::Overwrite, &ctx.root(), reach);
     } else if a.any(&["merge", "keep"]) {
         ctx.vcs(out, Act::History);
     } else {
@@ -105,7 +110,10 @@ pub(super) fn clean(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     if whole {
         ctx.vcs(out, Act::History);
     }
-    ctx.paths(out, Act::Delete, &a.operands);
+    let reach = Reach::Untracked {
+        ignored: a.any(&["x", "X"]),
+    };
+    ctx.trees(out, Act::Delete, &a.operands, reach);
 }
 
 const CHECKOUT: Grammar = Grammar {
@@ -161,12 +169,21 @@ pub(super) fn checkout(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
         if a.has("pathspec-from-file") || !paths.iter().all(|p| names_one_file(p)) {
             ctx.vcs(out, Act::History);
         }
-        ctx.paths(out, Act::Overwrite, &paths);
+        // From the index: the files that changed; from a commit (`git checkout main --
+        // .`): any file.
+        let from_commit = post.is_some_and(|_| !a.operands.is_empty())
+            || (post.is_none() && a.operands.first().is_some_and(|f| !looks_like_path(f)));
+        let reach = if from_commit || a.has("pathspec-from-file") {
+            Reach::All
+        } else {
+            Reach::Modified
+        };
+        ctx.trees(out, Act::Overwrite, &paths, reach);
         return;
     }
     if force {
         ctx.vcs(out, Act::History);
-        out.path(Act::Overwrite, &ctx.root());
+        out.tree(Act::Overwrite, &ctx.root(), Reach::Modified);
     } else if a.has("B") {
         ctx.vcs(out, Act::History);
     } else if !a.operands.is_empty() || a.any(&["b", "orphan", "detach", "d"]) {
@@ -201,7 +218,7 @@ pub(super) fn switch(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     let a = getopt::read(&SWITCH, args);
     if a.any(&["f", "force", "discard-changes"]) {
         ctx.vcs(out, Act::History);
-        out.path(Act::Overwrite, &ctx.root());
+        out.tree(Act::Overwrite, &ctx.root(), Reach::Modified);
     } else if a.any(&["C", "force-create"]) {
         ctx.vcs(out, Act::History);
     } else {
@@ -245,7 +262,12 @@ pub(super) fn restore(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
         if a.has("pathspec-from-file") || !a.operands.iter().all(|p| names_one_file(p)) {
             ctx.vcs(out, Act::History);
         }
-        ctx.paths(out, Act::Overwrite, &a.operands);
+        let reach = if a.any(&["s", "source", "pathspec-from-file"]) {
+            Reach::All
+        } else {
+            Reach::Modified
+        };
+        ctx.trees(out, Act::Overwrite, &a.operands, reach);
     }
 }
 
@@ -267,13 +289,77 @@ fn names_one_file(p: &str) -> bool {
 
 pub(super) fn stash(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     match args.first().map(|a| &**a) {
-        Some("list" | "show") => {}
+        Some("list" | "show" | "create") => {}
         Some("drop" | "clear") => ctx.vcs(out, Act::History),
         Some("pop" | "apply" | "branch") => {
             ctx.vcs(out, Act::Write);
             out.path(Act::Write, &ctx.root());
         }
-        _ => ctx.vcs(out, Act::Write),
+        Some("store") => ctx.vcs(out, Act::Write),
+        first => {
+            ctx.vcs(out, Act::Write);
+            // `git stash [push|save] [-u|-a] [-- PATHS]`: the changed files it saves are put
+            // back as they were committed, and with `-u`/`-a` the untracked ones (and the
+            // ignored ones) are deleted.
+            let rest = match first {
+                Some("push" | "save") => &args[1..],
+                _ => args,
+            };
+            let (opts, paths) = split_dashdash(rest);
+            let has = |short: &str, long: &str| {
+                opts.iter().any(|o| {
+                    o == long
+                        || (o.starts_with('-') && !o.starts_with("--") && o[1..].contains(short))
+                })
+            };
+            if has("k", "--keep-index") && has("S", "--staged") {
+                return;
+            }
+            let specs: Vec<Cow<'_, str>> = paths.map(<[_]>::to_vec).unwrap_or_default();
+            let roots: Vec<String> = if specs.is_empty() {
+                vec![ctx.root()]
+            } else {
+                specs.iter().map(|s| ctx.pathspec(s)).collect()
+            };
+            for r in &roots {
+                out.within(Act::Overwrite, r, Reach::Modified);
+                if has("a", "--all") {
+                    out.within(Act::Delete, r, Reach::Untracked { ignored: true });
+                } else if has("u", "--include-untracked") {
+                    out.within(Act::Delete, r, Reach::Untracked { ignored: false });
+                }
+            }
+        }
+    }
+}
+
+/// `git checkout-index [-f] [-a | -- FILE…] [--prefix=DIR/]`: the index's files written
+/// into the work tree (over changed ones with `-f`), or under a prefix.
+pub(super) fn checkout_index(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
+    let (opts, files) = split_dashdash(args);
+    let mut all = false;
+    let mut force = false;
+    let mut prefix: Option<&str> = None;
+    let mut named: Vec<Cow<'_, str>> = files.map(<[_]>::to_vec).unwrap_or_default();
+    for o in opts {
+        match &**o {
+            "-a" | "--all" => all = true,
+            "-f" | "--force" => force = true,
+            "--stdin" | "-z" | "-u" | "--index" | "-q" | "--quiet" | "-n" | "--no-create"
+            | "--temp" => {}
+            o if o.starts_with("--prefix=") => prefix = Some(&o["--prefix=".len()..]),
+            o if o.starts_with('-') && !o.starts_with("--") => {
+                all |= o.contains('a');
+                force |= o.contains('f');
+            }
+            _ => named.push(o.clone()),
+        }
+    }
+    let act = if force { Act::Overwrite } else { Act::Write };
+    match prefix {
+        Some(p) => out.path(Act::Write, &ctx.at(p)),
+        None if all => out.tree(act, &ctx.root(), Reach::Modified),
+        None => ctx.trees(out, act, &named, Reach::Modified),
     }
 }
 
@@ -401,7 +487,8 @@ pub(super) fn apply(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
         _ => Vec::new(),
     };
     if named.is_empty() {
-        out.path(Act::Write, &base.unwrap_or_else(|| ctx.root()));
+        // A patch gate cannot read may write any file of the tree.
+        out.tree(Act::Write, &base.unwrap_or_else(|| ctx.root()), Reach::All);
         return;
     }
     for (act, p) in named {

@@ -1,0 +1,534 @@
+//! What a live hook call reads from the disk, by mechanism: each script runner and
+//! interpreter form, Makefiles and package scripts, git's stored configuration and hooks,
+//! parents, archives, stash, checkout and clean, symbolic and hard links; each with a
+//! benign twin that stays as it was.
+
+use std::path::{Path, PathBuf};
+
+use super::{effects_of_line, Where};
+use crate::effects::programs::testing::labels;
+
+/// A scratch home with a project in it (with `.claude/settings.json`), read with the disk.
+struct Scratch {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let home = base.join("home");
+        let project = home.join("proj");
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::write(project.join(".claude/settings.json"), "{\"hooks\":{}}").unwrap();
+        Scratch {
+            _dir: dir,
+            home,
+            project,
+        }
+    }
+
+    fn at(&self, disk: bool) -> Where {
+        Where {
+            cwd: self.project.to_str().unwrap().into(),
+            project: self.project.to_str().unwrap().into(),
+            home: self.home.to_str().unwrap().into(),
+            gate: Vec::new(),
+            disk,
+        }
+    }
+
+    /// Write `text` at `rel` (under the project), creating directories.
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.project.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn effects(&self, line: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        super::begin_reads();
+        effects_of_line(line, &self.at(true), &mut out);
+        let _ = super::end_reads();
+        super::disk::through_links(&self.at(true), &mut out);
+        labels(&out)
+    }
+
+    fn without_disk(&self, line: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        effects_of_line(line, &self.at(false), &mut out);
+        labels(&out)
+    }
+
+    fn git(&self, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&self.project)
+            .env("HOME", &self.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+}
+
+fn has(effects: &[String], e: &str) -> bool {
+    effects.iter().any(|x| x == e)
+}
+
+fn git_available() -> bool {
+    std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn a_script_a_shell_runs_is_read_as_shell_lines() {
+    let s = Scratch::new();
+    s.write("run.sh", "#!/bin/sh\necho building\nrm -rf ~\n");
+    s.write("ok.sh", "#!/bin/sh\necho hello\nls -la\n");
+    s.write("env.sh", "export GATE_ROLE=director\n");
+    s.write("bin/deploy", "#!/usr/bin/env bash\nrm -rf .claude\n");
+    s.write("args.sh", "rm -rf \"$1\"\n");
+    s.write("sub/in.sh", "cd \"$(dirname \"$0\")\"\nrm -rf build\n");
+    for line in [
+        "bash run.sh",
+        "sh run.sh",
+        "sh -x -e ./run.sh",
+        "bash -euo pipefail run.sh",
+        "./run.sh",
+        "source run.sh",
+        ". ./run.sh",
+        "sh < run.sh",
+        "zsh -- run.sh",
+    ] {
+        let e = s.effects(line);
+        assert!(has(&e, "delete@home"), "{line}: {e:?}");
+        // A replay or a test does not read the disk: the same line is only a run.
+        assert!(!has(&s.without_disk(line), "delete@home"), "{line}");
+    }
+    assert!(has(&s.effects("bin/deploy"), "delete@gate"));
+    assert!(has(&s.effects(". env.sh"), "write@gate"));
+    assert!(has(&s.effects("bash args.sh ~"), "delete@home"));
+    assert!(has(&s.effects("bash args.sh build"), "delete@outputs"));
+    // Its own directory, however the script spells it.
+    let e = s.effects("bash sub/in.sh");
+    assert!(has(&e, "delete@outputs"), "{e:?}");
+    // The benign twin: a script that only echoes and lists stays as it was.
+    for line in ["bash ok.sh", "./ok.sh", "sh ok.sh", ". ./ok.sh"] {
+        let e = s.effects(line);
+        assert!(
+            e.iter().all(|x| x.starts_with("read@") || x == "exec@none"),
+            "{line}: {e:?}"
+        );
+    }
+}
+
+#[test]
+fn interpreter_scripts_are_read_by_their_analysers() {
+    let s = Scratch::new();
+    s.write("x.py", "import shutil, os\nshutil.rmtree('/home')\n");
+    s.write("ok.py", "print('hello')\n");
+    s.write(
+        "x.js",
+        "require('fs').rmSync('.claude', {recursive: true})\n",
+    );
+    s.write("x.pl", "system('rm -rf ~');\n");
+    s.write("x.rb", "FileUtils.rm_rf('.claude')\n");
+    s.write("tool.py", "import os\nos.system('rm -rf ~')\n");
+    s.write(
+        "prog",
+        "#!/usr/bin/env python3\nimport os\nos.system('rm -rf ~')\n",
+    );
+    assert!(has(&s.effects("python3 x.py"), "delete@home"));
+    assert!(has(&s.effects("python3 -u x.py arg"), "delete@home"));
+    assert!(has(&s.effects("node x.js"), "delete@gate"));
+    assert!(has(&s.effects("perl x.pl"), "delete@home"));
+    assert!(has(&s.effects("ruby x.rb"), "delete@gate"));
+    assert!(has(&s.effects("./prog"), "delete@home"));
+    // `python3 -m tool` with `tool.py` beside it runs that file.
+    assert!(has(&s.effects("python3 -m tool"), "delete@home"));
+    let e = s.effects("python3 ok.py");
+    assert!(
+        e.iter().all(|x| x.starts_with("read@") || x == "exec@none"),
+        "{e:?}"
+    );
+    // An installed module (nothing beside it) is not a missing file.
+    assert!(!has(
+        &s.effects("python3 -m json.tool x.json"),
+        "opaque@none"
+    ));
+}
+
+#[test]
+fn text_that_cannot_be_read_is_opaque() {
+    let s = Scratch::new();
+    s.write("big.sh", &"echo x\n".repeat(60_000));
+    let bin = s.project.join("app");
+    std::fs::write(&bin, b"\x7fELF\0\0\0\x01").unwrap();
+    for line in [
+        "bash missing.sh",
+        "bash big.sh",
+        "./app",
+        "python3 gone.py",
+        "make",
+        "npm test",
+    ] {
+        let e = s.effects(line);
+        assert!(has(&e, "opaque@none"), "{line}: {e:?}");
+    }
+    // Changed by the line before it runs: what is on the disk now is not what runs.
+    s.write("ok.sh", "echo hi\n");
+    assert!(has(
+        &s.effects("cp evil.sh ok.sh && bash ok.sh"),
+        "opaque@none"
+    ));
+    // Written with text the line shows: that text is what runs (read from the line).
+    assert!(has(
+        &s.effects("echo 'rm -rf ~' > ok.sh && bash ok.sh"),
+        "delete@home"
+    ));
+    // A system program is not read.
+    assert!(!has(&s.effects("/usr/bin/env"), "opaque@none"));
+}
+
+#[test]
+fn makefile_targets_run_their_recipes() {
+    let s = Scratch::new();
+    s.write(
+        "Makefile",
+        "OUT := build\n.PHONY: all clean nuke\nall:\n\t@echo building\n\tmkdir -p $(OUT)\nclean:\n\trm -rf $(OUT)\nnuke: clean\n\trm -rf ~\nsub:\n\t$(MAKE) -C lib wipe\n",
+    );
+    s.write("lib/Makefile", "wipe:\n\trm -rf ../.claude\n");
+    s.write("other/GNUmakefile", "t:\n\trm -rf /etc\n");
+    let e = s.effects("make");
+    assert!(!e.iter().any(|x| x.starts_with("delete@")), "{e:?}");
+    let e = s.effects("make clean");
+    assert!(
+        has(&e, "delete@outputs") && !has(&e, "delete@home"),
+        "{e:?}"
+    );
+    assert!(has(&s.effects("make nuke"), "delete@home"));
+    assert!(has(&s.effects("make -j4 nuke"), "delete@home"));
+    assert!(has(&s.effects("make sub"), "delete@gate"));
+    assert!(has(&s.effects("make -C lib wipe"), "delete@gate"));
+    assert!(has(&s.effects("make -C other t"), "delete@system"));
+    assert!(has(&s.effects("cd other && make t"), "delete@system"));
+    assert!(!has(&s.effects("make -n nuke"), "delete@home"));
+}
+
+#[test]
+fn package_scripts_run_with_their_pre_and_post_scripts() {
+    let s = Scratch::new();
+    s.write(
+        "package.json",
+        r#"{"scripts": {"test": "jest", "pretest": "rm -rf ~", "build": "tsc", "lint": "eslint .",
+            "postinstall": "rm -rf .claude", "wipe": "rm -rf /etc", "ci": "npm run wipe"}}"#,
+    );
+    s.write(
+        "web/package.json",
+        r#"{"scripts": {"dev": "rm -rf ../.claude"}}"#,
+    );
+    for line in [
+        "npm test",
+        "npm t",
+        "yarn test",
+        "pnpm test",
+        "npm run test",
+        "npm run-script test",
+    ] {
+        assert!(has(&s.effects(line), "delete@home"), "{line}");
+    }
+    for line in [
+        "npm install",
+        "npm ci",
+        "yarn",
+        "yarn install",
+        "pnpm install",
+    ] {
+        assert!(
+            has(&s.effects(line), "delete@gate"),
+            "{line}: {:?}",
+            s.effects(line)
+        );
+    }
+    for line in [
+        "npm run wipe",
+        "yarn wipe",
+        "pnpm wipe",
+        "bun run wipe",
+        "npm run ci",
+    ] {
+        assert!(
+            has(&s.effects(line), "delete@system"),
+            "{line}: {:?}",
+            s.effects(line)
+        );
+    }
+    assert!(has(&s.effects("npm --prefix web run dev"), "delete@gate"));
+    assert!(has(&s.effects("cd web && npm run dev"), "delete@gate"));
+    // Benign twins: scripts that build, lint, install a named package.
+    for line in [
+        "npm run build",
+        "yarn lint",
+        "npm install left-pad",
+        "npm install --ignore-scripts",
+    ] {
+        let e = s.effects(line);
+        assert!(
+            !e.iter()
+                .any(|x| x.starts_with("delete@") || x == "opaque@none"),
+            "{line}: {e:?}"
+        );
+    }
+    // The package written by the line itself: not what is on the disk now.
+    assert!(has(
+        &s.effects("echo '{}' > package.json && npm test"),
+        "opaque@none"
+    ));
+}
+
+#[test]
+fn git_runs_what_its_stored_configuration_names() {
+    if !git_available() {
+        return;
+    }
+    let s = Scratch::new();
+    s.git(&["init", "-q"]);
+    let e = s.effects("git status");
+    assert!(
+        !e.iter()
+            .any(|x| x.starts_with("delete@") || x == "opaque@none"),
+        "{e:?}"
+    );
+    s.git(&["config", "alias.nuke", "!rm -rf ~"]);
+    s.git(&["config", "alias.st", "status"]);
+    assert!(has(&s.effects("git nuke"), "delete@home"));
+    assert!(!has(&s.effects("git st"), "delete@home"));
+    s.write("watch.sh", "rm -rf .claude\n");
+    s.git(&["config", "core.fsmonitor", "./watch.sh"]);
+    assert!(has(&s.effects("git status"), "delete@gate"));
+    s.git(&["config", "--unset", "core.fsmonitor"]);
+    s.git(&["config", "core.pager", "rm -rf ~; less"]);
+    assert!(has(&s.effects("git log"), "delete@home"));
+    assert!(!has(&s.effects("git add -A"), "delete@home"));
+    s.git(&["config", "--unset", "core.pager"]);
+    s.git(&["config", "diff.bin.textconv", "rm -rf /etc"]);
+    assert!(has(&s.effects("git diff"), "delete@system"));
+    s.git(&["config", "--unset", "diff.bin.textconv"]);
+    // A hook of the repository, or of `core.hooksPath`.
+    s.write(".git/hooks/pre-commit", "#!/bin/sh\nrm -rf ~\n");
+    assert!(has(&s.effects("git commit -m x"), "delete@home"));
+    assert!(!has(&s.effects("git status"), "delete@home"));
+    s.write(".githooks/pre-push", "#!/bin/sh\nrm -rf .claude\n");
+    s.git(&["config", "core.hooksPath", ".githooks"]);
+    assert!(has(&s.effects("git push"), "delete@gate"));
+    // The user's own configuration counts too.
+    std::fs::write(
+        s.home.join(".gitconfig"),
+        "[alias]\n\twipe = !rm -rf /etc\n",
+    )
+    .unwrap();
+    assert!(has(&s.effects("git wipe"), "delete@system"));
+    assert!(has(&s.effects("git -C . wipe"), "delete@system"));
+}
+
+#[test]
+fn a_parent_holding_gate_s_files_is_them() {
+    let s = Scratch::new();
+    s.write(".github/hooks/gate.json", "{}");
+    s.write(".github/workflows/ci.yml", "on: push");
+    s.write("build/out.o", "x");
+    std::fs::create_dir_all(s.home.join("work/other/.claude")).unwrap();
+    assert!(has(&s.effects("rm -rf .github"), "delete@gate"));
+    assert!(has(&s.effects("mv .github /tmp/x"), "move@gate"));
+    assert!(has(&s.effects("rm -rf ."), "delete@gate"));
+    assert!(has(&s.effects("rm -rf ~/work"), "delete@gate"));
+    // Benign twins.
+    assert_eq!(s.effects("rm -rf build/"), ["delete@outputs"]);
+    assert_eq!(s.effects("rm -rf .github/workflows"), ["delete@source"]);
+    assert_eq!(s.without_disk("rm -rf .github"), ["delete@source"]);
+}
+
+#[test]
+fn archives_write_what_they_hold() {
+    let s = Scratch::new();
+    let run = |args: &[&str], dir: &Path| {
+        let out = std::process::Command::new(args[0])
+            .args(&args[1..])
+            .current_dir(dir)
+            .output()
+            .expect("archiver");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+    };
+    let src = s.home.join("src");
+    std::fs::create_dir_all(src.join(".claude")).unwrap();
+    std::fs::write(src.join(".claude/settings.json"), "{}").unwrap();
+    std::fs::write(src.join("a.txt"), "a").unwrap();
+    run(&["tar", "-cf", "../evil.tar", ".claude", "a.txt"], &src);
+    run(&["tar", "-cf", "../ok.tar", "a.txt"], &src);
+    run(&["tar", "-czf", "../ok.tgz", "a.txt"], &src);
+    let zipped = std::process::Command::new("zip").arg("-v").output().is_ok();
+    if zipped {
+        run(
+            &["zip", "-q", "-r", "../evil.zip", ".claude", "a.txt"],
+            &src,
+        );
+        run(&["zip", "-q", "../ok.zip", "a.txt"], &src);
+    }
+    assert!(has(&s.effects("tar -xf ../evil.tar"), "write@gate"));
+    assert!(has(&s.effects("tar xf ~/evil.tar"), "write@gate"));
+    let e = s.effects("tar -xf ../ok.tar");
+    assert!(has(&e, "write@project") && !has(&e, "write@gate"), "{e:?}");
+    // Compressed: its members are not read; extracted where gate's files are, it writes them.
+    assert!(has(&s.effects("tar -xzf ../ok.tgz"), "write@gate"));
+    assert!(!has(
+        &s.effects("tar -xzf ../ok.tgz -C /tmp/x"),
+        "write@gate"
+    ));
+    if zipped {
+        assert!(has(&s.effects("unzip ../evil.zip"), "write@gate"));
+        assert!(!has(&s.effects("unzip ../ok.zip"), "write@gate"));
+    }
+}
+
+#[test]
+fn git_restoring_stashing_and_cleaning_reach_the_files_they_change() {
+    if !git_available() {
+        return;
+    }
+    let s = Scratch::new();
+    s.git(&["init", "-q"]);
+    s.write("src/a.rs", "fn main() {}");
+    s.git(&["add", "-A"]);
+    s.git(&["commit", "-q", "-m", "init"]);
+    // Tracked and unchanged: restoring or stashing leaves gate's settings as they are.
+    for line in [
+        "git stash",
+        "git checkout .",
+        "git reset --hard",
+        "git restore .",
+    ] {
+        assert!(
+            !has(&s.effects(line), "overwrite@gate"),
+            "{line}: {:?}",
+            s.effects(line)
+        );
+    }
+    // Changed (the user's hook added and not committed): they put it back.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    s.write(".claude/settings.json", "{\"hooks\":{\"PreToolUse\":[]}}");
+    for line in [
+        "git stash",
+        "git stash push",
+        "git checkout .",
+        "git checkout -- .",
+        "git reset --hard",
+        "git restore .",
+        "git checkout-index -a -f",
+        "git -C . checkout .",
+    ] {
+        assert!(
+            has(&s.effects(line), "overwrite@gate"),
+            "{line}: {:?}",
+            s.effects(line)
+        );
+    }
+    assert!(!has(
+        &s.effects("git checkout -- src/a.rs"),
+        "overwrite@gate"
+    ));
+    // Untracked settings: cleaned, or stashed with -u.
+    s.write(".claude/settings.local.json", "{}");
+    for line in [
+        "git stash -u",
+        "git stash --include-untracked",
+        "git clean -fdx",
+        "git clean -fd",
+    ] {
+        assert!(
+            has(&s.effects(line), "delete@gate"),
+            "{line}: {:?}",
+            s.effects(line)
+        );
+    }
+    // Ignored: `clean -fd` and `stash -u` keep it, `-x` and `-a` do not.
+    std::fs::write(s.project.join(".gitignore"), "settings.local.json\n").unwrap();
+    assert!(
+        !has(&s.effects("git clean -fd"), "delete@gate"),
+        "{:?}",
+        s.effects("git clean -fd")
+    );
+    assert!(has(&s.effects("git clean -fdx"), "delete@gate"));
+    assert!(has(&s.effects("git stash -a"), "delete@gate"));
+    // A patch applied through `-C`: read where git reads it.
+    s.write(
+        "p.patch",
+        "--- a/.claude/settings.json\n+++ b/.claude/settings.json\n@@ -1 +1 @@\n-a\n+b\n",
+    );
+    assert!(has(&s.effects("git -C . apply p.patch"), "write@gate"));
+    assert!(has(&s.effects("git apply p.patch"), "write@gate"));
+}
+
+#[test]
+fn a_path_through_a_link_is_the_file_it_reaches() {
+    let s = Scratch::new();
+    let docs = s.home.join("Documents");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("cv.pdf"), "x").unwrap();
+    std::os::unix::fs::symlink(&docs, s.project.join("docs")).unwrap();
+    let e = s.effects("rm -rf docs/*");
+    assert!(has(&e, "delete@outside"), "{e:?}");
+    // A hard link to gate's hook settings, then a write through it.
+    std::fs::hard_link(
+        s.project.join(".claude/settings.json"),
+        s.project.join("notes.json"),
+    )
+    .unwrap();
+    for line in [
+        "echo '{}' > notes.json",
+        "printf x >> notes.json",
+        "chmod 777 notes.json",
+    ] {
+        assert!(
+            has(&s.effects(line), "write@gate")
+                || has(&s.effects(line), "overwrite@gate")
+                || has(&s.effects(line), "permissions@gate"),
+            "{line}: {:?}",
+            s.effects(line)
+        );
+    }
+    // An ordinary file with one link, or a link to a file of the project's own.
+    std::fs::write(s.project.join("plain.txt"), "x").unwrap();
+    let e = s.effects("echo x > plain.txt");
+    assert!(
+        has(&e, "overwrite@source") && !e.iter().any(|x| x.ends_with("@gate")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn what_was_read_is_digested() {
+    let s = Scratch::new();
+    s.write("m.sql", "DELETE FROM t;");
+    let digest = |line: &str| {
+        let mut out = Vec::new();
+        super::begin_reads();
+        effects_of_line(line, &s.at(true), &mut out);
+        super::end_reads()
+    };
+    let first = digest("sqlite3 app.db < m.sql");
+    assert!(first.is_some());
+    assert_eq!(digest("sqlite3 app.db < m.sql"), first);
+    s.write("m.sql", "DROP TABLE t;");
+    assert_ne!(digest("sqlite3 app.db < m.sql"), first);
+    assert_eq!(digest("ls -la"), None);
+}
