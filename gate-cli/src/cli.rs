@@ -151,11 +151,18 @@ Exits 1 when any file has an error (warnings do not fail).")]
 Examples:
   gate diagram guard                    Mermaid on stdout
   gate diagram guard --format dot | dot -Tsvg > guard.svg
+  gate diagram waypoints --view states  every state, each phase a cluster
+  gate diagram jwc --detail             every transition drawn with its whole label
   gate diagram --spec-file specs/draft.toml     a draft, no rebuild needed
   gate diagram --check                  fail if a page in docs/machines/ is missing, stale or
                                         has no spec
   gate diagram --write                  bring docs/machines/ up to date: write every compiled
                                         spec's page, remove pages of specs that are gone
+
+The diagram is the overview: each group of states the spec declares (`group` in [[state]])
+drawn as one box, one edge per pair of boxes with short labels, transitions taken from (nearly)
+every state drawn once from an \"any state\" box. --view states draws every state, --detail
+every transition. The Markdown page adds tables of every transition, tier, role and rule.
 
 A new spec in specs/ needs no other edit: build, then `gate diagram --write` writes its page
 (`cargo run -p gate-cli -- diagram --write` does both).")]
@@ -391,6 +398,11 @@ pub struct InitArgs {
     /// Print the resulting file and a diff; change nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Also turn on the runtime's OS sandbox with gate's files and every runtime's hook
+    /// settings write-protected: Claude Code's `sandbox` block (Bash then writes only in the
+    /// project and asks for new hosts), Codex's permission profile `gate` in its config.toml
+    #[arg(long)]
+    pub sandbox: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -408,6 +420,16 @@ pub enum DiagramFormat {
     Markdown,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiagramView {
+    /// The shape: each group of states drawn as one box, one edge per pair of boxes
+    Overview,
+    /// Every state, groups as clusters, one edge per pair of states
+    States,
+    /// Every transition with its whole label
+    Detail,
+}
+
 /// Where `gate diagram --check` and `--write` keep the pages unless `--docs` says otherwise.
 pub const DIAGRAM_DOCS: &str = "docs/machines";
 
@@ -422,6 +444,14 @@ pub struct DiagramArgs {
     pub spec_file: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = DiagramFormat::Mermaid)]
     pub format: DiagramFormat,
+    /// What to draw (Mermaid and DOT): `overview`, each group of states as one box;
+    /// `states`, every state, groups as clusters; `detail`, every transition with its whole
+    /// `trigger [guard] / effects` label
+    #[arg(long, value_enum, default_value_t = DiagramView::Overview, conflicts_with_all = ["check", "write"])]
+    pub view: DiagramView,
+    /// Shorthand for --view detail
+    #[arg(long, conflicts_with_all = ["check", "write", "view"])]
+    pub detail: bool,
     /// Compare docs/machines/<spec>.md with the compiled specs (or the one spec named);
     /// exit 1 if a page is missing, stale, or has no spec
     #[arg(long, conflicts_with = "write")]

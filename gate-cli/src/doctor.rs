@@ -1,5 +1,5 @@
-//! `gate doctor`: for every runtime, whether gate is wired and can answer; the database, the
-//! spec, and Codex hook trust.
+//! `gate doctor`: for every runtime, whether gate is wired and can answer and whether its
+//! boundary is OS-enforced or hook-only; the database, the spec, and Codex hook trust.
 
 use crate::adapters;
 use crate::cli::{Exit, GlobalArgs};
@@ -41,6 +41,9 @@ pub struct RuntimeReport {
     pub runtime: &'static str,
     pub wired: bool,
     pub files: Vec<FileReport>,
+    /// Whether gate's locations are kept from the agent's commands by the runtime's OS
+    /// sandbox or by the hook alone.
+    pub boundary: crate::boundary::Boundary,
 }
 
 #[derive(Debug, Serialize)]
@@ -398,6 +401,18 @@ fn smoke(global: &GlobalArgs) -> Check {
     }
 }
 
+/// gate's locations as `gate init --sandbox` would write them (the installed hook's binary
+/// when one is wired, else this one).
+fn protected(global: &GlobalArgs, loc: &Locations) -> crate::sandbox::Protected {
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .unwrap_or_default();
+    match Config::resolve(&Overrides::from(global)) {
+        Ok(config) => crate::sandbox::Protected::generate(loc, &config, &exe),
+        Err(_) => crate::sandbox::Protected::default(),
+    }
+}
+
 /// Build the report.
 /// What the hook does with a configuration it cannot use (`cmd/hook.rs`).
 const FALLBACK: &str =
@@ -405,6 +420,7 @@ const FALLBACK: &str =
 
 pub fn report(global: &GlobalArgs) -> Result<Report> {
     let loc = Locations::from_env()?;
+    let protected = protected(global, &loc);
     let mut runtimes = Vec::new();
     for runtime in Runtime::ALL {
         let files: Vec<FileReport> = [("project", false), ("global", true)]
@@ -415,6 +431,7 @@ pub fn report(global: &GlobalArgs) -> Result<Report> {
             runtime: runtime.as_str(),
             wired: files.iter().any(|f| !f.events.is_empty()),
             files,
+            boundary: crate::boundary::of(runtime, &loc, &protected),
         });
     }
     let mut checks = Vec::new();
@@ -474,7 +491,8 @@ pub fn report(global: &GlobalArgs) -> Result<Report> {
     Ok(Report { runtimes, checks })
 }
 
-/// `gate doctor`: exit 1 when anything wired is broken or a check fails.
+/// `gate doctor`: exit 1 when anything wired is broken, a sandbox that is on cannot run, or a
+/// check fails.
 pub fn run(global: &GlobalArgs) -> Result<i32> {
     let report = report(global)?;
     let failing = report
@@ -482,6 +500,7 @@ pub fn run(global: &GlobalArgs) -> Result<i32> {
         .iter()
         .flat_map(|r| &r.files)
         .any(|f| !f.problems.is_empty())
+        || report.runtimes.iter().any(|r| r.boundary.broken)
         || report.checks.iter().any(|c| c.ok == Some(false));
     if global.json {
         cmd::out_json(&serde_json::to_value(&report)?)?;
@@ -515,6 +534,27 @@ pub fn run(global: &GlobalArgs) -> Result<i32> {
                 for p in &f.problems {
                     text.push_str(&format!("          problem: {p}\n"));
                 }
+            }
+            let b = &r.boundary;
+            let name = match b.enforcement {
+                crate::boundary::Enforcement::Os => "OS-enforced",
+                crate::boundary::Enforcement::Partial => "partly OS-enforced",
+                crate::boundary::Enforcement::HookOnly => "hook-only",
+            };
+            let broken = if b.broken {
+                " (FAIL: the sandbox is on but does not run)"
+            } else {
+                ""
+            };
+            text.push_str(&format!("  boundary: {name}{broken}\n"));
+            for w in &b.why {
+                text.push_str(&format!("          {w}\n"));
+            }
+            for f in &b.fix {
+                text.push_str(&format!("          fix: {f}\n"));
+            }
+            for line in b.settings.iter().flat_map(|s| s.lines()) {
+                text.push_str(&format!("            {line}\n"));
             }
         }
         for c in &report.checks {

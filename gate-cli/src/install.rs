@@ -2,6 +2,7 @@
 //! again), idempotently, with a backup so that `--remove` restores the file byte for byte.
 
 use crate::adapters;
+use crate::sandbox;
 use crate::InputError;
 use anyhow::{Context, Result};
 use gate_runtime::event::Runtime;
@@ -397,7 +398,7 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Value> {
     Ok(doc)
 }
 
-fn read(path: &Path) -> Result<Option<Vec<u8>>> {
+pub(crate) fn read(path: &Path) -> Result<Option<Vec<u8>>> {
     match std::fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -421,6 +422,8 @@ pub struct Outcome {
     pub after: Option<String>,
     pub changed: bool,
     pub notes: Vec<String>,
+    /// Other files the same run changed (Codex's `config.toml` under `--sandbox`).
+    pub also: Vec<Outcome>,
 }
 
 impl Outcome {
@@ -450,6 +453,11 @@ pub struct Request {
     pub spec: Option<String>,
     /// The role the installed hook enforces as (`--role` in its command line).
     pub role: Option<String>,
+    /// Also turn on Claude Code's OS sandbox over gate's locations (`--sandbox`); kept on by
+    /// a later `gate init` once gate has written it.
+    pub sandbox: bool,
+    /// gate's locations for the sandbox, generated from its configuration.
+    pub protected: crate::sandbox::Protected,
 }
 
 impl Request {
@@ -517,10 +525,28 @@ impl std::error::Error for EnvironmentConflict {}
 pub fn run(loc: &Locations, req: &Request) -> Result<Outcome> {
     let path = loc.settings_file(req.runtime, req.global);
     if req.remove {
-        remove(&path, req)
+        let mut outcome = remove(&path, req)?;
+        if req.runtime == Runtime::Codex {
+            outcome
+                .also
+                .extend(sandbox::codex::remove(loc, req.dry_run)?);
+        }
+        Ok(outcome)
     } else {
         check_copilot_double(loc, req.runtime)?;
-        install(&path, req)
+        // Codex's profile is planned first: a refusal (the user's own sandbox_mode) changes
+        // nothing.
+        let planned = match req.runtime {
+            Runtime::Codex => sandbox::codex::plan(loc, req.sandbox, &req.protected)?,
+            _ => None,
+        };
+        let mut outcome = install(&path, req)?;
+        if let Some(planned) = planned {
+            outcome
+                .also
+                .push(sandbox::codex::apply(planned, req.dry_run)?);
+        }
+        Ok(outcome)
     }
 }
 
@@ -530,8 +556,21 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
         Some(bytes) => parse(path, bytes)?,
         None => skeleton(req.runtime),
     };
-    let already = strip_gate(&mut doc);
+    let record = match req.runtime {
+        Runtime::ClaudeCode => sandbox::read_record::<sandbox::claude::Record>(path)?,
+        _ => None,
+    };
+    let mut already = strip_gate(&mut doc);
+    if let Some(record) = &record {
+        sandbox::claude::strip(&mut doc, record);
+        already = true;
+    }
     add_gate(&mut doc, req.runtime, &req.exe, &req.hook_flags())?;
+    let new_record = if req.runtime == Runtime::ClaudeCode && (req.sandbox || record.is_some()) {
+        Some(sandbox::claude::add(&mut doc, &req.protected)?)
+    } else {
+        None
+    };
     let after = to_text(&doc);
     let before_text = before
         .as_ref()
@@ -551,9 +590,16 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
                 .to_string(),
         );
     }
+    if let Some(record) = &new_record {
+        notes.extend(sandbox::claude::notes(record));
+    }
     if req.dry_run || !changed {
+        if !req.dry_run && new_record != record {
+            sandbox::write_record(path, new_record.as_ref())?;
+        }
         return Ok(Outcome {
             path: path.to_path_buf(),
+            also: Vec::new(),
             before: before_text,
             after: Some(after),
             changed,
@@ -578,8 +624,12 @@ fn install(path: &Path, req: &Request) -> Result<Outcome> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     write_atomic(path, after.as_bytes())?;
+    if new_record != record {
+        sandbox::write_record(path, new_record.as_ref())?;
+    }
     Ok(Outcome {
         path: path.to_path_buf(),
+        also: Vec::new(),
         before: before_text,
         after: Some(after),
         changed,
@@ -592,6 +642,7 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     let Some(current) = read(path)? else {
         return Ok(Outcome {
             path: path.to_path_buf(),
+            also: Vec::new(),
             before: None,
             after: None,
             changed: false,
@@ -603,11 +654,20 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     };
     let current_text = String::from_utf8_lossy(&current).into_owned();
     let mut doc = parse(path, &current)?;
-    let removed = strip_gate(&mut doc);
+    let mut removed = strip_gate(&mut doc);
+    let record = match req.runtime {
+        Runtime::ClaudeCode => sandbox::read_record::<sandbox::claude::Record>(path)?,
+        _ => None,
+    };
+    if let Some(record) = &record {
+        sandbox::claude::strip(&mut doc, record);
+        removed = true;
+    }
     doc = without_empty_hooks(&doc);
     if !removed {
         return Ok(Outcome {
             path: path.to_path_buf(),
+            also: Vec::new(),
             before: Some(current_text.clone()),
             after: Some(current_text),
             changed: false,
@@ -656,6 +716,7 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     };
     let outcome = Outcome {
         path: path.to_path_buf(),
+        also: Vec::new(),
         before: Some(current_text),
         after: after
             .as_ref()
@@ -665,6 +726,9 @@ fn remove(path: &Path, req: &Request) -> Result<Outcome> {
     };
     if req.dry_run {
         return Ok(outcome);
+    }
+    if record.is_some() {
+        sandbox::write_record::<sandbox::claude::Record>(path, None)?;
     }
     match &after {
         Some(bytes) => write_atomic(path, bytes)?,
@@ -700,7 +764,7 @@ fn remove_empty_dirs(path: &Path, runtime: Runtime) {
 }
 
 /// Write through a temporary file and rename, so a crash never leaves half a settings file.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = path.as_os_str().to_os_string();
     tmp.push(".gate-tmp");
     let tmp = PathBuf::from(tmp);
@@ -736,6 +800,8 @@ mod tests {
             exe: PathBuf::from("/opt/gate tools/bin/gate"),
             spec: None,
             role: None,
+            sandbox: false,
+            protected: sandbox::Protected::default(),
         }
     }
 
@@ -796,6 +862,172 @@ mod tests {
                 assert!(!backup_path(&path).exists());
             }
         }
+    }
+
+    fn sandboxed(runtime: Runtime, remove: bool) -> Request {
+        let mut req = request(runtime, remove);
+        req.sandbox = true;
+        req.protected = sandbox::Protected {
+            deny_write: vec![
+                PathBuf::from("/home/u/.local/state/gate"),
+                PathBuf::from("/proj/.claude"),
+            ],
+            deny_read: vec![PathBuf::from("/home/u/.local/state/gate/gate.key")],
+        };
+        req
+    }
+
+    const WITH_SANDBOX: &str = "{\n  \"sandbox\": {\"enabled\": false, \"excludedCommands\": [\"docker\"],\n    \"filesystem\": {\"denyWrite\": [\"/proj/.claude\", \"/etc/mine\"]}},\n  \"model\": \"opus\"\n}";
+
+    #[test]
+    fn sandbox_round_trip_is_byte_identical() {
+        for global in [false, true] {
+            for existing in [None, Some(EXISTING), Some(WITH_SANDBOX)] {
+                let dir = tempfile::tempdir().unwrap();
+                let loc = locations(dir.path());
+                let path = loc.settings_file(Runtime::ClaudeCode, global);
+                if let Some(text) = existing {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(&path, text).unwrap();
+                }
+                let mut req = sandboxed(Runtime::ClaudeCode, false);
+                req.global = global;
+                let installed = run(&loc, &req).unwrap();
+                assert!(installed.changed);
+                let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                let sb = &doc["sandbox"];
+                assert_eq!(sb["enabled"], true, "{existing:?}");
+                assert_eq!(sb["autoAllowBashIfSandboxed"], false);
+                let deny: Vec<&str> = sb["filesystem"]["denyWrite"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap())
+                    .collect();
+                assert!(deny.contains(&"/home/u/.local/state/gate"), "{deny:?}");
+                assert_eq!(deny.iter().filter(|d| **d == "/proj/.claude").count(), 1);
+                if existing == Some(WITH_SANDBOX) {
+                    assert_eq!(sb["excludedCommands"], json!(["docker"]));
+                    assert!(deny.contains(&"/etc/mine"));
+                }
+                assert_eq!(
+                    sb["filesystem"]["denyRead"],
+                    json!(["/home/u/.local/state/gate/gate.key"])
+                );
+                assert!(sandbox::record_path(&path).exists());
+                // Idempotent, with or without --sandbox on the later run.
+                for again in [sandboxed(Runtime::ClaudeCode, false), {
+                    let mut r = request(Runtime::ClaudeCode, false);
+                    r.protected = req.protected.clone();
+                    r
+                }] {
+                    let mut again = again;
+                    again.global = global;
+                    let outcome = run(&loc, &again).unwrap();
+                    assert!(!outcome.changed, "{existing:?}: {}", outcome.diff());
+                }
+                let mut rm = request(Runtime::ClaudeCode, true);
+                rm.global = global;
+                assert!(run(&loc, &rm).unwrap().changed);
+                match existing {
+                    Some(text) => assert_eq!(std::fs::read_to_string(&path).unwrap(), text),
+                    None => assert!(!path.exists() && !path.parent().unwrap().exists()),
+                }
+                assert!(!sandbox::record_path(&path).exists());
+                assert!(!backup_path(&path).exists());
+            }
+        }
+    }
+
+    #[test]
+    fn codex_sandbox_round_trip_is_byte_identical() {
+        const USER: &str =
+            "# mine\nmodel = \"o3\"\n\n[projects.\"/p\"]\ntrust_level = \"trusted\"\n";
+        for existing in [None, Some(USER)] {
+            let dir = tempfile::tempdir().unwrap();
+            let loc = locations(dir.path());
+            let config = loc.codex_home.join("config.toml");
+            if let Some(text) = existing {
+                std::fs::create_dir_all(&loc.codex_home).unwrap();
+                std::fs::write(&config, text).unwrap();
+            }
+            let req = sandboxed(Runtime::Codex, false);
+            let outcome = run(&loc, &req).unwrap();
+            assert_eq!(outcome.also.len(), 1);
+            assert!(outcome.also[0].changed);
+            let doc: toml::Table = std::fs::read_to_string(&config).unwrap().parse().unwrap();
+            assert_eq!(doc["default_permissions"].as_str(), Some("gate"));
+            assert!(sandbox::record_path(&config).exists());
+            // Again, with or without the flag: nothing changes, the profile stays.
+            for again in [sandboxed(Runtime::Codex, false), {
+                let mut r = request(Runtime::Codex, false);
+                r.protected = req.protected.clone();
+                r
+            }] {
+                let outcome = run(&loc, &again).unwrap();
+                assert!(!outcome.changed && !outcome.also[0].changed, "{existing:?}");
+            }
+            let removed = run(&loc, &request(Runtime::Codex, true)).unwrap();
+            assert_eq!(removed.also.len(), 1);
+            match existing {
+                Some(text) => assert_eq!(std::fs::read_to_string(&config).unwrap(), text),
+                None => assert!(!config.exists()),
+            }
+            assert!(!sandbox::record_path(&config).exists());
+        }
+    }
+
+    #[test]
+    fn codex_sandbox_respects_the_users_sandbox_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = locations(dir.path());
+        std::fs::create_dir_all(&loc.codex_home).unwrap();
+        let config = loc.codex_home.join("config.toml");
+        std::fs::write(&config, "sandbox_mode = \"workspace-write\"\n").unwrap();
+        let err = run(&loc, &sandboxed(Runtime::Codex, false)).unwrap_err();
+        assert!(err.is::<EnvironmentConflict>(), "{err:#}");
+        assert!(!loc.settings_file(Runtime::Codex, false).exists());
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            "sandbox_mode = \"workspace-write\"\n"
+        );
+    }
+
+    #[test]
+    fn sandbox_dry_run_shows_the_block_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = locations(dir.path());
+        let mut req = sandboxed(Runtime::ClaudeCode, false);
+        req.dry_run = true;
+        let outcome = run(&loc, &req).unwrap();
+        assert!(
+            outcome.diff().contains("\"denyWrite\""),
+            "{}",
+            outcome.diff()
+        );
+        assert!(outcome
+            .notes
+            .iter()
+            .any(|n| n.contains("Read-only file system")));
+        assert!(!outcome.path.exists());
+        assert!(!sandbox::record_path(&outcome.path).exists());
+    }
+
+    #[test]
+    fn sandbox_removal_keeps_later_edits_of_the_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = locations(dir.path());
+        let path = loc.settings_file(Runtime::ClaudeCode, false);
+        run(&loc, &sandboxed(Runtime::ClaudeCode, false)).unwrap();
+        let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        doc["sandbox"]["network"] = json!({"allowedDomains": ["github.com"]});
+        std::fs::write(&path, to_text(&doc)).unwrap();
+        run(&loc, &request(Runtime::ClaudeCode, true)).unwrap();
+        let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(
+            doc,
+            json!({"sandbox": {"network": {"allowedDomains": ["github.com"]}}})
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod adapters;
 pub mod agent;
+pub mod boundary;
 pub mod cli;
 pub mod cmd;
 pub mod config;
@@ -10,6 +11,7 @@ pub mod doctor;
 pub mod install;
 pub mod profile;
 pub mod registry;
+pub mod sandbox;
 pub mod sink;
 pub mod time;
 pub mod watchdog;

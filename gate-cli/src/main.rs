@@ -235,6 +235,41 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
             cmd::check_role(cmd::compiled_spec(&spec)?.ir(), role, "flag --role")?;
         }
     }
+    let locations = install::Locations::from_env()?;
+    {
+        use gate_runtime::event::Runtime;
+        if args.sandbox && !matches!(args.runtime.runtime(), Runtime::ClaudeCode | Runtime::Codex) {
+            return Err(gate_cli::InputError::new(format!(
+                "--sandbox is for claude-code and codex: {} has no OS sandbox that can keep \
+                 gate's files from its tools (`gate doctor` says what holds them)",
+                args.runtime.runtime().as_str()
+            ))
+            .into());
+        }
+    }
+    let protected =
+        match gate_cli::config::Config::resolve(&gate_cli::config::Overrides::from(global)) {
+            Ok(config) => {
+                // The sandbox is handed gate's home as it will be: a directory that exists
+                // before the first hook call creates it (0700, as the store makes it).
+                if args.sandbox && !args.dry_run && !args.remove {
+                    let mut dir = std::fs::DirBuilder::new();
+                    dir.recursive(true);
+                    #[cfg(unix)]
+                    std::os::unix::fs::DirBuilderExt::mode(&mut dir, 0o700);
+                    dir.create(&config.home.value).with_context(|| {
+                        format!("cannot create {}", config.home.value.display())
+                    })?;
+                    // The database and its key too (what the first hook call would make), so
+                    // that Codex's profile can name them; a store that cannot be opened now
+                    // is the hook's fault to record later, not a reason to stop here.
+                    let _ = gate_runtime::store::Store::open(&config.db.value);
+                }
+                gate_cli::sandbox::Protected::generate(&locations, &config, &exe)
+            }
+            Err(error) if args.sandbox => return Err(error),
+            Err(_) => gate_cli::sandbox::Protected::default(),
+        };
     let request = install::Request {
         runtime: args.runtime.runtime(),
         global: args.global,
@@ -243,8 +278,9 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
         exe,
         spec: global.spec.clone(),
         role: global.role.clone(),
+        sandbox: args.sandbox,
+        protected,
     };
-    let locations = install::Locations::from_env()?;
     let outcome = match install::run(&locations, &request) {
         Ok(outcome) => outcome,
         Err(error) if error.is::<install::EnvironmentConflict>() => {
@@ -264,6 +300,14 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
             "content": outcome.after,
             "diff": outcome.diff(),
             "notes": outcome.notes,
+            "also": outcome.also.iter().map(|o| serde_json::json!({
+                "file": o.path,
+                "changed": o.changed,
+                "removed_file": o.after.is_none(),
+                "content": o.after,
+                "diff": o.diff(),
+                "notes": o.notes,
+            })).collect::<Vec<_>>(),
         }))?;
         return Ok(Exit::Ok.code());
     }
@@ -291,6 +335,28 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
     }
     for note in &outcome.notes {
         text.push_str(&format!("note: {note}\n"));
+    }
+    for also in &outcome.also {
+        if request.dry_run {
+            match &also.after {
+                Some(after) => text.push_str(&format!(
+                    "# {} would become:\n{after}\n",
+                    also.path.display()
+                )),
+                None => text.push_str(&format!("# {} would be removed\n", also.path.display())),
+            }
+            text.push_str(&also.diff());
+        } else if also.changed {
+            let verb = if also.after.is_none() {
+                "removed"
+            } else {
+                "changed"
+            };
+            text.push_str(&format!("{verb} {}\n", also.path.display()));
+        }
+        for note in &also.notes {
+            text.push_str(&format!("note: {note}\n"));
+        }
     }
     cmd::out(&text)?;
     Ok(Exit::Ok.code())

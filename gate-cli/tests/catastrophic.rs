@@ -36,6 +36,11 @@ const CATASTROPHIC: &[&str] = &[
     "mkfs.ext4 /dev/sda1",
     "wipefs -a /dev/sda",
     "shred -n 1 /dev/sda",
+    // cmd.exe's forms typed into a POSIX shell (Git Bash on Windows runs format.com).
+    "format c:",
+    "format C: /q",
+    "del /s /q c:\\",
+    "rd /s /q c:\\",
 ];
 
 /// Near misses that are not catastrophic and must not be denied by this rule.

@@ -172,7 +172,35 @@ fn check_and_spec_file_resolve_extends_beside_the_spec() {
     );
     let output = world.gate(&["diagram", "--file", "policies/mine.toml"], b"");
     assert_exit!(output, 0);
-    assert!(text(&output.stdout).contains("stateDiagram-v2"));
+    assert!(text(&output.stdout).contains("flowchart LR"));
+    // The detail view draws each transition with its whole label, effects in spec syntax.
+    let output = world.gate(
+        &[
+            "diagram",
+            "--file",
+            "policies/mine.toml",
+            "--detail",
+            "--format",
+            "dot",
+        ],
+        b"",
+    );
+    assert_exit!(output, 0);
+    let detail = text(&output.stdout);
+    assert!(detail.starts_with("digraph \"mine\""), "{detail}");
+    assert!(
+        detail.contains("signal:shift / arm,\\nsteer:boundary"),
+        "{detail}"
+    );
+    let overview = world.gate(
+        &["diagram", "--file", "policies/mine.toml", "--format", "dot"],
+        b"",
+    );
+    let overview = text(&overview.stdout);
+    assert!(overview.contains("shift on / arm, steer"), "{overview}");
+    assert!(!overview.contains("steer:boundary"), "{overview}");
+    let output = world.gate(&["diagram", "--detail", "--check"], b"");
+    assert_exit!(output, 2);
     let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/session.jsonl");
     let output = world.gate(
         &[
@@ -508,6 +536,86 @@ fn doctor_reports_every_runtime() {
     assert_eq!(project["trust"][0]["status"], "untrusted");
     // Untrusted Codex hooks are a finding.
     assert_exit!(output, 1);
+}
+
+/// `gate init claude-code --sandbox` through the binary: the user's sandbox block is merged
+/// with gate's locations, a second run changes nothing, doctor's boundary follows what the
+/// machine offers, and `--remove` restores the file byte for byte. Gemini and Copilot refuse
+/// it.
+#[test]
+fn init_sandbox_round_trip_and_doctor_boundary() {
+    let world = World::new();
+    let settings = world.project.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = "{\n  \"sandbox\": {\"network\": {\"allowedDomains\": [\"github.com\"]}},\n  \"model\": \"opus\"\n}";
+    std::fs::write(&settings, original).unwrap();
+    let boundary = |world: &World| {
+        let output = world.gate(&["doctor", "--json"], b"");
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let claude = report["runtimes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["runtime"] == "claude-code")
+            .unwrap()
+            .clone();
+        (claude["boundary"].clone(), output.status.code())
+    };
+    assert_eq!(boundary(&world).0["enforcement"], "hook-only");
+
+    assert_exit!(world.gate(&["init", "claude-code", "--sandbox"], b""), 0);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    assert_eq!(doc["sandbox"]["enabled"], true);
+    assert_eq!(doc["sandbox"]["network"]["allowedDomains"][0], "github.com");
+    assert_eq!(doc["model"], "opus");
+    let deny: Vec<&str> = doc["sandbox"]["filesystem"]["denyWrite"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    let claude_dir = world.project.join(".claude").canonicalize().unwrap();
+    assert!(
+        deny.iter()
+            .any(|d| Path::new(d) == claude_dir || Path::new(d) == world.project.join(".claude")),
+        "{deny:?}"
+    );
+    assert!(doc["sandbox"]["filesystem"]["denyRead"][0]
+        .as_str()
+        .unwrap()
+        .ends_with(".key"));
+
+    let on_path = |program: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
+    };
+    let (b, code) = boundary(&world);
+    if cfg!(target_os = "linux") && !(on_path("bwrap") && on_path("socat")) {
+        assert_eq!(b["enforcement"], "hook-only", "{b}");
+        assert_eq!(b["broken"], true);
+        assert_eq!(code, Some(1));
+    } else if cfg!(any(target_os = "linux", target_os = "macos")) {
+        assert_eq!(b["enforcement"], "os", "{b}");
+    }
+
+    let again = world.gate(&["init", "claude-code"], b"");
+    assert_exit!(again, 0);
+    assert!(
+        text(&again.stdout).contains("nothing changed"),
+        "{}",
+        text(&again.stdout)
+    );
+    assert_exit!(world.gate(&["init", "claude-code", "--remove"], b""), 0);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    assert!(!world
+        .project
+        .join(".claude/settings.json.gate-sandbox")
+        .exists());
+
+    let gemini = world.gate(&["init", "gemini", "--sandbox"], b"");
+    assert_exit!(gemini, 2);
+    assert!(text(&gemini.stderr).contains("no OS sandbox"));
 }
 
 /// A configuration the hook cannot use is a finding, and doctor says what the hook does

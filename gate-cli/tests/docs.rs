@@ -295,7 +295,16 @@ fn commands_quoted_in_the_docs_exist() {
     let mut checked = 0;
     let mut problems = Vec::new();
     for file in &files {
-        let text = std::fs::read_to_string(file).unwrap();
+        let mut text = std::fs::read_to_string(file).unwrap();
+        // The generated machine pages' tables quote the spec's command patterns
+        // (`gate uninstall`, what a rule matches), not commands to run: their prose is checked.
+        if file.parent().is_some_and(|d| d.ends_with("docs/machines")) {
+            text = text
+                .lines()
+                .filter(|l| !l.starts_with('|'))
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
         for command in quoted_commands(&text) {
             checked += 1;
             if DELIBERATELY_INVALID.contains(&command.as_str()) {

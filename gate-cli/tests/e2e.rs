@@ -11,6 +11,9 @@
 //! npm is missing these tests fail with a one-line instruction; `GATE_E2E=skip` skips them
 //! explicitly.
 
+#[path = "e2e/sandbox.rs"]
+mod sandbox;
+
 use serde_json::Value;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -538,6 +541,18 @@ impl Harness {
 
     /// One driver run with gate as the hook, `gate_home` as its data directory.
     fn drive(&self, target: Target, steps: &str, gate_home: &Path, workdir: &Path) -> Run {
+        self.drive_with(target, steps, gate_home, workdir, &[])
+    }
+
+    /// [`Harness::drive`], with more arguments for the driver (`--setup-cmd`, …).
+    fn drive_with(
+        &self,
+        target: Target,
+        steps: &str,
+        gate_home: &Path,
+        workdir: &Path,
+        driver_args: &[String],
+    ) -> Run {
         let dialect_flag = target.dialect.map(|_| " --event {event}").unwrap_or("");
         // The variables that would override GATE_HOME or the spec are cleared: the developer's
         // own gate settings must not leak into a run.
@@ -563,6 +578,7 @@ impl Harness {
         if let Some(dialect) = target.dialect {
             cmd.args(["--copilot-dialect", dialect]);
         }
+        cmd.args(driver_args);
         let out = cmd
             .output()
             .unwrap_or_else(|e| missing(&format!("python3 cannot be run ({e})")));

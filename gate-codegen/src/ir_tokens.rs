@@ -635,15 +635,17 @@ impl Emit for State {
             window,
             withhold,
             timeout_secs,
+            group,
         } = self;
-        let (name, span, window, withhold, timeout_secs) = (
+        let (name, span, window, withhold, timeout_secs, group) = (
             name.emit(cx),
             span.emit(cx),
             window.emit(cx),
             withhold.emit(cx),
             timeout_secs.emit(cx),
+            group.emit(cx),
         );
-        quote!(ir::State { name: #name, span: #span, window: #window, withhold: #withhold, timeout_secs: #timeout_secs })
+        quote!(ir::State { name: #name, span: #span, window: #window, withhold: #withhold, timeout_secs: #timeout_secs, group: #group })
     }
 }
 

@@ -471,7 +471,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         pub const PATH: &str = #display_path;
         /// The IR as JSON (`gate_spec::ir::Spec`).
         pub const IR_JSON: &str = #ir_json;
-        /// The machine as a Mermaid `stateDiagram-v2`.
+        /// The machine's overview as a Mermaid flowchart (`gate_spec::diagram`).
         pub const MERMAID: &str = #mermaid;
         /// The machine as a Graphviz DOT graph.
         pub const DOT: &str = #dot;

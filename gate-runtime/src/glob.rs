@@ -65,8 +65,10 @@ fn utf8_len(lead: u8) -> usize {
 /// A *path glob*: `*` stays within one path component, `**` crosses components, `?` one
 /// character, `[abc]` / `[a-z]` / `[!a]` a class, `{a,b}` alternatives. The whole of `path`
 /// must match; no normalisation is done (callers pass paths as they want them compared).
+/// The matcher is the spec language's own ([`gate_spec::pattern::path_glob`]), the one the
+/// spec checker validates globs for.
 pub fn path(pattern: &str, path: &str) -> bool {
-    glob_match::glob_match(pattern, path)
+    gate_spec::pattern::path_glob(pattern, path)
 }
 
 /// What a path must contain for a path glob to match it: a cheap test that rejects most

@@ -593,6 +593,10 @@ pub struct State {
     /// fires on the next event (independent of any tier backstop).
     #[serde(default)]
     pub timeout_secs: Option<u32>,
+    /// The group the spec draws this state in (a phase, a trust level, the window states):
+    /// diagrams only, no effect on behaviour.
+    #[serde(default)]
+    pub group: Option<Text>,
 }
 
 /// How a withholding state withholds.

@@ -1184,7 +1184,22 @@ pub fn parse_root(
     for ((t, span), (sname, sspan)) in state_tables.iter().zip(&states.items) {
         let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[state]] `{sname}`"));
-        o.check_keys(&["name", "window", "withhold", "timeout_secs"], diags);
+        o.check_keys(
+            &["name", "window", "withhold", "timeout_secs", "group"],
+            diags,
+        );
+        let group = o.str("group", diags).and_then(|(text, gspan)| {
+            let text = text.trim().to_string();
+            if text.is_empty() {
+                diags.push(Diagnostic::error(
+                    Code::InvalidValue,
+                    gspan,
+                    "`group` names the group the state is drawn in; it cannot be empty",
+                ));
+                return None;
+            }
+            Some(text)
+        });
         let window = o.bool("window", diags).unwrap_or(false);
         let timeout_secs = o
             .int("timeout_secs", 1, 86_400 * 30, diags)
@@ -1228,6 +1243,7 @@ pub fn parse_root(
             window,
             withhold,
             timeout_secs,
+            group: group.map(Into::into),
         });
     }
 

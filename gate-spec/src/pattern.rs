@@ -72,13 +72,62 @@ pub fn check_glob(glob: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Check a path glob (where `*` stays within one path component and `**` crosses them).
+/// Whether a path glob matches a path: the one path matcher of the spec language, used by
+/// the hook (`gate_runtime::glob::path`) and by everything that checks or explains a spec.
+/// `*` stays within one path component and `**` crosses them; `?`, `[…]` classes (`[!…]`
+/// negated, `a-z` ranges), `{a,b}` alternatives, `\` escapes and a leading `!` negation.
+pub fn path_glob(glob: &str, path: &str) -> bool {
+    glob_match::glob_match(glob, path)
+}
+
+/// Check a path glob against the grammar [`path_glob`] reads: classes closed with ranges in
+/// order, alternatives balanced, no `\` left dangling. What passes is matched as written.
 pub fn check_path_glob(glob: &str) -> Result<(), String> {
-    globset::GlobBuilder::new(glob)
-        .literal_separator(true)
-        .build()
-        .map(|_| ())
-        .map_err(|e| e.kind().to_string())
+    if glob.is_empty() {
+        return Err("an empty glob matches nothing".to_string());
+    }
+    let b = glob.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if i + 1 == b.len() => return Err("dangling '\\' at the end".to_string()),
+            b'\\' => i += 1,
+            b'[' => i = class_end(b, i)?,
+            b'{' => depth += 1,
+            b'}' if depth == 0 => return Err("'}' closes no '{'".to_string()),
+            b'}' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    if depth > 0 {
+        return Err("unclosed alternation; missing '}'".to_string());
+    }
+    Ok(())
+}
+
+/// The index of the `]` closing the class opened at `open`, its ranges checked.
+fn class_end(b: &[u8], open: usize) -> Result<usize, String> {
+    let mut j = open + 1;
+    if matches!(b.get(j), Some(b'!' | b'^')) {
+        j += 1;
+    }
+    let first = j;
+    while j < b.len() && (b[j] != b']' || j == first) {
+        if b[j] == b'-' && j > first && j + 1 < b.len() && b[j + 1] != b']' && b[j - 1] > b[j + 1] {
+            return Err(format!(
+                "invalid range; '{}' > '{}'",
+                char::from(b[j - 1]),
+                char::from(b[j + 1])
+            ));
+        }
+        j += 1;
+    }
+    if j >= b.len() {
+        return Err("unclosed character class; missing ']'".to_string());
+    }
+    Ok(j)
 }
 
 /// Parse a command pattern.
@@ -176,6 +225,39 @@ mod tests {
         };
         assert_eq!(stages.len(), 2);
         assert_eq!(stages[1].program, "sh");
+    }
+
+    #[test]
+    fn path_globs_are_checked_by_the_grammar_their_matcher_reads() {
+        for good in [
+            "src/**",
+            "**/*.{rs,toml}",
+            "{a,{b,c}}/x",
+            "[!.]*",
+            "[a-z]?.rs",
+            "[]]x",
+            "a\\*b",
+            "!tests/**",
+        ] {
+            assert_eq!(check_path_glob(good), Ok(()), "{good}");
+        }
+        for (bad, why) in [
+            ("src/[a-", "unclosed character class"),
+            ("[unclosed", "unclosed character class"),
+            ("[z-a]", "invalid range"),
+            ("{a,b", "unclosed alternation"),
+            ("a}", "closes no"),
+            ("x\\", "dangling"),
+            ("", "empty"),
+        ] {
+            let e = check_path_glob(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        // What the check passes, the matcher reads as meant.
+        assert!(path_glob("**/*.{rs,toml}", "a/b/Cargo.toml"));
+        assert!(path_glob("[a-z]?.rs", "ab.rs"));
+        assert!(!path_glob("src/*", "src/a/b.rs"));
+        assert!(path_glob("src/**", "src/a/b.rs"));
     }
 
     #[test]

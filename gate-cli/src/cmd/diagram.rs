@@ -2,32 +2,43 @@
 //! in `docs/machines/`: `--check` compares them with the specs, `--write` brings them up to
 //! date (so a new spec's page is made by the command that checks it).
 
-use crate::cli::{DiagramArgs, DiagramFormat, Exit, GlobalArgs};
+use crate::cli::{DiagramArgs, DiagramFormat, DiagramView, Exit, GlobalArgs};
 use crate::cmd::policy::Policy;
 use crate::cmd::{compiled_spec, compiled_specs, out, out_json};
 use anyhow::{Context, Result};
+use gate_spec::diagram::View;
 use gate_spec::ir::Spec;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
-fn render(spec: &Spec, format: DiagramFormat) -> String {
+fn render(spec: &Spec, format: DiagramFormat, view: View) -> String {
     match format {
-        DiagramFormat::Mermaid => gate_spec::diagram::mermaid(spec),
-        DiagramFormat::Dot => gate_spec::diagram::dot(spec),
+        DiagramFormat::Mermaid => gate_spec::diagram::mermaid_view(spec, view),
+        DiagramFormat::Dot => gate_spec::diagram::dot_view(spec, view),
         DiagramFormat::Markdown => gate_spec::diagram::markdown(spec),
     }
 }
 
-/// `gate diagram [SPEC | --spec NAME | --spec-file PATH] [--format F] [--check | --write]`.
+/// `gate diagram [SPEC | --spec NAME | --spec-file PATH] [--format F] [--view V | --detail]
+/// [--check | --write]`.
 pub fn run(args: &DiagramArgs, global: &GlobalArgs) -> Result<i32> {
     let name = args.name.as_deref().or(global.spec.as_deref());
     if args.check || args.write {
         return pages(args, name, global.json);
     }
     let policy = Policy::load(name, args.spec_file.as_deref())?;
-    let text = render(policy.spec(), args.format);
+    let view = match (args.detail, args.view) {
+        (true, _) | (false, DiagramView::Detail) => View::Detail,
+        (false, DiagramView::States) => View::States,
+        (false, DiagramView::Overview) => View::Overview,
+    };
+    let text = render(policy.spec(), args.format, view);
     if global.json {
-        out_json(&json!({"format": format!("{:?}", args.format).to_lowercase(), "diagram": text}))?;
+        out_json(&json!({
+            "format": format!("{:?}", args.format).to_lowercase(),
+            "view": format!("{view:?}").to_lowercase(),
+            "diagram": text,
+        }))?;
     } else {
         out(&text)?;
     }

@@ -30,7 +30,7 @@ mod evaluate;
 mod faults;
 mod hook;
 mod pipeline;
-mod repo;
+pub(crate) mod repo;
 
 pub use alongside::{beside, combine, strictness};
 pub use batch::Batch;

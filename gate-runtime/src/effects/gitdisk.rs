@@ -836,7 +836,7 @@ fn pattern_matches(pattern: &str, rel: &str) -> bool {
         return false;
     }
     let parts: Vec<&str> = rel.split('/').collect();
-    let glob = |pat: &str, text: &str| glob_match::glob_match(pat, text);
+    let glob = |pat: &str, text: &str| gate_spec::pattern::path_glob(pat, text);
     if anchored {
         // The pattern, or a directory it names that holds the path.
         let n = p.split('/').count();

@@ -446,7 +446,7 @@ fn could_match(pat: &str, name: &str) -> bool {
         }
         p.push(c.to_ascii_lowercase());
     }
-    glob_match::glob_match(&p, name)
+    gate_spec::pattern::path_glob(&p, name)
 }
 
 /// Whether component `comp` (literal or glob) is, or could be, one of `names`.

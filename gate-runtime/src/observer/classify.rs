@@ -37,7 +37,9 @@ pub struct Classification {
     pub reason: String,
     /// Every rule that matched, in declaration order.
     pub matched: Vec<RuleId>,
-    /// Paths the action touches (file tools, patch paths, shell operands and redirects).
+    /// Locations the action touches (file tools, patch paths, shell operands and redirects,
+    /// the effects' resolved targets), normalised and relative to the project root where
+    /// inside it ([`locations`](super::locations)).
     pub paths: Vec<String>,
     /// The shell parser stopped at a bound (the command was classified on what was parsed).
     pub truncated: bool,
@@ -406,6 +408,8 @@ impl<'s> Classifier<'s> {
         } else {
             effects::effects_of_event_parsed(event, &at, parsed.as_ref(), &mut out.effects);
         }
+        // Rules and checkpoints match the locations the paths name, however spelled.
+        super::locations::locate(&mut out.paths, &out.effects, cwd, &base.home);
         let hits = match (&parsed, event.target.as_deref()) {
             (Some(parsed), Some(raw)) if !self.table.is_empty() => {
                 self.command_hits_into(parsed, raw, hits, facts);

@@ -16,6 +16,7 @@
 mod classify;
 mod index;
 mod keys;
+pub mod locations;
 mod signals;
 mod window;
 

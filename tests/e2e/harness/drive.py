@@ -7,7 +7,8 @@
 What one run does:
  1. makes a fresh work directory (--workdir, else a new directory under $E2E_WORK, else under the
     system temp dir) holding proj/ (the CLI's working directory) and home/ (its HOME);
- 2. writes the runtime's own hook settings file, registering --hook-cmd for the chosen events
+ 2. runs --setup-cmd, if given, in proj/ with the CLI's environment; then
+    writes the runtime's own hook settings file, registering --hook-cmd for the chosen events
     behind hookwrap.py, which records every call and passes stdin, stdout, stderr and the exit
     code through unchanged;
  3. starts the matching mock model server on a free loopback port, with the steps translated
@@ -313,7 +314,13 @@ def write_settings(runtime, events, hook_cmd, log, matcher, timeout_s, proj, hom
             hooks[ev] = [entry]
         if runtime == "claude":
             path = os.path.join(proj, ".claude", "settings.json")
-            write_json(path, {"hooks": hooks})
+            # Settings a --setup-cmd wrote (a sandbox block) stay; the hooks are the recorder's.
+            doc = {}
+            if os.path.exists(path):
+                with open(path) as f:
+                    doc = json.load(f)
+            doc["hooks"] = hooks
+            write_json(path, doc)
         elif runtime == "codex":
             path = os.path.join(home, ".codex", "hooks.json")
             write_json(path, {"hooks": hooks})
@@ -576,6 +583,8 @@ def parse_args(argv):
                     help="Codex: leave out --dangerously-bypass-hook-trust (untrusted hooks are then skipped)")
     ap.add_argument("--cli-arg", action="append", metavar="ARG", help="extra argument for the CLI (repeatable)")
     ap.add_argument("--workdir", help="use this (new or empty) directory instead of a fresh temporary one")
+    ap.add_argument("--setup-cmd", help="shell command run in proj/ with the CLI's environment before the hook "
+                    "settings are written (Claude: the settings file it leaves is kept, its hooks replaced)")
     return ap.parse_args(argv)
 
 
@@ -629,11 +638,19 @@ def drive(args):
 
     hooks_log = os.path.join(workdir, "hooks.jsonl")
     requests_log = os.path.join(workdir, "requests.jsonl")
-    settings = write_settings(runtime, events, args.hook_cmd, hooks_log, args.matcher, args.hook_timeout, proj, home)
 
     mock, port = start_mock(runtime, script_path, requests_log, workdir)
     try:
         argv, env_extra, stdin = cli_invocation(runtime, exe, port, args.prompt, home, args)
+        if args.setup_cmd:
+            setup = subprocess.run(["/bin/sh", "-c", args.setup_cmd], cwd=proj, env=clean_env(env_extra),
+                                   stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+            with open(os.path.join(workdir, "setup.out"), "wb") as f:
+                f.write(setup.stdout + setup.stderr)
+            if setup.returncode != 0:
+                raise RuntimeError(f"--setup-cmd exited {setup.returncode}; see {workdir}/setup.out")
+        settings = write_settings(runtime, events, args.hook_cmd, hooks_log, args.matcher, args.hook_timeout,
+                                  proj, home)
         with open(os.path.join(workdir, "cmd.txt"), "w") as f:
             f.write(f"# cwd: {proj}\n")
             f.write("".join(f"{k}={shlex.quote(v)} \\\n" for k, v in env_extra.items()))

@@ -35,6 +35,17 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             let words: Vec<&str> = cmd.args.iter().map(|a| &**a).collect();
             cmd_args(&words, out, 0);
         }
+        // cmd.exe's own commands typed into a POSIX shell (Git Bash on Windows runs
+        // `format.com`; an agent writes `del /s /q c:\` where it means cmd): read as cmd reads
+        // them. No POSIX program of these names exists to be mistaken for them.
+        "format" | "format.com" | "del" | "erase" | "rd" => {
+            let mut line = cmd.program.to_string();
+            for arg in cmd.args {
+                line.push(' ');
+                line.push_str(arg);
+            }
+            cmd_script(&line, out, 0);
+        }
         _ => return false,
     }
     true
