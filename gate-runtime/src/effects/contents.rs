@@ -131,7 +131,16 @@ pub(super) fn protected_inside(dir: &str, at: &Where) -> Vec<String> {
             found.push(anchor);
         }
     }
-    // A bounded breadth-first walk for hook settings kept elsewhere (another project's).
+    // A bounded breadth-first walk for hook settings kept elsewhere (another project's);
+    // not in build outputs (`rm -rf node_modules`), where none are kept.
+    let name = base.rsplit('/').next().unwrap_or("");
+    if places::OUTPUT_DIRS
+        .iter()
+        .any(|o| name.eq_ignore_ascii_case(o))
+        || name == ".git"
+    {
+        return found;
+    }
     let mut level = vec![base.to_string()];
     let mut seen = 0;
     'walk: for _ in 0..MAX_DEPTH {

@@ -124,7 +124,7 @@ fn read_text_unrecorded(path: &str, max: u64) -> Result<String, Unreadable> {
     if bytes.len() as u64 > max {
         return Err(Unreadable::TooLarge);
     }
-    if bytes.contains(&0) {
+    if memchr::memchr(0, &bytes).is_some() {
         return Err(Unreadable::Binary);
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -225,7 +225,13 @@ pub(crate) fn through_links(at: &Where, out: &mut Vec<Effect>) {
         };
         if let Some(real) = real {
             let (place, target) = places::place_of(&real, "/", None, at);
-            if place != e.place && !more.iter().any(|m: &Effect| m.target == target) {
+            // Where a link leads into the project's own files or somewhere temporary, nothing
+            // is at stake that its name did not show.
+            let matters = !matches!(
+                place,
+                Place::Source | Place::Outputs | Place::Temp | Place::Nowhere
+            );
+            if matters && place != e.place && !more.iter().any(|m: &Effect| m.target == target) {
                 more.push(Effect {
                     act: e.act,
                     place,
