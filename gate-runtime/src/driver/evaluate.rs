@@ -58,12 +58,12 @@ fn push_repo(event: &Event, out: &mut String) {
 /// patch), the session (a grant approved in one session lifts no ask in another), and the
 /// digest of what the action reads from the disk in a live hook call (`reads`: the script
 /// it runs, the SQL file it feeds a database; a changed file is asked about again). Each part
-/// is hashed with its length before it, so no two different actions share a hash.
+/// is hashed with its length before it (LEB128), so no two different actions share a hash.
 pub fn action_hash(event: &Event, reads: Option<&str>) -> String {
     use sha2::Digest;
     let mut h = sha2::Sha256::new();
     let mut part = |bytes: &[u8]| {
-        h.update((bytes.len() as u64).to_be_bytes());
+        h.update(crate::store::leb128(bytes.len() as u64).as_slice());
         h.update(bytes);
     };
     part(event.tool.as_deref().unwrap_or("").as_bytes());
@@ -732,13 +732,22 @@ mod tests {
     }
 
     /// Grants already stored are bound to this hash: it must stay the SHA-256 of its six
-    /// parts, each after its length (eight bytes, big-endian).
+    /// parts, each after its length (LEB128: seven bits a byte, low first).
     #[test]
     fn action_hash_is_the_digest_of_the_length_prefixed_parts() {
         let joined = |parts: &[&str]| {
             let mut bytes = Vec::new();
             for p in parts {
-                bytes.extend((p.len() as u64).to_be_bytes());
+                let mut n = p.len();
+                loop {
+                    let low = (n & 0x7f) as u8;
+                    n >>= 7;
+                    if n == 0 {
+                        bytes.push(low);
+                        break;
+                    }
+                    bytes.push(low | 0x80);
+                }
                 bytes.extend(p.as_bytes());
             }
             gate_spec::hash::sha256_hex(&bytes)

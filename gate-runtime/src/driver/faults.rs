@@ -35,14 +35,20 @@ pub struct FaultCount {
 impl FaultCount {
     /// The count of `session` (the event's, or `no-session`) beside the database `db`.
     pub fn of(db: &Path, session: Option<&str>) -> FaultCount {
-        use sha2::Digest;
-        let digest = sha2::Sha256::digest(session.unwrap_or("no-session").as_bytes());
+        // FNV-1a: a name per session, stable across processes; two sessions that share one
+        // only share their count (every hook pays for this, a SHA-256 block costs 3 k
+        // instructions).
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in session.unwrap_or("no-session").bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
         let mut name = db
             .file_name()
             .map(|n| n.to_os_string())
             .unwrap_or_else(|| "gate.db".into());
         name.push("-faults-");
-        name.push(crate::store::hex(&digest[..8]));
+        name.push(format!("{h:016x}"));
         FaultCount {
             path: db.with_file_name(name),
         }

@@ -53,16 +53,16 @@ pub(super) fn within(
     if dir.split('/').any(places::is_glob) {
         return;
     }
+    // A file, or nothing yet: nothing under it (one `stat`, before anything else).
+    let is_dir = std::fs::metadata(dir).is_ok_and(|m| m.is_dir());
+    if !is_dir && !matches!(reach, Reach::Archive { .. }) {
+        return;
+    }
     let (place, _) = places::place_of(dir, "/", None, at);
     if place == Place::Gate {
         return;
     }
     let real = disk::real_path(dir).unwrap_or_else(|| dir.to_string());
-    let is_dir = std::fs::metadata(&real).is_ok_and(|m| m.is_dir());
-    if !is_dir && !matches!(reach, Reach::Archive { .. }) {
-        // A file, or nothing yet: nothing under it.
-        return;
-    }
     if let Reach::Archive { path, strip } = reach {
         let archive = places::place_of(path, cwd, None, at).1;
         if let Some(members) = archives::members(&archive) {

@@ -53,9 +53,9 @@ pub fn end_reads() -> Option<String> {
 pub(crate) fn note_read(path: &str, what: &[u8]) {
     READS.with(|r| {
         if let Some((h, any)) = r.borrow_mut().as_mut() {
-            h.update((path.len() as u64).to_be_bytes());
+            h.update(crate::store::leb128(path.len() as u64).as_slice());
             h.update(path.as_bytes());
-            h.update((what.len() as u64).to_be_bytes());
+            h.update(crate::store::leb128(what.len() as u64).as_slice());
             h.update(what);
             *any = true;
         }

@@ -1225,7 +1225,7 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
     if at.disk && !cwd.starts_with('$') {
         for (act, dir, reach) in &sink.trees {
             for word in places::braces(dir) {
-                let resolved = places::place_of(&word, cwd, oldpwd, at).1;
+                let resolved = places::resolve(&word, cwd, &at.home, oldpwd).display();
                 super::contents::within(*act, &resolved, reach, at, cwd, out);
             }
         }

@@ -235,6 +235,33 @@ fn io_error(context: impl Into<String>, source: std::io::Error) -> StoreError {
 }
 
 /// Lower-case hex.
+/// `n` in LEB128 (seven bits a byte, low first, the high bit set on every byte but the last):
+/// the length before each part of a digest's input.
+pub(crate) fn leb128(mut n: u64) -> LebBytes {
+    let mut out = LebBytes([0; 10], 0);
+    loop {
+        let low = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.0[out.1] = low;
+            out.1 += 1;
+            return out;
+        }
+        out.0[out.1] = low | 0x80;
+        out.1 += 1;
+    }
+}
+
+/// The bytes of [`leb128`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LebBytes([u8; 10], usize);
+
+impl LebBytes {
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        &self.0[..self.1]
+    }
+}
+
 pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
