@@ -47,7 +47,26 @@ pub(super) fn within(
                 parent
             }
         }
-        Some((_, last)) if places::is_glob(last) => return,
+        // A pattern (`rm -rf .git*`): each entry it matches now, as the shell expands it.
+        Some((parent, last)) if places::is_glob(last) && !places::is_glob(parent) => {
+            let Ok(entries) = std::fs::read_dir(if parent.is_empty() { "/" } else { parent })
+            else {
+                return;
+            };
+            let matched: Vec<String> = entries
+                .flatten()
+                .take(MAX_ENTRIES)
+                .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                .filter(|name| {
+                    (!name.starts_with('.') || last.starts_with('.'))
+                        && gate_spec::pattern::path_glob(last, name)
+                })
+                .collect();
+            for name in matched.iter().take(MAX_FOUND) {
+                within(act, &format!("{parent}/{name}"), reach, at, cwd, out);
+            }
+            return;
+        }
         _ => target,
     };
     if dir.split('/').any(places::is_glob) {

@@ -532,3 +532,156 @@ fn what_was_read_is_digested() {
     assert_ne!(digest("sqlite3 app.db < m.sql"), first);
     assert_eq!(digest("ls -la"), None);
 }
+
+#[test]
+fn every_runner_form_reaches_the_script() {
+    let s = Scratch::new();
+    s.write("run.sh", "rm -rf ~\n");
+    s.write("ok.sh", "echo fine\n");
+    for line in [
+        "env FOO=1 ./run.sh",
+        "env -i bash run.sh",
+        "nohup bash run.sh",
+        "time sh run.sh",
+        "timeout 60 ./run.sh",
+        "sudo ./run.sh",
+        "exec bash run.sh",
+        "nice -n 5 sh run.sh",
+        "bash -c './run.sh'",
+        "sh -c 'bash run.sh'",
+        "dash run.sh",
+        "ksh run.sh",
+        "zsh run.sh",
+        "(cd sub && ../run.sh)",
+        "cd /tmp && sh ~/proj/run.sh",
+        "./run.sh > log.txt 2>&1",
+        "true && bash run.sh",
+        "bash run.sh | tee out.log",
+    ] {
+        let e = s.effects(line);
+        assert!(has(&e, "delete@home"), "{line}: {e:?}");
+    }
+    for line in [
+        "env FOO=1 ./ok.sh",
+        "nohup bash ok.sh",
+        "bash -c './ok.sh'",
+        "sudo ./ok.sh",
+    ] {
+        assert!(
+            !s.effects(line).iter().any(|x| x.starts_with("delete@")),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn every_interpreter_form_reaches_its_file() {
+    let s = Scratch::new();
+    s.write("a.js", "require('child_process').execSync('rm -rf ~')\n");
+    s.write("a.ts", "Bun.$`rm -rf ~`\n");
+    s.write("a.php", "<?php system('rm -rf ~');\n");
+    s.write("a.awk", "BEGIN { system(\"rm -rf ~\") }\n");
+    s.write("a.lua", "os.execute('rm -rf ~')\n");
+    s.write("a.R", "system('rm -rf ~')\n");
+    s.write("a.rb", "system('rm -rf ~')\n");
+    s.write("a.pl", "system('rm -rf ~');\n");
+    s.write(
+        "a.py",
+        "import subprocess\nsubprocess.run(['rm', '-rf', '/etc'])\n",
+    );
+    for (line, want) in [
+        ("node a.js", "delete@home"),
+        ("node --no-warnings a.js arg", "delete@home"),
+        ("deno run -A a.js", "delete@home"),
+        ("php a.php", "delete@home"),
+        ("php -f a.php", "delete@home"),
+        ("awk -f a.awk", "delete@home"),
+        ("lua a.lua", "delete@home"),
+        ("Rscript a.R", "delete@home"),
+        ("ruby a.rb", "delete@home"),
+        ("perl -w a.pl", "delete@home"),
+        ("python3 a.py", "delete@system"),
+        ("python a.py", "delete@system"),
+        ("uv run python a.py", "delete@system"),
+    ] {
+        let e = s.effects(line);
+        assert!(has(&e, want), "{line}: {e:?}");
+    }
+}
+
+#[test]
+fn every_parent_archive_and_work_tree_form() {
+    let s = Scratch::new();
+    s.write(".github/hooks/h.json", "{}");
+    std::fs::create_dir_all(s.home.join("other/.codex")).unwrap();
+    for (line, want) in [
+        ("rm -r .github", "delete@gate"),
+        ("rm -rf ./.github/", "delete@gate"),
+        ("rm -rf .git*", "delete@gate"),
+        ("rm -rf ~/proj", "delete@gate"),
+        ("rm -rf ../proj", "delete@gate"),
+        ("rm -rf ~/other", "delete@gate"),
+        ("mv ~/other /tmp/o", "move@gate"),
+        ("git rm -r .github", "delete@gate"),
+        ("find .github -delete", "delete@gate"),
+        ("rsync -a --delete /tmp/empty/ ./", "delete@gate"),
+    ] {
+        let e = s.effects(line);
+        assert!(has(&e, want), "{line}: {e:?}");
+    }
+    // Benign twins: a directory that holds none of gate's files.
+    s.write("build/x.o", "x");
+    s.write("src/lib.rs", "x");
+    for line in [
+        "rm -rf build",
+        "rm -rf src",
+        "mv src lib",
+        "rm -rf /tmp/x",
+        "find build -delete",
+    ] {
+        let e = s.effects(line);
+        assert!(!e.iter().any(|x| x.ends_with("@gate")), "{line}: {e:?}");
+    }
+}
+
+#[test]
+fn every_archive_form_into_gate_s_files() {
+    let s = Scratch::new();
+    let src = s.home.join("src");
+    std::fs::create_dir_all(src.join("top")).unwrap();
+    std::fs::write(src.join("top/.claude.json"), "{}").unwrap();
+    let out = std::process::Command::new("tar")
+        .args(["-cf", "../nested.tar", "top"])
+        .current_dir(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // `top/.claude.json` is nothing of gate's; with `top/` stripped it is `~/.claude.json`.
+    assert!(!has(&s.effects("tar -xf ~/nested.tar -C ~"), "write@gate"));
+    for line in [
+        "tar -xf ~/nested.tar -C ~ --strip-components=1",
+        "tar --strip-components 1 -xf ~/nested.tar -C ~",
+        "bsdtar -xf ~/nested.tar --strip-components=1 -C ~",
+        "cd ~ && tar -xf nested.tar --strip-components=1",
+    ] {
+        assert!(
+            has(&s.effects(line), "write@gate"),
+            "{line}: {:?}",
+            s.effects(line)
+        );
+    }
+    // Forms whose members are not read: everything the directory holds.
+    for line in [
+        "7z x ~/a.7z",
+        "cpio -idm < ~/a.cpio",
+        "tar -xJf ~/a.tar.xz",
+        "tar -xf - < ~/nested.tar",
+    ] {
+        let e = s.effects(line);
+        assert!(
+            has(&e, "write@gate") || has(&e, "overwrite@gate"),
+            "{line}: {e:?}"
+        );
+    }
+    assert!(!has(&s.effects("7z x ~/a.7z -o/tmp/x"), "write@gate"));
+}
