@@ -191,6 +191,22 @@ fn text_that_cannot_be_read_is_opaque() {
         &s.effects("cp evil.sh ok.sh && bash ok.sh"),
         "opaque@none"
     ));
+    // Written with shown text, then run by something else that reads it (a git hook, a
+    // Makefile): not what is on the disk now.
+    s.write(".git/hooks/pre-commit", "echo fine\n");
+    s.write("Makefile", "t:\n\techo fine\n");
+    assert!(has(
+        &s.effects("echo 'rm -rf ~' > .git/hooks/pre-commit && git commit -m x"),
+        "opaque@none"
+    ));
+    assert!(has(
+        &s.effects("printf 't:\\n\\trm -rf ~\\n' > Makefile && make t"),
+        "opaque@none"
+    ));
+    assert!(!has(
+        &s.effects("echo 'ls' > ok.sh && bash ok.sh"),
+        "opaque@none"
+    ));
     // Written with text the line shows: that text is what runs (read from the line).
     assert!(has(
         &s.effects("echo 'rm -rf ~' > ok.sh && bash ok.sh"),

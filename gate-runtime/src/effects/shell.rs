@@ -261,9 +261,20 @@ pub fn effects_of_parsed(
             {
                 sink.opaque(stdin_file.unwrap_or_default());
             }
+            // The file the line wrote with text it shows and this command runs as a script:
+            // that text is analysed below ("A file the line wrote"), not what is on the disk.
+            let shown_run: Option<String> = {
+                let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
+                let paths: Vec<String> = written
+                    .iter()
+                    .filter(|(_, t)| t.is_some())
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                runs_one_of(cmd, &args, &paths, spot).map(|i| paths[i].clone())
+            };
             let earlier = |p: &str| -> super::runs::Earlier {
                 use super::runs::Earlier;
-                if written.iter().any(|(w, t)| w == p && t.is_some()) {
+                if shown_run.as_deref() == Some(p) {
                     return Earlier::Shown;
                 }
                 let changes = |a: Act| {
