@@ -180,16 +180,76 @@ pub(super) fn known_substitutions(
     let (Some(c), None) = (made_by.next(), made_by.next()) else {
         return;
     };
+    let Some(value) = value_of(c, cwd, at) else {
+        return;
+    };
+    for a in args.iter_mut().filter(|a| a.contains(SUB)) {
+        *a = Cow::Owned(a.replacen(SUB, &value, 1));
+    }
+}
+
+/// What a substitution made by the one command `c` prints, when the line knows it: the
+/// working directory, the project, its `.git`, or a new temporary file or directory
+/// (`mktemp`, `mktemp -d`: a name under the temporary directory; `mktemp -p DIR`: under DIR).
+fn value_of(c: &SimpleCommand<'_>, cwd: &str, at: &Where) -> Option<String> {
     let words: Vec<&str> = c.args.iter().map(|a| &**a).collect();
-    let value = match (&*c.program, words.as_slice()) {
+    Some(match (&*c.program, words.as_slice()) {
         ("pwd", [] | ["-L" | "-P"]) if !cwd.starts_with('$') => cwd.to_string(),
         ("git", ["rev-parse", "--show-toplevel"]) if !at.project.is_empty() => at.project.clone(),
         ("git", ["rev-parse", "--git-dir" | "--absolute-git-dir"]) if !at.project.is_empty() => {
             format!("{}/.git", at.project)
         }
-        _ => return,
+        ("mktemp", _) => {
+            let mut dir = "/tmp".to_string();
+            let mut k = 0;
+            while let Some(w) = words.get(k) {
+                k += 1;
+                match *w {
+                    "-p" | "--tmpdir" => match words.get(k) {
+                        Some(d) => {
+                            dir = d.to_string();
+                            k += 1;
+                        }
+                        None => return None,
+                    },
+                    w if w.starts_with("--tmpdir=") => dir = w["--tmpdir=".len()..].to_string(),
+                    w if w.starts_with('-') => {}
+                    // A template with a directory of its own is made there; one without, in
+                    // the temporary directory with `-t`, else in the working directory.
+                    w if w.contains('/') => return Some(w.replace('X', "x")),
+                    _ if !words.iter().any(|w| {
+                        matches!(*w, "-t" | "-p" | "--tmpdir") || w.starts_with("--tmpdir=")
+                    }) =>
+                    {
+                        return Some(format!("{cwd}/{}", w.replace('X', "x")))
+                    }
+                    _ => {}
+                }
+            }
+            if dir.contains('$') {
+                return None;
+            }
+            format!("{}/tmp.gate-mktemp", dir.trim_end_matches('/'))
+        }
+        _ => return None,
+    })
+}
+
+/// The value of an assignment made from one command substitution (`tmp=$(mktemp -d)`,
+/// `root=$(git rev-parse --show-toplevel)`), when the line knows what it prints; `by` is the
+/// assignment's command, whose substitutions the parser lists just before it.
+pub(super) fn known_assignment(
+    commands: &[SimpleCommand<'_>],
+    by: usize,
+    cwd: &str,
+    at: &Where,
+) -> Option<String> {
+    let mut made_by = commands[..by]
+        .iter()
+        .rev()
+        .take_while(|c| in_substitution(c));
+    let (Some(c), None) = (made_by.next(), made_by.next()) else {
+        return None;
     };
-    for a in args.iter_mut().filter(|a| a.contains(SUB)) {
-        *a = Cow::Owned(a.replacen(SUB, &value, 1));
-    }
+    value_of(c, cwd, at)
 }

@@ -701,3 +701,45 @@ fn every_archive_form_into_gate_s_files() {
     }
     assert!(!has(&s.effects("7z x ~/a.7z -o/tmp/x"), "write@gate"));
 }
+
+#[test]
+fn a_computed_command_in_a_script_names_only_its_own_words() {
+    let s = Scratch::new();
+    // A wrapper script: its program is computed, and elsewhere it removes a temporary file.
+    s.write(
+        "gradlew",
+        "#!/bin/sh\ncleanup() { rm -f \"$TMPFILE\"; }\nexec \"$JAVACMD\" \"$@\"\n",
+    );
+    let e = s.effects("./gradlew build");
+    assert!(has(&e, "opaque@none"), "{e:?}");
+    assert!(!has(&e, "opaque@unknown"), "{e:?}");
+    // A computed command that names a protected place itself still does.
+    s.write("w.sh", "$RUNNER ~/.ssh/id_rsa\n");
+    assert!(has(&s.effects("sh w.sh"), "opaque@secrets"));
+}
+
+#[test]
+fn a_temporary_directory_a_script_makes_is_temporary() {
+    let s = Scratch::new();
+    s.write(
+        "build.sh",
+        "set -e\ntmp=$(mktemp -d)\ntrap 'rm -rf \"$tmp\"' EXIT\ncp -r src \"$tmp\"\nrm -rf \"$tmp\"/cache\n",
+    );
+    let e = s.effects("bash build.sh");
+    assert!(!has(&e, "delete@unknown"), "{e:?}");
+    assert!(has(&e, "delete@temp"), "{e:?}");
+    // The same on the line, and the project's own top level.
+    assert!(has(
+        &s.without_disk("t=$(mktemp -d); rm -rf \"$t\""),
+        "delete@temp"
+    ));
+    assert!(has(
+        &s.without_disk("root=$(git rev-parse --show-toplevel); rm -rf \"$root\""),
+        "delete@project"
+    ));
+    // Made somewhere that is not temporary: not known.
+    assert!(has(
+        &s.without_disk("t=$(mktemp -p \"$D\"); rm -rf \"$t\""),
+        "delete@unknown"
+    ));
+}

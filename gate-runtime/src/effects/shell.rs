@@ -232,7 +232,16 @@ pub fn effects_of_parsed(
                     }
                     sink.script(&script);
                 }
-                None => sink.opaque(line),
+                // On the line, what the whole line names; in nested code (a script read
+                // from the disk, `sh -c` text), what this command names: a long script's
+                // every word is not this command's.
+                None if depth == 0 => sink.opaque(line),
+                None => {
+                    let words: Vec<&str> = std::iter::once(&*cmd.program_path)
+                        .chain(args.iter().map(|a| &**a))
+                        .collect();
+                    sink.opaque(&words.join(" "))
+                }
             }
         } else if !program.is_empty() {
             programs::model(&view, &mut sink);
@@ -492,7 +501,12 @@ pub fn effects_of_parsed(
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
         flow::carried_secret(parsed, i, &mut secret_read, before, out);
         for a in parsed.assigns.iter().filter(|a| a.by == i) {
-            let value = substitute(&a.value, &vars).unwrap_or_else(|| a.value.to_string());
+            let known = (a.value == "$(…)")
+                .then(|| flow::known_assignment(commands, i, &cwd, at))
+                .flatten();
+            let value = known
+                .or_else(|| substitute(&a.value, &vars))
+                .unwrap_or_else(|| a.value.to_string());
             if value.len() <= MAX_VALUE {
                 vars.retain(|(n, _)| n != &*a.name);
                 vars.push((a.name.to_string(), value));
