@@ -197,7 +197,10 @@ pub fn rules(spec: &Spec, out: &mut String) {
 fn criteria(spec: &Spec, rule: &Rule) -> Vec<String> {
     let mut out = Vec::new();
     let names = |items: &mut dyn Iterator<Item = &str>| {
-        items.map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        items
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     if !rule.effects.is_empty() {
         out.push(format!(
@@ -214,7 +217,12 @@ fn criteria(spec: &Spec, rule: &Rule) -> Vec<String> {
     if !rule.profiles.is_empty() {
         out.push(format!(
             "profiles {}",
-            names(&mut rule.profiles.iter().map(|p| spec.profiles[*p as usize].name.as_ref()))
+            names(
+                &mut rule
+                    .profiles
+                    .iter()
+                    .map(|p| spec.profiles[*p as usize].name.as_ref())
+            )
         ));
     }
     let mut list = |what: &str, patterns: &[Pattern]| {
