@@ -129,11 +129,22 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "no_profiles")]
     pub profiles: u64,
     pub tool_use_id: Option<String>,
-    /// A shell command a tool that is not a shell tool carries in its input (`command`,
-    /// `cmd`; a string or an argv array), whatever the tool is called: it is analysed as a
-    /// shell line too.
+    /// Shell text a tool carries in its input beyond a shell tool's own command (`command`,
+    /// `cmd`, `script`, a string or an argv array, with its `args` beside it; a shell
+    /// driver's keystrokes, `input`, `keys`), at any depth of the input, whatever the tool
+    /// is called: each is analysed as a shell line run in [`Event::workdir`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
+    /// The working directory the tool's input names (`workdir`, `cwd`, `dir_path`,
+    /// `directory`, `working_directory`, …), as written: the tool's relative paths and its
+    /// commands' relative paths are resolved against it (itself resolved against `cwd`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
+    pub workdir: Option<String>,
+    /// Strings of the tool's input under keys gate has no role for that could name a path
+    /// (one line, no prose): each is a target of the tool's act where it resolves to a
+    /// protected place or outside the project.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mentions: Vec<String>,
     /// SHA-256 (hex) of the whole tool input in canonical form (object keys sorted), for
     /// tools that are not shells: a grant is bound to it, so that approving one write of a
     /// file approves no other content.

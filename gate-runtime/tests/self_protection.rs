@@ -47,6 +47,17 @@ fn protected() -> Vec<(&'static str, String, Vec<String>)> {
         shell("rm -rf ~/.codex"),
         shell("cp evil.json .gemini/settings.json"),
         shell("rm .github/hooks/gate.json"),
+        // Code run through an option, a variable or a builtin; a computed command word.
+        shell("trap 'rm -rf .claude' EXIT"),
+        shell("GIT_PAGER='rm -rf .claude' git log"),
+        shell("tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm -rf .claude' src"),
+        shell("IFS=,; x=rm,-rf,.claude; $x"),
+        // gate by what it is; an agent started without its hooks.
+        shell("cp ~/.cargo/bin/gate /tmp/g"),
+        shell("cargo install --path gate-cli"),
+        shell("gate sink flush"),
+        shell("claude --dangerously-skip-permissions -p go"),
+        shell("CODEX_HOME=/tmp/c codex exec go"),
         tool("Write", ".claude/settings.json"),
         tool("Edit", "/home/dev/proj/.claude/settings.local.json"),
         tool("mcp__filesystem__write_file", ".claude/settings.json"),
@@ -151,6 +162,61 @@ fn no_reachable_state_lets_an_agent_change_gate() {
                 Ok(())
             })
             .unwrap_or_else(|e| panic!("spec {}: {e}", spec.name));
+    }
+}
+
+/// What a tool's input names beyond its own fields (a working directory, a key gate has no
+/// role for, shell text elsewhere in it) crosses the boundary as the same act would: from
+/// the initial state of every spec, for every role.
+#[test]
+fn what_a_tool_names_anywhere_in_its_input_is_protected() {
+    let events = [
+        Event {
+            class: Some(ActionClass::Exec),
+            workdir: Some(".claude".to_string()),
+            ..event(
+                "exec_command",
+                "rm -f settings.json",
+                Vec::new(),
+                Phase::PreTool,
+            )
+        },
+        Event {
+            class: Some(ActionClass::Mcp),
+            mentions: vec!["/home/dev/proj/.claude/settings.json".to_string()],
+            ..event("mcp__x__frobnicate", "", Vec::new(), Phase::PreTool)
+        },
+        Event {
+            class: Some(ActionClass::Other),
+            commands: vec!["rm -rf .gemini".to_string()],
+            ..event("Frobnicate", "", Vec::new(), Phase::PreTool)
+        },
+    ];
+    for compiled in gate_specs::ALL {
+        let spec = compiled.ir();
+        let engine = Engine::new(spec, compiled.machine);
+        for role in std::iter::once(None).chain((0..spec.roles.len()).map(|r| Some(r as u8))) {
+            for e in &events {
+                let mut state = ScopeState::initial(spec, compiled.machine);
+                let baselines = vec![None; spec.kinds.len()];
+                let mut mint = || "g".to_string();
+                let mut cx = Context {
+                    now_ms: 1_767_225_600_000,
+                    role,
+                    approved: false,
+                    baselines: &baselines,
+                    grant_id: &mut mint,
+                };
+                let out = engine.evaluate(&mut state, e, &mut cx);
+                assert!(
+                    matches!(out.decision.verdict, Verdict::Deny { .. }),
+                    "spec {}, role {role:?}: {e:?} got {:?} (effects {:?})",
+                    spec.name,
+                    out.decision.verdict,
+                    out.classification.effects
+                );
+            }
+        }
     }
 }
 

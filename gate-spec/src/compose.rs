@@ -189,13 +189,32 @@ fn found_in(
                     span,
                     format!("unknown spec `{name}`: cannot read {}: {e}", display(&path)),
                 )
-                .with_help(
-                    "`extends` names specs in the same directory, by file name without `.toml`",
-                ),
+                .with_help(unknown_spec_help("extends", &name, &path)),
             ),
         }
     }
     Found { bases }
+}
+
+/// The help for a spec name with no file: the spec beside it whose name is closest, if one
+/// is close enough to be a misspelling, else how names are written.
+fn unknown_spec_help(key: &str, name: &str, path: &Path) -> String {
+    let mut specs: Vec<String> = path
+        .parent()
+        .and_then(|dir| std::fs::read_dir(dir).ok())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let file = e.file_name().to_string_lossy().into_owned();
+            file.strip_suffix(".toml").map(str::to_string)
+        })
+        .collect();
+    specs.sort();
+    match crate::diag::did_you_mean(name, specs.iter().map(String::as_str)) {
+        Some(close) => format!("did you mean `{close}` ({close}.toml beside this spec)?"),
+        None => format!("`{key}` names specs in the same directory, by file name without `.toml`"),
+    }
 }
 
 /// Check the spec's own `[machine] alongside` against the files beside it: each name must be
@@ -231,9 +250,7 @@ pub fn alongside(sources: &Sources, diags: &mut Diagnostics) {
                     span,
                     format!("unknown spec `{name}`: there is no {name}.toml beside this spec"),
                 )
-                .with_help(
-                    "`alongside` names specs in the same directory, by file name without `.toml`",
-                ),
+                .with_help(unknown_spec_help("alongside", &name, &path)),
             );
             continue;
         }

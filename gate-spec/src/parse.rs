@@ -845,6 +845,44 @@ pub fn parse_root(
                 .with_help("a rule classifies: give it a tier, a kind, or both"),
             );
         }
+        const CRITERIA: &[&str] = &[
+            "tools",
+            "classes",
+            "paths",
+            "commands",
+            "effects",
+            "locations",
+            "phases",
+            "profiles",
+        ];
+        if CRITERIA.iter().all(|k| o.get(k).is_none()) {
+            // Most often a misspelled refinement of an inherited rule (`outward_change` for
+            // `outward_changes`): merged by name, it became a new rule that matches everything.
+            let others = rules
+                .items
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .filter(|n| n != rname);
+            let help = match crate::diag::did_you_mean(rname, others) {
+                Some(close) => format!(
+                    "did you mean `{close}`? A rule with none of {} matches every action; to \
+                     classify everything, set the spec's `default_tier` instead",
+                    CRITERIA.join(", ")
+                ),
+                None => format!(
+                    "give it one of {}; to classify everything, set the spec's `default_tier`",
+                    CRITERIA.join(", ")
+                ),
+            };
+            diags.push(
+                Diagnostic::error(
+                    Code::MissingKey,
+                    *rspan,
+                    format!("[[rule]] `{rname}` names no criterion: it would match every action"),
+                )
+                .with_help(help),
+            );
+        }
         let reason = o.str("reason", diags).map(|r| r.0).unwrap_or_default();
         ir_rules.push(Rule {
             name: rname.clone().into(),

@@ -11,6 +11,7 @@ mod copilot;
 mod equivalence;
 mod errors;
 mod gemini;
+mod input;
 pub mod json;
 #[cfg(test)]
 pub(crate) mod oracle;
@@ -182,28 +183,6 @@ pub fn phase_of(hook_event: &str) -> Phase {
     }
 }
 
-/// Input fields that name one path, in any tool (MCP and unknown tools name theirs freely).
-pub(crate) const PATH_FIELDS: &[&str] = &[
-    "file_path",
-    "filePath",
-    "notebook_path",
-    "path",
-    "dir_path",
-    "directory",
-    "source",
-    "destination",
-    "target",
-    "old_path",
-    "new_path",
-    "from",
-    "to",
-    "filename",
-    "file",
-    "absolute_path",
-];
-/// Input fields that name a list of paths.
-pub(crate) const PATH_LIST_FIELDS: &[&str] = &["paths", "files", "file_paths"];
-
 /// A borrowed payload object with lenient accessors (both key spellings, wrong types ignored).
 pub(crate) struct Payload<'a>(&'a Object<'a>);
 
@@ -253,17 +232,6 @@ impl ToolInput<'_> {
             ToolInput::Parsed(object) => object,
         }
     }
-    /// The strings of an array field.
-    fn strings(&self, key: &str) -> Vec<String> {
-        match self.object().get(key) {
-            Some(Node::Array(items)) => items
-                .iter()
-                .filter_map(Node::as_str)
-                .map(str::to_string)
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
     fn string(&self, keys: &[&str]) -> Option<String> {
         let object = self.object();
         keys.iter().find_map(|k| match object.get(k)? {
@@ -277,8 +245,14 @@ impl ToolInput<'_> {
             _ => None,
         })
     }
-    /// The collapsed target: command, file path, path, pattern, url or query.
-    fn target(&self) -> Option<String> {
+    /// The collapsed target: command, file path, path, pattern, url or query; for a shell
+    /// tool its command line (or the keystrokes it sends a shell).
+    fn target(&self, class: Option<ActionClass>) -> Option<String> {
+        if class == Some(ActionClass::Exec) {
+            if let Some(line) = self.string(SHELL_TARGET) {
+                return Some(line);
+            }
+        }
         self.string(&[
             "command",
             "cmd",
@@ -323,31 +297,11 @@ impl ToolInput<'_> {
             gate_runtime::event::cut_text(&t, gate_runtime::event::MAX_WRITTEN_BYTES).into_owned()
         })
     }
-    /// A shell command the input carries (`command`, `cmd`), as a line.
-    fn command(&self) -> Option<String> {
-        self.string(&["command", "cmd"])
-    }
-    /// Every path the input names in a field made for one (MCP and unknown tools name
-    /// theirs freely: `path`, `source`, `destination`, `paths: […]`).
-    fn path_fields(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for k in PATH_FIELDS {
-            if let Some(p) = self.string(&[k]) {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-        }
-        for k in PATH_LIST_FIELDS {
-            for p in self.strings(k) {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-        }
-        out
-    }
 }
+
+/// The fields a shell tool's command line is in: `command`, `cmd`, and the keystrokes a
+/// tool sends a running shell (Codex `write_stdin` `chars`, Copilot `write_bash` `input`).
+pub(crate) const SHELL_TARGET: &[&str] = &["command", "cmd", "chars", "input"];
 
 /// Fields every runtime spells the same way (in one of two casings).
 fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event {
@@ -357,18 +311,29 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
         .map(str::to_string);
     let class = tool.as_deref().map(class_of_tool);
     let input = payload.tool_input();
-    let target = input.as_ref().and_then(ToolInput::target);
+    let target = input.as_ref().and_then(|i| i.target(class));
+    // Every field by its role: paths, the working directory, shell text, and strings under
+    // keys with no role that could be paths.
+    let read = match (tool.as_deref(), input.as_ref()) {
+        (Some(tool), Some(input)) => input::read(input.object(), tool, class),
+        _ => input::Read::default(),
+    };
     let paths = match (class, input.as_ref()) {
         (Some(ActionClass::Read | ActionClass::Write | ActionClass::Delete), Some(input)) => {
             input.file().into_iter().collect()
         }
         // MCP and unknown tools: every path field, so that what they change is seen.
-        (Some(ActionClass::Mcp | ActionClass::Other), Some(input)) => input.path_fields(),
+        (Some(ActionClass::Mcp | ActionClass::Other), Some(_)) => read.paths,
         _ => Vec::new(),
     };
-    let command = match class {
-        Some(ActionClass::Exec) => None,
-        _ => input.as_ref().and_then(ToolInput::command),
+    // A shell tool's own command is its target, read as its line already.
+    let commands: Vec<String> = match class {
+        Some(ActionClass::Exec) => read
+            .commands
+            .into_iter()
+            .filter(|c| Some(c) != target.as_ref())
+            .collect(),
+        _ => read.commands,
     };
     let written = match class {
         Some(ActionClass::Write | ActionClass::Mcp | ActionClass::Other) => {
@@ -416,7 +381,9 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
         tool_use_id: payload
             .string(&["tool_use_id", "toolUseId"])
             .map(str::to_string),
-        command,
+        commands,
+        workdir: read.workdir,
+        mentions: read.mentions,
         input_digest,
         error: None,
         written,
@@ -431,7 +398,7 @@ pub fn class_of_tool(tool: &str) -> ActionClass {
     }
     match tool.to_ascii_lowercase().as_str() {
         "bash" | "shell" | "exec_command" | "run_shell_command" | "local_shell"
-        | "unified_exec" | "powershell" | "write_stdin" => ActionClass::Exec,
+        | "unified_exec" | "powershell" | "write_stdin" | "write_bash" => ActionClass::Exec,
         "write" | "edit" | "multiedit" | "notebookedit" | "apply_patch" | "create" | "replace"
         | "write_file" | "str_replace_editor" | "str_replace" | "insert" => ActionClass::Write,
         "read" | "view" | "read_file" | "read_many_files" | "notebookread" => ActionClass::Read,

@@ -136,17 +136,6 @@ impl<'a> Payload<'a> {
 pub(crate) struct ToolInput(Map<String, Value>);
 
 impl ToolInput {
-    /// The strings of an array field.
-    fn strings(&self, key: &str) -> Vec<String> {
-        match self.0.get(key) {
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
     fn string(&self, keys: &[&str]) -> Option<String> {
         keys.iter().find_map(|k| match self.0.get(*k)? {
             Value::String(s) => Some(s.clone()),
@@ -159,8 +148,14 @@ impl ToolInput {
             _ => None,
         })
     }
-    /// The collapsed target: command, file path, path, pattern, url or query.
-    fn target(&self) -> Option<String> {
+    /// The collapsed target: command, file path, path, pattern, url or query; for a shell
+    /// tool its command line (or the keystrokes it sends a shell).
+    fn target(&self, class: Option<ActionClass>) -> Option<String> {
+        if class == Some(ActionClass::Exec) {
+            if let Some(line) = self.string(super::SHELL_TARGET) {
+                return Some(line);
+            }
+        }
         self.string(&[
             "command",
             "cmd",
@@ -205,30 +200,6 @@ impl ToolInput {
             gate_runtime::event::cut_text(&t, gate_runtime::event::MAX_WRITTEN_BYTES).into_owned()
         })
     }
-    /// A shell command the input carries (`command`, `cmd`), as a line.
-    fn command(&self) -> Option<String> {
-        self.string(&["command", "cmd"])
-    }
-    /// Every path the input names in a field made for one (MCP and unknown tools name
-    /// theirs freely: `path`, `source`, `destination`, `paths: […]`).
-    fn path_fields(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for k in super::PATH_FIELDS {
-            if let Some(p) = self.string(&[k]) {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-        }
-        for k in super::PATH_LIST_FIELDS {
-            for p in self.strings(k) {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-        }
-        out
-    }
 }
 
 /// Fields every runtime spells the same way (in one of two casings).
@@ -239,18 +210,29 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
         .map(str::to_string);
     let class = tool.as_deref().map(class_of_tool);
     let input = payload.tool_input();
-    let target = input.as_ref().and_then(ToolInput::target);
+    let target = input.as_ref().and_then(|i| i.target(class));
+    // The reader of fields by role is one for both readings: here over a view of the Value.
+    let value = input.as_ref().map(|i| Value::Object(i.0.clone()));
+    let node = value.as_ref().map(super::json::Node::from_value);
+    let read = match (tool.as_deref(), node.as_ref().and_then(|n| n.as_object())) {
+        (Some(tool), Some(object)) => super::input::read(object, tool, class),
+        _ => super::input::Read::default(),
+    };
     let paths = match (class, input.as_ref()) {
         (Some(ActionClass::Read | ActionClass::Write | ActionClass::Delete), Some(input)) => {
             input.file().into_iter().collect()
         }
         // MCP and unknown tools: every path field, so that what they change is seen.
-        (Some(ActionClass::Mcp | ActionClass::Other), Some(input)) => input.path_fields(),
+        (Some(ActionClass::Mcp | ActionClass::Other), Some(_)) => read.paths,
         _ => Vec::new(),
     };
-    let command = match class {
-        Some(ActionClass::Exec) => None,
-        _ => input.as_ref().and_then(ToolInput::command),
+    let commands: Vec<String> = match class {
+        Some(ActionClass::Exec) => read
+            .commands
+            .into_iter()
+            .filter(|c| Some(c) != target.as_ref())
+            .collect(),
+        _ => read.commands,
     };
     let written = match class {
         Some(ActionClass::Write | ActionClass::Mcp | ActionClass::Other) => {
@@ -296,7 +278,9 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
         tool_use_id: payload
             .string(&["tool_use_id", "toolUseId"])
             .map(str::to_string),
-        command,
+        commands,
+        workdir: read.workdir,
+        mentions: read.mentions,
         input_digest,
         error: None,
         written,

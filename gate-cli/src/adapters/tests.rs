@@ -724,3 +724,113 @@ fn file_tools_carry_the_text_they_write() {
     let event = normalize(Runtime::ClaudeCode, payload, None).expect("a payload");
     assert_eq!(event.written.as_deref(), Some("one\ntwo"));
 }
+
+/// Every recorded payload of a built-in tool has all its keys in the role table: nothing of
+/// theirs is a mention, so an ordinary call reads no stray string.
+#[test]
+fn built_in_tools_have_no_stray_fields() {
+    for dir in ["claude", "codex", "gemini", "copilot"] {
+        for entry in std::fs::read_dir(fixtures_dir().join(dir)).unwrap() {
+            let file = entry.unwrap().file_name().into_string().unwrap();
+            let event = load(dir, &file);
+            assert!(
+                event.mentions.is_empty(),
+                "{dir}/{file}: {:?}",
+                event.mentions
+            );
+            assert!(
+                event.commands.is_empty(),
+                "{dir}/{file}: {:?}",
+                event.commands
+            );
+        }
+    }
+}
+
+/// A tool's input read by its keys' roles, whatever the tool is called.
+#[test]
+fn tool_inputs_are_read_by_the_roles_of_their_keys() {
+    let read = |runtime: Runtime, hint: Option<&str>, payload: &str| {
+        normalize(runtime, payload.as_bytes(), hint).unwrap()
+    };
+    // The working directory of a shell tool, and the keystrokes a shell driver sends.
+    let e = read(
+        Runtime::Codex,
+        None,
+        r#"{"hook_event_name":"PreToolUse","tool_name":"exec_command","tool_input":{"cmd":"rm -f settings.json","workdir":".claude"}}"#,
+    );
+    assert_eq!(e.target.as_deref(), Some("rm -f settings.json"));
+    assert_eq!(e.workdir.as_deref(), Some(".claude"));
+    assert!(
+        e.commands.is_empty(),
+        "the command is the target: {:?}",
+        e.commands
+    );
+    for key in [
+        "dir_path",
+        "directory",
+        "working_directory",
+        "workingDirectory",
+        "cwd",
+    ] {
+        let payload = format!(
+            r#"{{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{{"command":"ls","{key}":"/p/.gemini"}}}}"#
+        );
+        assert_eq!(
+            read(Runtime::Gemini, None, &payload).workdir.as_deref(),
+            Some("/p/.gemini"),
+            "{key}"
+        );
+    }
+    let e = read(
+        Runtime::Copilot,
+        Some("preToolUse"),
+        r#"{"toolName":"write_bash","toolArgs":"{\"sessionId\":\"a\",\"input\":\"rm -rf .claude\\n\"}"}"#,
+    );
+    assert_eq!(e.class, Some(ActionClass::Exec));
+    assert_eq!(e.target.as_deref(), Some("rm -rf .claude\n"));
+    let e = read(
+        Runtime::ClaudeCode,
+        None,
+        r#"{"hook_event_name":"PreToolUse","tool_name":"mcp__tmux__send_keys","tool_input":{"keys":"rm -rf .claude"}}"#,
+    );
+    assert_eq!(e.commands, ["rm -rf .claude"]);
+    // Text in a tool that drives no shell is only text.
+    let e = read(
+        Runtime::ClaudeCode,
+        None,
+        r#"{"hook_event_name":"PreToolUse","tool_name":"mcp__notes__append","tool_input":{"text":"rm -rf .claude"}}"#,
+    );
+    assert!(e.commands.is_empty(), "{:?}", e.commands);
+    // Path keys at any depth, `file://` URIs, lists; shell text with its arguments.
+    let e = read(
+        Runtime::ClaudeCode,
+        None,
+        r#"{"hook_event_name":"PreToolUse","tool_name":"mcp__fs__frob","tool_input":{
+            "filepath":"a","pathname":"b","src":"c","dest":"d","uri":"file:///p/e%20f",
+            "url":"https://example.com/x","files":["g","h"],"opts":{"path":"i"},
+            "command":"git","args":["clean","-fdx"],"steps":[{"cmd":["rm","-rf","j"]}],
+            "thing":"~/.claude.json","note":"see the notes","n":3,"title":"/etc/passwd"}}"#,
+    );
+    assert_eq!(
+        e.paths,
+        ["a", "b", "c", "d", "/p/e f", "g", "h", "i"],
+        "{:?}",
+        e.paths
+    );
+    assert_eq!(
+        e.commands,
+        ["git clean -fdx", "rm -rf j"],
+        "{:?}",
+        e.commands
+    );
+    assert_eq!(e.mentions, ["~/.claude.json"], "{:?}", e.mentions);
+    // A file tool of an MCP server that runs nothing acts on the directory it names.
+    let e = read(
+        Runtime::Gemini,
+        None,
+        r#"{"hook_event_name":"BeforeTool","tool_name":"mcp__fs__delete","tool_input":{"dir":".claude"}}"#,
+    );
+    assert_eq!(e.workdir.as_deref(), Some(".claude"));
+    assert_eq!(e.paths, [".claude"]);
+}

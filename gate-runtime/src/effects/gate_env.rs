@@ -16,6 +16,41 @@ pub const CONFIG_VARS: &[&str] = &[
     "GATE_PROFILE",
 ];
 
+/// Variables that say where an agent CLI, or gate, keeps its settings and hooks, and where
+/// each points by default (below home; `""` is home itself). Set to anywhere else for an agent
+/// the line starts (`CODEX_HOME=/tmp/c codex exec …`), the agent runs without the hooks
+/// installed there, or gate answers it from another configuration: a change to gate.
+pub const SETTINGS_HOMES: &[(&str, &str)] = &[
+    ("HOME", ""),
+    ("XDG_CONFIG_HOME", ".config"),
+    ("XDG_STATE_HOME", ".local/state"),
+    ("CLAUDE_CONFIG_DIR", ".claude"),
+    ("CODEX_HOME", ".codex"),
+    ("GEMINI_CLI_HOME", ""),
+    ("COPILOT_HOME", ".copilot"),
+];
+
+/// Whether `name=value`, in force for an agent CLI or gate the line starts in `cwd`, moves
+/// its settings away from where they are: a value other than the default below home, or than
+/// where the environment already points (gate's own locations, `at.gate`).
+pub(crate) fn moves_settings(name: &str, value: &str, cwd: &str, at: &super::Where) -> bool {
+    let Some((_, default)) = SETTINGS_HOMES.iter().find(|(n, _)| *n == name) else {
+        return false;
+    };
+    let r = super::places::resolve(value.trim(), cwd, &at.home, None);
+    if r.unknown_root {
+        return true;
+    }
+    let to = r.display();
+    let home = at.home.trim_end_matches('/');
+    let usual = if default.is_empty() {
+        home.to_string()
+    } else {
+        format!("{home}/{default}")
+    };
+    to != usual && !at.gate.contains(&to)
+}
+
 fn is_config_var(name: &str) -> bool {
     CONFIG_VARS.contains(&name)
 }
@@ -49,6 +84,38 @@ mod tests {
         ] {
             assert!(
                 effects(line).contains(&"write@gate".to_string()),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+    }
+
+    #[test]
+    fn an_agent_started_with_its_settings_moved_away_is_a_change_to_gate() {
+        for line in [
+            "CODEX_HOME=/tmp/c codex exec 'rm -rf ~/.ssh'",
+            "HOME=/tmp/h claude -p go",
+            "env CLAUDE_CONFIG_DIR=/tmp/x claude -p go",
+            "export GEMINI_CLI_HOME=/tmp/g; gemini -p go",
+            "COPILOT_HOME=$TMP/c copilot -p go",
+            "XDG_CONFIG_HOME=/tmp/x gate hook claude-code",
+            "CODEX_HOME=$(mktemp -d) codex exec go",
+        ] {
+            assert!(
+                effects(line).contains(&"write@gate".to_string()),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+        for line in [
+            "CODEX_HOME=~/.codex codex exec go",
+            "HOME=/home/u claude -p go",
+            "HOME=/tmp/h make test",
+            "CODEX_HOME=/tmp/c echo hi",
+            "XDG_CONFIG_HOME=/tmp/x nvim",
+        ] {
+            assert!(
+                !effects(line).contains(&"write@gate".to_string()),
                 "{line}: {:?}",
                 effects(line)
             );

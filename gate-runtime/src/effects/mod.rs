@@ -12,12 +12,14 @@
 //! names.
 
 mod archives;
+mod code_options;
 mod contents;
 mod disk;
 mod flow;
 mod gate_env;
 mod getopt;
 mod gitdisk;
+mod identity;
 mod later;
 mod makefile;
 #[cfg(test)]

@@ -722,6 +722,25 @@ pub fn place_of(text: &str, cwd: &str, oldpwd: Option<&str>, at: &Where) -> (Pla
     (classify(&r, at), r.display())
 }
 
+/// [`place_of`] in a working directory that may be unknown (`$CD` after a `cd` the line
+/// cannot resolve, `$WORKDIR` for a tool's working directory written with a variable): a
+/// relative target there has an unknown root.
+pub fn place_in(text: &str, cwd: &str, oldpwd: Option<&str>, at: &Where) -> (Place, String) {
+    if cwd.starts_with('$')
+        && !text.starts_with('/')
+        && !text.starts_with('~')
+        && !text.starts_with('$')
+    {
+        let r = resolve(text, "/", &at.home, oldpwd);
+        let r = Resolved {
+            unknown_root: true,
+            ..r
+        };
+        return (classify(&r, at), r.display());
+    }
+    place_of(text, cwd, oldpwd, at)
+}
+
 /// The protected places a text names anywhere in it, and `unknown` when it names a
 /// destructive verb (for code the model cannot follow).
 pub fn named_in(text: &str) -> Vec<Place> {

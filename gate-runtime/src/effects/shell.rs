@@ -108,6 +108,8 @@ pub fn effects_of_parsed(
     let mut written: Vec<(String, Option<String>)> = Vec::new();
     // The commands that read a secret, and the secret (for what a pipe carries on).
     let mut secret_read: Vec<(usize, String)> = Vec::new();
+    // The commands that read gate's binary (what they write is a copy of gate).
+    let mut gate_read: Vec<usize> = Vec::new();
     for (i, cmd) in commands.iter().enumerate() {
         let mut scoped = vars.clone();
         scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
@@ -127,6 +129,8 @@ pub fn effects_of_parsed(
             let next = match to {
                 None => Some(at.home.clone()),
                 Some("-") => oldpwd.clone(),
+                // Relative to a directory that is not known: still not known.
+                Some(t) if cwd.starts_with('$') && !t.starts_with(['/', '~']) => None,
                 Some(t) => {
                     let r = places::resolve(t, &cwd, &at.home, oldpwd.as_deref());
                     (!r.unknown_root).then(|| r.display())
@@ -178,6 +182,8 @@ pub fn effects_of_parsed(
             inline_inputs(program, &mut args, &mut stdin, stdin_file, read);
         }
         if !scoped.is_empty() && args.iter().any(|a| a.contains('$')) {
+            // A line that sets `IFS` splits what its expansions give on those characters.
+            let ifs = last_value(&scoped, "IFS");
             let mut out: Vec<Cow<'_, str>> = Vec::with_capacity(args.len());
             for a in args.drain(..) {
                 match a.contains('$').then(|| substitute(&a, &scoped)).flatten() {
@@ -185,7 +191,14 @@ pub fn effects_of_parsed(
                     Some(v) if v.contains('\n') => {
                         out.extend(v.lines().map(|l| Cow::Owned(l.to_string())))
                     }
-                    Some(v) => out.push(Cow::Owned(v)),
+                    Some(v) => match ifs {
+                        Some(ifs) if !ifs.is_empty() => out.extend(
+                            v.split(|c| ifs.contains(c))
+                                .filter(|w| !w.is_empty())
+                                .map(|w| Cow::Owned(w.to_string())),
+                        ),
+                        _ => out.push(Cow::Owned(v)),
+                    },
                     None => out.push(a),
                 }
             }
@@ -207,28 +220,58 @@ pub fn effects_of_parsed(
             with.append(&mut args);
             args = with;
         }
+        // git's settings given through the environment are its `-c` settings.
+        if program == "git" && scoped.iter().any(|(n, _)| n.starts_with("GIT_CONFIG_")) {
+            let settings = super::code_options::git_settings(&scoped);
+            let mut with: Vec<Cow<'_, str>> = Vec::with_capacity(args.len() + 2 * settings.len());
+            for kv in settings {
+                with.push(Cow::Borrowed("-c"));
+                with.push(Cow::Owned(kv));
+            }
+            with.append(&mut args);
+            args = with;
+        }
+        // Variables set here whose value something the command starts runs, sources or
+        // loads (`GIT_EXTERNAL_DIFF=… git diff`, `export PAGER=…`, `LD_PRELOAD=…`).
+        for (name, value) in cmd.env.iter().map(|(n, v)| (&**n, &**v)).chain(
+            parsed
+                .assigns
+                .iter()
+                .filter(|a| a.by == i)
+                .map(|a| (&*a.name, &*a.value)),
+        ) {
+            match super::code_options::variable(name) {
+                None => {}
+                // A file every shell the command starts reads first: the file the line
+                // wrote (analysed as its text), or one it does not show.
+                Some(super::code_options::Runs::Source) => {
+                    let file = places::place_of(value, &cwd, oldpwd.as_deref(), at).1;
+                    match written.iter().find(|(p, _)| *p == file) {
+                        Some((_, Some(code))) if depth < MAX_NESTING => sink.script(code),
+                        Some(_) => sink.opaque(line),
+                        None => super::code_options::variable_runs(name, value, &mut sink),
+                    }
+                }
+                Some(_) => super::code_options::variable_runs(name, value, &mut sink),
+            }
+        }
         let view = Cmd {
             program,
             args: &args,
             stdin: stdin.as_deref(),
             stdin_file,
         };
-        if program.starts_with('$') || program.starts_with('`') || program.contains("$(") {
+        if let Some(resolved) = computed_word(&cmd.program_path, &scoped, commands, i) {
             // The program itself is computed: run what the line set it to, if it did
-            // (`g=gate; $g approve …`), else what runs is unknown.
-            let resolved = substitute(&cmd.program_path, &scoped)
-                .filter(|p| !p.contains('$'))
-                .or_else(|| located_program(commands, i));
+            // (`g=gate; $g approve …`, `{rm,-rf,x}`), else what runs is unknown.
             match resolved {
                 Some(resolved) => {
-                    let words: Vec<&str> = std::iter::once(resolved.as_str())
-                        .chain(args.iter().map(|a| &**a))
-                        .collect();
                     // The value is split into words as an unquoted expansion is.
-                    let mut script = resolved.clone();
-                    if words.len() > 1 {
+                    let mut script = resolved;
+                    if !args.is_empty() {
+                        let words: Vec<&str> = args.iter().map(|a| &**a).collect();
                         script.push(' ');
-                        script.push_str(&crate::shell::quote_argv(&words[1..]));
+                        script.push_str(&crate::shell::quote_argv(&words));
                     }
                     sink.script(&script);
                 }
@@ -244,7 +287,34 @@ pub fn effects_of_parsed(
                 }
             }
         } else if !program.is_empty() {
-            programs::model(&view, &mut sink);
+            let known = programs::model(&view, &mut sink);
+            // A program gate does not know, run by a path (or by a name, given one of gate's
+            // subcommands), that is the running gate: its subcommands are gate's.
+            if !known
+                && super::identity::runs_gate(
+                    &cmd.program_path,
+                    args.iter().map(|a| &**a).find(|a| !a.starts_with('-')),
+                    &cwd,
+                    at,
+                )
+            {
+                programs::model(
+                    &Cmd {
+                        program: "gate",
+                        ..view
+                    },
+                    &mut sink,
+                );
+            }
+        }
+        // An agent CLI (or gate) started with its settings moved away (`CODEX_HOME=/tmp/c
+        // codex exec …`, `HOME=/tmp/h claude -p …`) runs without the hooks that guard it.
+        if (programs::agents::is_agent(program) || program == "gate")
+            && scoped
+                .iter()
+                .any(|(n, v)| super::gate_env::moves_settings(n, v, &cwd, at))
+        {
+            sink.place(Act::Write, Place::Gate);
         }
         // What the command runs that is text on the disk, read now (a live hook call).
         if at.disk && known_cwd {
@@ -500,6 +570,7 @@ pub fn effects_of_parsed(
         let before = out.len();
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
         flow::carried_secret(parsed, i, &mut secret_read, before, out);
+        super::identity::copies(parsed, i, &mut gate_read, before, out);
         for a in parsed.assigns.iter().filter(|a| a.by == i) {
             let known = (a.value == "$(…)")
                 .then(|| flow::known_assignment(commands, i, &cwd, at))
@@ -567,6 +638,105 @@ fn located_program(commands: &[SimpleCommand<'_>], i: usize) -> Option<String> {
         };
         Some(name.rsplit('/').next().unwrap_or(name).to_string())
     })
+}
+
+/// What a command word the shell computes stands for: `None` when it is written plainly;
+/// `Some(Some(text))`, the words it makes, as a line to read (`$cmd`, `r$x`, `${g}`,
+/// `"$(command -v gate)"`, `{rm,-rf,x}`, split on the line's `IFS`); `Some(None)` when what
+/// runs is not known (a substitution the line cannot evaluate, an operation on a variable,
+/// `${x//,/ }`, a glob that the file system resolves, `/???/r?`).
+fn computed_word(
+    word: &str,
+    vars: &[(String, String)],
+    commands: &[SimpleCommand<'_>],
+    i: usize,
+) -> Option<Option<String>> {
+    if matches!(word, "[" | "[[") {
+        return None;
+    }
+    let expands = word.contains(['$', '`']);
+    let braced = word.contains('{') && word.contains('}') && places::braces(word).len() > 1;
+    let globbed = |w: &str| w.contains(['*', '?']) || (w.contains('[') && w.contains(']'));
+    if !expands && !braced && !globbed(word) {
+        return None;
+    }
+    // A program whose own name is written plainly, in a directory the shell computes
+    // (`$HOME/.cargo/bin/cargo`, `"$VENV/bin/python"`), is that program.
+    let name = word.rsplit('/').next().unwrap_or(word);
+    if word.contains('/')
+        && !name.is_empty()
+        && !name.contains(['$', '`', '{', '}', '*', '?', '[', ']', '(', ')'])
+    {
+        return None;
+    }
+    let mut text = word.to_string();
+    if expands {
+        let plain = plain_expansions(word);
+        let value = plain
+            .then(|| substitute(word, vars))
+            .flatten()
+            .filter(|p| !p.contains(['$', '`']))
+            .or_else(|| located_program(commands, i));
+        let Some(value) = value else {
+            return Some(None);
+        };
+        text = match last_value(vars, "IFS") {
+            // `IFS` the line computes: how the word splits is not known.
+            Some(ifs) if ifs.contains(['$', '`']) => return Some(None),
+            Some(ifs) if !ifs.is_empty() => value
+                .chars()
+                .map(|c| if ifs.contains(c) { ' ' } else { c })
+                .collect(),
+            _ => value,
+        };
+    }
+    if globbed(&text) {
+        return Some(None);
+    }
+    if text.contains('{') {
+        let words = places::braces(&text);
+        if words.len() > 1 {
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            text = crate::shell::quote_argv(&words);
+        }
+    }
+    Some(Some(text))
+}
+
+/// Whether every expansion in a word is a plain one whose value is the variable's own
+/// (`$x`, `${x}`, `${x:-d}`, `${x:?m}`), not an operation on it (`${x//a/b}`, `${x:1}`,
+/// `${#x}`, `${!x}`, `${x^^}`).
+fn plain_expansions(word: &str) -> bool {
+    let mut rest = word;
+    while let Some(at) = rest.find("${") {
+        let body = &rest[at + 2..];
+        let Some(end) = body.find('}') else {
+            return false;
+        };
+        let body = &body[..end];
+        let name = body
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(body.len());
+        let op = &body[name..];
+        if name == 0
+            || !(op.is_empty()
+                || [":-", ":?", ":=", "-", "?", "="]
+                    .iter()
+                    .any(|o| op.starts_with(o)))
+        {
+            return false;
+        }
+        rest = &rest[at + 2 + end..];
+    }
+    true
+}
+
+/// The last value the line gave variable `name`.
+fn last_value<'v>(vars: &'v [(String, String)], name: &str) -> Option<&'v str> {
+    vars.iter()
+        .rev()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
 }
 
 /// Longest variable value followed (longer ones stay unresolved).
@@ -836,7 +1006,7 @@ fn expand_operands<'a>(
         *args = out;
     }
     let looked_up = |a: &str| a == "$(…)" || (a.starts_with('`') && a.ends_with('`'));
-    if !args.iter().any(|a| looked_up(a)) {
+    if !args.iter().any(|a| a.contains("$(…)") || looked_up(a)) {
         return;
     }
     // A substitution that lists every item of its kind (`$(docker ps -aq)`).
@@ -854,15 +1024,21 @@ fn expand_operands<'a>(
     let Some(name) = located_program(commands, i) else {
         return;
     };
+    // The last of gate's locations so named: its executable, listed after its directories.
     let found = at
         .gate
         .iter()
-        .find(|g| g.rsplit('/').next() == Some(name.as_str()))
+        .rfind(|g| g.rsplit('/').next() == Some(name.as_str()))
         .cloned()
         .or_else(|| at.disk.then(|| on_path(&name)).flatten());
     if let Some(path) = found {
-        for a in args.iter_mut().filter(|a| looked_up(a)) {
-            *a = Cow::Owned(path.clone());
+        for a in args.iter_mut() {
+            if looked_up(a) {
+                *a = Cow::Owned(path.clone());
+            } else if a.contains("$(…)") {
+                // Inside a word (`if="$(which gate)"`, `--file=$(command -v gate)`).
+                *a = Cow::Owned(a.replacen("$(…)", &path, 1));
+            }
         }
     }
 }
@@ -1203,21 +1379,8 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
             }),
             RawTarget::Path(text) => {
                 for word in places::braces(text) {
-                    let (place, resolved) = if cwd.starts_with('$')
-                        && !word.starts_with('/')
-                        && !word.starts_with('~')
-                        && !word.starts_with('$')
-                    {
-                        // After a `cd` that could not be resolved.
-                        let r = places::resolve(&word, "/", &at.home, oldpwd);
-                        let r = places::Resolved {
-                            unknown_root: true,
-                            ..r
-                        };
-                        (places::classify(&r, at), r.display())
-                    } else {
-                        places::place_of(&word, cwd, oldpwd, at)
-                    };
+                    // After a `cd` that could not be resolved, relative words are unknown.
+                    let (place, resolved) = places::place_in(&word, cwd, oldpwd, at);
                     if place == Place::Nowhere && *act != Act::Read {
                         // `/dev/null` and the like: no effect worth a rule.
                         continue;

@@ -10,8 +10,15 @@ use super::{effects_of_line, Effect};
 use crate::event::Event;
 use crate::observer::is_shell_tool;
 
-/// The act a tool's name says, when it says one (`Write`, `mcp__fs__delete_file`, `read_file`).
+/// The act a tool's name says, when it says one (`Write`, `mcp__fs__delete_file`, `read_file`);
+/// else its class's; else a write (a tool that names paths and whose name says nothing may
+/// write them).
 fn act_of_tool(tool: &str, class: Option<ActionClass>) -> Act {
+    said_act(tool, class).unwrap_or(Act::Write)
+}
+
+/// The act a tool's name or class says, or `None`.
+fn said_act(tool: &str, class: Option<ActionClass>) -> Option<Act> {
     const DELETE: &[&str] = &["delete", "remove", "unlink", "rmdir", "trash", "rm"];
     const MOVE: &[&str] = &["move", "rename", "mv"];
     const PERMISSIONS: &[&str] = &["chmod", "chown", "permission"];
@@ -72,27 +79,30 @@ fn act_of_tool(tool: &str, class: Option<ActionClass>) -> Act {
                 .iter()
                 .any(|w| word == *w || word.starts_with(w) && w.len() > 3)
             {
-                return *act;
+                return Some(*act);
             }
         }
     }
     for (words, act) in &table {
         if words.iter().any(|w| w.len() > 3 && verb.contains(w)) {
-            return *act;
+            return Some(*act);
         }
     }
     match class {
-        Some(ActionClass::Read | ActionClass::Search) => Act::Read,
-        Some(ActionClass::Delete) => Act::Delete,
-        // A tool that names paths and whose name says nothing: it may write them.
-        _ => Act::Write,
+        Some(ActionClass::Read | ActionClass::Search) => Some(Act::Read),
+        Some(ActionClass::Delete) => Some(Act::Delete),
+        Some(ActionClass::Write) => Some(Act::Write),
+        _ => None,
     }
 }
 
 /// Effects of one tool event run in `at`. A shell tool's command is read as a shell line; a
 /// PowerShell tool's as `pwsh -Command`; other tools act on the paths the adapter found.
-/// `parsed` is the shell command already parsed by the classifier, so a hook parses each
-/// command once (`None`: it is parsed here).
+/// Shell text any tool carries elsewhere in its input is read as lines too, and strings under
+/// keys with no role are targets where they resolve to a protected place or outside the
+/// project. Everything is resolved in the tool's working directory when its input names one
+/// (Codex `workdir`, Gemini `dir_path`). `parsed` is the shell command already parsed by the
+/// classifier, so a hook parses each command once (`None`: it is parsed here).
 pub fn effects_of_event_parsed(
     event: &Event,
     at: &Where,
@@ -102,8 +112,17 @@ pub fn effects_of_event_parsed(
     let Some(tool) = event.tool.as_deref() else {
         return;
     };
+    let here;
+    let at = match event.workdir.as_deref() {
+        Some(dir) => {
+            here = in_workdir(dir, at);
+            &here
+        }
+        None => at,
+    };
+    let shell = is_shell_tool(tool);
     match (tool, event.target.as_deref()) {
-        (t, Some(cmd)) if is_shell_tool(t) => match parsed {
+        (_, Some(cmd)) if shell => match parsed {
             Some(parsed) => super::effects_of_parsed(parsed, cmd, at, 0, out),
             None => effects_of_line(cmd, at, out),
         },
@@ -113,30 +132,46 @@ pub fn effects_of_event_parsed(
         }
         _ => {}
     }
-    // A shell command carried by a tool that is not a shell tool (an MCP tool's `command`).
-    if let Some(cmd) = event.command.as_deref().filter(|_| !is_shell_tool(tool)) {
+    // Shell text carried elsewhere in the input (an MCP tool's `command`, a script field, a
+    // shell driver's keystrokes).
+    for cmd in &event.commands {
         effects_of_line(cmd, at, out);
     }
-    if !event.paths.is_empty() {
-        let act = if tool == "apply_patch" {
-            Act::Write
-        } else {
-            act_of_tool(tool, event.class)
-        };
-        for p in &event.paths {
-            let (place, target) = places::place_of(p, &at.cwd, None, at);
-            if place == Place::Nowhere && act != Act::Read {
-                continue;
-            }
+    let act = if tool == "apply_patch" {
+        Act::Write
+    } else {
+        act_of_tool(tool, event.class)
+    };
+    for p in &event.paths {
+        let (place, target) = places::place_in(p, &at.cwd, None, at);
+        if place == Place::Nowhere && act != Act::Read {
+            continue;
+        }
+        out.push(Effect {
+            act,
+            place,
+            target: target.clone(),
+        });
+        // A tool that removes or moves a directory acts on everything in it.
+        if matches!(act, Act::Delete | Act::Move) {
+            super::contents::within(act, &target, &super::Reach::All, at, &at.cwd, out);
+        }
+    }
+    // Fields gate has no role for: a string that lands on a protected place or outside the
+    // project is a target, of the act the tool's name says; what a shell tool, or a tool
+    // whose name says nothing, does there gate cannot tell.
+    let stray = match said_act(tool, event.class) {
+        Some(act) if !shell && event.class != Some(ActionClass::Exec) => act,
+        _ => Act::Opaque,
+    };
+    for m in &event.mentions {
+        let (place, target) = places::place_in(m, &at.cwd, None, at);
+        if guarded(place) {
             out.push(Effect {
-                act,
+                act: stray,
                 place,
-                target: target.clone(),
+                target,
             });
-            // A tool that removes or moves a directory acts on everything in it.
-            if matches!(act, Act::Delete | Act::Move) {
-                super::contents::within(act, &target, &super::Reach::All, at, &at.cwd, out);
-            }
         }
     }
     super::disk::through_links(at, out);
@@ -144,6 +179,36 @@ pub fn effects_of_event_parsed(
     if let Some(text) = event.written.as_deref() {
         super::written::effects_of_written(text, at, out);
     }
+}
+
+/// `at` moved to a tool's working directory, resolved against `at.cwd` (`$WORKDIR`, a
+/// directory not known, when it cannot be resolved).
+fn in_workdir(dir: &str, at: &Where) -> Where {
+    let r = places::resolve(dir.trim(), &at.cwd, &at.home, None);
+    let cwd = if r.unknown_root {
+        "$WORKDIR".to_string()
+    } else {
+        r.display()
+    };
+    Where { cwd, ..at.clone() }
+}
+
+/// Places a stray string of a tool's input is a target at: the protected ones and anything
+/// outside the project (the project's own files, temporary files, remotes and what cannot be
+/// resolved are what free-form values name all the time).
+fn guarded(place: Place) -> bool {
+    matches!(
+        place,
+        Place::Gate
+            | Place::Secrets
+            | Place::Vcs
+            | Place::Device
+            | Place::Root
+            | Place::Home
+            | Place::Dotfiles
+            | Place::System
+            | Place::Outside
+    )
 }
 
 /// A change to a file something runs or obeys later (a shell start-up file, a cron table,

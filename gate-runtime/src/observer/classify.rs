@@ -23,6 +23,7 @@ pub fn is_shell_tool(tool: &str) -> bool {
             | "local_shell"
             | "unified_exec"
             | "write_stdin"
+            | "write_bash"
     )
 }
 

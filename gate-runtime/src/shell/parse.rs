@@ -1660,7 +1660,18 @@ fn build<'a>(
                     program_at = Some(k);
                     break;
                 }
-                return parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, &name));
+                // The variables set for the wrapper are the environment of everything its
+                // script runs (`GIT_PAGER=… bash -c 'git log'`).
+                let first = ctx.commands.len();
+                let span = parse_script(ctx, script.as_bytes(), depth + 1, &with(&w, &name));
+                if !env.is_empty() {
+                    for cmd in ctx.commands.iter_mut().skip(first) {
+                        let mut all = env.clone();
+                        all.append(&mut cmd.env);
+                        cmd.env = all;
+                    }
+                }
+                return span;
             }
             Peel::Wrapper { next, name, strip } => {
                 k = next.max(k + 1);

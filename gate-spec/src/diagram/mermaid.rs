@@ -1,6 +1,7 @@
 //! A [`Shape`] as a Mermaid flowchart: the nodes in the spec's order (clusters as
 //! subgraphs), the initial state's marker, the "any state" markers, and one labelled arrow
-//! per drawn edge.
+//! per drawn edge. An edge from a node to itself is written inside the node (`↻ triggers /
+//! verbs`): Mermaid's layout lays a loop's label over its neighbours'.
 
 use super::shape::{Block, End, Node, Shape};
 use super::StateStyle;
@@ -52,13 +53,20 @@ pub fn render(shape: &Shape) -> String {
             text(&shape.marker_text(m))
         );
     }
+    let stays = |n: usize| {
+        shape
+            .edges
+            .iter()
+            .find(|e| e.from == End::Node(n) && e.to == n)
+            .map(|e| e.label.as_str())
+    };
     for (c, block) in shape.layout.iter().enumerate() {
         match block {
-            Block::Node(n) => node(&mut out, "    ", &shape.nodes[*n]),
+            Block::Node(n) => node(&mut out, "    ", &shape.nodes[*n], stays(*n)),
             Block::Cluster { name, nodes } => {
                 let _ = writeln!(out, "    subgraph c{c} [\"{}\"]", text(name));
                 for n in nodes {
-                    node(&mut out, "        ", &shape.nodes[*n]);
+                    node(&mut out, "        ", &shape.nodes[*n], stays(*n));
                 }
                 out.push_str("    end\n");
             }
@@ -69,7 +77,7 @@ pub fn render(shape: &Shape) -> String {
         "    start_marker --> {}",
         id(&shape.nodes[shape.initial()])
     );
-    for edge in &shape.edges {
+    for edge in shape.edges.iter().filter(|e| e.from != End::Node(e.to)) {
         let _ = writeln!(
             out,
             "    {} -->|\"{}\"| {}",
@@ -81,10 +89,13 @@ pub fn render(shape: &Shape) -> String {
     out
 }
 
-fn node(out: &mut String, indent: &str, node: &Node) {
+fn node(out: &mut String, indent: &str, node: &Node, stays: Option<&str>) {
     let mut label = text(&node.title);
-    if !node.notes.is_empty() {
-        let notes: Vec<String> = node.notes.iter().map(|n| text(n)).collect();
+    let mut notes: Vec<String> = node.notes.iter().map(|n| text(n)).collect();
+    if let Some(stays) = stays {
+        notes.push(format!("#8635; {}", text(stays)));
+    }
+    if !notes.is_empty() {
         let _ = write!(label, "<br/><small>{}</small>", notes.join("<br/>"));
     }
     let class = match node.style {

@@ -9,12 +9,14 @@
 use super::{Cmd, Sink};
 use gate_spec::effect::Act;
 
+pub(crate) mod agents;
 mod cloud;
 mod database;
 mod files;
 mod interpreters;
 mod network;
 mod packages;
+mod runners;
 mod scripts;
 mod system;
 mod vcs;
@@ -56,21 +58,24 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     database::model,
     interpreters::model,
     windows::model,
+    runners::model,
+    agents::model,
     packages::model,
     cloud::model,
 ];
 
-/// Read one simple command into effects. Programs no family knows run with unknown effect
-/// (`exec`, nowhere): most commands of a session (`make`, `pytest`, `./run.sh`) are such, and
-/// uncertainty about them is expressed by the spec's tier for `exec`, not raised here.
-pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    if cmd.program == "gate" {
+/// Read one simple command into effects; `false` when no family knows the program. Programs
+/// no family knows run with unknown effect (`exec`, nowhere): most commands of a session
+/// (`pytest`, `./run.sh`) are such, and uncertainty about them is expressed by the spec's
+/// tier for `exec`, not raised here.
+pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    if matches!(cmd.program, "gate" | "gate.exe") {
         gate(cmd, out);
-        return;
+        return true;
     }
     if matches!(cmd.program, "apply_patch" | "applypatch") {
         apply_patch(cmd, out);
-        return;
+        return true;
     }
     // A privilege wrapper left as the program (`sudo -s`, `su -`, `doas -s`) runs a shell,
     // which reads its script from standard input when the line gives one.
@@ -80,11 +85,13 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         } else {
             out.none(Act::Exec);
         }
-        return;
+        return true;
     }
-    if !FAMILIES.iter().any(|family| family(cmd, out)) {
-        out.none(Act::Exec);
+    if FAMILIES.iter().any(|family| family(cmd, out)) {
+        return true;
     }
+    out.none(Act::Exec);
+    false
 }
 
 /// Codex's patch tool run from a shell: the patch is its argument or its standard input.
@@ -106,23 +113,71 @@ fn apply_patch(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     }
 }
 
-/// gate itself: approving or revoking its grants, initialising or removing its hooks, and
-/// writing its database are acts on gate; so is answering a hook payload, which advances the
-/// policy's state and writes the audit (an agent running `gate hook` itself forges an event:
-/// a user prompt, a passing test, a session's end). Its read-only commands are reads.
-fn gate(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    // gate's global options that take a value (`gate --db PATH approve ID`).
-    const VALUED: &[&str] = &["--spec", "--role", "--db", "--home"];
-    let mut words: Vec<&str> = Vec::new();
-    let mut args = cmd.args.iter().map(|a| &**a);
+/// gate's global options that take a value (`gate --db PATH approve ID`).
+const GATE_VALUED: &[&str] = &["--spec", "--role", "--db", "--home"];
+
+/// gate's subcommands that only read: its status, log, audit, explanations, checks and
+/// diagrams. Every other one (and one gate does not have) changes its state, its hooks or
+/// what it answers, or approves.
+const GATE_READS: &[&str] = &[
+    "status",
+    "log",
+    "audit",
+    "explain",
+    "check",
+    "diagram",
+    "specs",
+    "config",
+    "doctor",
+    "verify",
+    "diff",
+    "test",
+    "completions",
+    "man",
+    "help",
+];
+
+/// gate's subcommands, read-only or not.
+const GATE_SUBCOMMANDS: &[&str] = &[
+    "approve",
+    "grants",
+    "hook",
+    "init",
+    "checkpoint",
+    "calibrate",
+    "replay",
+    "sink",
+];
+
+/// The subcommand of a `gate` command line (after its global options), if any.
+fn gate_subcommand<'a>(args: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut words = Vec::new();
+    let mut args = args;
     while let Some(a) = args.next() {
-        if VALUED.contains(&a) {
+        if GATE_VALUED.contains(&a) {
             args.next();
         } else if !a.starts_with('-') {
             words.push(a);
         }
     }
-    match words.first().copied() {
+    words
+}
+
+/// Whether `word` is one of gate's subcommands that changes something (what a program found
+/// on `PATH` is checked for being gate by: `g approve ID`).
+pub(crate) fn is_gate_subcommand(word: &str) -> bool {
+    GATE_SUBCOMMANDS.contains(&word)
+}
+
+/// gate itself: approving one of its asks is `approve`; its read-only subcommands only read;
+/// every other subcommand (initialising or removing hooks, answering a hook payload, which
+/// advances the policy's state and writes the audit — an agent running `gate hook` itself
+/// forges an event —, revoking grants, checkpointing, calibrating, a replay or a sink flush
+/// into its database, and anything gate does not know) is a write at gate.
+fn gate(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let words = gate_subcommand(cmd.args.iter().map(|a| &**a));
+    let has = |flag: &str| cmd.args.iter().any(|a| a.starts_with(flag));
+    let writes = match words.first().copied() {
         // Each grant it names is the approve's target (`driver::director` reads them).
         Some("approve") => {
             if words.len() == 1 {
@@ -131,18 +186,17 @@ fn gate(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             for id in &words[1..] {
                 out.named(Act::Approve, gate_spec::effect::Place::Nowhere, id);
             }
+            false
         }
-        Some("grants") if cmd.args.iter().any(|a| a.starts_with("--revoke")) => {
-            out.place(Act::Write, gate_spec::effect::Place::Gate)
-        }
-        Some("init" | "checkpoint" | "calibrate" | "hook") => {
-            out.place(Act::Write, gate_spec::effect::Place::Gate)
-        }
-        Some("replay") if cmd.args.iter().any(|a| a.starts_with("--db")) => {
-            out.place(Act::Write, gate_spec::effect::Place::Gate)
-        }
-        // `status`, `log`, `audit`, `explain` … only read.
-        _ => {}
+        // `gate` alone prints its help.
+        None => false,
+        Some("grants") => has("--revoke"),
+        Some("replay") => has("--db"),
+        Some("sink") => words.get(1).is_some_and(|w| *w != "status"),
+        Some(sub) => !GATE_READS.contains(&sub),
+    };
+    if writes {
+        out.place(Act::Write, gate_spec::effect::Place::Gate);
     }
 }
 
@@ -225,6 +279,77 @@ pub(crate) mod testing {
         // Unknown variables stay unknown.
         assert!(has("rm -rf $NOPE", "delete@unknown"));
         assert!(has("$CMD -rf ~", "opaque@none"));
+    }
+
+    /// A command word the shell computes is read as what it makes when the line shows it,
+    /// and is `opaque` otherwise: never a harmless unknown program.
+    #[test]
+    fn computed_command_words() {
+        for line in [
+            "x=m; r$x -rf ~",
+            "a=r; b=m; $a$b -rf ~",
+            "{rm,-rf,~}",
+            "IFS=,; x=rm,-rf,~; $x",
+            "IFS=_; c=rm_-rf; $c ~",
+            "IFS=,; d=~,/tmp; rm -rf $d",
+            "c=rm; ${c:-ls} -rf ~",
+        ] {
+            assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "x=rm,-rf; ${x//,/ } ~",
+            "x=rm; ${x:0:2} -rf ~",
+            "/???/r? -rf ~",
+            "/bin/r* -rf ~",
+            "$(printf rm) -rf ~",
+            "IFS=$(printf ,); x=rm,-rf,~; $x",
+            "${!name} -rf ~",
+        ] {
+            assert!(has(line, "opaque@none"), "{line}: {:?}", effects(line));
+        }
+        // Written plainly, or a test bracket: no computation.
+        for line in [
+            "[ -f x ] && echo y",
+            "[[ -d src ]]",
+            "ls",
+            "IFS=, read -r a b <<< 'x,y'",
+            "$HOME/.cargo/bin/cargo test",
+            "\"$VENV/bin/python\" -m pytest",
+        ] {
+            assert!(!has(line, "opaque@none"), "{line}: {:?}", effects(line));
+        }
+    }
+
+    #[test]
+    fn gate_is_read_by_its_subcommand() {
+        for line in [
+            "gate init claude-code",
+            "gate hook codex",
+            "gate checkpoint",
+            "gate calibrate",
+            "gate grants --revoke k3",
+            "gate replay --db /tmp/x.db s.jsonl",
+            "gate sink flush",
+            "gate frobnicate",
+            "gate --home /tmp/h init",
+        ] {
+            assert!(has(line, "write@gate"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "gate",
+            "gate --version",
+            "gate status",
+            "gate log -n 5",
+            "gate audit verify",
+            "gate explain --runtime codex",
+            "gate grants",
+            "gate replay s.jsonl",
+            "gate sink status",
+            "gate check specs/x.toml",
+            "gate doctor",
+        ] {
+            assert!(effects(line).is_empty(), "{line}: {:?}", effects(line));
+        }
     }
 
     #[test]

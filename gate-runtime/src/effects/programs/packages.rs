@@ -530,6 +530,18 @@ fn cargo(args: Words<'_, '_>, out: &mut Sink) {
             if sub == "login" {
                 out.path(Act::Write, "~/.cargo/credentials.toml");
             }
+            // Installing gate (`--path gate-cli`, `--git URL --bin gate`, `gate-cli`) puts
+            // another gate binary where the hooks may run it: a change to gate.
+            if sub == "install" && names_gate(rest) {
+                out.place(Act::Write, Place::Gate);
+            }
+        }
+        "uninstall" => {
+            if names_gate(rest) {
+                out.place(Act::Write, Place::Gate);
+            } else {
+                out.none(Act::Exec);
+            }
         }
         "update" | "generate-lockfile" => {
             out.place(Act::Fetch, Place::Remote);
@@ -544,6 +556,22 @@ fn cargo(args: Words<'_, '_>, out: &mut Sink) {
         | "help" | "verify-project" | "read-manifest" => {}
         _ => out.none(Act::Exec),
     }
+}
+
+/// Whether a `cargo install`/`uninstall` names gate: a crate, path, repository or binary
+/// called `gate` or `gate-cli` (`--path ./gate-cli`, `--git https://…/gate.git --bin gate`).
+fn names_gate(args: Words<'_, '_>) -> bool {
+    args.iter().any(|a| {
+        let value = a.split_once('=').map_or(&**a, |(_, v)| v);
+        let name = value
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(value);
+        let name = name.strip_suffix(".git").unwrap_or(name);
+        let name = name.split('@').next().unwrap_or(name);
+        matches!(name, "gate" | "gate-cli" | "gate.exe")
+    })
 }
 
 fn python_tool(tool: &str, args: Words<'_, '_>, out: &mut Sink) {
@@ -661,6 +689,30 @@ fn build_tasks(args: Words<'_, '_>, publishes: impl Fn(&str) -> bool, out: &mut 
 #[cfg(test)]
 mod tests {
     use super::super::testing::{effects, has};
+
+    #[test]
+    fn installing_gate_is_a_change_to_gate() {
+        for line in [
+            "cargo install --path gate-cli",
+            "cargo install --path ./gate-cli/ --force",
+            "cargo install --git https://github.com/x/gate --bin gate",
+            "cargo install --git https://example.com/x/gate.git",
+            "cargo install gate-cli",
+            "cargo install --root /tmp/x --path gate-cli",
+            "cargo uninstall gate-cli",
+            "cargo uninstall gate",
+        ] {
+            assert!(has(line, "write@gate"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "cargo install ripgrep",
+            "cargo install --path tools/xtask",
+            "cargo uninstall ripgrep",
+            "cargo build -p gate-cli",
+        ] {
+            assert!(!has(line, "write@gate"), "{line}: {:?}", effects(line));
+        }
+    }
 
     #[test]
     fn release_tools_publish() {

@@ -38,7 +38,12 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 None => out.none(Act::Exec),
             }
         }
-        "make" | "gmake" => make(cmd.args, out),
+        "make" | "gmake" => {
+            // The makefile on the disk (read in a live hook call), and what the line itself
+            // hands make: a makefile on standard input, `--eval` text, a `SHELL=` override.
+            make(cmd.args, out);
+            super::runners::make(cmd, out);
+        }
         _ => return false,
     }
     true
@@ -158,8 +163,7 @@ fn make(args: &[Cow<'_, str>], out: &mut Sink) {
                 continue;
             }
             if name == "eval" {
-                // Makefile text given on the line: read as a recipe would be.
-                out.opaque(value.unwrap_or_default());
+                // Makefile text given on the line: `runners::make` reads its recipes.
                 continue;
             }
             if let Some((short, _)) = MAKE_VALUED.iter().find(|(_, l)| &l[2..] == name) {
@@ -219,7 +223,12 @@ fn make(args: &[Cow<'_, str>], out: &mut Sink) {
         }
     }
     out.none(Act::Exec);
-    if dry {
+    // A makefile read from standard input is the line's own text (`runners::make`).
+    if dry
+        || file
+            .as_deref()
+            .is_some_and(|f| matches!(f, "-" | "/dev/stdin"))
+    {
         return;
     }
     out.runs(Runs::Make {

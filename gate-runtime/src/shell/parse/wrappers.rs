@@ -448,7 +448,7 @@ pub(super) const SHELLS: [&str; 9] = [
 
 /// Every name [`peel`] knows (sorted, bytewise): a program that cannot be one of them is
 /// rejected before the match ([`maybe_wrapper`]).
-pub(super) const WRAPPER_NAMES: [&str; 72] = [
+pub(super) const WRAPPER_NAMES: [&str; 73] = [
     "ash",
     "bash",
     "builtin",
@@ -512,6 +512,7 @@ pub(super) const WRAPPER_NAMES: [&str; 72] = [
     "timeout",
     "tmux",
     "toybox",
+    "trap",
     "unshare",
     "uv",
     "uvx",
@@ -617,6 +618,12 @@ pub(super) fn peel(words: &[FinalWord<'_>], k: usize, name: &str) -> Peel {
             wrapper(skip(&NONE), "command")
         }
         "eval" => script(joined(words, k + 1), "eval"),
+        // `trap CODE SIG…`: the shell runs CODE when the signal comes (`EXIT`, `ERR`: in
+        // this very line), as `eval` would.
+        "trap" => match trap_action(words.get(k + 1..).unwrap_or_default()) {
+            Some(code) => script(code, "trap"),
+            None => Peel::Program,
+        },
         "watch" => script(joined(words, skip(&WATCH)), "watch"),
         "su" => match su_command(words.get(k + 1..).unwrap_or_default()) {
             Some(code) => script(code, "su -c"),
@@ -1176,6 +1183,21 @@ fn su_command(args: &[FinalWord<'_>]) -> Option<String> {
         k += 1;
     }
     None
+}
+
+/// The code of `trap [--] CODE SIG…`; `None` for a listing (`-l`, `-p`), a reset (`trap -
+/// SIG`, `trap SIG`) or an ignore (`trap '' SIG`).
+fn trap_action(args: &[FinalWord<'_>]) -> Option<String> {
+    let args = match args.first() {
+        Some(a) if a.text == "--" => &args[1..],
+        _ => args,
+    };
+    match args {
+        [action, _, ..] if !matches!(&*action.text, "" | "-" | "-l" | "-p") => {
+            Some(action.text.to_string())
+        }
+        _ => None,
+    }
 }
 
 /// `env -S 'cmd args'` / `env --split-string=…` → the string plus the words after it.

@@ -195,9 +195,7 @@ fn tar(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             out.path(Act::Read, f);
         }
     }
-    if let Some(c) = a.value("to-command") {
-        out.script(c);
-    }
+    crate::effects::code_options::options(cmd.program, &a, out);
     if a.any(&["x", "extract", "get"]) {
         if let Some(f) = archive {
             out.path(Act::Read, f);
@@ -373,10 +371,21 @@ fn zip(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             "suffixes",
             "exclude",
             "include",
+            "unzip-command",
         ],
         posix: false,
     };
-    let a = getopt::read(&ZIP, cmd.args);
+    // zip's two-letter options (`-TT CMD` is `--unzip-command CMD`).
+    let words: Vec<Cow<'_, str>> = cmd
+        .args
+        .iter()
+        .map(|w| match &**w {
+            "-TT" => Cow::Borrowed("--unzip-command"),
+            _ => w.clone(),
+        })
+        .collect();
+    let a = getopt::read(&ZIP, &words);
+    crate::effects::code_options::options(cmd.program, &a, out);
     let Some((archive, files)) = a.operands.split_first() else {
         return;
     };
@@ -502,6 +511,7 @@ fn cpio(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         posix: false,
     };
     let a = getopt::read(&CPIO, cmd.args);
+    crate::effects::code_options::options(cmd.program, &a, out);
     let archive = a.value("F").or(a.value("file"));
     let dir = a.value("D").or(a.value("directory"));
     let act = if a.any(&["u", "unconditional"]) {

@@ -389,6 +389,7 @@ fn ln(cmd: &Cmd<'_, '_>, out: &mut Sink) {
 /// `--remove-source-files` at the sources. A dry run or a listing only reads.
 fn rsync(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     let a = getopt::read(&RSYNC, cmd.args);
+    crate::effects::code_options::options(cmd.program, &a, out);
     for f in a.values(&[
         "exclude-from",
         "include-from",

@@ -208,6 +208,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "dd" | "gdd" => dd(cmd, out),
         "sort" | "gsort" => {
             let a = getopt::read(&SORT, cmd.args);
+            crate::effects::code_options::options(cmd.program, &a, out);
             each(out, Act::Read, &a.operands);
             for f in a.values(&["files0-from"]) {
                 out.path(Act::Read, f);

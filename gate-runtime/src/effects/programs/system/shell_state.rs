@@ -11,7 +11,68 @@ use gate_spec::effect::{Act, Place};
 /// The word that stands for what a later command passes to an alias.
 const LATER_WORDS: &str = "\"$ALIAS_ARGS\"";
 
+/// Builtins that keep shell code to run later, or run what the line does not show (`trap
+/// CODE SIG…` is peeled by the parser, as `eval` is): `mapfile -C CODE` per line read, `compgen`/`complete -C CODE` at completion, `bind -x 'KEYS:
+/// CODE'` on the keys; `fc -s`/`fc -e` run commands from the history, `enable -f LIB` loads a
+/// builtin, `hash -p PATH NAME` makes `NAME` run `PATH`: unknown code.
+fn keeps_code(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    let words: Vec<&str> = cmd.args.iter().map(|a| &**a).collect();
+    let value = |flag: &str| {
+        words.iter().enumerate().find_map(|(k, w)| {
+            if *w == flag {
+                words.get(k + 1).copied()
+            } else {
+                w.strip_prefix(flag)
+                    .filter(|v| !v.is_empty() && w.len() > 2)
+            }
+        })
+    };
+    match cmd.program {
+        "mapfile" | "readarray" => {
+            if let Some(code) = value("-C") {
+                out.script(code);
+            }
+        }
+        "compgen" | "complete" => {
+            if let Some(code) = value("-C") {
+                out.script(code);
+            }
+        }
+        "bind" => {
+            if let Some(binding) = value("-x") {
+                if let Some((_, code)) = binding.split_once(':') {
+                    let code = code.trim().trim_matches('"').trim_matches('\'');
+                    out.script(code);
+                }
+            }
+        }
+        "fc" => {
+            if words
+                .iter()
+                .any(|w| w.starts_with("-s") || w.starts_with("-e"))
+            {
+                out.opaque("fc");
+            }
+        }
+        "enable" => {
+            if let Some(lib) = value("-f") {
+                out.opaque(lib);
+            }
+        }
+        "hash" => {
+            if let Some(path) = value("-p") {
+                out.opaque(path);
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    if keeps_code(cmd, out) {
+        return true;
+    }
     let dumps = match cmd.program {
         // `printenv NAME` prints one variable, which may be a secret too.
         "printenv" => true,
@@ -74,6 +135,50 @@ mod tests {
             "declare -a arr",
         ] {
             assert!(!has(line, "read@secrets"), "{line}: {:?}", effects(line));
+        }
+    }
+
+    #[test]
+    fn builtins_that_keep_code_run_it() {
+        for line in [
+            "trap 'rm -rf ~' EXIT",
+            "trap -- 'rm -rf ~' EXIT INT",
+            "trap \"rm -rf ~\" ERR; false",
+            "bash -c \"trap 'rm -rf ~' EXIT; true\"",
+            "mapfile -C 'rm -rf ~' -c 1 lines < list",
+            "readarray -t -C'rm -rf ~' lines < list",
+            "compgen -C 'rm -rf ~' x",
+            "complete -C 'rm -rf ~' git",
+            "bind -x '\"\\C-a\": rm -rf ~'",
+        ] {
+            assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "fc -s",
+            "fc -e vi 10",
+            "enable -f /tmp/x.so rm",
+            "hash -p /tmp/x rm",
+        ] {
+            assert!(has(line, "opaque@none"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "trap 'echo done' EXIT",
+            "trap 'rm -f \"$tmp\"' EXIT",
+            "trap - EXIT",
+            "trap '' INT",
+            "trap -p",
+            "trap -l",
+            "mapfile -t lines < list",
+            "fc -l",
+            "hash -r",
+            "complete -F _git git",
+        ] {
+            let e = effects(line);
+            assert!(
+                !e.iter()
+                    .any(|e| e.starts_with("delete@home") || e.starts_with("opaque@")),
+                "{line}: {e:?}"
+            );
         }
     }
 

@@ -1,0 +1,386 @@
+//! Code a command runs without naming it as a program: the values of its options that are
+//! programs or shell text (`tar --to-command`, `rsync -e`, `zip -TT`), and the variables of
+//! its environment that programs run (`GIT_EXTERNAL_DIFF`, `GIT_SSH_COMMAND`, `PAGER`,
+//! `EDITOR`, `PROMPT_COMMAND`), source (`BASH_ENV`, `ENV`) or load (`LD_PRELOAD`). Both are
+//! tables of data read by one reader each: where the code is text the line shows it is
+//! analysed as a command line; where it is not (a library, a file the line does not show), it
+//! is `opaque`, which never lowers a tier.
+
+use super::getopt::Args;
+use super::Sink;
+
+/// How the value of an option or a variable runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Runs {
+    /// Shell text, or a program with its arguments, run on this machine (`sh -c VALUE`, or
+    /// the value split into words: read the same way).
+    Line,
+    /// The text after a prefix of the value (`--checkpoint-action=exec=CMD`).
+    After(&'static str),
+    /// A command line run on the other machine (`rsync --rsync-path`).
+    There,
+    /// A file a shell reads as code before it starts (`BASH_ENV=FILE`): the file is run.
+    Source,
+    /// Makefile text (`make --eval`): its recipes and `$(shell …)` calls are shell lines.
+    Makefile,
+    /// Code loaded into the program (`LD_PRELOAD=lib.so`): never readable here.
+    Load,
+    /// Options of an interpreter (`NODE_OPTIONS`, `PERL5OPT`): code loaded when they name a
+    /// module to load first (`--require`, `-M`), nothing otherwise.
+    Preload(&'static [&'static str]),
+}
+
+/// Options of one family of programs whose value is code they run: the programs' names,
+/// and each option (by its name as the program's grammar reads it) with how its value runs.
+type CodeOptions = (&'static [&'static str], &'static [(&'static str, Runs)]);
+
+/// The options of programs whose value is code they run, by the option's name as the
+/// program's own grammar reads it (a short letter, or a long name in full).
+pub(crate) const OPTIONS: &[CodeOptions] = &[
+    (
+        &["tar", "gtar", "bsdtar"],
+        &[
+            ("to-command", Runs::Line),
+            ("use-compress-program", Runs::Line),
+            ("I", Runs::Line),
+            ("rsh-command", Runs::Line),
+            ("info-script", Runs::Line),
+            ("new-volume-script", Runs::Line),
+            ("F", Runs::Line),
+            ("checkpoint-action", Runs::After("exec=")),
+        ],
+    ),
+    (&["zip"], &[("unzip-command", Runs::Line)]),
+    (
+        &["rsync", "openrsync"],
+        &[
+            ("e", Runs::Line),
+            ("rsh", Runs::Line),
+            ("rsync-path", Runs::There),
+        ],
+    ),
+    (&["sort", "gsort"], &[("compress-program", Runs::Line)]),
+    (&["cpio"], &[("rsh-command", Runs::Line)]),
+    (&["man"], &[("P", Runs::Line), ("pager", Runs::Line)]),
+    (
+        &["make", "gmake"],
+        &[("eval", Runs::Makefile), ("E", Runs::Makefile)],
+    ),
+];
+
+/// The code that the options of `program`, read through its grammar into `a`, run.
+pub(crate) fn options(program: &str, a: &Args<'_>, out: &mut Sink) {
+    let Some((_, table)) = OPTIONS.iter().find(|(names, _)| names.contains(&program)) else {
+        return;
+    };
+    for opt in &a.opts {
+        let Some(value) = opt.value.as_deref() else {
+            continue;
+        };
+        if let Some((_, runs)) = table.iter().find(|(name, _)| *name == opt.name) {
+            value_runs(*runs, value, out);
+        }
+    }
+}
+
+/// Variables whose value something the line starts runs, sources or loads.
+pub(crate) const VARIABLES: &[(&str, Runs)] = &[
+    ("GIT_EXTERNAL_DIFF", Runs::Line),
+    ("GIT_EDITOR", Runs::Line),
+    ("GIT_SEQUENCE_EDITOR", Runs::Line),
+    ("GIT_SSH_COMMAND", Runs::Line),
+    ("GIT_SSH", Runs::Line),
+    ("GIT_PAGER", Runs::Line),
+    ("GIT_ASKPASS", Runs::Line),
+    ("GIT_PROXY_COMMAND", Runs::Line),
+    ("PAGER", Runs::Line),
+    ("MANPAGER", Runs::Line),
+    ("SYSTEMD_PAGER", Runs::Line),
+    ("EDITOR", Runs::Line),
+    ("VISUAL", Runs::Line),
+    ("SUDO_EDITOR", Runs::Line),
+    ("FCEDIT", Runs::Line),
+    ("SSH_ASKPASS", Runs::Line),
+    ("SUDO_ASKPASS", Runs::Line),
+    ("RSYNC_RSH", Runs::Line),
+    ("CVS_RSH", Runs::Line),
+    ("LESSOPEN", Runs::Line),
+    ("LESSCLOSE", Runs::Line),
+    ("PROMPT_COMMAND", Runs::Line),
+    ("BROWSER", Runs::Line),
+    ("BASH_ENV", Runs::Source),
+    ("ENV", Runs::Source),
+    ("LD_PRELOAD", Runs::Load),
+    ("LD_AUDIT", Runs::Load),
+    ("DYLD_INSERT_LIBRARIES", Runs::Load),
+    (
+        "NODE_OPTIONS",
+        Runs::Preload(&[
+            "-r",
+            "--require",
+            "--import",
+            "--loader",
+            "--experimental-loader",
+        ]),
+    ),
+    ("PERL5OPT", Runs::Preload(&["-M", "-m", "-d"])),
+    ("RUBYOPT", Runs::Preload(&["-r"])),
+    (
+        "JAVA_TOOL_OPTIONS",
+        Runs::Preload(&["-javaagent", "-agentpath", "-agentlib"]),
+    ),
+    (
+        "_JAVA_OPTIONS",
+        Runs::Preload(&["-javaagent", "-agentpath", "-agentlib"]),
+    ),
+];
+
+/// How the value of variable `name` runs, when it is one of [`VARIABLES`].
+pub(crate) fn variable(name: &str) -> Option<Runs> {
+    VARIABLES.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
+}
+
+/// The code a variable's value runs, where something the line starts runs it. `Source`
+/// values are the caller's (it knows the files the line wrote); here they are a file run
+/// with its text unseen.
+pub(crate) fn variable_runs(name: &str, value: &str, out: &mut Sink) {
+    if let Some(runs) = variable(name) {
+        value_runs(runs, value, out);
+    }
+}
+
+/// The `git -c KEY=VALUE` settings the variables in force give every git command
+/// (`GIT_CONFIG_PARAMETERS`, and `GIT_CONFIG_KEY_<n>` with `GIT_CONFIG_VALUE_<n>`), in the
+/// order git applies them; `vars` in the order they were set (later ones win).
+pub(crate) fn git_settings(vars: &[(String, String)]) -> Vec<String> {
+    let last = |want: &str| {
+        vars.iter()
+            .rev()
+            .find(|(k, _)| k == want)
+            .map(|(_, v)| v.as_str())
+    };
+    let mut out = Vec::new();
+    if let Some(list) = last("GIT_CONFIG_PARAMETERS") {
+        // Shell-quoted words, each `'KEY'='VALUE'`.
+        let line = format!("git {list}");
+        let parsed = crate::shell::parse(&line);
+        if let Some(cmd) = parsed.commands.first() {
+            out.extend(cmd.args.iter().map(|a| a.to_string()));
+        }
+    }
+    for n in 0..64 {
+        let Some(key) = last(&format!("GIT_CONFIG_KEY_{n}")) else {
+            break;
+        };
+        let value = last(&format!("GIT_CONFIG_VALUE_{n}")).unwrap_or("");
+        out.push(format!("{key}={value}"));
+    }
+    out
+}
+
+/// The shell lines of a makefile's text: its recipe lines (after a tab, or after `;` on a
+/// rule's line), without make's `@`, `-` and `+` marks, and the code of its `$(shell …)`
+/// calls, one a line.
+pub(crate) fn recipes(text: &str) -> String {
+    let mut out = String::new();
+    let mut push = |code: &str| {
+        let code = code.trim_start_matches(['@', '-', '+', ' ', '\t']).trim();
+        if !code.is_empty() {
+            out.push_str(code);
+            out.push('\n');
+        }
+    };
+    for line in text.lines() {
+        if let Some(recipe) = line.strip_prefix('\t') {
+            push(recipe);
+        } else if let Some((rule, recipe)) = line.split_once(';') {
+            if rule.contains(':') && !rule.trim_start().starts_with('#') {
+                push(recipe);
+            }
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("$(shell ") {
+            let body = &rest[at + 8..];
+            let end = body.find(')').unwrap_or(body.len());
+            push(&body[..end]);
+            rest = &body[end..];
+        }
+    }
+    out
+}
+
+fn value_runs(runs: Runs, value: &str, out: &mut Sink) {
+    let value = value.trim();
+    if value.is_empty() {
+        return;
+    }
+    match runs {
+        Runs::Line => {
+            // `LESSOPEN='|lesspipe %s'`: the pipe marks are less's, `%s` the file.
+            let code = value.trim_start_matches('|').replace("%s", "\"$FILE\"");
+            out.script(&code);
+        }
+        Runs::After(prefix) => {
+            if let Some(code) = value.strip_prefix(prefix) {
+                out.script(code);
+            }
+        }
+        Runs::There => out.remote_script(value),
+        Runs::Makefile => out.script(&recipes(value)),
+        Runs::Source => out.script(&format!(". {}", crate::shell::quote_argv(&[value]))),
+        Runs::Load => out.opaque(value),
+        Runs::Preload(flags) => {
+            let loads = value.split_whitespace().any(|w| {
+                flags
+                    .iter()
+                    .any(|f| w == *f || (w.starts_with(f) && f.len() >= 2))
+            });
+            if loads {
+                out.opaque(value);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::programs::testing::{effects, has};
+
+    /// Each code-running option with a destructive value, and its benign twin.
+    #[test]
+    fn options_that_run_code_are_read_as_the_code() {
+        for line in [
+            "tar -cf a.tar --to-command='rm -rf ~' .",
+            "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm -rf ~' .",
+            "tar -cf a.tar --checkpoint-action exec='rm -rf ~' .",
+            "tar -I 'rm -rf ~' -cf a.tar .",
+            "tar -cI'rm -rf ~' -f a.tar .",
+            "tar --use-compress-program='rm -rf ~' -cf a.tar .",
+            "tar --use-comp='rm -rf ~' -cf a.tar .",
+            "tar -cf host:a.tar --rsh-command='rm -rf ~' .",
+            "tar -cf a.tar -F 'rm -rf ~' -M .",
+            "tar -cf a.tar --info-script='rm -rf ~' -M .",
+            "tar -cf a.tar --new-volume-script='rm -rf ~' -M .",
+            "zip -TT 'rm -rf ~' -T a.zip x",
+            "zip --unzip-command 'rm -rf ~' -T a.zip x",
+            "zip --unzip-command='rm -rf ~' -T a.zip x",
+            "rsync -e 'rm -rf ~' a host:b",
+            "rsync --rsh='rm -rf ~' a host:b",
+            "rsync -ae 'rm -rf ~' a host:b",
+            "sort --compress-program='rm -rf ~' x",
+            "cpio -o --rsh-command='rm -rf ~' < list",
+            "man -P 'rm -rf ~' ls",
+            "man --pager='rm -rf ~' ls",
+            "make --eval='x:; rm -rf ~' x",
+        ] {
+            assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "tar -czf a.tar.gz src",
+            "tar -I zstd -cf a.tar.zst src",
+            "tar --use-compress-program=pigz -cf a.tgz src",
+            "tar -cf a.tar --checkpoint=1000 --checkpoint-action=dot src",
+            "zip -r a.zip src",
+            "zip -TT 'unzip -tqq' -T a.zip src",
+            "rsync -e 'ssh -p 2222' -a src/ host:dst",
+            "sort --compress-program=gzip big.txt",
+            "man -P cat ls",
+            "make --eval='x:; echo hi' x",
+        ] {
+            let e = effects(line);
+            assert!(
+                !e.iter()
+                    .any(|e| e.starts_with("delete@") || e.starts_with("opaque@")),
+                "{line}: {e:?}"
+            );
+        }
+        // The remote shell's path runs on the other machine.
+        assert!(has("rsync --rsync-path='rm -rf ~' a host:b", "delete@home"));
+    }
+
+    /// Each variable that programs run, source or load, set for one command or for the line.
+    #[test]
+    fn variables_that_programs_run_are_read_as_the_code() {
+        for (var, prog) in [
+            ("GIT_EXTERNAL_DIFF", "git diff"),
+            ("GIT_EDITOR", "git commit"),
+            ("GIT_SEQUENCE_EDITOR", "git rebase -i HEAD~2"),
+            ("GIT_SSH_COMMAND", "git fetch"),
+            ("GIT_SSH", "git fetch"),
+            ("GIT_PAGER", "git log"),
+            ("GIT_ASKPASS", "git push"),
+            ("GIT_PROXY_COMMAND", "git fetch"),
+            ("PAGER", "git log"),
+            ("MANPAGER", "man ls"),
+            ("EDITOR", "crontab -e"),
+            ("VISUAL", "git commit"),
+            ("SUDO_EDITOR", "sudoedit /etc/hosts"),
+            ("SSH_ASKPASS", "ssh host"),
+            ("RSYNC_RSH", "rsync a host:b"),
+            ("LESSOPEN", "less x"),
+            ("PROMPT_COMMAND", "bash -i"),
+        ] {
+            for line in [
+                format!("{var}='rm -rf ~' {prog}"),
+                format!("env {var}='rm -rf ~' {prog}"),
+                format!("export {var}='rm -rf ~'; {prog}"),
+                format!("{var}='rm -rf ~'; {prog}"),
+                format!("sudo {var}='rm -rf ~' {prog}"),
+            ] {
+                assert!(has(&line, "delete@home"), "{line}: {:?}", effects(&line));
+            }
+            // Their ordinary values are what they say.
+            let benign = format!("{var}=less {prog}");
+            let e = effects(&benign);
+            assert!(
+                !e.iter()
+                    .any(|e| e.starts_with("delete@") || e.starts_with("opaque@")),
+                "{benign}: {e:?}"
+            );
+        }
+        assert!(has("LESSOPEN='|rm -rf ~ %s' less x", "delete@home"));
+        // A file sourced by every shell the command starts: run, unseen.
+        assert!(has("BASH_ENV=/tmp/x.sh bash -c true", "exec@none"));
+        assert!(has("ENV=/tmp/x.sh sh -c true", "exec@none"));
+        assert!(has(
+            "echo 'rm -rf ~' > /tmp/x.sh; BASH_ENV=/tmp/x.sh bash -c true",
+            "delete@home"
+        ));
+        // Code loaded into the program.
+        for line in [
+            "LD_PRELOAD=/tmp/x.so ls",
+            "export LD_PRELOAD=/tmp/x.so; ls",
+            "LD_AUDIT=/tmp/a.so ls",
+            "DYLD_INSERT_LIBRARIES=/tmp/x.dylib ls",
+            "NODE_OPTIONS='--require /tmp/x.js' npm test",
+            "NODE_OPTIONS=--import=/tmp/x.mjs node app.js",
+            "PERL5OPT=-Mx perl -e 1",
+            "RUBYOPT=-r/tmp/x ruby a.rb",
+            "JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar java -jar b.jar",
+        ] {
+            assert!(has(line, "opaque@none"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "NODE_OPTIONS=--max-old-space-size=4096 npm test",
+            "JAVA_TOOL_OPTIONS=-Xmx2g java -jar b.jar",
+            "PAGER=cat git log",
+            "GIT_PAGER= git log",
+            "EDITOR=vim git commit",
+            "GIT_SSH_COMMAND='ssh -i ~/.ssh/deploy' git fetch",
+        ] {
+            assert!(!has(line, "opaque@none"), "{line}: {:?}", effects(line));
+        }
+        // git's settings given through its environment.
+        for line in [
+            "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm -rf ~'\" git log",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log",
+            "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm -rf ~'; git x",
+        ] {
+            assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+        }
+        assert!(!has(
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x git log",
+            "opaque@none"
+        ));
+    }
+}
