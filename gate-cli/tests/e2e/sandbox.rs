@@ -94,17 +94,30 @@ fn codex_sandbox_real_client() {
     // `--permissions default`: no `sandbox_mode` on the command line, so the profile rules
     // (the driver's own hooks then replace the ones `gate init` wrote beside it).
     let driver = ["--permissions", "default"].map(String::from);
-    sandboxed(
-        CODEX,
-        Path::new(env!("CARGO_TARGET_TMPDIR")).to_path_buf(),
-        &driver,
-        |home, gate| {
-            format!(
-                "git init -q . && {} init codex --global --sandbox",
-                with_gate_home(home, gate)
-            )
-        },
-    );
+    sandboxed(CODEX, codex_runs_dir(), &driver, |home, gate| {
+        format!(
+            "git init -q . && {} init codex --global --sandbox",
+            with_gate_home(home, gate)
+        )
+    });
+}
+
+/// Where Codex's runs are made: below the target directory, unless that is itself below
+/// the system's temporary directory (a checkout in /tmp), where Codex refuses its sandbox
+/// helper (`bwrap: execvp codex-linux-sandbox`): then in the user's cache, beside the
+/// agent CLIs the harness installs.
+fn codex_runs_dir() -> std::path::PathBuf {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    if !(target.starts_with(std::env::temp_dir()) || target.starts_with("/tmp")) {
+        return target.to_path_buf();
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+        .unwrap_or_else(|| target.to_path_buf());
+    let dir = cache.join("gate-e2e").join("sandbox-runs");
+    std::fs::create_dir_all(&dir).expect("a directory for Codex's runs in the user's cache");
+    dir
 }
 
 /// Empty directories a run left where there were none: removed when dropped.
