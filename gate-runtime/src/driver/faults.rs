@@ -293,9 +293,11 @@ mod tests {
                     assert!(needs_state(spec, tier("elevated").unwrap(), role("worker")));
                 }
                 "trust" => {
-                    // A throttled session withholds every action.
-                    let any = (0..spec.tiers.len()).any(|t| needs_state(spec, t as TierId, None));
-                    assert!(any, "trust");
+                    // A throttled session withholds every action: every tier that blocks.
+                    for t in 0..spec.tiers.len() as TierId {
+                        let gates = spec.mode_for(t, None) == Mode::Gate;
+                        assert_eq!(needs_state(spec, t, None), gates, "{}", spec.tier_name(t));
+                    }
                 }
                 _ => {}
             }
