@@ -13,7 +13,7 @@ use super::places::{self, Where};
 use super::{archives, disk, gitdisk, Effect, Reach};
 
 /// Deepest level below the directory looked at for hook-settings directories (`rm -rf
-/// ~/work` finds `~/work/app/.claude`).
+/// ~/code` finds `~/code/app/.claude`).
 const MAX_DEPTH: usize = 2;
 
 /// Most directory entries looked at for one act.

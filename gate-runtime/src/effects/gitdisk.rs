@@ -16,7 +16,7 @@ use std::path::Path;
 
 use super::disk::{self, Unreadable};
 use super::places::{self, Where};
-use super::programs::GitCall;
+use super::programs::{GitCall, GIT_VIEWERS};
 
 /// Largest configuration or ignore file read.
 const MAX_CONFIG: u64 = 256 * 1024;
@@ -436,25 +436,6 @@ fn code_keys(key: &str, sub: &str) -> bool {
 /// Values that run nothing of their own: git's built-in behaviour, or a pager or editor
 /// that only shows or edits what it is handed.
 fn runs_nothing(key: &str, value: &str) -> bool {
-    const VIEWERS: &[&str] = &[
-        "cat",
-        "less",
-        "more",
-        "most",
-        "delta",
-        "diff-so-fancy",
-        "bat",
-        "vim",
-        "vi",
-        "nvim",
-        "nano",
-        "emacs",
-        "code",
-        "subl",
-        "true",
-        "false",
-        ":",
-    ];
     let v = value.trim();
     if v.is_empty()
         || matches!(
@@ -471,7 +452,7 @@ fn runs_nothing(key: &str, value: &str) -> bool {
     }
     let first = v.split_whitespace().next().unwrap_or("");
     let base = first.rsplit('/').next().unwrap_or(first);
-    VIEWERS.contains(&base) && !v.contains([';', '|', '&', '$', '`', '<', '>', '\n'])
+    GIT_VIEWERS.contains(&base) && !v.contains([';', '|', '&', '$', '`', '<', '>', '\n'])
 }
 
 /// What the git command `call`, run in `cwd` (absolute), runs from its stored configuration

@@ -52,12 +52,7 @@ impl<'s> Engine<'s> {
         cx: &mut Context<'_>,
         out: &mut Outcome,
     ) {
-        // The engine's buffers, unless an evaluation is already using them (only a
-        // `grant_id` callback that evaluates again could do that): then fresh ones.
-        match self.scratch.try_borrow_mut() {
-            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch, out, false),
-            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default(), out, false),
-        }
+        self.evaluate_scratch(state, event, cx, out, false);
     }
 
     /// [`evaluate_into`](Self::evaluate_into) of an event whose classification `out`
@@ -70,9 +65,23 @@ impl<'s> Engine<'s> {
         cx: &mut Context<'_>,
         out: &mut Outcome,
     ) {
+        self.evaluate_scratch(state, event, cx, out, true);
+    }
+
+    /// [`evaluate_in`](Self::evaluate_in) with the engine's buffers, unless an evaluation is
+    /// already using them (only a `grant_id` callback that evaluates again could do that):
+    /// then fresh ones.
+    fn evaluate_scratch(
+        &self,
+        state: &mut ScopeState,
+        event: &Event,
+        cx: &mut Context<'_>,
+        out: &mut Outcome,
+        classified: bool,
+    ) {
         match self.scratch.try_borrow_mut() {
-            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch, out, true),
-            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default(), out, true),
+            Ok(mut scratch) => self.evaluate_in(state, event, cx, &mut scratch, out, classified),
+            Err(_) => self.evaluate_in(state, event, cx, &mut Scratch::default(), out, classified),
         }
     }
 

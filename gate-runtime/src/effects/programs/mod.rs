@@ -23,7 +23,7 @@ mod vcs;
 mod windows;
 
 pub(crate) use interpreters::scan::Lang;
-pub(crate) use vcs::{git_stored, GitCall};
+pub(crate) use vcs::{git_stored, GitCall, GIT_VIEWERS};
 
 /// Interpreter code read from a file: its effectful calls into `out`, as for a one-liner.
 pub(crate) fn analyse_code(code: &str, lang: Lang, out: &mut Sink) {

@@ -14,7 +14,7 @@ mod forge;
 mod git;
 mod hg;
 
-pub(crate) use git::{git_stored, GitCall};
+pub(crate) use git::{git_stored, GitCall, GIT_VIEWERS};
 mod jj;
 mod svn;
 

@@ -60,7 +60,7 @@ pub(super) fn runs_code(key: &str) -> bool {
 
 /// Pagers and editors that only show or edit what git hands them (`cat`, `less -R`,
 /// `vim`), with no shell syntax around them.
-const VIEWERS: &[&str] = &[
+pub(crate) const VIEWERS: &[&str] = &[
     "",
     "cat",
     "less",

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 mod config;
+pub(crate) use config::VIEWERS as GIT_VIEWERS;
 mod refs;
 mod work;
 
