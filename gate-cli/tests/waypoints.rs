@@ -16,6 +16,8 @@ struct Repo {
     db: PathBuf,
     /// `GATE_PROFILE` for the hook calls.
     profile_env: Option<&'static str>,
+    /// The runtime whose hook is called (`claude-code` unless a test says otherwise).
+    runtime: &'static str,
 }
 
 impl Repo {
@@ -31,6 +33,7 @@ impl Repo {
             root,
             db,
             profile_env: None,
+            runtime: "claude-code",
         }
     }
 
@@ -44,7 +47,7 @@ impl Repo {
         }
         command
             .args(["--db", self.db.to_str().unwrap()])
-            .args(["hook", "claude-code", "--spec", "waypoints"])
+            .args(["hook", self.runtime, "--spec", "waypoints"])
             .current_dir(cwd)
             .env("HOME", self.root.parent().unwrap());
         let out = common::run(command, payload.to_string().as_bytes());
@@ -89,6 +92,20 @@ impl Repo {
             json!({"hook_event_name": event, "tool_name": "Bash", "tool_input": input,
                    "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
                    "error": if ok { Value::Null } else { json!("exit status 101") }}),
+        );
+    }
+
+    /// A Codex shell call: its result is the command's output text only, with no exit status.
+    fn codex_bash(&self, cwd: &Path, command: &str, output: &str) {
+        let input = json!({"command": command});
+        self.hook(
+            cwd,
+            json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": input}),
+        );
+        self.hook(
+            cwd,
+            json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": input,
+                   "tool_response": output}),
         );
     }
 
@@ -148,6 +165,33 @@ fn a_stop_without_evidence_is_blocked_once_with_what_to_run() {
         None,
         "the tests passed: the workflow is complete"
     );
+}
+
+/// Codex reports no exit status: a run is evidence only by the runner's own result lines, and
+/// only when nothing else on the line could have printed them.
+#[test]
+fn on_codex_only_the_runners_own_result_is_evidence() {
+    let mut repo = Repo::new();
+    repo.runtime = "codex";
+    let src = repo.root.join("src");
+    repo.prompt(&repo.root, "/wp-start");
+    for _ in 0..3 {
+        repo.prompt(&repo.root, "/wp-next");
+    }
+    let blocked = |repo: &Repo| repo.stop(&src, false).is_some();
+    assert!(blocked(&repo), "phase 4 starts without evidence");
+    // A failing run prints nothing that says so, or says it failed.
+    repo.codex_bash(&src, "cargo test", "");
+    assert!(blocked(&repo), "an empty result is no evidence");
+    repo.codex_bash(&src, "cargo test", "test result: FAILED. 1 passed; 1 failed");
+    assert!(blocked(&repo), "a failed run is no evidence");
+    // The success line printed by something else on the line is no evidence either.
+    repo.codex_bash(&src, "cargo test; echo 'test result: ok.'", "test result: ok.");
+    assert!(blocked(&repo), "a forged result line is no evidence");
+    repo.codex_bash(&src, "cargo test -- --list", "test result: ok. 0 passed");
+    assert!(blocked(&repo), "listing the tests is no evidence");
+    repo.codex_bash(&src, "cargo test", "running 2 tests\ntest result: ok. 2 passed; 0 failed");
+    assert!(!blocked(&repo), "the tests passed: the workflow is complete");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 pub mod driver;
 pub mod effects;
 pub mod engine;
+pub mod evidence;
 pub mod event;
 pub mod glob;
 pub mod interp;

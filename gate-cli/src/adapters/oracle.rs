@@ -362,6 +362,18 @@ fn codex_refine(payload: &Payload<'_>, event: &mut Event) {
                 }
             }
         }
+        // A shell result without an exit code: the runner's own result lines, when the line
+        // ran the runner alone (`gate_runtime::evidence`); otherwise the status stays unknown.
+        if event.status.is_none() && event.tool.as_deref() != Some("apply_patch") {
+            let output = match payload.value(&["tool_response"]) {
+                Some(Value::String(text)) => Some(text.as_str()),
+                Some(Value::Object(map)) => map.get("output").and_then(Value::as_str),
+                _ => None,
+            };
+            if let (Some(output), Some(command)) = (output, event.target.as_deref()) {
+                event.status = gate_runtime::evidence::status_from_output(command, output);
+            }
+        }
     }
 }
 

@@ -189,6 +189,15 @@ pub(crate) fn observe_in(
     let seg = &state.segment;
     let target = event.target.as_deref().unwrap_or("");
     let failed = matches!(event.status, Some(Status::Failure)) || phase == Phase::PostToolFailure;
+    // Success is what the runtime reported. A result without a status is success only where
+    // the runtime always reports failures (a Claude Code PostToolUse); on Codex, whose shell
+    // results carry no exit status, it is unknown and no evidence (R13).
+    let succeeded = !failed
+        && (event.status == Some(Status::Success)
+            || (event.status.is_none()
+                && event
+                    .runtime
+                    .is_none_or(|r| r.provides(Telemetry::Status))));
     let (max_actions, max_secs) = backstop_of(spec, seg, dominant, baselines);
     let window_secs = elapsed_secs(seg.opened_ms, now_ms);
     let over_budget = |a: Option<u32>, s: Option<u32>| {
@@ -281,7 +290,7 @@ pub(crate) fn observe_in(
                 ))
             && match c.status {
                 StatusFilter::Any => true,
-                StatusFilter::Success => !failed,
+                StatusFilter::Success => succeeded,
                 StatusFilter::Failure => failed,
             }
             && (c.targets.is_empty()
