@@ -109,6 +109,25 @@ impl Repo {
         );
     }
 
+    /// Phase 4: started, the interfaces approved, a test written and built, the tests approved.
+    fn reach_implementation(&self) {
+        self.prompt(&self.root, "/wp-start");
+        self.prompt(&self.root, "/wp-next");
+        self.prompt(&self.root, "/wp-next");
+        let test = self.root.join("tests/cli.rs");
+        self.edit(&self.root, &test);
+        if self.runtime == "codex" {
+            self.codex_bash(
+                &self.root,
+                "cargo test --no-run",
+                "    Finished `test` profile [unoptimized] target(s) in 0.1s",
+            );
+        } else {
+            self.bash(&self.root, "cargo test --no-run", true);
+        }
+        self.prompt(&self.root, "/wp-next");
+    }
+
     fn stop(&self, cwd: &Path, again: bool) -> Option<Value> {
         self.hook(
             cwd,
@@ -145,10 +164,7 @@ fn the_phase_follows_the_repository_into_subdirectories() {
 fn a_stop_without_evidence_is_blocked_once_with_what_to_run() {
     let repo = Repo::new();
     let src = repo.root.join("src");
-    repo.prompt(&repo.root, "/wp-start");
-    repo.prompt(&repo.root, "/wp-next");
-    repo.prompt(&repo.root, "/wp-next");
-    repo.prompt(&repo.root, "/wp-next");
+    repo.reach_implementation();
     // Phase 4: the tests have not passed.
     let answer = repo.stop(&src, false).expect("the stop is blocked");
     assert_eq!(answer["decision"], "block");
@@ -174,24 +190,36 @@ fn on_codex_only_the_runners_own_result_is_evidence() {
     let mut repo = Repo::new();
     repo.runtime = "codex";
     let src = repo.root.join("src");
-    repo.prompt(&repo.root, "/wp-start");
-    for _ in 0..3 {
-        repo.prompt(&repo.root, "/wp-next");
-    }
+    repo.reach_implementation();
     let blocked = |repo: &Repo| repo.stop(&src, false).is_some();
     assert!(blocked(&repo), "phase 4 starts without evidence");
     // A failing run prints nothing that says so, or says it failed.
     repo.codex_bash(&src, "cargo test", "");
     assert!(blocked(&repo), "an empty result is no evidence");
-    repo.codex_bash(&src, "cargo test", "test result: FAILED. 1 passed; 1 failed");
+    repo.codex_bash(
+        &src,
+        "cargo test",
+        "test result: FAILED. 1 passed; 1 failed",
+    );
     assert!(blocked(&repo), "a failed run is no evidence");
     // The success line printed by something else on the line is no evidence either.
-    repo.codex_bash(&src, "cargo test; echo 'test result: ok.'", "test result: ok.");
+    repo.codex_bash(
+        &src,
+        "cargo test; echo 'test result: ok.'",
+        "test result: ok.",
+    );
     assert!(blocked(&repo), "a forged result line is no evidence");
     repo.codex_bash(&src, "cargo test -- --list", "test result: ok. 0 passed");
     assert!(blocked(&repo), "listing the tests is no evidence");
-    repo.codex_bash(&src, "cargo test", "running 2 tests\ntest result: ok. 2 passed; 0 failed");
-    assert!(!blocked(&repo), "the tests passed: the workflow is complete");
+    repo.codex_bash(
+        &src,
+        "cargo test",
+        "running 2 tests\ntest result: ok. 2 passed; 0 failed",
+    );
+    assert!(
+        !blocked(&repo),
+        "the tests passed: the workflow is complete"
+    );
 }
 
 #[test]
@@ -199,7 +227,10 @@ fn the_profile_is_detected_and_can_be_overridden() {
     let mut repo = Repo::new();
     let src = repo.root.join("src");
     repo.prompt(&repo.root, "/wp-start");
-    // Detected from Cargo.toml: Rust source is closed in phase 1, a .vue file is no source.
+    repo.prompt(&repo.root, "/wp-next");
+    repo.prompt(&repo.root, "/wp-next");
+    // Phase 3. Detected from Cargo.toml: Rust implementation is closed, a .vue file is no
+    // source (phase 3 leaves files of no class open).
     assert!(denied(&repo.edit(&src, &src.join("lib.rs"))));
     assert!(!denied(&repo.edit(&src, &src.join("App.vue"))));
     // The project says it is a node project.

@@ -84,12 +84,44 @@ const MARKERS: &[Marker] = &[
     fail("", "command not found"),
 ];
 
-/// The result the runner's own output reports, when the command line ran only the runner
-/// (after `cd`s); `None` when the output says nothing or the line could have forged it.
+/// Programs that build or run tests (and the launchers they run under): their status comes
+/// only from their own result line, never from having printed something.
+const RUNNERS: &[&str] = &[
+    "cargo", "pytest", "py.test", "python", "python3", "go", "npm", "npx", "yarn", "pnpm", "bun",
+    "deno", "node", "jest", "vitest", "mocha", "mvn", "mvnw", "gradle", "gradlew", "make", "cmake",
+    "ctest", "tox", "nox", "dotnet", "mix", "rake", "bundle", "phpunit", "composer", "tsc", "mypy",
+    "swift", "zig", "bazel", "just",
+];
+
+/// What a failed command other than a runner prints (to the output Codex reports).
+const FAILURE_WORDS: &[&str] = &[
+    "No such file or directory",
+    "Permission denied",
+    "Is a directory",
+    "command not found",
+    "Operation not permitted",
+];
+
+/// The result a command's output reports, when the command line ran one program alone (after
+/// `cd`s); `None` when the output says nothing or the line could have forged it. A runner's
+/// status is its own result line ([`MARKERS`]); any other program (`cat PLAN.md`) succeeded
+/// when it printed something and no failure.
 pub fn status_from_output(command: &str, output: &str) -> Option<Status> {
-    if !runner_alone(command) {
+    let Some(program) = runner_alone(command) else {
         return None;
+    };
+    let marked = marked_status(output);
+    if marked.is_some() || RUNNERS.contains(&program.as_str()) {
+        return marked;
     }
+    if FAILURE_WORDS.iter().any(|w| output.contains(w)) {
+        return Some(Status::Failure);
+    }
+    (!output.trim().is_empty()).then_some(Status::Success)
+}
+
+/// The status the result lines of [`MARKERS`] report, a failure outweighing a success.
+fn marked_status(output: &str) -> Option<Status> {
     let mut found = None;
     for line in output.lines() {
         let line = line.trim();
@@ -105,24 +137,23 @@ pub fn status_from_output(command: &str, output: &str) -> Option<Status> {
     found
 }
 
-/// Whether the line runs one program (with `cd`s before it) and nothing that could print,
-/// filter or rewrite its output.
-fn runner_alone(command: &str) -> bool {
+/// The program a line runs, when it runs one (with `cd`s before it) and nothing that could
+/// print, filter or rewrite its output.
+fn runner_alone(command: &str) -> Option<String> {
     let parsed = shell::parse(command);
     if parsed.truncated || !parsed.pipes.is_empty() {
-        return false;
+        return None;
     }
     let mut runners = parsed
         .commands
         .iter()
         .filter(|c| !matches!(&*c.program, "cd" | "pushd"));
-    let Some(runner) = runners.next() else {
-        return false;
-    };
-    runners.next().is_none()
+    let runner = runners.next()?;
+    (runners.next().is_none()
         && runner.depth == 0
         && !runner.background
-        && runner.writes.iter().all(|r| is_stream_merge(&r.target))
+        && runner.writes.iter().all(|r| is_stream_merge(&r.target)))
+    .then(|| runner.program.to_string())
 }
 
 /// `2>&1` and `>&2` move a stream; any other redirection sends output away from the result.
@@ -158,6 +189,11 @@ mod tests {
             // Nothing said.
             ("cargo test", "", None),
             ("pytest", "collected 3 items", None),
+            ("python3 -m pytest", "collected 3 items", None),
+            // Another program: it printed something, and no failure.
+            ("cat docs/PLAN.md", "# Plan\n1. parse", Some(Status::Success)),
+            ("cat docs/PLAN.md", "cat: docs/PLAN.md: No such file or directory", Some(Status::Failure)),
+            ("cat docs/PLAN.md", "", None),
         ];
         for (command, output, want) in cases {
             assert_eq!(

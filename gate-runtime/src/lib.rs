@@ -6,8 +6,8 @@
 pub mod driver;
 pub mod effects;
 pub mod engine;
-pub mod evidence;
 pub mod event;
+pub mod evidence;
 pub mod glob;
 pub mod interp;
 pub mod observer;

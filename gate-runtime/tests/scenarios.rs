@@ -1170,7 +1170,10 @@ fn waypoints_phases_gate_edits() {
         .decision
         .verdict
         .blocks());
-    let o = sim.prompt("waypoints start");
+    // Prose is not a command; the workflow's own command is.
+    sim.prompt("let's start waypoints");
+    assert_eq!(sim.state_name(), "inactive");
+    let o = sim.prompt("/wp-start");
     assert_eq!(sim.state_name(), "requirements");
     assert_eq!(steer_text(&o), render(sim.spec, "enter_requirements", &[]));
     // Requirements: docs are fine, implementation is denied.
@@ -1192,8 +1195,12 @@ fn waypoints_phases_gate_edits() {
         .decision
         .verdict
         .blocks());
+    // The approval waits for the interfaces to build.
     sim.prompt("interfaces approved");
-    assert_eq!(sim.state_name(), "tests");
+    assert_eq!(sim.state_name(), "interfaces_unbuilt");
+    sim.run("cargo check", true);
+    sim.prompt("interfaces approved");
+    assert_eq!(sim.state_name(), "tests_unwritten");
     assert!(!sim
         .call("Edit", "/repo/tests/api.rs")
         .decision
@@ -1204,6 +1211,10 @@ fn waypoints_phases_gate_edits() {
         .decision
         .verdict
         .blocks());
+    // And for the tests to be written and build.
+    sim.prompt("tests approved");
+    assert_eq!(sim.state_name(), "tests_unbuilt");
+    sim.run("cargo test --no-run", true);
     sim.prompt("tests approved");
     assert_eq!(sim.state_name(), "implementation");
     assert!(!sim
@@ -1275,10 +1286,17 @@ fn is_deny(o: &Outcome) -> bool {
 #[test]
 fn waypoints_stop_needs_evidence_since_the_last_edit() {
     let mut sim = Sim::new("waypoints");
-    // Inactive and phase 1: stops are free.
+    // Inactive: stops are free. Phase 1: a Stop waits, once, for the user's confirmation.
     assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
     sim.prompt("/wp-start");
-    assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
+    let o = sim.stop(Phase::Stop, false);
+    assert_eq!(reason(&o), render(sim.spec, "stop_requirements", &[]));
+    assert!(!sim.stop(Phase::Stop, true).decision.verdict.blocks());
+    assert!(!sim
+        .stop(Phase::SubagentStop, false)
+        .decision
+        .verdict
+        .blocks());
     sim.prompt("/wp-next");
     assert_eq!(sim.state_name(), "interfaces");
     // Nothing changed yet in phase 2: nothing to build.
@@ -1310,8 +1328,11 @@ fn waypoints_stop_needs_evidence_since_the_last_edit() {
     assert_eq!(sim.state_name(), "interfaces");
     assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
 
-    // Phase 3: the tests must build (they are expected to fail until phase 4).
+    // Phase 3: tests must be written and build (they are expected to fail until phase 4).
     sim.prompt("interfaces approved");
+    assert_eq!(sim.state_name(), "tests_unwritten");
+    let o = sim.stop(Phase::Stop, false);
+    assert_eq!(reason(&o), render(sim.spec, "stop_no_tests", &[]));
     sim.call("Edit", "/repo/tests/api.rs");
     assert_eq!(sim.state_name(), "tests_unbuilt");
     let o = sim.stop(Phase::Stop, false);
@@ -1443,9 +1464,12 @@ fn trust_repeated_violations_reach_untrusted_and_recover() {
 /// no profile only the language-neutral classes are gated.
 #[test]
 fn waypoints_profiles_choose_the_file_classes() {
-    let blocked_in_phase_1 = |profiles: &[&str], file: &str| {
+    // Phase 3 closes the main source; a file of no class stays open there.
+    let blocked_in_phase_3 = |profiles: &[&str], file: &str| {
         let mut sim = Sim::new("waypoints").profiles(profiles);
         sim.prompt("/wp-start");
+        sim.prompt("/wp-next");
+        sim.prompt("/wp-next");
         sim.pre("Edit", file).decision.verdict.blocks()
     };
     for (profile, source) in [
@@ -1460,23 +1484,23 @@ fn waypoints_profiles_choose_the_file_classes() {
         ("c", "/repo/src/main.c"),
     ] {
         assert!(
-            blocked_in_phase_1(&[profile], source),
+            blocked_in_phase_3(&[profile], source),
             "{profile}: {source}"
         );
         // Another language's source is no source of this project.
         let other = if profile == "node" { "rust" } else { "node" };
-        assert!(!blocked_in_phase_1(&[other], source), "{other}: {source}");
-        assert!(!blocked_in_phase_1(&[], source), "no profile: {source}");
+        assert!(!blocked_in_phase_3(&[other], source), "{other}: {source}");
+        assert!(!blocked_in_phase_3(&[], source), "no profile: {source}");
     }
     // Config stays editable: `vite.config.ts` is node config, not source.
-    assert!(!blocked_in_phase_1(&["node"], "/repo/vite.config.ts"));
-    assert!(!blocked_in_phase_1(&["php"], "/repo/composer.json"));
+    assert!(!blocked_in_phase_3(&["node"], "/repo/vite.config.ts"));
+    assert!(!blocked_in_phase_3(&["php"], "/repo/composer.json"));
     // Phase 3 blocks the main source, not the tests, by the profile's patterns.
     let mut sim = Sim::new("waypoints").profiles(&["php"]);
     sim.prompt("/wp-start");
     sim.prompt("/wp-next");
     sim.prompt("/wp-next");
-    assert_eq!(sim.state_name(), "tests");
+    assert_eq!(sim.state_name(), "tests_unwritten");
     assert!(!sim
         .call("Edit", "/repo/tests/UserTest.php")
         .decision

@@ -1,10 +1,13 @@
-//! The repository a directory belongs to: the key a `scope = "repo"` machine is stored under.
+//! The project a directory belongs to: the key a `scope = "repo"` machine is stored under, and
+//! the root a spec's `paths` are relative to.
 //!
 //! The git top level is found the way git finds it, by walking up from the directory to the
 //! first one holding a `.git` entry (a directory, or the file a worktree or submodule has),
-//! without running git: a few `stat` calls on the hook's path. A directory in no repository is
-//! its own key. The last answer is remembered per thread, since a session's events share
-//! their directory.
+//! without running git: a few `stat` calls on the hook's path. Outside git, the nearest
+//! directory holding a project marker ([`PROJECT_MARKERS`]: `Cargo.toml`, `package.json`,
+//! `pyproject.toml`, `go.mod`, …) is the project, so a session in `src/` of a project that is
+//! not under git is still that project. A directory in neither is its own key. The last
+//! answer is remembered per thread, since a session's events share their directory.
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -13,8 +16,37 @@ thread_local! {
     static LAST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
 }
 
-/// The repository root of `cwd` written into `out` (appended): the nearest ancestor of `cwd`
-/// (itself included) that holds `.git`, else `cwd` itself.
+/// Files or directories whose presence makes a directory a project's root when no git
+/// repository holds it: build manifests of the languages gate's profiles know, and gate's
+/// own project configuration.
+pub const PROJECT_MARKERS: &[&str] = &[
+    ".gate",
+    "Cargo.toml",
+    "package.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+    "Pipfile",
+    "go.mod",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+    "composer.json",
+    "Gemfile",
+    "mix.exs",
+    "CMakeLists.txt",
+    "meson.build",
+    "configure.ac",
+    "deno.json",
+    ".hg",
+    ".svn",
+    ".jj",
+];
+
+/// The project root of `cwd` written into `out` (appended): [`repo_root`], else `cwd` itself.
 pub fn push_repo_root(cwd: &str, out: &mut String) {
     LAST.with(|last| {
         let mut last = last.borrow_mut();
@@ -26,16 +58,24 @@ pub fn push_repo_root(cwd: &str, out: &mut String) {
     })
 }
 
-/// The nearest ancestor of `cwd` (itself included) holding a `.git` entry; `None` when there
-/// is none or `cwd` is not an absolute path.
+/// The project `cwd` is in: the nearest ancestor of `cwd` (itself included) holding a `.git`
+/// entry, else the nearest holding one of the [`PROJECT_MARKERS`]; `None` when there is none
+/// or `cwd` is not an absolute path.
 pub fn repo_root(cwd: &str) -> Option<&str> {
     let start = Path::new(cwd);
     if !start.is_absolute() {
         return None;
     }
-    start
-        .ancestors()
-        .find(|dir| dir.join(".git").symlink_metadata().is_ok())
+    let has = |dir: &Path, name: &str| dir.join(name).symlink_metadata().is_ok();
+    let mut ancestors = start.ancestors();
+    ancestors
+        .clone()
+        .find(|dir| has(dir, ".git"))
+        .or_else(|| {
+            // The file system's root is nobody's project.
+            ancestors
+                .find(|dir| dir.parent().is_some() && PROJECT_MARKERS.iter().any(|m| has(dir, m)))
+        })
         .and_then(Path::to_str)
         .map(|root| root.trim_end_matches('/'))
         .map(|root| if root.is_empty() { "/" } else { root })
@@ -67,6 +107,24 @@ mod tests {
         std::fs::create_dir_all(wt.join("sub")).unwrap();
         std::fs::write(wt.join(".git"), "gitdir: /elsewhere\n").unwrap();
         assert_eq!(repo_root(wt.join("sub").to_str().unwrap()), wt.to_str());
+    }
+
+    #[test]
+    fn outside_git_the_nearest_project_marker_is_the_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let proj = tmp.path().join("proj");
+        std::fs::create_dir_all(proj.join("src/deep")).unwrap();
+        std::fs::write(proj.join("Cargo.toml"), "[package]\n").unwrap();
+        let deep = proj.join("src/deep");
+        // Only meaningful when the temporary directory is in no repository itself.
+        if repo_root(tmp.path().to_str().unwrap()).is_none() {
+            assert_eq!(repo_root(deep.to_str().unwrap()), proj.to_str());
+            // A nested project is its own.
+            let inner = proj.join("tools/gen");
+            std::fs::create_dir_all(&inner).unwrap();
+            std::fs::write(inner.join("package.json"), "{}").unwrap();
+            assert_eq!(repo_root(inner.to_str().unwrap()), inner.to_str());
+        }
     }
 
     #[test]

@@ -195,9 +195,7 @@ pub(crate) fn observe_in(
     let succeeded = !failed
         && (event.status == Some(Status::Success)
             || (event.status.is_none()
-                && event
-                    .runtime
-                    .is_none_or(|r| r.provides(Telemetry::Status))));
+                && event.runtime.is_none_or(|r| r.provides(Telemetry::Status))));
     let (max_actions, max_secs) = backstop_of(spec, seg, dominant, baselines);
     let window_secs = elapsed_secs(seg.opened_ms, now_ms);
     let over_budget = |a: Option<u32>, s: Option<u32>| {
@@ -311,7 +309,8 @@ pub(crate) fn observe_in(
                             .iter()
                             .any(|p| need.admits(p) && path_matches_plain(&g.text, p, cwd))
                 }));
-        let text = event.prompt.as_deref().unwrap_or(target);
+        // A prompt is matched as the user sent it, without the blank space around it.
+        let text = event.prompt.as_deref().map_or(target, str::trim);
         let by_event = c.events.contains(&phase)
             && (c.targets.is_empty() || c.targets.iter().any(|g| glob::text(&g.text, text)));
         by_tool || by_event
