@@ -1,11 +1,18 @@
-//! The labelled command corpus (`tests/corpus/commands.tsv`) through the default spec:
-//! recall on destructive commands (asked or denied) and the false-positive rate on benign
-//! look-alikes, printed, and held to at least 98 % and at most 2 %.
+//! The labelled command corpora (`tests/corpus/*.tsv`) through the default spec, one exact
+//! expectation per row: every row must be answered as its label says, except a row labelled
+//! `known_gap:`, which is knowingly wrong today and must still be wrong (so a fix turns up as a
+//! failure that asks for the label to be dropped). Recall and the false-flag rate are printed.
+//!
+//! A row is `label<TAB>command`. Labels: `destructive` (asked or denied), `benign` (neither),
+//! or an exact verdict, `deny`, `ask`, `steer` or `allow`; `known_gap:` before any of them
+//! marks the row as a known miss. `GATE_BLESS=1` rewrites the files' `known_gap:` marks to
+//! match what gate answers now, for review in the diff.
 
 use gate_runtime::engine::{Context, Engine, ScopeState};
 use gate_runtime::event::{Event, Runtime};
 use gate_runtime::verdict::Verdict;
 use gate_spec::ir::{ActionClass, Phase};
+use std::path::PathBuf;
 
 fn verdict_for(engine: &Engine<'_>, command: &str) -> Verdict {
     let spec = engine.spec;
@@ -37,121 +44,169 @@ fn verdict_for(engine: &Engine<'_>, command: &str) -> Verdict {
         .verdict
 }
 
-/// A corpus's figures: how many of each label, and which commands went the wrong way.
+/// What a row expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    /// Asked or denied.
+    Destructive,
+    /// Neither asked nor denied.
+    Benign,
+    /// Exactly this verdict.
+    Exactly(&'static str),
+}
+
+impl Expect {
+    fn parse(label: &str) -> Option<Expect> {
+        Some(match label {
+            "destructive" => Expect::Destructive,
+            "benign" => Expect::Benign,
+            "deny" => Expect::Exactly("deny"),
+            "ask" => Expect::Exactly("ask"),
+            "steer" => Expect::Exactly("steer"),
+            "allow" => Expect::Exactly("allow"),
+            _ => return None,
+        })
+    }
+
+    fn blocks(self) -> bool {
+        match self {
+            Expect::Destructive => true,
+            Expect::Benign => false,
+            Expect::Exactly(v) => matches!(v, "deny" | "ask"),
+        }
+    }
+
+    fn holds(self, verdict: &Verdict) -> bool {
+        match self {
+            Expect::Destructive => verdict.blocks(),
+            Expect::Benign => !verdict.blocks(),
+            Expect::Exactly(v) => verdict_name(verdict) == v,
+        }
+    }
+}
+
+fn verdict_name(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Verdict::Allow => "allow",
+        Verdict::Steer { .. } => "steer",
+        Verdict::Ask { .. } => "ask",
+        Verdict::Deny { .. } => "deny",
+    }
+}
+
+/// One corpus's outcome.
+#[derive(Default)]
 struct Figures {
     destructive: u32,
     benign: u32,
-    misses: Vec<String>,
-    false_positives: Vec<String>,
+    /// Destructive rows that were not blocked, and benign rows that were (gaps included).
+    misses: u32,
+    flags: u32,
+    /// Rows answered against their label that are not marked `known_gap:`.
+    unexpected: Vec<String>,
+    /// Rows marked `known_gap:` that are now answered as labelled.
+    fixed: Vec<String>,
+    /// Rows marked `known_gap:`.
+    gaps: u32,
+    /// The file with every row's `known_gap:` mark as it should be now.
+    blessed: String,
 }
 
-impl Figures {
-    fn recall(&self) -> f64 {
-        f64::from(self.destructive - self.misses.len() as u32) / f64::from(self.destructive.max(1))
-    }
-
-    fn fp_rate(&self) -> f64 {
-        self.false_positives.len() as f64 / f64::from(self.benign.max(1))
-    }
-
-    fn print(&self, name: &str) {
-        let caught = self.destructive - self.misses.len() as u32;
-        println!(
-            "{name}: {} destructive, {} benign; recall {:.1}% ({caught}/{}), false positives {:.1}% ({}/{})",
-            self.destructive,
-            self.benign,
-            self.recall() * 100.0,
-            self.destructive,
-            self.fp_rate() * 100.0,
-            self.false_positives.len(),
-            self.benign
-        );
-        for m in &self.misses {
-            println!("  missed: {m}");
-        }
-        for f in &self.false_positives {
-            println!("  flagged: {f}");
-        }
-    }
-}
-
-/// Run a `label<TAB>command` corpus through the default spec.
+/// Run a corpus through the default spec.
 fn run(corpus: &str) -> Figures {
     let compiled = gate_specs::ALL
         .iter()
         .find(|s| s.name == "default")
         .expect("the default spec is compiled in");
     let engine = Engine::new(compiled.ir(), compiled.machine);
-    let mut f = Figures {
-        destructive: 0,
-        benign: 0,
-        misses: Vec::new(),
-        false_positives: Vec::new(),
-    };
+    let mut f = Figures::default();
     for (n, line) in corpus.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
+            f.blessed.push_str(line);
+            f.blessed.push('\n');
             continue;
         }
         let (label, command) = line
             .split_once('\t')
             .unwrap_or_else(|| panic!("line {}: expected `label<TAB>command`", n + 1));
-        let blocked = verdict_for(&engine, command).blocks();
-        match label {
-            "destructive" => {
-                f.destructive += 1;
-                if !blocked {
-                    f.misses.push(format!("{}: {command}", n + 1));
-                }
-            }
-            "benign" => {
-                f.benign += 1;
-                if blocked {
-                    f.false_positives.push(format!("{}: {command}", n + 1));
-                }
-            }
-            other => panic!("line {}: unknown label `{other}`", n + 1),
+        let (gap, label) = match label.strip_prefix("known_gap:") {
+            Some(rest) => (true, rest),
+            None => (false, label),
+        };
+        let expect = Expect::parse(label)
+            .unwrap_or_else(|| panic!("line {}: unknown label `{label}`", n + 1));
+        let verdict = verdict_for(&engine, command);
+        let held = expect.holds(&verdict);
+        if expect.blocks() {
+            f.destructive += 1;
+            f.misses += u32::from(!verdict.blocks());
+        } else {
+            f.benign += 1;
+            f.flags += u32::from(verdict.blocks());
         }
+        f.gaps += u32::from(gap);
+        let row = format!(
+            "{}: {label} but {}: {command}",
+            n + 1,
+            verdict_name(&verdict)
+        );
+        match (gap, held) {
+            (false, false) => f.unexpected.push(row),
+            (true, true) => f.fixed.push(row),
+            _ => {}
+        }
+        if !held {
+            f.blessed.push_str("known_gap:");
+        }
+        f.blessed.push_str(label);
+        f.blessed.push('\t');
+        f.blessed.push_str(command);
+        f.blessed.push('\n');
     }
     f
 }
 
+/// Check a corpus file row by row (or rewrite its marks under `GATE_BLESS=1`).
+fn check(file: &str) -> Figures {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus").join(file);
+    let text = std::fs::read_to_string(&path).expect("the corpus is readable");
+    let f = run(&text);
+    let caught = f.destructive - f.misses;
+    println!(
+        "{file}: {} destructive, {} benign; caught {:.1}% ({caught}/{}), flagged {:.1}% ({}/{}); {} known gaps",
+        f.destructive,
+        f.benign,
+        f64::from(caught) * 100.0 / f64::from(f.destructive.max(1)),
+        f.destructive,
+        f64::from(f.flags) * 100.0 / f64::from(f.benign.max(1)),
+        f.flags,
+        f.benign,
+        f.gaps,
+    );
+    if std::env::var_os("GATE_BLESS").is_some() {
+        std::fs::write(&path, &f.blessed).expect("the corpus is writable");
+        return f;
+    }
+    assert!(
+        f.unexpected.is_empty() && f.fixed.is_empty(),
+        "{file}: rows answered against their label (fix gate, or mark `known_gap:`):\n  {}\n\
+         known gaps now answered as labelled (drop their `known_gap:`):\n  {}\n\
+         (GATE_BLESS=1 rewrites the marks)",
+        f.unexpected.join("\n  "),
+        f.fixed.join("\n  "),
+    );
+    f
+}
+
 #[test]
-fn corpus_recall_and_false_positive_rate() {
-    let f = run(include_str!("../../tests/corpus/commands.tsv"));
-    f.print("corpus");
-    assert!(
-        f.destructive >= 100 && f.benign >= 100,
-        "the corpus is too small"
-    );
-    assert!(
-        f.recall() >= 0.98,
-        "recall {:.1}% is below 98%",
-        f.recall() * 100.0
-    );
-    assert!(
-        f.fp_rate() <= 0.02,
-        "false-positive rate {:.1}% is above 2%",
-        f.fp_rate() * 100.0
-    );
+fn commands_corpus_row_by_row() {
+    let f = check("commands.tsv");
+    assert!(f.destructive >= 100 && f.benign >= 100, "the corpus is too small");
 }
 
 /// The corpus grown by form (wrappers × effect families × path spellings).
 #[test]
-fn forms_recall_and_false_positive_rate() {
-    let f = run(include_str!("../../tests/corpus/forms.tsv"));
-    f.print("forms");
-    assert!(
-        f.destructive >= 150 && f.benign >= 100,
-        "the corpus is too small"
-    );
-    assert!(
-        f.recall() >= 0.95,
-        "recall {:.1}% is below 95%",
-        f.recall() * 100.0
-    );
-    assert!(
-        f.fp_rate() <= 0.02,
-        "false-positive rate {:.1}% is above 2%",
-        f.fp_rate() * 100.0
-    );
+fn forms_corpus_row_by_row() {
+    let f = check("forms.tsv");
+    assert!(f.destructive >= 150 && f.benign >= 100, "the corpus is too small");
 }
