@@ -168,7 +168,9 @@ fn run(corpus: &str) -> Figures {
 
 /// Check a corpus file row by row (or rewrite its marks under `GATE_BLESS=1`).
 fn check(file: &str) -> Figures {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus").join(file);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/corpus")
+        .join(file);
     let text = std::fs::read_to_string(&path).expect("the corpus is readable");
     let f = run(&text);
     let caught = f.destructive - f.misses;
@@ -201,12 +203,18 @@ fn check(file: &str) -> Figures {
 #[test]
 fn commands_corpus_row_by_row() {
     let f = check("commands.tsv");
-    assert!(f.destructive >= 100 && f.benign >= 100, "the corpus is too small");
+    assert!(
+        f.destructive >= 100 && f.benign >= 100,
+        "the corpus is too small"
+    );
 }
 
 /// The corpus grown by form (wrappers × effect families × path spellings).
 #[test]
 fn forms_corpus_row_by_row() {
     let f = check("forms.tsv");
-    assert!(f.destructive >= 150 && f.benign >= 100, "the corpus is too small");
+    assert!(
+        f.destructive >= 150 && f.benign >= 100,
+        "the corpus is too small"
+    );
 }

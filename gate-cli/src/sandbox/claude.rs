@@ -1,7 +1,9 @@
 //! Claude Code's sandbox over gate's locations: the `sandbox` block `gate init claude-code
 //! --sandbox` merges into the settings file it writes (a union with the user's block, their
-//! keys kept), and takes out again exactly as it was added.
+//! keys kept), with the permission rules that cover Claude Code's own file tools
+//! ([`super::claude_rules`]), and takes out again exactly as it was added.
 
+use super::claude_rules::{self, RulesRecord};
 use super::Protected;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -19,6 +21,10 @@ pub struct Record {
     pub deny_write: Vec<String>,
     /// `filesystem.denyRead` entries gate added.
     pub deny_read: Vec<String>,
+    /// The `permissions.deny` rules gate added for the file tools (absent in records written
+    /// before gate added them).
+    #[serde(default)]
+    pub rules: Option<RulesRecord>,
 }
 
 /// Merge gate's sandbox settings into a Claude Code settings document: `enabled: true`,
@@ -54,11 +60,14 @@ pub fn add(doc: &mut Value, protected: &Protected) -> Result<Record> {
         .context("`sandbox.filesystem` in the settings file is not an object")?;
     let deny_write = union(fs, "denyWrite", &protected.deny_write)?;
     let deny_read = union(fs, "denyRead", &protected.deny_read)?;
+    let after = map.get("sandbox").cloned().unwrap_or(Value::Null);
+    let rules = claude_rules::add(doc, &protected.deny_write, &protected.deny_read)?;
     Ok(Record {
         before,
-        after: map.get("sandbox").cloned().unwrap_or(Value::Null),
+        after,
         deny_write,
         deny_read,
+        rules: Some(rules),
     })
 }
 
@@ -86,6 +95,9 @@ fn union(fs: &mut Map<String, Value>, key: &str, paths: &[PathBuf]) -> Result<Ve
 /// what it was before, exactly; when the user changed it since, only gate's entries go (and
 /// the switches gate set return to their earlier values if they are still gate's).
 pub fn strip(doc: &mut Value, record: &Record) {
+    if let Some(rules) = &record.rules {
+        claude_rules::strip(doc, rules);
+    }
     let Some(map) = doc.as_object_mut() else {
         return;
     };
@@ -153,7 +165,9 @@ pub fn notes(record: &Record) -> Vec<String> {
          project and the temporary directory (elsewhere: \"Read-only file system\"), and a \
          host they reach for the first time goes through the sandbox's network proxy, which \
          asks you (Claude Code has no allow-all value). Permission prompts and rules stay as \
-         they were (autoAllowBashIfSandboxed is false)",
+         they were (autoAllowBashIfSandboxed is false). Claude Code's own file tools are \
+         refused the same paths by permissions.deny rules (Edit(//…), Read(//…) for the key), \
+         whether or not gate's hook runs",
         record
             .after
             .pointer("/filesystem/denyWrite")
@@ -227,9 +241,9 @@ mod tests {
             json!(["/p/.claude", "/secret", "/h/.local/state/gate"])
         );
         assert_eq!(record.deny_write, vec!["/h/.local/state/gate".to_string()]);
-        // Keys keep their order: sandbox first, then z.
+        // Keys keep their order: sandbox first, then z; the permission rules come last.
         let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["sandbox", "z"]);
+        assert_eq!(keys, ["sandbox", "z", "permissions"]);
         strip(&mut doc, &record);
         assert_eq!(doc["sandbox"], user);
     }

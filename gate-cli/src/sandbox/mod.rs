@@ -4,6 +4,7 @@
 //! the record kept beside a file gate changed, so that `--remove` takes out exactly that.
 
 pub mod claude;
+pub mod claude_rules;
 pub mod codex;
 
 use crate::config::Config;
