@@ -6,6 +6,18 @@
 use gate_spec::ir::Spec;
 use std::path::Path;
 
+/// The spec of a composition whose profiles an event carries: the first machine (the spec's
+/// own, then those beside it) that declares any. Profiles are one bit set per event, so one
+/// machine of a composition may declare them (`waypoints`: `default` beside the phase
+/// machine, which does).
+pub fn owner<'s>(engine: &gate_runtime::engine::Engine<'s>) -> &'s Spec {
+    std::iter::once(engine)
+        .chain(&engine.alongside)
+        .map(|e| e.spec)
+        .find(|s| !s.profiles.is_empty())
+        .unwrap_or(engine.spec)
+}
+
 /// The spec's profiles that apply, as the bit set an event carries (`Event::profiles`).
 /// `named` is the override, a comma-separated list of profile names; a name the spec does
 /// not declare selects nothing.
@@ -39,8 +51,8 @@ mod tests {
     fn waypoints() -> &'static Spec {
         gate_specs::ALL
             .iter()
-            .find(|c| c.name == "waypoints")
-            .expect("waypoints is shipped")
+            .find(|c| c.name == "waypoints_phases")
+            .expect("waypoints_phases is shipped")
             .ir()
     }
 

@@ -151,7 +151,7 @@ fn catastrophic_targets_are_denied_under_every_spec_and_role() {
 fn catastrophic_targets_are_denied_on_every_runtime_and_near_misses_are_not() {
     let dir = tempfile::tempdir().unwrap();
     for runtime in ["claude-code", "codex", "gemini", "copilot"] {
-        for spec in ["jwc", "waypoints"] {
+        for spec in ["jwc", "waypoints", "waypoints_phases"] {
             let mut args = vec!["hook", runtime, "--spec", spec];
             if runtime == "copilot" {
                 args.extend(["--event", "preToolUse"]);
@@ -177,7 +177,7 @@ fn catastrophic_targets_are_denied_on_every_runtime_and_near_misses_are_not() {
 #[test]
 fn windows_drive_roots_are_denied_through_powershell() {
     let dir = tempfile::tempdir().unwrap();
-    for spec in ["jwc", "waypoints", "default"] {
+    for spec in ["jwc", "waypoints", "waypoints_phases", "default"] {
         for command in [
             "Remove-Item -Recurse -Force C:\\",
             "cmd /c rd /s /q c:\\",

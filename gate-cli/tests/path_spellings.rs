@@ -192,7 +192,7 @@ fn every_path_rule_matches_every_spelling_on_every_surface() {
     // `cd` in the line: the effect model resolves what the spelling alone does not.
     let spec = gate_specs::ALL
         .iter()
-        .find(|c| c.name == "waypoints")
+        .find(|c| c.name == "waypoints_phases")
         .unwrap()
         .ir();
     let classifier = Classifier::new(spec);

@@ -1163,7 +1163,7 @@ fn trust_rate_limit_throttles_and_prompt_releases() {
 
 #[test]
 fn waypoints_phases_gate_edits() {
-    let mut sim = Sim::new("waypoints");
+    let mut sim = Sim::new("waypoints_phases");
     // Inactive: nothing is gated.
     assert!(!sim
         .call("Edit", "/repo/src/lib.rs")
@@ -1285,7 +1285,7 @@ fn is_deny(o: &Outcome) -> bool {
 /// source edit; the block says what to run, never loops, and faked runs are no evidence.
 #[test]
 fn waypoints_stop_needs_evidence_since_the_last_edit() {
-    let mut sim = Sim::new("waypoints");
+    let mut sim = Sim::new("waypoints_phases");
     // Inactive: stops are free. Phase 1: a Stop waits, once, for the user's confirmation.
     assert!(!sim.stop(Phase::Stop, false).decision.verdict.blocks());
     sim.prompt("/wp-start");
@@ -1466,7 +1466,7 @@ fn trust_repeated_violations_reach_untrusted_and_recover() {
 fn waypoints_profiles_choose_the_file_classes() {
     // Phase 3 closes the main source; a file of no class stays open there.
     let blocked_in_phase_3 = |profiles: &[&str], file: &str| {
-        let mut sim = Sim::new("waypoints").profiles(profiles);
+        let mut sim = Sim::new("waypoints_phases").profiles(profiles);
         sim.prompt("/wp-start");
         sim.prompt("/wp-next");
         sim.prompt("/wp-next");
@@ -1496,7 +1496,7 @@ fn waypoints_profiles_choose_the_file_classes() {
     assert!(!blocked_in_phase_3(&["node"], "/repo/vite.config.ts"));
     assert!(!blocked_in_phase_3(&["php"], "/repo/composer.json"));
     // Phase 3 blocks the main source, not the tests, by the profile's patterns.
-    let mut sim = Sim::new("waypoints").profiles(&["php"]);
+    let mut sim = Sim::new("waypoints_phases").profiles(&["php"]);
     sim.prompt("/wp-start");
     sim.prompt("/wp-next");
     sim.prompt("/wp-next");

@@ -232,6 +232,16 @@ pub fn alongside(sources: &Sources, diags: &mut Diagnostics) {
         return;
     };
     let mut checked: Vec<String> = Vec::new();
+    // An event carries one set of project profiles: one machine of a composition may declare
+    // them (the spec's own, with what it extends, or one beside it).
+    let mut profiled_by: Option<String> = sources
+        .files
+        .iter()
+        .any(|f| {
+            crate::parse::parse_toml(&f.text, f.base, &mut quiet)
+                .is_some_and(|tree| tree.get_ref().contains_key("profile"))
+        })
+        .then(|| "this spec".to_string());
     for (name, span) in names_of(root.get_ref(), "alongside", own.base, &mut quiet) {
         // A name given twice is the parser's G006, checked here once.
         if checked.contains(&name) {
@@ -254,22 +264,25 @@ pub fn alongside(sources: &Sources, diags: &mut Diagnostics) {
             );
             continue;
         }
-        // Its project profiles would be detected for this spec, not for it: the hook finds the
-        // profiles of the spec it runs.
         let profiled = std::fs::read_to_string(&path).ok().is_some_and(|text| {
             crate::parse::parse_toml(&text, 0, &mut quiet)
                 .is_some_and(|tree| tree.get_ref().contains_key("profile"))
         });
         if profiled {
-            diags.push(
-                Diagnostic::error(
-                    Code::Alongside,
-                    span,
-                    format!("spec `{name}` declares [[profile]]s, which a spec beside another cannot use"),
-                )
-                .with_help("project profiles are detected for the spec the hook runs; run that spec itself, or move its profile rules into this one"),
-            );
-            continue;
+            if let Some(first) = &profiled_by {
+                diags.push(
+                    Diagnostic::error(
+                        Code::Alongside,
+                        span,
+                        format!(
+                            "spec `{name}` declares [[profile]]s, and so does {first}: only one machine of a composition may declare them"
+                        ),
+                    )
+                    .with_help("an event carries one set of project profiles; keep the profile rules in one of the machines"),
+                );
+                continue;
+            }
+            profiled_by = Some(format!("spec `{name}`"));
         }
         // Follow what runs beside it, breadth first, until this spec comes back or nothing new.
         let mut seen = vec![canonical(&path)];

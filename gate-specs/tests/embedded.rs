@@ -18,7 +18,7 @@ fn the_embedded_ir_is_the_ir_of_the_source() {
         });
         let commands: usize = spec.rules.iter().map(|r| r.commands.len()).sum();
         assert!(
-            commands > 0 || compiled.name == "waypoints" || compiled.name == "example",
+            commands > 0 || compiled.name == "waypoints_phases" || compiled.name == "example",
             "{} has command patterns",
             compiled.name
         );

@@ -117,7 +117,8 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
     // What the hook would answer: it looks at the disk too, and finds the project profiles.
     engine.look_at_disk();
     let named = config.profile.as_ref().map(|p| p.value.as_str());
-    event.profiles = crate::profile::active(spec, event.cwd.as_deref(), named);
+    event.profiles =
+        crate::profile::active(crate::profile::owner(&engine), event.cwd.as_deref(), named);
     let env = |name: &str| std::env::var(name).ok();
     let explicit_role = config.role.as_ref().map(|r| r.value.as_str());
     if let (Some(role), Some(resolved)) = (explicit_role, &config.role) {

@@ -233,11 +233,6 @@ fn answer(
         }
     };
     let ir = spec.ir();
-    if !ir.profiles.is_empty() {
-        let named = config.as_ref().ok().and_then(|c| c.profile.as_ref());
-        event.profiles =
-            crate::profile::active(ir, event.cwd.as_deref(), named.map(|p| p.value.as_str()));
-    }
     // The process exits right after answering: freeing what the engine holds would only
     // cost time.
     // The machines beside it; one this binary does not have cannot answer (a fault, not a
@@ -258,6 +253,13 @@ fn answer(
                 .collect(),
         ),
     );
+    // The project profiles, for the machine of the composition that declares them.
+    let owner = crate::profile::owner(&engine);
+    if !owner.profiles.is_empty() {
+        let named = config.as_ref().ok().and_then(|c| c.profile.as_ref());
+        event.profiles =
+            crate::profile::active(owner, event.cwd.as_deref(), named.map(|p| p.value.as_str()));
+    }
     engine.look_at_disk();
     // Tier names the spec does not have are ignored here (`gate config` reports them).
     let fail_closed: Vec<gate_spec::ir::TierId> = match &config {

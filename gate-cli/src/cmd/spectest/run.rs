@@ -286,7 +286,7 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
         // The project profiles, as the hook finds them: the case's `GATE_PROFILE`, else the
         // project files at the repository root of the step's directory.
         event.profiles = crate::profile::active(
-            engine.spec,
+            crate::profile::owner(engine),
             event.cwd.as_deref(),
             case.env.get("GATE_PROFILE").map(String::as_str),
         );
