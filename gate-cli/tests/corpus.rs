@@ -1,6 +1,6 @@
-//! The labelled command corpus (`tests/corpus/commands.tsv`) through the default spec:
-//! recall on destructive commands (asked or denied) and the false-positive rate on benign
-//! look-alikes, printed, and held to at least 98 % and at most 2 %.
+//! The labelled command corpora (`tests/corpus/*.tsv`) through the default spec: recall on
+//! destructive commands (asked or denied) and the false-positive rate on benign look-alikes,
+//! printed; `commands.tsv` and `forms.tsv` are held to rates, `real.tsv` is only reported.
 
 use gate_runtime::engine::{Context, Engine, ScopeState};
 use gate_runtime::event::{Event, Runtime};
@@ -153,5 +153,18 @@ fn forms_recall_and_false_positive_rate() {
         f.fp_rate() <= 0.02,
         "false-positive rate {:.1}% is above 2%",
         f.fp_rate() * 100.0
+    );
+}
+
+/// Real command lines from public repositories (`tests/corpus/real.tsv`), one exact expectation
+/// per row. Its figures are printed, not held to a rate: the rows are to become per-row
+/// expectations with known gaps marked, so this test checks only that every row is read.
+#[test]
+fn real_world_figures() {
+    let f = run(include_str!("../../tests/corpus/real.tsv"));
+    f.print("real");
+    assert!(
+        f.destructive >= 250 && f.benign >= 300,
+        "the real-world corpus is too small"
     );
 }
