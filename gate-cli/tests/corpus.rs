@@ -218,3 +218,11 @@ fn forms_corpus_row_by_row() {
         "the corpus is too small"
     );
 }
+
+/// Real command lines from public CI workflows, Dockerfiles, scripts and docs, the long tail
+/// of real CLIs with the everyday commands of the same programs beside them.
+#[test]
+fn real_corpus_row_by_row() {
+    let f = check("real.tsv");
+    assert!(f.destructive >= 250 && f.benign >= 300, "the corpus is too small");
+}
