@@ -224,5 +224,8 @@ fn forms_corpus_row_by_row() {
 #[test]
 fn real_corpus_row_by_row() {
     let f = check("real.tsv");
-    assert!(f.destructive >= 250 && f.benign >= 300, "the corpus is too small");
+    assert!(
+        f.destructive >= 250 && f.benign >= 300,
+        "the corpus is too small"
+    );
 }

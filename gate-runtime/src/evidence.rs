@@ -107,9 +107,7 @@ const FAILURE_WORDS: &[&str] = &[
 /// status is its own result line ([`MARKERS`]); any other program (`cat PLAN.md`) succeeded
 /// when it printed something and no failure.
 pub fn status_from_output(command: &str, output: &str) -> Option<Status> {
-    let Some(program) = runner_alone(command) else {
-        return None;
-    };
+    let program = runner_alone(command)?;
     let marked = marked_status(output);
     if marked.is_some() || RUNNERS.contains(&program.as_str()) {
         return marked;

@@ -77,7 +77,10 @@ pub fn effects_of_parsed(
     let commands = &parsed.commands;
     // PowerShell written where a POSIX shell was expected (`iwr URL | iex`): also read the
     // line as PowerShell, since that is what runs it where these names exist.
-    if commands.iter().any(|c| is_powershell_name(&c.program)) {
+    if commands
+        .iter()
+        .any(|c| is_powershell_name(&c.program) && !is_service_controller(c))
+    {
         let words = [Cow::Borrowed("-Command"), Cow::Borrowed(line)];
         let mut sink = Sink::default();
         programs::model(
@@ -847,6 +850,33 @@ fn remote_place(p: Place) -> Place {
         }
         other => other,
     }
+}
+
+/// Whether `sc …` is Windows' service controller (`sc query`, `sc delete X`), not PowerShell's
+/// Set-Content alias, by its first word.
+fn is_service_controller(c: &crate::shell::SimpleCommand<'_>) -> bool {
+    const VERBS: &[&str] = &[
+        "query",
+        "queryex",
+        "qc",
+        "qdescription",
+        "qfailure",
+        "start",
+        "stop",
+        "pause",
+        "continue",
+        "delete",
+        "create",
+        "config",
+        "description",
+        "failure",
+        "sdshow",
+        "sdset",
+    ];
+    c.program.eq_ignore_ascii_case("sc")
+        && c.args
+            .first()
+            .is_some_and(|a| VERBS.iter().any(|v| a.eq_ignore_ascii_case(v)))
 }
 
 /// Whether `program` exists only in PowerShell: a cmdlet (`Verb-Noun` with one of the verbs

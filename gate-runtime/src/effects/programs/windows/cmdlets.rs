@@ -51,6 +51,13 @@ pub(super) fn cmdlet(
         }
         return;
     }
+    // Windows administration programs (`vssadmin`, `sc.exe`, `reg`, …): one table for every
+    // shell they are typed in.
+    // (`sc` alone is Set-Content here.)
+    let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+    if name != "sc" && super::admin::read(&name, &texts, out) {
+        return;
+    }
     let whatif = args
         .iter()
         .any(|w| param(&w.text, "WhatIf", 2) && w.text.starts_with('-'));

@@ -5,12 +5,14 @@
 //! paths (`C:\`, `$env:USERPROFILE`, `%TEMP%`) translated to the forms the caller classes.
 //! The destructive core: Remove-Item/`rd /s`/`del`, disk formatting, power, process kills,
 //! overwrites, downloads (run by `iex`: remote code), registry, services, firewall, tasks,
-//! users; other external programs are analysed as shell commands.
+//! users; Windows administration programs typed into any shell (`vssadmin`, `sc`, `reg`, …:
+//! `admin.rs`); other external programs are analysed as shell commands.
 
 use gate_spec::effect::Act;
 
 use super::super::{Cmd, Sink};
 
+mod admin;
 mod cmd;
 mod cmdlets;
 mod powershell;
@@ -46,7 +48,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             }
             cmd_script(&line, out, 0);
         }
-        _ => return false,
+        _ => return admin::model(p, cmd, out),
     }
     true
 }

@@ -187,7 +187,8 @@ fn disks_power_processes() {
         ("kill -Name *", Act::KillAll),
         ("taskkill /f /im node.exe", Act::KillAll),
         ("taskkill /pid 42", Act::Kill),
-        ("reg delete HKLM\\Software\\X /f", Act::Service),
+        // The machine's registry hive is system configuration (`admin.rs`).
+        ("reg delete HKLM\\Software\\X /f", Act::Delete),
         (
             "Remove-ItemProperty -Path HKLM:\\Software\\X -Name Y",
             Act::Service,
