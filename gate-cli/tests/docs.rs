@@ -371,3 +371,97 @@ fn the_checker_rejects_what_the_binary_does_not_have() {
         ["gate x", "gate y --z", "gate w"]
     );
 }
+
+/// Every `fn NAME` in the workspace's Rust sources and every spec-test case name
+/// (`name = "NAME"` in `specs/tests/*.test.toml`): the tests a doc may cite.
+fn test_names() -> std::collections::HashSet<String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if path.is_dir() {
+                if !matches!(&*name, "target" | ".git" | "node_modules") {
+                    walk(&path, out);
+                }
+            } else if name.ends_with(".rs") || name.ends_with(".test.toml") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&repo(), &mut files);
+    let mut names = std::collections::HashSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for line in text.lines() {
+            let line = line.trim_start();
+            let name = line
+                .strip_prefix("fn ")
+                .or_else(|| line.strip_prefix("pub fn "))
+                .map(|rest| rest.split(['(', '<']).next().unwrap_or(""))
+                .or_else(|| {
+                    line.strip_prefix("name = \"")
+                        .and_then(|rest| rest.split('"').next())
+                });
+            if let Some(name) = name.filter(|n| !n.is_empty()) {
+                names.insert(name.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// The seed tables of `docs/specs/*.md` (requirement, status, …, test): every row whose
+/// status says it works names, in its last cell, at least one test, and every test a row
+/// names exists, so the suite that CI runs is what backs each "works".
+#[test]
+fn every_working_seed_row_names_tests_that_exist() {
+    let names = test_names();
+    let mut problems = Vec::new();
+    let mut rows = 0;
+    for entry in std::fs::read_dir(repo().join("docs/specs")).expect("docs/specs") {
+        let path = entry.expect("a docs entry").path();
+        let text = std::fs::read_to_string(&path).expect("a readable doc");
+        for (n, line) in text.lines().enumerate() {
+            let cells: Vec<&str> = line
+                .trim()
+                .trim_matches('|')
+                .split(" | ")
+                .map(str::trim)
+                .collect();
+            if cells.len() < 3 || !cells.iter().skip(1).any(|c| c.starts_with("works")) {
+                continue;
+            }
+            rows += 1;
+            let last = cells.last().copied().unwrap_or("");
+            let cited: Vec<&str> = last
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .filter(|w| {
+                    w.contains('_')
+                        && w.chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                })
+                .collect();
+            let at = format!("{}:{}", path.display(), n + 1);
+            if cited.is_empty() {
+                problems.push(format!("{at}: a working row names no test: {line}"));
+            }
+            for name in cited {
+                if !names.contains(name) {
+                    problems.push(format!("{at}: `{name}` is no test in the workspace"));
+                }
+            }
+        }
+    }
+    assert!(
+        rows >= 30,
+        "only {rows} working rows found: is the table format read?"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
