@@ -66,19 +66,25 @@ pub fn repo_root(cwd: &str) -> Option<&str> {
     if !start.is_absolute() {
         return None;
     }
-    let has = |dir: &Path, name: &str| dir.join(name).symlink_metadata().is_ok();
+    // One buffer for every probe: the walk makes no allocation per name.
+    let mut probe = std::path::PathBuf::new();
+    let mut has = |dir: &Path, name: &str| {
+        probe.clear();
+        probe.push(dir);
+        probe.push(name);
+        probe.symlink_metadata().is_ok()
+    };
     let mut ancestors = start.ancestors();
-    ancestors
-        .clone()
-        .find(|dir| has(dir, ".git"))
-        .or_else(|| {
-            // The file system's root is nobody's project.
-            ancestors
-                .find(|dir| dir.parent().is_some() && PROJECT_MARKERS.iter().any(|m| has(dir, m)))
-        })
-        .and_then(Path::to_str)
-        .map(|root| root.trim_end_matches('/'))
-        .map(|root| if root.is_empty() { "/" } else { root })
+    let git = ancestors.clone().find(|dir| has(dir, ".git"));
+    git.or_else(|| {
+        // A directory that does not exist is in no project but a repository; the file
+        // system's root is nobody's project.
+        start.symlink_metadata().ok()?;
+        ancestors.find(|dir| dir.parent().is_some() && PROJECT_MARKERS.iter().any(|m| has(dir, m)))
+    })
+    .and_then(Path::to_str)
+    .map(|root| root.trim_end_matches('/'))
+    .map(|root| if root.is_empty() { "/" } else { root })
 }
 
 #[cfg(test)]
