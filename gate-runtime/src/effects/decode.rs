@@ -102,7 +102,7 @@ fn hex(text: &str) -> Option<String> {
         .filter(|b| !b.is_ascii_whitespace())
         .map(|b| (b as char).to_digit(16).map(|d| d as u8))
         .collect::<Option<_>>()?;
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return None;
     }
     let bytes: Vec<u8> = digits.chunks(2).map(|p| p[0] << 4 | p[1]).collect();

@@ -138,20 +138,28 @@ fn plain(word: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b':'))
 }
 
-/// Whether an operand names a local path (as opposed to a resource name, id or URL).
+/// Whether an operand names a local path, as opposed to a resource name, id or URL: only
+/// a path written as one (`/x`, `./x`, `../x`, `~/x`, `$HOME/x`) or a file name with an
+/// extension (`data.dvc`, `app.db`). `secret/foo`, `bucket/key`, `local/bucket`, `name:tag`
+/// and `repo::archive` name the program's own state.
 fn local_path(word: &str) -> bool {
-    if word.contains("://") || word.starts_with('-') {
+    if word.contains("://") || word.contains("::") || word.starts_with('-') {
         return false;
     }
-    if word.starts_with(['/', '~', '.']) || word.starts_with("$HOME") || word.starts_with("$PWD") {
-        return !word.contains("::");
+    if word.starts_with(['/', '~']) || word.starts_with("./") || word.starts_with("../") {
+        return true;
     }
-    // `host:path` and `name:tag` are not local; `dir/file` is.
-    match (word.find(':'), word.find('/')) {
-        (Some(_), _) => false,
-        (None, Some(_)) => true,
-        (None, None) => false,
+    if word.starts_with("$HOME") || word.starts_with("$PWD") || word == "." || word == ".." {
+        return true;
     }
+    let name = word.rsplit('/').next().unwrap_or(word);
+    !word.contains(':')
+        && word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '.')
+        && name.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.bytes().all(|c| c.is_ascii_alphabetic())
+        })
 }
 
 /// A Windows switch (`/all`, `/q`, `/f`): a forcing modifier or one letter after `/`.
@@ -174,10 +182,13 @@ fn find_verb(args: &[Cow<'_, str>]) -> Option<(Verb, usize)> {
             if a.contains('=') {
                 continue;
             }
-            // The next word is this option's value, unless it is a verb itself.
+            // The next word is this option's value, unless it is a verb after a long option
+            // or a common flag (`mycli --insecure delete x`, `mycli -v delete x`).
             if let Some(next) = args.get(k) {
                 let valued = verbs::VALUE_OPTIONS.contains(&a);
-                if !next.starts_with('-') && (valued || verb_of(next).is_none()) {
+                let short_value =
+                    a.len() == 2 && !a.starts_with("--") && !verbs::SHORT_FLAGS.contains(&a[1..]);
+                if !next.starts_with('-') && (valued || short_value || verb_of(next).is_none()) {
                     k += 1;
                 }
             }
@@ -233,7 +244,10 @@ fn forced(args: &[Cow<'_, str>]) -> bool {
 /// Read `args` of `program` (no family knows it) into effects, in `scope`. Returns whether
 /// a verb gave an effect.
 pub(crate) fn model(program: &str, args: &[Cow<'_, str>], scope: Scope, out: &mut Sink) -> bool {
-    if verbs::NOT_SUBCOMMANDS.contains(&program) || harmless_options(args) {
+    if verbs::NOT_SUBCOMMANDS.contains(&program)
+        || verbs::REINSTALLABLE.contains(&program)
+        || harmless_options(args)
+    {
         return false;
     }
     if verbs::PACKAGE_MANAGERS.contains(&program) {
@@ -271,25 +285,21 @@ fn admin_role(args: &[Cow<'_, str>]) -> bool {
 /// A destroying verb's operands: local paths deleted where they are; anything else (or
 /// nothing) is what the program keeps elsewhere.
 fn destroy(rest: &[Cow<'_, str>], scope: Scope, out: &mut Sink) {
-    let mut elsewhere = true;
+    let (act, place) = scope.elsewhere();
+    if scope == Scope::Git {
+        // What it names are files of the history it rewrites, not files it deletes.
+        out.place(act, place);
+        return;
+    }
     let operands: Vec<&str> = rest
         .iter()
         .map(|a| &**a)
         .filter(|a| !a.starts_with('-') && !switch(a))
         .collect();
-    if !operands.is_empty() && operands.iter().all(|a| local_path(a)) {
-        elsewhere = false;
-    }
     for a in operands.iter().filter(|a| local_path(a)) {
-        let act = if scope == Scope::Git {
-            Act::History
-        } else {
-            Act::Delete
-        };
-        out.path(act, a);
+        out.path(Act::Delete, a);
     }
-    if elsewhere {
-        let (act, place) = scope.elsewhere();
+    if operands.is_empty() || !operands.iter().all(|a| local_path(a)) {
         out.place(act, place);
     }
 }

@@ -49,6 +49,11 @@ fn remote_state_is_a_cloud_delete_local_paths_are_deleted_where_they_are() {
     assert!(e.contains(&"cloud_delete@remote".to_string()), "{e:?}");
     let e = effects("apptainer delete -F library://u/c/x:1");
     assert!(e.contains(&"cloud_delete@remote".to_string()), "{e:?}");
+    // A file named by its extension is local; a name with a slash is the program's own.
+    let e = effects("dvc remove data.dvc");
+    assert!(e.contains(&"delete@source".to_string()), "{e:?}");
+    let e = effects("acmectl kv delete secret/foo");
+    assert!(e.contains(&"cloud_delete@remote".to_string()), "{e:?}");
     let e = effects("acmectl purge ./build");
     assert!(e.contains(&"delete@outputs".to_string()), "{e:?}");
     assert!(!e.contains(&"cloud_delete@remote".to_string()), "{e:?}");
@@ -114,6 +119,12 @@ fn benign_look_alikes_are_not_read_as_verbs() {
         "apt-get clean",
         "acmectl foo bar baz delete",
         "aws-like iam attach-user-policy --policy-arn arn:x:ReadOnly",
+        "nvm uninstall 16",
+        "conda env remove -n old",
+        "rustup toolchain uninstall nightly",
+        "ollama rm llama2",
+        "fasd -d delete",
+        "acmectl -o delete",
     ] {
         assert!(!destroys(line), "{line}: {:?}", effects(line));
     }

@@ -14,13 +14,15 @@
 pub(crate) struct Entry {
     /// The word (lower case; compared without regard to case).
     pub word: &'static str,
-    /// Whole command lines in which the word is read as the table says.
+    /// Whole command lines in which the word is read as the table says (kept for the tests
+    /// only: the hook never reads them).
+    #[cfg(test)]
     pub examples: &'static [&'static str],
 }
 
 macro_rules! entries {
     ($($word:literal => [$($ex:literal),* $(,)?]),* $(,)?) => {
-        &[$(Entry { word: $word, examples: &[$($ex),*] }),*]
+        &[$(Entry { word: $word, #[cfg(test)] examples: &[$($ex),*] }),*]
     };
 }
 
@@ -57,6 +59,7 @@ pub(crate) const DESTROY: &[Entry] = entries![
     "teardown" => ["acmectl teardown"],
     "tear-down" => ["acmectl tear-down"],
     "force-delete" => ["acmectl force-delete x"],
+    "forget" => ["restic-like forget --prune --keep-last 1", "acmectl forget snapshot-a"],
 ];
 
 /// Verbs that destroy only with a forcing modifier ([`FORCING`]): alone they are routine
@@ -117,6 +120,7 @@ pub(crate) const FORCING_SHORT: &str = "fayrR";
 pub(crate) const OPTION_VERBS: &[Entry] = entries![
     "--delete" => ["acmectl --delete item"],
     "--purge" => ["acmectl --purge cache"],
+    "--prune" => ["acmectl --prune"],
     "--remove" => ["acmectl --remove x"],
     "--uninstall" => ["acmectl --uninstall"],
     "--erase" => ["acmectl --erase disk-image"],
@@ -157,6 +161,40 @@ pub(crate) const PACKAGE_MANAGERS: &[&str] = &[
     "choco",
     "winget",
     "scoop",
+];
+
+/// Version and environment managers whose removals take away software that is downloaded
+/// again on the next install (`nvm uninstall 16`, `conda env remove -n old`, `ollama rm
+/// llama2`): no destruction of anything the user made.
+pub(crate) const REINSTALLABLE: &[&str] = &[
+    "conda",
+    "mamba",
+    "micromamba",
+    "rustup",
+    "nvm",
+    "fnm",
+    "volta",
+    "n",
+    "pyenv",
+    "rbenv",
+    "nodenv",
+    "goenv",
+    "jenv",
+    "asdf",
+    "mise",
+    "rtx",
+    "sdk",
+    "jabba",
+    "juliaup",
+    "ghcup",
+    "elan",
+    "opam",
+    "ollama",
+    "jupyter",
+    "code",
+    "codium",
+    "cursor",
+    "vagrant-plugin",
 ];
 
 /// Overrides that let a package manager remove what it protects (essential packages,
@@ -246,6 +284,11 @@ pub(crate) const HARMLESS_OPTIONS: &[&str] = &[
     "--no-act",
     "--check",
 ];
+
+/// Short options that take no value in nearly every CLI (`-v`, `-q`, `-f`, `-y`, `-a`, `-r`):
+/// a verb after one is a subcommand (`mycli -v delete x`). After any other short option the
+/// next word is its value, verb or not (`fasd -d delete`).
+pub(crate) const SHORT_FLAGS: &str = "vqfyarRiVF";
 
 /// Options whose value is a pattern or a name, never a subcommand (`jest -t delete`,
 /// `mocha --grep remove`, `tool -m "drop it"`).
@@ -337,6 +380,12 @@ pub(crate) const NOT_SUBCOMMANDS: &[&str] = &[
     "hash",
     "complete",
     "compgen",
+    // Directory jumpers: their words are queries over the directories visited.
+    "autojump",
+    "fasd",
+    "zoxide",
+    "z",
+    "j",
     // Shell builtins and small utilities whose words are data (`echo rm`, `read -r drop`).
     "echo",
     "printf",
