@@ -106,10 +106,11 @@ pub(crate) fn model_privileged(cmd: &Cmd<'_, '_>, out: &mut Sink) {
 }
 
 /// An operation of a modelled program that its family does not know (`aws iam
-/// attach-user-policy …`, `aws ssm send-command …`): what the generic reading finds in its
-/// words, and code it carries to other machines ([`network::ssm_commands`]).
+/// attach-user-policy …`, `aws ssm send-command …`): an administrator's privileges granted
+/// (the generic reading's privilege verbs; the family reads deletions and publishing
+/// itself), and code it carries to other machines ([`network::ssm_commands`]).
 pub(crate) fn unmodelled_operation(args: &[std::borrow::Cow<'_, str>], out: &mut Sink) {
-    generic::model("", args, generic::Scope::Unknown, out);
+    generic::privilege(args, out);
     network::ssm_commands(args, out);
 }
 

@@ -169,8 +169,9 @@ fn switch(word: &str) -> bool {
         || word.len() == 2 && word.starts_with('/') && word.as_bytes()[1].is_ascii_alphabetic()
 }
 
-/// The subcommand path's verb and the index of the word after it.
-fn find_verb(args: &[Cow<'_, str>]) -> Option<(Verb, usize)> {
+/// The subcommand path's verb, the index of the word after it, and how many path words came
+/// before it.
+fn find_verb(args: &[Cow<'_, str>]) -> Option<(Verb, usize, usize)> {
     let mut read = 0;
     let mut k = 0;
     while let Some(a) = args.get(k).map(|a| &**a) {
@@ -198,7 +199,7 @@ fn find_verb(args: &[Cow<'_, str>]) -> Option<(Verb, usize)> {
             return None;
         }
         if let Some(v) = verb_of(a) {
-            return Some((v, k));
+            return Some((v, k, read));
         }
         read += 1;
         if read == 3 {
@@ -254,24 +255,36 @@ pub(crate) fn model(program: &str, args: &[Cow<'_, str>], scope: Scope, out: &mu
         return package_manager(program, args, out);
     }
     let found = find_verb(args).or_else(|| option_verb(args));
-    let Some((verb, next)) = found else {
+    let Some((verb, next, before)) = found else {
         return false;
     };
     match verb {
         Verb::Destroy => destroy(&args[next..], scope, out),
         Verb::Weak if forced(args) => destroy(&args[next..], scope, out),
         Verb::Privilege if admin_role(args) => out.place(Act::Users, Place::Remote),
-        Verb::Publish => out.none(Act::Publish),
+        // Only as the command itself (`vsce publish`, `goreleaser release`): after a noun it
+        // is a message published to a topic (`nats-like topics publish`).
+        Verb::Publish if before == 0 => out.none(Act::Publish),
         _ => return false,
     }
     true
 }
 
+/// Only the privilege reading of `args`, for a family that reads the rest itself (`aws iam
+/// attach-user-policy … AdministratorAccess`: `users` at `remote`).
+pub(crate) fn privilege(args: &[Cow<'_, str>], out: &mut Sink) {
+    if let Some((Verb::Privilege, ..)) = find_verb(args) {
+        if admin_role(args) && !harmless_options(args) {
+            out.place(Act::Users, Place::Remote);
+        }
+    }
+}
+
 /// A long option that is a destroying verb (`--purge NAME`), when no subcommand verb is.
-fn option_verb(args: &[Cow<'_, str>]) -> Option<(Verb, usize)> {
+fn option_verb(args: &[Cow<'_, str>]) -> Option<(Verb, usize, usize)> {
     args.iter()
         .position(|a| verbs::OPTION_VERBS.iter().any(|e| e.word == a))
-        .map(|k| (Verb::Destroy, k + 1))
+        .map(|k| (Verb::Destroy, k + 1, 0))
 }
 
 /// Whether an administrator role is named on the line.

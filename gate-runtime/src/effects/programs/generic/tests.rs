@@ -125,6 +125,7 @@ fn benign_look_alikes_are_not_read_as_verbs() {
         "ollama rm llama2",
         "fasd -d delete",
         "acmectl -o delete",
+        "nats-like topics publish orders hello",
     ] {
         assert!(!destroys(line), "{line}: {:?}", effects(line));
     }
@@ -224,6 +225,9 @@ fn operations_a_family_does_not_know() {
         "{:?}",
         effects(line)
     );
+    // The family reads everything else itself: a notification published is a send.
+    assert!(!effects("aws sns publish --topic-arn arn:x --message hi")
+        .contains(&"publish@none".to_string()));
     let line = "aws iam attach-user-policy --user-name u --policy-arn arn:aws:iam::aws:policy/ReadOnlyAccess";
     assert!(
         !effects(line).contains(&"users@remote".to_string()),
