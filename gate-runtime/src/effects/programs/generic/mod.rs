@@ -225,6 +225,8 @@ fn harmless_options(args: &[Cow<'_, str>]) -> bool {
             // `-n` alone at the end, or before another option: a dry run (`prune -n`); with
             // a value it is a name or a namespace (`-n velero`).
             || (a == "-n" && args.get(k + 1).is_none_or(|n| n.starts_with('-')))
+            // `-h` alone is help; with a value it is a host (`-h db1`).
+            || (a == "-h" && args.get(k + 1).is_none_or(|n| n.starts_with('-')))
     })
 }
 

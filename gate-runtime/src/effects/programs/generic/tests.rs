@@ -66,6 +66,7 @@ fn remote_state_is_a_cloud_delete_local_paths_are_deleted_where_they_are() {
     for line in [
         "openstack --os-cloud prod volume delete v1",
         "acmectl -v delete x",
+        "influx-like delete -h db1 --bucket b",
         "acmectl --region=eu delete x",
         "wine reg delete 'HKCU\\Software\\X' /f",
         "schtasks-like /delete /tn x",
@@ -99,6 +100,7 @@ fn benign_look_alikes_are_not_read_as_verbs() {
         "velero backup describe b",
         "foo --delete-after-upload=false",
         "acmectl delete --help",
+        "acmectl delete x -h",
         "acmectl delete x --dry-run",
         "acmectl prune -n",
         "jest -t delete",

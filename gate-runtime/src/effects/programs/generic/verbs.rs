@@ -266,10 +266,10 @@ pub(crate) const HARMLESS: &[Entry] = entries![
     "compare" => ["acmectl compare"], "verify" => ["acmectl verify"], "audit" => ["acmectl audit"],
 ];
 
-/// Options that make the whole command harmless: help, version, a dry run.
+/// Options that make the whole command harmless: help, version, a dry run (and `-h` or `-n`
+/// standing alone, which `generic::harmless_options` reads).
 pub(crate) const HARMLESS_OPTIONS: &[&str] = &[
     "--help",
-    "-h",
     "-?",
     "/?",
     "--version",
