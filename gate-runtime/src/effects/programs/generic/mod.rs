@@ -153,7 +153,14 @@ fn local_path(word: &str) -> bool {
         return true;
     }
     let name = word.rsplit('/').next().unwrap_or(word);
-    !word.contains(':')
+    // A host name (`example.com`, `site.surge.sh`) is no file.
+    let host = !word.contains('/')
+        && (name.matches('.').count() > 1
+            || name
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| verbs::DOMAIN_SUFFIXES.contains(&ext)));
+    !host
+        && !word.contains(':')
         && word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '.')
         && name.rsplit_once('.').is_some_and(|(stem, ext)| {
             !stem.is_empty()
@@ -256,6 +263,9 @@ pub(crate) fn model(program: &str, args: &[Cow<'_, str>], scope: Scope, out: &mu
     if verbs::PACKAGE_MANAGERS.contains(&program) {
         return package_manager(program, args, out);
     }
+    if sql_option(args, out) {
+        return true;
+    }
     let found = find_verb(args).or_else(|| option_verb(args));
     let Some((verb, next, before)) = found else {
         return false;
@@ -285,8 +295,84 @@ pub(crate) fn privilege(args: &[Cow<'_, str>], out: &mut Sink) {
 /// A long option that is a destroying verb (`--purge NAME`), when no subcommand verb is.
 fn option_verb(args: &[Cow<'_, str>]) -> Option<(Verb, usize, usize)> {
     args.iter()
-        .position(|a| verbs::OPTION_VERBS.iter().any(|e| e.word == a))
+        .enumerate()
+        .position(|(k, a)| verbs::OPTION_VERBS.iter().any(|e| e.word == a) || option_action(k, a))
         .map(|k| (Verb::Destroy, k + 1, 0))
+}
+
+/// An option whose first part is a destroying verb, without a value attached: one word
+/// anywhere (`-delete`), or longer as the command's first word, where a program that takes
+/// its action as an option puts it (`gpg --delete-secret-keys KEY`); elsewhere a longer one
+/// is a setting (`up --remove-orphans`, `--delete-after`).
+fn option_action(k: usize, a: &str) -> bool {
+    let name = a.strip_prefix("--").or_else(|| a.strip_prefix('-'));
+    name.is_some_and(|n| {
+        !n.contains('=')
+            && n.bytes().all(|c| c.is_ascii_lowercase() || c == b'-')
+            && (k == 0 || !n.contains('-'))
+            && n.split('-')
+                .next()
+                .is_some_and(|p| verbs::OPTION_VERB_PARTS.contains(&p))
+    })
+}
+
+/// SQL given to an unknown client by a query option (`snowsql -q 'DROP DATABASE prod'`):
+/// what it does to the database. `true` when the value reads as SQL.
+fn sql_option(args: &[Cow<'_, str>], out: &mut Sink) -> bool {
+    let mut found = false;
+    for (k, a) in args.iter().enumerate() {
+        let value = match a.split_once('=') {
+            Some((name, v)) if verbs::SQL_OPTIONS.contains(&name) => Some(v),
+            _ if verbs::SQL_OPTIONS.contains(&&**a) => args.get(k + 1).map(|v| &**v),
+            _ => None,
+        };
+        let Some(sql) = value else {
+            continue;
+        };
+        if destroying_sql(sql) {
+            super::database::sql::analyse(sql, out).emit(out);
+            found = true;
+        }
+    }
+    found
+}
+
+/// Whether text starts as a statement that changes a database does, not as prose that
+/// happens to start with its verb (`drop support for py37`): `DROP TABLE|DATABASE|…`,
+/// `DELETE FROM`, `TRUNCATE [TABLE] name`, `ALTER TABLE`, `UPDATE name SET`.
+fn destroying_sql(text: &str) -> bool {
+    const DROPPED: &[&str] = &[
+        "table",
+        "database",
+        "schema",
+        "index",
+        "view",
+        "keyspace",
+        "collection",
+        "user",
+        "role",
+        "sequence",
+        "function",
+        "trigger",
+        "materialized",
+        "type",
+        "if",
+        "owned",
+    ];
+    let mut words = text.split_whitespace();
+    let (Some(first), Some(second)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let is = |w: &str, k: &str| w.eq_ignore_ascii_case(k);
+    let second = second.trim_end_matches(';');
+    match first.to_ascii_lowercase().as_str() {
+        "drop" => DROPPED.iter().any(|d| is(second, d)),
+        "delete" => is(second, "from"),
+        "truncate" => is(second, "table") || words.next().is_none_or(|w| w.starts_with(';')),
+        "alter" => is(second, "table") || is(second, "database"),
+        "update" => words.next().is_some_and(|w| is(w, "set")),
+        _ => false,
+    }
 }
 
 /// Whether an administrator role is named on the line.

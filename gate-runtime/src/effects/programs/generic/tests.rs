@@ -77,6 +77,47 @@ fn remote_state_is_a_cloud_delete_local_paths_are_deleted_where_they_are() {
 }
 
 #[test]
+fn actions_as_options_sql_options_and_hosts() {
+    for line in [
+        "gpg-like --delete-secret-keys KEY",
+        "keytool-like -delete -alias mykey -keystore ks.jks",
+        "acme-like --remove -d example.com",
+        "certbot-like delete --cert-name example.com",
+        "surge-like teardown example.surge.sh",
+        "flatpak uninstall --all --delete-data -y",
+    ] {
+        assert!(destroys(line), "{line}: {:?}", effects(line));
+    }
+    for line in [
+        "snowsql -q 'DROP DATABASE prod'",
+        "cqlsh-like -e 'TRUNCATE ks.t'",
+        "chdb --query='DELETE FROM t'",
+    ] {
+        assert!(
+            effects(line).contains(&"db_destroy@none".to_string()),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+    for line in [
+        "acmectl run --rm img",
+        "acmectl up --remove-orphans",
+        "acmectl sync --delete-after",
+        "snowsql -q 'SELECT 1'",
+        "acmectl -c 'drop support for py37'",
+        "acmectl -m 'truncate the log output'",
+        "acmectl --delete-after=true sync",
+        "flatpak uninstall org.gimp.GIMP",
+    ] {
+        assert!(
+            !destroys(line) && !effects(line).contains(&"db_destroy@none".to_string()),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+}
+
+#[test]
 fn weak_verbs_need_a_forcing_modifier() {
     for line in [
         "acmectl clean",

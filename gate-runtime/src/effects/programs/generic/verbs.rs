@@ -59,6 +59,10 @@ pub(crate) const DESTROY: &[Entry] = entries![
     "teardown" => ["acmectl teardown"],
     "tear-down" => ["acmectl tear-down"],
     "force-delete" => ["acmectl force-delete x"],
+    "undefine" => ["virsh undefine vm1 --remove-all-storage"],
+    "deleteall" => ["zkcli-like deleteall /app"],
+    "removeall" => ["acmectl removeall"],
+    "purgeall" => ["acmectl purgeall"],
     "forget" => ["restic-like forget --prune --keep-last 1", "acmectl forget snapshot-a"],
 ];
 
@@ -126,6 +130,40 @@ pub(crate) const OPTION_VERBS: &[Entry] = entries![
     "--erase" => ["acmectl --erase disk-image"],
     "--destroy" => ["acmectl --destroy"],
     "--wipe" => ["acmectl --wipe"],
+];
+
+/// Long (or Java-style single-dash) options whose first part is one of these verbs are the
+/// program's action when no subcommand verb is (`gpg --delete-secret-keys KEY`, `keytool
+/// -delete -alias k`); shorter verbs (`--rm`) are settings too often (`run --rm`).
+pub(crate) const OPTION_VERB_PARTS: &[&str] = &[
+    "delete",
+    "remove",
+    "purge",
+    "erase",
+    "destroy",
+    "uninstall",
+    "wipe",
+    "deleteall",
+];
+
+/// Options whose value is SQL a client runs (`snowsql -q 'DROP DATABASE prod'`, `cqlsh -e
+/// …`, `clickhouse-client --query …`): read as SQL.
+pub(crate) const SQL_OPTIONS: &[&str] = &[
+    "-q",
+    "-e",
+    "-c",
+    "--query",
+    "--execute",
+    "--sql",
+    "--command",
+    "--statement",
+];
+
+/// Domain suffixes: an operand ending in one is a host, not a local file (`certbot delete
+/// --cert-name example.com`).
+pub(crate) const DOMAIN_SUFFIXES: &[&str] = &[
+    "com", "org", "net", "io", "dev", "app", "co", "ai", "cloud", "xyz", "me", "us", "uk", "de",
+    "fr", "eu", "info", "biz", "tech", "site", "online", "local", "internal", "lan",
 ];
 
 /// Programs whose action is a short option (`dpkg -P`, `rpm -e`, `pacman -R`): the letters
@@ -208,6 +246,8 @@ pub(crate) const PACKAGE_OVERRIDES: &[&str] = &[
     "-Rdd",
     "--allow-remove-essential",
     "--force-remove-reinstreq",
+    "--all",
+    "--delete-data",
 ];
 
 /// Verbs that raise someone's privileges; with an administrator role named on the line
