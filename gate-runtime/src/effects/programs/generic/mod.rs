@@ -85,7 +85,12 @@ pub(crate) fn verb_of(word: &str) -> Option<Verb> {
     if let Some(v) = lookup(bare) {
         return Some(v);
     }
-    parts(bare).find_map(lookup)
+    let v = parts(bare).find_map(lookup);
+    // A word that names a cache among its parts acts on the cache (`delete-cache`).
+    if v.is_some() && parts(bare).any(|p| verbs::CACHES.iter().any(|c| c.eq_ignore_ascii_case(p))) {
+        return Some(Verb::Harmless);
+    }
+    v
 }
 
 fn lookup(part: &str) -> Option<Verb> {

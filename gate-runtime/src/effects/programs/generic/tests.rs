@@ -208,6 +208,15 @@ fn parts_split_every_spelling() {
         assert_eq!(verb_of(w), Some(Verb::Destroy), "{w}");
     }
     for w in [
+        "delete-log-group",
+        "remove-build-artifacts",
+        "delete-test-data",
+    ] {
+        assert_eq!(verb_of(w), Some(Verb::Destroy), "{w}");
+    }
+    for w in [
+        "delete-cache",
+        "purgeCache",
         "list-deleted",
         "undelete",
         "deleted",

@@ -123,7 +123,7 @@ pub(crate) const FORCING_SHORT: &str = "fayrR";
 /// setting).
 pub(crate) const OPTION_VERBS: &[Entry] = entries![
     "--delete" => ["acmectl --delete item"],
-    "--purge" => ["acmectl --purge cache"],
+    "--purge" => ["acmectl --purge queue"],
     "--prune" => ["acmectl --prune"],
     "--remove" => ["acmectl --remove x"],
     "--uninstall" => ["acmectl --uninstall"],
@@ -228,6 +228,7 @@ pub(crate) const REINSTALLABLE: &[&str] = &[
     "elan",
     "opam",
     "ollama",
+    "sdkmanager",
     "jupyter",
     "code",
     "codium",
@@ -304,7 +305,15 @@ pub(crate) const HARMLESS: &[Entry] = entries![
     "doctor" => ["acmectl doctor"], "top" => ["acmectl top"], "lookup" => ["acmectl lookup x"],
     "dry-run" => ["acmectl dry-run delete x"], "preview" => ["acmectl preview"],
     "compare" => ["acmectl compare"], "verify" => ["acmectl verify"], "audit" => ["acmectl audit"],
+    // A cache is rebuilt by the next run that needs it (`flutter pub cache clean -f`,
+    // `acmectl delete-cache`).
+    "cache" => ["flutter-like pub cache clean -f", "acmectl cache purge --all", "acmectl delete-cache"],
+    "caches" => ["acmectl caches clear --all"],
 ];
+
+/// Nouns of things rebuilt on demand: in a path (`pub cache clean`) they are harmless words
+/// of [`HARMLESS`]; as a part of a verb word they make it harmless (`delete-cache`).
+pub(crate) const CACHES: &[&str] = &["cache", "caches"];
 
 /// Options that make the whole command harmless: help, version, a dry run (and `-h` or `-n`
 /// standing alone, which `generic::harmless_options` reads).
