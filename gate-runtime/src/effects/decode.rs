@@ -21,6 +21,7 @@ struct Decoder {
 /// Every decoder, with what it reads.
 ///
 /// - `base64 -d` / `--decode`, `openssl base64 -d`, `openssl enc -d -base64`: base64.
+/// - `base32 -d`: base32 (RFC 4648).
 /// - `xxd -r -p`, `xxd -rp`: plain hex.
 /// - `rev`: each line reversed.
 /// - `tr SET1 SET2` (ranges like `a-z`, `n-za-m`: ROT13 and any other substitution) and
@@ -37,6 +38,11 @@ const DECODERS: &[Decoder] = &[
             (has_any(a, &["base64"]) || has_any(a, &["-base64", "-a"])) && has_any(a, &["-d"])
         },
         decode: |t, _| base64(t),
+    },
+    Decoder {
+        programs: &["base32", "gbase32"],
+        decodes: |a| has_any(a, &["-d", "--decode"]),
+        decode: |t, _| base32(t),
     },
     Decoder {
         programs: &["xxd"],
@@ -94,6 +100,26 @@ fn base64(text: &str) -> Option<String> {
     decoded
         .ok()
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn base32(text: &str) -> Option<String> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let mut bits: u64 = 0;
+    let mut count = 0;
+    let mut bytes = Vec::new();
+    for b in text
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
+    {
+        let v = ALPHABET.iter().position(|a| *a == b.to_ascii_uppercase())? as u64;
+        bits = (bits << 5 | v) & 0xFFFF;
+        count += 5;
+        if count >= 8 {
+            count -= 8;
+            bytes.push((bits >> count) as u8);
+        }
+    }
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn hex(text: &str) -> Option<String> {
@@ -229,6 +255,10 @@ mod tests {
         );
         assert_eq!(
             decode("xxd", &words(&["-r", "-p"]), "726d202d7266207e").as_deref(),
+            Some("rm -rf ~")
+        );
+        assert_eq!(
+            decode("base32", &words(&["-d"]), "OJWSALLSMYQH4===").as_deref(),
             Some("rm -rf ~")
         );
         assert_eq!(

@@ -271,6 +271,11 @@ pub(crate) fn model(program: &str, args: &[Cow<'_, str>], scope: Scope, out: &mu
     if sql_option(args, out) {
         return true;
     }
+    // A program named by a destroying verb (`wipe -rf ~/old`, `nuke ./build`): its operands.
+    if lookup(program) == Some(Verb::Destroy) {
+        destroy(args, scope, out);
+        return true;
+    }
     let found = find_verb(args).or_else(|| option_verb(args));
     let Some((verb, next, before)) = found else {
         return false;

@@ -118,6 +118,20 @@ fn actions_as_options_sql_options_and_hosts() {
 }
 
 #[test]
+fn a_program_named_by_a_destroying_verb_destroys_its_operands() {
+    assert!(
+        effects("wipe -rf ~/old").contains(&"delete@dotfiles".to_string())
+            || destroys("wipe -rf ~/old")
+    );
+    assert!(
+        effects("nuke ./build").contains(&"delete@outputs".to_string()),
+        "{:?}",
+        effects("nuke ./build")
+    );
+    assert!(!destroys("wiper --help"));
+}
+
+#[test]
 fn weak_verbs_need_a_forcing_modifier() {
     for line in [
         "acmectl clean",
