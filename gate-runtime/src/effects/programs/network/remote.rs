@@ -83,7 +83,8 @@ const SSH: Grammar = Grammar {
 /// `ssh HOST [COMMAND…]`: a session or a command on another machine (its command is not
 /// analysed as local code). What it is fed on standard input runs there when no command is
 /// given or the command is a shell reading it (`ssh h <<'EOF' … EOF`, `ssh h 'bash -s' <
-/// deploy.sh`): the text as a line there, a local file's as code gate does not read.
+/// deploy.sh`): the text as a line there (a live hook call reads a local file's text into
+/// standard input first), a file not read as code gate does not follow.
 pub(super) fn ssh(
     args: &[Cow<'_, str>],
     stdin: Option<&str>,
