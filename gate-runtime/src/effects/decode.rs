@@ -140,8 +140,14 @@ fn tr_set(set: &str) -> Vec<char> {
     let chars: Vec<char> = unescape(set).chars().collect();
     let mut out = Vec::new();
     let mut k = 0;
-    while k < chars.len() {
-        if k + 2 < chars.len() && chars[k + 1] == '-' && chars[k] <= chars[k + 2] {
+    while k < chars.len() && out.len() < 4096 {
+        // A range within one 256-character block (`a-z`, `\x00-\xff`); a wider one is
+        // taken literally, so a line cannot make the reader build a huge set.
+        if k + 2 < chars.len()
+            && chars[k + 1] == '-'
+            && chars[k] <= chars[k + 2]
+            && (chars[k + 2] as u32) - (chars[k] as u32) < 256
+        {
             out.extend(chars[k]..=chars[k + 2]);
             k += 3;
         } else {
