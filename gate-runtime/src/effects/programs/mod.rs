@@ -68,7 +68,8 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
 /// Read one simple command into effects; `false` when no family knows the program. Programs
 /// no family knows run with unknown effect (`exec`, nowhere): most commands of a session
 /// (`pytest`, `./run.sh`) are such, and uncertainty about them is expressed by the spec's
-/// tier for `exec`, not raised here.
+/// tier for `exec`, not raised here. What their subcommand path says they destroy, grant or
+/// publish is read generically ([`generic`]: `openstack volume delete v1`).
 pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     if matches!(cmd.program, "gate" | "gate.exe") {
         gate(cmd, out);
