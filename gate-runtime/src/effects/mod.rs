@@ -14,6 +14,7 @@
 mod archives;
 mod code_options;
 mod contents;
+mod decode;
 mod disk;
 mod flow;
 mod gate_env;

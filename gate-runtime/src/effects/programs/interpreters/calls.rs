@@ -117,6 +117,51 @@ pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
     if st.eval && st.fetch {
         out.none(Act::RemoteExec);
     }
+    if reverse_shell(code) {
+        out.none(Act::RemoteExec);
+    }
+}
+
+/// What opens a network connection, in any of the languages.
+const SOCKETS: &[&str] = &[
+    "socket.socket",
+    "socket.create_connection",
+    "IO::Socket",
+    "use Socket",
+    "TCPSocket",
+    "fsockopen",
+    "stream_socket_client",
+    "net.connect",
+    "net.Socket",
+    "net.createConnection",
+    "socket.connect",
+    "/dev/tcp/",
+    "Net::TCP",
+    "socket.tcp",
+];
+
+/// What binds a shell to that connection: its streams duplicated onto it, or a shell run.
+const SHELL_BOUND: &[&str] = &[
+    "dup2",
+    "/bin/sh",
+    "/bin/bash",
+    "/bin/zsh",
+    "pty.spawn",
+    "cmd.exe",
+    "powershell",
+    "sh -i",
+    "bash -i",
+    "<&",
+    ">&",
+    "open(STDIN",
+    "child_process",
+];
+
+/// Code that opens a connection and hands a shell to it (a reverse shell,
+/// `python -c 'import socket,subprocess,os;…os.dup2(s.fileno(),0)…'`): the network drives
+/// the machine, as a remote script piped into a shell does.
+fn reverse_shell(code: &str) -> bool {
+    SOCKETS.iter().any(|m| code.contains(m)) && SHELL_BOUND.iter().any(|m| code.contains(m))
 }
 
 #[derive(Default)]
@@ -167,6 +212,10 @@ fn lookup(table: Table, name: &str, qual: Option<&str>, lang: Lang, cp: bool) ->
         && matches!(name, "exec" | "spawn" | "fork")
     {
         found = Some(Run);
+    }
+    // `db.exec('DROP TABLE t')` on anything but child_process: a database's.
+    if found.is_none() && lang == Lang::Js && !cp && qual.is_some() && name == "exec" {
+        found = Some(Sql);
     }
     found
 }
@@ -536,6 +585,35 @@ fn apply(eff: Eff, args: &[&[Tok<'_>]], lang: Lang, out: &mut Sink, st: &mut Sta
         Eval => {
             st.eval = true;
             st.opaque = true;
+        }
+        Sql => sql(&pos, out),
+    }
+}
+
+/// The words SQL statements start with: a string that starts with none of them is not SQL
+/// (`cursor.execute` of a prepared name, a `query` of something else).
+const SQL_STARTS: &[&str] = &[
+    "drop", "delete", "truncate", "alter", "update", "insert", "replace", "create", "grant",
+    "revoke", "pragma", "with", "select", "begin", "vacuum", "attach", "detach", "merge", "upsert",
+    "rename", "comment", "reindex",
+];
+
+/// SQL given to a driver: every string literal of its first argument (`text("…")` and
+/// `sql\`…\`` included) that reads as SQL, analysed as a client's would be.
+fn sql(pos: &[&[Tok<'_>]], out: &mut Sink) {
+    let Some(first) = pos.first() else {
+        return;
+    };
+    for t in first.iter() {
+        let Tok::Str(text) = t else {
+            continue;
+        };
+        let head = text
+            .trim_start()
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .next();
+        if head.is_some_and(|h| SQL_STARTS.iter().any(|w| w.eq_ignore_ascii_case(h))) {
+            super::super::database::sql::analyse(text, out).emit(out);
         }
     }
 }

@@ -30,6 +30,9 @@ pub(super) enum Eff {
     ReadOrFetch,
     /// Runs code it is given (`eval`, `exec`, `Function`).
     Eval,
+    /// Runs SQL it is given (`cursor.execute("DROP TABLE t")`, `db.exec(…)`, `client.query(…)`):
+    /// each string literal of its first argument that reads as SQL.
+    Sql,
 }
 
 use Eff::*;
@@ -108,6 +111,12 @@ pub(super) const PYTHON: Table = &[
     ("import_module", Eval),
     ("runpy.run_path", Eval),
     ("runpy.run_module", Eval),
+    // sqlite3, DB-API drivers, SQLAlchemy (`conn.execute(text("…"))`).
+    ("execute", Sql),
+    ("executescript", Sql),
+    ("executemany", Sql),
+    ("exec_driver_sql", Sql),
+    ("read_sql", Sql),
 ];
 
 pub(super) const JS: Table = &[
@@ -182,6 +191,12 @@ pub(super) const JS: Table = &[
     ("axios.put", Send),
     ("axios.patch", Send),
     ("axios.delete", Send),
+    // better-sqlite3, pg, mysql2, Prisma's raw queries.
+    ("query", Sql),
+    ("prepare", Sql),
+    ("execute", Sql),
+    ("$executeRawUnsafe", Sql),
+    ("$queryRawUnsafe", Sql),
     ("=eval", Eval),
     ("=Function", Eval),
     ("vm.runInNewContext", Eval),
@@ -215,6 +230,8 @@ pub(super) const PERL: Table = &[
 ];
 
 pub(super) const RUBY: Table = &[
+    ("execute", Sql),
+    ("execute_batch", Sql),
     ("=system", Run),
     ("Kernel.system", Run),
     ("=exec", Run),

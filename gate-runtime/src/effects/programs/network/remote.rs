@@ -81,8 +81,16 @@ const SSH: Grammar = Grammar {
 };
 
 /// `ssh HOST [COMMAND…]`: a session or a command on another machine (its command is not
-/// analysed as local code).
-pub(super) fn ssh(args: &[Cow<'_, str>], out: &mut Sink) {
+/// analysed as local code). What it is fed on standard input runs there when no command is
+/// given or the command is a shell reading it (`ssh h <<'EOF' … EOF`, `ssh h 'bash -s' <
+/// deploy.sh`): the text as a line there (a live hook call reads a local file's text into
+/// standard input first), a file not read as code gate does not follow.
+pub(super) fn ssh(
+    args: &[Cow<'_, str>],
+    stdin: Option<&str>,
+    stdin_file: Option<&str>,
+    out: &mut Sink,
+) {
     let a = getopt::read(&SSH, args);
     ssh_options(&a, out);
     if a.any(&["V", "G"]) && a.operands.is_empty() {
@@ -93,10 +101,206 @@ pub(super) fn ssh(args: &[Cow<'_, str>], out: &mut Sink) {
     }
     out.place(Act::Send, Place::Remote);
     // ssh joins the words after the host with spaces and the remote shell reads the result.
-    if a.operands.len() > 1 {
-        let words: Vec<&str> = a.operands[1..].iter().map(|w| &**w).collect();
+    let command = a.operands.get(1..).unwrap_or_default();
+    if !command.is_empty() {
+        let words: Vec<&str> = command.iter().map(|w| &**w).collect();
         out.remote_script(&words.join(" "));
     }
+    if a.has("n") || !(command.is_empty() || reads_script(command)) {
+        return;
+    }
+    if let Some(text) = stdin {
+        out.remote_script(text);
+    } else if let Some(file) = stdin_file {
+        out.path(Act::Read, file);
+        out.opaque(file);
+    }
+}
+
+/// Whether a remote command is a shell that reads its script from standard input (`bash
+/// -s`, `sh`, `sudo bash -s --`, `'bash -s' arg`).
+fn reads_script(command: &[Cow<'_, str>]) -> bool {
+    let joined: Vec<&str> = command.iter().flat_map(|w| w.split_whitespace()).collect();
+    let mut words = joined
+        .iter()
+        .copied()
+        .skip_while(|w| matches!(*w, "sudo" | "doas" | "-i" | "-E" | "env"));
+    let Some(shell) = words.next() else {
+        return false;
+    };
+    let shell = shell.rsplit('/').next().unwrap_or(shell);
+    super::super::is_shell(shell)
+        && words
+            .take_while(|w| *w != "--")
+            .all(|w| w.starts_with('-') && !w.contains('c'))
+}
+
+/// Code to run on other machines that a program carries in its arguments, for the families
+/// that read those programs: `aws ssm send-command --parameters commands=…` (call with the
+/// words after `send-command`), and the same shape elsewhere. Each command found is analysed
+/// as a line there; `true` when one was.
+pub(crate) fn ssm_commands(args: &[Cow<'_, str>], out: &mut Sink) -> bool {
+    let mut found = false;
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        k += 1;
+        let value = match a.strip_prefix("--parameters") {
+            Some("") => args.get(k).map(|v| &**v),
+            Some(rest) => rest.strip_prefix('='),
+            None => None,
+        };
+        let Some(value) = value else {
+            continue;
+        };
+        for code in ssm_parameter_commands(value) {
+            out.remote_script(&code);
+            found = true;
+        }
+    }
+    found
+}
+
+/// The commands of an SSM `--parameters` value: shorthand (`commands=a,b` or
+/// `commands=["a","b"]`) or JSON (`{"commands":["a","b"]}`).
+fn ssm_parameter_commands(value: &str) -> Vec<String> {
+    if let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(value) {
+        return match map.get("commands") {
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            Some(serde_json::Value::String(s)) => vec![s.clone()],
+            _ => Vec::new(),
+        };
+    }
+    let Some(rest) = value.strip_prefix("commands=") else {
+        return Vec::new();
+    };
+    let rest = rest.trim();
+    if let Some(list) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        return list
+            .split("\",")
+            .map(|c| c.trim().trim_matches(['"', '\'', ' ']).to_string())
+            .filter(|c| !c.is_empty())
+            .collect();
+    }
+    vec![rest.trim_matches(['"', '\'']).to_string()]
+}
+
+const PDSH: Grammar = Grammar {
+    short: "SbqdNLhe",
+    short_value: "wxgXlRtumfBF",
+    long: &[],
+    long_value: &[],
+    posix: true,
+};
+
+const PSSH: Grammar = Grammar {
+    short: "AvIiPq",
+    short_value: "hHlpoetOxX",
+    long: &[
+        "inline",
+        "inline-stdout",
+        "print",
+        "askpass",
+        "verbose",
+        "send-input",
+    ],
+    long_value: &[
+        "hosts",
+        "host",
+        "user",
+        "par",
+        "outdir",
+        "errdir",
+        "timeout",
+        "option",
+        "extra-args",
+        "extra-arg",
+    ],
+    posix: true,
+};
+
+const CLUSH: Grammar = Grammar {
+    short: "abBdLNqSv",
+    short_value: "wxgXlRtfuoOE",
+    long: &["all", "dshbak"],
+    long_value: &["nodes", "group", "options"],
+    posix: true,
+};
+
+/// A command run on many machines at once (`pdsh -w h1,h2 CMD`, `pssh -h hosts CMD`,
+/// `clush -w @web CMD`): sent there, and analysed as a line on each.
+pub(super) fn fan_out(program: &str, args: &[Cow<'_, str>], out: &mut Sink) {
+    let grammar = match program {
+        "pssh" | "parallel-ssh" => &PSSH,
+        "clush" => &CLUSH,
+        _ => &PDSH,
+    };
+    let a = getopt::read(grammar, args);
+    out.place(Act::Send, Place::Remote);
+    if let Some(f) = a.value("h").or_else(|| a.value("hosts")) {
+        out.path(Act::Read, f);
+    }
+    if !a.operands.is_empty() {
+        let words: Vec<&str> = a.operands.iter().map(|w| &**w).collect();
+        out.remote_script(&words.join(" "));
+    }
+}
+
+/// `salt TARGET FUNCTION [ARGS…]` (and `salt-ssh`): a remote execution function run on the
+/// minions. `cmd.run`/`cmd.shell`/`cmd.script` run their argument as shell code there;
+/// `file.remove`/`file.absent` delete it; the rest change state in ways not read here.
+pub(super) fn salt(args: &[Cow<'_, str>], out: &mut Sink) {
+    let ops: Vec<&str> = args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    out.place(Act::Send, Place::Remote);
+    let [_target, function, rest @ ..] = &ops[..] else {
+        return;
+    };
+    let (_, name) = function.split_once('.').unwrap_or(("", function));
+    match (function.split('.').next().unwrap_or(""), name) {
+        ("cmd", "run" | "shell" | "run_all" | "run_stdout" | "exec_code" | "script") => {
+            out.remote_script(&rest.join(" "))
+        }
+        ("file", "remove" | "absent" | "rmdir") => {
+            let code = rest
+                .iter()
+                .map(|p| format!("rm -rf {p}"))
+                .collect::<Vec<_>>();
+            out.remote_script(&code.join("; "))
+        }
+        (_, "test" | "ping" | "version" | "items" | "item" | "get" | "ls" | "list") => {}
+        (_, name) if name.starts_with("list") || name.starts_with("get") => {}
+        _ => out.opaque(function),
+    }
+}
+
+/// `ansible-playbook PLAYBOOK…`: the plays change the inventory's machines in ways gate does
+/// not read (`opaque`); `--check`, `--syntax-check` and the `--list-*` options only read.
+pub(super) fn ansible_playbook(args: &[Cow<'_, str>], out: &mut Sink) {
+    let reads_only = args.iter().any(|a| {
+        matches!(
+            &**a,
+            "--check" | "-C" | "--syntax-check" | "--help" | "-h" | "--version"
+        ) || a.starts_with("--list-")
+    });
+    let books: Vec<&str> = args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| a.ends_with(".yml") || a.ends_with(".yaml"))
+        .collect();
+    for b in &books {
+        out.path(Act::Read, b);
+    }
+    if reads_only {
+        return;
+    }
+    out.place(Act::Send, Place::Remote);
+    out.opaque(&books.join(" "));
 }
 
 const SSH_KEYGEN: Grammar = Grammar {

@@ -492,6 +492,8 @@ fn alias(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: usize
         .rev()
         .find(|(n, _)| n.eq_ignore_ascii_case(sub));
     let Some((_, body)) = found else {
+        // `git-NAME` on PATH: its words read as any unknown program's are.
+        super::super::model_git_external(sub, args, out);
         out.none(Act::Exec);
         return;
     };
