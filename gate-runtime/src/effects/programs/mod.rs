@@ -19,10 +19,12 @@ mod packages;
 mod runners;
 mod scripts;
 mod system;
+mod table;
 mod vcs;
 mod windows;
 
 pub(crate) use interpreters::scan::Lang;
+pub use table::project::{begin as begin_project, end as end_project, faults as project_faults};
 pub(crate) use vcs::{git_stored, GitCall, GIT_VIEWERS};
 
 /// Interpreter code read from a file: its effectful calls into `out`, as for a one-liner.
@@ -61,6 +63,8 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     runners::model,
     agents::model,
     packages::model,
+    // The programs written as data (`commands/*.toml`).
+    table::model,
     cloud::model,
 ];
 
@@ -87,11 +91,14 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         }
         return true;
     }
-    if FAMILIES.iter().any(|family| family(cmd, out)) {
-        return true;
+    let known = FAMILIES.iter().any(|family| family(cmd, out));
+    // A project's own model adds to the built-in one (or to `exec` for a program gate does
+    // not know): it raises, never lowers.
+    let added = table::project::model(cmd, out);
+    if !known {
+        out.none(Act::Exec);
     }
-    out.none(Act::Exec);
-    false
+    known || added
 }
 
 /// Codex's patch tool run from a shell: the patch is its argument or its standard input.
