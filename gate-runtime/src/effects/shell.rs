@@ -1368,7 +1368,7 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
     for (i, (act, target)) in sink.raw.iter().enumerate() {
         let from = out.len();
         flush_one(sink, *act, target, cwd, oldpwd, at, out);
-        if let Some((_, source)) = sink.sources.iter().find(|(at, _)| *at == i) {
+        if let Some((_, source)) = sink.sources.iter().find(|(k, _)| *k == i) {
             super::provenance::note(&out[from..], source);
         }
     }
