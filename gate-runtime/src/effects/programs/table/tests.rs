@@ -210,3 +210,34 @@ fn a_projects_command_files_are_gates_own() {
         assert!(e.iter().any(|e| e.ends_with("@gate")), "{line}: {e:?}");
     }
 }
+
+/// The full example in docs/commands.md ("Teaching gate a program") is a valid project file
+/// whose examples have the effects they say.
+#[test]
+fn the_documented_example_is_true() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/commands.md"))
+        .unwrap();
+    let section = &doc[doc.find("## Teaching gate a program").unwrap()..];
+    let start = section.find("```toml\n").unwrap() + "```toml\n".len();
+    let text = &section[start..start + section[start..].find("```").unwrap()];
+    let programs = schema::parse(".gate/commands/doc.toml", text, true).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("doc.toml"), text).unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    let mut wrong = Vec::new();
+    let mut count = 0;
+    for p in &programs {
+        for e in p.forms.iter().flat_map(|f| &f.examples).chain(&p.examples) {
+            count += 1;
+            let got = effects(&e.line);
+            if got != e.effects {
+                wrong.push(format!("`{}`: {got:?}, not {:?}", e.line, e.effects));
+            }
+        }
+    }
+    project::end();
+    assert!(count >= 5);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
