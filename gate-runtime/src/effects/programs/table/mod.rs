@@ -9,6 +9,7 @@ pub(crate) mod analysers;
 mod builtin;
 mod model;
 pub(crate) mod project;
+// Shared with build.rs: the examples it keeps are read only by build.rs and the tests.
 #[allow(dead_code)]
 pub(crate) mod schema;
 #[cfg(test)]
