@@ -150,7 +150,16 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         baselines: &baselines,
         grant_id: &mut mint,
     };
+    // Where each effect comes from, when a command model written as data made it.
+    gate_runtime::effects::provenance::begin_sources();
     let mut outcome = engine.evaluate(&mut state, &event, &mut cx);
+    let sources = gate_runtime::effects::provenance::end_sources();
+    // A project's own command models that cannot be read (the hook skips them silently).
+    let command_faults = event
+        .cwd
+        .as_deref()
+        .map(gate_runtime::effects::project_faults)
+        .unwrap_or_default();
     let state_after = state.machine.state;
     let mut faults: Vec<String> = fault.into_iter().collect();
     // The machines beside it, each from its own stored (or initial) state, and the answers
@@ -262,6 +271,12 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
             "kind": spec.kinds[class.kind as usize].name,
             "commands": commands,
             "effects": class.effects,
+            "effect_sources": class
+                .effects
+                .iter()
+                .map(|e| gate_runtime::effects::provenance::source_of(e, &sources))
+                .collect::<Vec<_>>(),
+            "command_faults": command_faults,
             "rules": rules,
             "reason": class.reason,
             "role": role.map(|r| spec.roles[r as usize].name.clone()),
@@ -328,7 +343,14 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         } else {
             format!(" ({})", gate_runtime::redact::redact(&e.target))
         };
-        t.push_str(&format!("effect    {} at {}{target}\n", e.act, e.place));
+        let from = match gate_runtime::effects::provenance::source_of(e, &sources) {
+            Some(source) => format!("  from {source}"),
+            None => String::new(),
+        };
+        t.push_str(&format!(
+            "effect    {} at {}{target}{from}\n",
+            e.act, e.place
+        ));
     }
     if !class.reason.is_empty() {
         t.push_str(&format!("reason    {}\n", class.reason));
@@ -390,6 +412,9 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         o.decision.verdict.name(),
         answer.as_deref().unwrap_or("(no output)")
     ));
+    for f in &command_faults {
+        t.push_str(&format!("note      command model skipped: {f}\n"));
+    }
     for f in &faults {
         t.push_str(&format!(
             "note      state unavailable ({f}); evaluated from a fresh state\n"

@@ -79,9 +79,23 @@ impl<'a> Args<'a> {
     }
 }
 
-/// The long option a spelling stands for: an exact name, else the only name it is a prefix
-/// of. `None` when unknown or ambiguous (getopt_long refuses both).
-fn long_name(g: &Grammar, spelled: &str) -> Option<(&'static str, bool)> {
+/// How a program's option parser reads its words, beyond what its [`Grammar`] lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// getopt_long: short bundles, and a long option may be abbreviated to any unambiguous
+    /// prefix (`--rec` for `--recursive`): coreutils, git.
+    Gnu,
+    /// Short bundles, long options spelled in full only: Go's cobra/pflag (kubectl, helm,
+    /// docker, gh), Python's argparse with `allow_abbrev=False`, most modern CLIs.
+    Exact,
+    /// Go's `flag` package: one or two dashes before every option name (`-chdir=x`,
+    /// `--chdir x`), no bundles, no abbreviations (terraform, nomad, vault).
+    Go,
+}
+
+/// The long option a spelling stands for: an exact name, else (when `abbrev`) the only name
+/// it is a prefix of. `None` when unknown or ambiguous (getopt_long refuses both).
+fn long_name_as(g: &Grammar, spelled: &str, abbrev: bool) -> Option<(&'static str, bool)> {
     let all = g
         .long
         .iter()
@@ -92,7 +106,7 @@ fn long_name(g: &Grammar, spelled: &str) -> Option<(&'static str, bool)> {
         if name == spelled {
             return Some((name, takes));
         }
-        if name.starts_with(spelled) && !spelled.is_empty() {
+        if abbrev && name.starts_with(spelled) && !spelled.is_empty() {
             if found.is_some() {
                 // Ambiguous: still, when every candidate agrees on taking a value, treat it
                 // as the first (the effect is read from the set of names anyway).
@@ -106,7 +120,13 @@ fn long_name(g: &Grammar, spelled: &str) -> Option<(&'static str, bool)> {
 
 /// Read `words` (the arguments after the program name) through `g`.
 pub fn read<'a>(g: &Grammar, words: &[Cow<'a, str>]) -> Args<'a> {
+    read_as(g, Style::Gnu, words)
+}
+
+/// Read `words` through `g` as a parser of `style` does.
+pub fn read_as<'a>(g: &Grammar, style: Style, words: &[Cow<'a, str>]) -> Args<'a> {
     let mut out = Args::default();
+    let abbrev = style == Style::Gnu;
     let mut k = 0;
     let mut only_operands = false;
     while let Some(word) = words.get(k) {
@@ -120,12 +140,29 @@ pub fn read<'a>(g: &Grammar, words: &[Cow<'a, str>]) -> Args<'a> {
             only_operands = true;
             continue;
         }
-        if let Some(long) = w.strip_prefix("--") {
+        let long = match style {
+            Style::Go if w.len() > 1 => w.strip_prefix("--").or_else(|| w.strip_prefix('-')),
+            _ => w.strip_prefix("--"),
+        };
+        if let Some(long) = long {
             let (spelled, inline) = match long.split_once('=') {
                 Some((n, v)) => (n, Some(v)),
                 None => (long, None),
             };
-            match long_name(g, spelled) {
+            let found = long_name_as(g, spelled, abbrev).or_else(|| {
+                // Go's flag package reads `-n` as the option `n` too.
+                let mut one = spelled.chars();
+                match (style, one.next(), one.next()) {
+                    (Style::Go, Some(c), None) if g.short_value.contains(c) => {
+                        Some((short_name(g, c)?, true))
+                    }
+                    (Style::Go, Some(c), None) if g.short.contains(c) => {
+                        Some((short_name(g, c)?, false))
+                    }
+                    _ => None,
+                }
+            });
+            match found {
                 Some((name, true)) => {
                     let value = match inline {
                         Some(v) => Some(slice(word, w.len() - v.len())),
@@ -143,7 +180,7 @@ pub fn read<'a>(g: &Grammar, words: &[Cow<'a, str>]) -> Args<'a> {
                     name: Cow::Borrowed(name),
                     value: inline.map(|v| slice(word, w.len() - v.len())),
                 }),
-                None => out.unknown.push(slice(word, 2)),
+                None => out.unknown.push(slice(word, w.len() - long.len())),
             }
             continue;
         }
@@ -182,6 +219,16 @@ pub fn read<'a>(g: &Grammar, words: &[Cow<'a, str>]) -> Args<'a> {
         }
     }
     out
+}
+
+/// The static spelling of the short option `c` in `g` (for Go's one-letter flags).
+fn short_name(g: &Grammar, c: char) -> Option<&'static str> {
+    let at = g.short.find(c).map(|i| &g.short[i..i + c.len_utf8()]);
+    at.or_else(|| {
+        g.short_value
+            .find(c)
+            .map(|i| &g.short_value[i..i + c.len_utf8()])
+    })
 }
 
 fn slice<'a>(word: &Cow<'a, str>, from: usize) -> Cow<'a, str> {

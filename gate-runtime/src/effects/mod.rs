@@ -28,12 +28,14 @@ mod on_disk;
 pub mod patch;
 pub mod places;
 mod programs;
+pub mod provenance;
 mod runs;
 mod shell;
 mod tools;
 mod written;
 
 pub use disk::{begin_reads, end_reads};
+pub use programs::{begin_project, end_project, project_faults};
 pub use shell::{effects_of_line, effects_of_parsed};
 pub use tools::effects_of_event_parsed;
 
@@ -93,6 +95,9 @@ pub(crate) struct Sink {
     /// (as the plain act at the directory); here for what a live hook call finds inside
     /// ([`contents`]).
     pub(crate) trees: Vec<(Act, String, Reach)>,
+    /// Where the effects at these indexes of `raw` come from (a command model written as
+    /// data), filled only while [`provenance`] records.
+    pub(crate) sources: Vec<(usize, &'static str)>,
 }
 
 /// What a command runs that is text on the disk, as the command model names it (paths as

@@ -1481,49 +1481,11 @@ fn producer_paths(p: &SimpleCommand<'_>) -> Vec<String> {
 
 /// Resolve a sink's raw effects against the line's working directory.
 fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec<Effect>) {
-    for (act, target) in &sink.raw {
-        match target {
-            RawTarget::Place(place) => out.push(Effect {
-                act: *act,
-                place: *place,
-                target: String::new(),
-            }),
-            RawTarget::Named(place, name) => out.push(Effect {
-                act: *act,
-                place: *place,
-                target: name.clone(),
-            }),
-            RawTarget::Path(text) => {
-                for word in places::braces(text) {
-                    // After a `cd` that could not be resolved, relative words are unknown.
-                    let (place, resolved) = places::place_in(&word, cwd, oldpwd, at);
-                    if place == Place::Nowhere && *act != Act::Read {
-                        // `/dev/null` and the like: no effect worth a rule.
-                        continue;
-                    }
-                    if *act == Act::Permissions
-                        && place == Place::Secrets
-                        && (sink.owner_only || (sink.keeps_owner && resolved.ends_with(".pub")))
-                    {
-                        // Credentials made private, a public key made readable: what they
-                        // should be.
-                        continue;
-                    }
-                    // Removing or moving a directory acts on everything in it (a tree the
-                    // model names says what it reaches itself).
-                    let whole = matches!(act, Act::Delete | Act::Move)
-                        && at.disk
-                        && !sink.trees.iter().any(|(a, p, _)| a == act && p == text);
-                    out.push(Effect {
-                        act: *act,
-                        place,
-                        target: resolved.clone(),
-                    });
-                    if whole {
-                        super::contents::within(*act, &resolved, &super::Reach::All, at, cwd, out);
-                    }
-                }
-            }
+    for (i, (act, target)) in sink.raw.iter().enumerate() {
+        let from = out.len();
+        flush_one(sink, *act, target, cwd, oldpwd, at, out);
+        if let Some((_, source)) = sink.sources.iter().find(|(k, _)| *k == i) {
+            super::provenance::note(&out[from..], source);
         }
     }
     if at.disk && !cwd.starts_with('$') {
@@ -1531,6 +1493,61 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
             for word in places::braces(dir) {
                 let resolved = places::resolve(&word, cwd, &at.home, oldpwd).display();
                 super::contents::within(*act, &resolved, reach, at, cwd, out);
+            }
+        }
+    }
+}
+
+/// Resolve one raw effect of `sink` into `out`.
+fn flush_one(
+    sink: &Sink,
+    act: Act,
+    target: &RawTarget,
+    cwd: &str,
+    oldpwd: Option<&str>,
+    at: &Where,
+    out: &mut Vec<Effect>,
+) {
+    match target {
+        RawTarget::Place(place) => out.push(Effect {
+            act,
+            place: *place,
+            target: String::new(),
+        }),
+        RawTarget::Named(place, name) => out.push(Effect {
+            act,
+            place: *place,
+            target: name.clone(),
+        }),
+        RawTarget::Path(text) => {
+            for word in places::braces(text) {
+                // After a `cd` that could not be resolved, relative words are unknown.
+                let (place, resolved) = places::place_in(&word, cwd, oldpwd, at);
+                if place == Place::Nowhere && act != Act::Read {
+                    // `/dev/null` and the like: no effect worth a rule.
+                    continue;
+                }
+                if act == Act::Permissions
+                    && place == Place::Secrets
+                    && (sink.owner_only || (sink.keeps_owner && resolved.ends_with(".pub")))
+                {
+                    // Credentials made private, a public key made readable: what they
+                    // should be.
+                    continue;
+                }
+                // Removing or moving a directory acts on everything in it (a tree the
+                // model names says what it reaches itself).
+                let whole = matches!(act, Act::Delete | Act::Move)
+                    && at.disk
+                    && !sink.trees.iter().any(|(a, p, _)| *a == act && p == text);
+                out.push(Effect {
+                    act,
+                    place,
+                    target: resolved.clone(),
+                });
+                if whole {
+                    super::contents::within(act, &resolved, &super::Reach::All, at, cwd, out);
+                }
             }
         }
     }

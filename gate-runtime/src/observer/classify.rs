@@ -404,7 +404,10 @@ impl<'s> Classifier<'s> {
         };
         if at.disk {
             effects::begin_reads();
+            // A project's own command models (`.gate/commands/`), when it has them.
+            effects::begin_project(&at.project);
             effects::effects_of_event_parsed(event, &at, parsed.as_ref(), &mut out.effects);
+            effects::end_project();
             out.reads = effects::end_reads();
         } else {
             effects::effects_of_event_parsed(event, &at, parsed.as_ref(), &mut out.effects);

@@ -20,10 +20,12 @@ mod packages;
 mod runners;
 mod scripts;
 mod system;
+mod table;
 mod vcs;
 mod windows;
 
 pub(crate) use interpreters::scan::Lang;
+pub use table::project::{begin as begin_project, end as end_project, faults as project_faults};
 pub(crate) use vcs::{git_stored, GitCall, GIT_VIEWERS};
 
 /// Interpreter code read from a file: its effectful calls into `out`, as for a one-liner.
@@ -62,6 +64,8 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     runners::model,
     agents::model,
     packages::model,
+    // The programs written as data (`commands/*.toml`).
+    table::model,
     cloud::model,
 ];
 
@@ -89,14 +93,17 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         }
         return true;
     }
-    if FAMILIES.iter().any(|family| family(cmd, out)) {
-        return true;
+    let known = FAMILIES.iter().any(|family| family(cmd, out));
+    // A project's own model adds to the built-in one (or to `exec` for a program gate does
+    // not know): it raises, never lowers.
+    let added = table::project::model(cmd, out);
+    if !known {
+        out.none(Act::Exec);
+        // No family knows it: its subcommand path may still say it destroys (`openstack
+        // volume delete v1`); what it runs stays unknown either way.
+        generic::model(cmd.program, cmd.args, generic::Scope::Unknown, out);
     }
-    // No family knows it: its subcommand path may still say it destroys (`openstack volume
-    // delete v1`); what it runs stays unknown either way.
-    generic::model(cmd.program, cmd.args, generic::Scope::Unknown, out);
-    out.none(Act::Exec);
-    false
+    known || added
 }
 
 /// A program no family knows, run with root privileges (`sudo`, `doas`): what its

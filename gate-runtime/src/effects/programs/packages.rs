@@ -1,14 +1,14 @@
 //! Package managers and registries: publish, unpublish and yank; `npx`-style runners are peeled by the parser.
 //!
 //! Publishing (npm, yarn, pnpm, bun, cargo, twine, poetry, uv, hatch, flit, pdm, gem,
-//! container images, maven, gradle, nuget, vsce, ovsx, helm, and the release tools lerna,
+//! container images, maven, gradle, nuget, vsce, ovsx, and the release tools lerna,
 //! changesets, maturin, goreleaser, semantic-release, release-it, np) is `publish`, withdrawing
 //! (`unpublish`, `deprecate`, `yank`, `dist-tag rm`, `nuget delete`) `unpublish`; a dry run
 //! is neither. Installs are a `fetch` (with a `write` of `node_modules` for the node
 //! managers). Package runners (`npx`, `pnpm dlx`, `bunx`, `uvx`, `uv run`, `poetry run`,
 //! `pipx run`) run the command they are given: it is analysed in turn. Build tools whose
 //! task is not a publish run code the model does not know (`exec`). `python -m twine` is
-//! the interpreters family's to route here.
+//! the interpreters family's to route here. `helm push` is data (`commands/orchestration.toml`).
 
 use std::borrow::Cow;
 
@@ -136,10 +136,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             Some("publish") => publish(args, out),
             Some("unpublish") => withdraw(args, out),
             _ => {}
-        },
-        "helm" => match first_word(args) {
-            Some("push") => out.none(Act::Publish),
-            _ => return false,
         },
         "composer" => match first_word(args) {
             Some("install" | "require" | "update" | "i" | "u") => {

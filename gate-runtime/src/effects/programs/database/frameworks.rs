@@ -1,6 +1,7 @@
 //! Framework database tasks: resets, drops and rollbacks destroy data (`rails db:drop`,
 //! `manage.py flush`, `prisma migrate reset`, `artisan migrate:fresh`, `mix ecto.reset`,
-//! `alembic downgrade`, `flyway clean`, …); forward migrations and seeds write.
+//! `flyway clean`, …); forward migrations and seeds write. The migration tools whose every
+//! command is a database task (sequelize, knex, alembic) are data (`commands/database.toml`).
 
 use std::borrow::Cow;
 
@@ -49,38 +50,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             ("generate" | "format" | "validate" | "studio" | "init" | "version" | "-v", _) => {}
             _ => out.none(Act::Exec),
         },
-        "sequelize" | "sequelize-cli" => match word(0) {
-            "db:drop" | "db:migrate:undo:all" | "db:seed:undo:all" => out.none(Act::DbDestroy),
-            "db:migrate:undo" | "db:seed:undo" => out.none(Act::DbDestroy),
-            "db:create" | "db:migrate" | "db:seed" | "db:seed:all" => out.none(Act::DbWrite),
-            "db:migrate:status" | "init" | "model:generate" | "migration:generate"
-            | "seed:generate" | "migration:create" | "help" | "--help" => {}
-            _ => out.none(Act::Exec),
-        },
-        "knex" => match word(0) {
-            "migrate:rollback" | "migrate:down" => out.none(Act::DbDestroy),
-            "migrate:latest" | "migrate:up" | "seed:run" => out.none(Act::DbWrite),
-            "migrate:make" | "seed:make" | "migrate:status" | "migrate:list" | "init" => {}
-            _ => out.none(Act::Exec),
-        },
-        "alembic" => {
-            let sub = (0..words.len())
-                .find(|&k| {
-                    !words[k].starts_with('-')
-                        && (k == 0
-                            || !matches!(words[k - 1], "-c" | "--config" | "-n" | "--name" | "-x"))
-                })
-                .map(|k| words[k]);
-            match sub {
-                Some("downgrade") => out.none(Act::DbDestroy),
-                Some("upgrade" | "stamp") => {
-                    if !has("--sql") {
-                        out.none(Act::DbWrite)
-                    }
-                }
-                Some(_) | None => {}
-            }
-        }
         "flask" if word(0) == "db" => match word(1) {
             "downgrade" => out.none(Act::DbDestroy),
             "upgrade" | "stamp" => out.none(Act::DbWrite),

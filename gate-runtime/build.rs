@@ -1,0 +1,176 @@
+//! Compiles the command model (`commands/*.toml`) into static Rust tables in `OUT_DIR`, so
+//! the hook parses nothing at run time; a bad entry fails the build at `file:line:col`.
+
+#[path = "src/effects/programs/table/schema.rs"]
+#[allow(dead_code)]
+mod schema;
+
+use schema::{At, Cond, Eff, Program, StyleName};
+use std::fmt::Write as _;
+
+fn main() {
+    let dir = std::path::Path::new("commands");
+    println!("cargo:rerun-if-changed=commands");
+    println!("cargo:rerun-if-changed=src/effects/programs/table/schema.rs");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("gate-runtime/commands")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    let mut programs: Vec<Program> = Vec::new();
+    let mut failed = false;
+    for path in &files {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let name = format!("commands/{}", path.file_name().unwrap().to_string_lossy());
+        let text = std::fs::read_to_string(path).expect("readable command file");
+        match schema::parse(&name, &text, true) {
+            Ok(p) => programs.extend(p),
+            Err(e) => {
+                // Cargo shows a build script's `error:` lines at the top of its failure.
+                println!("cargo::error=gate-runtime/{e}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        std::process::exit(1);
+    }
+    let mut names: Vec<(&str, usize)> = programs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| p.names.iter().map(move |n| (n.as_str(), i)))
+        .collect();
+    names.sort();
+    for pair in names.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            println!(
+                "cargo::error=gate-runtime: program `{}` is modelled twice ({} and {})",
+                pair[0].0, programs[pair[0].1].source, programs[pair[1].1].source
+            );
+            std::process::exit(1);
+        }
+    }
+    let mut out = String::new();
+    out.push_str(
+        "/// Every built-in program, in file order.\npub(crate) static PROGRAMS: &[Program] = &[\n",
+    );
+    for p in &programs {
+        program(&mut out, p);
+    }
+    out.push_str("];\n\n/// Every name, sorted, with its program's index in [`PROGRAMS`].\npub(crate) static NAMES: &[(&str, u16)] = &[\n");
+    for (n, i) in &names {
+        let _ = writeln!(out, "    ({n:?}, {i}),");
+    }
+    out.push_str("];\n\n/// Name prefixes (`terraform-`), with their program's index.\npub(crate) static PREFIXES: &[(&str, u16)] = &[\n");
+    for (i, p) in programs.iter().enumerate() {
+        for prefix in &p.prefixes {
+            let _ = writeln!(out, "    ({prefix:?}, {i}),");
+        }
+    }
+    out.push_str("];\n\n/// Every example the files show.\n#[cfg(test)]\npub(crate) static EXAMPLES: &[Example] = &[\n");
+    for p in &programs {
+        for e in &p.examples {
+            example(&mut out, &p.source, e);
+        }
+        for f in &p.forms {
+            for e in &f.examples {
+                example(&mut out, &f.source, e);
+            }
+        }
+    }
+    out.push_str("];\n");
+    let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("commands.rs");
+    std::fs::write(dest, out).expect("OUT_DIR writable");
+}
+
+fn example(out: &mut String, source: &str, e: &schema::Example) {
+    let _ = writeln!(
+        out,
+        "    Example {{ source: {source:?}, line: {:?}, effects: &{:?} }},",
+        e.line, e.effects
+    );
+}
+
+fn strs(v: &[String]) -> String {
+    format!("&{v:?}")
+}
+
+fn program(out: &mut String, p: &Program) {
+    let style = match p.style {
+        StyleName::Gnu => "Gnu",
+        StyleName::Exact => "Exact",
+        StyleName::Go => "Go",
+    };
+    let _ = writeln!(
+        out,
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        source: {:?},\n        forms: &[",
+        strs(&p.names),
+        p.short,
+        p.short_value,
+        strs(&p.long),
+        strs(&p.long_value),
+        p.posix,
+        match &p.sub {
+            Some(o) => format!(
+                "Some(Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: false }})",
+                o.short, o.short_value, strs(&o.long), strs(&o.long_value)
+            ),
+            None => "None".into(),
+        },
+        conds(&p.inert),
+        strs(&p.skip),
+        effs(&p.otherwise),
+        p.source,
+    );
+    for f in &p.forms {
+        let path: Vec<String> = f.path.iter().map(|alts| strs(alts)).collect();
+        let analyser = match &f.analyser {
+            Some(a) => format!("Some(analysers::{a} as Analyser)"),
+            None => "None".into(),
+        };
+        let _ = writeln!(
+            out,
+            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser} }},",
+            f.source,
+            path.join(", "),
+            f.end,
+            strs(&f.verb),
+            f.verb_from,
+            conds(&f.when),
+            effs(&f.effects),
+        );
+    }
+    out.push_str("        ],\n    },\n");
+}
+
+fn conds(v: &[Cond]) -> String {
+    v.iter()
+        .map(|c| match c {
+            Cond::Has(n) => format!("Cond::Has({n:?})"),
+            Cond::Lacks(n) => format!("Cond::Lacks({n:?})"),
+            Cond::Is(n, v) => format!("Cond::Is({n:?}, {v:?})"),
+            Cond::IsNot(n, v) => format!("Cond::IsNot({n:?}, {v:?})"),
+            Cond::OperandHas(i, t) => format!("Cond::OperandHas({i}, {t:?})"),
+            Cond::OperandLacks(i, t) => format!("Cond::OperandLacks({i}, {t:?})"),
+            Cond::Every => "Cond::Every".into(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn effs(v: &[Eff]) -> String {
+    v.iter()
+        .map(|e| {
+            let at = match &e.at {
+                At::Place(p) => format!("At::Place(Place::{p:?})"),
+                At::Path(s) => format!("At::Path({s:?})"),
+                At::Operand(i) => format!("At::Operand({i})"),
+                At::Operands => "At::Operands".into(),
+                At::Value(n) => format!("At::Value({n:?})"),
+            };
+            format!("Eff {{ act: Act::{:?}, at: {at} }}", e.act)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}

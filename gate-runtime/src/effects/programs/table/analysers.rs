@@ -1,0 +1,147 @@
+//! Code a form names where data cannot say what a command does: commands run on another
+//! machine or in a container (`kubectl exec P -- CMD`, `docker exec C CMD`), and ansible's
+//! module arguments. Each is reached from a form's `analyser = "name"`.
+
+use super::super::super::getopt::Args;
+use super::super::super::{Cmd, Sink};
+use gate_spec::effect::{Act, Place};
+use std::borrow::Cow;
+
+/// What an analyser is given: the command, its words as read by the program's grammar, the
+/// operands after the form's subcommand path, and the sink.
+pub(crate) type Analyser = fn(&Cmd<'_, '_>, &Args<'_>, &[Cow<'_, str>], &mut Sink);
+
+/// The analyser a project's file names (the built-in files are linked to them by name).
+pub(crate) fn by_name(name: &str) -> Option<Analyser> {
+    Some(match name {
+        "remote_after_dashdash" => remote_after_dashdash,
+        "ansible" => ansible,
+        "in_container" => in_container,
+        "docker_compose" => docker_compose,
+        _ => return None,
+    })
+}
+
+/// The words after `--` are a command run elsewhere (`kubectl exec P -- sh -c …`).
+pub(crate) fn remote_after_dashdash(
+    cmd: &Cmd<'_, '_>,
+    _: &Args<'_>,
+    _: &[Cow<'_, str>],
+    out: &mut Sink,
+) {
+    if let Some(i) = cmd.args.iter().position(|a| a == "--") {
+        let words: Vec<&str> = cmd.args[i + 1..].iter().map(|a| &**a).collect();
+        if !words.is_empty() {
+            out.remote_script(&crate::shell::quote_argv(&words));
+        }
+    }
+}
+
+/// `ansible HOSTS -m MODULE -a ARGS`: a `file` module with `state=absent`, or a shell
+/// module that removes, deletes there; any module but the read-only ones changes the hosts.
+pub(crate) fn ansible(_: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    let module = args
+        .values(&["m", "module-name"])
+        .last()
+        .unwrap_or("command");
+    let margs = args.values(&["a", "args"]).last().unwrap_or("");
+    let deletes = matches!(module, "file" | "ansible.builtin.file")
+        && margs.contains("state=absent")
+        || matches!(
+            module,
+            "shell" | "command" | "raw" | "ansible.builtin.shell" | "ansible.builtin.command"
+        ) && (margs.contains("rm -") || margs.contains("rm  -"));
+    if deletes {
+        out.place(Act::CloudDelete, Place::Remote);
+    }
+    if !matches!(
+        module,
+        "ping" | "setup" | "ansible.builtin.ping" | "ansible.builtin.setup"
+    ) {
+        out.place(Act::Send, Place::Remote);
+    }
+}
+
+/// Options of `docker exec`/`run` (and compose's) that take a value.
+const CONTAINER_VALUED: &[&str] = &[
+    "-e",
+    "--env",
+    "-u",
+    "--user",
+    "-w",
+    "--workdir",
+    "--env-file",
+    "--detach-keys",
+    "-v",
+    "--volume",
+    "-p",
+    "--publish",
+    "--name",
+    "--entrypoint",
+    "-l",
+    "--label",
+    "--network",
+    "--net",
+    "--mount",
+    "-m",
+    "--memory",
+    "--platform",
+    "--pull",
+    "-h",
+    "--hostname",
+    "--add-host",
+    "--device",
+    "--cap-add",
+    "--cap-drop",
+    "--security-opt",
+    "--ulimit",
+    "--restart",
+    "--log-driver",
+    "--log-opt",
+    "--cpus",
+    "--gpus",
+    "--shm-size",
+    "--tmpfs",
+    "--index",
+];
+
+/// `docker exec [OPTIONS] CONTAINER COMMAND…`, `docker run [OPTIONS] IMAGE COMMAND…` and
+/// compose's `exec`/`run SERVICE COMMAND…`: the command runs in the container, whose files
+/// (and the volumes mounted there) are not this machine's. Read from the words as written:
+/// these subcommands stop reading options at the container (`docker exec c rm -rf /`).
+pub(crate) fn in_container(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    let args = cmd.args;
+    let Some(start) = args.iter().position(|a| a == "exec" || a == "run") else {
+        return;
+    };
+    let mut k = start + 1;
+    while let Some(a) = args.get(k) {
+        if CONTAINER_VALUED.contains(&&**a) {
+            k += 2;
+        } else if a.starts_with('-') {
+            k += 1;
+        } else {
+            break;
+        }
+    }
+    // `args[k]` is the container, image or service; the rest is the command.
+    let words: Vec<&str> = args.iter().skip(k + 1).map(|a| &**a).collect();
+    if !words.is_empty() {
+        out.remote_script(&crate::shell::quote_argv(&words));
+    }
+}
+
+/// `docker compose …` (and podman's): the words after `compose` read as `docker-compose`'s.
+pub(crate) fn docker_compose(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    let Some(i) = cmd.args.iter().position(|a| a == "compose") else {
+        return;
+    };
+    if let Some(compose) = super::builtin::find("docker-compose") {
+        let inner = Cmd {
+            program: "docker-compose",
+            args: &cmd.args[i + 1..],
+            ..*cmd
+        };
+        super::run(compose, &inner, out);
+    }
+}

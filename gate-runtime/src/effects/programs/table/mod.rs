@@ -1,0 +1,205 @@
+//! The command model as data: programs described in `commands/*.toml` (compiled by
+//! `build.rs` into [`builtin`]'s static tables) and in a project's `.gate/commands/*.toml`
+//! ([`project`]), read by one interpreter. It finds the program by name, reads its words
+//! with getopt ([`crate::effects::getopt`]) in the program's style, walks the subcommand
+//! tree to the first form that matches, and writes that form's effects into the [`Sink`],
+//! each marked with the file and entry it came from.
+
+pub(crate) mod analysers;
+mod builtin;
+mod model;
+pub(crate) mod project;
+// Shared with build.rs: the examples it keeps are read only by build.rs and the tests.
+#[allow(dead_code)]
+pub(crate) mod schema;
+#[cfg(test)]
+mod tests;
+
+use super::super::getopt::{self, Args};
+use super::super::{Cmd, Sink, EVERY_LISTED};
+use gate_spec::effect::Place;
+use model::{At, Cond, Eff, Form, Program};
+use std::borrow::Cow;
+
+/// The built-in model of `cmd`'s program, when the files have one: its effects into `out`.
+pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    match builtin::find(cmd.program) {
+        Some(program) => {
+            run(program, cmd, out);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Read `cmd` through `p`.
+pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let args = read(p, cmd.args);
+    let mut ops: &[Cow<'_, str>] = &args.operands;
+    while let Some(first) = ops.first() {
+        if !p.skip.contains(&&**first) {
+            break;
+        }
+        ops = &ops[1..];
+    }
+    // `prog help …` prints help in every CLI that has the word.
+    if ops.first().is_some_and(|w| w == "help") {
+        return;
+    }
+    let inert = inert(&args) || p.inert.iter().any(|c| holds(c, &args, &[], cmd));
+    let found = p.forms.iter().find_map(|f| {
+        let rest = matches(f, ops)?;
+        f.when
+            .iter()
+            .all(|c| holds(c, &args, rest, cmd))
+            .then_some((f, rest))
+    });
+    match found {
+        // Code the command runs elsewhere is read even under `--help`: whose option it is
+        // cannot always be told, and uncertainty lowers nothing.
+        Some((f, rest)) if !inert || f.analyser.is_some() => {
+            let from = out.raw.len();
+            if !inert {
+                write(f.effects, rest, &args, out);
+            }
+            if let Some(analyse) = f.analyser {
+                analyse(cmd, &args, rest, out);
+            }
+            mark(out, from, f.source);
+        }
+        None if !inert => {
+            let from = out.raw.len();
+            write(p.otherwise, ops, &args, out);
+            mark(out, from, p.source);
+        }
+        _ => {}
+    }
+}
+
+/// `words` read through `p`'s options: its own, and its subcommands' after the first
+/// operand when it has those.
+fn read<'a>(p: &Program, words: &[Cow<'a, str>]) -> Args<'a> {
+    let Some(sub) = &p.sub else {
+        return getopt::read_as(&p.grammar, p.style, words);
+    };
+    let global = getopt::Grammar {
+        posix: true,
+        ..p.grammar
+    };
+    let mut args = getopt::read_as(&global, p.style, words);
+    if args.operands.len() > 1 {
+        let rest = args.operands.split_off(1);
+        let more = getopt::read_as(sub, p.style, &rest);
+        args.opts.extend(more.opts);
+        args.operands.extend(more.operands);
+        args.unknown.extend(more.unknown);
+    }
+    args
+}
+
+/// What every CLI reads as changing nothing: `--help`, and a dry run (`--dry-run`,
+/// `--dry-run=client`; not `--dry-run=none`).
+fn inert(args: &Args<'_>) -> bool {
+    let named = args
+        .opts
+        .iter()
+        .map(|o| (&*o.name, o.value.as_deref()))
+        .chain(args.unknown.iter().map(|u| match u.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (&**u, None),
+        }));
+    for (name, value) in named {
+        match name {
+            "help" => return true,
+            "dry-run" | "dryrun" if !matches!(value, Some("none" | "false")) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The operands after `f`'s subcommand path, when `ops` is of that form.
+fn matches<'o, 'a>(f: &Form, ops: &'o [Cow<'a, str>]) -> Option<&'o [Cow<'a, str>]> {
+    if ops.len() < f.path.len() {
+        return None;
+    }
+    for (alts, word) in f.path.iter().zip(ops) {
+        if !word_is(alts, word) {
+            return None;
+        }
+    }
+    let rest = &ops[f.path.len()..];
+    if f.end && !rest.is_empty() {
+        return None;
+    }
+    if !f.verb.is_empty() {
+        let from = (f.verb_from as usize).max(f.path.len());
+        if !ops.iter().skip(from).any(|w| word_is(f.verb, w)) {
+            return None;
+        }
+    }
+    Some(rest)
+}
+
+/// Whether `word` is one of the alternatives (`word`, `prefix*`, `*suffix`, `*infix*`,
+/// `*`).
+fn word_is(alts: &[&str], word: &str) -> bool {
+    alts.iter().any(|a| {
+        if *a == "*" {
+            true
+        } else if let Some(suffix) = a.strip_prefix('*') {
+            match suffix.strip_suffix('*') {
+                Some(infix) => word.contains(infix),
+                None => word.ends_with(suffix),
+            }
+        } else if let Some(prefix) = a.strip_suffix('*') {
+            word.starts_with(prefix)
+        } else {
+            word == *a
+        }
+    })
+}
+
+fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) -> bool {
+    let operand = |n: u8| rest.get(usize::from(n) - 1).map(|w| &**w);
+    match c {
+        Cond::Has(n) => n.split('|').any(|n| args.has(n)),
+        Cond::Lacks(n) => !n.split('|').any(|n| args.has(n)),
+        Cond::Is(n, v) => args.value(n) == Some(*v),
+        Cond::IsNot(n, v) => args.has(n) && args.value(n) != Some(*v),
+        Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| w.contains(t)),
+        Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| w.contains(t)),
+        Cond::Every => cmd.args.iter().any(|a| a == EVERY_LISTED),
+    }
+}
+
+fn write(effects: &[Eff], rest: &[Cow<'_, str>], args: &Args<'_>, out: &mut Sink) {
+    for e in effects {
+        match &e.at {
+            At::Place(Place::Nowhere) => out.none(e.act),
+            At::Place(place) => out.place(e.act, *place),
+            At::Path(path) => out.path(e.act, path),
+            At::Operand(n) => {
+                if let Some(w) = rest.get(usize::from(*n) - 1) {
+                    out.path(e.act, w);
+                }
+            }
+            At::Operands => rest.iter().for_each(|w| out.path(e.act, w)),
+            At::Value(name) => {
+                if let Some(v) = args.value(name) {
+                    out.path(e.act, v);
+                }
+            }
+        }
+    }
+}
+
+/// Mark the effects written since `from` as coming from `source`, when the caller asked
+/// where effects come from (`gate explain`).
+fn mark(out: &mut Sink, from: usize, source: &'static str) {
+    if super::super::provenance::recording() {
+        for i in from..out.raw.len() {
+            out.sources.push((i, source));
+        }
+    }
+}

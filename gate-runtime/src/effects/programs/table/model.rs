@@ -1,0 +1,76 @@
+//! The command model's tables as the interpreter reads them: `&'static` data, written by
+//! `build.rs` from `commands/*.toml` (and made from a project's files by [`super::project`]).
+
+use super::super::super::getopt::{Grammar, Style};
+use super::analysers::Analyser;
+use gate_spec::effect::{Act, Place};
+
+/// One program: its names, option grammar, forms, and what it does when no form matches.
+#[derive(Debug)]
+pub(crate) struct Program {
+    pub names: &'static [&'static str],
+    pub grammar: Grammar,
+    /// The options after the first operand, when they are not `grammar`'s.
+    pub sub: Option<Grammar>,
+    pub style: Style,
+    /// Any of these holds: the command changes nothing.
+    pub inert: &'static [Cond],
+    /// Leading operand words that are no part of the subcommand path.
+    pub skip: &'static [&'static str],
+    pub forms: &'static [Form],
+    pub otherwise: &'static [Eff],
+    /// Where the program (and its `otherwise`) is written.
+    pub source: &'static str,
+}
+
+/// A form: a place in the subcommand tree, the conditions it needs, its effects.
+#[derive(Debug)]
+pub(crate) struct Form {
+    /// `commands/cloud.toml: kubectl delete|drain`.
+    pub source: &'static str,
+    pub path: &'static [&'static [&'static str]],
+    pub end: bool,
+    pub verb: &'static [&'static str],
+    pub verb_from: u8,
+    pub when: &'static [Cond],
+    pub effects: &'static [Eff],
+    pub analyser: Option<Analyser>,
+}
+
+/// A condition on the command line (see the schema's `Cond`).
+#[derive(Debug)]
+pub(crate) enum Cond {
+    Has(&'static str),
+    Lacks(&'static str),
+    Is(&'static str, &'static str),
+    IsNot(&'static str, &'static str),
+    OperandHas(u8, &'static str),
+    OperandLacks(u8, &'static str),
+    Every,
+}
+
+/// An act at a target.
+#[derive(Debug)]
+pub(crate) struct Eff {
+    pub act: Act,
+    pub at: At,
+}
+
+/// Where an effect lands (see the schema's `At`).
+#[derive(Debug)]
+pub(crate) enum At {
+    Place(Place),
+    Path(&'static str),
+    Operand(u8),
+    Operands,
+    Value(&'static str),
+}
+
+/// An example a form shows: a line and its exact effects.
+#[cfg(test)]
+#[derive(Debug)]
+pub(crate) struct Example {
+    pub source: &'static str,
+    pub line: &'static str,
+    pub effects: &'static [&'static str],
+}

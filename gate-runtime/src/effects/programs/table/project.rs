@@ -1,0 +1,195 @@
+//! A project's own command models: `.gate/commands/*.toml` under the project, in the
+//! built-ins' format, read when a live hook call starts ([`begin`]; one `stat` when the
+//! directory is absent). They add programs, or add effects to a built-in's: both are read
+//! and their effects joined, so a project's file can raise what a command is, never lower
+//! it. A file with an error adds nothing (the hook never fails on it); `gate explain`
+//! shows the error.
+
+use super::super::super::getopt::{Grammar, Style};
+use super::super::super::{Cmd, Sink};
+use super::analysers;
+use super::model::{At, Cond, Eff, Form, Program};
+use super::schema;
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// A project's programs, and the errors its files have.
+#[derive(Debug, Default)]
+pub(crate) struct Loaded {
+    programs: Vec<&'static Program>,
+    pub(crate) faults: Vec<String>,
+}
+
+thread_local! {
+    /// The project commands of the hook call under way.
+    static CURRENT: RefCell<Option<&'static Loaded>> = const { RefCell::new(None) };
+}
+
+/// What each project directory's files gave, read once per process (a hook call is one
+/// process; tests and `gate explain` read several).
+static CACHE: Mutex<Vec<(PathBuf, &'static Loaded)>> = Mutex::new(Vec::new());
+
+/// The directory a project keeps its command models in.
+pub(crate) const DIR: &str = ".gate/commands";
+
+/// Read `project`'s command models, when it has any, for the commands read until [`end`].
+pub fn begin(project: &str) {
+    let dir = Path::new(project).join(DIR);
+    let loaded = if dir.is_dir() { Some(load(&dir)) } else { None };
+    CURRENT.with(|c| *c.borrow_mut() = loaded);
+}
+
+/// Stop reading a project's command models.
+pub fn end() {
+    CURRENT.with(|c| *c.borrow_mut() = None);
+}
+
+/// The errors in `project`'s command files (`file:line:col: …`).
+pub fn faults(project: &str) -> Vec<String> {
+    let dir = Path::new(project).join(DIR);
+    if dir.is_dir() {
+        load(&dir).faults.clone()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The project's model of `cmd`'s program, when it has one: its effects into `out`.
+pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    let Some(loaded) = CURRENT.with(|c| *c.borrow()) else {
+        return false;
+    };
+    let mut any = false;
+    for p in &loaded.programs {
+        if p.names.contains(&cmd.program) {
+            super::run(p, cmd, out);
+            any = true;
+        }
+    }
+    any
+}
+
+fn load(dir: &Path) -> &'static Loaded {
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, l)) = cache.iter().find(|(d, _)| d == dir) {
+        return l;
+    }
+    let loaded: &'static Loaded = Box::leak(Box::new(read_dir(dir)));
+    cache.push((dir.to_path_buf(), loaded));
+    loaded
+}
+
+fn read_dir(dir: &Path) -> Loaded {
+    let mut out = Loaded::default();
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect(),
+        Err(e) => {
+            out.faults.push(format!("{DIR}: {e}"));
+            return out;
+        }
+    };
+    files.sort();
+    for path in files {
+        let name = format!(
+            "{DIR}/{}",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        );
+        let parsed = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{name}: {e}"))
+            .and_then(|text| schema::parse(&name, &text, false));
+        match parsed {
+            Ok(programs) => out.programs.extend(
+                programs
+                    .into_iter()
+                    .map(|p| &*Box::leak(Box::new(program(p)))),
+            ),
+            Err(e) => out.faults.push(e),
+        }
+    }
+    out
+}
+
+fn leak<T>(v: Vec<T>) -> &'static [T] {
+    Box::leak(v.into_boxed_slice())
+}
+
+fn text(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+fn texts(v: Vec<String>) -> &'static [&'static str] {
+    leak(v.into_iter().map(text).collect())
+}
+
+fn program(p: schema::Program) -> Program {
+    Program {
+        names: texts(p.names),
+        grammar: Grammar {
+            short: text(p.short),
+            short_value: text(p.short_value),
+            long: texts(p.long),
+            long_value: texts(p.long_value),
+            posix: p.posix,
+        },
+        sub: p.sub.map(|o| Grammar {
+            short: text(o.short),
+            short_value: text(o.short_value),
+            long: texts(o.long),
+            long_value: texts(o.long_value),
+            posix: false,
+        }),
+        style: match p.style {
+            schema::StyleName::Gnu => Style::Gnu,
+            schema::StyleName::Exact => Style::Exact,
+            schema::StyleName::Go => Style::Go,
+        },
+        inert: leak(p.inert.into_iter().map(cond).collect()),
+        skip: texts(p.skip),
+        forms: leak(p.forms.into_iter().map(form).collect()),
+        otherwise: leak(p.otherwise.into_iter().map(eff).collect()),
+        source: text(p.source),
+    }
+}
+
+fn form(f: schema::Form) -> Form {
+    Form {
+        source: text(f.source),
+        path: leak(f.path.into_iter().map(texts).collect()),
+        end: f.end,
+        verb: texts(f.verb),
+        verb_from: f.verb_from,
+        when: leak(f.when.into_iter().map(cond).collect()),
+        effects: leak(f.effects.into_iter().map(eff).collect()),
+        // The schema admits only names the registry has (a test keeps them in step).
+        analyser: f.analyser.as_deref().and_then(analysers::by_name),
+    }
+}
+
+fn cond(c: schema::Cond) -> Cond {
+    match c {
+        schema::Cond::Has(n) => Cond::Has(text(n)),
+        schema::Cond::Lacks(n) => Cond::Lacks(text(n)),
+        schema::Cond::Is(n, v) => Cond::Is(text(n), text(v)),
+        schema::Cond::IsNot(n, v) => Cond::IsNot(text(n), text(v)),
+        schema::Cond::OperandHas(i, t) => Cond::OperandHas(i, text(t)),
+        schema::Cond::OperandLacks(i, t) => Cond::OperandLacks(i, text(t)),
+        schema::Cond::Every => Cond::Every,
+    }
+}
+
+fn eff(e: schema::Eff) -> Eff {
+    Eff {
+        act: e.act,
+        at: match e.at {
+            schema::At::Place(p) => At::Place(p),
+            schema::At::Path(s) => At::Path(text(s)),
+            schema::At::Operand(n) => At::Operand(n),
+            schema::At::Operands => At::Operands,
+            schema::At::Value(n) => At::Value(text(n)),
+        },
+    }
+}

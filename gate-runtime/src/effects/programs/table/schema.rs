@@ -1,0 +1,563 @@
+//! The command-model file format (`commands/*.toml`, a project's `.gate/commands/*.toml`):
+//! its TOML shape, read with spans, and the checks that turn it into a validated model or an
+//! error at `file:line:col`. One definition, included by `build.rs` (which compiles the
+//! built-in files into static tables) and by the runtime (which reads a project's files).
+//! See docs/commands.md, "Teaching gate a program".
+
+use gate_spec::effect::{Act, Place};
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The format's version; a file says `version = 1`.
+pub const VERSION: u32 = 1;
+
+/// The analysers a form may name: code for what data cannot say (kept in step with the
+/// runtime's registry by a test).
+pub const ANALYSERS: &[&str] = &[
+    "remote_after_dashdash",
+    "ansible",
+    "in_container",
+    "docker_compose",
+];
+
+/// How a program's parser reads options (see `getopt::Style`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StyleName {
+    Gnu,
+    Exact,
+    Go,
+}
+
+/// A set of options (see `getopt::Grammar`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    #[serde(default)]
+    pub short: String,
+    #[serde(default)]
+    pub short_value: String,
+    #[serde(default)]
+    pub long: Vec<String>,
+    #[serde(default)]
+    pub long_value: Vec<String>,
+}
+
+/// One program, validated.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub names: Vec<String>,
+    /// Name prefixes that are this program too (`terraform-` for `terraform-1.5`).
+    pub prefixes: Vec<String>,
+    pub style: StyleName,
+    pub short: String,
+    pub short_value: String,
+    pub long: Vec<String>,
+    pub long_value: Vec<String>,
+    pub posix: bool,
+    /// The options after the first operand, when they are not the program's own (a CLI whose
+    /// global options come before the subcommand, each subcommand's after: `docker -H h rm
+    /// -f c`, `docker-compose -f x.yml rm -fv`).
+    pub sub: Option<Options>,
+    /// Any of these holds: the command changes nothing (`--version`, `-h`).
+    pub inert: Vec<Cond>,
+    /// Leading operand words that are no part of the subcommand path (`run-all`).
+    pub skip: Vec<String>,
+    pub forms: Vec<Form>,
+    /// The effects when no form matches.
+    pub otherwise: Vec<Eff>,
+    /// Where `otherwise` is written (`commands/x.toml: prog`).
+    pub source: String,
+    pub examples: Vec<Example>,
+}
+
+/// One form of a program: where it is in the subcommand tree, when it applies, what it does.
+#[derive(Clone, Debug)]
+pub struct Form {
+    /// `commands/cloud.toml: kubectl delete`.
+    pub source: String,
+    /// Each word of the subcommand path as its alternatives (`delete|rm`, `delete-*`,
+    /// `*:destroy`, `*`).
+    pub path: Vec<Vec<String>>,
+    /// The operands are exactly the path (nothing after it).
+    pub end: bool,
+    /// A word anywhere among the operands from index `verb_from` on.
+    pub verb: Vec<String>,
+    pub verb_from: u8,
+    pub when: Vec<Cond>,
+    pub effects: Vec<Eff>,
+    pub analyser: Option<String>,
+    pub examples: Vec<Example>,
+}
+
+/// A condition on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cond {
+    /// The option (canonical name: a letter or a full long name) is given; `v|volumes`: one
+    /// of them is.
+    Has(String),
+    /// None of them is.
+    Lacks(String),
+    /// Its value is this.
+    Is(String, String),
+    /// It is given, with no value or another value.
+    IsNot(String, String),
+    /// Operand N (1-based, after the path) contains the text.
+    OperandHas(u8, String),
+    /// Operand N is absent or does not contain the text.
+    OperandLacks(u8, String),
+    /// The command is handed every item a listing names (`docker rm $(docker ps -aq)`).
+    Every,
+}
+
+/// An effect: an act at a target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Eff {
+    pub act: Act,
+    pub at: At,
+}
+
+/// Where an effect lands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum At {
+    Place(Place),
+    /// A fixed path as written (`~/.kube/config`).
+    Path(String),
+    /// Operand N (1-based) after the subcommand path.
+    Operand(u8),
+    /// Every operand after the subcommand path.
+    Operands,
+    /// The value of an option.
+    Value(String),
+}
+
+/// A command line and the exact effects it has (`act@place`, sorted).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    pub line: String,
+    pub effects: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    version: Spanned<u32>,
+    #[serde(default, rename = "program")]
+    programs: Vec<Spanned<RawProgram>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProgram {
+    names: Spanned<Vec<String>>,
+    #[serde(default)]
+    prefixes: Vec<String>,
+    style: Option<Spanned<String>>,
+    #[serde(default)]
+    short: String,
+    #[serde(default)]
+    short_value: String,
+    #[serde(default)]
+    long: Vec<String>,
+    #[serde(default)]
+    long_value: Vec<String>,
+    #[serde(default)]
+    posix: bool,
+    sub: Option<Options>,
+    #[serde(default)]
+    inert: Vec<Spanned<String>>,
+    #[serde(default)]
+    skip: Vec<String>,
+    #[serde(default)]
+    otherwise: Vec<Spanned<String>>,
+    #[serde(default)]
+    examples: Vec<Example>,
+    #[serde(default, rename = "form")]
+    forms: Vec<Spanned<RawForm>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawForm {
+    #[serde(default)]
+    path: Vec<Spanned<String>>,
+    #[serde(default)]
+    end: bool,
+    verb: Option<Spanned<String>>,
+    #[serde(default)]
+    verb_from: u8,
+    #[serde(default)]
+    when: Vec<Spanned<String>>,
+    #[serde(default)]
+    effects: Vec<Spanned<String>>,
+    analyser: Option<Spanned<String>>,
+    #[serde(default)]
+    examples: Vec<Example>,
+}
+
+/// `file:line:col: message` for a byte offset into `text`.
+fn at(file: &str, text: &str, offset: usize, message: &str) -> String {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!("{file}:{line}:{col}: {message}")
+}
+
+/// Read and check one file. `file` is how errors and provenance name it
+/// (`commands/cloud.toml`); `examples_required`: every form must show one (the built-ins).
+pub fn parse(file: &str, text: &str, examples_required: bool) -> Result<Vec<Program>, String> {
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        at(file, text, offset, e.message().trim())
+    })?;
+    if *raw.version.get_ref() != VERSION {
+        return Err(at(
+            file,
+            text,
+            raw.version.span().start,
+            &format!(
+                "unsupported version {} (this gate reads version {VERSION})",
+                raw.version.get_ref()
+            ),
+        ));
+    }
+    let err = |offset: usize, message: String| at(file, text, offset, &message);
+    raw.programs
+        .into_iter()
+        .map(|p| {
+            let span = p.span();
+            program(file, p.into_inner(), examples_required)
+                .map_err(|(offset, m)| err(offset.unwrap_or(span.start), m))
+        })
+        .collect()
+}
+
+type Fault = (Option<usize>, String);
+
+fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program, Fault> {
+    let names_at = p.names.span().start;
+    let names = p.names.into_inner();
+    let Some(first) = names.first().cloned() else {
+        return Err((Some(names_at), "a program needs at least one name".into()));
+    };
+    if let Some(bad) = names
+        .iter()
+        .find(|n| n.is_empty() || n.contains(char::is_whitespace))
+    {
+        return Err((Some(names_at), format!("`{bad}` is no program name")));
+    }
+    let style = match p
+        .style
+        .as_ref()
+        .map(|s| (s.span().start, s.get_ref().as_str()))
+    {
+        None | Some((_, "exact")) => StyleName::Exact,
+        Some((_, "gnu")) => StyleName::Gnu,
+        Some((_, "go")) => StyleName::Go,
+        Some((offset, other)) => {
+            return Err((
+                Some(offset),
+                format!("unknown style `{other}` (gnu, exact or go)"),
+            ))
+        }
+    };
+    let sub_long = p
+        .sub
+        .iter()
+        .flat_map(|s| s.long.iter().chain(&s.long_value));
+    for name in p.long.iter().chain(&p.long_value).chain(sub_long) {
+        if name.starts_with('-') || name.is_empty() {
+            return Err((
+                None,
+                format!("long option `{name}` is written without dashes"),
+            ));
+        }
+    }
+    let mut out = Program {
+        source: format!("{file}: {first}"),
+        names,
+        prefixes: p.prefixes,
+        style,
+        short: p.short,
+        short_value: p.short_value,
+        long: p.long,
+        long_value: p.long_value,
+        posix: p.posix,
+        sub: p.sub,
+        inert: Vec::new(),
+        skip: p.skip,
+        forms: Vec::new(),
+        otherwise: Vec::new(),
+        examples: p.examples,
+    };
+    for c in &p.inert {
+        out.inert.push(cond(&out, c)?);
+    }
+    for e in &p.otherwise {
+        out.otherwise.push(effect(&out, e, false)?);
+    }
+    for f in p.forms {
+        let span = f.span();
+        let f = f.into_inner();
+        let made = form(file, &first, &out, f).map_err(|(o, m)| (o.or(Some(span.start)), m))?;
+        if examples_required && made.examples.is_empty() {
+            return Err((
+                Some(span.start),
+                format!(
+                    "form `{}` shows no example (examples = [{{ line = …, effects = […] }}])",
+                    made.source
+                ),
+            ));
+        }
+        out.forms.push(made);
+    }
+    Ok(out)
+}
+
+fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Fault> {
+    let mut path = Vec::new();
+    for w in &f.path {
+        path.push(pattern(w)?);
+    }
+    let verb = match &f.verb {
+        Some(v) => pattern(v)?,
+        None => Vec::new(),
+    };
+    if path.is_empty() && verb.is_empty() && !f.end {
+        return Err((
+            None,
+            "subcommand path empty: give `path` words, a `verb`, or `end = true` for the \
+             command with no operands (what no form matches is the program's `otherwise`)"
+                .into(),
+        ));
+    }
+    let mut label = String::new();
+    for alternatives in &path {
+        label.push(' ');
+        label.push_str(&alternatives.join("|"));
+    }
+    if !verb.is_empty() {
+        label.push_str(&format!(" …{}", verb.join("|")));
+    }
+    for c in &f.when {
+        label.push_str(&format!(" [{}]", c.get_ref()));
+    }
+    let mut when = Vec::new();
+    for c in &f.when {
+        when.push(cond(p, c)?);
+    }
+    let mut effects = Vec::new();
+    for e in &f.effects {
+        effects.push(effect(p, e, true)?);
+    }
+    let analyser = match f.analyser {
+        Some(a) if !ANALYSERS.contains(&a.get_ref().as_str()) => {
+            return Err((
+                Some(a.span().start),
+                format!(
+                    "unknown analyser `{}` (known: {})",
+                    a.get_ref(),
+                    ANALYSERS.join(", ")
+                ),
+            ))
+        }
+        a => a.map(Spanned::into_inner),
+    };
+    Ok(Form {
+        source: format!("{file}: {program}{label}"),
+        path,
+        end: f.end,
+        verb,
+        verb_from: f.verb_from,
+        when,
+        effects,
+        analyser,
+        examples: f.examples,
+    })
+}
+
+/// A path word's alternatives (`delete|rm|delete-*`).
+fn pattern(w: &Spanned<String>) -> Result<Vec<String>, Fault> {
+    let alts: Vec<String> = w.get_ref().split('|').map(str::to_string).collect();
+    for a in &alts {
+        let inner = a.trim_start_matches('*').trim_end_matches('*');
+        if a.is_empty() || (inner.contains('*')) || (a != "*" && inner.is_empty()) {
+            return Err((
+                Some(w.span().start),
+                format!("`{}`: a path word is `word`, `prefix*`, `*suffix`, `*infix*` or `*`, alternatives joined by `|`", w.get_ref()),
+            ));
+        }
+    }
+    Ok(alts)
+}
+
+/// Whether `p` declares option `name` (among its own or its subcommands' options);
+/// `Some(true)` when it takes a value.
+fn declared(p: &Program, name: &str) -> Option<bool> {
+    let own = Options {
+        short: p.short.clone(),
+        short_value: p.short_value.clone(),
+        long: p.long.clone(),
+        long_value: p.long_value.clone(),
+    };
+    let mut found = None;
+    for o in std::iter::once(&own).chain(&p.sub) {
+        match declared_in(o, name) {
+            Some(true) => return Some(true),
+            Some(false) => found = Some(false),
+            None => {}
+        }
+    }
+    found
+}
+
+fn declared_in(o: &Options, name: &str) -> Option<bool> {
+    let mut one = name.chars();
+    if let (Some(c), None) = (one.next(), one.next()) {
+        if o.short_value.contains(c) || o.long_value.iter().any(|l| l == name) {
+            return Some(true);
+        }
+        if o.short.contains(c) || o.long.iter().any(|l| l == name) {
+            return Some(false);
+        }
+        return None;
+    }
+    if o.long_value.iter().any(|l| l == name) {
+        Some(true)
+    } else if o.long.iter().any(|l| l == name) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+fn option(p: &Program, name: &str, offset: usize) -> Result<(), Fault> {
+    match declared(p, name) {
+        Some(_) => Ok(()),
+        None => Err((
+            Some(offset),
+            format!(
+                "unknown option `{name}`: declare it in `short`, `short_value`, `long` or \
+                 `long_value` (long names without dashes)"
+            ),
+        )),
+    }
+}
+
+fn operand_index(text: &str, offset: usize) -> Result<u8, Fault> {
+    match text.parse::<u8>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err((
+            Some(offset),
+            format!("`${text}`: operands are numbered from $1"),
+        )),
+    }
+}
+
+fn cond(p: &Program, c: &Spanned<String>) -> Result<Cond, Fault> {
+    let offset = c.span().start;
+    let text = c.get_ref().as_str();
+    if text == "every" {
+        return Ok(Cond::Every);
+    }
+    let (negated, body) = match text.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    if let Some(operand) = body.strip_prefix('$') {
+        let Some((n, needle)) = operand.split_once('~') else {
+            return Err((
+                Some(offset),
+                format!("`{text}`: an operand condition is `$N~text`"),
+            ));
+        };
+        let n = operand_index(n, offset)?;
+        return Ok(if negated {
+            Cond::OperandLacks(n, needle.to_string())
+        } else {
+            Cond::OperandHas(n, needle.to_string())
+        });
+    }
+    if let Some((name, value)) = body.split_once("!=") {
+        option(p, name, offset)?;
+        return Ok(Cond::IsNot(name.into(), value.into()));
+    }
+    if let Some((name, value)) = body.split_once('=') {
+        option(p, name, offset)?;
+        return Ok(Cond::Is(name.into(), value.into()));
+    }
+    if body.is_empty() || body.starts_with('-') {
+        return Err((
+            Some(offset),
+            format!(
+                "`{text}`: name an option without dashes (`force`, `f`, `!force`, `replicas=0`)"
+            ),
+        ));
+    }
+    for name in body.split('|') {
+        option(p, name, offset)?;
+    }
+    Ok(if negated {
+        Cond::Lacks(body.into())
+    } else {
+        Cond::Has(body.into())
+    })
+}
+
+fn effect(p: &Program, e: &Spanned<String>, operands: bool) -> Result<Eff, Fault> {
+    let offset = e.span().start;
+    let text = e.get_ref().as_str();
+    let Some((act, target)) = text.split_once('@') else {
+        return Err((
+            Some(offset),
+            format!("`{text}`: an effect is `act@place` or `act@path`"),
+        ));
+    };
+    let Some(act) = Act::parse(act) else {
+        let names: Vec<&str> = Act::ALL.iter().map(|a| a.as_str()).collect();
+        return Err((
+            Some(offset),
+            format!("unknown act `{act}` (acts: {})", names.join(", ")),
+        ));
+    };
+    let at = if let Some(what) = target.strip_prefix('$') {
+        if !operands {
+            return Err((
+                Some(offset),
+                format!("`{text}`: `otherwise` has no operands to name"),
+            ));
+        }
+        if what == "*" {
+            At::Operands
+        } else if what.starts_with(|c: char| c.is_ascii_digit()) {
+            At::Operand(operand_index(what, offset)?)
+        } else if declared(p, what) == Some(true) {
+            At::Value(what.to_string())
+        } else {
+            return Err((
+                Some(offset),
+                format!(
+                    "`{text}`: `{what}` is no option with a value (`long_value`, `short_value`)"
+                ),
+            ));
+        }
+    } else if target.starts_with(['~', '/', '.']) {
+        At::Path(target.to_string())
+    } else {
+        match Place::parse(target) {
+            Some(place) => At::Place(place),
+            None => {
+                let names: Vec<&str> = Place::ALL.iter().map(|p| p.as_str()).collect();
+                return Err((
+                    Some(offset),
+                    format!(
+                        "unknown place `{target}` (places: {}; a path starts with `~`, `/` or `.`; \
+                         an operand is `$1`, `$*`, an option's value `$name`)",
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+    };
+    Ok(Eff { act, at })
+}

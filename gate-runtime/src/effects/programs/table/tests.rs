@@ -1,0 +1,243 @@
+//! The command files' examples run through the real effect model, the schema's errors, and
+//! a project's additions.
+
+use super::super::testing::{effects, has};
+use super::{builtin, project, schema};
+
+/// Every example every built-in file shows has exactly the effects it says.
+#[test]
+fn every_example_has_its_effects() {
+    let mut wrong = Vec::new();
+    for e in builtin::EXAMPLES {
+        let got = effects(e.line);
+        if got != e.effects {
+            wrong.push(format!(
+                "{}: `{}`: {got:?}, not {:?}",
+                e.source, e.line, e.effects
+            ));
+        }
+    }
+    assert!(builtin::EXAMPLES.len() > 100, "{}", builtin::EXAMPLES.len());
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn names_are_found_and_sorted() {
+    assert!(builtin::NAMES.windows(2).all(|w| w[0].0 < w[1].0));
+    assert!(builtin::find("kubectl").is_some());
+    assert!(builtin::find("terraform-1.5").is_some());
+    assert!(builtin::find("kubectl2").is_none());
+}
+
+#[test]
+fn every_analyser_the_schema_admits_is_registered() {
+    for name in schema::ANALYSERS {
+        assert!(super::analysers::by_name(name).is_some(), "{name}");
+    }
+    assert!(super::analysers::by_name("nope").is_none());
+}
+
+fn error(text: &str) -> String {
+    schema::parse("commands/x.toml", text, true).unwrap_err()
+}
+
+#[test]
+fn a_bad_entry_is_named_at_its_line_and_column() {
+    let head = "version = 1\n[[program]]\nnames = [\"p\"]\nlong = [\"force\"]\n";
+    let e = error(&format!(
+        "{head}[[program.form]]\npath = [\"rm\"]\neffects = [\"destroy@remote\"]\nexamples = [{{ line = \"p rm\", effects = [] }}]\n"
+    ));
+    assert!(
+        e.starts_with("commands/x.toml:7:12: unknown act `destroy`"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "{head}[[program.form]]\npath = [\"rm\"]\neffects = [\"delete@cloud\"]\nexamples = [{{ line = \"p rm\", effects = [] }}]\n"
+    ));
+    assert!(
+        e.starts_with("commands/x.toml:7:12: unknown place `cloud`"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "{head}[[program.form]]\npath = [\"rm\"]\nwhen = [\"recursive\"]\nexamples = [{{ line = \"p rm\", effects = [] }}]\n"
+    ));
+    assert!(
+        e.starts_with("commands/x.toml:7:9: unknown option `recursive`"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "{head}[[program.form]]\nwhen = [\"force\"]\nexamples = [{{ line = \"p rm\", effects = [] }}]\n"
+    ));
+    assert!(e.contains("subcommand path empty"), "{e}");
+    let e = error(&format!("{head}[[program.form]]\npath = [\"rm\"]\n"));
+    assert!(e.contains("shows no example"), "{e}");
+    let e = error(&format!(
+        "{head}[[program.form]]\npath = [\"rm\"]\nanalyser = \"guess\"\nexamples = [{{ line = \"p rm\", effects = [] }}]\n"
+    ));
+    assert!(
+        e.starts_with("commands/x.toml:7:12: unknown analyser `guess`"),
+        "{e}"
+    );
+    let e = error(&format!("{head}colour = 1\n"));
+    assert!(
+        e.starts_with("commands/x.toml:5:1: unknown field `colour`"),
+        "{e}"
+    );
+    let e = error("version = 2\n");
+    assert!(
+        e.starts_with("commands/x.toml:1:11: unsupported version 2"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "{head}[[program.form]]\npath = [\"rm\"]\neffects = [\"delete@$output\"]\nexamples = [{{ line = \"p rm\", effects = [] }}]\n"
+    ));
+    assert!(e.contains("`output` is no option with a value"), "{e}");
+}
+
+/// Look-alikes of verbs are not verbs: help, dry runs, short words at the wrong depth.
+#[test]
+fn help_and_look_alikes_change_nothing() {
+    for line in [
+        "kubectl delete --help",
+        "kubectl delete pod x -h",
+        "helm uninstall --help",
+        "terraform destroy -help",
+        "doctl d ls",
+        "gcloud help projects delete",
+        "kubectl delete ns prod --dry-run=client",
+        "docker rm -fv web --help",
+        "docker compose down -v -h",
+        "pulumi destroy --dry-run",
+    ] {
+        assert!(effects(line).is_empty(), "{line}: {:?}", effects(line));
+    }
+    // Code run elsewhere is read whatever options surround it.
+    assert!(
+        has("kubectl exec p --help -- rm -rf /", "delete@root"),
+        "{:?}",
+        effects("kubectl exec p --help -- rm -rf /")
+    );
+}
+
+#[test]
+fn effects_made_from_data_say_where_they_come_from() {
+    crate::effects::provenance::begin_sources();
+    let _ = effects("kubectl delete pod x && ls");
+    let recorded = crate::effects::provenance::end_sources();
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!(
+        recorded[0].1,
+        "commands/orchestration.toml: kubectl delete|drain"
+    );
+    // Not recording: nothing kept.
+    let _ = effects("kubectl delete pod x");
+    assert!(crate::effects::provenance::end_sources().is_empty());
+}
+
+#[test]
+fn a_project_adds_programs_and_raises_built_ins() {
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("ours.toml"),
+        r#"version = 1
+[[program]]
+names = ["deployctl"]
+long = ["force"]
+long_value = ["env"]
+
+[[program.form]]
+path = ["teardown"]
+effects = ["cloud_delete@remote"]
+
+[[program.form]]
+path = ["status"]
+
+# A built-in raised: `kubectl get secret` reads credentials here.
+[[program]]
+names = ["kubectl"]
+short_value = "n"
+[[program.form]]
+path = ["get", "secret|secrets"]
+effects = ["read@secrets"]
+# Lowering is not possible: this adds nothing to `kubectl delete`.
+[[program.form]]
+path = ["delete"]
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        commands.join("broken.toml"),
+        "version = 1\n[[program]]\nnames = 3\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    project::begin(root);
+    let teardown = effects("deployctl teardown --env prod");
+    let status = effects("deployctl status");
+    let secret = effects("kubectl get secret db -n prod");
+    let delete = effects("kubectl delete pod x");
+    crate::effects::provenance::begin_sources();
+    let _ = effects("deployctl teardown");
+    let sources = crate::effects::provenance::end_sources();
+    project::end();
+    assert_eq!(teardown, ["cloud_delete@remote", "exec@none"]);
+    assert_eq!(status, ["exec@none"]);
+    assert_eq!(secret, ["read@secrets"]);
+    assert_eq!(delete, ["cloud_delete@remote"]);
+    assert!(sources
+        .iter()
+        .any(|(_, s)| *s == ".gate/commands/ours.toml: deployctl teardown"));
+    let faults = project::faults(root);
+    assert_eq!(faults.len(), 1, "{faults:?}");
+    assert!(
+        faults[0].starts_with(".gate/commands/broken.toml:3:9:"),
+        "{faults:?}"
+    );
+    // Outside the hook call, the project's files are not read.
+    assert_eq!(effects("deployctl teardown"), ["exec@none"]);
+}
+
+#[test]
+fn a_projects_command_files_are_gates_own() {
+    for line in [
+        "rm -rf .gate/commands",
+        "echo 'version = 1' > .gate/commands/x.toml",
+        "mv x.toml .gate/commands/",
+    ] {
+        let e = effects(line);
+        assert!(e.iter().any(|e| e.ends_with("@gate")), "{line}: {e:?}");
+    }
+}
+
+/// The full example in docs/commands.md ("Teaching gate a program") is a valid project file
+/// whose examples have the effects they say.
+#[test]
+fn the_documented_example_is_true() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/commands.md"))
+        .unwrap();
+    let section = &doc[doc.find("## Teaching gate a program").unwrap()..];
+    let start = section.find("```toml\n").unwrap() + "```toml\n".len();
+    let text = &section[start..start + section[start..].find("```").unwrap()];
+    let programs = schema::parse(".gate/commands/doc.toml", text, true).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("doc.toml"), text).unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    let mut wrong = Vec::new();
+    let mut count = 0;
+    for p in &programs {
+        for e in p.forms.iter().flat_map(|f| &f.examples).chain(&p.examples) {
+            count += 1;
+            let got = effects(&e.line);
+            if got != e.effects {
+                wrong.push(format!("`{}`: {got:?}, not {:?}", e.line, e.effects));
+            }
+        }
+    }
+    project::end();
+    assert!(count >= 5);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
