@@ -59,7 +59,7 @@ fn remote_state_is_a_cloud_delete_local_paths_are_deleted_where_they_are() {
     assert!(!e.contains(&"cloud_delete@remote".to_string()), "{e:?}");
     // An archive inside a repository (`REPO::ARCHIVE`) is the program's own state.
     assert!(destroys("borg delete ~/backups::a1"));
-    let e = effects("vssadmin delete shadows /all /quiet");
+    let e = effects("shadowtool delete shadows /all /quiet");
     assert!(e.contains(&"cloud_delete@remote".to_string()), "{e:?}");
     assert!(!e.iter().any(|x| x.starts_with("delete@")), "{e:?}");
     // Options before the verb, with and without values.

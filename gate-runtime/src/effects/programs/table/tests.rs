@@ -195,8 +195,15 @@ path = ["delete"]
         faults[0].starts_with(".gate/commands/broken.toml:3:9:"),
         "{faults:?}"
     );
-    // Outside the hook call, the project's files are not read.
-    assert_eq!(effects("deployctl teardown"), ["exec@none"]);
+    // Outside the hook call, the project's files are not read (`teardown` alone is still
+    // read generically as a destroying verb).
+    assert!(!effects("kubectl get secret db -n prod").contains(&"read@secrets".to_string()));
+    crate::effects::provenance::begin_sources();
+    let _ = effects("deployctl teardown");
+    let sources = crate::effects::provenance::end_sources();
+    assert!(!sources
+        .iter()
+        .any(|(_, s)| s.starts_with(".gate/commands/")));
 }
 
 #[test]
