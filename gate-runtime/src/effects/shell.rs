@@ -1275,60 +1275,17 @@ fn bound_args<'a>(parsed: &Parsed<'a>, i: usize, cmd: &SimpleCommand<'a>) -> Vec
     out
 }
 
-/// What a `find` names: its roots, or with one `-name` pattern and no alternatives only what
-/// that pattern matches under them (`find . -name '*.tmp'` names temp files, not the
-/// project).
+/// What a `find` runs its `-exec` command on: its roots, or what a bounded selection picks
+/// out below them (`find . -name '*.tmp'` names temp files, not the project).
 fn find_matches(args: &[Cow<'_, str>]) -> Vec<String> {
-    let words: Vec<&str> = args.iter().map(|a| &**a).collect();
-    let alternatives = words
-        .iter()
-        .any(|a| matches!(*a, "-o" | "-or" | "!" | "-not" | "\\!"));
-    let names: Vec<&str> = words
-        .windows(2)
-        .filter(|w| matches!(w[0], "-name" | "-iname"))
-        .map(|w| w[1])
-        .collect();
-    let roots = find_roots(args);
-    match names.as_slice() {
-        [name] if !alternatives && !name.is_empty() && !name.contains('/') => roots
-            .iter()
-            .map(|r| format!("{}/**/{name}", r.trim_end_matches('/')))
-            .collect(),
-        _ => roots,
-    }
-}
-
-/// The starting points of a `find` (the operands before its expression); `.` when none.
-pub(crate) fn find_roots(args: &[Cow<'_, str>]) -> Vec<String> {
-    let mut roots = Vec::new();
-    let mut k = 0;
-    // Leading options: -H -L -P, -D debugopts, -Olevel.
-    while let Some(a) = args.get(k) {
-        match &**a {
-            "-H" | "-L" | "-P" => k += 1,
-            "-D" => k += 2,
-            a if a.starts_with("-O") => k += 1,
-            _ => break,
-        }
-    }
-    while let Some(a) = args.get(k) {
-        if a.starts_with('-') || a == "(" || a == "!" || a == "\\(" {
-            break;
-        }
-        roots.push(a.to_string());
-        k += 1;
-    }
-    if roots.is_empty() {
-        roots.push(".".to_string());
-    }
-    roots
+    programs::find_targets(args, programs::FindAction::Exec)
 }
 
 /// The paths a producer of an `xargs` pipeline names: `find`'s roots, `ls`' directories,
 /// `echo`'s words, the project for `git ls-files`/`fd`/`rg --files`; empty when unknown.
 fn producer_paths(p: &SimpleCommand<'_>) -> Vec<String> {
     match &*p.program {
-        "find" => find_matches(&p.args),
+        "find" => programs::find_targets(&p.args, programs::FindAction::Print),
         "ls" | "fd" | "fdfind" | "tree" => {
             let ops: Vec<String> = p
                 .args
@@ -1377,6 +1334,20 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
                 place: *place,
                 target: name.clone(),
             }),
+            RawTarget::Mention(text) => {
+                let understood = sink
+                    .raw
+                    .iter()
+                    .any(|(_, t)| matches!(t, RawTarget::Path(p) if p == text));
+                let (place, resolved) = places::place_in(text, cwd, oldpwd, at);
+                if place == Place::Gate && !understood {
+                    out.push(Effect {
+                        act: *act,
+                        place,
+                        target: resolved,
+                    });
+                }
+            }
             RawTarget::Path(text) => {
                 for word in places::braces(text) {
                     // After a `cd` that could not be resolved, relative words are unknown.

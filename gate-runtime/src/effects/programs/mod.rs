@@ -23,6 +23,8 @@ mod vcs;
 mod windows;
 
 pub(crate) use interpreters::scan::Lang;
+pub(crate) use files::{find_targets, FindAction};
+pub(crate) use system::narrow_process_pattern;
 pub(crate) use vcs::{git_stored, GitCall, GIT_VIEWERS};
 
 /// Interpreter code read from a file: its effectful calls into `out`, as for a one-liner.

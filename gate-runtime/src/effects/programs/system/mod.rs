@@ -8,6 +8,8 @@ mod admin;
 mod logs;
 mod network;
 mod process;
+
+pub(crate) use process::narrow as narrow_process_pattern;
 mod shell_state;
 mod storage;
 

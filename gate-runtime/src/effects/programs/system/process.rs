@@ -2,6 +2,9 @@
 //! every process), `pkill`/`killall`/`killall5`/`fuser -k`, `loginctl kill-*`, and the
 //! power programs (`shutdown`, `reboot`, `halt`, `poweroff`, `systemctl poweroff`, `init 0`).
 
+use std::borrow::Cow;
+
+use super::super::super::getopt::{self, Grammar};
 use super::super::super::{Cmd, Sink};
 use super::operands;
 use gate_spec::effect::Act;
@@ -54,7 +57,7 @@ const SHARED_PROGRAMS: &[&str] = &[
 /// Whether a process pattern picks out particular processes (`vite --port 5173`,
 /// `my-dev-server`), not every instance of a shared program, and not any process at all
 /// (`.`, `.*`, a letter).
-fn narrow(pattern: &str) -> bool {
+pub(crate) fn narrow(pattern: &str) -> bool {
     let p = pattern.trim_matches(|c| c == '^' || c == '$');
     let wide_regex = p.is_empty()
         || p.chars().count() <= 2
@@ -145,13 +148,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 out.none(Act::KillAll);
             }
         }
-        "fuser" => {
-            if cmd.args.iter().any(|a| {
-                a == "--kill" || (a.starts_with('-') && !a.starts_with("--") && a.contains('k'))
-            }) {
-                out.none(Act::KillAll);
-            }
-        }
+        "fuser" => fuser(cmd, out),
         "xkill" => out.none(Act::Kill),
         "pgrep" | "pidof" | "ps" | "top" | "htop" | "btop" | "uptime" | "w" | "who" => {}
         "shutdown" => {
@@ -242,6 +239,64 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         _ => return false,
     }
     true
+}
+
+/// `fuser -k NAME…`: ends the processes using each name. A port (`8080/tcp`, or a number
+/// with `-n tcp`) is the few processes that listen or talk on it; a file system (`-m`) or
+/// a file may be any number of programs.
+fn fuser(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    const FUSER: Grammar = Grammar {
+        short: "aiklmMsuvwV46",
+        short_value: "n",
+        long: &[
+            "all",
+            "interactive",
+            "kill",
+            "list-signals",
+            "mount",
+            "ismountpoint",
+            "silent",
+            "user",
+            "verbose",
+            "writeonly",
+            "version",
+            "ipv4",
+            "ipv6",
+        ],
+        long_value: &["namespace"],
+        posix: false,
+    };
+    // A signal is written `-SIGNAL` (`-9`, `-KILL`): not options of the grammar.
+    let words: Vec<Cow<'_, str>> = cmd
+        .args
+        .iter()
+        .filter(|a| !is_signal_word(a))
+        .cloned()
+        .collect();
+    let a = getopt::read(&FUSER, &words);
+    if !a.any(&["k", "kill"]) || signal_zero(cmd.args, false) {
+        return;
+    }
+    let namespace = a.value("n").or(a.value("namespace"));
+    let port = |o: &str| {
+        let (num, proto) = o.split_once('/').unwrap_or((o, namespace.unwrap_or("file")));
+        matches!(proto, "tcp" | "udp") && num.split(',').next().is_some_and(|n| n.parse::<u16>().is_ok() || n.is_empty())
+    };
+    let ports = !a.operands.is_empty() && a.operands.iter().all(|o| port(o));
+    out.none(if ports && !a.any(&["m", "M", "mount"]) {
+        Act::Kill
+    } else {
+        Act::KillAll
+    });
+}
+
+/// Whether a word is a signal given as an option (`-9`, `-KILL`, `-SIGTERM`).
+fn is_signal_word(w: &str) -> bool {
+    w.strip_prefix('-').is_some_and(|s| {
+        !s.is_empty()
+            && (s.chars().all(|c| c.is_ascii_digit())
+                || s.len() > 1 && s.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
+    })
 }
 
 /// Whether the signal asked for ends nothing: 0 (a check that the process exists), or, with
@@ -381,7 +436,27 @@ mod tests {
         assert!(has("kill -9 $(pgrep -f node)", "kill_all@none"));
         assert!(has("kill -9 `pidof python3`", "kill_all@none"));
         assert!(has("kill -9 -1 1234", "kill_all@none"));
-        assert!(has("kill $(lsof -t -i:3000)", "kill_all@none"));
+        // A substitution over a producer that selects processes (a port, a pid file, a
+        // narrow pattern) is those processes; over an unbounded one, any number of them.
+        for line in [
+            "kill $(lsof -t -i:3000)",
+            "kill -9 $(lsof -ti:3000)",
+            "kill -9 $(lsof -ti tcp:8080)",
+            "kill $(cat app.pid)",
+            "kill -TERM $(cat /run/app.pid)",
+            "kill $(pgrep -f 'node server.js')",
+            "kill $(fuser 8080/tcp)",
+        ] {
+            assert!(has(line, "kill@none") && !has(line, "kill_all@none"), "{line}");
+        }
+        for line in [
+            "kill $(lsof -t)",
+            "kill $(cat pids.txt)",
+            "kill $(pgrep node)",
+            "kill $(ps aux | grep node | awk '{print $2}')",
+        ] {
+            assert!(has(line, "kill_all@none"), "{line}");
+        }
         assert!(has("kill -- -4321", "kill@none"));
         // A reload signal to daemons named by pattern ends none of them.
         assert_eq!(effects("killall -HUP nginx"), Vec::<String>::new());
@@ -421,8 +496,9 @@ mod tests {
             "sudo killall -s KILL chrome",
             "killall5",
             "killall5 -9",
-            "fuser -k 8080/tcp",
             "fuser -km /mnt",
+            "fuser -k -m /home",
+            "fuser -k /var/log/app.log",
             "loginctl kill-user u",
             "loginctl terminate-session 3",
             "skill -KILL -u u",
@@ -430,6 +506,17 @@ mod tests {
             assert_eq!(effects(line), vec!["kill_all@none"], "{line}");
         }
         assert_eq!(effects("pkill -n node"), vec!["kill@none"]);
+        // The processes on one port.
+        for line in [
+            "fuser -k 8080/tcp",
+            "fuser -k -9 3000/tcp",
+            "fuser -KILL -k 5432/tcp",
+            "fuser -vk 8080/tcp",
+            "fuser --kill 53/udp",
+            "fuser -k -n tcp 8080",
+        ] {
+            assert_eq!(effects(line), vec!["kill@none"], "{line}");
+        }
         // A pattern that picks out particular processes ends those, not every process.
         for line in [
             "pkill -f 'python app.py'",
