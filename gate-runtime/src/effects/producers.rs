@@ -133,8 +133,7 @@ pub(super) const PID: &str = "4242";
 pub(super) fn value(program: &str, args: &[Cow<'_, str>]) -> Option<String> {
     let words: Vec<&str> = args.iter().map(|a| &**a).collect();
     let p = PRODUCERS.iter().find(|p| {
-        p.program == program
-            && (p.needs.is_empty() || words.iter().any(|w| p.needs.contains(w)))
+        p.program == program && (p.needs.is_empty() || words.iter().any(|w| p.needs.contains(w)))
     })?;
     match p.yields {
         Yields::Word => Some(match program {
@@ -207,16 +206,18 @@ fn bounded_pids(program: &str, words: &[&str]) -> bool {
         }
         "pgrep" | "pidof" => {
             !operands.is_empty()
-                && !words.iter().any(|w| matches!(*w, "-u" | "-U" | "-P" | "-g" | "-t"))
+                && !words
+                    .iter()
+                    .any(|w| matches!(*w, "-u" | "-U" | "-P" | "-g" | "-t"))
                 && operands
                     .iter()
                     .all(|p| super::programs::narrow_process_pattern(p))
         }
         "fuser" => {
             !operands.is_empty()
-                && operands.iter().all(|o| {
-                    o.ends_with("/tcp") || o.ends_with("/udp") || o.parse::<u16>().is_ok()
-                })
+                && operands
+                    .iter()
+                    .all(|o| o.ends_with("/tcp") || o.ends_with("/udp") || o.parse::<u16>().is_ok())
         }
         _ => false,
     }
@@ -245,7 +246,11 @@ mod tests {
     #[test]
     fn each_producer_example_names_its_producer() {
         for p in PRODUCERS {
-            assert!(p.example.contains(&format!("$({}", p.program)), "{}", p.example);
+            assert!(
+                p.example.contains(&format!("$({}", p.program)),
+                "{}",
+                p.example
+            );
         }
     }
 

@@ -22,8 +22,8 @@ mod system;
 mod vcs;
 mod windows;
 
-pub(crate) use interpreters::scan::Lang;
 pub(crate) use files::{find_targets, FindAction};
+pub(crate) use interpreters::scan::Lang;
 pub(crate) use system::narrow_process_pattern;
 pub(crate) use vcs::{git_stored, GitCall, GIT_VIEWERS};
 

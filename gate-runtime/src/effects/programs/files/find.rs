@@ -162,7 +162,10 @@ fn alternatives(words: &[Cow<'_, str>], mut k: usize, depth: usize) -> (Vec<Vec<
                 }
             }
             t if NAME_TESTS.contains(&t) || FIND_ONE.contains(&t) => {
-                current.push(Term::Word(t.to_string(), words.get(k).map(|v| v.to_string())));
+                current.push(Term::Word(
+                    t.to_string(),
+                    words.get(k).map(|v| v.to_string()),
+                ));
                 k += 1;
             }
             "-fprintf" => k += 2,
@@ -288,7 +291,8 @@ pub(crate) fn targets(args: &[Cow<'_, str>], action: Action) -> Vec<String> {
                         // `*/build/*`: below the root at any depth.
                         Pattern::Path(p) => {
                             let mut tail = p.as_str();
-                            while let Some(t) = tail.strip_prefix("*/").or(tail.strip_prefix("**/")) {
+                            while let Some(t) = tail.strip_prefix("*/").or(tail.strip_prefix("**/"))
+                            {
                                 tail = t;
                             }
                             format!("{r}/**/{}", tail.trim_start_matches('/'))
@@ -373,18 +377,42 @@ mod tests {
     #[test]
     fn a_bounded_selection_is_below_its_root() {
         for (line, action, want) in [
-            ("find . -name '*.pyc' -delete", Action::Delete, vec!["./**/*.pyc"]),
+            (
+                "find . -name '*.pyc' -delete",
+                Action::Delete,
+                vec!["./**/*.pyc"],
+            ),
             (
                 "find . \\( -name '*.bak' -o -name '*.backup' \\) -type f -exec rm {} \\;",
                 Action::Exec,
                 vec!["./**/*.bak", "./**/*.backup"],
             ),
-            ("find . -type d -empty -delete", Action::Delete, vec!["./**/*"]),
-            ("find src build -name '*.o' -delete", Action::Delete, vec!["src/**/*.o", "build/**/*.o"]),
-            ("find . -path './src/*.rs' -exec sed -i s/a/b/ {} +", Action::Exec, vec!["./src/*.rs"]),
-            ("find . -path '*/build/*' -delete", Action::Delete, vec!["./**/build/*"]),
+            (
+                "find . -type d -empty -delete",
+                Action::Delete,
+                vec!["./**/*"],
+            ),
+            (
+                "find src build -name '*.o' -delete",
+                Action::Delete,
+                vec!["src/**/*.o", "build/**/*.o"],
+            ),
+            (
+                "find . -path './src/*.rs' -exec sed -i s/a/b/ {} +",
+                Action::Exec,
+                vec!["./src/*.rs"],
+            ),
+            (
+                "find . -path '*/build/*' -delete",
+                Action::Delete,
+                vec!["./**/build/*"],
+            ),
             ("find . -path './*' -delete", Action::Delete, vec!["."]),
-            ("find ~ -name '*.pyc' -delete", Action::Delete, vec!["~/**/*.pyc"]),
+            (
+                "find ~ -name '*.pyc' -delete",
+                Action::Delete,
+                vec!["~/**/*.pyc"],
+            ),
             // Unbounded: the roots themselves.
             ("find . -delete", Action::Delete, vec!["."]),
             ("find ~ -type f -delete", Action::Delete, vec!["~"]),
@@ -401,7 +429,11 @@ mod tests {
                 Action::Exec,
                 vec!["."],
             ),
-            ("find . \\( -name '*.a' -o -type f \\) -delete", Action::Delete, vec!["."]),
+            (
+                "find . \\( -name '*.a' -o -type f \\) -delete",
+                Action::Delete,
+                vec!["."],
+            ),
         ] {
             assert_eq!(of(line, action), want, "{line}");
         }
@@ -422,7 +454,9 @@ mod tests {
         assert!(effects("find ~ -name '*.pyc' -delete").contains(&"delete@outside".to_string()));
         // A pattern that could name gate's files below the root reaches them.
         assert!(effects("find . -name '*.json' -delete").contains(&"delete@gate".to_string()));
-        assert!(effects("find . -name 'settings.json' -delete").contains(&"delete@gate".to_string()));
+        assert!(
+            effects("find . -name 'settings.json' -delete").contains(&"delete@gate".to_string())
+        );
         assert_eq!(
             effects("find build -fprint out.txt"),
             vec!["overwrite@source", "read@outputs"]

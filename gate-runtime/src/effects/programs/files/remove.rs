@@ -282,10 +282,7 @@ mod tests {
         // An empty directory removed: a write of what held it.
         assert_eq!(effects("rmdir build"), vec!["write@outputs"]);
         assert_eq!(effects("rmdir -p a/b/c"), vec!["write@source"]);
-        assert!(has(
-            "rmdir --ignore-fail-on-non-empty ~/x",
-            "write@outside"
-        ));
+        assert!(has("rmdir --ignore-fail-on-non-empty ~/x", "write@outside"));
         assert_eq!(effects("rmdir ~"), vec!["write@home"]);
         assert_eq!(effects("rmdir .claude"), vec!["write@gate"]);
         assert_eq!(effects("unlink ~/.zshrc"), vec!["delete@dotfiles"]);

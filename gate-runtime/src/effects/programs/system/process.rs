@@ -279,8 +279,14 @@ fn fuser(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     }
     let namespace = a.value("n").or(a.value("namespace"));
     let port = |o: &str| {
-        let (num, proto) = o.split_once('/').unwrap_or((o, namespace.unwrap_or("file")));
-        matches!(proto, "tcp" | "udp") && num.split(',').next().is_some_and(|n| n.parse::<u16>().is_ok() || n.is_empty())
+        let (num, proto) = o
+            .split_once('/')
+            .unwrap_or((o, namespace.unwrap_or("file")));
+        matches!(proto, "tcp" | "udp")
+            && num
+                .split(',')
+                .next()
+                .is_some_and(|n| n.parse::<u16>().is_ok() || n.is_empty())
     };
     let ports = !a.operands.is_empty() && a.operands.iter().all(|o| port(o));
     out.none(if ports && !a.any(&["m", "M", "mount"]) {
@@ -295,7 +301,9 @@ fn is_signal_word(w: &str) -> bool {
     w.strip_prefix('-').is_some_and(|s| {
         !s.is_empty()
             && (s.chars().all(|c| c.is_ascii_digit())
-                || s.len() > 1 && s.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
+                || s.len() > 1
+                    && s.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
     })
 }
 
@@ -447,7 +455,10 @@ mod tests {
             "kill $(pgrep -f 'node server.js')",
             "kill $(fuser 8080/tcp)",
         ] {
-            assert!(has(line, "kill@none") && !has(line, "kill_all@none"), "{line}");
+            assert!(
+                has(line, "kill@none") && !has(line, "kill_all@none"),
+                "{line}"
+            );
         }
         for line in [
             "kill $(lsof -t)",

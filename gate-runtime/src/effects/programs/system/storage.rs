@@ -172,7 +172,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                     "--checksum",
                 ],
             );
-            device(&ops[..ops.len().min(1)], out);
+            format_target(ops.first().copied(), out);
         }
         "wipefs" => {
             let erases = has(&["-a", "--all"])
@@ -595,6 +595,21 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
 
 /// `device` on each operand that names a device (an image file is overwritten instead),
 /// and `device` with no location when none does.
+/// What a file-system maker writes: its first operand. A device node, or a name that may
+/// hold one (`$DEV`, a glob), is the device; any other path is an image file made or
+/// overwritten where it resolves (`mkfs.erofs image.erofs root/`, `mkfs.ext4 disk.img`):
+/// the tools open what they are given, relative to the working directory, not under
+/// `/dev`.
+fn format_target(op: Option<&str>, out: &mut Sink) {
+    match op {
+        Some(op) if !op.starts_with("/dev/") && !op.contains(['$', '`', '*', '?', '[']) => {
+            out.path(Act::Overwrite, op)
+        }
+        Some(op) => device(&[op], out),
+        None => out.none(Act::Device),
+    }
+}
+
 fn device(ops: &[&str], out: &mut Sink) {
     let mut named = false;
     for op in ops {
@@ -711,6 +726,13 @@ mod tests {
             assert!(has(line, "device@device"), "{line}: {:?}", effects(line));
         }
         assert!(has("mkfs.ext4 disk.img", "overwrite@source"));
+        assert_eq!(
+            effects("mkfs.erofs image.erofs root/"),
+            vec!["overwrite@source"]
+        );
+        assert_eq!(effects("mkfs.ext4 /tmp/fs.img"), vec!["overwrite@temp"]);
+        assert!(has("mkfs.ext4 /dev/sda1", "device@device"));
+        assert!(has("mkfs.btrfs /dev/nvme0n1*", "device@none"));
         assert!(!has("mkfs.ext4 disk.img", "device@none"));
         assert_eq!(effects("mkfs.ext4 -F test.img"), vec!["overwrite@source"]);
         assert!(has("mkfs.vfat -F 32 /dev/sdd1", "device@device"));
