@@ -77,7 +77,7 @@ pub fn effects_of_parsed(
     let commands = &parsed.commands;
     // PowerShell written where a POSIX shell was expected (`iwr URL | iex`): also read the
     // line as PowerShell, since that is what runs it where these names exist.
-    if commands.iter().any(|c| is_powershell_name(&c.program)) {
+    if commands.iter().any(is_powershell_command) {
         let words = [Cow::Borrowed("-Command"), Cow::Borrowed(line)];
         let mut sink = Sink::default();
         programs::model(
@@ -849,10 +849,33 @@ fn remote_place(p: Place) -> Place {
     }
 }
 
+/// PowerShell aliases that are also the names of POSIX programs (`ri` is Ruby's
+/// documentation browser, `sc` a spreadsheet, `ni` a package runner): PowerShell only with
+/// PowerShell's arguments.
+const SHARED_ALIASES: &[&str] = &["ri", "sc", "ni"];
+
+/// Whether a command is PowerShell: a name that exists only there, or a name it shares with
+/// a POSIX program given PowerShell's arguments (`ri -Recurse -Force build`, `ri C:\tmp`),
+/// not `ri -l` or `sc file.sc`.
+fn is_powershell_command(cmd: &SimpleCommand<'_>) -> bool {
+    let program = cmd.program.to_ascii_lowercase();
+    if !SHARED_ALIASES.contains(&program.as_str()) {
+        return is_powershell_name(&cmd.program);
+    }
+    cmd.args.iter().any(|a| {
+        let parameter = a.strip_prefix('-').is_some_and(|p| {
+            p.len() > 1
+                && p.starts_with(|c: char| c.is_ascii_uppercase())
+                && p.chars().all(|c| c.is_ascii_alphabetic())
+        });
+        parameter || a.contains('\\') || a.starts_with("$env:")
+    })
+}
+
 /// Whether `program` exists only in PowerShell: a cmdlet (`Verb-Noun` with one of the verbs
 /// that change things or run code) or an alias no POSIX system ships.
 fn is_powershell_name(program: &str) -> bool {
-    const ALIASES: &[&str] = &["iex", "iwr", "irm", "ri", "rni", "sc", "saps", "ni"];
+    const ALIASES: &[&str] = &["iex", "iwr", "irm", "rni", "saps"];
     const VERBS: &[&str] = &[
         "invoke",
         "remove",

@@ -632,7 +632,7 @@ pub(crate) mod testing {
     fn multibyte_text_after_a_powershell_name_is_read_without_panicking() {
         // Found by the shell fuzz target: a Windows path prefix compared by byte length
         // inside a multibyte character.
-        let line = String::from_utf8_lossy(b"ri -rf .git\x00\x00w\xff\xff\xff\x00\x00\x00");
+        let line = String::from_utf8_lossy(b"ri -Recurse .git\x00\x00w\xff\xff\xff\x00\x00\x00");
         let _ = effects(&line);
         let _ = effects("Remove-Item $env:W\u{e9}\u{e9}x -Recurse");
     }
