@@ -26,6 +26,8 @@ struct Producer {
     program: &'static str,
     needs: &'static [&'static str],
     yields: Yields,
+    /// A line that uses it, run by the tests (`examples_are_bounded_by_their_producer`).
+    #[cfg_attr(not(test), allow(dead_code))]
     example: &'static str,
 }
 
@@ -71,7 +73,7 @@ const PRODUCERS: &[Producer] = &[
         program: "basename",
         needs: &[],
         yields: Yields::Word,
-        example: "cp \"$f\" out/$(basename \"$f\")",
+        example: "cp src/a.rs out/$(basename src/a.rs)",
     },
     Producer {
         program: "id",
@@ -119,7 +121,7 @@ const PRODUCERS: &[Producer] = &[
         program: "dirname",
         needs: &[],
         yields: Yields::Parent,
-        example: "rmdir \"$(dirname $d)\"",
+        example: "rm -rf \"$(dirname build/cache/x)\"",
     },
 ];
 
@@ -244,13 +246,28 @@ mod tests {
     }
 
     #[test]
-    fn each_producer_example_names_its_producer() {
+    fn examples_are_bounded_by_their_producer() {
+        use super::super::programs::testing::effects;
         for p in PRODUCERS {
             assert!(
                 p.example.contains(&format!("$({}", p.program)),
                 "{}",
                 p.example
             );
+            let e = effects(p.example);
+            match p.yields {
+                Yields::Pids => assert!(
+                    e.contains(&"kill@none".to_string())
+                        && !e.contains(&"kill_all@none".to_string()),
+                    "{}: {e:?}",
+                    p.example
+                ),
+                Yields::Word | Yields::Parent => assert!(
+                    !e.is_empty() && !e.iter().any(|x| x.ends_with("@unknown")),
+                    "{}: {e:?}",
+                    p.example
+                ),
+            }
         }
     }
 
@@ -277,6 +294,7 @@ mod tests {
         assert_eq!(of("fuser 8080/tcp").as_deref(), Some(PID));
         assert_eq!(of("fuser -m /mnt"), None);
         assert_eq!(of("dirname $d").as_deref(), Some("$d/.."));
+        assert_eq!(of("basename src/a.rs").as_deref(), Some("word"));
         assert_eq!(of("dirname src/a/b.rs").as_deref(), Some("src/a/b.rs/.."));
     }
 }

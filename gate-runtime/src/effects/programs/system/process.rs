@@ -71,78 +71,7 @@ pub(crate) fn narrow(pattern: &str) -> bool {
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     match cmd.program {
         "kill" => kill(cmd, out),
-        "pkill" | "killall" | "skill" | "pkill2" => {
-            let args = cmd.args;
-            let listing = args.iter().any(|a| {
-                matches!(
-                    &**a,
-                    "-l" | "--list" | "-L" | "--table" | "-V" | "--version"
-                )
-            });
-            if listing {
-                return true;
-            }
-            // `pkill -n`/`-o`: only the newest or oldest match.
-            let one = cmd.program == "pkill"
-                && args
-                    .iter()
-                    .any(|a| a == "-n" || a == "-o" || a == "--newest" || a == "--oldest");
-            // A reload signal to processes named by pattern (`killall -HUP nginx`) ends none.
-            let check = signal_zero(args, true);
-            let named = !operands(
-                args,
-                &[
-                    "-s",
-                    "--signal",
-                    "-P",
-                    "-g",
-                    "-u",
-                    "-U",
-                    "-t",
-                    "-F",
-                    "-G",
-                    "--parent",
-                    "--pgroup",
-                    "--session",
-                    "--euid",
-                    "--uid",
-                    "--terminal",
-                    "--pidfile",
-                    "--group",
-                    "-y",
-                    "--younger-than",
-                    "-Y",
-                    "--older-than",
-                    "--ns",
-                    "--nslist",
-                    "-c",
-                    "--context",
-                ],
-            )
-            .is_empty()
-                || args.iter().any(|a| {
-                    matches!(
-                        &**a,
-                        "-u" | "-U" | "-P" | "-g" | "-t" | "--user" | "--uid" | "--euid" | "-F"
-                    )
-                });
-            if check || !named {
-                return true;
-            }
-            let by_owner = args.iter().any(|a| {
-                matches!(
-                    &**a,
-                    "-u" | "-U" | "-P" | "-g" | "-t" | "--user" | "--uid" | "--euid" | "-F"
-                )
-            });
-            let patterns = operands(args, &["-s", "--signal", "-u", "-U", "-P", "-g", "-t"]);
-            let narrow = !by_owner && !patterns.is_empty() && patterns.iter().all(|p| narrow(p));
-            out.none(if one || narrow {
-                Act::Kill
-            } else {
-                Act::KillAll
-            });
-        }
+        "pkill" | "killall" | "skill" | "pkill2" => pattern_kill(cmd, out),
         "killall5" => {
             if !signal_zero(cmd.args, false) {
                 out.none(Act::KillAll);
@@ -239,6 +168,122 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         _ => return false,
     }
     true
+}
+
+/// `pkill` (procps): its selection options, read as getopt does (`-fn`, `--new`).
+const PKILL: Grammar = Grammar {
+    short: "cefilnoqvwxAHLV",
+    short_value: "dgGPsStuUF",
+    long: &[
+        "count",
+        "echo",
+        "full",
+        "ignore-case",
+        "list-name",
+        "list-full",
+        "newest",
+        "oldest",
+        "inverse",
+        "lightweight",
+        "exact",
+        "ignore-ancestors",
+        "require-handler",
+        "logpidfile",
+        "version",
+        "help",
+    ],
+    long_value: &[
+        "signal",
+        "delimiter",
+        "pgroup",
+        "group",
+        "parent",
+        "session",
+        "terminal",
+        "euid",
+        "uid",
+        "pidfile",
+        "older",
+        "ns",
+        "nslist",
+        "runstates",
+        "cgroup",
+        "env",
+    ],
+    posix: false,
+};
+
+/// `killall` (psmisc).
+const KILLALL: Grammar = Grammar {
+    short: "egIilqrvVwZ",
+    short_value: "sunoyY",
+    long: &[
+        "exact",
+        "process-group",
+        "ignore-case",
+        "interactive",
+        "list",
+        "quiet",
+        "regexp",
+        "verbose",
+        "version",
+        "wait",
+        "help",
+    ],
+    long_value: &[
+        "signal",
+        "user",
+        "ns",
+        "older-than",
+        "younger-than",
+        "context",
+    ],
+    posix: false,
+};
+
+/// `pkill`/`killall PATTERN…`: the processes a pattern picks out. One (`pkill -n`/`-o`) or
+/// those of a narrow pattern (`pkill -f 'node server.js'`) is `kill`; every instance of a
+/// shared program, a wide pattern or everything of a user, group or parent is `kill_all`.
+/// Listings, version queries and signal 0 (or a reload signal) end nothing.
+fn pattern_kill(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let killall = cmd.program == "killall";
+    let words: Vec<Cow<'_, str>> = cmd
+        .args
+        .iter()
+        .filter(|a| !is_signal_word(a))
+        .cloned()
+        .collect();
+    let a = getopt::read(if killall { &KILLALL } else { &PKILL }, &words);
+    let listing = if killall {
+        a.any(&["l", "list", "V", "version", "help"])
+    } else {
+        a.any(&["V", "version", "help"])
+    };
+    if listing || signal_zero(cmd.args, true) {
+        return;
+    }
+    // Selected by owner, group, parent, session, terminal or pid file: every process of it.
+    let by_owner = if killall {
+        a.any(&["u", "user", "g", "process-group"])
+    } else {
+        a.any(&[
+            "u", "U", "P", "g", "G", "t", "s", "F", "euid", "uid", "parent", "pgroup", "group",
+            "session", "terminal", "pidfile",
+        ])
+    };
+    if a.operands.is_empty() && !by_owner {
+        return;
+    }
+    let one = !killall && a.any(&["n", "o", "newest", "oldest"]);
+    let narrow = !by_owner
+        && !a.any(&["v", "inverse"])
+        && !a.operands.is_empty()
+        && a.operands.iter().all(|p| narrow(p));
+    out.none(if one || narrow {
+        Act::Kill
+    } else {
+        Act::KillAll
+    });
 }
 
 /// `fuser -k NAME…`: ends the processes using each name. A port (`8080/tcp`, or a number
@@ -517,6 +562,15 @@ mod tests {
             assert_eq!(effects(line), vec!["kill_all@none"], "{line}");
         }
         assert_eq!(effects("pkill -n node"), vec!["kill@none"]);
+        // Bundles and abbreviations read as getopt reads them.
+        assert_eq!(effects("pkill -fn node"), vec!["kill@none"]);
+        assert_eq!(effects("pkill --new -f node"), vec!["kill@none"]);
+        assert_eq!(effects("pkill -9 -o python3"), vec!["kill@none"]);
+        // Everything but a pattern, or everything a user runs, is every process.
+        assert_eq!(effects("pkill -vf 'node server.js'"), vec!["kill_all@none"]);
+        assert_eq!(effects("pkill --inv uvicorn"), vec!["kill_all@none"]);
+        assert_eq!(effects("pkill -U 1000"), vec!["kill_all@none"]);
+        assert_eq!(effects("killall -u bob"), vec!["kill_all@none"]);
         // The processes on one port.
         for line in [
             "fuser -k 8080/tcp",
