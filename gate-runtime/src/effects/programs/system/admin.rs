@@ -4,10 +4,60 @@
 //! (`status`, `-L`, `list`, `crontab -l`) do nothing; reversible steps (a user added, a
 //! port opened, one service stopped) are `admin` ([`reversible`]).
 
+use super::super::super::getopt::{self, Grammar};
 use super::super::super::{Cmd, Sink};
 use super::operands;
 use super::reversible;
 use gate_spec::effect::Act;
+
+/// `sysctl` (procps): `-w`, `-p [FILE]`, `--system` and `NAME=VALUE` operands write.
+const SYSCTL: Grammar = Grammar {
+    short: "aAbeNnqwpXoxd",
+    short_value: "r",
+    long: &[
+        "all",
+        "binary",
+        "ignore",
+        "names",
+        "values",
+        "quiet",
+        "write",
+        "system",
+        "deprecated",
+    ],
+    long_value: &["load", "pattern"],
+    posix: false,
+};
+
+/// `modprobe` (kmod): `-r` removes a module (with `-n`, only says what it would do).
+const MODPROBE: Grammar = Grammar {
+    short: "abcDfinqrRsvV",
+    short_value: "CdS",
+    long: &[
+        "all",
+        "use-blacklist",
+        "showconfig",
+        "show-depends",
+        "force",
+        "ignore-install",
+        "dry-run",
+        "quiet",
+        "remove",
+        "remove-dependencies",
+        "resolve-alias",
+        "syslog",
+        "verbose",
+        "version",
+        "first-time",
+        "force-modversion",
+        "force-vermagic",
+        "show-modversions",
+        "show-exports",
+        "dump-modversions",
+    ],
+    long_value: &["config", "dirname", "set-version", "wait"],
+    posix: false,
+};
 
 /// systemctl options that take a value.
 const SYSTEMCTL_VALUES: &[&str] = &[
@@ -100,22 +150,17 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             }
         }
         "sysctl" => {
-            let writes = cmd.args.iter().any(|a| {
-                matches!(&**a, "-w" | "--write" | "-p" | "--load" | "--system")
-                    || a.starts_with("--load=")
-                    || (a.contains('=') && !a.starts_with('-'))
-            });
+            let a = getopt::read(&SYSCTL, cmd.args);
+            let writes = a.any(&["w", "write", "p", "load", "system"])
+                || a.operands.iter().any(|o| o.contains('='));
             if writes {
                 out.none(Act::Service);
             }
         }
         "rmmod" | "modunload" | "kldunload" => out.none(Act::Service),
         "modprobe" => {
-            if cmd.args.iter().any(|a| {
-                a == "-r"
-                    || a == "--remove"
-                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('r'))
-            }) {
+            let a = getopt::read(&MODPROBE, cmd.args);
+            if a.any(&["r", "remove"]) && !a.any(&["n", "dry-run"]) {
                 out.none(Act::Service);
             }
         }
@@ -545,6 +590,9 @@ mod tests {
             "modprobe -r nvidia",
             "rmmod e1000e",
             "modprobe --remove kvm",
+            "modprobe -rv nvidia",
+            "modprobe -qr kvm",
+            "sysctl --wr vm.swappiness=10",
         ] {
             assert_eq!(effects(line), vec!["service@none"], "{line}");
         }
