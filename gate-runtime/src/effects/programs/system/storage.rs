@@ -7,8 +7,30 @@
 
 use std::borrow::Cow;
 
+use super::super::super::getopt::{self, Grammar};
 use super::super::super::{Cmd, Sink};
 use super::operands;
+
+/// `wipefs` (util-linux): `-a` or an `-o OFFSET` erases signatures, `-n` only says which.
+const WIPEFS: Grammar = Grammar {
+    short: "abfhinpqJV",
+    short_value: "oOt",
+    long: &[
+        "all",
+        "backup",
+        "force",
+        "help",
+        "json",
+        "noheadings",
+        "no-act",
+        "parsable",
+        "quiet",
+        "version",
+        "lock",
+    ],
+    long_value: &["offset", "output", "types"],
+    posix: false,
+};
 use gate_spec::effect::Act;
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
@@ -175,17 +197,11 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             format_target(ops.first().copied(), out);
         }
         "wipefs" => {
-            let erases = has(&["-a", "--all"])
-                || args.iter().any(|a| {
-                    a.starts_with("-o")
-                        || a.starts_with("--offset")
-                        || (a.starts_with('-') && !a.starts_with("--") && a.contains('a'))
-                });
-            if erases && !has(&["-n", "--no-act"]) {
-                device(
-                    &operands(args, &["-o", "--offset", "-t", "--types", "-b", "--backup"]),
-                    out,
-                );
+            let a = getopt::read(&WIPEFS, args);
+            let erases = a.any(&["a", "all"]) || a.values(&["o", "offset"]).next().is_some();
+            if erases && !a.any(&["n", "no-act"]) {
+                let ops: Vec<&str> = a.operands.iter().map(|o| &**o).collect();
+                device(&ops, out);
             }
         }
         "blkdiscard" | "sg_format" => device(
@@ -701,6 +717,9 @@ mod tests {
             "mkfs.vfat -F 32 /dev/sdd1",
             "wipefs -a /dev/sda",
             "wipefs --all --force /dev/sdb",
+            "wipefs -fa /dev/sdc",
+            "wipefs --al /dev/sdd",
+            "wipefs -o 0x438 /dev/sde1",
             "fdisk /dev/sda",
             "sfdisk /dev/sda < layout",
             "gdisk /dev/nvme0n1",
