@@ -89,6 +89,11 @@ vocabulary! {
         Power = "power",
         /// Stops, disables or masks a system service (turning swap off included).
         Service = "service",
+        /// A reversible change to the machine's administration, undone by its inverse: a
+        /// user or group added (`adduser bob`, `usermod -aG docker bob`), a firewall port
+        /// opened (`ufw allow 8080`), one ordinary service stopped (`systemctl stop
+        /// app.service`), the machine suspended (`systemctl suspend`).
+        Admin = "admin",
         /// Changes or flushes firewall rules.
         Firewall = "firewall",
         /// Replaces or removes scheduled jobs (`crontab -r`, `crontab FILE`).

@@ -2,7 +2,8 @@
 //! cannot see it: a secret carried to the network (by a pipe, a substitution or a command's
 //! own input), text written where something later runs or obeys it (a start-up file, a
 //! package manager's configuration, the hosts file), a substitution whose value the line
-//! knows (`$(pwd)`), and a package runner handed a URL instead of a package.
+//! knows (`$(pwd)`, `$(mktemp -d)`, and the producers of [`super::producers`]), and a
+//! package runner handed a URL instead of a package.
 
 use std::borrow::Cow;
 
@@ -231,7 +232,8 @@ fn value_of(c: &SimpleCommand<'_>, cwd: &str, at: &Where) -> Option<String> {
             }
             format!("{}/tmp.gate-mktemp", dir.trim_end_matches('/'))
         }
-        _ => return None,
+        // A producer whose program says what it prints (a date, the processes on a port).
+        _ => return super::producers::value(&c.program, &c.args),
     })
 }
 

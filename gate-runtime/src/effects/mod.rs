@@ -27,6 +27,7 @@ mod makefile;
 mod on_disk;
 pub mod patch;
 pub mod places;
+mod producers;
 mod programs;
 pub mod provenance;
 mod runs;
@@ -173,6 +174,11 @@ pub(crate) enum RawTarget {
     Place(Place),
     /// A class and a name that is no path (the grant a `gate approve` names).
     Named(Place, String),
+    /// A path that code names (an interpreter's string literal) where the model does not
+    /// know what the code does with it: resolved and classed like any target, it is an
+    /// effect (of its act) only at one of gate's locations, and only when nothing the model
+    /// understood acts on the same text (`open('.claude/settings.json').read()` is a read).
+    Mention(String),
 }
 
 impl Sink {
@@ -190,6 +196,11 @@ impl Sink {
     pub(crate) fn named(&mut self, act: Act, place: Place, name: &str) {
         self.raw
             .push((act, RawTarget::Named(place, name.to_string())));
+    }
+
+    /// A path named by code whose use is not known ([`RawTarget::Mention`]).
+    pub(crate) fn mention(&mut self, act: Act, target: &str) {
+        self.raw.push((act, RawTarget::Mention(target.to_string())));
     }
 
     /// `act` with no location.

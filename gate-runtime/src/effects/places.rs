@@ -41,7 +41,20 @@ impl Where {
             }
         };
         push(var("GATE_HOME"));
-        push(var("GATE_DB"));
+        // The database named by `GATE_DB` keeps its companions beside it: SQLite's journal
+        // files and the audit key (see `store`).
+        if let Some(db) = var("GATE_DB") {
+            for companion in ["-wal", "-shm", "-journal"] {
+                push(Some(format!("{db}{companion}")));
+            }
+            // The key is `<db stem>.key` (`gate.key` beside `gate.db`).
+            let stem = match db.rsplit_once('.') {
+                Some((stem, ext)) if !ext.contains('/') => stem,
+                _ => db.as_str(),
+            };
+            push(Some(format!("{stem}.key")));
+            push(Some(db));
+        }
         push(var("XDG_STATE_HOME").map(|s| format!("{s}/gate")));
         push(var("XDG_CONFIG_HOME").map(|s| format!("{s}/gate")));
         push(var("CODEX_HOME"));
@@ -75,6 +88,18 @@ pub(crate) const GATE_HOME_PATHS: &[&[&str]] = &[
     &[".config", "gate"],
     &[".cargo", "bin", "gate"],
     &[".local", "bin", "gate"],
+];
+/// Files inside gate's and the runtimes' directories: a selection at any depth below a
+/// directory (`find . -name '*.json'`, `ROOT/**/PATTERN`) that could name one of them may
+/// reach into `.claude/` or `.codex/`.
+const GATE_LEAF_NAMES: &[&str] = &[
+    "settings.json",
+    "settings.local.json",
+    "hooks.json",
+    "config.toml",
+    "gate.db",
+    "gate.key",
+    ".claude.json",
 ];
 /// Version-control metadata.
 const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".jj", ".bzr"];
@@ -487,6 +512,20 @@ fn is_secret_name(comp: &str) -> bool {
         || lower.starts_with("id_ed25519")
 }
 
+/// A selection at any depth (`…/**/PATTERN`) whose pattern could name one of `names`.
+fn any_depth_could_be(parts: &[String], names: &[&str]) -> bool {
+    let Some((leaf, above)) = parts.split_last() else {
+        return false;
+    };
+    // `**/*` is what an `-empty` selection names: empty files, none of these.
+    above.iter().any(|c| c == "**")
+        && !is_everything(leaf)
+        && names.iter().any(|n| {
+            let n = n.to_ascii_lowercase();
+            leaf.eq_ignore_ascii_case(&n) || (is_glob(leaf) && could_match(leaf, &n))
+        })
+}
+
 fn parts_of(p: &str) -> Vec<&str> {
     p.split('/').filter(|s| !s.is_empty()).collect()
 }
@@ -532,7 +571,8 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
         || GATE_HOME_PATHS
             .iter()
             .filter(|p| p.len() >= 2)
-            .any(|p| (0..parts.len()).any(|i| starts_with(&parts[i..], p)));
+            .any(|p| (0..parts.len()).any(|i| starts_with(&parts[i..], p)))
+        || any_depth_could_be(parts, GATE_LEAF_NAMES);
     if gate_named {
         return Place::Gate;
     }
@@ -596,7 +636,10 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
         };
     }
     // Home, everything in it, or an ancestor of it (`/home`, `/home/*`).
-    let in_project = !project.is_empty() && starts_with(parts, &project);
+    // Any depth (`~/**/x`) is wider than the project below it.
+    let in_project = !project.is_empty()
+        && starts_with(parts, &project)
+        && !parts[..project.len()].iter().any(|c| c == "**");
     if !home.is_empty() && (is_contents(parts, &home) || covers(parts, &home) && !in_project) {
         // `covers` also holds for an ancestor of the project inside home: still home's
         // contents are at stake only when the path is home or above.
@@ -643,6 +686,10 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
     }
     if parts.len() >= 2 && parts[0] == "dev" && parts[1] == "shm" {
         return Place::Temp;
+    }
+    // Any depth below the root (`find / -name x`): system directories among the rest.
+    if top == "**" {
+        return Place::System;
     }
     // Served content and installed applications below a system directory (`/var/www/html`,
     // `/srv/app`, `/opt/tool/x`) are not the system itself.
@@ -741,39 +788,67 @@ pub fn place_in(text: &str, cwd: &str, oldpwd: Option<&str>, at: &Where) -> (Pla
     place_of(text, cwd, oldpwd, at)
 }
 
-/// The protected places a text names anywhere in it, and `unknown` when it names a
-/// destructive verb (for code the model cannot follow).
+/// The protected places a text names, and `unknown` when it names a destructive verb (for
+/// code the model cannot follow). A place is named by a path in the text, read by its
+/// components (`.claude/settings.json`, `~/.local/state/gate/gate.db`, `.git/config`,
+/// `~/.ssh/id_rsa`), never by a substring of a longer name (`/tmp/delegate.db`,
+/// `os.environ`, `repo.git` name none).
 pub fn named_in(text: &str) -> Vec<Place> {
     let lower = text.to_ascii_lowercase();
     let mut out = Vec::new();
-    let gate_words = [
-        ".claude",
-        ".codex",
-        ".gemini",
-        ".copilot",
-        ".gate",
-        "github/hooks",
-        "gate.db",
-        "gate.key",
-        "state/gate",
-        "config/gate",
-    ];
-    if gate_words.iter().any(|w| lower.contains(w)) {
+    let (mut gate, mut secret, mut vcs) = (false, false, false);
+    let words = lower.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '\'' | '"'
+                    | '`'
+                    | '('
+                    | ')'
+                    | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | ','
+                    | ';'
+                    | '='
+                    | '+'
+                    | '<'
+                    | '>'
+                    | '|'
+                    | '&'
+                    | ':'
+                    | '$'
+            )
+    });
+    for word in words.filter(|w| !w.is_empty()) {
+        let comps: Vec<String> = word
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect();
+        gate |= comps.iter().any(|c| {
+            names_any(c, GATE_DIRS)
+                || c == "gate.db"
+                || c.starts_with("gate.db-")
+                || c == "gate.key"
+                || GATE_HOME_FILES.contains(&c.as_str())
+        }) || comps
+            .windows(2)
+            .any(|w| w[0] == ".github" && w[1] == "hooks")
+            || GATE_HOME_PATHS
+                .iter()
+                .any(|p| (0..comps.len()).any(|i| starts_with(&comps[i..], p)));
+        secret |= comps.iter().any(|c| is_secret_name(c));
+        vcs |= comps.iter().any(|c| names_any(c, VCS_DIRS));
+    }
+    if gate {
         out.push(Place::Gate);
     }
-    let secret_words = [
-        ".env",
-        ".ssh",
-        ".aws",
-        "id_rsa",
-        "id_ed25519",
-        ".pem",
-        ".netrc",
-    ];
-    if secret_words.iter().any(|w| lower.contains(w)) {
+    if secret {
         out.push(Place::Secrets);
     }
-    if lower.contains(".git/") || lower.ends_with(".git") {
+    if vcs {
         out.push(Place::Vcs);
     }
     // A destructive verb in code that cannot be followed: its target is unknown, and the
@@ -821,6 +896,9 @@ pub fn named_in(text: &str) -> Vec<Place> {
         "chown -r",
         "fs.rm(",
         "rmdir",
+        "deno.remove",
+        "fs.remove",
+        "fs.emptydir",
     ];
     if VERBS.iter().any(|v| lower.contains(v)) {
         out.push(Place::Unknown);
@@ -933,6 +1011,13 @@ mod tests {
             ("~/other/x", Place::Outside),
             ("$DIR", Place::Unknown),
             ("$(pwd)/x", Place::Unknown),
+            ("./**/*.bak", Place::Source),
+            ("./**/node_modules", Place::Outputs),
+            ("~/**/*.pyc", Place::Outside),
+            ("/**/x", Place::System),
+            ("./**/*.json", Place::Gate),
+            ("./**/settings.json", Place::Gate),
+            ("./**/*", Place::Source),
         ];
         for (t, want) in cases {
             assert_eq!(place(t), want, "{t}");

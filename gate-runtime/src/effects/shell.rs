@@ -80,10 +80,7 @@ pub fn effects_of_parsed(
     let commands = &parsed.commands;
     // PowerShell written where a POSIX shell was expected (`iwr URL | iex`): also read the
     // line as PowerShell, since that is what runs it where these names exist.
-    if commands
-        .iter()
-        .any(|c| is_powershell_name(&c.program) && !is_service_controller(c))
-    {
+    if commands.iter().any(is_powershell_command) {
         let words = [Cow::Borrowed("-Command"), Cow::Borrowed(line)];
         let mut sink = Sink::default();
         programs::model(
@@ -912,37 +909,33 @@ fn remote_place(p: Place) -> Place {
     }
 }
 
-/// Whether `sc …` is Windows' service controller (`sc query`, `sc delete X`), not PowerShell's
-/// Set-Content alias, by its first word.
-fn is_service_controller(c: &crate::shell::SimpleCommand<'_>) -> bool {
-    const VERBS: &[&str] = &[
-        "query",
-        "queryex",
-        "qc",
-        "qdescription",
-        "qfailure",
-        "start",
-        "stop",
-        "pause",
-        "continue",
-        "delete",
-        "create",
-        "config",
-        "description",
-        "failure",
-        "sdshow",
-        "sdset",
-    ];
-    c.program.eq_ignore_ascii_case("sc")
-        && c.args
-            .first()
-            .is_some_and(|a| VERBS.iter().any(|v| a.eq_ignore_ascii_case(v)))
+/// PowerShell aliases that are also the names of POSIX programs (`ri` is Ruby's
+/// documentation browser, `sc` a spreadsheet, `ni` a package runner): PowerShell only with
+/// PowerShell's arguments.
+const SHARED_ALIASES: &[&str] = &["ri", "sc", "ni"];
+
+/// Whether a command is PowerShell: a name that exists only there, or a name it shares with
+/// a POSIX program given PowerShell's arguments (`ri -Recurse -Force build`, `ri C:\tmp`),
+/// not `ri -l` or `sc file.sc`.
+fn is_powershell_command(cmd: &SimpleCommand<'_>) -> bool {
+    let program = cmd.program.to_ascii_lowercase();
+    if !SHARED_ALIASES.contains(&program.as_str()) {
+        return is_powershell_name(&cmd.program);
+    }
+    cmd.args.iter().any(|a| {
+        let parameter = a.strip_prefix('-').is_some_and(|p| {
+            p.len() > 1
+                && p.starts_with(|c: char| c.is_ascii_uppercase())
+                && p.chars().all(|c| c.is_ascii_alphabetic())
+        });
+        parameter || a.contains('\\') || a.starts_with("$env:")
+    })
 }
 
 /// Whether `program` exists only in PowerShell: a cmdlet (`Verb-Noun` with one of the verbs
 /// that change things or run code) or an alias no POSIX system ships.
 fn is_powershell_name(program: &str) -> bool {
-    const ALIASES: &[&str] = &["iex", "iwr", "irm", "ri", "rni", "sc", "saps", "ni"];
+    const ALIASES: &[&str] = &["iex", "iwr", "irm", "rni", "saps"];
     const VERBS: &[&str] = &[
         "invoke",
         "remove",
@@ -1391,60 +1384,17 @@ fn bound_args<'a>(parsed: &Parsed<'a>, i: usize, cmd: &SimpleCommand<'a>) -> Vec
     out
 }
 
-/// What a `find` names: its roots, or with one `-name` pattern and no alternatives only what
-/// that pattern matches under them (`find . -name '*.tmp'` names temp files, not the
-/// project).
+/// What a `find` runs its `-exec` command on: its roots, or what a bounded selection picks
+/// out below them (`find . -name '*.tmp'` names temp files, not the project).
 fn find_matches(args: &[Cow<'_, str>]) -> Vec<String> {
-    let words: Vec<&str> = args.iter().map(|a| &**a).collect();
-    let alternatives = words
-        .iter()
-        .any(|a| matches!(*a, "-o" | "-or" | "!" | "-not" | "\\!"));
-    let names: Vec<&str> = words
-        .windows(2)
-        .filter(|w| matches!(w[0], "-name" | "-iname"))
-        .map(|w| w[1])
-        .collect();
-    let roots = find_roots(args);
-    match names.as_slice() {
-        [name] if !alternatives && !name.is_empty() && !name.contains('/') => roots
-            .iter()
-            .map(|r| format!("{}/**/{name}", r.trim_end_matches('/')))
-            .collect(),
-        _ => roots,
-    }
-}
-
-/// The starting points of a `find` (the operands before its expression); `.` when none.
-pub(crate) fn find_roots(args: &[Cow<'_, str>]) -> Vec<String> {
-    let mut roots = Vec::new();
-    let mut k = 0;
-    // Leading options: -H -L -P, -D debugopts, -Olevel.
-    while let Some(a) = args.get(k) {
-        match &**a {
-            "-H" | "-L" | "-P" => k += 1,
-            "-D" => k += 2,
-            a if a.starts_with("-O") => k += 1,
-            _ => break,
-        }
-    }
-    while let Some(a) = args.get(k) {
-        if a.starts_with('-') || a == "(" || a == "!" || a == "\\(" {
-            break;
-        }
-        roots.push(a.to_string());
-        k += 1;
-    }
-    if roots.is_empty() {
-        roots.push(".".to_string());
-    }
-    roots
+    programs::find_targets(args, programs::FindAction::Exec)
 }
 
 /// The paths a producer of an `xargs` pipeline names: `find`'s roots, `ls`' directories,
 /// `echo`'s words, the project for `git ls-files`/`fd`/`rg --files`; empty when unknown.
 fn producer_paths(p: &SimpleCommand<'_>) -> Vec<String> {
     match &*p.program {
-        "find" => find_matches(&p.args),
+        "find" => programs::find_targets(&p.args, programs::FindAction::Print),
         "ls" | "fd" | "fdfind" | "tree" => {
             let ops: Vec<String> = p
                 .args
@@ -1519,6 +1469,22 @@ fn flush_one(
             place: *place,
             target: name.clone(),
         }),
+        RawTarget::Mention(text) => {
+            // A string in code the model cannot follow that names a path: only gate's own
+            // files count, and only when no effect of the command already names the path.
+            let understood = sink
+                .raw
+                .iter()
+                .any(|(_, t)| matches!(t, RawTarget::Path(p) if p == text));
+            let (place, resolved) = places::place_in(text, cwd, oldpwd, at);
+            if place == Place::Gate && !understood {
+                out.push(Effect {
+                    act,
+                    place,
+                    target: resolved,
+                });
+            }
+        }
         RawTarget::Path(text) => {
             for word in places::braces(text) {
                 // After a `cd` that could not be resolved, relative words are unknown.

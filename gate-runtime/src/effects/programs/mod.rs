@@ -24,7 +24,9 @@ mod table;
 mod vcs;
 mod windows;
 
+pub(crate) use files::{find_targets, FindAction};
 pub(crate) use interpreters::scan::Lang;
+pub(crate) use system::narrow_process_pattern;
 pub use table::project::{begin as begin_project, end as end_project, faults as project_faults};
 pub(crate) use vcs::{git_stored, GitCall, GIT_VIEWERS};
 
@@ -52,6 +54,8 @@ pub(crate) fn lists_every(program: &str, args: &[std::borrow::Cow<'_, str>]) -> 
 /// The families, asked in order; the first that knows the program models it.
 const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     scripts::model,
+    // Before files: `rmdir /s /q C:\\x` typed into a POSIX shell is cmd's.
+    windows::model,
     files::model,
     vcs::model,
     network::model,
@@ -60,7 +64,6 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     // (`dotnet ef`, `bundle exec`, `mix ecto.*`, `bun -e`) and pass on the rest.
     database::model,
     interpreters::model,
-    windows::model,
     runners::model,
     agents::model,
     packages::model,
@@ -684,7 +687,7 @@ pub(crate) mod testing {
     fn multibyte_text_after_a_powershell_name_is_read_without_panicking() {
         // Found by the shell fuzz target: a Windows path prefix compared by byte length
         // inside a multibyte character.
-        let line = String::from_utf8_lossy(b"ri -rf .git\x00\x00w\xff\xff\xff\x00\x00\x00");
+        let line = String::from_utf8_lossy(b"ri -Recurse .git\x00\x00w\xff\xff\xff\x00\x00\x00");
         let _ = effects(&line);
         let _ = effects("Remove-Item $env:W\u{e9}\u{e9}x -Recurse");
     }

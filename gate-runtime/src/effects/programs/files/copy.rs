@@ -425,7 +425,10 @@ fn rsync(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     if remote_dest {
         out.place(Act::Send, Place::Remote);
         if deletes {
-            out.place(Act::Delete, Place::Remote);
+            // Files on another machine deleted to mirror this one (`rsync --delete ./dist/
+            // prod:/var/www/`), as `rclone sync` and `aws s3 sync --delete` delete remote
+            // objects: a remote deletion.
+            out.place(Act::CloudDelete, Place::Remote);
         }
     } else {
         for s in srcs {
@@ -622,7 +625,7 @@ mod tests {
         assert!(has("rsync -avz src/ user@host:/srv/app", "send@remote"));
         assert!(has(
             "rsync -avz --delete src/ host:/srv/app",
-            "delete@remote"
+            "cloud_delete@remote"
         ));
         assert!(has("rsync -av host:/etc/ ./etc", "fetch@remote"));
         assert!(has(

@@ -10,10 +10,13 @@ mod attrs;
 mod copy;
 mod edit;
 mod editors;
+mod find;
 mod mode;
 mod read;
 mod remove;
 mod write;
+
+pub(crate) use find::{targets as find_targets, Action as FindAction};
 
 /// The sub-families, asked in order; the first that knows the program models it.
 const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
@@ -113,6 +116,7 @@ pub(super) mod testing {
                     format!("{act}@{}", places::place_of(p, &at.cwd, None, &at).0)
                 }
                 RawTarget::Place(place) | RawTarget::Named(place, _) => format!("{act}@{place}"),
+                RawTarget::Mention(t) => format!("{act}~{t}"),
             })
             .collect();
         v.sort();

@@ -1,5 +1,6 @@
-//! Removing files: `rm`, `rmdir`, `unlink`, `shred`, `srm`, `wipe`, and the finders that
-//! delete what they match (`find -delete`, `fd -x rm`).
+//! Removing files: `rm`, `unlink`, `shred`, `srm`, `wipe`, `rmdir` (empty directories: a
+//! write of what held them), and the finders that delete what they match (`find -delete`,
+//! read in `find`; `fd -x rm`).
 
 use super::super::super::getopt::{self, Grammar};
 use super::super::super::{Cmd, Sink};
@@ -62,7 +63,9 @@ const SRM: Grammar = Grammar {
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     match cmd.program {
         "rm" => each(out, Act::Delete, &getopt::read(&RM, cmd.args).operands),
-        "rmdir" => each(out, Act::Delete, &getopt::read(&RMDIR, cmd.args).operands),
+        // Only an empty directory is removed: the directory that held it changes, as with
+        // `mkdir` (`rmdir ~` and `rmdir /` fail on what is in them).
+        "rmdir" => each(out, Act::Write, &getopt::read(&RMDIR, cmd.args).operands),
         // Node's and the desktop's removers: every operand is removed (options never take a
         // value that could be a path).
         "rimraf" | "trash" | "trash-put" | "rmtrash" | "del-cli" => each(
@@ -86,126 +89,11 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             each(out, Act::Overwrite, &ops);
             each(out, Act::Delete, &ops);
         }
-        "find" | "gfind" => find(cmd, out),
+        "find" | "gfind" => super::find::model(cmd, out),
         "fd" | "fdfind" => fd(cmd, out),
         _ => return false,
     }
     true
-}
-
-/// Primaries that take one argument (skipped when reading the expression).
-const FIND_ONE: &[&str] = &[
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-wholename",
-    "-iwholename",
-    "-regex",
-    "-iregex",
-    "-lname",
-    "-ilname",
-    "-type",
-    "-xtype",
-    "-user",
-    "-group",
-    "-uid",
-    "-gid",
-    "-perm",
-    "-size",
-    "-mtime",
-    "-mmin",
-    "-atime",
-    "-amin",
-    "-ctime",
-    "-cmin",
-    "-newer",
-    "-anewer",
-    "-cnewer",
-    "-samefile",
-    "-inum",
-    "-links",
-    "-maxdepth",
-    "-mindepth",
-    "-used",
-    "-fstype",
-    "-context",
-    "-printf",
-    "-regextype",
-    "-files0-from",
-];
-
-/// `find ROOTS EXPR`: a read of each root; `-delete` a delete of what the expression selects
-/// (each root, narrowed to `ROOT/PATTERN` when the expression is one `-name` pattern or a
-/// `-path` under the root); `-fprint FILE` an overwrite. The commands of `-exec`/`-ok` are
-/// read by the parser on their own.
-fn find(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    let roots = super::super::super::shell::find_roots(cmd.args);
-    for r in &roots {
-        out.path(Act::Read, r);
-    }
-    let mut delete = false;
-    let mut alternatives = false;
-    let mut names: Vec<&str> = Vec::new();
-    let mut paths: Vec<&str> = Vec::new();
-    let args = cmd.args;
-    let mut k = 0;
-    while let Some(a) = args.get(k) {
-        k += 1;
-        match &**a {
-            "-delete" => delete = true,
-            "-o" | "-or" | "!" | "-not" | "\\!" | "," => alternatives = true,
-            "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                // Skip to the terminator.
-                while let Some(w) = args.get(k) {
-                    k += 1;
-                    if w == ";" || w == "\\;" || w == "+" {
-                        break;
-                    }
-                }
-            }
-            "-fprint" | "-fprint0" | "-fls" => {
-                if let Some(f) = args.get(k) {
-                    out.path(Act::Overwrite, f);
-                }
-                k += 1;
-            }
-            "-fprintf" => {
-                if let Some(f) = args.get(k) {
-                    out.path(Act::Overwrite, f);
-                }
-                k += 2;
-            }
-            "-name" | "-iname" => {
-                if let Some(p) = args.get(k) {
-                    names.push(p);
-                }
-                k += 1;
-            }
-            "-path" | "-ipath" | "-wholename" | "-iwholename" => {
-                if let Some(p) = args.get(k) {
-                    paths.push(p);
-                }
-                k += 1;
-            }
-            p if FIND_ONE.contains(&p) => k += 1,
-            _ => {}
-        }
-    }
-    if !delete {
-        return;
-    }
-    // A single narrowing pattern (no alternatives, no negation) says what is deleted.
-    let narrow = !alternatives && names.len() + paths.len() == 1;
-    for r in &roots {
-        match (narrow, names.first(), paths.first()) {
-            (true, Some(n), _) if !n.contains('/') => {
-                out.path(Act::Delete, &format!("{}/{}", r.trim_end_matches('/'), n))
-            }
-            (true, _, Some(p)) if p.starts_with(r.as_str()) => out.path(Act::Delete, p),
-            _ => out.path(Act::Delete, r),
-        }
-    }
 }
 
 /// `fd [PATTERN] [PATH…]`: a read of each path (`.` by default); `-x`/`-X` run a command on
@@ -391,12 +279,12 @@ mod tests {
 
     #[test]
     fn rmdir_unlink() {
-        assert_eq!(effects("rmdir build"), vec!["delete@outputs"]);
-        assert_eq!(effects("rmdir -p a/b/c"), vec!["delete@source"]);
-        assert!(has(
-            "rmdir --ignore-fail-on-non-empty ~/x",
-            "delete@outside"
-        ));
+        // An empty directory removed: a write of what held it.
+        assert_eq!(effects("rmdir build"), vec!["write@outputs"]);
+        assert_eq!(effects("rmdir -p a/b/c"), vec!["write@source"]);
+        assert!(has("rmdir --ignore-fail-on-non-empty ~/x", "write@outside"));
+        assert_eq!(effects("rmdir ~"), vec!["write@home"]);
+        assert_eq!(effects("rmdir .claude"), vec!["write@gate"]);
         assert_eq!(effects("unlink ~/.zshrc"), vec!["delete@dotfiles"]);
         assert_eq!(
             effects("sudo unlink /usr/bin/python"),
@@ -438,7 +326,9 @@ mod tests {
         assert!(has("find . -path './build/*' -delete", "delete@outputs"));
         // Alternatives and negations are not narrowed.
         assert!(has("find . ! -name keep -delete", "delete@project"));
-        assert!(has("find . -name a -o -name b -delete", "delete@project"));
+        // `-delete` acts in its own branch: what `-name b` selects.
+        assert!(has("find . -name a -o -name b -delete", "delete@source"));
+        assert!(has("find . -name a -o -delete", "delete@project"));
         // -exec commands are the parser's; find itself only reads.
         assert!(has("find ~ -exec rm -rf {} +", "delete@home"));
         assert!(has("find . -name '*.o' -exec rm {} \\;", "read@project"));

@@ -7,7 +7,7 @@
 
 use gate_spec::effect::{Act, Place};
 
-use super::super::super::Sink;
+use super::super::super::{RawTarget, Sink};
 use super::scan::{tokens, Lang, Tok};
 use super::tables::{Eff, Table, JS, LUA, PERL, PHP, PYTHON, R, RUBY};
 use Eff::*;
@@ -114,6 +114,17 @@ pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
     if st.opaque {
         out.opaque(code);
     }
+    // Every string literal that may be a path is resolved and classed where it lands: one
+    // of gate's locations is protected whatever the code does with it (a database opened,
+    // a file handed to a library), and a look-alike elsewhere (`/tmp/delegate.db`) is not.
+    for t in &toks {
+        if let Tok::Str(s) | Tok::Interp(s) = t {
+            let understood = |t: &RawTarget| matches!(t, RawTarget::Path(p) if p == s);
+            if may_be_path(s) && !out.raw.iter().any(|(_, t)| understood(t)) {
+                out.mention(Act::Opaque, s);
+            }
+        }
+    }
     if st.eval && st.fetch {
         out.none(Act::RemoteExec);
     }
@@ -162,6 +173,15 @@ const SHELL_BOUND: &[&str] = &[
 /// the machine, as a remote script piped into a shell does.
 fn reverse_shell(code: &str) -> bool {
     SOCKETS.iter().any(|m| code.contains(m)) && SHELL_BOUND.iter().any(|m| code.contains(m))
+}
+
+/// Whether a string literal may name a file: one word with a directory separator or a
+/// dot, of a path's length.
+fn may_be_path(s: &str) -> bool {
+    (1..=4096).contains(&s.len())
+        && s.contains(['/', '.'])
+        && !s.contains(char::is_whitespace)
+        && !s.contains("://")
 }
 
 #[derive(Default)]

@@ -1,11 +1,63 @@
 //! Administration: services (`systemctl`, `service`, `rc-service`, `launchctl`, `sv`,
 //! `sysctl -w`, `modprobe -r`), firewall (`iptables`, `nft`, `ufw`, `firewall-cmd`,
 //! `pfctl`), cron (`crontab`, `atrm`) and users (`useradd`, `passwd`, `dscl`, …). Queries
-//! (`status`, `-L`, `list`, `crontab -l`) do nothing.
+//! (`status`, `-L`, `list`, `crontab -l`) do nothing; reversible steps (a user added, a
+//! port opened, one service stopped) are `admin` ([`reversible`]).
 
+use super::super::super::getopt::{self, Grammar};
 use super::super::super::{Cmd, Sink};
 use super::operands;
+use super::reversible;
 use gate_spec::effect::Act;
+
+/// `sysctl` (procps): `-w`, `-p [FILE]`, `--system` and `NAME=VALUE` operands write.
+const SYSCTL: Grammar = Grammar {
+    short: "aAbeNnqwpXoxd",
+    short_value: "r",
+    long: &[
+        "all",
+        "binary",
+        "ignore",
+        "names",
+        "values",
+        "quiet",
+        "write",
+        "system",
+        "deprecated",
+    ],
+    long_value: &["load", "pattern"],
+    posix: false,
+};
+
+/// `modprobe` (kmod): `-r` removes a module (with `-n`, only says what it would do).
+const MODPROBE: Grammar = Grammar {
+    short: "abcDfinqrRsvV",
+    short_value: "CdS",
+    long: &[
+        "all",
+        "use-blacklist",
+        "showconfig",
+        "show-depends",
+        "force",
+        "ignore-install",
+        "dry-run",
+        "quiet",
+        "remove",
+        "remove-dependencies",
+        "resolve-alias",
+        "syslog",
+        "verbose",
+        "version",
+        "first-time",
+        "force-modversion",
+        "force-vermagic",
+        "show-modversions",
+        "show-exports",
+        "dump-modversions",
+    ],
+    long_value: &["config", "dirname", "set-version", "wait"],
+    posix: false,
+};
 
 /// systemctl options that take a value.
 const SYSTEMCTL_VALUES: &[&str] = &[
@@ -49,9 +101,12 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "systemctl" => systemctl(cmd, out),
         "service" | "rc-service" => {
             let ops = operands(cmd.args, &[]);
-            // `service NAME VERB`; `--status-all` lists.
+            // `service NAME VERB`; `--status-all` lists. Stopping one ordinary service is
+            // undone by starting it.
             if let Some(verb) = ops.get(1) {
-                if stops(verb) {
+                if *verb == "stop" && reversible::ordinary_units(&ops[..1]) {
+                    out.none(Act::Admin);
+                } else if stops(verb) {
                     out.none(Act::Service);
                 }
             }
@@ -95,22 +150,17 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             }
         }
         "sysctl" => {
-            let writes = cmd.args.iter().any(|a| {
-                matches!(&**a, "-w" | "--write" | "-p" | "--load" | "--system")
-                    || a.starts_with("--load=")
-                    || (a.contains('=') && !a.starts_with('-'))
-            });
+            let a = getopt::read(&SYSCTL, cmd.args);
+            let writes = a.any(&["w", "write", "p", "load", "system"])
+                || a.operands.iter().any(|o| o.contains('='));
             if writes {
                 out.none(Act::Service);
             }
         }
         "rmmod" | "modunload" | "kldunload" => out.none(Act::Service),
         "modprobe" => {
-            if cmd.args.iter().any(|a| {
-                a == "-r"
-                    || a == "--remove"
-                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('r'))
-            }) {
+            let a = getopt::read(&MODPROBE, cmd.args);
+            if a.any(&["r", "remove"]) && !a.any(&["n", "dry-run"]) {
                 out.none(Act::Service);
             }
         }
@@ -130,9 +180,8 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             if cmd.args.iter().any(|a| a == "--dry-run") {
                 return true;
             }
-            match operands(cmd.args, &[]).first().copied() {
-                None | Some("status" | "show" | "version" | "help" | "app") => {}
-                Some(_) => out.none(Act::Firewall),
+            if let Some(act) = reversible::ufw(operands(cmd.args, &[]).first().copied()) {
+                out.none(act);
             }
         }
         "firewall-cmd" | "firewall-offline-cmd" => {
@@ -151,12 +200,23 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                     || a == "--reset-to-defaults"
             }) || cmd.args.iter().any(|a| a == "--passthrough");
             if changes {
-                out.none(Act::Firewall);
+                out.none(if reversible::firewalld_opens(cmd.args) {
+                    Act::Admin
+                } else {
+                    Act::Firewall
+                });
             }
         }
         "pfctl" => pfctl(cmd, out),
         "crontab" => crontab(cmd, out),
         "atrm" => out.none(Act::Cron),
+        _ if reversible::users(p, cmd.args).is_some() => {
+            if !cmd.args.iter().any(|a| a == "--help") {
+                if let Some(act) = reversible::users(p, cmd.args) {
+                    out.none(act);
+                }
+            }
+        }
         "useradd" | "userdel" | "usermod" | "groupadd" | "groupdel" | "groupmod" | "gpasswd"
         | "chpasswd" | "chgpasswd" | "deluser" | "delgroup" | "adduser" | "addgroup"
         | "newusers" | "vipw" | "vigr" | "chsh" | "chfn" | "visudo" | "smbpasswd"
@@ -251,18 +311,13 @@ fn systemctl(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         return;
     };
     match verb {
-        "poweroff"
-        | "reboot"
-        | "halt"
-        | "kexec"
-        | "suspend"
-        | "hibernate"
-        | "hybrid-sleep"
-        | "suspend-then-hibernate"
-        | "soft-reboot"
-        | "emergency"
-        | "rescue"
-        | "sleep" => out.none(Act::Power),
+        "poweroff" | "reboot" | "halt" | "kexec" | "soft-reboot" | "emergency" | "rescue" => {
+            out.none(Act::Power)
+        }
+        // The machine sleeps and wakes with everything as it was.
+        v if reversible::SLEEPS.contains(&v) => out.none(Act::Admin),
+        // Stopping one ordinary service is undone by starting it.
+        "stop" | "kill" | "freeze" if reversible::ordinary_units(&ops[1..]) => out.none(Act::Admin),
         "isolate" => {
             let power = ops[1..].iter().any(|u| {
                 let u = u.trim_end_matches(".target");
@@ -507,16 +562,17 @@ mod tests {
 
     #[test]
     fn services() {
+        // Stopping one ordinary service is `admin` (see `reversible`); these are not.
         for line in [
-            "systemctl stop nginx",
+            "systemctl stop sshd",
             "sudo systemctl disable --now sshd",
             "systemctl mask docker.socket",
-            "systemctl kill -s KILL app",
-            "systemctl --user stop pipewire",
-            "systemctl -H host stop x",
+            "systemctl disable app",
+            "systemctl --user stop 'pipewire*'",
+            "systemctl -H host stop networking",
             "systemctl clean --what=state app",
             "systemctl isolate multi-user.target",
-            "service nginx stop",
+            "service nginx disable",
             "sudo service ssh stop",
             "rc-service sshd stop",
             "rc-update del sshd default",
@@ -526,6 +582,7 @@ mod tests {
             "launchctl unload ~/Library/LaunchAgents/x.plist",
             "launchctl bootout gui/501/x",
             "sudo launchctl stop com.x",
+            "systemctl stop graphical.target",
             "sysctl -w net.ipv4.ip_forward=0",
             "sysctl kernel.panic=1",
             "sysctl -p",
@@ -533,6 +590,9 @@ mod tests {
             "modprobe -r nvidia",
             "rmmod e1000e",
             "modprobe --remove kvm",
+            "modprobe -rv nvidia",
+            "modprobe -qr kvm",
+            "sysctl --wr vm.swappiness=10",
         ] {
             assert_eq!(effects(line), vec!["service@none"], "{line}");
         }
@@ -567,8 +627,6 @@ mod tests {
             "sudo systemctl reboot",
             "systemctl halt",
             "systemctl kexec",
-            "systemctl suspend",
-            "systemctl hibernate",
             "systemctl -i reboot",
             "systemctl isolate poweroff.target",
             "systemctl start reboot.target",
@@ -603,11 +661,11 @@ mod tests {
             "sudo ufw reset",
             "ufw --force reset",
             "ufw delete 1",
-            "ufw allow 22",
+            "ufw deny 22",
             "ufw default deny incoming",
             "firewall-cmd --remove-service=ssh",
             "firewall-cmd --panic-on",
-            "firewall-cmd --permanent --add-port=80/tcp",
+            "firewall-cmd --permanent --add-port=80/tcp --remove-port=22/tcp",
             "pfctl -d",
             "pfctl -F all",
             "pfctl -f /etc/pf.conf",
@@ -673,17 +731,17 @@ mod tests {
     #[test]
     fn users() {
         for line in [
-            "useradd -m bob",
+            "useradd -m -G sudo bob",
             "sudo userdel -r bob",
             "usermod -aG sudo bob",
-            "groupadd dev",
+            "groupadd -g 0 -o dev",
             "groupdel dev",
             "passwd",
             "passwd bob",
             "echo 'bob:pw' | chpasswd",
             "deluser bob",
-            "adduser --disabled-password bob",
-            "gpasswd -a bob docker",
+            "adduser --disabled-password bob sudo",
+            "gpasswd -M bob,alice docker",
             "chage -E 0 bob",
             "visudo",
             "dscl . -delete /Users/bob",

@@ -8,6 +8,9 @@ mod admin;
 mod logs;
 mod network;
 mod process;
+mod reversible;
+
+pub(crate) use process::narrow as narrow_process_pattern;
 mod shell_state;
 mod storage;
 

@@ -2,6 +2,9 @@
 //! every process), `pkill`/`killall`/`killall5`/`fuser -k`, `loginctl kill-*`, and the
 //! power programs (`shutdown`, `reboot`, `halt`, `poweroff`, `systemctl poweroff`, `init 0`).
 
+use std::borrow::Cow;
+
+use super::super::super::getopt::{self, Grammar};
 use super::super::super::{Cmd, Sink};
 use super::operands;
 use gate_spec::effect::Act;
@@ -54,7 +57,7 @@ const SHARED_PROGRAMS: &[&str] = &[
 /// Whether a process pattern picks out particular processes (`vite --port 5173`,
 /// `my-dev-server`), not every instance of a shared program, and not any process at all
 /// (`.`, `.*`, a letter).
-fn narrow(pattern: &str) -> bool {
+pub(crate) fn narrow(pattern: &str) -> bool {
     let p = pattern.trim_matches(|c| c == '^' || c == '$');
     let wide_regex = p.is_empty()
         || p.chars().count() <= 2
@@ -68,90 +71,13 @@ fn narrow(pattern: &str) -> bool {
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     match cmd.program {
         "kill" => kill(cmd, out),
-        "pkill" | "killall" | "skill" | "pkill2" => {
-            let args = cmd.args;
-            let listing = args.iter().any(|a| {
-                matches!(
-                    &**a,
-                    "-l" | "--list" | "-L" | "--table" | "-V" | "--version"
-                )
-            });
-            if listing {
-                return true;
-            }
-            // `pkill -n`/`-o`: only the newest or oldest match.
-            let one = cmd.program == "pkill"
-                && args
-                    .iter()
-                    .any(|a| a == "-n" || a == "-o" || a == "--newest" || a == "--oldest");
-            // A reload signal to processes named by pattern (`killall -HUP nginx`) ends none.
-            let check = signal_zero(args, true);
-            let named = !operands(
-                args,
-                &[
-                    "-s",
-                    "--signal",
-                    "-P",
-                    "-g",
-                    "-u",
-                    "-U",
-                    "-t",
-                    "-F",
-                    "-G",
-                    "--parent",
-                    "--pgroup",
-                    "--session",
-                    "--euid",
-                    "--uid",
-                    "--terminal",
-                    "--pidfile",
-                    "--group",
-                    "-y",
-                    "--younger-than",
-                    "-Y",
-                    "--older-than",
-                    "--ns",
-                    "--nslist",
-                    "-c",
-                    "--context",
-                ],
-            )
-            .is_empty()
-                || args.iter().any(|a| {
-                    matches!(
-                        &**a,
-                        "-u" | "-U" | "-P" | "-g" | "-t" | "--user" | "--uid" | "--euid" | "-F"
-                    )
-                });
-            if check || !named {
-                return true;
-            }
-            let by_owner = args.iter().any(|a| {
-                matches!(
-                    &**a,
-                    "-u" | "-U" | "-P" | "-g" | "-t" | "--user" | "--uid" | "--euid" | "-F"
-                )
-            });
-            let patterns = operands(args, &["-s", "--signal", "-u", "-U", "-P", "-g", "-t"]);
-            let narrow = !by_owner && !patterns.is_empty() && patterns.iter().all(|p| narrow(p));
-            out.none(if one || narrow {
-                Act::Kill
-            } else {
-                Act::KillAll
-            });
-        }
+        "pkill" | "killall" | "skill" | "pkill2" => pattern_kill(cmd, out),
         "killall5" => {
             if !signal_zero(cmd.args, false) {
                 out.none(Act::KillAll);
             }
         }
-        "fuser" => {
-            if cmd.args.iter().any(|a| {
-                a == "--kill" || (a.starts_with('-') && !a.starts_with("--") && a.contains('k'))
-            }) {
-                out.none(Act::KillAll);
-            }
-        }
+        "fuser" => fuser(cmd, out),
         "xkill" => out.none(Act::Kill),
         "pgrep" | "pidof" | "ps" | "top" | "htop" | "btop" | "uptime" | "w" | "who" => {}
         "shutdown" => {
@@ -242,6 +168,188 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         _ => return false,
     }
     true
+}
+
+/// `pkill` (procps): its selection options, read as getopt does (`-fn`, `--new`).
+const PKILL: Grammar = Grammar {
+    short: "cefilnoqvwxAHLV",
+    short_value: "dgGPsStuUF",
+    long: &[
+        "count",
+        "echo",
+        "full",
+        "ignore-case",
+        "list-name",
+        "list-full",
+        "newest",
+        "oldest",
+        "inverse",
+        "lightweight",
+        "exact",
+        "ignore-ancestors",
+        "require-handler",
+        "logpidfile",
+        "version",
+        "help",
+    ],
+    long_value: &[
+        "signal",
+        "delimiter",
+        "pgroup",
+        "group",
+        "parent",
+        "session",
+        "terminal",
+        "euid",
+        "uid",
+        "pidfile",
+        "older",
+        "ns",
+        "nslist",
+        "runstates",
+        "cgroup",
+        "env",
+    ],
+    posix: false,
+};
+
+/// `killall` (psmisc).
+const KILLALL: Grammar = Grammar {
+    short: "egIilqrvVwZ",
+    short_value: "sunoyY",
+    long: &[
+        "exact",
+        "process-group",
+        "ignore-case",
+        "interactive",
+        "list",
+        "quiet",
+        "regexp",
+        "verbose",
+        "version",
+        "wait",
+        "help",
+    ],
+    long_value: &[
+        "signal",
+        "user",
+        "ns",
+        "older-than",
+        "younger-than",
+        "context",
+    ],
+    posix: false,
+};
+
+/// `pkill`/`killall PATTERN…`: the processes a pattern picks out. One (`pkill -n`/`-o`) or
+/// those of a narrow pattern (`pkill -f 'node server.js'`) is `kill`; every instance of a
+/// shared program, a wide pattern or everything of a user, group or parent is `kill_all`.
+/// Listings, version queries and signal 0 (or a reload signal) end nothing.
+fn pattern_kill(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let killall = cmd.program == "killall";
+    let words: Vec<Cow<'_, str>> = cmd
+        .args
+        .iter()
+        .filter(|a| !is_signal_word(a))
+        .cloned()
+        .collect();
+    let a = getopt::read(if killall { &KILLALL } else { &PKILL }, &words);
+    let listing = if killall {
+        a.any(&["l", "list", "V", "version", "help"])
+    } else {
+        a.any(&["V", "version", "help"])
+    };
+    if listing || signal_zero(cmd.args, true) {
+        return;
+    }
+    // Selected by owner, group, parent, session, terminal or pid file: every process of it.
+    let by_owner = if killall {
+        a.any(&["u", "user", "g", "process-group"])
+    } else {
+        a.any(&[
+            "u", "U", "P", "g", "G", "t", "s", "F", "euid", "uid", "parent", "pgroup", "group",
+            "session", "terminal", "pidfile",
+        ])
+    };
+    if a.operands.is_empty() && !by_owner {
+        return;
+    }
+    let one = !killall && a.any(&["n", "o", "newest", "oldest"]);
+    let narrow = !by_owner
+        && !a.any(&["v", "inverse"])
+        && !a.operands.is_empty()
+        && a.operands.iter().all(|p| narrow(p));
+    out.none(if one || narrow {
+        Act::Kill
+    } else {
+        Act::KillAll
+    });
+}
+
+/// `fuser -k NAME…`: ends the processes using each name. A port (`8080/tcp`, or a number
+/// with `-n tcp`) is the few processes that listen or talk on it; a file system (`-m`) or
+/// a file may be any number of programs.
+fn fuser(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    const FUSER: Grammar = Grammar {
+        short: "aiklmMsuvwV46",
+        short_value: "n",
+        long: &[
+            "all",
+            "interactive",
+            "kill",
+            "list-signals",
+            "mount",
+            "ismountpoint",
+            "silent",
+            "user",
+            "verbose",
+            "writeonly",
+            "version",
+            "ipv4",
+            "ipv6",
+        ],
+        long_value: &["namespace"],
+        posix: false,
+    };
+    // A signal is written `-SIGNAL` (`-9`, `-KILL`): not options of the grammar.
+    let words: Vec<Cow<'_, str>> = cmd
+        .args
+        .iter()
+        .filter(|a| !is_signal_word(a))
+        .cloned()
+        .collect();
+    let a = getopt::read(&FUSER, &words);
+    if !a.any(&["k", "kill"]) || signal_zero(cmd.args, false) {
+        return;
+    }
+    let namespace = a.value("n").or(a.value("namespace"));
+    let port = |o: &str| {
+        let (num, proto) = o
+            .split_once('/')
+            .unwrap_or((o, namespace.unwrap_or("file")));
+        matches!(proto, "tcp" | "udp")
+            && num
+                .split(',')
+                .next()
+                .is_some_and(|n| n.parse::<u16>().is_ok() || n.is_empty())
+    };
+    let ports = !a.operands.is_empty() && a.operands.iter().all(|o| port(o));
+    out.none(if ports && !a.any(&["m", "M", "mount"]) {
+        Act::Kill
+    } else {
+        Act::KillAll
+    });
+}
+
+/// Whether a word is a signal given as an option (`-9`, `-KILL`, `-SIGTERM`).
+fn is_signal_word(w: &str) -> bool {
+    w.strip_prefix('-').is_some_and(|s| {
+        !s.is_empty()
+            && (s.chars().all(|c| c.is_ascii_digit())
+                || s.len() > 1
+                    && s.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
+    })
 }
 
 /// Whether the signal asked for ends nothing: 0 (a check that the process exists), or, with
@@ -381,7 +489,30 @@ mod tests {
         assert!(has("kill -9 $(pgrep -f node)", "kill_all@none"));
         assert!(has("kill -9 `pidof python3`", "kill_all@none"));
         assert!(has("kill -9 -1 1234", "kill_all@none"));
-        assert!(has("kill $(lsof -t -i:3000)", "kill_all@none"));
+        // A substitution over a producer that selects processes (a port, a pid file, a
+        // narrow pattern) is those processes; over an unbounded one, any number of them.
+        for line in [
+            "kill $(lsof -t -i:3000)",
+            "kill -9 $(lsof -ti:3000)",
+            "kill -9 $(lsof -ti tcp:8080)",
+            "kill $(cat app.pid)",
+            "kill -TERM $(cat /run/app.pid)",
+            "kill $(pgrep -f 'node server.js')",
+            "kill $(fuser 8080/tcp)",
+        ] {
+            assert!(
+                has(line, "kill@none") && !has(line, "kill_all@none"),
+                "{line}"
+            );
+        }
+        for line in [
+            "kill $(lsof -t)",
+            "kill $(cat pids.txt)",
+            "kill $(pgrep node)",
+            "kill $(ps aux | grep node | awk '{print $2}')",
+        ] {
+            assert!(has(line, "kill_all@none"), "{line}");
+        }
         assert!(has("kill -- -4321", "kill@none"));
         // A reload signal to daemons named by pattern ends none of them.
         assert_eq!(effects("killall -HUP nginx"), Vec::<String>::new());
@@ -421,8 +552,9 @@ mod tests {
             "sudo killall -s KILL chrome",
             "killall5",
             "killall5 -9",
-            "fuser -k 8080/tcp",
             "fuser -km /mnt",
+            "fuser -k -m /home",
+            "fuser -k /var/log/app.log",
             "loginctl kill-user u",
             "loginctl terminate-session 3",
             "skill -KILL -u u",
@@ -430,6 +562,26 @@ mod tests {
             assert_eq!(effects(line), vec!["kill_all@none"], "{line}");
         }
         assert_eq!(effects("pkill -n node"), vec!["kill@none"]);
+        // Bundles and abbreviations read as getopt reads them.
+        assert_eq!(effects("pkill -fn node"), vec!["kill@none"]);
+        assert_eq!(effects("pkill --new -f node"), vec!["kill@none"]);
+        assert_eq!(effects("pkill -9 -o python3"), vec!["kill@none"]);
+        // Everything but a pattern, or everything a user runs, is every process.
+        assert_eq!(effects("pkill -vf 'node server.js'"), vec!["kill_all@none"]);
+        assert_eq!(effects("pkill --inv uvicorn"), vec!["kill_all@none"]);
+        assert_eq!(effects("pkill -U 1000"), vec!["kill_all@none"]);
+        assert_eq!(effects("killall -u bob"), vec!["kill_all@none"]);
+        // The processes on one port.
+        for line in [
+            "fuser -k 8080/tcp",
+            "fuser -k -9 3000/tcp",
+            "fuser -KILL -k 5432/tcp",
+            "fuser -vk 8080/tcp",
+            "fuser --kill 53/udp",
+            "fuser -k -n tcp 8080",
+        ] {
+            assert_eq!(effects(line), vec!["kill@none"], "{line}");
+        }
         // A pattern that picks out particular processes ends those, not every process.
         for line in [
             "pkill -f 'python app.py'",

@@ -7,8 +7,30 @@
 
 use std::borrow::Cow;
 
+use super::super::super::getopt::{self, Grammar};
 use super::super::super::{Cmd, Sink};
 use super::operands;
+
+/// `wipefs` (util-linux): `-a` or an `-o OFFSET` erases signatures, `-n` only says which.
+const WIPEFS: Grammar = Grammar {
+    short: "abfhinpqJV",
+    short_value: "oOt",
+    long: &[
+        "all",
+        "backup",
+        "force",
+        "help",
+        "json",
+        "noheadings",
+        "no-act",
+        "parsable",
+        "quiet",
+        "version",
+        "lock",
+    ],
+    long_value: &["offset", "output", "types"],
+    posix: false,
+};
 use gate_spec::effect::Act;
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
@@ -172,20 +194,14 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                     "--checksum",
                 ],
             );
-            device(&ops[..ops.len().min(1)], out);
+            format_target(ops.first().copied(), out);
         }
         "wipefs" => {
-            let erases = has(&["-a", "--all"])
-                || args.iter().any(|a| {
-                    a.starts_with("-o")
-                        || a.starts_with("--offset")
-                        || (a.starts_with('-') && !a.starts_with("--") && a.contains('a'))
-                });
-            if erases && !has(&["-n", "--no-act"]) {
-                device(
-                    &operands(args, &["-o", "--offset", "-t", "--types", "-b", "--backup"]),
-                    out,
-                );
+            let a = getopt::read(&WIPEFS, args);
+            let erases = a.any(&["a", "all"]) || a.values(&["o", "offset"]).next().is_some();
+            if erases && !a.any(&["n", "no-act"]) {
+                let ops: Vec<&str> = a.operands.iter().map(|o| &**o).collect();
+                device(&ops, out);
             }
         }
         "blkdiscard" | "sg_format" => device(
@@ -595,6 +611,21 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
 
 /// `device` on each operand that names a device (an image file is overwritten instead),
 /// and `device` with no location when none does.
+/// What a file-system maker writes: its first operand. A device node, or a name that may
+/// hold one (`$DEV`, a glob), is the device; any other path is an image file made or
+/// overwritten where it resolves (`mkfs.erofs image.erofs root/`, `mkfs.ext4 disk.img`):
+/// the tools open what they are given, relative to the working directory, not under
+/// `/dev`.
+fn format_target(op: Option<&str>, out: &mut Sink) {
+    match op {
+        Some(op) if !op.starts_with("/dev/") && !op.contains(['$', '`', '*', '?', '[']) => {
+            out.path(Act::Overwrite, op)
+        }
+        Some(op) => device(&[op], out),
+        None => out.none(Act::Device),
+    }
+}
+
 fn device(ops: &[&str], out: &mut Sink) {
     let mut named = false;
     for op in ops {
@@ -686,6 +717,9 @@ mod tests {
             "mkfs.vfat -F 32 /dev/sdd1",
             "wipefs -a /dev/sda",
             "wipefs --all --force /dev/sdb",
+            "wipefs -fa /dev/sdc",
+            "wipefs --al /dev/sdd",
+            "wipefs -o 0x438 /dev/sde1",
             "fdisk /dev/sda",
             "sfdisk /dev/sda < layout",
             "gdisk /dev/nvme0n1",
@@ -711,6 +745,13 @@ mod tests {
             assert!(has(line, "device@device"), "{line}: {:?}", effects(line));
         }
         assert!(has("mkfs.ext4 disk.img", "overwrite@source"));
+        assert_eq!(
+            effects("mkfs.erofs image.erofs root/"),
+            vec!["overwrite@source"]
+        );
+        assert_eq!(effects("mkfs.ext4 /tmp/fs.img"), vec!["overwrite@temp"]);
+        assert!(has("mkfs.ext4 /dev/sda1", "device@device"));
+        assert!(has("mkfs.btrfs /dev/nvme0n1*", "device@none"));
         assert!(!has("mkfs.ext4 disk.img", "device@none"));
         assert_eq!(effects("mkfs.ext4 -F test.img"), vec!["overwrite@source"]);
         assert!(has("mkfs.vfat -F 32 /dev/sdd1", "device@device"));

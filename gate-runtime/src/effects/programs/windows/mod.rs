@@ -40,17 +40,29 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         // cmd.exe's own commands typed into a POSIX shell (Git Bash on Windows runs
         // `format.com`; an agent writes `del /s /q c:\` where it means cmd): read as cmd reads
         // them. No POSIX program of these names exists to be mistaken for them.
-        "format" | "format.com" | "del" | "erase" | "rd" => {
-            let mut line = cmd.program.to_string();
-            for arg in cmd.args {
-                line.push(' ');
-                line.push_str(arg);
-            }
-            cmd_script(&line, out, 0);
+        "format" | "format.com" | "del" | "erase" | "rd" => cmd_typed(cmd, out),
+        // `rmdir` is also a POSIX program; with cmd's switches (`rmdir /s /q C:\x`) it is cmd's.
+        "rmdir"
+            if cmd
+                .args
+                .first()
+                .is_some_and(|a| a.eq_ignore_ascii_case("/s") || a.eq_ignore_ascii_case("/q")) =>
+        {
+            cmd_typed(cmd, out)
         }
         _ => return admin::model(p, cmd, out),
     }
     true
+}
+
+/// A cmd.exe command typed into a POSIX shell, read as cmd reads it.
+fn cmd_typed(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let mut line = cmd.program.to_string();
+    for arg in cmd.args {
+        line.push(' ');
+        line.push_str(arg);
+    }
+    cmd_script(&line, out, 0);
 }
 
 /// Whether `word` (after its dash) is a prefix of PowerShell parameter `name` of at least
@@ -242,8 +254,9 @@ pub(crate) fn win_path(raw: &str) -> String {
         } else if rest.starts_with('/') {
             rest.to_string()
         } else {
-            // `C:foo` is relative to the drive's current directory.
-            rest.to_string()
+            // `C:foo` is relative to the drive's current directory, which the line does not
+            // show (a POSIX shell also makes `C:\x\y` typed unquoted into `C:xy`).
+            format!("$DRIVE_CWD/{rest}")
         };
     }
     s

@@ -336,7 +336,7 @@ fn subcommand(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: 
         // Deleting HEAD leaves a repository git no longer recognises; pointing it elsewhere
         // is a checkout without the files.
         "symbolic-ref" => {
-            if args.iter().any(|a| a == "-d" || a == "--delete") {
+            if getopt::read(&SYMBOLIC_REF, args).any(&["d", "delete"]) {
                 ctx.vcs(out, Act::History);
             } else {
                 ctx.vcs(out, Act::Write);
@@ -367,7 +367,7 @@ fn subcommand(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: 
             }
         }
         "prune" => {
-            if !args.iter().any(|a| a == "-n" || a == "--dry-run") {
+            if !getopt::read(&PRUNE, args).any(&["n", "dry-run"]) {
                 ctx.vcs(out, Act::Write);
             }
         }
@@ -377,10 +377,7 @@ fn subcommand(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: 
         "apply" => apply(ctx, args, out),
         "am" => {
             ctx.vcs(out, Act::Write);
-            if !args
-                .iter()
-                .any(|a| matches!(&**a, "--abort" | "--quit" | "--show-current-patch"))
-            {
+            if !getopt::read(&SEQUENCE, args).any(&["abort", "quit", "show-current-patch"]) {
                 out.path(Act::Write, &ctx.root());
             }
         }
@@ -402,10 +399,7 @@ fn subcommand(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: 
         }
         "merge" | "cherry-pick" | "revert" | "mergetool" => {
             ctx.vcs(out, Act::Write);
-            if !args
-                .iter()
-                .any(|a| matches!(&**a, "--abort" | "--quit" | "--continue"))
-            {
+            if !getopt::read(&SEQUENCE, args).any(&["abort", "quit", "continue"]) {
                 out.path(Act::Write, &ctx.root());
             }
         }
@@ -465,7 +459,7 @@ fn subcommand(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: 
             _ => {}
         },
         "hash-object" => {
-            if args.iter().any(|a| a == "-w") {
+            if getopt::read(&HASH_OBJECT, args).has("w") {
                 ctx.vcs(out, Act::Write);
             }
         }
@@ -537,6 +531,49 @@ fn shell_words(words: Words<'_, '_>) -> String {
     }
     s
 }
+
+/// `git symbolic-ref [-m REASON] [-q] [--short] [--no-recurse] [-d|--delete] NAME [REF]`.
+const SYMBOLIC_REF: Grammar = Grammar {
+    short: "dq",
+    short_value: "m",
+    long: &["delete", "quiet", "short", "recurse", "no-recurse"],
+    long_value: &[],
+    posix: false,
+};
+
+/// `git prune [-n] [-v] [--progress] [--expire TIME] [HEAD…]`.
+const PRUNE: Grammar = Grammar {
+    short: "nv",
+    short_value: "",
+    long: &["dry-run", "verbose", "progress", "no-progress"],
+    long_value: &["expire"],
+    posix: false,
+};
+
+/// The sequencer's controls of `merge`, `cherry-pick`, `revert` and `am` (their other
+/// options only matter for what a new operation writes).
+const SEQUENCE: Grammar = Grammar {
+    short: "",
+    short_value: "msSX",
+    long: &["abort", "quit", "continue", "skip", "show-current-patch"],
+    long_value: &[
+        "strategy",
+        "strategy-option",
+        "mainline",
+        "gpg-sign",
+        "cleanup",
+    ],
+    posix: false,
+};
+
+/// `git hash-object [-t TYPE] [-w] [--path FILE | --no-filters] [--stdin] FILE…`.
+const HASH_OBJECT: Grammar = Grammar {
+    short: "w",
+    short_value: "t",
+    long: &["stdin", "stdin-paths", "no-filters", "literally"],
+    long_value: &["path"],
+    posix: false,
+};
 
 const UPDATE_REF: Grammar = Grammar {
     short: "dz",

@@ -8,6 +8,15 @@ use super::super::is_remote;
 use super::{config_key, shell_words, Ctx, Words};
 use gate_spec::effect::{Act, Place};
 
+/// `git submodule deinit [-f|--force] [--all | -- PATH…]`.
+const SUBMODULE_DEINIT: Grammar = Grammar {
+    short: "fq",
+    short_value: "",
+    long: &["force", "all", "quiet"],
+    long_value: &[],
+    posix: false,
+};
+
 const PUSH: Grammar = Grammar {
     short: "fdnquv46u",
     short_value: "o",
@@ -468,7 +477,7 @@ pub(super) fn submodule(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
         Some("status" | "summary") | None => {}
         Some("deinit") => {
             ctx.vcs(out, Act::Write);
-            if rest.iter().any(|a| a == "-f" || a == "--force") {
+            if getopt::read(&SUBMODULE_DEINIT, rest).any(&["f", "force"]) {
                 ctx.vcs(out, Act::History);
             }
         }
@@ -548,6 +557,11 @@ mod tests {
             "git update-ref -d refs/heads/main",
             "git symbolic-ref -d HEAD",
             "git symbolic-ref --delete HEAD",
+            // Bundles and abbreviations read as git reads them.
+            "git symbolic-ref -qd HEAD",
+            "git symbolic-ref --del HEAD",
+            "git symbolic-ref -q --delete HEAD",
+            "git submodule deinit -qf lib",
             "git filter-branch --tree-filter 'rm -f secret' HEAD",
             "git filter-repo --path secret --invert-paths",
             "git-filter-repo --strip-blobs-bigger-than 10M",

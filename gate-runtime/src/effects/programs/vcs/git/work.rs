@@ -306,13 +306,9 @@ pub(super) fn stash(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
                 _ => args,
             };
             let (opts, paths) = split_dashdash(rest);
-            let has = |short: &str, long: &str| {
-                opts.iter().any(|o| {
-                    o == long
-                        || (o.starts_with('-') && !o.starts_with("--") && o[1..].contains(short))
-                })
-            };
-            if has("k", "--keep-index") && has("S", "--staged") {
+            let a = getopt::read(&STASH_PUSH, opts);
+            let has = |short: &str, long: &str| a.any(&[short, long]);
+            if has("k", "keep-index") && has("S", "staged") {
                 return;
             }
             let specs: Vec<Cow<'_, str>> = paths.map(<[_]>::to_vec).unwrap_or_default();
@@ -323,15 +319,34 @@ pub(super) fn stash(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
             };
             for r in &roots {
                 out.within(Act::Overwrite, r, Reach::Modified);
-                if has("a", "--all") {
+                if has("a", "all") {
                     out.within(Act::Delete, r, Reach::Untracked { ignored: true });
-                } else if has("u", "--include-untracked") {
+                } else if has("u", "include-untracked") {
                     out.within(Act::Delete, r, Reach::Untracked { ignored: false });
                 }
             }
         }
     }
 }
+
+/// `git stash [push|save]`'s options.
+const STASH_PUSH: Grammar = Grammar {
+    short: "kuaqpS",
+    short_value: "m",
+    long: &[
+        "keep-index",
+        "no-keep-index",
+        "include-untracked",
+        "only-untracked",
+        "all",
+        "quiet",
+        "patch",
+        "staged",
+        "pathspec-file-nul",
+    ],
+    long_value: &["message", "pathspec-from-file"],
+    posix: false,
+};
 
 /// `git checkout-index [-f] [-a | -- FILE…] [--prefix=DIR/]`: the index's files written
 /// into the work tree (over changed ones with `-f`), or under a prefix.

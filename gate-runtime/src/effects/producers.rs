@@ -1,0 +1,300 @@
+//! What a command substitution's producer prints, when the program says it without the
+//! line's data: a file-name word (`$(date +%F)`), the processes a selection picks out
+//! (`$(lsof -ti:3000)`, `$(cat app.pid)`), the parent of a path (`$(dirname "$f")`). A
+//! substitution over a known producer is bounded by it: `mv a.log logs/$(date +%F).log`
+//! names a file in `logs/`, not a path anywhere, and `kill $(lsof -ti:3000)` the processes on
+//! one port, not every process. The working directory, the project and `mktemp` are
+//! resolved by `flow` (they need the line's places).
+
+use std::borrow::Cow;
+
+/// What a producer's output stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Yields {
+    /// One word with no directory separator (a date, a user, a host, a commit).
+    Word,
+    /// Process ids of the processes a selection picks out (a port, a pid file, a narrow
+    /// pattern): a kill of them is a kill of those, not of every process.
+    Pids,
+    /// The directory that holds the path given (`dirname`).
+    Parent,
+}
+
+/// One producer: its program, the words one of which it must be given (empty: none
+/// needed), and what it prints. Each is exercised by `examples` below.
+struct Producer {
+    program: &'static str,
+    needs: &'static [&'static str],
+    yields: Yields,
+    /// A line that uses it, run by the tests (`examples_are_bounded_by_their_producer`).
+    #[cfg_attr(not(test), allow(dead_code))]
+    example: &'static str,
+}
+
+/// The producers whose output the model knows by their program alone.
+const PRODUCERS: &[Producer] = &[
+    Producer {
+        program: "date",
+        needs: &[],
+        yields: Yields::Word,
+        example: "mv server.log logs/$(date +%F).log",
+    },
+    Producer {
+        program: "whoami",
+        needs: &[],
+        yields: Yields::Word,
+        example: "cp a.txt backup-$(whoami).txt",
+    },
+    Producer {
+        program: "hostname",
+        needs: &[],
+        yields: Yields::Word,
+        example: "mv out.log out-$(hostname).log",
+    },
+    Producer {
+        program: "uname",
+        needs: &[],
+        yields: Yields::Word,
+        example: "cp bin/tool dist/tool-$(uname -m)",
+    },
+    Producer {
+        program: "uuidgen",
+        needs: &[],
+        yields: Yields::Word,
+        example: "mkdir runs/$(uuidgen)",
+    },
+    Producer {
+        program: "nproc",
+        needs: &[],
+        yields: Yields::Word,
+        example: "mv build.log build-$(nproc).log",
+    },
+    Producer {
+        program: "basename",
+        needs: &[],
+        yields: Yields::Word,
+        example: "cp src/a.rs out/$(basename src/a.rs)",
+    },
+    Producer {
+        program: "id",
+        needs: &["-u", "-un", "-g", "-gn", "-nu", "-ng"],
+        yields: Yields::Word,
+        example: "mv x.log x-$(id -un).log",
+    },
+    Producer {
+        program: "git",
+        needs: &["--short", "--show-current", "--abbrev-ref", "describe"],
+        yields: Yields::Word,
+        example: "mv app.tar app-$(git rev-parse --short HEAD).tar",
+    },
+    Producer {
+        program: "lsof",
+        needs: &[],
+        yields: Yields::Pids,
+        example: "kill -9 $(lsof -ti:3000)",
+    },
+    Producer {
+        program: "cat",
+        needs: &[],
+        yields: Yields::Pids,
+        example: "kill $(cat app.pid)",
+    },
+    Producer {
+        program: "pgrep",
+        needs: &[],
+        yields: Yields::Pids,
+        example: "kill $(pgrep -f 'node server.js')",
+    },
+    Producer {
+        program: "pidof",
+        needs: &[],
+        yields: Yields::Pids,
+        example: "kill $(pidof my-dev-server)",
+    },
+    Producer {
+        program: "fuser",
+        needs: &[],
+        yields: Yields::Pids,
+        example: "kill $(fuser 8080/tcp)",
+    },
+    Producer {
+        program: "dirname",
+        needs: &[],
+        yields: Yields::Parent,
+        example: "rm -rf \"$(dirname build/cache/x)\"",
+    },
+];
+
+/// The process id a pid producer stands for, as a kill target: one process (or the few a
+/// selection picks out), never `-1`.
+pub(super) const PID: &str = "4242";
+
+/// What `program args` prints, when its program says it: a word, process ids, the parent
+/// of a path. `None` when the producer is unknown or its selection is not bounded
+/// (`lsof -t` with no `-i`, `pgrep node`, `cat list.txt`).
+pub(super) fn value(program: &str, args: &[Cow<'_, str>]) -> Option<String> {
+    let words: Vec<&str> = args.iter().map(|a| &**a).collect();
+    let p = PRODUCERS.iter().find(|p| {
+        p.program == program && (p.needs.is_empty() || words.iter().any(|w| p.needs.contains(w)))
+    })?;
+    match p.yields {
+        Yields::Word => Some(match program {
+            // A format's separators are kept: `+%Y/%m` is two levels, `+%F` one word.
+            "date" => match words.iter().find_map(|w| w.strip_prefix('+')) {
+                Some(format) => date_shape(format),
+                None => "0".to_string(),
+            },
+            _ => "word".to_string(),
+        }),
+        Yields::Pids => bounded_pids(program, &words).then(|| PID.to_string()),
+        Yields::Parent => {
+            let path = words.iter().rev().find(|w| !w.starts_with('-'))?;
+            Some(format!("{}/..", path.trim_end_matches('/')))
+        }
+    }
+}
+
+/// A `date` format with each field printed as `0`: its separators (and so its directory
+/// levels) as the real output has them.
+fn date_shape(format: &str) -> String {
+    let mut out = String::new();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            chars.next();
+            if !out.ends_with('0') {
+                out.push('0');
+            }
+        } else if c.is_whitespace() {
+            out.push('_');
+        } else {
+            out.push(c);
+        }
+    }
+    if out.is_empty() {
+        out.push('0');
+    }
+    out
+}
+
+/// Whether a pid producer selects particular processes: `lsof -t` with an `-i` address or a
+/// file, a pid file, a narrow `pgrep`/`pidof` pattern, `fuser` on a port.
+fn bounded_pids(program: &str, words: &[&str]) -> bool {
+    let operands: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    match program {
+        // `-i` takes an optional value: attached (`-i:3000`, `-ti:3000`) or the next word.
+        "lsof" => {
+            let terse = words
+                .iter()
+                .any(|w| w.starts_with('-') && !w.starts_with("--") && lsof_flags(w).0);
+            let address = words.iter().enumerate().any(|(k, w)| {
+                let (_, i, attached) = lsof_flags(w);
+                i && (attached
+                    || words
+                        .get(k + 1)
+                        .is_some_and(|v| !v.starts_with('-') && v.contains(':')))
+            });
+            terse && address
+        }
+        "cat" => {
+            !operands.is_empty()
+                && operands
+                    .iter()
+                    .all(|f| f.ends_with(".pid") || f.ends_with("/pid"))
+        }
+        "pgrep" | "pidof" => {
+            !operands.is_empty()
+                && !words
+                    .iter()
+                    .any(|w| matches!(*w, "-u" | "-U" | "-P" | "-g" | "-t"))
+                && operands
+                    .iter()
+                    .all(|p| super::programs::narrow_process_pattern(p))
+        }
+        "fuser" => {
+            !operands.is_empty()
+                && operands
+                    .iter()
+                    .all(|o| o.ends_with("/tcp") || o.ends_with("/udp") || o.parse::<u16>().is_ok())
+        }
+        _ => false,
+    }
+}
+
+/// An `lsof` short-option word: whether it has `-t`, `-i`, and a value attached to `-i`.
+fn lsof_flags(w: &str) -> (bool, bool, bool) {
+    let Some(body) = w.strip_prefix('-').filter(|b| !b.starts_with('-')) else {
+        return (false, false, false);
+    };
+    match body.find('i') {
+        Some(i) => (body[..i].contains('t'), true, i + 1 < body.len()),
+        None => (body.contains('t'), false, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(line: &str) -> Option<String> {
+        let words: Vec<Cow<'_, str>> = line.split(' ').skip(1).map(Cow::Borrowed).collect();
+        value(line.split(' ').next().unwrap(), &words)
+    }
+
+    #[test]
+    fn examples_are_bounded_by_their_producer() {
+        use super::super::programs::testing::effects;
+        for p in PRODUCERS {
+            assert!(
+                p.example.contains(&format!("$({}", p.program)),
+                "{}",
+                p.example
+            );
+            let e = effects(p.example);
+            match p.yields {
+                Yields::Pids => assert!(
+                    e.contains(&"kill@none".to_string())
+                        && !e.contains(&"kill_all@none".to_string()),
+                    "{}: {e:?}",
+                    p.example
+                ),
+                Yields::Word | Yields::Parent => assert!(
+                    !e.is_empty() && !e.iter().any(|x| x.ends_with("@unknown")),
+                    "{}: {e:?}",
+                    p.example
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn words_pids_and_parents() {
+        assert_eq!(of("date +%F").as_deref(), Some("0"));
+        assert_eq!(of("date +%Y/%m/%d").as_deref(), Some("0/0/0"));
+        assert_eq!(of("date").as_deref(), Some("0"));
+        assert_eq!(of("whoami").as_deref(), Some("word"));
+        assert_eq!(of("git rev-parse --short HEAD").as_deref(), Some("word"));
+        assert_eq!(of("git status"), None);
+        assert_eq!(of("lsof -ti:3000").as_deref(), Some(PID));
+        assert_eq!(of("lsof -t -i:3000").as_deref(), Some(PID));
+        assert_eq!(of("lsof -t -i tcp:8080").as_deref(), Some(PID));
+        assert_eq!(of("lsof -t"), None);
+        assert_eq!(of("lsof -ti"), None);
+        assert_eq!(of("cat app.pid").as_deref(), Some(PID));
+        assert_eq!(of("cat /run/nginx.pid").as_deref(), Some(PID));
+        assert_eq!(of("cat pids.txt"), None);
+        assert_eq!(of("pgrep -f node"), None);
+        assert_eq!(of("pgrep -f uvicorn").as_deref(), Some(PID));
+        assert_eq!(of("pgrep -u bob"), None);
+        assert_eq!(of("pidof python3"), None);
+        assert_eq!(of("fuser 8080/tcp").as_deref(), Some(PID));
+        assert_eq!(of("fuser -m /mnt"), None);
+        assert_eq!(of("dirname $d").as_deref(), Some("$d/.."));
+        assert_eq!(of("basename src/a.rs").as_deref(), Some("word"));
+        assert_eq!(of("dirname src/a/b.rs").as_deref(), Some("src/a/b.rs/.."));
+    }
+}
