@@ -28,6 +28,7 @@ pub mod patch;
 pub mod places;
 mod programs;
 mod runs;
+mod secrets;
 mod shell;
 mod tools;
 mod written;

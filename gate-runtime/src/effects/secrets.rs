@@ -1,0 +1,1286 @@
+//! Secrets as data, and what a line does with one: which programs print a secret, which
+//! variables hold one and which service a credential belongs to (tables with examples), and,
+//! along a shell line, whether a secret a command reads reaches the transcript (`reveal`)
+//! or the network by any carrier (a pipe, a substitution, an argument or header, a variable,
+//! a file the line wrote from it: `send` at `secrets`).
+
+use gate_spec::effect::{Act, Place};
+
+use super::shell::in_substitution;
+use super::Effect;
+use crate::shell::{Parsed, SimpleCommand};
+
+/// A program that prints a secret: its subcommand path (adjacent words among those that are
+/// not options), what the word after the path must name (one of, case-insensitively; none:
+/// anything), an option one of which must be given (none: no option needed) and the values
+/// that option must start with (none: any), and the service the secret is a credential for.
+struct Printer {
+    program: &'static str,
+    path: &'static [&'static str],
+    operand_has: &'static [&'static str],
+    option: &'static [&'static str],
+    values: &'static [&'static str],
+    home: &'static [&'static str],
+    /// A line that prints it (the tests run each).
+    #[cfg_attr(not(test), allow(dead_code))]
+    example: &'static str,
+}
+
+const GITHUB: &[&str] = &["github.com", "githubusercontent.com", "ghcr.io"];
+const GOOGLE: &[&str] = &["googleapis.com", "google.com", "gcr.io", "pkg.dev"];
+const AZURE: &[&str] = &["azure.com", "microsoft.com", "windows.net", "azurecr.io"];
+const AWS: &[&str] = &["amazonaws.com"];
+const NONE: &[&str] = &[];
+
+/// Programs that print a secret (a token, a password, a key, a decrypted file).
+const PRINTERS: &[Printer] = &[
+    Printer {
+        program: "gh",
+        path: &["auth", "token"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: GITHUB,
+        example: "gh auth token",
+    },
+    Printer {
+        program: "gh",
+        path: &["auth", "status"],
+        operand_has: &[],
+        option: &["-t", "--show-token"],
+        values: &[],
+        home: GITHUB,
+        example: "gh auth status -t",
+    },
+    Printer {
+        program: "gcloud",
+        path: &["auth", "print-access-token"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: GOOGLE,
+        example: "gcloud auth print-access-token",
+    },
+    Printer {
+        program: "gcloud",
+        path: &["auth", "print-identity-token"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: GOOGLE,
+        example: "gcloud auth print-identity-token",
+    },
+    Printer {
+        program: "gcloud",
+        path: &["application-default", "print-access-token"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: GOOGLE,
+        example: "gcloud auth application-default print-access-token",
+    },
+    Printer {
+        program: "gcloud",
+        path: &["secrets", "versions", "access"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "gcloud secrets versions access latest --secret=db",
+    },
+    Printer {
+        program: "aws",
+        path: &["configure", "get"],
+        operand_has: &["secret", "token", "password"],
+        option: &[],
+        values: &[],
+        home: AWS,
+        example: "aws configure get aws_secret_access_key",
+    },
+    Printer {
+        program: "aws",
+        path: &["configure", "export-credentials"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: AWS,
+        example: "aws configure export-credentials --profile prod",
+    },
+    Printer {
+        program: "aws",
+        path: &["sts", "get-session-token"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: AWS,
+        example: "aws sts get-session-token",
+    },
+    Printer {
+        program: "aws",
+        path: &["sts", "assume-role"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: AWS,
+        example: "aws sts assume-role --role-arn arn:aws:iam::1:role/x --role-session-name s",
+    },
+    Printer {
+        program: "aws",
+        path: &["sts", "get-federation-token"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: AWS,
+        example: "aws sts get-federation-token --name n",
+    },
+    Printer {
+        program: "aws",
+        path: &["ecr", "get-login-password"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: AWS,
+        example: "aws ecr get-login-password --region us-east-1",
+    },
+    Printer {
+        program: "aws",
+        path: &["secretsmanager", "get-secret-value"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "aws secretsmanager get-secret-value --secret-id prod/db",
+    },
+    Printer {
+        program: "aws",
+        path: &["ssm", "get-parameter"],
+        operand_has: &[],
+        option: &["--with-decryption"],
+        values: &[],
+        home: NONE,
+        example: "aws ssm get-parameter --name /db/pw --with-decryption",
+    },
+    Printer {
+        program: "aws",
+        path: &["ssm", "get-parameters"],
+        operand_has: &[],
+        option: &["--with-decryption"],
+        values: &[],
+        home: NONE,
+        example: "aws ssm get-parameters --names a b --with-decryption",
+    },
+    Printer {
+        program: "az",
+        path: &["account", "get-access-token"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: AZURE,
+        example: "az account get-access-token",
+    },
+    Printer {
+        program: "az",
+        path: &["keyvault", "secret", "show"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "az keyvault secret show --vault-name v --name db",
+    },
+    Printer {
+        program: "az",
+        path: &["acr", "login"],
+        operand_has: &[],
+        option: &["--expose-token"],
+        values: &[],
+        home: AZURE,
+        example: "az acr login -n reg --expose-token",
+    },
+    Printer {
+        program: "kubectl",
+        path: &["get", "secret"],
+        operand_has: &[],
+        option: &["-o", "--output"],
+        values: &["yaml", "json", "jsonpath", "go-template"],
+        home: NONE,
+        example: "kubectl get secret db -o yaml",
+    },
+    Printer {
+        program: "kubectl",
+        path: &["get", "secrets"],
+        operand_has: &[],
+        option: &["-o", "--output"],
+        values: &["yaml", "json", "jsonpath", "go-template"],
+        home: NONE,
+        example: "kubectl get secrets -o json",
+    },
+    Printer {
+        program: "kubectl",
+        path: &["config", "view"],
+        operand_has: &[],
+        option: &["--raw"],
+        values: &[],
+        home: NONE,
+        example: "kubectl config view --raw",
+    },
+    Printer {
+        program: "vault",
+        path: &["kv", "get"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "vault kv get secret/db",
+    },
+    Printer {
+        program: "vault",
+        path: &["read"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "vault read secret/data/db",
+    },
+    Printer {
+        program: "vault",
+        path: &["print", "token"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "vault print token",
+    },
+    Printer {
+        program: "op",
+        path: &["read"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "op read op://vault/db/password",
+    },
+    Printer {
+        program: "op",
+        path: &["inject"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "op inject -i config.tpl",
+    },
+    Printer {
+        program: "op",
+        path: &["item", "get"],
+        operand_has: &[],
+        option: &["--reveal", "--fields"],
+        values: &[],
+        home: NONE,
+        example: "op item get db --fields password --reveal",
+    },
+    Printer {
+        program: "pass",
+        path: &["show"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "pass show web/github",
+    },
+    Printer {
+        program: "gopass",
+        path: &["show"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "gopass show -o web/github",
+    },
+    Printer {
+        program: "bw",
+        path: &["get"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "bw get password github",
+    },
+    Printer {
+        program: "lpass",
+        path: &["show"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "lpass show --password github",
+    },
+    Printer {
+        program: "security",
+        path: &["find-generic-password"],
+        operand_has: &[],
+        option: &["-w", "-g"],
+        values: &[],
+        home: NONE,
+        example: "security find-generic-password -s github -w",
+    },
+    Printer {
+        program: "security",
+        path: &["find-internet-password"],
+        operand_has: &[],
+        option: &["-w", "-g"],
+        values: &[],
+        home: NONE,
+        example: "security find-internet-password -s github.com -w",
+    },
+    Printer {
+        program: "doppler",
+        path: &["secrets", "get"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "doppler secrets get DB_PASSWORD --plain",
+    },
+    Printer {
+        program: "doppler",
+        path: &["secrets", "download"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "doppler secrets download --no-file",
+    },
+    Printer {
+        program: "heroku",
+        path: &["auth:token"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "heroku auth:token",
+    },
+    Printer {
+        program: "heroku",
+        path: &["config:get"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "heroku config:get DATABASE_URL -a app",
+    },
+    Printer {
+        program: "heroku",
+        path: &["config"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "heroku config -a app",
+    },
+    Printer {
+        program: "git",
+        path: &["credential", "fill"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "git credential fill",
+    },
+    Printer {
+        program: "npm",
+        path: &["config", "get"],
+        operand_has: &["auth", "password", "token"],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "npm config get //registry.npmjs.org/:_authToken",
+    },
+    Printer {
+        program: "gpg",
+        path: &[],
+        operand_has: &[],
+        option: &[
+            "--export-secret-keys",
+            "--export-secret-subkeys",
+            "-d",
+            "--decrypt",
+        ],
+        values: &[],
+        home: NONE,
+        example: "gpg --export-secret-keys --armor me@x.io",
+    },
+    Printer {
+        program: "sops",
+        path: &[],
+        operand_has: &[],
+        option: &["-d", "--decrypt"],
+        values: &[],
+        home: NONE,
+        example: "sops -d secrets.enc.yaml",
+    },
+    Printer {
+        program: "sops",
+        path: &["decrypt"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "sops decrypt secrets.enc.yaml",
+    },
+    Printer {
+        program: "age",
+        path: &[],
+        operand_has: &[],
+        option: &["-d", "--decrypt"],
+        values: &[],
+        home: NONE,
+        example: "age -d -i key.txt secrets.age",
+    },
+    Printer {
+        program: "ansible-vault",
+        path: &["view"],
+        operand_has: &[],
+        option: &[],
+        values: &[],
+        home: NONE,
+        example: "ansible-vault view group_vars/all/vault.yml",
+    },
+];
+
+/// Parts of a variable name that say it holds a secret (`GITHUB_TOKEN`,
+/// `AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`, `OPENAI_API_KEY`, `DATABASE_URL`).
+const SECRET_VARIABLE_WORDS: &[&str] = &[
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "PASSPHRASE",
+    "CREDENTIAL",
+    "APIKEY",
+    "API_KEY",
+    "ACCESS_KEY",
+    "PRIVATE_KEY",
+    "SIGNING_KEY",
+    "ENCRYPTION_KEY",
+    "MASTER_KEY",
+    "AUTH_KEY",
+    "CLIENT_KEY",
+    "SESSION_KEY",
+    "COOKIE",
+    "DATABASE_URL",
+    "_DSN",
+    "_PASS",
+    "_PWD",
+];
+
+/// Variables with a secret word that hold none (`SSH_AUTH_SOCK` is a socket's path).
+const NOT_SECRET_VARIABLES: &[&str] = &["SSH_AUTH_SOCK", "GPG_TTY", "TOKENIZERS_PARALLELISM"];
+
+/// Credentials whose service gate knows (variable name, the hosts it is used with): sending
+/// one to its own service is its ordinary use (`curl -H "Authorization: Bearer
+/// $GITHUB_TOKEN" https://api.github.com/user`), to any other host a send of a secret.
+const VARIABLE_HOMES: &[(&str, &[&str])] = &[
+    ("GITHUB_TOKEN", GITHUB),
+    ("GH_TOKEN", GITHUB),
+    ("GITHUB_PAT", GITHUB),
+    ("GH_ENTERPRISE_TOKEN", GITHUB),
+    ("GITLAB_TOKEN", &["gitlab.com"]),
+    ("AWS_SECRET_ACCESS_KEY", AWS),
+    ("AWS_SESSION_TOKEN", AWS),
+    ("AZURE_CLIENT_SECRET", AZURE),
+    ("ARM_CLIENT_SECRET", AZURE),
+    ("OPENAI_API_KEY", &["api.openai.com"]),
+    ("ANTHROPIC_API_KEY", &["api.anthropic.com"]),
+    ("GEMINI_API_KEY", &["generativelanguage.googleapis.com"]),
+    ("GOOGLE_API_KEY", &["googleapis.com"]),
+    ("HF_TOKEN", &["huggingface.co"]),
+    ("HUGGING_FACE_HUB_TOKEN", &["huggingface.co"]),
+    ("NPM_TOKEN", &["registry.npmjs.org", "npmjs.com"]),
+    ("SLACK_TOKEN", &["slack.com"]),
+    ("SLACK_BOT_TOKEN", &["slack.com"]),
+    ("STRIPE_SECRET_KEY", &["api.stripe.com"]),
+    ("STRIPE_API_KEY", &["api.stripe.com"]),
+    ("CLOUDFLARE_API_TOKEN", &["api.cloudflare.com"]),
+    ("DIGITALOCEAN_TOKEN", &["api.digitalocean.com"]),
+    ("DIGITALOCEAN_ACCESS_TOKEN", &["api.digitalocean.com"]),
+    ("LINEAR_API_KEY", &["api.linear.app"]),
+    ("SENTRY_AUTH_TOKEN", &["sentry.io"]),
+    ("VERCEL_TOKEN", &["api.vercel.com"]),
+    ("NETLIFY_AUTH_TOKEN", &["api.netlify.com"]),
+    ("CIRCLECI_TOKEN", &["circleci.com"]),
+    ("CIRCLE_TOKEN", &["circleci.com"]),
+    ("SENDGRID_API_KEY", &["api.sendgrid.com"]),
+    ("TWILIO_AUTH_TOKEN", &["api.twilio.com"]),
+    ("DOCKERHUB_TOKEN", &["hub.docker.com", "docker.io"]),
+    ("PYPI_TOKEN", &["upload.pypi.org", "pypi.org"]),
+    ("CARGO_REGISTRY_TOKEN", &["crates.io"]),
+    ("BUILDKITE_API_TOKEN", &["api.buildkite.com"]),
+    ("DATADOG_API_KEY", &["datadoghq.com"]),
+    ("DD_API_KEY", &["datadoghq.com"]),
+    ("PAGERDUTY_TOKEN", &["api.pagerduty.com"]),
+    ("NOTION_TOKEN", &["api.notion.com"]),
+    ("JIRA_API_TOKEN", &["atlassian.net"]),
+];
+
+/// Programs that read a secret without printing its content: they list, test, size or
+/// fingerprint it (`ls ~/.ssh`, `test -f .env`, `sha256sum .env`, `ssh-keygen -lf KEY`),
+/// copy or pack it to a file (`cp`, `tar czf k.tgz ~/.ssh`: the copy is a secret in turn),
+/// load or use it as its program does (`source .env`, `ssh -i KEY`, `docker --env-file`,
+/// `kubectl` with its kubeconfig, `gh` with its hosts file), or open it in an editor.
+/// A program that reads a secret and is none of these prints it.
+const QUIET: &[&str] = &[
+    "ls",
+    "ll",
+    "la",
+    "dir",
+    "exa",
+    "eza",
+    "lsd",
+    "tree",
+    "stat",
+    "file",
+    "test",
+    "[",
+    "[[",
+    "du",
+    "wc",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "shasum",
+    "md5sum",
+    "md5",
+    "cksum",
+    "b2sum",
+    "sum",
+    "cmp",
+    "find",
+    "fd",
+    "realpath",
+    "readlink",
+    "basename",
+    "dirname",
+    "touch",
+    "chmod",
+    "chown",
+    "chgrp",
+    "getfacl",
+    "setfacl",
+    "lsattr",
+    "chattr",
+    "ssh-keygen",
+    "ssh-add",
+    "ssh",
+    "ssh-copy-id",
+    "cp",
+    "mv",
+    "install",
+    "ln",
+    "rsync",
+    "scp",
+    "sftp",
+    "tar",
+    "zip",
+    "7z",
+    "7za",
+    "gzip",
+    "bzip2",
+    "xz",
+    "zstd",
+    "shred",
+    "rm",
+    "unlink",
+    "mkdir",
+    "source",
+    ".",
+    "docker",
+    "podman",
+    "kubectl",
+    "helm",
+    "terraform",
+    "tofu",
+    "vault",
+    "gh",
+    "git",
+    "aws",
+    "gcloud",
+    "gsutil",
+    "az",
+    "npm",
+    "pnpm",
+    "yarn",
+    "pip",
+    "twine",
+    "psql",
+    "mysql",
+    "direnv",
+    "dotenv",
+    "env-cmd",
+    "vim",
+    "nvim",
+    "vi",
+    "nano",
+    "emacs",
+    "code",
+    "subl",
+    "open",
+    "xdg-open",
+    "pbcopy",
+    "xclip",
+    "xsel",
+    "wl-copy",
+    "clip",
+    "clip.exe",
+    "chezmoi",
+    "stow",
+    "ansible-vault",
+    "ansible-playbook",
+];
+
+/// Options under which a program that prints what it reads prints none of it (a count, a
+/// file name, an exit status, an edit in place).
+const QUIET_WITH: &[(&str, &[&str])] = &[
+    (
+        "grep",
+        &[
+            "-q",
+            "-c",
+            "-l",
+            "-L",
+            "--quiet",
+            "--silent",
+            "--count",
+            "--files-with-matches",
+            "--files-without-match",
+        ],
+    ),
+    (
+        "egrep",
+        &[
+            "-q",
+            "-c",
+            "-l",
+            "-L",
+            "--quiet",
+            "--silent",
+            "--count",
+            "--files-with-matches",
+        ],
+    ),
+    (
+        "rg",
+        &[
+            "-q",
+            "-c",
+            "-l",
+            "--quiet",
+            "--count",
+            "--files-with-matches",
+            "--files",
+        ],
+    ),
+    ("sed", &["-i", "--in-place"]),
+    ("sops", &["-e", "--encrypt", "-i", "--in-place"]),
+    ("gpg", &["-e", "--encrypt", "--import", "-c", "--symmetric"]),
+    (
+        "openssl",
+        &["x509", "req", "verify", "dgst", "s_client", "-noout"],
+    ),
+    ("diff", &["-q", "--brief"]),
+];
+
+/// Programs that carry whatever data they are given to another host: a secret reaching one
+/// of them leaves the machine. (A secret manager's CLI, `gh secret set`, `kubectl create
+/// secret`, `fly secrets import`, is where secrets belong, and is not one of them.)
+const TRANSMITTERS: &[&str] = &[
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "ssh",
+    "scp",
+    "sftp",
+    "rsync",
+    "rclone",
+    "croc",
+    "http",
+    "https",
+    "xh",
+    "openssl",
+    "aws",
+    "gsutil",
+    "gcloud",
+    "az",
+    "azcopy",
+    "s3cmd",
+    "s5cmd",
+    "mc",
+    "b2",
+    "lftp",
+    "ftp",
+    "smbclient",
+    "swaks",
+    "mail",
+    "mailx",
+    "sendmail",
+    "wormhole",
+];
+
+/// Hosts that are this machine: a secret sent there does not leave it.
+const LOOPBACK: &[&str] = &["localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]"];
+
+/// What a dump of the whole environment is called in an effect.
+const ENVIRONMENT: &str = "environment";
+
+/// A secret a command holds: what it is, and the service it is a credential for.
+#[derive(Clone, Debug)]
+struct Secret {
+    /// A path, `$NAME`, `environment`, or the command that prints it.
+    what: String,
+    /// The hosts it is used with, when gate knows them.
+    home: &'static [&'static str],
+    /// A secret-named variable of the environment whose service gate does not know.
+    variable: bool,
+}
+
+/// What a line has done with secrets so far.
+#[derive(Default)]
+pub(super) struct Line {
+    /// Per command (by index), the secret it reads or is fed.
+    held: Vec<Option<Secret>>,
+    /// Files the line wrote from a secret (a copy, an archive, a redirect).
+    files: Vec<String>,
+    /// Variables the line set from a secret.
+    vars: Vec<(String, Secret)>,
+}
+
+/// How many files and variables a line tracks (a bound).
+const MAX_TRACKED: usize = 32;
+
+impl Line {
+    /// After command `i`'s effects (from `from` in `out`) are in: what it reads of secrets,
+    /// whether that reaches the transcript (`reveal`) or the network (`send` at `secrets`,
+    /// or `reveal` at `remote` for a credential gate cannot place), and what it passes on
+    /// (files it writes, variables it sets, its output).
+    pub(super) fn after(
+        &mut self,
+        parsed: &Parsed<'_>,
+        i: usize,
+        from: usize,
+        out: &mut Vec<Effect>,
+    ) {
+        let cmd = &parsed.commands[i];
+        if self.held.len() < parsed.commands.len() {
+            self.held.resize(parsed.commands.len(), None);
+        }
+        // A file the line wrote from a secret is one.
+        let copies: Vec<Effect> = out[from..]
+            .iter()
+            .filter(|e| matches!(e.act, Act::Read | Act::Send) && self.files.contains(&e.target))
+            .map(|e| Effect {
+                act: Act::Read,
+                place: Place::Secrets,
+                target: e.target.clone(),
+            })
+            .collect();
+        out.extend(copies);
+        let own = own_secret(cmd, &out[from..]);
+        let shown = own
+            .as_ref()
+            .filter(|s| s.1 || s.0.what == ENVIRONMENT && selects_secrets(parsed, i));
+        if let Some(s) = shown {
+            if reaches_transcript(parsed, i) {
+                out.push(Effect {
+                    act: Act::Reveal,
+                    place: Place::Secrets,
+                    target: s.0.what.clone(),
+                });
+            }
+        }
+        let own = own.map(|(s, _)| s);
+        let fed = parsed
+            .pipes
+            .iter()
+            .filter(|(_, b)| *b == i)
+            .find_map(|(a, _)| self.held.get(*a).cloned().flatten());
+        self.carried(parsed, i, own.as_ref(), fed.as_ref(), from, out);
+        let held = own.or(fed);
+        if held.is_some() {
+            // What it writes from the secret is a copy of it.
+            for e in &out[from..] {
+                let writes = matches!(e.act, Act::Write | Act::Overwrite);
+                if writes
+                    && e.place != Place::Secrets
+                    && !e.target.is_empty()
+                    && self.files.len() < MAX_TRACKED
+                {
+                    self.files.push(e.target.clone());
+                }
+            }
+        }
+        // A variable set from a substitution that holds a secret (`t=$(gh auth token)`), or
+        // from a secret variable (`T=$GITHUB_TOKEN`), holds it.
+        for a in parsed.assigns.iter().filter(|a| a.by == i) {
+            let from_sub = parsed.commands[..i]
+                .iter()
+                .enumerate()
+                .rev()
+                .take_while(|(_, c)| in_substitution(c))
+                .find_map(|(k, _)| self.held.get(k).cloned().flatten());
+            let from_var = variables(&a.value).find_map(|n| self.secret_variable(n));
+            if let Some(s) = from_sub.or(from_var) {
+                if self.vars.len() < MAX_TRACKED {
+                    self.vars.push((a.name.to_string(), s));
+                }
+            }
+        }
+        self.held[i] = held;
+    }
+
+    /// The secret a variable named `name` holds: one the line set, or a secret-named one.
+    fn secret_variable(&self, name: &str) -> Option<Secret> {
+        if let Some((_, s)) = self.vars.iter().rev().find(|(n, _)| n == name) {
+            return Some(s.clone());
+        }
+        is_secret_variable(name).then(|| Secret {
+            what: format!("${name}"),
+            home: home_of(name),
+            variable: home_of(name).is_empty(),
+        })
+    }
+
+    /// A transmitter that sends a secret: its own read, what a pipe feeds it, a substitution
+    /// or a variable among its words or input. Its own service's credential sent there, or
+    /// anything sent to this machine, is no send of a secret.
+    fn carried(
+        &self,
+        parsed: &Parsed<'_>,
+        i: usize,
+        own: Option<&Secret>,
+        fed: Option<&Secret>,
+        from: usize,
+        out: &mut Vec<Effect>,
+    ) {
+        let cmd = &parsed.commands[i];
+        if !TRANSMITTERS.contains(&&*cmd.program) {
+            return;
+        }
+        let sends = out[from..]
+            .iter()
+            .any(|e| e.act == Act::Send && e.place == Place::Remote);
+        let reaches = sends
+            || out[from..]
+                .iter()
+                .any(|e| e.act == Act::Fetch && e.place == Place::Remote);
+        if !reaches {
+            return;
+        }
+        let mut carried: Vec<Secret> = Vec::new();
+        // What it reads or is fed goes out only when it sends data (`curl -T`, `nc`).
+        if sends {
+            carried.extend(own.cloned());
+            carried.extend(fed.cloned());
+        }
+        // A substitution's output is among its words.
+        for (k, _) in parsed.commands[..i]
+            .iter()
+            .enumerate()
+            .rev()
+            .take_while(|(_, c)| in_substitution(c))
+        {
+            carried.extend(self.held.get(k).cloned().flatten());
+        }
+        let words = cmd
+            .args
+            .iter()
+            .map(|a| &**a)
+            .chain(cmd.stdin.as_deref())
+            .chain(cmd.env.iter().map(|(_, v)| &**v));
+        for w in words {
+            carried.extend(variables(w).filter_map(|n| self.secret_variable(n)));
+            // `ssh -o SendEnv=AWS_SECRET_ACCESS_KEY host`
+            if let Some(names) = w.strip_prefix("SendEnv=") {
+                carried.extend(
+                    names
+                        .split([' ', ','])
+                        .filter_map(|n| self.secret_variable(n)),
+                );
+            }
+        }
+        if carried.is_empty() {
+            return;
+        }
+        let host = host_of(cmd);
+        for s in carried {
+            let home = host.as_deref().is_some_and(|h| {
+                LOOPBACK.contains(&h)
+                    || s.home
+                        .iter()
+                        .any(|d| h == *d || h.ends_with(&format!(".{d}")))
+            });
+            if home {
+                continue;
+            }
+            let (act, place, target) = if s.variable {
+                (Act::Reveal, Place::Remote, host.clone().unwrap_or_default())
+            } else {
+                (Act::Send, Place::Secrets, s.what)
+            };
+            out.push(Effect { act, place, target });
+        }
+    }
+}
+
+/// The secret command `cmd` reads itself (its effects are `mine`), and whether it prints it:
+/// a secret file's content, a program that prints a secret, a secret variable echoed, the
+/// whole environment.
+fn own_secret(cmd: &SimpleCommand<'_>, mine: &[Effect]) -> Option<(Secret, bool)> {
+    let file = |what: &str| Secret {
+        what: what.to_string(),
+        home: &[],
+        variable: false,
+    };
+    if let Some(p) = PRINTERS.iter().find(|p| prints(p, cmd)) {
+        return Some((
+            Secret {
+                what: p.name(),
+                home: p.home,
+                variable: false,
+            },
+            true,
+        ));
+    }
+    let program = &*cmd.program;
+    let words: Vec<&str> = cmd.args.iter().map(|a| &**a).collect();
+    // The whole environment: `env`, `printenv`, `export -p`, `set`, `declare -x`.
+    let dumps = match (program, words.as_slice()) {
+        ("env" | "printenv" | "set" | "export", []) => true,
+        ("export" | "declare" | "typeset", [o]) => matches!(*o, "-p" | "-x" | "-px" | "-xp"),
+        _ => false,
+    };
+    if dumps {
+        return Some((file(ENVIRONMENT), false));
+    }
+    // A secret variable printed (`printenv GITHUB_TOKEN`, `echo "$AWS_SECRET_ACCESS_KEY"`).
+    let named = match program {
+        "printenv" => words
+            .iter()
+            .find(|w| is_secret_variable(w))
+            .map(|w| w.to_string()),
+        "echo" | "printf" | "print" => words
+            .iter()
+            .flat_map(|w| variables(w))
+            .find(|n| is_secret_variable(n))
+            .map(str::to_string),
+        _ => None,
+    };
+    if let Some(name) = named {
+        return Some((
+            Secret {
+                what: format!("${name}"),
+                home: home_of(&name),
+                variable: home_of(&name).is_empty(),
+            },
+            true,
+        ));
+    }
+    let read = mine.iter().find(|e| {
+        e.act == Act::Read
+            && e.place == Place::Secrets
+            && !e.target.is_empty()
+            && !is_public(&e.target)
+    })?;
+    Some((file(&read.target), prints_content(cmd)))
+}
+
+impl Printer {
+    /// The secret's name in an effect: the program and its path (`gh auth token`).
+    fn name(&self) -> String {
+        let mut s = self.program.to_string();
+        for w in self.path {
+            s.push(' ');
+            s.push_str(w);
+        }
+        s
+    }
+}
+
+/// Whether `cmd` is the printer `p`.
+fn prints(p: &Printer, cmd: &SimpleCommand<'_>) -> bool {
+    if cmd.program != p.program {
+        return false;
+    }
+    let words: Vec<&str> = cmd
+        .args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let at = if p.path.is_empty() {
+        Some(0)
+    } else {
+        words.windows(p.path.len()).position(|w| w == p.path)
+    };
+    let Some(at) = at else {
+        return false;
+    };
+    if !p.operand_has.is_empty() {
+        let Some(operand) = words.get(at + p.path.len()) else {
+            return false;
+        };
+        let lower = operand.to_ascii_lowercase();
+        if !p.operand_has.iter().any(|w| lower.contains(w)) {
+            return false;
+        }
+    }
+    p.option.is_empty()
+        || p.option.iter().any(|o| {
+            option_value(&cmd.args, o)
+                .is_some_and(|v| p.values.is_empty() || p.values.iter().any(|x| v.starts_with(x)))
+        })
+}
+
+/// Whether option `o` is given, and its value (the next word, or what is attached: `-oyaml`,
+/// `-o=yaml`, `--output=json`); a short option may be bundled (`-gw`).
+fn option_value<'w>(args: &'w [std::borrow::Cow<'_, str>], o: &str) -> Option<&'w str> {
+    for (k, a) in args.iter().enumerate() {
+        let next = || args.get(k + 1).map(|v| &**v).unwrap_or("");
+        if a == o {
+            return Some(next());
+        }
+        if let Some(v) = a.strip_prefix(o) {
+            if o.starts_with("--") {
+                if let Some(v) = v.strip_prefix('=') {
+                    return Some(v);
+                }
+            } else {
+                return Some(v.strip_prefix('=').unwrap_or(v));
+            }
+        }
+        let short = o.len() == 2 && o.starts_with('-') && !o.starts_with("--");
+        if short && a.len() > 2 && a.starts_with('-') && !a.starts_with("--") {
+            let letter = o.as_bytes()[1] as char;
+            if a[1..].chars().all(|c| c.is_ascii_alphabetic()) && a[1..].contains(letter) {
+                return Some(next());
+            }
+        }
+    }
+    None
+}
+
+/// Whether `cmd` prints the content of what it reads (see [`QUIET`] and [`QUIET_WITH`]).
+fn prints_content(cmd: &SimpleCommand<'_>) -> bool {
+    let program = &*cmd.program;
+    if QUIET.contains(&program) || TRANSMITTERS.contains(&program) {
+        return false;
+    }
+    match QUIET_WITH.iter().find(|(p, _)| *p == program) {
+        Some((_, opts)) => !opts.iter().any(|o| {
+            !o.starts_with('-') && cmd.args.first().is_some_and(|a| a == o)
+                || o.starts_with('-') && option_value(&cmd.args, o).is_some()
+        }),
+        None => true,
+    }
+}
+
+/// Whether command `i`'s output reaches the transcript: it is no substitution's (that value
+/// goes into another command's words), its output goes to no file, and no command it pipes
+/// into absorbs it (counts, hashes, loads, sends or files it).
+fn reaches_transcript(parsed: &Parsed<'_>, i: usize) -> bool {
+    let mut k = i;
+    for _ in 0..parsed.commands.len() {
+        let c = &parsed.commands[k];
+        if in_substitution(c) || to_file(c) {
+            return false;
+        }
+        if k != i && !prints_content(c) {
+            return false;
+        }
+        match parsed.pipes.iter().find(|(a, _)| *a == k) {
+            Some((_, b)) => k = *b,
+            None => return true,
+        }
+    }
+    true
+}
+
+/// Whether `cmd`'s standard output is redirected to a file (`> x`, `>> x`, `&> /dev/null`).
+fn to_file(cmd: &SimpleCommand<'_>) -> bool {
+    cmd.writes
+        .iter()
+        .any(|w| w.op != "<" && w.op != "<>" && w.op != ">&" && w.fd.is_none_or(|f| f == 1))
+}
+
+/// Whether a command command `i` pipes into selects secret variables from what it is fed
+/// (`env | grep TOKEN`, `printenv | grep -i key`).
+fn selects_secrets(parsed: &Parsed<'_>, i: usize) -> bool {
+    parsed.pipes.iter().filter(|(a, _)| *a == i).any(|(_, b)| {
+        let c = &parsed.commands[*b];
+        is_grep(c)
+            && c.args
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .any(|p| names_secret(p))
+    })
+}
+
+/// A search for lines (`grep`, `egrep`, `rg`).
+fn is_grep(cmd: &SimpleCommand<'_>) -> bool {
+    matches!(&*cmd.program, "grep" | "egrep" | "rg")
+}
+
+/// Whether a search pattern names a secret word (`TOKEN`, `key`, `pass`).
+fn names_secret(pattern: &str) -> bool {
+    let upper = pattern.to_ascii_uppercase();
+    SECRET_VARIABLE_WORDS
+        .iter()
+        .chain(&["KEY", "PASS", "AUTH"])
+        .any(|w| upper.contains(w.trim_start_matches('_')))
+}
+
+/// Public files kept among secrets: public keys, known hosts, ssh's client settings.
+fn is_public(target: &str) -> bool {
+    const PUBLIC: &[&str] = &[
+        ".pub",
+        "/known_hosts",
+        "/known_hosts.old",
+        "/authorized_keys",
+        "/.ssh/config",
+        ".crt",
+    ];
+    PUBLIC.iter().any(|p| target.ends_with(p))
+}
+
+/// Whether a variable name says it holds a secret.
+fn is_secret_variable(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    !name.is_empty()
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !NOT_SECRET_VARIABLES.contains(&upper.as_str())
+        && SECRET_VARIABLE_WORDS.iter().any(|w| upper.contains(w))
+}
+
+/// The hosts a credential variable is used with (none when gate does not know).
+fn home_of(name: &str) -> &'static [&'static str] {
+    VARIABLE_HOMES
+        .iter()
+        .find(|(n, _)| name.eq_ignore_ascii_case(n))
+        .map(|(_, h)| *h)
+        .unwrap_or(&[])
+}
+
+/// The variables a word expands (`$NAME`, `${NAME}`, `${NAME:-x}`), not their lengths
+/// (`${#NAME}`) or a test of whether they are set (`${NAME:+set}`).
+fn variables(word: &str) -> impl Iterator<Item = &str> {
+    word.match_indices('$').filter_map(move |(k, _)| {
+        let rest = &word[k + 1..];
+        let (braced, rest) = match rest.strip_prefix('{') {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let name = &rest[..end];
+        let after = &rest[end..];
+        let usable = !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && !(braced && after.starts_with(":+"));
+        usable.then_some(name)
+    })
+}
+
+/// The host a transmitter talks to, when its words show it: a URL's host, `user@host`,
+/// `host:path`, or the first operand that looks like a host name.
+fn host_of(cmd: &SimpleCommand<'_>) -> Option<String> {
+    let words: Vec<&str> = cmd.args.iter().map(|a| &**a).collect();
+    if let Some(url) = words
+        .iter()
+        .find_map(|w| w.split_once("://").map(|(_, r)| r))
+    {
+        return Some(bare_host(url));
+    }
+    words
+        .iter()
+        .find(|w| {
+            !w.starts_with(['-', '@'])
+                && !w.contains([' ', '$', '='])
+                && (w.contains('.') || w.starts_with("localhost") || w.contains('@'))
+        })
+        .map(|w| bare_host(w))
+}
+
+/// `user@host:port/path` → `host`, lower-cased.
+fn bare_host(s: &str) -> String {
+    let s = s.split(['/', '?', '#']).next().unwrap_or(s);
+    let s = s.rsplit_once('@').map_or(s, |(_, h)| h);
+    let s = if s.starts_with('[') {
+        s.split_inclusive(']').next().unwrap_or(s)
+    } else {
+        s.split(':').next().unwrap_or(s)
+    };
+    s.to_ascii_lowercase()
+}
+
+/// Whether a file tool shows the content of what it reads (`Read`, `view`, `read_file`,
+/// `read_many_files`, `Grep`, `search_file_content`), rather than listing or finding files
+/// (`LS`, `Glob`, `list_directory`): the first word of its name that says either decides.
+pub(super) fn tool_shows_content(tool: &str) -> bool {
+    const SHOWS: &[&str] = &[
+        "read", "view", "cat", "head", "tail", "show", "open", "get", "grep", "search",
+    ];
+    const LISTS: &[&str] = &[
+        "list",
+        "ls",
+        "glob",
+        "find",
+        "stat",
+        "tree",
+        "info",
+        "directory",
+        "dir",
+        "exists",
+    ];
+    let lower = tool.to_ascii_lowercase();
+    let verb = lower.rsplit("__").next().unwrap_or(&lower);
+    for word in verb.split(['_', '-', '.']).filter(|w| !w.is_empty()) {
+        if LISTS.contains(&word) {
+            return false;
+        }
+        if SHOWS
+            .iter()
+            .any(|s| word == *s || word.starts_with(s) && s.len() > 3)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// A file tool's read of a secret that shows its content is also a `reveal` of it.
+pub(super) fn tool_reveals(tool: &str, out: &mut Vec<Effect>, from: usize) {
+    if !tool_shows_content(tool) {
+        return;
+    }
+    let shown: Vec<Effect> = out[from..]
+        .iter()
+        .filter(|e| {
+            e.act == Act::Read
+                && e.place == Place::Secrets
+                && !e.target.is_empty()
+                && !is_public(&e.target)
+        })
+        .map(|e| Effect {
+            act: Act::Reveal,
+            ..e.clone()
+        })
+        .collect();
+    out.extend(shown);
+}
+
+#[cfg(test)]
+mod tests;
