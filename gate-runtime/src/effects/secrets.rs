@@ -10,728 +10,12 @@ use super::shell::in_substitution;
 use super::Effect;
 use crate::shell::{Parsed, SimpleCommand};
 
-/// A program that prints a secret: its subcommand path (adjacent words among those that are
-/// not options), what the word after the path must name (one of, case-insensitively; none:
-/// anything), an option one of which must be given (none: no option needed) and the values
-/// that option must start with (none: any), and the service the secret is a credential for.
-struct Printer {
-    program: &'static str,
-    path: &'static [&'static str],
-    operand_has: &'static [&'static str],
-    option: &'static [&'static str],
-    values: &'static [&'static str],
-    home: &'static [&'static str],
-    /// A line that prints it (the tests run each).
-    #[cfg_attr(not(test), allow(dead_code))]
-    example: &'static str,
-}
+mod tables;
 
-const GITHUB: &[&str] = &["github.com", "githubusercontent.com", "ghcr.io"];
-const GOOGLE: &[&str] = &["googleapis.com", "google.com", "gcr.io", "pkg.dev"];
-const AZURE: &[&str] = &["azure.com", "microsoft.com", "windows.net", "azurecr.io"];
-const AWS: &[&str] = &["amazonaws.com"];
-const NONE: &[&str] = &[];
-
-/// Programs that print a secret (a token, a password, a key, a decrypted file).
-const PRINTERS: &[Printer] = &[
-    Printer {
-        program: "gh",
-        path: &["auth", "token"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: GITHUB,
-        example: "gh auth token",
-    },
-    Printer {
-        program: "gh",
-        path: &["auth", "status"],
-        operand_has: &[],
-        option: &["-t", "--show-token"],
-        values: &[],
-        home: GITHUB,
-        example: "gh auth status -t",
-    },
-    Printer {
-        program: "gcloud",
-        path: &["auth", "print-access-token"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: GOOGLE,
-        example: "gcloud auth print-access-token",
-    },
-    Printer {
-        program: "gcloud",
-        path: &["auth", "print-identity-token"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: GOOGLE,
-        example: "gcloud auth print-identity-token",
-    },
-    Printer {
-        program: "gcloud",
-        path: &["application-default", "print-access-token"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: GOOGLE,
-        example: "gcloud auth application-default print-access-token",
-    },
-    Printer {
-        program: "gcloud",
-        path: &["secrets", "versions", "access"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "gcloud secrets versions access latest --secret=db",
-    },
-    Printer {
-        program: "aws",
-        path: &["configure", "get"],
-        operand_has: &["secret", "token", "password"],
-        option: &[],
-        values: &[],
-        home: AWS,
-        example: "aws configure get aws_secret_access_key",
-    },
-    Printer {
-        program: "aws",
-        path: &["configure", "export-credentials"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: AWS,
-        example: "aws configure export-credentials --profile prod",
-    },
-    Printer {
-        program: "aws",
-        path: &["sts", "get-session-token"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: AWS,
-        example: "aws sts get-session-token",
-    },
-    Printer {
-        program: "aws",
-        path: &["sts", "assume-role"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: AWS,
-        example: "aws sts assume-role --role-arn arn:aws:iam::1:role/x --role-session-name s",
-    },
-    Printer {
-        program: "aws",
-        path: &["sts", "get-federation-token"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: AWS,
-        example: "aws sts get-federation-token --name n",
-    },
-    Printer {
-        program: "aws",
-        path: &["ecr", "get-login-password"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: AWS,
-        example: "aws ecr get-login-password --region us-east-1",
-    },
-    Printer {
-        program: "aws",
-        path: &["secretsmanager", "get-secret-value"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "aws secretsmanager get-secret-value --secret-id prod/db",
-    },
-    Printer {
-        program: "aws",
-        path: &["ssm", "get-parameter"],
-        operand_has: &[],
-        option: &["--with-decryption"],
-        values: &[],
-        home: NONE,
-        example: "aws ssm get-parameter --name /db/pw --with-decryption",
-    },
-    Printer {
-        program: "aws",
-        path: &["ssm", "get-parameters"],
-        operand_has: &[],
-        option: &["--with-decryption"],
-        values: &[],
-        home: NONE,
-        example: "aws ssm get-parameters --names a b --with-decryption",
-    },
-    Printer {
-        program: "az",
-        path: &["account", "get-access-token"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: AZURE,
-        example: "az account get-access-token",
-    },
-    Printer {
-        program: "az",
-        path: &["keyvault", "secret", "show"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "az keyvault secret show --vault-name v --name db",
-    },
-    Printer {
-        program: "az",
-        path: &["acr", "login"],
-        operand_has: &[],
-        option: &["--expose-token"],
-        values: &[],
-        home: AZURE,
-        example: "az acr login -n reg --expose-token",
-    },
-    Printer {
-        program: "kubectl",
-        path: &["get", "secret"],
-        operand_has: &[],
-        option: &["-o", "--output"],
-        values: &["yaml", "json", "jsonpath", "go-template"],
-        home: NONE,
-        example: "kubectl get secret db -o yaml",
-    },
-    Printer {
-        program: "kubectl",
-        path: &["get", "secrets"],
-        operand_has: &[],
-        option: &["-o", "--output"],
-        values: &["yaml", "json", "jsonpath", "go-template"],
-        home: NONE,
-        example: "kubectl get secrets -o json",
-    },
-    Printer {
-        program: "kubectl",
-        path: &["config", "view"],
-        operand_has: &[],
-        option: &["--raw"],
-        values: &[],
-        home: NONE,
-        example: "kubectl config view --raw",
-    },
-    Printer {
-        program: "vault",
-        path: &["kv", "get"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "vault kv get secret/db",
-    },
-    Printer {
-        program: "vault",
-        path: &["read"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "vault read secret/data/db",
-    },
-    Printer {
-        program: "vault",
-        path: &["print", "token"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "vault print token",
-    },
-    Printer {
-        program: "op",
-        path: &["read"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "op read op://vault/db/password",
-    },
-    Printer {
-        program: "op",
-        path: &["inject"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "op inject -i config.tpl",
-    },
-    Printer {
-        program: "op",
-        path: &["item", "get"],
-        operand_has: &[],
-        option: &["--reveal", "--fields"],
-        values: &[],
-        home: NONE,
-        example: "op item get db --fields password --reveal",
-    },
-    Printer {
-        program: "pass",
-        path: &["show"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "pass show web/github",
-    },
-    Printer {
-        program: "gopass",
-        path: &["show"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "gopass show -o web/github",
-    },
-    Printer {
-        program: "bw",
-        path: &["get"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "bw get password github",
-    },
-    Printer {
-        program: "lpass",
-        path: &["show"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "lpass show --password github",
-    },
-    Printer {
-        program: "security",
-        path: &["find-generic-password"],
-        operand_has: &[],
-        option: &["-w", "-g"],
-        values: &[],
-        home: NONE,
-        example: "security find-generic-password -s github -w",
-    },
-    Printer {
-        program: "security",
-        path: &["find-internet-password"],
-        operand_has: &[],
-        option: &["-w", "-g"],
-        values: &[],
-        home: NONE,
-        example: "security find-internet-password -s github.com -w",
-    },
-    Printer {
-        program: "doppler",
-        path: &["secrets", "get"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "doppler secrets get DB_PASSWORD --plain",
-    },
-    Printer {
-        program: "doppler",
-        path: &["secrets", "download"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "doppler secrets download --no-file",
-    },
-    Printer {
-        program: "heroku",
-        path: &["auth:token"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "heroku auth:token",
-    },
-    Printer {
-        program: "heroku",
-        path: &["config:get"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "heroku config:get DATABASE_URL -a app",
-    },
-    Printer {
-        program: "heroku",
-        path: &["config"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "heroku config -a app",
-    },
-    Printer {
-        program: "git",
-        path: &["credential", "fill"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "git credential fill",
-    },
-    Printer {
-        program: "npm",
-        path: &["config", "get"],
-        operand_has: &["auth", "password", "token"],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "npm config get //registry.npmjs.org/:_authToken",
-    },
-    Printer {
-        program: "gpg",
-        path: &[],
-        operand_has: &[],
-        option: &[
-            "--export-secret-keys",
-            "--export-secret-subkeys",
-            "-d",
-            "--decrypt",
-        ],
-        values: &[],
-        home: NONE,
-        example: "gpg --export-secret-keys --armor me@x.io",
-    },
-    Printer {
-        program: "sops",
-        path: &[],
-        operand_has: &[],
-        option: &["-d", "--decrypt"],
-        values: &[],
-        home: NONE,
-        example: "sops -d secrets.enc.yaml",
-    },
-    Printer {
-        program: "sops",
-        path: &["decrypt"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "sops decrypt secrets.enc.yaml",
-    },
-    Printer {
-        program: "age",
-        path: &[],
-        operand_has: &[],
-        option: &["-d", "--decrypt"],
-        values: &[],
-        home: NONE,
-        example: "age -d -i key.txt secrets.age",
-    },
-    Printer {
-        program: "ansible-vault",
-        path: &["view"],
-        operand_has: &[],
-        option: &[],
-        values: &[],
-        home: NONE,
-        example: "ansible-vault view group_vars/all/vault.yml",
-    },
-];
-
-/// Parts of a variable name that say it holds a secret (`GITHUB_TOKEN`,
-/// `AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`, `OPENAI_API_KEY`, `DATABASE_URL`).
-const SECRET_VARIABLE_WORDS: &[&str] = &[
-    "TOKEN",
-    "SECRET",
-    "PASSWORD",
-    "PASSWD",
-    "PASSPHRASE",
-    "CREDENTIAL",
-    "APIKEY",
-    "API_KEY",
-    "ACCESS_KEY",
-    "PRIVATE_KEY",
-    "SIGNING_KEY",
-    "ENCRYPTION_KEY",
-    "MASTER_KEY",
-    "AUTH_KEY",
-    "CLIENT_KEY",
-    "SESSION_KEY",
-    "COOKIE",
-    "DATABASE_URL",
-    "_DSN",
-    "_PASS",
-    "_PWD",
-];
-
-/// Variables with a secret word that hold none (`SSH_AUTH_SOCK` is a socket's path).
-const NOT_SECRET_VARIABLES: &[&str] = &["SSH_AUTH_SOCK", "GPG_TTY", "TOKENIZERS_PARALLELISM"];
-
-/// Credentials whose service gate knows (variable name, the hosts it is used with): sending
-/// one to its own service is its ordinary use (`curl -H "Authorization: Bearer
-/// $GITHUB_TOKEN" https://api.github.com/user`), to any other host a send of a secret.
-const VARIABLE_HOMES: &[(&str, &[&str])] = &[
-    ("GITHUB_TOKEN", GITHUB),
-    ("GH_TOKEN", GITHUB),
-    ("GITHUB_PAT", GITHUB),
-    ("GH_ENTERPRISE_TOKEN", GITHUB),
-    ("GITLAB_TOKEN", &["gitlab.com"]),
-    ("AWS_SECRET_ACCESS_KEY", AWS),
-    ("AWS_SESSION_TOKEN", AWS),
-    ("AZURE_CLIENT_SECRET", AZURE),
-    ("ARM_CLIENT_SECRET", AZURE),
-    ("OPENAI_API_KEY", &["api.openai.com"]),
-    ("ANTHROPIC_API_KEY", &["api.anthropic.com"]),
-    ("GEMINI_API_KEY", &["generativelanguage.googleapis.com"]),
-    ("GOOGLE_API_KEY", &["googleapis.com"]),
-    ("HF_TOKEN", &["huggingface.co"]),
-    ("HUGGING_FACE_HUB_TOKEN", &["huggingface.co"]),
-    ("NPM_TOKEN", &["registry.npmjs.org", "npmjs.com"]),
-    ("SLACK_TOKEN", &["slack.com"]),
-    ("SLACK_BOT_TOKEN", &["slack.com"]),
-    ("STRIPE_SECRET_KEY", &["api.stripe.com"]),
-    ("STRIPE_API_KEY", &["api.stripe.com"]),
-    ("CLOUDFLARE_API_TOKEN", &["api.cloudflare.com"]),
-    ("DIGITALOCEAN_TOKEN", &["api.digitalocean.com"]),
-    ("DIGITALOCEAN_ACCESS_TOKEN", &["api.digitalocean.com"]),
-    ("LINEAR_API_KEY", &["api.linear.app"]),
-    ("SENTRY_AUTH_TOKEN", &["sentry.io"]),
-    ("VERCEL_TOKEN", &["api.vercel.com"]),
-    ("NETLIFY_AUTH_TOKEN", &["api.netlify.com"]),
-    ("CIRCLECI_TOKEN", &["circleci.com"]),
-    ("CIRCLE_TOKEN", &["circleci.com"]),
-    ("SENDGRID_API_KEY", &["api.sendgrid.com"]),
-    ("TWILIO_AUTH_TOKEN", &["api.twilio.com"]),
-    ("DOCKERHUB_TOKEN", &["hub.docker.com", "docker.io"]),
-    ("PYPI_TOKEN", &["upload.pypi.org", "pypi.org"]),
-    ("CARGO_REGISTRY_TOKEN", &["crates.io"]),
-    ("BUILDKITE_API_TOKEN", &["api.buildkite.com"]),
-    ("DATADOG_API_KEY", &["datadoghq.com"]),
-    ("DD_API_KEY", &["datadoghq.com"]),
-    ("PAGERDUTY_TOKEN", &["api.pagerduty.com"]),
-    ("NOTION_TOKEN", &["api.notion.com"]),
-    ("JIRA_API_TOKEN", &["atlassian.net"]),
-];
-
-/// Programs that read a secret without printing its content: they list, test, size or
-/// fingerprint it (`ls ~/.ssh`, `test -f .env`, `sha256sum .env`, `ssh-keygen -lf KEY`),
-/// copy or pack it to a file (`cp`, `tar czf k.tgz ~/.ssh`: the copy is a secret in turn),
-/// load or use it as its program does (`source .env`, `ssh -i KEY`, `docker --env-file`,
-/// `kubectl` with its kubeconfig, `gh` with its hosts file), or open it in an editor.
-/// A program that reads a secret and is none of these prints it.
-const QUIET: &[&str] = &[
-    "ls",
-    "ll",
-    "la",
-    "dir",
-    "exa",
-    "eza",
-    "lsd",
-    "tree",
-    "stat",
-    "file",
-    "test",
-    "[",
-    "[[",
-    "du",
-    "wc",
-    "sha1sum",
-    "sha224sum",
-    "sha256sum",
-    "sha384sum",
-    "sha512sum",
-    "shasum",
-    "md5sum",
-    "md5",
-    "cksum",
-    "b2sum",
-    "sum",
-    "cmp",
-    "find",
-    "fd",
-    "realpath",
-    "readlink",
-    "basename",
-    "dirname",
-    "touch",
-    "chmod",
-    "chown",
-    "chgrp",
-    "getfacl",
-    "setfacl",
-    "lsattr",
-    "chattr",
-    "ssh-keygen",
-    "ssh-add",
-    "ssh",
-    "ssh-copy-id",
-    "cp",
-    "mv",
-    "install",
-    "ln",
-    "rsync",
-    "scp",
-    "sftp",
-    "tar",
-    "zip",
-    "7z",
-    "7za",
-    "gzip",
-    "bzip2",
-    "xz",
-    "zstd",
-    "shred",
-    "rm",
-    "unlink",
-    "mkdir",
-    "source",
-    ".",
-    "docker",
-    "podman",
-    "kubectl",
-    "helm",
-    "terraform",
-    "tofu",
-    "vault",
-    "gh",
-    "git",
-    "aws",
-    "gcloud",
-    "gsutil",
-    "az",
-    "npm",
-    "pnpm",
-    "yarn",
-    "pip",
-    "twine",
-    "psql",
-    "mysql",
-    "direnv",
-    "dotenv",
-    "env-cmd",
-    "vim",
-    "nvim",
-    "vi",
-    "nano",
-    "emacs",
-    "code",
-    "subl",
-    "open",
-    "xdg-open",
-    "pbcopy",
-    "xclip",
-    "xsel",
-    "wl-copy",
-    "clip",
-    "clip.exe",
-    "chezmoi",
-    "stow",
-    "ansible-vault",
-    "ansible-playbook",
-];
-
-/// Options under which a program that prints what it reads prints none of it (a count, a
-/// file name, an exit status, an edit in place).
-const QUIET_WITH: &[(&str, &[&str])] = &[
-    (
-        "grep",
-        &[
-            "-q",
-            "-c",
-            "-l",
-            "-L",
-            "--quiet",
-            "--silent",
-            "--count",
-            "--files-with-matches",
-            "--files-without-match",
-        ],
-    ),
-    (
-        "egrep",
-        &[
-            "-q",
-            "-c",
-            "-l",
-            "-L",
-            "--quiet",
-            "--silent",
-            "--count",
-            "--files-with-matches",
-        ],
-    ),
-    (
-        "rg",
-        &[
-            "-q",
-            "-c",
-            "-l",
-            "--quiet",
-            "--count",
-            "--files-with-matches",
-            "--files",
-        ],
-    ),
-    ("sed", &["-i", "--in-place"]),
-    ("sops", &["-e", "--encrypt", "-i", "--in-place"]),
-    ("gpg", &["-e", "--encrypt", "--import", "-c", "--symmetric"]),
-    (
-        "openssl",
-        &["x509", "req", "verify", "dgst", "s_client", "-noout"],
-    ),
-    ("diff", &["-q", "--brief"]),
-];
-
-/// Programs that carry whatever data they are given to another host: a secret reaching one
-/// of them leaves the machine. (A secret manager's CLI, `gh secret set`, `kubectl create
-/// secret`, `fly secrets import`, is where secrets belong, and is not one of them.)
-const TRANSMITTERS: &[&str] = &[
-    "curl",
-    "wget",
-    "nc",
-    "ncat",
-    "netcat",
-    "socat",
-    "telnet",
-    "ssh",
-    "scp",
-    "sftp",
-    "rsync",
-    "rclone",
-    "croc",
-    "http",
-    "https",
-    "xh",
-    "openssl",
-    "aws",
-    "gsutil",
-    "gcloud",
-    "az",
-    "azcopy",
-    "s3cmd",
-    "s5cmd",
-    "mc",
-    "b2",
-    "lftp",
-    "ftp",
-    "smbclient",
-    "swaks",
-    "mail",
-    "mailx",
-    "sendmail",
-    "wormhole",
-];
-
-/// Hosts that are this machine: a secret sent there does not leave it.
-const LOOPBACK: &[&str] = &["localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]"];
+use tables::{
+    Printer, LOOPBACK, NOT_SECRET_VARIABLES, PRINTERS, QUIET, QUIET_WITH, SECRET_VARIABLE_WORDS,
+    TRANSMITTERS, VARIABLE_HOMES,
+};
 
 /// What a dump of the whole environment is called in an effect.
 const ENVIRONMENT: &str = "environment";
@@ -751,7 +35,7 @@ struct Secret {
 #[derive(Default)]
 pub(super) struct Line {
     /// Per command (by index), the secret it reads or is fed.
-    held: Vec<Option<Secret>>,
+    held: Vec<(usize, Secret)>,
     /// Files the line wrote from a secret (a copy, an archive, a redirect).
     files: Vec<String>,
     /// Variables the line set from a secret.
@@ -774,9 +58,6 @@ impl Line {
         out: &mut Vec<Effect>,
     ) {
         let cmd = &parsed.commands[i];
-        if self.held.len() < parsed.commands.len() {
-            self.held.resize(parsed.commands.len(), None);
-        }
         // A file the line wrote from a secret is one.
         let copies: Vec<Effect> = out[from..]
             .iter()
@@ -806,7 +87,7 @@ impl Line {
             .pipes
             .iter()
             .filter(|(_, b)| *b == i)
-            .find_map(|(a, _)| self.held.get(*a).cloned().flatten());
+            .find_map(|(a, _)| self.held_by(*a));
         self.carried(parsed, i, own.as_ref(), fed.as_ref(), from, out);
         let held = own.or(fed);
         if held.is_some() {
@@ -830,7 +111,7 @@ impl Line {
                 .enumerate()
                 .rev()
                 .take_while(|(_, c)| in_substitution(c))
-                .find_map(|(k, _)| self.held.get(k).cloned().flatten());
+                .find_map(|(k, _)| self.held_by(k));
             let from_var = variables(&a.value).find_map(|n| self.secret_variable(n));
             if let Some(s) = from_sub.or(from_var) {
                 if self.vars.len() < MAX_TRACKED {
@@ -838,7 +119,17 @@ impl Line {
                 }
             }
         }
-        self.held[i] = held;
+        if let Some(s) = held {
+            self.held.push((i, s));
+        }
+    }
+
+    /// The secret command `k` read or was fed.
+    fn held_by(&self, k: usize) -> Option<Secret> {
+        self.held
+            .iter()
+            .find(|(c, _)| *c == k)
+            .map(|(_, s)| s.clone())
     }
 
     /// The secret a variable named `name` holds: one the line set, or a secret-named one.
@@ -892,7 +183,7 @@ impl Line {
             .rev()
             .take_while(|(_, c)| in_substitution(c))
         {
-            carried.extend(self.held.get(k).cloned().flatten());
+            carried.extend(self.held_by(k));
         }
         let words = cmd
             .args
@@ -955,25 +246,22 @@ fn own_secret(cmd: &SimpleCommand<'_>, mine: &[Effect]) -> Option<(Secret, bool)
         ));
     }
     let program = &*cmd.program;
-    let words: Vec<&str> = cmd.args.iter().map(|a| &**a).collect();
+    let words = || cmd.args.iter().map(|a| &**a);
     // The whole environment: `env`, `printenv`, `export -p`, `set`, `declare -x`.
-    let dumps = match (program, words.as_slice()) {
-        ("env" | "printenv" | "set" | "export", []) => true,
-        ("export" | "declare" | "typeset", [o]) => matches!(*o, "-p" | "-x" | "-px" | "-xp"),
-        _ => false,
-    };
+    let only = (cmd.args.len() == 1).then(|| &*cmd.args[0]);
+    let dumps = matches!(program, "env" | "printenv" | "set" | "export") && cmd.args.is_empty()
+        || matches!(program, "export" | "declare" | "typeset")
+            && matches!(only, Some("-p" | "-x" | "-px" | "-xp"));
     if dumps {
         return Some((file(ENVIRONMENT), false));
     }
     // A secret variable printed (`printenv GITHUB_TOKEN`, `echo "$AWS_SECRET_ACCESS_KEY"`).
     let named = match program {
-        "printenv" => words
-            .iter()
+        "printenv" => words()
             .find(|w| is_secret_variable(w))
             .map(|w| w.to_string()),
-        "echo" | "printf" | "print" => words
-            .iter()
-            .flat_map(|w| variables(w))
+        "echo" | "printf" | "print" => words()
+            .flat_map(variables)
             .find(|n| is_secret_variable(n))
             .map(str::to_string),
         _ => None,
@@ -1014,22 +302,22 @@ fn prints(p: &Printer, cmd: &SimpleCommand<'_>) -> bool {
     if cmd.program != p.program {
         return false;
     }
-    let words: Vec<&str> = cmd
-        .args
-        .iter()
-        .map(|a| &**a)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let at = if p.path.is_empty() {
-        Some(0)
-    } else {
-        words.windows(p.path.len()).position(|w| w == p.path)
+    let operands = || {
+        cmd.args
+            .iter()
+            .map(|a| &**a)
+            .filter(|a| !a.starts_with('-'))
     };
+    // Where the path starts among the operands (adjacent words).
+    let at = (0..=cmd.args.len()).find(|&k| {
+        let mut words = operands().skip(k);
+        p.path.iter().all(|w| words.next() == Some(*w))
+    });
     let Some(at) = at else {
         return false;
     };
     if !p.operand_has.is_empty() {
-        let Some(operand) = words.get(at + p.path.len()) else {
+        let Some(operand) = operands().nth(at + p.path.len()) else {
             return false;
         };
         let lower = operand.to_ascii_lowercase();
