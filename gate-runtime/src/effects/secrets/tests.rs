@@ -202,3 +202,44 @@ fn variable_names_and_hosts() {
     assert!(!tool_shows_content("Glob"));
     assert!(!tool_shows_content("list_directory"));
 }
+
+#[test]
+fn a_file_tool_that_shows_a_secret_reveals_it() {
+    use crate::effects::programs::testing::{at, labels};
+    use crate::effects::tools::effects_of_event_parsed;
+    use crate::event::Event;
+    use gate_spec::ir::ActionClass;
+    let run = |tool: &str, class: ActionClass, path: &str| {
+        let event = Event {
+            tool: Some(tool.to_string()),
+            class: Some(class),
+            paths: vec![path.to_string()],
+            ..Event::default()
+        };
+        let mut out = Vec::new();
+        effects_of_event_parsed(&event, &at(), None, &mut out);
+        labels(&out)
+    };
+    for (tool, class, path) in [
+        ("Read", ActionClass::Read, "/home/u/proj/.env"),
+        ("read_file", ActionClass::Read, "~/.kube/config"),
+        ("read_many_files", ActionClass::Read, ".env.production"),
+        ("Grep", ActionClass::Search, "/home/u/.aws/credentials"),
+        ("search_file_content", ActionClass::Search, "~/.ssh"),
+        ("view", ActionClass::Read, "~/.docker/config.json"),
+    ] {
+        let e = run(tool, class, path);
+        assert!(e.contains(&"reveal@secrets".to_string()), "{tool} {path}: {e:?}");
+    }
+    for (tool, class, path) in [
+        ("LS", ActionClass::Search, "~/.ssh"),
+        ("Glob", ActionClass::Search, "~/.aws"),
+        ("list_directory", ActionClass::Search, "~/.ssh"),
+        ("Read", ActionClass::Read, "~/.ssh/id_ed25519.pub"),
+        ("Read", ActionClass::Read, ".env.example"),
+        ("Grep", ActionClass::Search, "src"),
+    ] {
+        let e = run(tool, class, path);
+        assert!(!e.iter().any(|x| x.starts_with("reveal")), "{tool} {path}: {e:?}");
+    }
+}
