@@ -475,9 +475,11 @@ fn variables(word: &str) -> impl Iterator<Item = &str> {
             .unwrap_or(rest.len());
         let name = &rest[..end];
         let after = &rest[end..];
-        let usable = !name.is_empty()
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-            && !(braced && after.starts_with(":+"));
+        // A length (`${#X}`) names no variable here; a test of being set (`${X:+set}`)
+        // prints no value.
+        let tests_only = braced && after.starts_with(":+");
+        let starts_well = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+        let usable = starts_well && !tests_only;
         usable.then_some(name)
     })
 }

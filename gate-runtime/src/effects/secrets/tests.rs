@@ -229,7 +229,10 @@ fn a_file_tool_that_shows_a_secret_reveals_it() {
         ("view", ActionClass::Read, "~/.docker/config.json"),
     ] {
         let e = run(tool, class, path);
-        assert!(e.contains(&"reveal@secrets".to_string()), "{tool} {path}: {e:?}");
+        assert!(
+            e.contains(&"reveal@secrets".to_string()),
+            "{tool} {path}: {e:?}"
+        );
     }
     for (tool, class, path) in [
         ("LS", ActionClass::Search, "~/.ssh"),
@@ -240,6 +243,9 @@ fn a_file_tool_that_shows_a_secret_reveals_it() {
         ("Grep", ActionClass::Search, "src"),
     ] {
         let e = run(tool, class, path);
-        assert!(!e.iter().any(|x| x.starts_with("reveal")), "{tool} {path}: {e:?}");
+        assert!(
+            !e.iter().any(|x| x.starts_with("reveal")),
+            "{tool} {path}: {e:?}"
+        );
     }
 }
