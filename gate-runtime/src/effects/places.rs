@@ -135,6 +135,7 @@ const SECRET_IN_DIR: &[(&str, &str)] = &[
     ("composer", "auth.json"),
     (".composer", "auth.json"),
     (".m2", "settings-security.xml"),
+    ("serviceaccount", "token"),
 ];
 /// Secret files by name prefix (`service-account-prod.json`, `id_rsa_work`).
 const SECRET_PREFIXES: &[&str] = &["service-account", "id_rsa", "id_ed25519", "id_ecdsa"];
@@ -1024,6 +1025,7 @@ mod tests {
             "config/credentials.json",
             "gcp/service-account-prod.json",
             "~/.cargo/credentials.toml",
+            "/var/run/secrets/kubernetes.io/serviceaccount/token",
             "$DIR/.kube/config",
         ] {
             assert_eq!(place(t), Place::Secrets, "{t}");

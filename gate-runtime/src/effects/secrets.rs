@@ -14,8 +14,10 @@ mod tables;
 
 use tables::{
     Printer, LOOPBACK, NOT_SECRET_VARIABLES, PRINTERS, QUIET, QUIET_WITH, SECRET_VARIABLE_WORDS,
-    TRANSMITTERS, VARIABLE_HOMES,
+    TRANSMITTERS, UPLOADS, VARIABLE_HOMES,
 };
+
+use super::places::{self, Where};
 
 /// What a dump of the whole environment is called in an effect.
 const ENVIRONMENT: &str = "environment";
@@ -54,10 +56,12 @@ impl Line {
         &mut self,
         parsed: &Parsed<'_>,
         i: usize,
+        (cwd, oldpwd, at): (&str, Option<&str>, &Where),
         from: usize,
         out: &mut Vec<Effect>,
     ) {
         let cmd = &parsed.commands[i];
+        uploads(cmd, cwd, oldpwd, at, out);
         // A file the line wrote from a secret is one.
         let copies: Vec<Effect> = out[from..]
             .iter()
@@ -224,6 +228,62 @@ impl Line {
             out.push(Effect { act, place, target });
         }
     }
+}
+
+/// An upload the command model does not read as one ([`UPLOADS`]): the local files it names
+/// are read, and sent.
+fn uploads(
+    cmd: &SimpleCommand<'_>,
+    cwd: &str,
+    oldpwd: Option<&str>,
+    at: &Where,
+    out: &mut Vec<Effect>,
+) {
+    let operands = || {
+        cmd.args
+            .iter()
+            .map(|a| &**a)
+            .filter(|a| !a.starts_with('-'))
+    };
+    // The entry whose path the operands spell, and where the path starts.
+    let found = UPLOADS
+        .iter()
+        .filter(|u| u.program == cmd.program)
+        .find_map(|u| {
+            (0..=cmd.args.len())
+                .find(|&k| {
+                    let mut words = operands().skip(k);
+                    u.path.iter().all(|w| words.next() == Some(*w))
+                })
+                .map(|k| (u, k))
+        });
+    let Some((u, start)) = found else {
+        return;
+    };
+    let mut read = |file: &str| {
+        let (place, target) = places::place_of(file, cwd, oldpwd, at);
+        out.push(Effect {
+            act: Act::Read,
+            place,
+            target,
+        });
+    };
+    if u.file_options.is_empty() {
+        let rest = operands().skip(start + u.path.len());
+        let n = rest.clone().count();
+        rest.take(n.saturating_sub(1)).for_each(&mut read);
+    } else {
+        for o in u.file_options {
+            if let Some(v) = option_value(&cmd.args, o).filter(|v| !v.is_empty()) {
+                read(v);
+            }
+        }
+    }
+    out.push(Effect {
+        act: Act::Send,
+        place: Place::Remote,
+        target: String::new(),
+    });
 }
 
 /// The secret command `cmd` reads itself (its effects are `mine`), and whether it prints it:

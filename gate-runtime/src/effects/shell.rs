@@ -569,7 +569,7 @@ pub fn effects_of_parsed(
         }
         let before = out.len();
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
-        secrets.after(parsed, i, before, out);
+        secrets.after(parsed, i, (&cwd, oldpwd.as_deref(), at), before, out);
         super::identity::copies(parsed, i, &mut gate_read, before, out);
         for a in parsed.assigns.iter().filter(|a| a.by == i) {
             let known = (a.value == "$(…)")

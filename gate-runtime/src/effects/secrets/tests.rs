@@ -131,6 +131,25 @@ fn a_secret_sent_by_any_carrier_is_a_send_of_a_secret() {
 }
 
 #[test]
+fn every_upload_example_sends_its_secret() {
+    for u in tables::UPLOADS {
+        assert!(
+            has(u.example, "send@secrets"),
+            "{}: {:?}",
+            u.example,
+            effects(u.example)
+        );
+    }
+    for line in [
+        "gcloud storage cp dist/app.js gs://site/",
+        "mc cp build/app.zip myminio/releases/",
+        "az storage blob upload -f dist/app.zip -c c -n app.zip",
+    ] {
+        assert!(!has(line, "send@secrets"), "{line}: {:?}", effects(line));
+    }
+}
+
+#[test]
 fn a_credential_sent_to_its_own_service_or_to_this_machine_is_its_use() {
     for line in [
         "curl -H \"Authorization: Bearer $GITHUB_TOKEN\" https://api.github.com/user",
