@@ -14,7 +14,7 @@ mod tables;
 
 use tables::{
     Printer, LOOPBACK, NOT_SECRET_VARIABLES, PRINTERS, QUIET, QUIET_WITH, SECRET_VARIABLE_WORDS,
-    TRANSMITTERS, UPLOADS, VARIABLE_HOMES,
+    SHOWS_FILES, TRANSMITTERS, UPLOADS, VARIABLE_HOMES,
 };
 
 use super::places::{self, Where};
@@ -73,7 +73,16 @@ impl Line {
             })
             .collect();
         out.extend(copies);
-        let own = own_secret(cmd, &out[from..]);
+        let own = shown_file(cmd, cwd, oldpwd, at)
+            .map(|what| {
+                let secret = Secret {
+                    what,
+                    home: &[],
+                    variable: false,
+                };
+                (secret, true)
+            })
+            .or_else(|| own_secret(cmd, &out[from..]));
         let shown = own
             .as_ref()
             .filter(|s| s.1 || s.0.what == ENVIRONMENT && selects_secrets(parsed, i));
@@ -284,6 +293,33 @@ fn uploads(
         place: Place::Remote,
         target: String::new(),
     });
+}
+
+/// A secret file whose content a subcommand of [`SHOWS_FILES`] prints (`git show
+/// HEAD:.env`): its operands after the subcommand, a revision's `REV:` taken off.
+fn shown_file(
+    cmd: &SimpleCommand<'_>,
+    cwd: &str,
+    oldpwd: Option<&str>,
+    at: &Where,
+) -> Option<String> {
+    let mut operands = cmd
+        .args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| !a.starts_with('-'));
+    let sub = operands.next()?;
+    if !SHOWS_FILES
+        .iter()
+        .any(|(p, s, _)| *p == cmd.program && *s == sub)
+    {
+        return None;
+    }
+    operands.find_map(|w| {
+        let file = w.split_once(':').map_or(w, |(_, f)| f);
+        let (place, target) = places::place_of(file, cwd, oldpwd, at);
+        (place == Place::Secrets && !file.is_empty() && !is_public(&target)).then_some(target)
+    })
 }
 
 /// The secret command `cmd` reads itself (its effects are `mine`), and whether it prints it:

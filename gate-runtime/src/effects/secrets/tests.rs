@@ -131,6 +131,27 @@ fn a_secret_sent_by_any_carrier_is_a_send_of_a_secret() {
 }
 
 #[test]
+fn a_subcommand_that_shows_files_reveals_the_secret_it_names() {
+    for (_, _, example) in tables::SHOWS_FILES {
+        assert!(
+            has(example, "reveal@secrets"),
+            "{example}: {:?}",
+            effects(example)
+        );
+    }
+    for line in [
+        "git show HEAD:src/main.rs",
+        "git diff",
+        "git log -p -- src/",
+        "git diff .env.example",
+        "git add .env.example",
+        "git status",
+    ] {
+        assert!(!has(line, "reveal@secrets"), "{line}: {:?}", effects(line));
+    }
+}
+
+#[test]
 fn every_upload_example_sends_its_secret() {
     for u in tables::UPLOADS {
         assert!(
