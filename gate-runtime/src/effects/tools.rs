@@ -142,6 +142,7 @@ pub fn effects_of_event_parsed(
     } else {
         act_of_tool(tool, event.class)
     };
+    let paths_from = out.len();
     for p in &event.paths {
         let (place, target) = places::place_in(p, &at.cwd, None, at);
         if place == Place::Nowhere && act != Act::Read {
@@ -156,6 +157,9 @@ pub fn effects_of_event_parsed(
         if matches!(act, Act::Delete | Act::Move) {
             super::contents::within(act, &target, &super::Reach::All, at, &at.cwd, out);
         }
+    }
+    if act == Act::Read && !shell {
+        super::secrets::tool_reveals(tool, out, paths_from);
     }
     // Fields gate has no role for: a string that lands on a protected place or outside the
     // project is a target, of the act the tool's name says; what a shell tool, or a tool

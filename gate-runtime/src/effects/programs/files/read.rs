@@ -416,8 +416,14 @@ mod tests {
     #[test]
     fn readers_read_their_operands() {
         assert_eq!(effects("cat a.txt"), vec!["read@source"]);
-        assert_eq!(effects("cat ~/.ssh/id_rsa"), vec!["read@secrets"]);
-        assert_eq!(effects("head -n 5 .env"), vec!["read@secrets"]);
+        assert_eq!(
+            effects("cat ~/.ssh/id_rsa"),
+            vec!["read@secrets", "reveal@secrets"]
+        );
+        assert_eq!(
+            effects("head -n 5 .env"),
+            vec!["read@secrets", "reveal@secrets"]
+        );
         assert_eq!(effects("tail -n 100 -f log.txt"), vec!["read@source"]);
         assert_eq!(effects("less -N +G a.txt"), vec!["read@source"]);
         assert_eq!(effects("wc -l src/a.rs"), vec!["read@source"]);

@@ -126,7 +126,12 @@ mod tests {
             "declare -x",
             "printenv AWS_SECRET_ACCESS_KEY",
         ] {
-            assert_eq!(effects(line), ["read@secrets"], "{line}");
+            // (A secret variable printed is also a `reveal`: `effects::secrets`.)
+            let reads: Vec<String> = effects(line)
+                .into_iter()
+                .filter(|e| e != "reveal@secrets")
+                .collect();
+            assert_eq!(reads, ["read@secrets"], "{line}");
         }
         for line in [
             "export FOO=1",
