@@ -196,7 +196,9 @@ fn fixtures_have_the_right_tool_target_and_status() {
             tool: Some("Bash"),
             class: Some(Exec),
             target: Some("cat /home/user/proj/scratch/f.txt"),
-            status: None,
+            // No exit status: `cat` alone on the line printed the file and no failure
+            // (gate_runtime::evidence).
+            status: Some(Status::Success),
         },
         Expect {
             dir: "gemini",
