@@ -328,10 +328,10 @@ fn fuser(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             .split_once('/')
             .unwrap_or((o, namespace.unwrap_or("file")));
         matches!(proto, "tcp" | "udp")
-            && num
-                .split(',')
-                .next()
-                .is_some_and(|n| n.parse::<u16>().is_ok() || n.is_empty())
+            && num.split(',').next().is_some_and(|n| {
+                // A port the line names by a variable (`${PORT}/tcp`) is still one port.
+                n.parse::<u16>().is_ok() || n.is_empty() || is_variable(n)
+            })
     };
     let ports = !a.operands.is_empty() && a.operands.iter().all(|o| port(o));
     out.none(if ports && !a.any(&["m", "M", "mount"]) {
@@ -339,6 +339,15 @@ fn fuser(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     } else {
         Act::KillAll
     });
+}
+
+/// Whether a word is one variable expansion (`$PORT`, `${PORT}`), nothing else.
+fn is_variable(w: &str) -> bool {
+    let name = w
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| w.strip_prefix('$'));
+    name.is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
 /// Whether a word is a signal given as an option (`-9`, `-KILL`, `-SIGTERM`).
@@ -579,6 +588,7 @@ mod tests {
             "fuser -vk 8080/tcp",
             "fuser --kill 53/udp",
             "fuser -k -n tcp 8080",
+            "sudo fuser -k ${PORT}/tcp",
         ] {
             assert_eq!(effects(line), vec!["kill@none"], "{line}");
         }

@@ -257,7 +257,8 @@ pub(super) fn users(program: &str, args: &[Cow<'_, str>]) -> Option<Act> {
 pub(super) fn ufw(verb: Option<&str>) -> Option<Act> {
     match verb {
         None | Some("status" | "show" | "version" | "help" | "app") => None,
-        Some("allow" | "limit" | "logging") => Some(Act::Admin),
+        // `reload` applies the rules already configured.
+        Some("allow" | "limit" | "logging" | "reload") => Some(Act::Admin),
         Some(_) => Some(Act::Firewall),
     }
 }
@@ -301,6 +302,7 @@ mod tests {
             "ufw allow 8080",
             "sudo ufw allow 22/tcp",
             "ufw limit ssh",
+            "sudo ufw reload",
             "firewall-cmd --add-port=8080/tcp",
             "firewall-cmd --permanent --zone=public --add-service=http",
             "systemctl stop one.service",
