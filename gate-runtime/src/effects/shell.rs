@@ -1215,6 +1215,12 @@ const PASS_THROUGH: &[&str] = &[
 /// Whether command `i`'s output reaches, through pipes and pass-through filters, a program
 /// that runs what it reads (bounded by the number of commands).
 fn piped_into_runner(parsed: &Parsed<'_>, i: usize) -> bool {
+    pipes_reach(parsed, i, runs_stdin)
+}
+
+/// Whether command `i`'s output reaches, directly or through pass-through filters, a command
+/// for which `target` holds (each command visited once).
+fn pipes_reach(parsed: &Parsed<'_>, i: usize, target: impl Fn(&SimpleCommand<'_>) -> bool) -> bool {
     let mut frontier = vec![i];
     let mut seen = vec![false; parsed.commands.len()];
     while let Some(k) = frontier.pop() {
@@ -1224,7 +1230,7 @@ fn piped_into_runner(parsed: &Parsed<'_>, i: usize) -> bool {
             }
             seen[b] = true;
             let next = &parsed.commands[b];
-            if runs_stdin(next) {
+            if target(next) {
                 return true;
             }
             if PASS_THROUGH.contains(&&*next.program) {
@@ -1252,24 +1258,7 @@ const NETWORK_PIPES: &[&str] = &[
 /// Whether command `i`'s output is piped (directly or through pass-through filters) into a
 /// program that carries it to the network.
 fn pipes_to_network(parsed: &Parsed<'_>, i: usize) -> bool {
-    let mut frontier = vec![i];
-    let mut seen = vec![false; parsed.commands.len()];
-    while let Some(k) = frontier.pop() {
-        for &(a, b) in &parsed.pipes {
-            if a != k || seen.get(b).copied().unwrap_or(true) {
-                continue;
-            }
-            seen[b] = true;
-            let next = &*parsed.commands[b].program;
-            if NETWORK_PIPES.contains(&next) {
-                return true;
-            }
-            if PASS_THROUGH.contains(&next) {
-                frontier.push(b);
-            }
-        }
-    }
-    false
+    pipes_reach(parsed, i, |c| NETWORK_PIPES.contains(&&*c.program))
 }
 
 /// Whether a command may run the text of a substitution as code: a shell or interpreter, a

@@ -247,12 +247,7 @@ const KILLALL: Grammar = Grammar {
 /// Listings, version queries and signal 0 (or a reload signal) end nothing.
 fn pattern_kill(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     let killall = cmd.program == "killall";
-    let words: Vec<Cow<'_, str>> = cmd
-        .args
-        .iter()
-        .filter(|a| !is_signal_word(a))
-        .cloned()
-        .collect();
+    let words = without_signals(cmd.args);
     let a = getopt::read(if killall { &KILLALL } else { &PKILL }, &words);
     let listing = if killall {
         a.any(&["l", "list", "V", "version", "help"])
@@ -312,12 +307,7 @@ fn fuser(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         posix: false,
     };
     // A signal is written `-SIGNAL` (`-9`, `-KILL`): not options of the grammar.
-    let words: Vec<Cow<'_, str>> = cmd
-        .args
-        .iter()
-        .filter(|a| !is_signal_word(a))
-        .cloned()
-        .collect();
+    let words = without_signals(cmd.args);
     let a = getopt::read(&FUSER, &words);
     if !a.any(&["k", "kill"]) || signal_zero(cmd.args, false) {
         return;
@@ -339,6 +329,15 @@ fn fuser(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     } else {
         Act::KillAll
     });
+}
+
+/// The words of a command but the signals given as options (`-9`, `-KILL`), which no option
+/// grammar holds.
+fn without_signals<'a>(args: &[Cow<'a, str>]) -> Vec<Cow<'a, str>> {
+    args.iter()
+        .filter(|a| !is_signal_word(a))
+        .cloned()
+        .collect()
 }
 
 /// Whether a word is one variable expansion (`$PORT`, `${PORT}`), nothing else.
