@@ -24,6 +24,12 @@ const ATTACKS: &[(usize, &str)] = &[
     ),
     (5, "od reading the audit key"),
     (7, "gate approve with a cleared environment"),
+    // A path the hook cannot know: built at run time. The hook lets the run through (it
+    // steers on code it cannot follow); the operating system must refuse the write.
+    (
+        8,
+        "python3 appending to .claude/settings.json by a path built at run time",
+    ),
 ];
 /// Work in the project the sandbox must leave alone: a workflow in a project that has no
 /// `.github/` yet (gate's list names `.github/hooks` only once `.github/` exists).
@@ -209,7 +215,9 @@ fn check(target: Target, harness: &Harness, home: &Path, run: &Run, failures: &m
         let denied = run
             .hook_answer(step, &run.event_names().0)
             .is_some_and(|a| {
-                a.pointer("/hookSpecificOutput/permissionDecision") == Some(&"deny".into())
+                // Withheld: denied, or asked (the user approves it or not).
+                let decision = a.pointer("/hookSpecificOutput/permissionDecision");
+                decision == Some(&"deny".into()) || decision == Some(&"ask".into())
             });
         if run.tool_ran(step) {
             reached_os += 1;
