@@ -154,6 +154,18 @@ fn knows(program: &str) -> bool {
     FORMS.iter().any(|f| f.programs.contains(&program))
 }
 
+#[test]
+fn every_program_of_the_table_is_a_name_of_the_family() {
+    for f in FORMS {
+        for p in f.programs {
+            assert!(
+                super::NAMES.contains(p),
+                "{p} is missing from windows::NAMES"
+            );
+        }
+    }
+}
+
 /// Model `cmd` when it is one of the table's programs; `false` otherwise.
 pub(super) fn model(program: &str, cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     let args: Vec<&str> = cmd.args.iter().map(|a| &**a).collect();

@@ -25,7 +25,47 @@ pub(super) const MAX_TEXT: usize = 64 * 1024;
 /// Deepest nesting of PowerShell in PowerShell (`powershell -c "cmd /c …"`).
 pub(super) const MAX_NEST: usize = 3;
 
+/// Every program name this family reads (without `.exe`, any case): the shells, cmd's own
+/// commands a POSIX shell may be handed, and the administration table's programs. Asked for
+/// every command of every line, so a name outside it costs a few comparisons and nothing else.
+const NAMES: &[&str] = &[
+    "powershell",
+    "pwsh",
+    "powershell_ise",
+    "cmd",
+    "format",
+    "format.com",
+    "del",
+    "erase",
+    "rd",
+    "rmdir",
+    "vssadmin",
+    "wmic",
+    "wbadmin",
+    "bcdedit",
+    "schtasks",
+    "sc",
+    "reg",
+    "net",
+    "netsh",
+    "wevtutil",
+    "cipher",
+    "diskpart",
+    "takeown",
+    "icacls",
+];
+
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    let name = cmd.program;
+    let base = match name.len().checked_sub(4) {
+        Some(at) if name.is_char_boundary(at) && name[at..].eq_ignore_ascii_case(".exe") => {
+            &name[..at]
+        }
+        _ => name,
+    };
+    if !NAMES.iter().any(|n| n.eq_ignore_ascii_case(base)) {
+        return false;
+    }
     let p = cmd.program.to_ascii_lowercase();
     let p = p.strip_suffix(".exe").unwrap_or(&p);
     match p {
