@@ -324,8 +324,14 @@ fn common(runtime: Runtime, payload: &Payload<'_>, hook_event: String) -> Event 
             Some(file) => vec![file],
             None => read.paths,
         },
-        // A search names the directory or file it searches (`Grep`, `LS`): what it reads.
-        (Some(ActionClass::Write | ActionClass::Delete | ActionClass::Search), Some(input)) => {
+        // A search names the directory or file it searches (`Grep`, `LS`): what it reads;
+        // with none, it searches its working directory (Gemini's `dir_path`).
+        (Some(ActionClass::Search), Some(input)) => match input.file() {
+            Some(file) => vec![file],
+            None if read.workdir.is_some() => vec![".".to_string()],
+            None => Vec::new(),
+        },
+        (Some(ActionClass::Write | ActionClass::Delete), Some(input)) => {
             input.file().into_iter().collect()
         }
         // MCP and unknown tools: every path field, so that what they change is seen.

@@ -21,6 +21,7 @@ mod gate_env;
 mod getopt;
 mod gitdisk;
 mod identity;
+mod key_reads;
 mod later;
 mod makefile;
 #[cfg(test)]
@@ -86,6 +87,9 @@ pub(crate) struct Sink {
     /// The permissions the command sets keep the owner's access (it may give others some):
     /// a public key (`id_ed25519.pub`) kept among credentials is meant to be readable.
     pub(crate) keeps_owner: bool,
+    /// The command lists names and sizes (`ls`, `du`, `find` without a command) and reads no
+    /// file's content, so reading a directory that holds gate's key does not read the key.
+    pub(crate) names_only: bool,
     /// What the command runs whose text is on the disk (a script, a Makefile's recipes, a
     /// package's scripts): read and analysed in a live hook call ([`runs`]).
     pub(crate) runs: Vec<Runs>,

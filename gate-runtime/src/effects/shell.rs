@@ -1500,6 +1500,9 @@ fn flush_one(
                     place,
                     target: resolved.clone(),
                 });
+                if act == Act::Read {
+                    super::key_reads::push(&resolved, !sink.names_only, at, out);
+                }
                 if whole {
                     super::contents::within(act, &resolved, &super::Reach::All, at, cwd, out);
                 }

@@ -153,6 +153,9 @@ pub fn effects_of_event_parsed(
             place,
             target: target.clone(),
         });
+        if act == Act::Read {
+            super::key_reads::push(&target, !lists_names(tool), at, out);
+        }
         // A tool that removes or moves a directory acts on everything in it.
         if matches!(act, Act::Delete | Act::Move) {
             super::contents::within(act, &target, &super::Reach::All, at, &at.cwd, out);
@@ -183,6 +186,18 @@ pub fn effects_of_event_parsed(
     if let Some(text) = event.written.as_deref() {
         super::written::effects_of_written(text, at, out);
     }
+}
+
+/// A tool that lists names without reading content (Claude Code's Glob and LS, Gemini CLI's
+/// `glob` and `list_directory`, an MCP `list_*` tool): its read of a directory that holds
+/// gate's key does not read the key.
+fn lists_names(tool: &str) -> bool {
+    let verb = tool
+        .rsplit("__")
+        .next()
+        .unwrap_or(tool)
+        .to_ascii_lowercase();
+    verb == "ls" || verb.contains("glob") || verb.starts_with("list")
 }
 
 /// `at` moved to a tool's working directory, resolved against `at.cwd` (`$WORKDIR`, a

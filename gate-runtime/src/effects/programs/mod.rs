@@ -105,8 +105,25 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         // No family knows it: its subcommand path may still say it destroys (`openstack
         // volume delete v1`); what it runs stays unknown either way.
         generic::model(cmd.program, cmd.args, generic::Scope::Unknown, out);
+        mentions(cmd.args, out);
     }
     known || added
+}
+
+/// What a program no family knows may do with the paths it is given is not known: an operand
+/// (or an option's `=VALUE`) that lands on gate's own files is taken as a change to them
+/// (`mytool ~/.local/state/gate`, `sync-tool --dest=.claude`), as code naming them is.
+fn mentions(args: &[std::borrow::Cow<'_, str>], out: &mut Sink) {
+    for a in args {
+        let word = match a.split_once('=') {
+            Some((opt, value)) if opt.starts_with('-') => value,
+            _ if a.starts_with('-') => continue,
+            _ => a,
+        };
+        if word.contains('/') || word.starts_with('.') || word.starts_with('~') {
+            out.mention(Act::Opaque, word);
+        }
+    }
 }
 
 /// A program no family knows, run with root privileges (`sudo`, `doas`): what its

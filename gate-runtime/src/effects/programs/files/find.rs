@@ -322,6 +322,8 @@ pub(crate) fn roots(args: &[Cow<'_, str>]) -> Vec<String> {
 /// `-fprint FILE` an overwrite. The commands of `-exec`/`-ok` are read by the parser on their
 /// own, with `{}` bound to [`targets`].
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    // It reads names; what `-exec` runs reads content, as its own command.
+    out.names_only = true;
     for r in roots(cmd.args) {
         out.path(Act::Read, &r);
     }

@@ -33,6 +33,11 @@ const fn g(
     }
 }
 
+/// Readers that list names, sizes and types, never a file's content.
+const NAMES_ONLY: &[&str] = &[
+    "ls", "dir", "vdir", "gls", "file", "stat", "du", "tree", "exa", "eza", "lsd",
+];
+
 const READERS: &[Reader] = &[
     Reader {
         // No value-taking options worth knowing: every operand is a path.
@@ -368,6 +373,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     let Some(r) = READERS.iter().find(|r| r.names.contains(&p)) else {
         return false;
     };
+    out.names_only = NAMES_ONLY.contains(&p);
     let a = getopt::read(&r.grammar, cmd.args);
     // `rg --files` and `grep -e PAT`/`-f FILE`: every operand is a path.
     let unknown_pattern = r.pattern_operands > 0
