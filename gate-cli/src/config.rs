@@ -667,12 +667,12 @@ mod tests {
         std::fs::create_dir_all(project.parent().unwrap()).unwrap();
         std::fs::write(
             &project,
-            "spec = \"waypoints\"\noutlive_sessions = [\"waypoints_phases\", \"default\", \"nope\"]\n",
+            "spec = \"waypoints\"\noutlive_sessions = [\"waypoints_phases\", \"waypoints\", \"nope\"]\n",
         )
         .unwrap();
         let config = Config::resolve_in(&Overrides::default(), &env).unwrap();
         let kept = config.outlive_sessions.as_ref().expect("read");
-        assert_eq!(kept.value, ["waypoints_phases", "default", "nope"]);
+        assert_eq!(kept.value, ["waypoints_phases", "waypoints", "nope"]);
         assert!(config
             .to_text()
             .contains("outlive_sessions = [waypoints_phases"));
@@ -683,10 +683,11 @@ mod tests {
             .map(|b| b.ir())
             .collect();
         let problems = config.outlive_sessions_problems(spec.ir(), &beside);
-        // The phase machine is the project's (`repo`): fine. `default`'s state is the
-        // session's, and `nope` is no machine of the spec.
+        // The phase machine is the project's (`repo`): fine. The spec's own machine
+        // (`default`'s, named `waypoints`) keeps a session's state, and `nope` is no machine
+        // of the spec.
         assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(problems[0].contains("`default`") && problems[0].contains("scope"));
+        assert!(problems[0].contains("`waypoints`") && problems[0].contains("scope"));
         assert!(problems[1].contains("`nope`") && problems[1].contains("waypoints_phases"));
         // Not a list: a problem, and nothing outlives the session.
         std::fs::write(&project, "outlive_sessions = 3\n").unwrap();
