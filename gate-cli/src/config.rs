@@ -94,6 +94,9 @@ pub struct Config {
     /// again (`[hook] stateful_fail_closed_after`, 0 turns it off;
     /// `gate_runtime::driver::FaultCount`).
     pub stateful_fail_closed_after: Sourced<u32>,
+    /// Machines (spec names: the chosen spec or one beside it) whose state outlives the
+    /// session: a session's end does not reach them (`outlive_sessions`).
+    pub outlive_sessions: Option<Sourced<Vec<String>>>,
     /// The audit sink (`[sink]`), when one is configured and valid.
     pub sink: Option<Sourced<crate::sink::SinkConfig>>,
     /// Values that were set but cannot be used, each said in full: `gate config` and
@@ -135,6 +138,8 @@ struct FileValues {
     sink: Option<toml::Value>,
     /// Raw: the `[hook]` table, checked in [`Config::resolve_in`].
     hook: Option<toml::Value>,
+    /// Raw: a list of spec names, checked in [`Config::resolve_in`].
+    outlive_sessions: Option<toml::Value>,
 }
 
 fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
@@ -160,9 +165,10 @@ fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
             "hook_deadline" => values.hook_deadline = Some(value.clone()),
             "sink" => values.sink = Some(value.clone()),
             "hook" => values.hook = Some(value.clone()),
+            "outlive_sessions" => values.outlive_sessions = Some(value.clone()),
             other => anyhow::bail!(
                 "{}: unknown key `{other}` (known: spec, role, db, home, profile, fail_closed, \
-                 hook_deadline, sink, hook)",
+                 hook_deadline, sink, hook, outlive_sessions)",
                 path.display()
             ),
         }
@@ -223,6 +229,25 @@ fn hook_table_of(value: &toml::Value, what: &str) -> Result<Option<u32>, String>
 
 /// A fail-closed list as given: tier names (a TOML list, or comma-separated text).
 fn fail_closed_of(value: &toml::Value, what: &str) -> Result<Vec<String>, String> {
+    names_of(value).ok_or_else(|| {
+        format!(
+            "{what}: fail_closed must be a list of tier names, not {value}; the hook fails open"
+        )
+    })
+}
+
+/// `outlive_sessions` as given: a list of spec names (or one comma-separated string).
+fn outlive_sessions_of(value: &toml::Value, what: &str) -> Result<Vec<String>, String> {
+    names_of(value).ok_or_else(|| {
+        format!(
+            "{what}: outlive_sessions must be a list of spec names, not {value}; every machine \
+             ends with the session"
+        )
+    })
+}
+
+/// A list of names: a TOML array of strings, or one comma-separated string.
+fn names_of(value: &toml::Value) -> Option<Vec<String>> {
     let names: Option<Vec<String>> = match value {
         toml::Value::Array(items) => items
             .iter()
@@ -236,11 +261,7 @@ fn fail_closed_of(value: &toml::Value, what: &str) -> Result<Vec<String>, String
         ),
         _ => None,
     };
-    names.ok_or_else(|| {
-        format!(
-            "{what}: fail_closed must be a list of tier names, not {value}; the hook fails open"
-        )
-    })
+    names
 }
 
 /// The nearest `.gate/config.toml` from `cwd` upward.
@@ -447,6 +468,16 @@ impl Config {
                 value: gate_runtime::driver::DEFAULT_STATEFUL_FAIL_CLOSED_AFTER,
                 source: Source::Default,
             });
+        let outlive_sessions = raw("GATE_OUTLIVE_SESSIONS", |f| f.outlive_sessions.as_ref())
+            .and_then(
+                |(value, source)| match outlive_sessions_of(&value, &source.to_string()) {
+                    Ok(value) => Some(Sourced { value, source }),
+                    Err(problem) => {
+                        problems.push(problem);
+                        None
+                    }
+                },
+            );
         let sink = [&project, &user]
             .into_iter()
             .flatten()
@@ -475,6 +506,7 @@ impl Config {
             fail_closed,
             hook_deadline,
             stateful_fail_closed_after,
+            outlive_sessions,
             sink,
             problems,
         })
@@ -499,6 +531,46 @@ impl Config {
                 )
             })
             .collect()
+    }
+
+    /// The `outlive_sessions` names that are no machine of `spec` (neither it nor one beside
+    /// it, `beside`), and the machines named whose scope is a session's (their state is the
+    /// session's own, so it cannot outlive it): problems for `gate config` and `gate doctor`;
+    /// the hook ignores such names.
+    pub fn outlive_sessions_problems(
+        &self,
+        spec: &gate_spec::ir::Spec,
+        beside: &[&gate_spec::ir::Spec],
+    ) -> Vec<String> {
+        let machines: Vec<&gate_spec::ir::Spec> = std::iter::once(spec)
+            .chain(beside.iter().copied())
+            .collect();
+        let mut out = Vec::new();
+        for name in self.outlive_sessions.iter().flat_map(|o| &o.value) {
+            match machines.iter().find(|m| m.name.as_ref() == name.as_str()) {
+                None => out.push(format!(
+                    "outlive_sessions names `{name}`, which is not a machine of spec `{}` (its \
+                     machines: {})",
+                    spec.name,
+                    machines
+                        .iter()
+                        .map(|m| m.name.as_ref())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                Some(m) if m.scope != gate_spec::ir::Scope::Repo => out.push(format!(
+                    "outlive_sessions names `{name}`, whose state belongs to a session \
+                     (`scope = \"{}\"`); only a machine with `scope = \"repo\"` can outlive one",
+                    match m.scope {
+                        gate_spec::ir::Scope::Session => "session",
+                        gate_spec::ir::Scope::SessionAgent => "session_agent",
+                        gate_spec::ir::Scope::Repo => "repo",
+                    }
+                )),
+                Some(_) => {}
+            }
+        }
+        out
     }
 
     /// `gate config` text: one line per value with its source.
@@ -532,6 +604,15 @@ impl Config {
             "[hook] stateful_fail_closed_after = {}  ({})\n",
             self.stateful_fail_closed_after.value, self.stateful_fail_closed_after.source
         ));
+        out.push_str(&match &self.outlive_sessions {
+            Some(o) => format!(
+                "outlive_sessions = [{}]  ({})\n",
+                o.value.join(", "),
+                o.source
+            ),
+            None => "outlive_sessions = []  (default: every machine ends with the session)\n"
+                .to_string(),
+        });
         out.push_str(&match &self.sink {
             Some(s) => format!("sink = {}  ({})\n", s.value.describe(), s.source),
             None => "sink = (none)  (default)\n".to_string(),
@@ -577,6 +658,42 @@ mod tests {
             cwd: project,
         };
         (dir, env)
+    }
+
+    #[test]
+    fn outlive_sessions_names_repo_machines_of_the_spec() {
+        let (dir, env) = setup();
+        let project = dir.path().join("proj/.gate/config.toml");
+        std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+        std::fs::write(
+            &project,
+            "spec = \"waypoints\"\noutlive_sessions = [\"waypoints_phases\", \"waypoints\", \"nope\"]\n",
+        )
+        .unwrap();
+        let config = Config::resolve_in(&Overrides::default(), &env).unwrap();
+        let kept = config.outlive_sessions.as_ref().expect("read");
+        assert_eq!(kept.value, ["waypoints_phases", "waypoints", "nope"]);
+        assert!(config
+            .to_text()
+            .contains("outlive_sessions = [waypoints_phases"));
+        let spec = crate::cmd::compiled_spec("waypoints").unwrap();
+        let beside: Vec<&gate_spec::ir::Spec> = crate::cmd::policy::compiled_alongside(spec)
+            .0
+            .iter()
+            .map(|b| b.ir())
+            .collect();
+        let problems = config.outlive_sessions_problems(spec.ir(), &beside);
+        // The phase machine is the project's (`repo`): fine. The spec's own machine
+        // (`default`'s, named `waypoints`) keeps a session's state, and `nope` is no machine
+        // of the spec.
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("`waypoints`") && problems[0].contains("scope"));
+        assert!(problems[1].contains("`nope`") && problems[1].contains("waypoints_phases"));
+        // Not a list: a problem, and nothing outlives the session.
+        std::fs::write(&project, "outlive_sessions = 3\n").unwrap();
+        let config = Config::resolve_in(&Overrides::default(), &env).unwrap();
+        assert!(config.outlive_sessions.is_none());
+        assert!(config.problems[0].contains("outlive_sessions must be a list"));
     }
 
     #[test]

@@ -445,6 +445,12 @@ pub fn report(global: &GlobalArgs) -> Result<Report> {
             let mut problems = config.problems.clone();
             if let Ok(spec) = cmd::compiled_spec(&config.spec.value) {
                 problems.extend(config.unknown_fail_closed_tiers(spec.ir()));
+                let beside: Vec<&gate_spec::ir::Spec> = cmd::policy::compiled_alongside(spec)
+                    .0
+                    .iter()
+                    .map(|b| b.ir())
+                    .collect();
+                problems.extend(config.outlive_sessions_problems(spec.ir(), &beside));
             }
             checks.push(Check {
                 name: "settings",

@@ -2,7 +2,7 @@
 //! repository (a `cd` into a subdirectory stays in it), a Stop in a phase whose exit evidence
 //! is missing is blocked in the runtime's own Stop answer, once, and the language profile is
 //! detected from the repository's files unless `.gate/config.toml` or `GATE_PROFILE` names
-//! one.
+//! one. The workflow ends with the session unless `outlive_sessions` keeps it.
 
 mod common;
 
@@ -18,6 +18,8 @@ struct Repo {
     profile_env: Option<&'static str>,
     /// The runtime whose hook is called (`claude-code` unless a test says otherwise).
     runtime: &'static str,
+    /// The session the hook calls belong to.
+    session: &'static str,
 }
 
 impl Repo {
@@ -34,12 +36,13 @@ impl Repo {
             db,
             profile_env: None,
             runtime: "claude-code",
+            session: "s1",
         }
     }
 
     /// One hook call from `cwd`; the answer, if any.
     fn hook(&self, cwd: &Path, mut payload: Value) -> Option<Value> {
-        payload["session_id"] = json!("s1");
+        payload["session_id"] = json!(self.session);
         payload["cwd"] = json!(cwd.to_str().unwrap());
         let mut command = common::gate_command();
         if let Some(profile) = self.profile_env {
@@ -243,4 +246,50 @@ fn the_profile_is_detected_and_can_be_overridden() {
     assert!(denied(&repo.edit(&src, &src.join("lib.rs"))));
     assert!(denied(&repo.edit(&src, &src.join("Page.php"))));
     assert!(!denied(&repo.edit(&src, &src.join("App.vue"))));
+}
+
+/// Seed 003 clears the workflow at SessionEnd: a second session in the project starts with no
+/// phase. `outlive_sessions = ["waypoints_phases"]` in `.gate/config.toml` keeps the phase
+/// machine across sessions: the second session resumes phase 1, reminded of it.
+#[test]
+fn the_workflow_ends_with_the_session_unless_configured_to_outlive_it() {
+    for keep in [false, true] {
+        let mut repo = Repo::new();
+        if keep {
+            std::fs::create_dir_all(repo.root.join(".gate")).unwrap();
+            std::fs::write(
+                repo.root.join(".gate/config.toml"),
+                "outlive_sessions = [\"waypoints_phases\"]\n",
+            )
+            .unwrap();
+        }
+        let lib = repo.root.join("src/lib.rs");
+        repo.hook(
+            &repo.root,
+            json!({"hook_event_name": "SessionStart", "source": "startup"}),
+        );
+        repo.prompt(&repo.root, "/wp-start");
+        assert!(
+            denied(&repo.edit(&repo.root, &lib)),
+            "phase 1 (keep: {keep})"
+        );
+        repo.hook(
+            &repo.root,
+            json!({"hook_event_name": "SessionEnd", "reason": "exit"}),
+        );
+        repo.session = "s2";
+        let start = repo.hook(
+            &repo.root,
+            json!({"hook_event_name": "SessionStart", "source": "startup"}),
+        );
+        assert_eq!(
+            denied(&repo.edit(&repo.root, &lib)),
+            keep,
+            "the second session's phase (keep: {keep})"
+        );
+        let reminded = start
+            .as_ref()
+            .is_some_and(|a| a.to_string().contains("phase 1"));
+        assert_eq!(reminded, keep, "{start:?}");
+    }
 }

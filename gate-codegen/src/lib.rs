@@ -88,6 +88,7 @@ pub fn trigger_variant_name(spec: &Spec, trigger: Trigger) -> String {
         }
         Trigger::Clear(s) => format!("Clear{}", camel(&spec.signals[s as usize].name)),
         Trigger::Signal(s) => format!("Signal{}", camel(&spec.signals[s as usize].name)),
+        Trigger::While(s) => format!("While{}", camel(&spec.signals[s as usize].name)),
         Trigger::Backstop => "Backstop".to_string(),
         Trigger::Tier(t) => format!("Tier{}", camel(&spec.tiers[t as usize].name)),
         Trigger::Action => "Action".to_string(),
@@ -105,6 +106,7 @@ fn ir_trigger_tokens(trigger: Trigger) -> TokenStream {
         Trigger::Checkpoint(c) => quote!(::gate_spec::ir::Trigger::Checkpoint(#c)),
         Trigger::Clear(s) => quote!(::gate_spec::ir::Trigger::Clear(#s)),
         Trigger::Signal(s) => quote!(::gate_spec::ir::Trigger::Signal(#s)),
+        Trigger::While(s) => quote!(::gate_spec::ir::Trigger::While(#s)),
         Trigger::Backstop => quote!(::gate_spec::ir::Trigger::Backstop),
         Trigger::Tier(t) => quote!(::gate_spec::ir::Trigger::Tier(#t)),
         Trigger::Action => quote!(::gate_spec::ir::Trigger::Action),
@@ -345,9 +347,11 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     let mut debounce = Vec::new();
     let mut rising_names = Vec::new();
     let mut falling_names = Vec::new();
+    let mut on_names = Vec::new();
     for (i, signal) in spec.signals.iter().enumerate() {
         let rising = format_ident!("rising_{}", i);
         let falling = format_ident!("falling_{}", i);
+        let on = format_ident!("on_{}", i);
         let enter = signal.enter;
         let exit = signal.exit;
         let cap = enter.max(exit);
@@ -397,8 +401,15 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                 (false, false)
             };
         });
+        // `while:` sees the level after this event's sample, where the signal is sampled.
+        debounce.push(quote! {
+            let #on = #sampled
+                && input.enabled.get(#i).copied().unwrap_or(false)
+                && levels[#i];
+        });
         rising_names.push(rising);
         falling_names.push(falling);
+        on_names.push(on);
     }
 
     // ---- step: triggers in order --------------------------------------------------------
@@ -422,6 +433,10 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     let signal_steps = rising_names.iter().enumerate().map(|(s, rising)| {
         let t = trigger_of(Trigger::Signal(s as u8));
         quote!(if #rising { take(Trigger::#t); })
+    });
+    let while_steps = on_names.iter().enumerate().map(|(s, on)| {
+        let t = trigger_of(Trigger::While(s as u8));
+        quote!(if #on { take(Trigger::#t); })
     });
     let tier_triggers: Vec<&Ident> = (0..spec.tiers.len())
         .map(|t| trigger_of(Trigger::Tier(t as u8)))
@@ -666,6 +681,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                     #(#checkpoint_steps)*
                     #(#clear_steps)*
                     #(#signal_steps)*
+                    #(#while_steps)*
                     if input.backstop {
                         take(Trigger::#backstop);
                     }

@@ -51,6 +51,7 @@ impl<'s> Interpreter<'s> {
         input: &Input<'_>,
         rising: &[bool],
         falling: &[bool],
+        on: &[bool],
     ) -> bool {
         match trigger {
             Trigger::Event(p) => p == input.phase,
@@ -59,6 +60,7 @@ impl<'s> Interpreter<'s> {
             Trigger::Checkpoint(c) => input.checkpoints.get(c as usize).copied().unwrap_or(false),
             Trigger::Clear(s) => falling[s as usize],
             Trigger::Signal(s) => rising[s as usize],
+            Trigger::While(s) => on[s as usize],
             Trigger::Backstop => input.backstop,
             Trigger::Tier(t) => input.phase == Phase::PreTool && input.tier == Some(t),
             Trigger::Action => input.phase == Phase::PreTool,
@@ -90,6 +92,7 @@ impl Machine for Interpreter<'_> {
         let n = spec.signals.len();
         let mut rising = vec![false; n];
         let mut falling = vec![false; n];
+        let mut on = vec![false; n];
         for (i, signal) in spec.signals.iter().enumerate() {
             let enabled = input.enabled.get(i).copied().unwrap_or(false);
             if !enabled || !signal.samples.contains(&input.phase) {
@@ -111,11 +114,12 @@ impl Machine for Interpreter<'_> {
                     falling[i] = true;
                 }
             }
+            on[i] = m.level[i];
         }
         // 3. Triggers in order; each fires at most one transition.
         let mut secs_ok = input.rearm_secs_ok;
         for trigger in spec.all_triggers() {
-            if !self.present(trigger, input, &rising, &falling) {
+            if !self.present(trigger, input, &rising, &falling, &on) {
                 continue;
             }
             let floor_ok = m.since_arm >= spec.rearm.min_actions && secs_ok;

@@ -99,7 +99,9 @@ impl Summary {
         for &f in &outcome.fired {
             if matches!(
                 spec.transitions[f as usize].trigger,
-                gate_spec::ir::Trigger::Signal(_) | gate_spec::ir::Trigger::Clear(_)
+                gate_spec::ir::Trigger::Signal(_)
+                    | gate_spec::ir::Trigger::Clear(_)
+                    | gate_spec::ir::Trigger::While(_)
             ) {
                 self.boundaries += 1;
             }

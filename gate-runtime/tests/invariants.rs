@@ -439,6 +439,18 @@ fn anti_flap_machine_level() {
                             );
                             prop_assert!(!on || rose);
                             prop_assert!(!off || fell);
+                            let held = fired.iter().any(|t| {
+                                spec.transitions[*t as usize].trigger == Trigger::While(sid)
+                            });
+                            prop_assert!(
+                                !held
+                                    || (olevel[s]
+                                        && c.enabled[s]
+                                        && sig.samples.contains(&c.phase)),
+                                "{}: while:{} fired with the signal off",
+                                spec.name,
+                                &sig.name
+                            );
                         }
                         if c.phase == Phase::PreTool {
                             pre_since_arm = pre_since_arm.map(|k| k + 1);

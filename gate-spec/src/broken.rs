@@ -57,7 +57,7 @@ impl Broken {
     pub fn trigger_is_broken(&self, trigger: crate::ir::Trigger) -> bool {
         use crate::ir::Trigger;
         match trigger {
-            Trigger::Signal(s) | Trigger::Clear(s) => self.signals.contains(&s),
+            Trigger::Signal(s) | Trigger::Clear(s) | Trigger::While(s) => self.signals.contains(&s),
             Trigger::Checkpoint(c) => self.checkpoints.contains(&c),
             Trigger::Tier(t) => self.tiers.contains(&t),
             _ => false,

@@ -209,10 +209,13 @@ fn trigger_has_tool(spec: &Spec, trigger: Trigger) -> Option<bool> {
                 _ => Some(signal.samples.iter().all(|p| p.is_tool())),
             }
         }
-        Trigger::Clear(s) => {
+        // An edge or a level is seen on an event the signal samples.
+        Trigger::Clear(s) | Trigger::While(s) => {
             let signal = &spec.signals[s as usize];
             if signal.samples.iter().all(|p| p.is_tool()) {
                 Some(true)
+            } else if signal.samples.iter().all(|p| !p.is_tool()) {
+                Some(false)
             } else {
                 None
             }
@@ -721,7 +724,9 @@ fn check_unused(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
             }
         }
         match t.trigger {
-            Trigger::Signal(s) | Trigger::Clear(s) => signals[s as usize] = true,
+            Trigger::Signal(s) | Trigger::Clear(s) | Trigger::While(s) => {
+                signals[s as usize] = true
+            }
             Trigger::Checkpoint(c) => checkpoints[c as usize] = true,
             _ => {}
         }
@@ -751,7 +756,7 @@ fn check_unused(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
                 "signal",
                 &s.name,
                 s.span,
-                "trigger a transition with `signal:<name>` or `clear:<name>`, or remove it",
+                "trigger a transition with `signal:<name>`, `clear:<name>` or `while:<name>`, or remove it",
             ));
         }
     }
@@ -803,8 +808,10 @@ pub fn suggest_telemetry(name: &str) -> Option<&'static str> {
 fn unprovided(spec: &Spec, var: TemplateVar, on: Option<Trigger>, asks: bool) -> Option<String> {
     match var {
         TemplateVar::Signal => match on {
-            Some(Trigger::Signal(_) | Trigger::Clear(_)) | None => None,
-            Some(_) => Some("only a `signal:` or `clear:` trigger has a signal".to_string()),
+            Some(Trigger::Signal(_) | Trigger::Clear(_) | Trigger::While(_)) | None => None,
+            Some(_) => {
+                Some("only a `signal:`, `clear:` or `while:` trigger has a signal".to_string())
+            }
         },
         TemplateVar::Checkpoint => match on {
             Some(Trigger::Checkpoint(_)) | None => None,

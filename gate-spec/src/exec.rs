@@ -11,8 +11,10 @@
 //!    the signal turns on (a rising edge) and the counter resets. While on, a false sample
 //!    increments and a true one resets; at `exit` it turns off (a falling edge).
 //! 3. The triggers present on this event are taken in [`Trigger`] order (event phase, the
-//!    state's timeout, approved, checkpoints, falling edges, rising edges, backstop, the
-//!    action's tier, action).
+//!    state's timeout, approved, checkpoints, falling edges, rising edges, signals that are
+//!    on, backstop, the action's tier, action). A signal is *on* for `while:` when it is
+//!    enabled, sampled on this phase and its level after step 2 is on (so on its rising
+//!    edge's event too, never on its falling edge's).
 //!    For each, the transitions from the *current* state on that trigger are scanned in
 //!    declaration order and the first whose guard holds fires: the state moves and, if it
 //!    arms, `since_arm` resets and the seconds part of the floor counts as unmet for the rest

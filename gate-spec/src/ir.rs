@@ -632,6 +632,9 @@ pub enum Trigger {
     Clear(SignalId),
     /// A signal turned on (rising edge after `enter` samples).
     Signal(SignalId),
+    /// A signal is on on this event (level, not edge): every event of a phase the signal is
+    /// sampled on, while enabled, whose debounced level is on, its rising edge's included.
+    While(SignalId),
     /// The open window reached its backstop.
     Backstop,
     /// A pre-tool action classified at exactly this tier.
@@ -820,6 +823,7 @@ impl Spec {
             Trigger::Checkpoint(c) => format!("checkpoint:{}", self.checkpoints[c as usize].name),
             Trigger::Clear(s) => format!("clear:{}", self.signals[s as usize].name),
             Trigger::Signal(s) => format!("signal:{}", self.signals[s as usize].name),
+            Trigger::While(s) => format!("while:{}", self.signals[s as usize].name),
             Trigger::Backstop => "backstop".to_string(),
             Trigger::Tier(t) => format!("tier:{}", self.tiers[t as usize].name),
             Trigger::Action => "action".to_string(),
@@ -833,6 +837,7 @@ impl Spec {
         out.extend((0..self.checkpoints.len()).map(|c| Trigger::Checkpoint(c as CheckpointId)));
         out.extend((0..self.signals.len()).map(|s| Trigger::Clear(s as SignalId)));
         out.extend((0..self.signals.len()).map(|s| Trigger::Signal(s as SignalId)));
+        out.extend((0..self.signals.len()).map(|s| Trigger::While(s as SignalId)));
         out.push(Trigger::Backstop);
         out.extend((0..self.tiers.len()).map(|t| Trigger::Tier(t as TierId)));
         out.push(Trigger::Action);

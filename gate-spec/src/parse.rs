@@ -1743,6 +1743,9 @@ fn parse_trigger(
         ("clear", Some(a)) => signals
             .resolve(a, arg_span(a), diags)
             .map(|i| Trigger::Clear(i as SignalId)),
+        ("while", Some(a)) => signals
+            .resolve(a, arg_span(a), diags)
+            .map(|i| Trigger::While(i as SignalId)),
         ("checkpoint", Some(a)) => checkpoints
             .resolve(a, arg_span(a), diags)
             .map(|i| Trigger::Checkpoint(i as CheckpointId)),
@@ -1757,6 +1760,7 @@ fn parse_trigger(
                 "checkpoint",
                 "clear",
                 "signal",
+                "while",
                 "backstop",
                 "tier",
                 "action",
@@ -1769,7 +1773,7 @@ fn parse_trigger(
             d = match did_you_mean(head, forms) {
                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
                 None => d.with_help(
-                    "a trigger is event:<phase>, timeout, approved, checkpoint:<name>, signal:<name>, clear:<name>, backstop, tier:<name> or action",
+                    "a trigger is event:<phase>, timeout, approved, checkpoint:<name>, signal:<name>, clear:<name>, while:<name>, backstop, tier:<name> or action",
                 ),
             };
             diags.push(d);

@@ -112,7 +112,12 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
     let config = Config::resolve(&Overrides::from(global))?;
     let policy = Policy::load(global.spec.as_deref(), args.spec_file.as_deref())?;
     let mut interp = None;
-    let engine = policy.engine(&mut interp);
+    // Machines the configuration keeps across sessions, as the hook has them.
+    let outliving = config
+        .outlive_sessions
+        .as_ref()
+        .map_or(&[][..], |o| &o.value[..]);
+    let engine = policy.engine(&mut interp).with_outliving(outliving);
     let spec = engine.spec;
     // What the hook would answer: it looks at the disk too, and finds the project profiles.
     engine.look_at_disk();

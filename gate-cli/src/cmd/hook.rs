@@ -246,12 +246,21 @@ fn answer(
         ));
     }
     let engine = std::mem::ManuallyDrop::new(
-        Engine::new(ir, spec.machine).with_alongside(
-            beside
-                .into_iter()
-                .map(|b| Engine::new(b.ir(), b.machine))
-                .collect(),
-        ),
+        Engine::new(ir, spec.machine)
+            .with_alongside(
+                beside
+                    .into_iter()
+                    .map(|b| Engine::new(b.ir(), b.machine))
+                    .collect(),
+            )
+            // Machine names the spec does not run are ignored here (`gate config` reports them).
+            .with_outliving(
+                config
+                    .as_ref()
+                    .ok()
+                    .and_then(|c| c.outlive_sessions.as_ref())
+                    .map_or(&[][..], |o| &o.value[..]),
+            ),
     );
     // The project profiles, for the machine of the composition that declares them.
     let owner = crate::profile::owner(&engine);

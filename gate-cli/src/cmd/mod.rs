@@ -88,6 +88,13 @@ pub fn config(global: &GlobalArgs) -> Result<i32> {
     if let Ok(spec) = compiled_spec(&config.spec.value) {
         let unknown = config.unknown_fail_closed_tiers(spec.ir());
         config.problems.extend(unknown);
+        let beside: Vec<&gate_spec::ir::Spec> = crate::cmd::policy::compiled_alongside(spec)
+            .0
+            .iter()
+            .map(|b| b.ir())
+            .collect();
+        let outliving = config.outlive_sessions_problems(spec.ir(), &beside);
+        config.problems.extend(outliving);
     }
     if global.json {
         out_json(&serde_json::to_value(&config)?)?;

@@ -643,7 +643,14 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
         .map_err(|e| InputError::new(format!("cannot read {}: {e}", args.file.display())))?;
     let policy = Policy::load(args.spec.as_deref(), args.spec_file.as_deref())?;
     let mut interp = None;
-    let engine = policy.engine(&mut interp);
+    // Machines the configuration keeps across sessions, as the hook has them (a
+    // configuration that cannot be read keeps none, as the hook does).
+    let outliving = Config::resolve(&Overrides::default())
+        .ok()
+        .and_then(|c| c.outlive_sessions)
+        .map(|o| o.value)
+        .unwrap_or_default();
+    let engine = policy.engine(&mut interp).with_outliving(&outliving);
     let role = replay_role(args, engine.spec)?;
     let role = role.as_deref();
     let listed = args.events || !args.only.is_empty();

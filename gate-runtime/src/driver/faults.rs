@@ -179,6 +179,7 @@ pub fn needs_state(spec: &Spec, tier: TierId, role: Option<RoleId>) -> bool {
             t.trigger,
             Trigger::Signal(_)
                 | Trigger::Clear(_)
+                | Trigger::While(_)
                 | Trigger::Backstop
                 | Trigger::Timeout
                 | Trigger::Checkpoint(_)

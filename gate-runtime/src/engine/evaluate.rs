@@ -118,7 +118,7 @@ impl<'s> Engine<'s> {
         falling.clear();
         notes.clear();
         let spec = self.spec;
-        let phase = event.phase.unwrap_or(Phase::Other);
+        let phase = self.phase_of(event);
         // Time is monotonic per scope: a clock that steps back counts as no time passing.
         let now = state
             .observer
@@ -263,7 +263,7 @@ impl<'s> Engine<'s> {
                         })),
                     });
                 }
-                Trigger::Signal(s) | Trigger::Clear(s) => {
+                Trigger::Signal(s) | Trigger::Clear(s) | Trigger::While(s) => {
                     fired_signals.push(&spec.signals[s as usize].name);
                     notes.push(Note {
                         kind: "boundary",
@@ -553,7 +553,7 @@ impl<'s> Engine<'s> {
 /// not a real boundary; a new session's start ends the old session's window.
 fn close_cause_of(spec: &gate_spec::ir::Spec, trigger: Trigger) -> ClosedBy {
     match trigger {
-        Trigger::Signal(s) | Trigger::Clear(s) => {
+        Trigger::Signal(s) | Trigger::Clear(s) | Trigger::While(s) => {
             if matches!(spec.signals[s as usize].family, Family::Budget { .. }) {
                 ClosedBy::Backstop
             } else {

@@ -34,7 +34,7 @@ use crate::event::{Event, Runtime};
 use crate::observer::{self, Baselines, Classification, Classifier, ObserverState};
 use evaluate::Scratch;
 use gate_spec::exec::{Machine, Snapshot};
-use gate_spec::ir::{RoleId, Spec};
+use gate_spec::ir::{Phase, RoleId, Spec};
 use serde::{Deserialize, Serialize};
 use std::cell::{OnceCell, RefCell};
 
@@ -91,6 +91,10 @@ pub struct Engine<'s> {
     /// in the order the spec lists them; the driver evaluates each with its own state and
     /// combines the answers (`driver::alongside`).
     pub alongside: Vec<Engine<'s>>,
+    /// This machine outlives sessions (`outlive_sessions` in the configuration): a session's
+    /// end reaches it as an event of no phase (`other`), so its `event:session_end`
+    /// transitions do not fire and its state carries over to the next session of its scope.
+    pub outlives_sessions: bool,
 }
 
 impl std::fmt::Debug for Engine<'_> {
@@ -110,6 +114,28 @@ impl<'s> Engine<'s> {
             enabled: Default::default(),
             scratch: RefCell::new(Scratch::default()),
             alongside: Vec::new(),
+            outlives_sessions: false,
+        }
+    }
+
+    /// This engine with every machine (its own, or one beside it) whose spec is named in
+    /// `names` set to outlive sessions ([`Engine::outlives_sessions`]); other names are ignored
+    /// (the configuration reports them).
+    pub fn with_outliving(mut self, names: &[String]) -> Engine<'s> {
+        let named = |spec: &Spec| names.iter().any(|n| n.as_str() == spec.name.as_ref());
+        self.outlives_sessions = named(self.spec);
+        for m in &mut self.alongside {
+            m.outlives_sessions = named(m.spec);
+        }
+        self
+    }
+
+    /// The phase this machine sees an event as: its own, except a session's end for a
+    /// machine that outlives sessions (`other`).
+    pub fn phase_of(&self, event: &Event) -> Phase {
+        match event.phase {
+            Some(Phase::SessionEnd) if self.outlives_sessions => Phase::Other,
+            p => p.unwrap_or(Phase::Other),
         }
     }
 

@@ -17,6 +17,9 @@ pub enum Extra {
     Rise(SignalId),
     /// This signal turned off.
     Fall(SignalId),
+    /// This signal was on and stays on (a `while:` trigger without an edge; a rising edge
+    /// carries its `while:` too).
+    On(SignalId),
     /// The open window reached its backstop.
     Backstop,
     /// The state's own timer ran out (only in a state with `timeout_secs`).
@@ -67,6 +70,9 @@ impl Letter {
                 ", signal {} turns off",
                 spec.signals[s as usize].name
             )),
+            Extra::On(s) => {
+                out.push_str(&format!(", signal {} is on", spec.signals[s as usize].name))
+            }
             Extra::Backstop => out.push_str(", the window reaches its backstop"),
             Extra::Timeout => out.push_str(", the state's timer runs out"),
         }
@@ -114,6 +120,7 @@ pub fn letters(spec: &Spec) -> Vec<Letter> {
     for s in 0..spec.signals.len() {
         extras.push(Extra::Rise(s as SignalId));
         extras.push(Extra::Fall(s as SignalId));
+        extras.push(Extra::On(s as SignalId));
     }
     let secs: &[bool] = if spec.rearm.min_secs > 0 {
         &[true, false]
@@ -187,7 +194,9 @@ impl Realised {
 ///   of a signal that needs more than one sample, the backstop (no window is open yet), or
 ///   the seconds part of the floor unmet (nothing has armed yet);
 /// - before the first action: a rising edge of a signal sampled only on pre-tool events that
-///   needs more than one sample.
+///   needs more than one sample;
+/// - a signal staying on: on a new identity's first event, or before the first action when
+///   the signal is sampled only on pre-tool events (it has had no sample to turn on with).
 pub fn realise(
     spec: &Spec,
     state: StateId,
@@ -218,6 +227,24 @@ pub fn realise(
             }
         }
         Extra::Checkpoint(c) => checkpoints[c as usize] = true,
+        Extra::On(s) => {
+            let sig = &spec.signals[s as usize];
+            if !sig.samples.contains(&letter.phase) {
+                return None;
+            }
+            let sampled_yet = match age {
+                Age::New => false,
+                Age::Unacted => !sig.samples.iter().all(|p| *p == Phase::PreTool),
+                Age::Acted => true,
+            };
+            if !sampled_yet {
+                return None;
+            }
+            // On, and this sample qualifies: it stays on with no edge.
+            enabled[s as usize] = true;
+            memory.level[s as usize] = true;
+            raw[s as usize] = true;
+        }
         Extra::Rise(s) | Extra::Fall(s) => {
             let sig = &spec.signals[s as usize];
             if !sig.samples.contains(&letter.phase) {

@@ -1,7 +1,8 @@
 //! Each signal's debouncer, explored on its own against a sequence oracle (the run of
 //! samples opposite to the level since the last edge): edges happen exactly when the oracle
-//! says, never both at once, and a signal or clear trigger fires only on its edge. This is the
-//! signal half of anti-flap; the explorer treats edges as free inputs.
+//! says, never both at once, a signal or clear trigger fires only on its edge and a while
+//! trigger only where the signal is on. This is the signal half of anti-flap; the explorer
+//! treats edges and levels as free inputs.
 
 use std::collections::BTreeMap;
 
@@ -82,6 +83,9 @@ pub fn explore(spec: &Spec, machine: &dyn Machine) -> Debouncers {
                 let off = fired.iter().any(|t| {
                     spec.transitions[*t as usize].trigger == Trigger::Clear(s as SignalId)
                 });
+                let held = fired.iter().any(|t| {
+                    spec.transitions[*t as usize].trigger == Trigger::While(s as SignalId)
+                });
                 // The oracle.
                 let (mut olevel, mut run) = (node.2, node.3);
                 let (mut orise, mut ofall) = (false, false);
@@ -103,6 +107,8 @@ pub fn explore(spec: &Spec, machine: &dyn Machine) -> Debouncers {
                     Some("a signal transition fires without a rising edge".to_string())
                 } else if off && !fell {
                     Some("a clear transition fires without a falling edge".to_string())
+                } else if held && (input.is_none() || !olevel) {
+                    Some("a while transition fires where the signal is not on".to_string())
                 } else if (rose, fell) != (orise, ofall) || snap.level[s] != olevel {
                     Some(format!(
                         "the edges differ from {} consecutive samples to turn on and {} to turn off",

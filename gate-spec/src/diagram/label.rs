@@ -22,6 +22,7 @@ pub fn trigger(spec: &Spec, trigger: Trigger) -> String {
         Trigger::Checkpoint(c) => spec.checkpoints[c as usize].name.to_string(),
         Trigger::Clear(s) => format!("{} off", spec.signals[s as usize].name),
         Trigger::Signal(s) => format!("{} on", spec.signals[s as usize].name),
+        Trigger::While(s) => format!("while {}", spec.signals[s as usize].name),
         Trigger::Backstop => "backstop".to_string(),
         Trigger::Tier(t) => format!("{} action", spec.tiers[t as usize].name),
         Trigger::Action => "action".to_string(),
