@@ -131,7 +131,7 @@ fn program(out: &mut String, p: &Program) {
         };
         let _ = writeln!(
             out,
-            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser} }},",
+            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, lists: {} }},",
             f.source,
             path.join(", "),
             f.end,
@@ -139,6 +139,7 @@ fn program(out: &mut String, p: &Program) {
             f.verb_from,
             conds(&f.when),
             effs(&f.effects),
+            f.lists,
         );
     }
     out.push_str("        ],\n    },\n");

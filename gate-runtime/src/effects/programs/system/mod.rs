@@ -5,8 +5,6 @@
 use super::super::{Cmd, Sink};
 
 mod admin;
-mod logs;
-mod network;
 mod process;
 mod reversible;
 
@@ -19,8 +17,6 @@ const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     process::model,
     admin::model,
     storage::model,
-    network::model,
-    logs::model,
     shell_state::model,
 ];
 

@@ -35,6 +35,8 @@ pub(crate) struct Form {
     pub when: &'static [Cond],
     pub effects: &'static [Eff],
     pub analyser: Option<Analyser>,
+    /// The command prints every item of its kind (`brew list`).
+    pub lists: bool,
 }
 
 /// A condition on the command line (see the schema's `Cond`).

@@ -166,6 +166,7 @@ fn form(f: schema::Form) -> Form {
         effects: leak(f.effects.into_iter().map(eff).collect()),
         // The schema admits only names the registry has (a test keeps them in step).
         analyser: f.analyser.as_deref().and_then(analysers::by_name),
+        lists: f.lists,
     }
 }
 

@@ -86,6 +86,9 @@ pub struct Form {
     pub when: Vec<Cond>,
     pub effects: Vec<Eff>,
     pub analyser: Option<String>,
+    /// The command prints every item of its kind, one a line (`brew list`): a command
+    /// handed its output acts on all of them (the `every` condition).
+    pub lists: bool,
     pub examples: Vec<Example>,
 }
 
@@ -191,6 +194,8 @@ struct RawForm {
     #[serde(default)]
     effects: Vec<Spanned<String>>,
     analyser: Option<Spanned<String>>,
+    #[serde(default)]
+    lists: bool,
     #[serde(default)]
     examples: Vec<Example>,
 }
@@ -323,11 +328,12 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
         Some(v) => pattern(v)?,
         None => Vec::new(),
     };
-    if path.is_empty() && verb.is_empty() && !f.end {
+    if path.is_empty() && verb.is_empty() && !f.end && f.when.is_empty() {
         return Err((
             None,
-            "subcommand path empty: give `path` words, a `verb`, or `end = true` for the \
-             command with no operands (what no form matches is the program's `otherwise`)"
+            "subcommand path empty: give `path` words, a `verb`, `when` conditions, or \
+             `end = true` for the command with no operands (what no form matches is the \
+             program's `otherwise`)"
                 .into(),
         ));
     }
@@ -372,6 +378,7 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
         when,
         effects,
         analyser,
+        lists: f.lists,
         examples: f.examples,
     })
 }
@@ -381,14 +388,30 @@ fn pattern(w: &Spanned<String>) -> Result<Vec<String>, Fault> {
     let alts: Vec<String> = w.get_ref().split('|').map(str::to_string).collect();
     for a in &alts {
         let inner = a.trim_start_matches('*').trim_end_matches('*');
-        if a.is_empty() || (inner.contains('*')) || (a != "*" && inner.is_empty()) {
+        let bad_star = a.is_empty() || inner.contains('*') || (a != "*" && inner.is_empty());
+        if bad_star || !abbreviation_ok(a) {
             return Err((
                 Some(w.span().start),
-                format!("`{}`: a path word is `word`, `prefix*`, `*suffix`, `*infix*` or `*`, alternatives joined by `|`", w.get_ref()),
+                format!("`{}`: a path word is `word`, `prefix*`, `*suffix`, `*infix*`, `*` or `w[ord]` (`w` and any longer prefix of `word`), alternatives joined by `|`", w.get_ref()),
             ));
         }
     }
     Ok(alts)
+}
+
+/// A word with brackets is `least[rest]`: a non-empty head, the optional rest last, no
+/// wildcard.
+fn abbreviation_ok(a: &str) -> bool {
+    match a.split_once('[') {
+        None => !a.contains(']'),
+        Some((head, rest)) => {
+            !head.is_empty()
+                && !a.contains('*')
+                && rest
+                    .strip_suffix(']')
+                    .is_some_and(|r| !r.is_empty() && !r.contains(['[', ']']))
+        }
+    }
 }
 
 /// Whether `p` declares option `name` (among its own or its subcommands' options);
