@@ -90,9 +90,13 @@ pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) {
             }
             mark(out, from, f.source);
         }
-        None if !inert => {
+        // Code that reads the whole command decides what `--help` means itself.
+        None if p.analyser.is_some() || !inert => {
             let from = out.raw.len();
-            write(p.otherwise, ops, &args, out);
+            match p.analyser {
+                Some(analyse) => analyse(cmd, &args, ops, out),
+                None => write(p.otherwise, ops, &args, out),
+            }
             mark(out, from, p.source);
         }
         _ => {}

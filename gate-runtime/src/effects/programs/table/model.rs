@@ -19,6 +19,8 @@ pub(crate) struct Program {
     pub skip: &'static [&'static str],
     pub forms: &'static [Form],
     pub otherwise: &'static [Eff],
+    /// Code that reads each command no form matches, in place of `otherwise`.
+    pub analyser: Option<Analyser>,
     /// Where the program (and its `otherwise`) is written.
     pub source: &'static str,
 }

@@ -151,6 +151,7 @@ fn program(p: schema::Program) -> Program {
         skip: texts(p.skip),
         forms: leak(p.forms.into_iter().map(form).collect()),
         otherwise: leak(p.otherwise.into_iter().map(eff).collect()),
+        analyser: p.analyser.as_deref().and_then(analysers::by_name),
         source: text(p.source),
     }
 }

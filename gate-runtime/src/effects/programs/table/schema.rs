@@ -18,6 +18,10 @@ pub const ANALYSERS: &[&str] = &[
     "ansible",
     "in_container",
     "docker_compose",
+    "processes",
+    "admin",
+    "storage",
+    "shell_state",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).
@@ -65,6 +69,9 @@ pub struct Program {
     pub forms: Vec<Form>,
     /// The effects when no form matches.
     pub otherwise: Vec<Eff>,
+    /// Code that reads each command no form matches, in place of `otherwise` (a program
+    /// whose words need reading rather than matching: `kill`, `mount`, `systemctl`).
+    pub analyser: Option<String>,
     /// Where `otherwise` is written (`commands/x.toml: prog`).
     pub source: String,
     pub examples: Vec<Example>,
@@ -173,6 +180,7 @@ struct RawProgram {
     skip: Vec<String>,
     #[serde(default)]
     otherwise: Vec<Spanned<String>>,
+    analyser: Option<Spanned<String>>,
     #[serde(default)]
     examples: Vec<Example>,
     #[serde(default, rename = "form")]
@@ -293,8 +301,27 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         skip: p.skip,
         forms: Vec::new(),
         otherwise: Vec::new(),
+        analyser: None,
         examples: p.examples,
     };
+    if let Some(a) = &p.analyser {
+        out.analyser = Some(analyser(a)?);
+        if !p.otherwise.is_empty() {
+            return Err((
+                Some(a.span().start),
+                "a program's `analyser` reads what no form matches: it has no `otherwise`".into(),
+            ));
+        }
+        if examples_required && out.examples.is_empty() {
+            return Err((
+                Some(a.span().start),
+                format!(
+                    "program `{}` with an analyser shows no example (examples = [{{ line = …, effects = […] }}])",
+                    out.source
+                ),
+            ));
+        }
+    }
     for c in &p.inert {
         out.inert.push(cond(&out, c)?);
     }
@@ -356,18 +383,9 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
     for e in &f.effects {
         effects.push(effect(p, e, true)?);
     }
-    let analyser = match f.analyser {
-        Some(a) if !ANALYSERS.contains(&a.get_ref().as_str()) => {
-            return Err((
-                Some(a.span().start),
-                format!(
-                    "unknown analyser `{}` (known: {})",
-                    a.get_ref(),
-                    ANALYSERS.join(", ")
-                ),
-            ))
-        }
-        a => a.map(Spanned::into_inner),
+    let analyser = match &f.analyser {
+        Some(a) => Some(analyser(a)?),
+        None => None,
     };
     Ok(Form {
         source: format!("{file}: {program}{label}"),
@@ -381,6 +399,22 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
         lists: f.lists,
         examples: f.examples,
     })
+}
+
+/// An analyser's name, when the registry has it.
+fn analyser(a: &Spanned<String>) -> Result<String, Fault> {
+    if ANALYSERS.contains(&a.get_ref().as_str()) {
+        Ok(a.get_ref().clone())
+    } else {
+        Err((
+            Some(a.span().start),
+            format!(
+                "unknown analyser `{}` (known: {})",
+                a.get_ref(),
+                ANALYSERS.join(", ")
+            ),
+        ))
+    }
 }
 
 /// A path word's alternatives (`delete|rm|delete-*`).

@@ -281,3 +281,30 @@ fn an_abbreviated_word_matches_its_prefixes() {
     assert!(has("ip ad flush dev eth0", "firewall@none"));
     assert!(!has("ip ab flush dev eth0", "firewall@none"));
 }
+
+/// A program's analyser reads what no form matches, so it has no `otherwise`, and it shows
+/// examples; the registry's names are the only ones admitted.
+#[test]
+fn a_program_read_by_an_analyser() {
+    let head = "version = 1\n[[program]]\nnames = [\"p\"]\n";
+    let e = error(&format!(
+        "{head}analyser = \"processes\"\notherwise = [\"exec@none\"]\nexamples = [{{ line = \"p\", effects = [] }}]\n"
+    ));
+    assert!(e.contains("has no `otherwise`"), "{e}");
+    let e = error(&format!("{head}analyser = \"processes\"\n"));
+    assert!(e.contains("shows no example"), "{e}");
+    let e = error(&format!(
+        "{head}analyser = \"guess\"\nexamples = [{{ line = \"p\", effects = [] }}]\n"
+    ));
+    assert!(e.contains("unknown analyser `guess`"), "{e}");
+    let ok = schema::parse(
+        "commands/x.toml",
+        &format!("{head}analyser = \"processes\"\nexamples = [{{ line = \"p\", effects = [] }}]\n"),
+        true,
+    )
+    .unwrap();
+    assert_eq!(ok[0].analyser.as_deref(), Some("processes"));
+    // The built-in programs read by code are found by name and by prefix.
+    assert!(builtin::find("kill").is_some_and(|p| p.analyser.is_some()));
+    assert!(builtin::find("mkfs.ext4").is_some_and(|p| p.analyser.is_some()));
+}
