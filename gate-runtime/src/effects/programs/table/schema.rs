@@ -305,7 +305,10 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         examples: p.examples,
     };
     if let Some(a) = &p.analyser {
-        out.analyser = Some(analyser(a)?);
+        let name = analyser(a)?;
+        // Many programs share one analyser: the entry is the analyser, not the first name.
+        out.source = format!("{file}: {first}… (analyser `{name}`)");
+        out.analyser = Some(name);
         if !p.otherwise.is_empty() {
             return Err((
                 Some(a.span().start),
