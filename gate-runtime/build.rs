@@ -104,7 +104,7 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        source: {:?},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        source: {:?},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
@@ -121,6 +121,10 @@ fn program(out: &mut String, p: &Program) {
         conds(&p.inert),
         strs(&p.skip),
         effs(&p.otherwise),
+        match &p.analyser {
+            Some(a) => format!("Some(analysers::{a} as Analyser)"),
+            None => "None".into(),
+        },
         p.source,
     );
     for f in &p.forms {
@@ -131,7 +135,7 @@ fn program(out: &mut String, p: &Program) {
         };
         let _ = writeln!(
             out,
-            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser} }},",
+            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, lists: {} }},",
             f.source,
             path.join(", "),
             f.end,
@@ -139,6 +143,7 @@ fn program(out: &mut String, p: &Program) {
             f.verb_from,
             conds(&f.when),
             effs(&f.effects),
+            f.lists,
         );
     }
     out.push_str("        ],\n    },\n");

@@ -47,7 +47,13 @@ pub(crate) fn lists_every(program: &str, args: &[std::borrow::Cow<'_, str>]) -> 
     match program {
         "docker" | "podman" | "nerdctl" => cloud::containers_list_every(args),
         "redis-cli" | "valkey-cli" | "keydb-cli" => database::redis_lists_every_key(args),
-        _ => false,
+        // A form written as data says so (`lists = true`: `brew list`).
+        _ => table::lists_every(&Cmd {
+            program,
+            args,
+            stdin: None,
+            stdin_file: None,
+        }),
     }
 }
 
@@ -59,7 +65,6 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     files::model,
     vcs::model,
     network::model,
-    system::model,
     // Before packages and cloud: they claim only their own subcommands of shared programs
     // (`dotnet ef`, `bundle exec`, `mix ecto.*`, `bun -e`) and pass on the rest.
     database::model,

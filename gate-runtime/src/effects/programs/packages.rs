@@ -1,14 +1,17 @@
-//! Package managers and registries: publish, unpublish and yank; `npx`-style runners are peeled by the parser.
+//! Package managers read rather than matched: the node managers (their scripts and
+//! lifecycle run), cargo (gate's own install), the python tools and pip (runners run a
+//! command, a package source set in their configuration), image pushes, and the build
+//! tools' publishing tasks (maven, gradle, dotnet/nuget).
 //!
-//! Publishing (npm, yarn, pnpm, bun, cargo, twine, poetry, uv, hatch, flit, pdm, gem,
-//! container images, maven, gradle, nuget, vsce, ovsx, and the release tools lerna,
-//! changesets, maturin, goreleaser, semantic-release, release-it, np) is `publish`, withdrawing
-//! (`unpublish`, `deprecate`, `yank`, `dist-tag rm`, `nuget delete`) `unpublish`; a dry run
-//! is neither. Installs are a `fetch` (with a `write` of `node_modules` for the node
-//! managers). Package runners (`npx`, `pnpm dlx`, `bunx`, `uvx`, `uv run`, `poetry run`,
-//! `pipx run`) run the command they are given: it is analysed in turn. Build tools whose
-//! task is not a publish run code the model does not know (`exec`). `python -m twine` is
-//! the interpreters family's to route here. `helm push` is data (`commands/orchestration.toml`).
+//! Publishing is `publish`, withdrawing (`unpublish`, `deprecate`, `yank`, `dist-tag rm`,
+//! `nuget delete`) `unpublish`; a dry run is neither. Installs are a `fetch` (with a
+//! `write` of `node_modules` for the node managers). Package runners (`npx`, `pnpm dlx`,
+//! `bunx`, `uvx`, `uv run`, `poetry run`, `pipx run`) run the command they are given: it
+//! is analysed in turn. Build tools whose task is not a publish run code the model does not
+//! know (`exec`). The registries and release tools whose forms are words (twine, gem, vsce,
+//! ovsx, composer, lerna, changesets, maturin, goreleaser, semantic-release, release-it,
+//! np, brew) are data: `commands/packages.toml`; `helm push` is in
+//! `commands/orchestration.toml`.
 
 use std::borrow::Cow;
 
@@ -27,43 +30,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "npx" | "bunx" | "pnpx" => run(args, &["-p", "--package", "-c", "--call"], out),
         "uvx" => run(args, &["--from", "--with", "--python"], out),
         "cargo" => cargo(args, out),
-        // Release tools that publish what they build: `lerna publish`, `changeset publish`,
-        // `maturin publish`, `goreleaser release` (not `--snapshot`), and the ones whose
-        // every run publishes (`semantic-release`, `release-it`, `np`).
-        "lerna" | "changeset" | "maturin" | "jreleaser" => {
-            if matches!(
-                first_word(args),
-                Some("publish" | "upload" | "full-release" | "release")
-            ) {
-                publish(args, out);
-            } else {
-                // Builds and runs scripts the model does not know.
-                out.none(Act::Exec);
-            }
-        }
-        "goreleaser" => {
-            let snapshot = args.iter().any(|a| {
-                a == "--snapshot" || a.starts_with("--skip=publish") || a == "--skip-publish"
-            });
-            if first_word(args) == Some("release") && !snapshot {
-                publish(args, out);
-            } else {
-                out.none(Act::Exec);
-            }
-        }
-        "semantic-release" | "release-it" | "np" => {
-            if !args
-                .iter()
-                .any(|a| a == "--help" || a == "-h" || a == "--version")
-            {
-                publish(args, out);
-            }
-        }
-        "twine" => {
-            if matches!(first_word(args), Some("upload" | "register")) {
-                publish(args, out);
-            }
-        }
         "poetry" | "uv" | "hatch" | "flit" | "pdm" | "pipx" | "rye" => python_tool(base, args, out),
         "pip" | "pipenv" => match first_word(args) {
             Some("install" | "download" | "wheel" | "sync") => {
@@ -80,12 +46,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                     config_source(&args[1..], "~/.config/pip/pip.conf", out);
                 }
             }
-            _ => {}
-        },
-        "gem" => match first_word(args) {
-            Some("push") => publish(args, out),
-            Some("yank") => withdraw(args, out),
-            Some("install" | "update" | "fetch") => out.place(Act::Fetch, Place::Remote),
             _ => {}
         },
         "docker" | "podman" | "buildah" | "nerdctl" => return image_push(args, out),
@@ -132,19 +92,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 _ => out.none(Act::Exec),
             }
         }
-        "vsce" | "ovsx" => match first_word(args) {
-            Some("publish") => publish(args, out),
-            Some("unpublish") => withdraw(args, out),
-            _ => {}
-        },
-        "composer" => match first_word(args) {
-            Some("install" | "require" | "update" | "i" | "u") => {
-                out.place(Act::Fetch, Place::Remote);
-                out.path(Act::Write, "vendor");
-            }
-            Some("exec" | "run-script" | "run") => out.none(Act::Exec),
-            _ => {}
-        },
         _ => return false,
     }
     true

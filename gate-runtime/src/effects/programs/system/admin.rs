@@ -1,63 +1,13 @@
-//! Administration: services (`systemctl`, `service`, `rc-service`, `launchctl`, `sv`,
-//! `sysctl -w`, `modprobe -r`), firewall (`iptables`, `nft`, `ufw`, `firewall-cmd`,
-//! `pfctl`), cron (`crontab`, `atrm`) and users (`useradd`, `passwd`, `dscl`, …). Queries
-//! (`status`, `-L`, `list`, `crontab -l`) do nothing; reversible steps (a user added, a
-//! port opened, one service stopped) are `admin` ([`reversible`]).
+//! Administration read rather than matched: services (`systemctl`, `service`,
+//! `rc-service`: which units are ordinary), firewall (`iptables`, `nft`, `ufw`,
+//! `firewall-cmd`, `pfctl`: rule changes in every spelling) and the reversible user and
+//! group changes ([`reversible`]). Queries (`status`, `-L`, `list`) do nothing. The
+//! administration whose forms are words is data (`commands/system.toml`).
 
-use super::super::super::getopt::{self, Grammar};
 use super::super::super::{Cmd, Sink};
 use super::operands;
 use super::reversible;
 use gate_spec::effect::Act;
-
-/// `sysctl` (procps): `-w`, `-p [FILE]`, `--system` and `NAME=VALUE` operands write.
-const SYSCTL: Grammar = Grammar {
-    short: "aAbeNnqwpXoxd",
-    short_value: "r",
-    long: &[
-        "all",
-        "binary",
-        "ignore",
-        "names",
-        "values",
-        "quiet",
-        "write",
-        "system",
-        "deprecated",
-    ],
-    long_value: &["load", "pattern"],
-    posix: false,
-};
-
-/// `modprobe` (kmod): `-r` removes a module (with `-n`, only says what it would do).
-const MODPROBE: Grammar = Grammar {
-    short: "abcDfinqrRsvV",
-    short_value: "CdS",
-    long: &[
-        "all",
-        "use-blacklist",
-        "showconfig",
-        "show-depends",
-        "force",
-        "ignore-install",
-        "dry-run",
-        "quiet",
-        "remove",
-        "remove-dependencies",
-        "resolve-alias",
-        "syslog",
-        "verbose",
-        "version",
-        "first-time",
-        "force-modversion",
-        "force-vermagic",
-        "show-modversions",
-        "show-exports",
-        "dump-modversions",
-    ],
-    long_value: &["config", "dirname", "set-version", "wait"],
-    posix: false,
-};
 
 /// systemctl options that take a value.
 const SYSTEMCTL_VALUES: &[&str] = &[
@@ -111,70 +61,8 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 }
             }
         }
-        "rc-update" | "update-rc.d" | "chkconfig" => {
-            let ops = operands(cmd.args, &[]);
-            if ops
-                .iter()
-                .any(|o| matches!(*o, "del" | "delete" | "remove" | "disable" | "off"))
-            {
-                out.none(Act::Service);
-            }
-        }
-        "sv" => {
-            if matches!(
-                operands(cmd.args, &["-w"]).first().copied(),
-                Some(
-                    "down"
-                        | "stop"
-                        | "kill"
-                        | "d"
-                        | "k"
-                        | "x"
-                        | "exit"
-                        | "force-stop"
-                        | "force-shutdown"
-                        | "shutdown"
-                )
-            ) {
-                out.none(Act::Service);
-            }
-        }
-        "launchctl" => {
-            let verb = operands(cmd.args, &[]).first().copied();
-            if let Some(v) = verb {
-                if matches!(v, "reboot" | "halt") {
-                    out.none(Act::Power);
-                } else if stops(v) || v == "kickstart" {
-                    out.none(Act::Service);
-                }
-            }
-        }
-        "sysctl" => {
-            let a = getopt::read(&SYSCTL, cmd.args);
-            let writes = a.any(&["w", "write", "p", "load", "system"])
-                || a.operands.iter().any(|o| o.contains('='));
-            if writes {
-                out.none(Act::Service);
-            }
-        }
-        "rmmod" | "modunload" | "kldunload" => out.none(Act::Service),
-        "modprobe" => {
-            let a = getopt::read(&MODPROBE, cmd.args);
-            if a.any(&["r", "remove"]) && !a.any(&["n", "dry-run"]) {
-                out.none(Act::Service);
-            }
-        }
         "iptables" | "ip6tables" | "iptables-legacy" | "ip6tables-legacy" | "iptables-nft"
         | "ip6tables-nft" | "ebtables" | "arptables" => iptables(cmd, out),
-        "iptables-restore"
-        | "ip6tables-restore"
-        | "iptables-legacy-restore"
-        | "iptables-nft-restore" => {
-            if !cmd.args.iter().any(|a| a == "-t" || a == "--test") {
-                out.none(Act::Firewall);
-            }
-        }
-        "iptables-save" | "ip6tables-save" => {}
         "nft" => nft(cmd, out),
         "ufw" => {
             if cmd.args.iter().any(|a| a == "--dry-run") {
@@ -208,74 +96,11 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             }
         }
         "pfctl" => pfctl(cmd, out),
-        "crontab" => crontab(cmd, out),
-        "atrm" => out.none(Act::Cron),
         _ if reversible::users(p, cmd.args).is_some() => {
             if !cmd.args.iter().any(|a| a == "--help") {
                 if let Some(act) = reversible::users(p, cmd.args) {
                     out.none(act);
                 }
-            }
-        }
-        "useradd" | "userdel" | "usermod" | "groupadd" | "groupdel" | "groupmod" | "gpasswd"
-        | "chpasswd" | "chgpasswd" | "deluser" | "delgroup" | "adduser" | "addgroup"
-        | "newusers" | "vipw" | "vigr" | "chsh" | "chfn" | "visudo" | "smbpasswd"
-        | "sysadminctl" | "lusermod" | "luseradd" | "luserdel" => {
-            let query = cmd
-                .args
-                .iter()
-                .any(|a| matches!(&**a, "--help" | "-h" | "-c" | "--check"))
-                && matches!(p, "visudo");
-            let help = cmd.args.iter().any(|a| a == "--help");
-            if !query && !help {
-                out.none(Act::Users);
-            }
-        }
-        "passwd" => {
-            let status = cmd
-                .args
-                .iter()
-                .any(|a| matches!(&**a, "-S" | "--status" | "--help"));
-            if !status {
-                out.none(Act::Users);
-            }
-        }
-        "chage" => {
-            if !cmd
-                .args
-                .iter()
-                .any(|a| a == "-l" || a == "--list" || a == "--help")
-            {
-                out.none(Act::Users);
-            }
-        }
-        "pw" => {
-            if matches!(operands(cmd.args, &[]).first().copied(), Some(v) if v.ends_with("add") || v.ends_with("del") || v.ends_with("mod"))
-            {
-                out.none(Act::Users);
-            }
-        }
-        "dscl" => {
-            let changes = cmd.args.iter().any(|a| {
-                matches!(
-                    &**a,
-                    "-create"
-                        | "-delete"
-                        | "-append"
-                        | "-merge"
-                        | "-change"
-                        | "-changei"
-                        | "-passwd"
-                        | "create"
-                        | "delete"
-                        | "append"
-                        | "merge"
-                        | "change"
-                        | "passwd"
-                )
-            });
-            if changes {
-                out.none(Act::Users);
             }
         }
         _ => return false,
@@ -514,48 +339,6 @@ fn pfctl(cmd: &Cmd<'_, '_>, out: &mut Sink) {
 
 /// `crontab -l` lists; `-r` (`-ir`) removes, `-e` edits, `crontab FILE` and `crontab -`
 /// (or no operand: standard input) replace the table.
-fn crontab(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    let mut list = false;
-    let mut change = false;
-    let mut edit = false;
-    let mut ops = Vec::new();
-    let mut k = 0;
-    while let Some(w) = cmd.args.get(k) {
-        k += 1;
-        let w: &str = w;
-        if w == "-" || !w.starts_with('-') {
-            ops.push(w);
-            continue;
-        }
-        for c in w[1..].chars() {
-            match c {
-                'l' | 'V' | 'T' => list = true,
-                'r' => change = true,
-                'e' => edit = true,
-                'u' | 'c' | 'n' | 's' => {
-                    if w.len() == 2 {
-                        k += 1;
-                    }
-                    break;
-                }
-                _ => {}
-            }
-        }
-    }
-    for f in &ops {
-        if *f != "-" {
-            out.path(Act::Read, f);
-        }
-    }
-    if change || (!list && !edit) {
-        out.none(Act::Cron);
-    } else if edit {
-        // An edit in the user's editor: a change to a system file the user sees, not a
-        // crontab replaced or removed unseen.
-        out.place(Act::Write, gate_spec::effect::Place::System);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::super::testing::{effects, has};

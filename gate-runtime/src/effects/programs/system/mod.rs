@@ -1,12 +1,12 @@
-//! System programs: processes (kill, pkill, killall), power, services, firewall, cron,
-//! users, swap and mounts, block devices, network interfaces, the journal, the shell's
-//! aliases and environment. One file per sub-family; [`model`] asks each in turn.
+//! System programs whose words need reading rather than matching: processes (kill,
+//! pkill, killall) and power, services and firewall rules read whole, the reversible user
+//! changes, swap and mounts, block devices, the shell's aliases and environment. One file
+//! per sub-family, each reached by name from `commands/system.toml` (`analyser = "…"`),
+//! which also holds the programs whose forms are words.
 
 use super::super::{Cmd, Sink};
 
 mod admin;
-mod logs;
-mod network;
 mod process;
 mod reversible;
 
@@ -14,18 +14,25 @@ pub(crate) use process::narrow as narrow_process_pattern;
 mod shell_state;
 mod storage;
 
-/// The sub-families, asked in order; the first that knows the program models it.
-const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
-    process::model,
-    admin::model,
-    storage::model,
-    network::model,
-    logs::model,
-    shell_state::model,
-];
+/// Processes and power (`analyser = "processes"`).
+pub(crate) fn processes(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    process::model(cmd, out);
+}
 
-pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    PARTS.iter().any(|part| part(cmd, out))
+/// Services, firewall rules and users read whole (`analyser = "admin"`).
+pub(crate) fn admin(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    admin::model(cmd, out);
+}
+
+/// Mounts, file systems and block devices (`analyser = "storage"`).
+pub(crate) fn storage(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    storage::model(cmd, out);
+}
+
+/// The shell's environment, aliases and builtins that keep code (`analyser =
+/// "shell_state"`).
+pub(crate) fn shell_state(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    shell_state::model(cmd, out);
 }
 
 /// The operands of a command line: words not starting with `-` (after `--`, every word),

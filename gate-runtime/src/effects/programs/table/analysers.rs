@@ -1,6 +1,8 @@
-//! Code a form names where data cannot say what a command does: commands run on another
-//! machine or in a container (`kubectl exec P -- CMD`, `docker exec C CMD`), and ansible's
-//! module arguments. Each is reached from a form's `analyser = "name"`.
+//! Code a form or a program names where data cannot say what a command does: commands run
+//! on another machine or in a container (`kubectl exec P -- CMD`, `docker exec C CMD`),
+//! ansible's module arguments, and the system programs whose words need reading (signals
+//! and process selections, mounts and devices, services and firewall rules, the shell's
+//! own state: `programs/system/`). Each is reached from `analyser = "name"`.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
@@ -18,6 +20,10 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "ansible" => ansible,
         "in_container" => in_container,
         "docker_compose" => docker_compose,
+        "processes" => processes,
+        "admin" => admin,
+        "storage" => storage,
+        "shell_state" => shell_state,
         _ => return None,
     })
 }
@@ -144,4 +150,27 @@ pub(crate) fn docker_compose(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>]
         };
         super::run(compose, &inner, out);
     }
+}
+
+/// Processes and power (`kill`, `pkill`, `fuser`, `shutdown`, …: `system/process.rs`).
+pub(crate) fn processes(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    super::super::system::processes(cmd, out);
+}
+
+/// Services and firewall rules read whole, and the reversible user changes (`systemctl`,
+/// `iptables`, `ufw`, `useradd`, …: `system/admin.rs`).
+pub(crate) fn admin(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    super::super::system::admin(cmd, out);
+}
+
+/// Mounts, swap, file systems and block devices (`mount`, `mkfs.*`, `fdisk`, …:
+/// `system/storage.rs`).
+pub(crate) fn storage(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    super::super::system::storage(cmd, out);
+}
+
+/// The shell's environment, aliases and the builtins that keep code (`env`, `alias`,
+/// `complete -C`, …: `system/shell_state.rs`).
+pub(crate) fn shell_state(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    super::super::system::shell_state(cmd, out);
 }

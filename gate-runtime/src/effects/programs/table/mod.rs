@@ -32,16 +32,39 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     }
 }
 
-/// Read `cmd` through `p`.
-pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) {
+/// Whether `cmd` is a built-in form that prints every item of its kind, one a line
+/// (`brew list`, a form with `lists = true`): a command handed that output acts on all.
+pub(crate) fn lists_every(cmd: &Cmd<'_, '_>) -> bool {
+    let Some(p) = builtin::find(cmd.program) else {
+        return false;
+    };
     let args = read(p, cmd.args);
-    let mut ops: &[Cow<'_, str>] = &args.operands;
+    let ops = skipped(p, &args.operands);
+    !inert(&args)
+        && p.forms
+            .iter()
+            .find(|f| {
+                matches(f, ops)
+                    .is_some_and(|rest| f.when.iter().all(|c| holds(c, &args, rest, cmd)))
+            })
+            .is_some_and(|f| f.lists)
+}
+
+/// The operands with the program's leading words that are no part of the path skipped.
+fn skipped<'o, 'a>(p: &Program, mut ops: &'o [Cow<'a, str>]) -> &'o [Cow<'a, str>] {
     while let Some(first) = ops.first() {
         if !p.skip.contains(&&**first) {
             break;
         }
         ops = &ops[1..];
     }
+    ops
+}
+
+/// Read `cmd` through `p`.
+pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let args = read(p, cmd.args);
+    let ops = skipped(p, &args.operands);
     // `prog help …` prints help in every CLI that has the word.
     if ops.first().is_some_and(|w| w == "help") {
         return;
@@ -67,9 +90,13 @@ pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) {
             }
             mark(out, from, f.source);
         }
-        None if !inert => {
+        // Code that reads the whole command decides what `--help` means itself.
+        None if p.analyser.is_some() || !inert => {
             let from = out.raw.len();
-            write(p.otherwise, ops, &args, out);
+            match p.analyser {
+                Some(analyse) => analyse(cmd, &args, ops, out),
+                None => write(p.otherwise, ops, &args, out),
+            }
             mark(out, from, p.source);
         }
         _ => {}
@@ -142,10 +169,13 @@ fn matches<'o, 'a>(f: &Form, ops: &'o [Cow<'a, str>]) -> Option<&'o [Cow<'a, str
 }
 
 /// Whether `word` is one of the alternatives (`word`, `prefix*`, `*suffix`, `*infix*`,
-/// `*`).
+/// `*`, `w[ord]`: `w` or a longer prefix of `word`).
 fn word_is(alts: &[&str], word: &str) -> bool {
     alts.iter().any(|a| {
-        if *a == "*" {
+        if let Some((head, rest)) = a.strip_suffix(']').and_then(|a| a.split_once('[')) {
+            word.strip_prefix(head)
+                .is_some_and(|tail| rest.starts_with(tail))
+        } else if *a == "*" {
             true
         } else if let Some(suffix) = a.strip_prefix('*') {
             match suffix.strip_suffix('*') {

@@ -19,6 +19,8 @@ pub(crate) struct Program {
     pub skip: &'static [&'static str],
     pub forms: &'static [Form],
     pub otherwise: &'static [Eff],
+    /// Code that reads each command no form matches, in place of `otherwise`.
+    pub analyser: Option<Analyser>,
     /// Where the program (and its `otherwise`) is written.
     pub source: &'static str,
 }
@@ -35,6 +37,8 @@ pub(crate) struct Form {
     pub when: &'static [Cond],
     pub effects: &'static [Eff],
     pub analyser: Option<Analyser>,
+    /// The command prints every item of its kind (`brew list`).
+    pub lists: bool,
 }
 
 /// A condition on the command line (see the schema's `Cond`).

@@ -151,6 +151,7 @@ fn program(p: schema::Program) -> Program {
         skip: texts(p.skip),
         forms: leak(p.forms.into_iter().map(form).collect()),
         otherwise: leak(p.otherwise.into_iter().map(eff).collect()),
+        analyser: p.analyser.as_deref().and_then(analysers::by_name),
         source: text(p.source),
     }
 }
@@ -166,6 +167,7 @@ fn form(f: schema::Form) -> Form {
         effects: leak(f.effects.into_iter().map(eff).collect()),
         // The schema admits only names the registry has (a test keeps them in step).
         analyser: f.analyser.as_deref().and_then(analysers::by_name),
+        lists: f.lists,
     }
 }
 

@@ -18,6 +18,10 @@ pub const ANALYSERS: &[&str] = &[
     "ansible",
     "in_container",
     "docker_compose",
+    "processes",
+    "admin",
+    "storage",
+    "shell_state",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).
@@ -65,6 +69,9 @@ pub struct Program {
     pub forms: Vec<Form>,
     /// The effects when no form matches.
     pub otherwise: Vec<Eff>,
+    /// Code that reads each command no form matches, in place of `otherwise` (a program
+    /// whose words need reading rather than matching: `kill`, `mount`, `systemctl`).
+    pub analyser: Option<String>,
     /// Where `otherwise` is written (`commands/x.toml: prog`).
     pub source: String,
     pub examples: Vec<Example>,
@@ -86,6 +93,9 @@ pub struct Form {
     pub when: Vec<Cond>,
     pub effects: Vec<Eff>,
     pub analyser: Option<String>,
+    /// The command prints every item of its kind, one a line (`brew list`): a command
+    /// handed its output acts on all of them (the `every` condition).
+    pub lists: bool,
     pub examples: Vec<Example>,
 }
 
@@ -170,6 +180,7 @@ struct RawProgram {
     skip: Vec<String>,
     #[serde(default)]
     otherwise: Vec<Spanned<String>>,
+    analyser: Option<Spanned<String>>,
     #[serde(default)]
     examples: Vec<Example>,
     #[serde(default, rename = "form")]
@@ -191,6 +202,8 @@ struct RawForm {
     #[serde(default)]
     effects: Vec<Spanned<String>>,
     analyser: Option<Spanned<String>>,
+    #[serde(default)]
+    lists: bool,
     #[serde(default)]
     examples: Vec<Example>,
 }
@@ -288,8 +301,30 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         skip: p.skip,
         forms: Vec::new(),
         otherwise: Vec::new(),
+        analyser: None,
         examples: p.examples,
     };
+    if let Some(a) = &p.analyser {
+        let name = analyser(a)?;
+        // Many programs share one analyser: the entry is the analyser, not the first name.
+        out.source = format!("{file}: {first}… (analyser `{name}`)");
+        out.analyser = Some(name);
+        if !p.otherwise.is_empty() {
+            return Err((
+                Some(a.span().start),
+                "a program's `analyser` reads what no form matches: it has no `otherwise`".into(),
+            ));
+        }
+        if examples_required && out.examples.is_empty() {
+            return Err((
+                Some(a.span().start),
+                format!(
+                    "program `{}` with an analyser shows no example (examples = [{{ line = …, effects = […] }}])",
+                    out.source
+                ),
+            ));
+        }
+    }
     for c in &p.inert {
         out.inert.push(cond(&out, c)?);
     }
@@ -323,11 +358,12 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
         Some(v) => pattern(v)?,
         None => Vec::new(),
     };
-    if path.is_empty() && verb.is_empty() && !f.end {
+    if path.is_empty() && verb.is_empty() && !f.end && f.when.is_empty() {
         return Err((
             None,
-            "subcommand path empty: give `path` words, a `verb`, or `end = true` for the \
-             command with no operands (what no form matches is the program's `otherwise`)"
+            "subcommand path empty: give `path` words, a `verb`, `when` conditions, or \
+             `end = true` for the command with no operands (what no form matches is the \
+             program's `otherwise`)"
                 .into(),
         ));
     }
@@ -350,18 +386,9 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
     for e in &f.effects {
         effects.push(effect(p, e, true)?);
     }
-    let analyser = match f.analyser {
-        Some(a) if !ANALYSERS.contains(&a.get_ref().as_str()) => {
-            return Err((
-                Some(a.span().start),
-                format!(
-                    "unknown analyser `{}` (known: {})",
-                    a.get_ref(),
-                    ANALYSERS.join(", ")
-                ),
-            ))
-        }
-        a => a.map(Spanned::into_inner),
+    let analyser = match &f.analyser {
+        Some(a) => Some(analyser(a)?),
+        None => None,
     };
     Ok(Form {
         source: format!("{file}: {program}{label}"),
@@ -372,8 +399,25 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
         when,
         effects,
         analyser,
+        lists: f.lists,
         examples: f.examples,
     })
+}
+
+/// An analyser's name, when the registry has it.
+fn analyser(a: &Spanned<String>) -> Result<String, Fault> {
+    if ANALYSERS.contains(&a.get_ref().as_str()) {
+        Ok(a.get_ref().clone())
+    } else {
+        Err((
+            Some(a.span().start),
+            format!(
+                "unknown analyser `{}` (known: {})",
+                a.get_ref(),
+                ANALYSERS.join(", ")
+            ),
+        ))
+    }
 }
 
 /// A path word's alternatives (`delete|rm|delete-*`).
@@ -381,14 +425,30 @@ fn pattern(w: &Spanned<String>) -> Result<Vec<String>, Fault> {
     let alts: Vec<String> = w.get_ref().split('|').map(str::to_string).collect();
     for a in &alts {
         let inner = a.trim_start_matches('*').trim_end_matches('*');
-        if a.is_empty() || (inner.contains('*')) || (a != "*" && inner.is_empty()) {
+        let bad_star = a.is_empty() || inner.contains('*') || (a != "*" && inner.is_empty());
+        if bad_star || !abbreviation_ok(a) {
             return Err((
                 Some(w.span().start),
-                format!("`{}`: a path word is `word`, `prefix*`, `*suffix`, `*infix*` or `*`, alternatives joined by `|`", w.get_ref()),
+                format!("`{}`: a path word is `word`, `prefix*`, `*suffix`, `*infix*`, `*` or `w[ord]` (`w` and any longer prefix of `word`), alternatives joined by `|`", w.get_ref()),
             ));
         }
     }
     Ok(alts)
+}
+
+/// A word with brackets is `least[rest]`: a non-empty head, the optional rest last, no
+/// wildcard.
+fn abbreviation_ok(a: &str) -> bool {
+    match a.split_once('[') {
+        None => !a.contains(']'),
+        Some((head, rest)) => {
+            !head.is_empty()
+                && !a.contains('*')
+                && rest
+                    .strip_suffix(']')
+                    .is_some_and(|r| !r.is_empty() && !r.contains(['[', ']']))
+        }
+    }
 }
 
 /// Whether `p` declares option `name` (among its own or its subcommands' options);

@@ -66,9 +66,17 @@ fn a_bad_entry_is_named_at_its_line_and_column() {
         "{e}"
     );
     let e = error(&format!(
-        "{head}[[program.form]]\nwhen = [\"force\"]\nexamples = [{{ line = \"p rm\", effects = [] }}]\n"
+        "{head}[[program.form]]\neffects = [\"exec@none\"]\nexamples = [{{ line = \"p rm\", effects = [] }}]\n"
     ));
     assert!(e.contains("subcommand path empty"), "{e}");
+    let e = error(&format!(
+        "{head}[[program.form]]\npath = [\"[rm]\"]\nexamples = [{{ line = \"p rm\", effects = [] }}]\n"
+    ));
+    assert!(e.contains("`w[ord]`"), "{e}");
+    let e = error(&format!(
+        "{head}[[program.form]]\npath = [\"r[m\"]\nexamples = [{{ line = \"p rm\", effects = [] }}]\n"
+    ));
+    assert!(e.contains("`w[ord]`"), "{e}");
     let e = error(&format!("{head}[[program.form]]\npath = [\"rm\"]\n"));
     assert!(e.contains("shows no example"), "{e}");
     let e = error(&format!(
@@ -247,4 +255,56 @@ fn the_documented_example_is_true() {
     project::end();
     assert!(count >= 5);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A form of conditions only matches any command for which they hold.
+#[test]
+fn a_form_of_conditions_only_matches_when_they_hold() {
+    let text = "version = 1\n[[program]]\nnames = [\"p\"]\nlong = [\"wipe\"]\n\
+                [[program.form]]\nwhen = [\"wipe\"]\neffects = [\"delete@remote\"]\n\
+                examples = [{ line = \"p --wipe\", effects = [\"delete@remote\"] }]\n";
+    let programs = schema::parse("commands/x.toml", text, true).unwrap();
+    assert_eq!(programs[0].forms[0].when.len(), 1);
+    assert!(programs[0].forms[0].path.is_empty());
+}
+
+/// `w[ord]` is `w` and each longer prefix of `word`, nothing else.
+#[test]
+fn an_abbreviated_word_matches_its_prefixes() {
+    let alts: &[&str] = &["a[ddress]", "r[oute]"];
+    for w in ["a", "addr", "address", "r", "ro", "route"] {
+        assert!(super::word_is(alts, w), "{w}");
+    }
+    for w in ["", "ab", "addresses", "routes", "x", "d"] {
+        assert!(!super::word_is(alts, w), "{w}");
+    }
+    assert!(has("ip ad flush dev eth0", "firewall@none"));
+    assert!(!has("ip ab flush dev eth0", "firewall@none"));
+}
+
+/// A program's analyser reads what no form matches, so it has no `otherwise`, and it shows
+/// examples; the registry's names are the only ones admitted.
+#[test]
+fn a_program_read_by_an_analyser() {
+    let head = "version = 1\n[[program]]\nnames = [\"p\"]\n";
+    let e = error(&format!(
+        "{head}analyser = \"processes\"\notherwise = [\"exec@none\"]\nexamples = [{{ line = \"p\", effects = [] }}]\n"
+    ));
+    assert!(e.contains("has no `otherwise`"), "{e}");
+    let e = error(&format!("{head}analyser = \"processes\"\n"));
+    assert!(e.contains("shows no example"), "{e}");
+    let e = error(&format!(
+        "{head}analyser = \"guess\"\nexamples = [{{ line = \"p\", effects = [] }}]\n"
+    ));
+    assert!(e.contains("unknown analyser `guess`"), "{e}");
+    let ok = schema::parse(
+        "commands/x.toml",
+        &format!("{head}analyser = \"processes\"\nexamples = [{{ line = \"p\", effects = [] }}]\n"),
+        true,
+    )
+    .unwrap();
+    assert_eq!(ok[0].analyser.as_deref(), Some("processes"));
+    // The built-in programs read by code are found by name and by prefix.
+    assert!(builtin::find("kill").is_some_and(|p| p.analyser.is_some()));
+    assert!(builtin::find("mkfs.ext4").is_some_and(|p| p.analyser.is_some()));
 }
