@@ -248,3 +248,20 @@ fn the_documented_example_is_true() {
     assert!(count >= 5);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn what_the_line_feeds_a_command_run_elsewhere_is_its_input_there() {
+    for line in [
+        "echo 'DROP DATABASE IF EXISTS events;' | kubectl exec -i ch-0 -- clickhouse-client",
+        "printf 'DROP TABLE users;\\n' | kubectl exec -i pg-0 -n db -- psql -U postgres app",
+        "echo 'DROP TABLE t' | docker exec -i db mysql app",
+    ] {
+        assert!(has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+    }
+    for line in [
+        "echo 'SELECT count() FROM events' | kubectl exec -i ch-0 -- clickhouse-client",
+        "echo 'show tables' | docker exec -i db mysql app",
+    ] {
+        assert!(!has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+    }
+}
