@@ -291,6 +291,9 @@ pub fn effects_of_parsed(
             }
         } else if !program.is_empty() {
             let known = programs::model(&view, &mut sink);
+            // An owner given by substitution is the running user only when what substitutes
+            // it says so (`$(id -u):$(id -g)`, `$(whoami)`).
+            sink.to_self &= substitutions_name_user(commands, i);
             // Unknown under `sudo`/`doas`: what it destroys is the system's.
             if !known
                 && cmd
@@ -860,6 +863,24 @@ fn is_path_act(a: Act) -> bool {
             | Act::Permissions
             | Act::Link
     )
+}
+
+/// Whether every substitution made for command `i` prints the running user's name or id
+/// (`id -u`, `id -gn`, `whoami`), or there is none.
+fn substitutions_name_user(commands: &[SimpleCommand<'_>], i: usize) -> bool {
+    commands[..i]
+        .iter()
+        .rev()
+        .take_while(|c| in_substitution(c))
+        .all(|c| {
+            c.program == "whoami"
+                || c.program == "id"
+                    && c.args.iter().all(|a| {
+                        a.len() <= 4
+                            && a.starts_with('-')
+                            && a[1..].bytes().all(|b| matches!(b, b'u' | b'g' | b'n'))
+                    })
+        })
 }
 
 pub(super) fn in_substitution(cmd: &SimpleCommand<'_>) -> bool {
@@ -1490,6 +1511,17 @@ fn flush_one(
                     // should be.
                     continue;
                 }
+                let act = if act == Act::Permissions
+                    && sink.to_self
+                    && matches!(
+                        place,
+                        Place::Project | Place::Source | Place::Outputs | Place::Temp
+                    )
+                {
+                    Act::Admin
+                } else {
+                    act
+                };
                 // Removing or moving a directory acts on everything in it (a tree the
                 // model names says what it reaches itself).
                 let whole = matches!(act, Act::Delete | Act::Move)

@@ -159,6 +159,9 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "chown" | "chgrp" | "gchown" | "gchgrp" | "lchown" => {
             let a = getopt::read(&CHOWN, cmd.args);
             let skip = usize::from(!a.has("reference"));
+            out.to_self = skip == 1
+                && !cmd.program.ends_with("chgrp")
+                && a.operands.first().is_some_and(|o| super::owner::is_self(o));
             each(
                 out,
                 Act::Permissions,
