@@ -86,10 +86,11 @@ pub(crate) struct Sink {
     /// The permissions the command sets keep the owner's access (it may give others some):
     /// a public key (`id_ed25519.pub`) kept among credentials is meant to be readable.
     pub(crate) keeps_owner: bool,
-    /// The command gives its files to the user running the line (`chown -R $USER:$USER .`):
-    /// inside the project or the temporary directory that is reversible administration of
+    /// The command gives its files to the user running the line (`chown -R $USER:$USER .`)
+    /// or sets a mode a project's files are meant to have (`chmod -R u+rwX .`, `find . -type
+    /// f -exec chmod 664 {} +`): on the whole project that is reversible administration of
     /// one's own files (`admin`), not a change of who may use them.
-    pub(crate) to_self: bool,
+    pub(crate) admin_in_project: bool,
     /// What the command runs whose text is on the disk (a script, a Makefile's recipes, a
     /// package's scripts): read and analysed in a live hook call ([`runs`]).
     pub(crate) runs: Vec<Runs>,

@@ -293,7 +293,7 @@ pub fn effects_of_parsed(
             let known = programs::model(&view, &mut sink);
             // An owner given by substitution is the running user only when what substitutes
             // it says so (`$(id -u):$(id -g)`, `$(whoami)`).
-            sink.to_self &= substitutions_name_user(commands, i);
+            sink.admin_in_project &= substitutions_name_user(commands, i);
             // Unknown under `sudo`/`doas`: what it destroys is the system's.
             if !known
                 && cmd
@@ -1512,11 +1512,8 @@ fn flush_one(
                     continue;
                 }
                 let act = if act == Act::Permissions
-                    && sink.to_self
-                    && matches!(
-                        place,
-                        Place::Project | Place::Source | Place::Outputs | Place::Temp
-                    )
+                    && sink.admin_in_project
+                    && place == Place::Project
                 {
                     Act::Admin
                 } else {

@@ -72,7 +72,7 @@ mod tests {
             "sudo chown -R $USER:$USER .",
             "sudo chown -R \"$(id -u):$(id -g)\" .",
             "sudo chown -R $USER:www-data .",
-            "chown -R \"${USER}\" ./build node_modules",
+            "chown -R \"${USER}\":staff .",
         ] {
             assert!(
                 effects(line).iter().any(|e| e.starts_with("admin@")),
@@ -86,6 +86,7 @@ mod tests {
             ("sudo chown -R $USER /usr/local", "permissions@system"),
             ("sudo chown -R nobody ./src", "permissions@source"),
             ("chown -R $USER ~", "permissions@home"),
+            ("chown -R $USER ./build", "permissions@outputs"),
             ("sudo chown -R \"$(stat -c %U /etc):$(id -g)\" .", "permissions@project"),
         ] {
             assert!(has(line, want), "{line}: {:?}", effects(line));
