@@ -116,6 +116,48 @@ pub(super) fn known_substitutions(
     }
 }
 
+/// Whether a command in a pipeline only cuts the rows it reads to columns, drops a header
+/// or reorders them, selecting none: `tail -n +2`, `sed 1d`, `awk '{print $1}'` (no
+/// pattern, or only `NR>1`), `cut`, `tr`, `sort`, `uniq`. A `grep`, `head` or an awk
+/// pattern selects rows, so what it passes on is no longer every item.
+pub(super) fn projects_rows(c: &SimpleCommand<'_>) -> bool {
+    let words: Vec<&str> = c.args.iter().map(|a| &**a).collect();
+    match &*c.program {
+        "cut" | "tr" | "sort" | "uniq" => true,
+        "tail" => match words.as_slice() {
+            ["-n", n] | ["--lines", n] => header_skip(n),
+            [w] => w
+                .strip_prefix("-n")
+                .or_else(|| w.strip_prefix("--lines="))
+                .map_or(header_skip(w), header_skip),
+            _ => false,
+        },
+        "sed" => matches!(words.as_slice(), ["1d"] | ["-e", "1d"]),
+        "awk" | "gawk" | "mawk" => match words.as_slice() {
+            [code] => {
+                let code = code.trim();
+                let action = code
+                    .strip_prefix("NR>1")
+                    .or_else(|| code.strip_prefix("NR > 1"))
+                    .unwrap_or(code)
+                    .trim_start();
+                action.starts_with('{')
+                    && action.ends_with('}')
+                    && action.contains("print")
+                    && !action.contains(['~', '=', '<', '>', '?'])
+                    && !action.contains("if")
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// `+1` or `+2`: every line, or every line after a header.
+fn header_skip(n: &str) -> bool {
+    matches!(n, "+1" | "+2")
+}
+
 /// What a substitution made by the one command `c` prints, when the line knows it: the
 /// working directory, the project, its `.git`, or a new temporary file or directory
 /// (`mktemp`, `mktemp -d`: a name under the temporary directory; `mktemp -p DIR`: under DIR).

@@ -1113,12 +1113,19 @@ fn expand_operands<'a>(
     if !args.iter().any(|a| a.contains("$(…)") || looked_up(a)) {
         return;
     }
-    // A substitution that lists every item of its kind (`$(docker ps -aq)`).
-    let listing = commands[..i]
+    // A substitution that lists every item of its kind (`$(docker ps -aq)`), or a table of
+    // them whose rows are only cut to a column (`` `docker ps -a | tail -n +2 | awk '{print
+    // $1}'` ``).
+    let made: Vec<&SimpleCommand<'_>> = commands[..i]
         .iter()
         .rev()
         .take_while(|c| in_substitution(c))
-        .any(|c| programs::lists_every(&c.program, &c.args));
+        .collect();
+    let listing = made
+        .iter()
+        .any(|c| programs::lists_every(&c.program, &c.args))
+        || made.last().is_some_and(|c| programs::lists_every_row(&c.program, &c.args))
+            && made[..made.len() - 1].iter().all(|c| flow::projects_rows(c));
     if listing {
         for a in args.iter_mut().filter(|a| looked_up(a)) {
             *a = Cow::Borrowed(super::EVERY_LISTED);
