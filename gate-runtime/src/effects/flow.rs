@@ -97,7 +97,9 @@ pub(super) fn known_substitutions(
     at: &Where,
 ) {
     const SUB: &str = "$(…)";
-    let mut uses = args.iter().filter(|a| a.contains(SUB));
+    // Backquotes are left as written, a whole word (`` kill `lsof -t -i:3000` ``).
+    let quoted = |a: &str| a.len() > 1 && a.starts_with('`') && a.ends_with('`');
+    let mut uses = args.iter().filter(|a| a.contains(SUB) || quoted(a));
     let (Some(_), None) = (uses.next(), uses.next()) else {
         return;
     };
@@ -111,9 +113,42 @@ pub(super) fn known_substitutions(
     let Some(value) = value_of(c, cwd, at) else {
         return;
     };
-    for a in args.iter_mut().filter(|a| a.contains(SUB)) {
-        *a = Cow::Owned(a.replacen(SUB, &value, 1));
+    for a in args.iter_mut() {
+        if quoted(a) {
+            *a = Cow::Owned(value.clone());
+        } else if a.contains(SUB) {
+            *a = Cow::Owned(a.replacen(SUB, &value, 1));
+        }
     }
+}
+
+/// The file-name ending a `grep` in a pipeline keeps (`grep '\.orig$'`, `grep -E
+/// '[.]bak$'`, unquoted `grep \.orig$`): the lines it passes on are names ending so. `None` for any other filter (an
+/// inverse `-v`, a pattern that is not an anchored ending).
+pub(super) fn name_suffix_filter(c: &SimpleCommand<'_>) -> Option<String> {
+    if !matches!(&*c.program, "grep" | "egrep" | "rg") {
+        return None;
+    }
+    let mut pattern = None;
+    for a in c.args.iter().map(|a| &**a) {
+        match a {
+            "-E" | "--extended-regexp" | "-e" => {}
+            _ if a.starts_with('-') => return None,
+            _ if pattern.is_none() => pattern = Some(a),
+            _ => return None,
+        }
+    }
+    let body = pattern?.strip_suffix('$')?;
+    let ext = body
+        .strip_prefix("\\.")
+        .or_else(|| body.strip_prefix("[.]"))
+        // Unquoted, the shell has taken the backslash: `.` is then any one character.
+        .or_else(|| body.strip_prefix('.'))?;
+    (!ext.is_empty()
+        && ext
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')))
+    .then(|| format!(".{ext}"))
 }
 
 /// Whether a command in a pipeline only cuts the rows it reads to columns, drops a header

@@ -433,7 +433,20 @@ pub fn effects_of_parsed(
             let producers: Vec<usize> = fed_by(i).collect();
             let mut named = Vec::new();
             for p in producers {
-                named.extend(producer_paths(&commands[p]));
+                let paths = producer_paths(&commands[p]);
+                if !paths.is_empty() {
+                    named.extend(paths);
+                    continue;
+                }
+                // A name filter between (`git ls-files -o | grep '\.orig$' | xargs rm`):
+                // the files of that name below what its own producer names.
+                if let Some(suffix) = flow::name_suffix_filter(&commands[p]) {
+                    for q in fed_by(p) {
+                        for base in producer_paths(&commands[q]) {
+                            named.push(format!("{}/**/*{suffix}", base.trim_end_matches('/')));
+                        }
+                    }
+                }
             }
             // `xargs rm -rf <<< ~`: the words it reads are on the line.
             if let Some(text) = &cmd.stdin {
