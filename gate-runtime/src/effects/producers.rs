@@ -311,7 +311,8 @@ mod tests {
         ] {
             let e = effects(line);
             assert!(
-                !e.contains(&"delete@source".to_string()) || e.iter().any(|x| x.starts_with("delete@project")),
+                !e.contains(&"delete@source".to_string())
+                    || e.iter().any(|x| x.starts_with("delete@project")),
                 "{line}: {e:?}"
             );
         }

@@ -967,7 +967,7 @@ fn is_powershell_command(cmd: &SimpleCommand<'_>) -> bool {
 }
 
 /// Whether `program` exists only in PowerShell: a cmdlet (`Verb-Noun` with one of the verbs
-/// that change things or run code) or an alias no POSIX system ships.
+/// that change things, run code or feed a pipe) or an alias no POSIX system ships.
 fn is_powershell_name(program: &str) -> bool {
     const ALIASES: &[&str] = &["iex", "iwr", "irm", "rni", "saps"];
     const VERBS: &[&str] = &[
@@ -989,6 +989,11 @@ fn is_powershell_name(program: &str) -> bool {
         "enable",
         "uninstall",
         "install",
+        // What feeds a removal down a pipe: `Get-ChildItem … | ForEach-Object { Remove-Item
+        // $_.FullName }` holds the removal only in the block.
+        "get",
+        "foreach",
+        "where",
     ];
     let p = program.to_ascii_lowercase();
     if ALIASES.contains(&p.as_str()) {
@@ -1137,8 +1142,12 @@ fn expand_operands<'a>(
     let listing = made
         .iter()
         .any(|c| programs::lists_every(&c.program, &c.args))
-        || made.last().is_some_and(|c| programs::lists_every_row(&c.program, &c.args))
-            && made[..made.len() - 1].iter().all(|c| flow::projects_rows(c));
+        || made
+            .last()
+            .is_some_and(|c| programs::lists_every_row(&c.program, &c.args))
+            && made[..made.len() - 1]
+                .iter()
+                .all(|c| flow::projects_rows(c));
     if listing {
         for a in args.iter_mut().filter(|a| looked_up(a)) {
             *a = Cow::Borrowed(super::EVERY_LISTED);

@@ -398,8 +398,17 @@ mod tests {
             assert!(has(line, "admin@project"), "{line}: {:?}", effects(line));
             assert!(!has(line, "permissions@project"), "{line}");
         }
-        for line in ["chmod -R 777 .", "sudo chmod -R a+w .", "chmod -R 000 .", "chmod -R u+s ."] {
-            assert!(has(line, "permissions@project"), "{line}: {:?}", effects(line));
+        for line in [
+            "chmod -R 777 .",
+            "sudo chmod -R a+w .",
+            "chmod -R 000 .",
+            "chmod -R u+s .",
+        ] {
+            assert!(
+                has(line, "permissions@project"),
+                "{line}: {:?}",
+                effects(line)
+            );
         }
         assert!(has("chmod 755 /etc", "permissions@system"));
     }

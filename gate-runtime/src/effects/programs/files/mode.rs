@@ -114,7 +114,10 @@ mod tests {
             ("g+w", false),
             ("go-w", false),
         ] {
-            assert!(read(mode, recursive).is_some_and(Access::conventional), "{mode}");
+            assert!(
+                read(mode, recursive).is_some_and(Access::conventional),
+                "{mode}"
+            );
         }
         for (mode, recursive) in [
             ("777", true),
@@ -127,7 +130,10 @@ mod tests {
             ("u+s", false),
             ("644", true),
         ] {
-            assert!(!read(mode, recursive).is_some_and(Access::conventional), "{mode}");
+            assert!(
+                !read(mode, recursive).is_some_and(Access::conventional),
+                "{mode}"
+            );
         }
     }
 

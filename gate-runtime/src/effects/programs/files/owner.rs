@@ -61,7 +61,14 @@ mod tests {
         ] {
             assert!(is_self(spec), "{spec}");
         }
-        for spec in ["root", "root:root", "nobody:$USER", "$USERNAME", "$(id -g)", "www-data"] {
+        for spec in [
+            "root",
+            "root:root",
+            "nobody:$USER",
+            "$USERNAME",
+            "$(id -g)",
+            "www-data",
+        ] {
             assert!(!is_self(spec), "{spec}");
         }
     }
@@ -79,7 +86,10 @@ mod tests {
                 "{line}: {:?}",
                 effects(line)
             );
-            assert!(!effects(line).iter().any(|e| e.starts_with("permissions@")), "{line}");
+            assert!(
+                !effects(line).iter().any(|e| e.starts_with("permissions@")),
+                "{line}"
+            );
         }
         for (line, want) in [
             ("sudo chown -R root:root .", "permissions@project"),
@@ -87,7 +97,10 @@ mod tests {
             ("sudo chown -R nobody ./src", "permissions@source"),
             ("chown -R $USER ~", "permissions@home"),
             ("chown -R $USER ./build", "permissions@outputs"),
-            ("sudo chown -R \"$(stat -c %U /etc):$(id -g)\" .", "permissions@project"),
+            (
+                "sudo chown -R \"$(stat -c %U /etc):$(id -g)\" .",
+                "permissions@project",
+            ),
         ] {
             assert!(has(line, want), "{line}: {:?}", effects(line));
         }

@@ -51,7 +51,11 @@ mod tests {
             "http DELETE https://api.example.com/x/1",
             "xh delete https://api.example.com/x/1",
         ] {
-            assert!(has(line, "cloud_delete@remote"), "{line}: {:?}", effects(line));
+            assert!(
+                has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
         }
     }
 
@@ -62,7 +66,11 @@ mod tests {
             "curl -X POST \"http://localhost:8086/api/v2/delete?org=o&bucket=b\" -d '{}'",
             "curl -d '{}' https://api.example.com/v1/cache/purge",
         ] {
-            assert!(has(line, "cloud_delete@remote"), "{line}: {:?}", effects(line));
+            assert!(
+                has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
         }
     }
 
@@ -77,7 +85,11 @@ mod tests {
             "curl -d 'a=1' https://api.example.com/v1/messages",
             "http GET https://api.example.com/delete",
         ] {
-            assert!(!has(line, "cloud_delete@remote"), "{line}: {:?}", effects(line));
+            assert!(
+                !has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
         }
     }
 }

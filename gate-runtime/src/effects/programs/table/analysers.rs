@@ -48,7 +48,10 @@ fn fed(script: &str, stdin: Option<&str>) -> String {
     while text.lines().any(|l| l == end) {
         end.push('_');
     }
-    format!("{script} <<'{end}'\n{}\n{end}\n", text.trim_end_matches('\n'))
+    format!(
+        "{script} <<'{end}'\n{}\n{end}\n",
+        text.trim_end_matches('\n')
+    )
 }
 
 /// `ansible HOSTS -m MODULE -a ARGS`: a `file` module with `state=absent`, or a shell
