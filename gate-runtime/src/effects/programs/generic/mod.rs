@@ -341,7 +341,7 @@ fn option_action(k: usize, a: &str) -> bool {
 
 /// SQL given to an unknown client by a query option (`snowsql -q 'DROP DATABASE prod'`):
 /// what it does to the database. `true` when the value reads as SQL.
-fn sql_option(args: &[Cow<'_, str>], out: &mut Sink) -> bool {
+pub(crate) fn sql_option(args: &[Cow<'_, str>], out: &mut Sink) -> bool {
     let mut found = false;
     for (k, a) in args.iter().enumerate() {
         let value = match a.split_once('=') {

@@ -18,6 +18,7 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "ansible" => ansible,
         "in_container" => in_container,
         "docker_compose" => docker_compose,
+        "sql_options" => sql_options,
         _ => return None,
     })
 }
@@ -146,6 +147,12 @@ pub(crate) fn in_container(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], 
     if !words.is_empty() {
         out.remote_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
     }
+}
+
+/// SQL given by a query option (`wrangler d1 execute DB --command "DROP TABLE t"`, `-e`,
+/// `--query`, `--sql`): what it does to the database, read as the generic reading reads it.
+pub(crate) fn sql_options(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    super::super::generic::sql_option(cmd.args, out);
 }
 
 /// `docker compose …` (and podman's): the words after `compose` read as `docker-compose`'s.

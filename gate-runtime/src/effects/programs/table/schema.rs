@@ -18,6 +18,7 @@ pub const ANALYSERS: &[&str] = &[
     "ansible",
     "in_container",
     "docker_compose",
+    "sql_options",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).
