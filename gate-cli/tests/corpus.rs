@@ -229,3 +229,14 @@ fn real_corpus_row_by_row() {
         "the corpus is too small"
     );
 }
+
+/// A second corpus of real command lines (teardown, cleanup, reset, deploy and release
+/// scripts), gathered apart from real.tsv.
+#[test]
+fn real2_corpus_row_by_row() {
+    let f = check("real2.tsv");
+    assert!(
+        f.destructive >= 120 && f.benign >= 140,
+        "the corpus is too small"
+    );
+}

@@ -97,7 +97,9 @@ pub(super) fn known_substitutions(
     at: &Where,
 ) {
     const SUB: &str = "$(…)";
-    let mut uses = args.iter().filter(|a| a.contains(SUB));
+    // Backquotes are left as written, a whole word (`` kill `lsof -t -i:3000` ``).
+    let quoted = |a: &str| a.len() > 1 && a.starts_with('`') && a.ends_with('`');
+    let mut uses = args.iter().filter(|a| a.contains(SUB) || quoted(a));
     let (Some(_), None) = (uses.next(), uses.next()) else {
         return;
     };
@@ -111,9 +113,84 @@ pub(super) fn known_substitutions(
     let Some(value) = value_of(c, cwd, at) else {
         return;
     };
-    for a in args.iter_mut().filter(|a| a.contains(SUB)) {
-        *a = Cow::Owned(a.replacen(SUB, &value, 1));
+    for a in args.iter_mut() {
+        if quoted(a) {
+            *a = Cow::Owned(value.clone());
+        } else if a.contains(SUB) {
+            *a = Cow::Owned(a.replacen(SUB, &value, 1));
+        }
     }
+}
+
+/// The file-name ending a `grep` in a pipeline keeps (`grep '\.orig$'`, `grep -E
+/// '[.]bak$'`, unquoted `grep \.orig$`): the lines it passes on are names ending so. `None` for any other filter (an
+/// inverse `-v`, a pattern that is not an anchored ending).
+pub(super) fn name_suffix_filter(c: &SimpleCommand<'_>) -> Option<String> {
+    if !matches!(&*c.program, "grep" | "egrep" | "rg") {
+        return None;
+    }
+    let mut pattern = None;
+    for a in c.args.iter().map(|a| &**a) {
+        match a {
+            "-E" | "--extended-regexp" | "-e" => {}
+            _ if a.starts_with('-') => return None,
+            _ if pattern.is_none() => pattern = Some(a),
+            _ => return None,
+        }
+    }
+    let body = pattern?.strip_suffix('$')?;
+    let ext = body
+        .strip_prefix("\\.")
+        .or_else(|| body.strip_prefix("[.]"))
+        // Unquoted, the shell has taken the backslash: `.` is then any one character.
+        .or_else(|| body.strip_prefix('.'))?;
+    (!ext.is_empty()
+        && ext
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')))
+    .then(|| format!(".{ext}"))
+}
+
+/// Whether a command in a pipeline only cuts the rows it reads to columns, drops a header
+/// or reorders them, selecting none: `tail -n +2`, `sed 1d`, `awk '{print $1}'` (no
+/// pattern, or only `NR>1`), `cut`, `tr`, `sort`, `uniq`. A `grep`, `head` or an awk
+/// pattern selects rows, so what it passes on is no longer every item.
+pub(super) fn projects_rows(c: &SimpleCommand<'_>) -> bool {
+    let words: Vec<&str> = c.args.iter().map(|a| &**a).collect();
+    match &*c.program {
+        "cut" | "tr" | "sort" | "uniq" => true,
+        "tail" => match words.as_slice() {
+            ["-n", n] | ["--lines", n] => header_skip(n),
+            [w] => w
+                .strip_prefix("-n")
+                .or_else(|| w.strip_prefix("--lines="))
+                .map_or(header_skip(w), header_skip),
+            _ => false,
+        },
+        "sed" => matches!(words.as_slice(), ["1d"] | ["-e", "1d"]),
+        "awk" | "gawk" | "mawk" => match words.as_slice() {
+            [code] => {
+                let code = code.trim();
+                let action = code
+                    .strip_prefix("NR>1")
+                    .or_else(|| code.strip_prefix("NR > 1"))
+                    .unwrap_or(code)
+                    .trim_start();
+                action.starts_with('{')
+                    && action.ends_with('}')
+                    && action.contains("print")
+                    && !action.contains(['~', '=', '<', '>', '?'])
+                    && !action.contains("if")
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// `+1` or `+2`: every line, or every line after a header.
+fn header_skip(n: &str) -> bool {
+    matches!(n, "+1" | "+2")
 }
 
 /// What a substitution made by the one command `c` prints, when the line knows it: the

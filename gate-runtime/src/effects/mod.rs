@@ -90,6 +90,11 @@ pub(crate) struct Sink {
     /// The command lists names and sizes (`ls`, `du`, `find` without a command) and reads no
     /// file's content, so reading a directory that holds gate's key does not read the key.
     pub(crate) names_only: bool,
+    /// The command gives its files to the user running the line (`chown -R $USER:$USER .`)
+    /// or sets a mode a project's files are meant to have (`chmod -R u+rwX .`, `find . -type
+    /// f -exec chmod 664 {} +`): on the whole project that is reversible administration of
+    /// one's own files (`admin`), not a change of who may use them.
+    pub(crate) admin_in_project: bool,
     /// What the command runs whose text is on the disk (a script, a Makefile's recipes, a
     /// package's scripts): read and analysed in a live hook call ([`runs`]).
     pub(crate) runs: Vec<Runs>,

@@ -272,6 +272,53 @@ mod tests {
     }
 
     #[test]
+    fn backquotes_are_read_as_the_same_substitution() {
+        use super::super::programs::testing::effects;
+        for line in [
+            "kill -9 `lsof -ti:3000`",
+            "sudo kill `sudo lsof -t -i:3000`",
+            "kill `cat app.pid`",
+        ] {
+            let e = effects(line);
+            assert!(
+                e.contains(&"kill@none".to_string()) && !e.contains(&"kill_all@none".to_string()),
+                "{line}: {e:?}"
+            );
+        }
+        assert!(effects("kill `pgrep node`").contains(&"kill_all@none".to_string()));
+        assert!(effects("mv a.log `date +%F`.log").contains(&"move@source".to_string()));
+    }
+
+    #[test]
+    fn a_name_filter_between_a_listing_and_xargs_bounds_the_set() {
+        use super::super::programs::testing::effects;
+        for line in [
+            "git ls-files --others --exclude-standard | grep \\.orig$ | xargs rm -v",
+            "git ls-files -o | grep -E '[.]rej$' | xargs rm -f",
+            "find . -type f | grep '\\.pyc$' | xargs rm",
+        ] {
+            let e = effects(line);
+            assert!(
+                e.contains(&"delete@source".to_string())
+                    && !e.iter().any(|x| x.starts_with("delete@project")),
+                "{line}: {e:?}"
+            );
+        }
+        for line in [
+            "git ls-files --others --exclude-standard | xargs rm",
+            "git ls-files -o | grep -v '\\.orig$' | xargs rm -f",
+            "git ls-files -o | grep orig | xargs rm -f",
+        ] {
+            let e = effects(line);
+            assert!(
+                !e.contains(&"delete@source".to_string())
+                    || e.iter().any(|x| x.starts_with("delete@project")),
+                "{line}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
     fn words_pids_and_parents() {
         assert_eq!(of("date +%F").as_deref(), Some("0"));
         assert_eq!(of("date +%Y/%m/%d").as_deref(), Some("0/0/0"));

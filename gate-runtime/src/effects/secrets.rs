@@ -13,8 +13,8 @@ use crate::shell::{Parsed, SimpleCommand};
 mod tables;
 
 use tables::{
-    Printer, LOOPBACK, NOT_SECRET_VARIABLES, PRINTERS, QUIET, QUIET_WITH, SECRET_VARIABLE_WORDS,
-    SHOWS_FILES, TRANSMITTERS, UPLOADS, VARIABLE_HOMES,
+    Printer, LOOPBACK, NOT_SECRET_VARIABLES, PRINTERS, QUIET, QUIET_WITH, SECRET_VARIABLE_PARTS,
+    SECRET_VARIABLE_WORDS, SHOWS_FILES, TRANSMITTERS, UPLOADS, VARIABLE_HOMES,
 };
 
 use super::places::{self, Where};
@@ -545,7 +545,8 @@ fn is_secret_variable(name: &str) -> bool {
     !name.is_empty()
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
         && !NOT_SECRET_VARIABLES.contains(&upper.as_str())
-        && SECRET_VARIABLE_WORDS.iter().any(|w| upper.contains(w))
+        && (SECRET_VARIABLE_WORDS.iter().any(|w| upper.contains(w))
+            || upper.split('_').any(|p| SECRET_VARIABLE_PARTS.contains(&p)))
 }
 
 /// The hosts a credential variable is used with (none when gate does not know).

@@ -291,6 +291,9 @@ pub fn effects_of_parsed(
             }
         } else if !program.is_empty() {
             let known = programs::model(&view, &mut sink);
+            // An owner given by substitution is the running user only when what substitutes
+            // it says so (`$(id -u):$(id -g)`, `$(whoami)`).
+            sink.admin_in_project &= substitutions_name_user(commands, i);
             // Unknown under `sudo`/`doas`: what it destroys is the system's.
             if !known
                 && cmd
@@ -430,7 +433,20 @@ pub fn effects_of_parsed(
             let producers: Vec<usize> = fed_by(i).collect();
             let mut named = Vec::new();
             for p in producers {
-                named.extend(producer_paths(&commands[p]));
+                let paths = producer_paths(&commands[p]);
+                if !paths.is_empty() {
+                    named.extend(paths);
+                    continue;
+                }
+                // A name filter between (`git ls-files -o | grep '\.orig$' | xargs rm`):
+                // the files of that name below what its own producer names.
+                if let Some(suffix) = flow::name_suffix_filter(&commands[p]) {
+                    for q in fed_by(p) {
+                        for base in producer_paths(&commands[q]) {
+                            named.push(format!("{}/**/*{suffix}", base.trim_end_matches('/')));
+                        }
+                    }
+                }
             }
             // `xargs rm -rf <<< ~`: the words it reads are on the line.
             if let Some(text) = &cmd.stdin {
@@ -862,6 +878,24 @@ fn is_path_act(a: Act) -> bool {
     )
 }
 
+/// Whether every substitution made for command `i` prints the running user's name or id
+/// (`id -u`, `id -gn`, `whoami`), or there is none.
+fn substitutions_name_user(commands: &[SimpleCommand<'_>], i: usize) -> bool {
+    commands[..i]
+        .iter()
+        .rev()
+        .take_while(|c| in_substitution(c))
+        .all(|c| {
+            c.program == "whoami"
+                || c.program == "id"
+                    && c.args.iter().all(|a| {
+                        a.len() <= 4
+                            && a.starts_with('-')
+                            && a[1..].bytes().all(|b| matches!(b, b'u' | b'g' | b'n'))
+                    })
+        })
+}
+
 pub(super) fn in_substitution(cmd: &SimpleCommand<'_>) -> bool {
     cmd.wrappers
         .iter()
@@ -933,7 +967,7 @@ fn is_powershell_command(cmd: &SimpleCommand<'_>) -> bool {
 }
 
 /// Whether `program` exists only in PowerShell: a cmdlet (`Verb-Noun` with one of the verbs
-/// that change things or run code) or an alias no POSIX system ships.
+/// that change things, run code or feed a pipe) or an alias no POSIX system ships.
 fn is_powershell_name(program: &str) -> bool {
     const ALIASES: &[&str] = &["iex", "iwr", "irm", "rni", "saps"];
     const VERBS: &[&str] = &[
@@ -955,6 +989,11 @@ fn is_powershell_name(program: &str) -> bool {
         "enable",
         "uninstall",
         "install",
+        // What feeds a removal down a pipe: `Get-ChildItem … | ForEach-Object { Remove-Item
+        // $_.FullName }` holds the removal only in the block.
+        "get",
+        "foreach",
+        "where",
     ];
     let p = program.to_ascii_lowercase();
     if ALIASES.contains(&p.as_str()) {
@@ -1092,12 +1131,23 @@ fn expand_operands<'a>(
     if !args.iter().any(|a| a.contains("$(…)") || looked_up(a)) {
         return;
     }
-    // A substitution that lists every item of its kind (`$(docker ps -aq)`).
-    let listing = commands[..i]
+    // A substitution that lists every item of its kind (`$(docker ps -aq)`), or a table of
+    // them whose rows are only cut to a column (`` `docker ps -a | tail -n +2 | awk '{print
+    // $1}'` ``).
+    let made: Vec<&SimpleCommand<'_>> = commands[..i]
         .iter()
         .rev()
         .take_while(|c| in_substitution(c))
-        .any(|c| programs::lists_every(&c.program, &c.args));
+        .collect();
+    let listing = made
+        .iter()
+        .any(|c| programs::lists_every(&c.program, &c.args))
+        || made
+            .last()
+            .is_some_and(|c| programs::lists_every_row(&c.program, &c.args))
+            && made[..made.len() - 1]
+                .iter()
+                .all(|c| flow::projects_rows(c));
     if listing {
         for a in args.iter_mut().filter(|a| looked_up(a)) {
             *a = Cow::Borrowed(super::EVERY_LISTED);
@@ -1490,6 +1540,14 @@ fn flush_one(
                     // should be.
                     continue;
                 }
+                let act = if act == Act::Permissions
+                    && sink.admin_in_project
+                    && place == Place::Project
+                {
+                    Act::Admin
+                } else {
+                    act
+                };
                 // Removing or moving a directory acts on everything in it (a tree the
                 // model names says what it reaches itself).
                 let whole = matches!(act, Act::Delete | Act::Move)

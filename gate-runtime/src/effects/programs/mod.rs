@@ -57,6 +57,16 @@ pub(crate) fn lists_every(program: &str, args: &[std::borrow::Cow<'_, str>]) -> 
     }
 }
 
+/// Whether a command lists every item of its kind as a table, a row each (`docker ps -a`):
+/// the listing stands for all of them when what follows only cuts its columns and header
+/// (`| tail -n +2 | awk '{print $1}'`).
+pub(crate) fn lists_every_row(program: &str, args: &[std::borrow::Cow<'_, str>]) -> bool {
+    match program {
+        "docker" | "podman" | "nerdctl" => cloud::containers_list_every_row(args),
+        _ => false,
+    }
+}
+
 /// The families, asked in order; the first that knows the program models it.
 const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     scripts::model,

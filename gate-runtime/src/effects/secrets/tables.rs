@@ -83,6 +83,11 @@ pub(super) const SECRET_VARIABLE_WORDS: &[&str] = &[
     "CLIENT_KEY", "SESSION_KEY", "COOKIE", "DATABASE_URL", "_DSN", "_PASS", "_PWD",
 ];
 
+/// Whole parts (between `_`) of a variable name that say it holds a secret, too short to
+/// find inside a word (`GITHUB_CR_PAT`, `GH_PAT`: a personal access token; not `PATH`,
+/// `SRC_PATTERN`).
+pub(super) const SECRET_VARIABLE_PARTS: &[&str] = &["PAT"];
+
 /// Variables with a secret word that hold none (`SSH_AUTH_SOCK` is a socket's path).
 pub(super) const NOT_SECRET_VARIABLES: &[&str] =
     &["SSH_AUTH_SOCK", "GPG_TTY", "TOKENIZERS_PARALLELISM"];

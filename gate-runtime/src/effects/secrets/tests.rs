@@ -214,6 +214,9 @@ fn variable_names_and_hosts() {
         "DATABASE_URL",
         "SMTP_PASS",
         "stripe_secret_key",
+        "GITHUB_CR_PAT",
+        "GH_PAT",
+        "PAT",
     ] {
         assert!(is_secret_variable(n), "{n}");
     }
@@ -226,6 +229,9 @@ fn variable_names_and_hosts() {
         "EDITOR",
         "AWS_REGION",
         "TOKENIZERS_PARALLELISM",
+        "SRC_PATTERN",
+        "MY_PATH",
+        "PATCH_DIR",
     ] {
         assert!(!is_secret_variable(n), "{n}");
     }

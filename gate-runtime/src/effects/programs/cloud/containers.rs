@@ -7,13 +7,18 @@ use super::Words;
 /// Whether `docker ARGS` lists every container, image, volume or network, one id a line
 /// (`ps -aq`, `ps -q` (every running one), `images -q`, `volume ls -q`); a filter narrows it.
 pub(crate) fn lists_every(args: Words<'_, '_>) -> bool {
-    let quiet = has_flag(args, &["-q", "--quiet"]);
+    has_flag(args, &["-q", "--quiet"]) && lists_every_row(args)
+}
+
+/// Whether `docker ARGS` lists every container, image, volume or network, as ids or as a
+/// table (`docker ps -a`: a header, then a row each); a filter narrows it.
+pub(crate) fn lists_every_row(args: Words<'_, '_>) -> bool {
     let filtered = args.iter().any(|a| {
         a == "-f"
             || a.starts_with("--filter")
             || (a.starts_with("-f") && a.len() > 2 && !a.starts_with("--"))
     });
-    if !quiet || filtered {
+    if filtered {
         return false;
     }
     let w: Vec<&str> = args
@@ -46,6 +51,52 @@ fn has_flag(args: &[std::borrow::Cow<'_, str>], names: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::super::testing::{effects, has};
+
+    #[test]
+    fn a_table_of_every_container_cut_to_its_ids_names_every_container() {
+        // A table cut to its ids reads as the listing of ids itself.
+        for (line, ids) in [
+            (
+                "docker container rm --force `docker ps -a | tail -n +2 | awk '{print $1}'`",
+                "docker container rm --force `docker ps -aq`",
+            ),
+            (
+                "docker image rm --force `docker images -a | tail -n +2 | awk '{print $3}'`",
+                "docker image rm --force `docker images -aq`",
+            ),
+            (
+                "docker rm -f $(docker ps -a | awk 'NR>1 {print $1}')",
+                "docker rm -f $(docker ps -aq)",
+            ),
+            (
+                "docker rmi $(docker images | sed 1d | awk '{print $3}')",
+                "docker rmi $(docker images -q)",
+            ),
+        ] {
+            assert_eq!(effects(line), effects(ids), "{line}");
+        }
+        // Rows a filter selects are not every item.
+        for (line, ids) in [
+            (
+                "docker rmi -f $(docker images | grep '<none>' | awk '{print $3}')",
+                "docker rmi -f $(docker images -q)",
+            ),
+            (
+                "docker rm -f $(docker ps -a | grep Exited | awk '{print $1}')",
+                "docker rm -f $(docker ps -aq)",
+            ),
+            (
+                "docker rm -f $(docker ps -a | head -3 | awk '{print $1}')",
+                "docker rm -f $(docker ps -aq)",
+            ),
+            (
+                "docker rm -f $(docker ps -a | awk '/Exited/ {print $1}')",
+                "docker rm -f $(docker ps -aq)",
+            ),
+        ] {
+            assert_ne!(effects(line), effects(ids), "{line}");
+        }
+    }
 
     #[test]
     fn every_container_a_listing_names() {

@@ -11,6 +11,7 @@ mod containers;
 mod storage;
 
 pub(super) use containers::lists_every as containers_list_every;
+pub(super) use containers::lists_every_row as containers_list_every_row;
 use storage::{aws, gsutil};
 
 use super::super::{Cmd, Sink};

@@ -235,6 +235,19 @@ pub(crate) fn lists_every_key(args: &[std::borrow::Cow<'_, str>]) -> bool {
 /// unless a `--predicate` narrows it, as an unfiltered `deleteMany({})` does), deleting a
 /// bucket, organisation or database destroys it; writes and set-up change data; queries read.
 fn influx(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    // The 1.x shell runs InfluxQL given by `-execute` (Go flags: one dash or two, the value
+    // attached by `=` or the next word).
+    for (k, a) in cmd.args.iter().enumerate() {
+        let name = a.trim_start_matches('-');
+        let value = match name.split_once('=') {
+            Some(("execute", v)) => Some(v),
+            None if a.starts_with('-') && name == "execute" => cmd.args.get(k + 1).map(|v| &**v),
+            _ => None,
+        };
+        if let Some(ql) = value {
+            super::sql::analyse(ql, out).emit(out);
+        }
+    }
     let words: Vec<&str> = cmd
         .args
         .iter()
@@ -497,6 +510,19 @@ mod tests {
             ["db_write@none"]
         );
         assert_eq!(effects("influx write -b b 'cpu v=1'"), ["db_write@none"]);
+        for line in [
+            "influx -execute \"drop measurement $1\" -database=gsw",
+            "influx -host influx.example.com -execute \"DROP SERIES FROM /.*/\" -database=gsw",
+            "influx -database db1 -execute=\"DROP DATABASE db1\"",
+        ] {
+            assert!(has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "influx -database db1 -execute \"create database db1\" -port 8086",
+            "influx -execute 'SHOW MEASUREMENTS' -database=gsw",
+        ] {
+            assert!(!has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+        }
         for benign in [
             "influx query 'from(bucket:\"b\")'",
             "influx bucket list",

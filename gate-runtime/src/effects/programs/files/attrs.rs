@@ -149,6 +149,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             let access = mode.and_then(|m| super::mode::read(m, recursive));
             out.owner_only = access.is_some_and(super::mode::Access::owner_only);
             out.keeps_owner = access.is_some_and(|a| !a.revokes_owner);
+            out.admin_in_project = access.is_some_and(super::mode::Access::conventional);
             each(
                 out,
                 Act::Permissions,
@@ -159,6 +160,9 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "chown" | "chgrp" | "gchown" | "gchgrp" | "lchown" => {
             let a = getopt::read(&CHOWN, cmd.args);
             let skip = usize::from(!a.has("reference"));
+            out.admin_in_project = skip == 1
+                && !cmd.program.ends_with("chgrp")
+                && a.operands.first().is_some_and(|o| super::owner::is_self(o));
             each(
                 out,
                 Act::Permissions,
@@ -381,6 +385,32 @@ mod tests {
         assert!(has("chmod 4755 /usr/bin/x", "permissions@system"));
         assert!(has("chmod 644 .claude/settings.json", "permissions@gate"));
         assert!(!has("chmod 755 run.sh", "permissions@project"));
+    }
+
+    #[test]
+    fn conventional_modes_of_the_whole_project_are_administration() {
+        for line in [
+            "chmod -R u+rwX .",
+            "sudo chmod -R 755 .",
+            "sudo find . -type f -exec chmod 664 {} \\;",
+            "sudo find . -type d -exec chmod 775 {} +",
+        ] {
+            assert!(has(line, "admin@project"), "{line}: {:?}", effects(line));
+            assert!(!has(line, "permissions@project"), "{line}");
+        }
+        for line in [
+            "chmod -R 777 .",
+            "sudo chmod -R a+w .",
+            "chmod -R 000 .",
+            "chmod -R u+s .",
+        ] {
+            assert!(
+                has(line, "permissions@project"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+        assert!(has("chmod 755 /etc", "permissions@system"));
     }
 
     #[test]

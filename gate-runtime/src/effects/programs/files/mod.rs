@@ -12,6 +12,7 @@ mod edit;
 mod editors;
 mod find;
 mod mode;
+mod owner;
 mod read;
 mod remove;
 mod write;

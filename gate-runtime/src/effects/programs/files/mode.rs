@@ -9,12 +9,20 @@ pub(super) struct Access {
     pub revokes_owner: bool,
     /// Group or others gain a permission, or are set to one.
     pub grants_others: bool,
+    /// Everyone gains write, or a set-id bit is set: more than a project's files need.
+    pub opens_to_all: bool,
 }
 
 impl Access {
     /// The owner keeps their access and nobody else gains any: a file made private.
     pub(super) fn owner_only(self) -> bool {
         !self.revokes_owner && !self.grants_others
+    }
+
+    /// The owner keeps their access, everyone else gains no write and no set-id bit is
+    /// set (`644`, `755`, `664`, `u+rwX`, `g+w`): a mode a project's files are meant to have.
+    pub(super) fn conventional(self) -> bool {
+        !self.revokes_owner && !self.opens_to_all
     }
 }
 
@@ -32,10 +40,11 @@ fn octal(mode: &str, recursive: bool) -> Option<Access> {
     }
     let digits: Vec<u8> = mode.bytes().map(|b| b - b'0').collect();
     let at = |from_end: usize| digits.len().checked_sub(from_end).map_or(0, |k| digits[k]);
-    let (owner, group, other) = (at(3), at(2), at(1));
+    let (special, owner, group, other) = (at(4), at(3), at(2), at(1));
     Some(Access {
         revokes_owner: owner & 4 == 0 || (recursive && owner & 1 == 0),
         grants_others: group != 0 || other != 0,
+        opens_to_all: other & 2 != 0 || special & 6 != 0,
     })
 }
 
@@ -43,6 +52,7 @@ fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
     let mut access = Access {
         revokes_owner: false,
         grants_others: false,
+        opens_to_all: false,
     };
     for clause in mode.split(',') {
         let who_len = clause
@@ -52,6 +62,7 @@ fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
         let all = who.is_empty() || who.contains('a');
         let owner = all || who.contains('u');
         let others = all || who.contains('g') || who.contains('o');
+        let everyone = all || who.contains('o');
         let mut rest = &clause[who_len..];
         if rest.is_empty() {
             return None;
@@ -79,6 +90,9 @@ fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
             if others && op != '-' && !perms.is_empty() {
                 access.grants_others = true;
             }
+            if op != '-' && (everyone && perms.contains('w') || perms.contains('s')) {
+                access.opens_to_all = true;
+            }
             rest = &rest[1 + perms_len..];
         }
     }
@@ -88,6 +102,40 @@ fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conventional_modes_keep_the_owner_and_open_no_write_to_all() {
+        for (mode, recursive) in [
+            ("644", false),
+            ("755", true),
+            ("664", false),
+            ("775", true),
+            ("u+rwX", true),
+            ("g+w", false),
+            ("go-w", false),
+        ] {
+            assert!(
+                read(mode, recursive).is_some_and(Access::conventional),
+                "{mode}"
+            );
+        }
+        for (mode, recursive) in [
+            ("777", true),
+            ("666", false),
+            ("4755", false),
+            ("000", false),
+            ("a+w", false),
+            ("o+w", false),
+            ("+w", false),
+            ("u+s", false),
+            ("644", true),
+        ] {
+            assert!(
+                !read(mode, recursive).is_some_and(Access::conventional),
+                "{mode}"
+            );
+        }
+    }
 
     fn owner_only(mode: &str) -> bool {
         read(mode, false).is_some_and(Access::owner_only)

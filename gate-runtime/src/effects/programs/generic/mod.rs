@@ -196,12 +196,14 @@ fn find_verb(args: &[Cow<'_, str>]) -> Option<(Verb, usize, usize)> {
                 continue;
             }
             // The next word is this option's value, unless it is a verb after a long option
-            // or a common flag (`mycli --insecure delete x`, `mycli -v delete x`).
+            // or a common flag (`mycli --insecure delete x`, `mycli -v delete x`). A value
+            // that holds a harmless word only as a part (`--topic test-topic`) is a value:
+            // reading it as the command would end the reading with nothing.
             if let Some(next) = args.get(k) {
                 let valued = verbs::VALUE_OPTIONS.contains(&a);
                 let short_value =
                     a.len() == 2 && !a.starts_with("--") && !verbs::SHORT_FLAGS.contains(&a[1..]);
-                if !next.starts_with('-') && (valued || short_value || verb_of(next).is_none()) {
+                if !next.starts_with('-') && (valued || short_value || !verb_after_option(next)) {
                     k += 1;
                 }
             }
@@ -219,6 +221,17 @@ fn find_verb(args: &[Cow<'_, str>]) -> Option<(Verb, usize, usize)> {
         }
     }
     None
+}
+
+/// Whether a word after an option is read as a verb rather than as the option's value: a
+/// whole word of a table (`delete`, `list`), or a word with a part that changes something
+/// (`delete-stack`); a harmless part alone (`test-topic`, `list-view`) is a value.
+fn verb_after_option(word: &str) -> bool {
+    match verb_of(word) {
+        None => false,
+        Some(Verb::Harmless) => lookup(word).is_some(),
+        Some(_) => true,
+    }
 }
 
 /// A PowerShell-style `-Delete` (a capital after one dash) that is a destroying verb.
@@ -328,7 +341,7 @@ fn option_action(k: usize, a: &str) -> bool {
 
 /// SQL given to an unknown client by a query option (`snowsql -q 'DROP DATABASE prod'`):
 /// what it does to the database. `true` when the value reads as SQL.
-fn sql_option(args: &[Cow<'_, str>], out: &mut Sink) -> bool {
+pub(crate) fn sql_option(args: &[Cow<'_, str>], out: &mut Sink) -> bool {
     let mut found = false;
     for (k, a) in args.iter().enumerate() {
         let value = match a.split_once('=') {
@@ -368,6 +381,12 @@ fn destroying_sql(text: &str) -> bool {
         "type",
         "if",
         "owned",
+        // InfluxQL's stores of points.
+        "measurement",
+        "series",
+        "shard",
+        "retention",
+        "continuous",
     ];
     let mut words = text.split_whitespace();
     let (Some(first), Some(second)) = (words.next(), words.next()) else {
@@ -377,7 +396,7 @@ fn destroying_sql(text: &str) -> bool {
     let second = second.trim_end_matches(';');
     match first.to_ascii_lowercase().as_str() {
         "drop" => DROPPED.iter().any(|d| is(second, d)),
-        "delete" => is(second, "from"),
+        "delete" => is(second, "from") || is(second, "where"),
         "truncate" => is(second, "table") || words.next().is_none_or(|w| w.starts_with(';')),
         "alter" => is(second, "table") || is(second, "database"),
         "update" => words.next().is_some_and(|w| is(w, "set")),

@@ -92,6 +92,8 @@ fn actions_as_options_sql_options_and_hosts() {
         "snowsql -q 'DROP DATABASE prod'",
         "cqlsh-like -e 'TRUNCATE ks.t'",
         "chdb --query='DELETE FROM t'",
+        "tsdb-like -execute \"drop measurement $1\" -database=gsw",
+        "tsdb-like -host db.example.com -execute \"DROP SERIES FROM /.*/\"",
     ] {
         assert!(
             effects(line).contains(&"db_destroy@none".to_string()),
@@ -108,6 +110,8 @@ fn actions_as_options_sql_options_and_hosts() {
         "acmectl -m 'truncate the log output'",
         "acmectl --delete-after=true sync",
         "flatpak uninstall org.gimp.GIMP",
+        "tsdb-like -database db1 -execute 'create database db1' -port 8086",
+        "tsdb-like -execute 'SHOW MEASUREMENTS' -database=gsw",
     ] {
         assert!(
             !destroys(line) && !effects(line).contains(&"db_destroy@none".to_string()),
@@ -349,5 +353,23 @@ fn commands_fed_to_other_machines_run_there() {
             "{line}: {:?}",
             effects(line)
         );
+    }
+}
+
+#[test]
+fn an_option_value_holding_a_harmless_part_is_a_value() {
+    for line in [
+        "kafka-topics.sh --bootstrap-server localhost:9092 --topic test-topic --delete",
+        "kafka-topics --topic list-view --delete --bootstrap-server b:9092",
+        "acmectl --insecure delete-stack prod",
+    ] {
+        assert!(destroys(line), "{line}: {:?}", effects(line));
+    }
+    for line in [
+        "kafka-topics.sh --bootstrap-server localhost:9092 --topic test-topic --describe",
+        "kafka-topics.sh --bootstrap-server localhost:9092 --list",
+        "acmectl --insecure list",
+    ] {
+        assert!(!destroys(line), "{line}: {:?}", effects(line));
     }
 }

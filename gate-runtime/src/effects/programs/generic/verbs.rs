@@ -154,6 +154,8 @@ pub(crate) const SQL_OPTIONS: &[&str] = &[
     "-c",
     "--query",
     "--execute",
+    // Go's flag package (`influx -execute 'DROP MEASUREMENT m'`).
+    "-execute",
     "--sql",
     "--command",
     "--statement",

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use super::super::super::getopt::{self, Grammar};
 use super::super::super::Sink;
+use super::method::removal;
 use super::{dir_join, saved, url_file};
 use gate_spec::effect::{Act, Place};
 
@@ -280,6 +281,8 @@ pub(super) fn curl(args: &[Cow<'_, str>], out: &mut Sink) {
             _ => {}
         }
     }
+    let method = a.values(&["X", "request"]).last();
+    removal(method, sends, &urls, out);
     let mut remote = urls.is_empty();
     for u in &urls {
         match u.strip_prefix("file://") {
@@ -640,6 +643,7 @@ pub(super) fn httpie(args: &[Cow<'_, str>], out: &mut Sink) {
     if sends {
         out.place(Act::Send, Place::Remote);
     }
+    removal(method.as_deref(), sends, &[url], out);
     match a.value("o").or(a.value("output")) {
         Some(f) => saved(out, Act::Overwrite, f),
         None if a.any(&["d", "download"]) => {

@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 
 mod http;
+mod method;
 mod remote;
 
 use http::{aria2c, curl, httpie, wget};

@@ -24,6 +24,7 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "admin" => admin,
         "storage" => storage,
         "shell_state" => shell_state,
+        "sql_options" => sql_options,
         _ => return None,
     })
 }
@@ -38,9 +39,26 @@ pub(crate) fn remote_after_dashdash(
     if let Some(i) = cmd.args.iter().position(|a| a == "--") {
         let words: Vec<&str> = cmd.args[i + 1..].iter().map(|a| &**a).collect();
         if !words.is_empty() {
-            out.remote_script(&crate::shell::quote_argv(&words));
+            out.remote_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
         }
     }
+}
+
+/// A command run elsewhere with what the line feeds it here (`echo 'DROP DATABASE x' |
+/// kubectl exec -i P -- clickhouse-client`): there it reads that text on its input, given as
+/// a here-document so that the line there is read with it.
+fn fed(script: &str, stdin: Option<&str>) -> String {
+    let Some(text) = stdin.filter(|t| !t.trim().is_empty()) else {
+        return script.to_string();
+    };
+    let mut end = String::from("GATE_INPUT");
+    while text.lines().any(|l| l == end) {
+        end.push('_');
+    }
+    format!(
+        "{script} <<'{end}'\n{}\n{end}\n",
+        text.trim_end_matches('\n')
+    )
 }
 
 /// `ansible HOSTS -m MODULE -a ARGS`: a `file` module with `state=absent`, or a shell
@@ -133,8 +151,14 @@ pub(crate) fn in_container(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], 
     // `args[k]` is the container, image or service; the rest is the command.
     let words: Vec<&str> = args.iter().skip(k + 1).map(|a| &**a).collect();
     if !words.is_empty() {
-        out.remote_script(&crate::shell::quote_argv(&words));
+        out.remote_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
     }
+}
+
+/// SQL given by a query option (`wrangler d1 execute DB --command "DROP TABLE t"`, `-e`,
+/// `--query`, `--sql`): what it does to the database, read as the generic reading reads it.
+pub(crate) fn sql_options(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    super::super::generic::sql_option(cmd.args, out);
 }
 
 /// `docker compose …` (and podman's): the words after `compose` read as `docker-compose`'s.

@@ -22,6 +22,7 @@ pub const ANALYSERS: &[&str] = &[
     "admin",
     "storage",
     "shell_state",
+    "sql_options",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).

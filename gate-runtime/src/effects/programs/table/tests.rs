@@ -308,3 +308,20 @@ fn a_program_read_by_an_analyser() {
     assert!(builtin::find("kill").is_some_and(|p| p.analyser.is_some()));
     assert!(builtin::find("mkfs.ext4").is_some_and(|p| p.analyser.is_some()));
 }
+
+#[test]
+fn what_the_line_feeds_a_command_run_elsewhere_is_its_input_there() {
+    for line in [
+        "echo 'DROP DATABASE IF EXISTS events;' | kubectl exec -i ch-0 -- clickhouse-client",
+        "printf 'DROP TABLE users;\\n' | kubectl exec -i pg-0 -n db -- psql -U postgres app",
+        "echo 'DROP TABLE t' | docker exec -i db mysql app",
+    ] {
+        assert!(has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+    }
+    for line in [
+        "echo 'SELECT count() FROM events' | kubectl exec -i ch-0 -- clickhouse-client",
+        "echo 'show tables' | docker exec -i db mysql app",
+    ] {
+        assert!(!has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
+    }
+}

@@ -79,12 +79,18 @@ pub(super) fn cmdlet(
                 ],
                 &["Recurse", "Force", "Confirm", "WhatIf"],
             );
-            let targets = p.paths(&["Path", "LiteralPath"], 0);
+            // `$_` in a `ForEach-Object` block is the item the pipe hands it.
+            let targets: Vec<&Word> = p
+                .paths(&["Path", "LiteralPath"], 0)
+                .into_iter()
+                .filter(|t| !(is_item(t) && piped_from.is_some()))
+                .collect();
             if targets.is_empty() {
                 match piped_from {
                     Some(src) => {
-                        let root = producer_root(src);
-                        out.path(Act::Delete, &root);
+                        for set in producer_set(src) {
+                            out.path(Act::Delete, &set);
+                        }
                     }
                     None => out.place(Act::Delete, Place::Unknown),
                 }
@@ -468,25 +474,78 @@ pub(super) fn read_targets(name: &str, args: &[Word], out: &mut Sink) {
     }
 }
 
+/// Whether a word is the pipeline's current item (`$_`, `$_.FullName`, `$PSItem`).
+pub(super) fn is_item(w: &Word) -> bool {
+    let t = w.text.to_ascii_lowercase();
+    t == "$_" || t.starts_with("$_.") || t == "$psitem" || t.starts_with("$psitem.")
+}
+
 /// The directory a listing command names (what a piped Remove-Item deletes).
 pub(super) fn producer_root(src: &Stmt) -> String {
     let args = src.words.get(1..).unwrap_or(&[]);
-    let p = params(
-        args,
-        &[
-            "Path",
-            "LiteralPath",
-            "Filter",
-            "Include",
-            "Exclude",
-            "Depth",
-        ],
-        &["Recurse", "Force", "File", "Directory", "Hidden"],
-    );
+    let p = params(args, LISTING_VALUED, LISTING_SWITCHES);
     match p.paths(&["Path", "LiteralPath"], 0).first() {
         Some(w) => format!("{}/*", win_path(value_text(w)).trim_end_matches('/')),
         None => "*".to_string(),
     }
+}
+
+const LISTING_VALUED: &[&str] = &[
+    "Path",
+    "LiteralPath",
+    "Filter",
+    "Include",
+    "Exclude",
+    "Depth",
+    "Attributes",
+];
+const LISTING_SWITCHES: &[&str] = &["Recurse", "Force", "File", "Directory", "Hidden"];
+
+/// What a listing hands down a pipe, as paths: a name selection (`-Include bin,obj`,
+/// `-Filter *.pdb`, a wildcard path `*.obj`) bounds it to those names, below its root with
+/// `-Recurse` (`./**/bin`); without one it is everything in the root (`DIR/*`).
+pub(super) fn producer_set(src: &Stmt) -> Vec<String> {
+    let Some(name) = src.words.first().map(|w| w.text.to_ascii_lowercase()) else {
+        return vec!["*".to_string()];
+    };
+    if !matches!(name.as_str(), "get-childitem" | "gci" | "ls" | "dir") {
+        return vec![producer_root(src)];
+    }
+    let args = src.words.get(1..).unwrap_or(&[]);
+    let p = params(args, LISTING_VALUED, LISTING_SWITCHES);
+    let recurse = p.has("Recurse");
+    let mut root = p
+        .paths(&["Path", "LiteralPath"], 0)
+        .first()
+        .map_or(".".to_string(), |w| win_path(value_text(w)));
+    let mut names: Vec<String> = ["Include", "Filter"]
+        .iter()
+        .filter_map(|n| p.value(n))
+        .flat_map(|w| {
+            value_text(w)
+                .split(',')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .map(|n| n.trim().trim_matches(|c| c == '\'' || c == '"').to_string())
+        .filter(|n| !n.is_empty() && n.chars().any(|c| c != '*'))
+        .collect();
+    // `Get-ChildItem *.obj -Recurse`: the path's last part is the name selection.
+    if names.is_empty() {
+        if let Some((dir, last)) = root.rsplit_once('/').or(Some((".", root.as_str()))) {
+            if last.contains(['*', '?']) && last.chars().any(|c| c != '*') {
+                names.push(last.to_string());
+                root = dir.to_string();
+            }
+        }
+    }
+    // `/` trims to nothing, which the formats below make `/*` again.
+    let root = root.trim_end_matches('/');
+    if names.is_empty() {
+        return vec![format!("{root}/*")];
+    }
+    let below = if recurse { "/**/" } else { "/" };
+    names.iter().map(|n| format!("{root}{below}{n}")).collect()
 }
 
 /// Registry and service changes (`reg delete`, `Remove-ItemProperty HKLM:…`, `sc.exe stop`,

@@ -232,6 +232,8 @@ pub(super) fn script(text: &str, out: &mut Sink, nest: usize) {
     }
     let stmts = statements(text);
     let mut fetched_before = false;
+    // The listing a `ForEach-Object` block is fed by: its `$_` is each item of it.
+    let mut each_of: Option<&Stmt> = None;
     for (k, st) in stmts.iter().enumerate() {
         for (act, target) in &st.redirects {
             let l = target.to_ascii_lowercase();
@@ -244,6 +246,15 @@ pub(super) fn script(text: &str, out: &mut Sink, nest: usize) {
         } else {
             None
         };
+        if is_foreach(st) {
+            each_of = piped_from.filter(|p| !is_item_stmt(p)).or(each_of);
+        }
+        // `$_ | Remove-Item`, `Remove-Item $_.FullName` in the block: the listing's items.
+        let piped_from = match piped_from {
+            Some(p) if is_item_stmt(p) => each_of.or(Some(p)),
+            None if st.words.iter().skip(1).any(super::cmdlets::is_item) => each_of,
+            other => other,
+        };
         let fed_by_fetch =
             piped_from.is_some_and(|p| p.words.iter().any(|w| is_fetch_word(&w.text)));
         cmdlet(st, piped_from, fed_by_fetch || fetched_before, out, nest);
@@ -254,6 +265,21 @@ pub(super) fn script(text: &str, out: &mut Sink, nest: usize) {
             fetched_before = true;
         }
     }
+}
+
+/// A `ForEach-Object` (`foreach`, `%`) statement.
+fn is_foreach(st: &Stmt) -> bool {
+    st.words.first().is_some_and(|w| {
+        matches!(
+            w.text.to_ascii_lowercase().as_str(),
+            "foreach-object" | "foreach" | "%"
+        )
+    })
+}
+
+/// A statement that is only the pipeline's current item (`$_ | Remove-Item`).
+fn is_item_stmt(st: &Stmt) -> bool {
+    st.words.len() == 1 && super::cmdlets::is_item(&st.words[0])
 }
 
 /// Arguments of a cmdlet: named parameters (by prefix) and positionals.

@@ -291,3 +291,48 @@ fn external_programs_and_benign_cmdlets() {
         vec!["exec@none", "read@source"]
     );
 }
+
+#[test]
+fn a_listing_bounded_by_names_hands_on_only_those() {
+    for (text, want) in [
+        (
+            "Get-ChildItem .\\ -Include bin,obj -Recurse | ForEach-Object ($_) { Remove-Item $_.FullName -Force -Recurse }",
+            vec!["./**/bin", "./**/obj"],
+        ),
+        (
+            "Get-ChildItem .\\ -Include .vs -Attributes Hidden -Recurse | ForEach-Object ($_) { Remove-Item $_.FullName -Force -Recurse }",
+            vec!["./**/.vs"],
+        ),
+        (
+            "Get-ChildItem -recurse -include tsconfig.tsbuildinfo,node_modules,dist | ForEach-Object { $_ | Remove-Item -Recurse -Force }",
+            vec!["./**/tsconfig.tsbuildinfo", "./**/node_modules", "./**/dist"],
+        ),
+        (
+            "Get-ChildItem *.obj -Recurse | foreach { Remove-Item -Path $_.FullName -Confirm }",
+            vec!["./**/*.obj"],
+        ),
+        (
+            "Get-ChildItem -Recurse -Filter \".DS_STORE*\" -File | ForEach-Object { Remove-Item $_.FullName -Force }",
+            vec!["./**/.DS_STORE*"],
+        ),
+        ("gci build -Filter *.log | Remove-Item", vec!["build/*.log"]),
+    ] {
+        assert_eq!(deletes(&tool(text)), want, "{text}");
+    }
+    // Without a name selection the listing is everything below its root.
+    assert_eq!(
+        deletes(&tool(
+            "Get-ChildItem C:\\Users -Recurse | ForEach-Object { Remove-Item $_.FullName -Force }"
+        )),
+        vec!["/Users/*"]
+    );
+    assert_eq!(
+        deletes(&tool("Get-ChildItem -Recurse | Remove-Item -Force")),
+        vec!["./*"]
+    );
+    // `$_` with no pipe feeding it is unknown.
+    assert!(tool("Remove-Item $_.FullName -Force")
+        .raw
+        .iter()
+        .any(|(a, t)| *a == Act::Delete && matches!(t, RawTarget::Place(_))));
+}

@@ -1,0 +1,108 @@
+//! Who an ownership change gives files to: the user running the line (`$USER`, `${USER}`,
+//! `$(id -u)`, `` `whoami` ``, `$UID`, with any group) takes back files of their own, which
+//! is reversible administration of their own tree, not a change of who may use them.
+
+/// Spellings of the user running the line, as a shell leaves them in a word.
+const SELF: &[&str] = &[
+    "$USER",
+    "${USER}",
+    "$LOGNAME",
+    "${LOGNAME}",
+    "$UID",
+    "${UID}",
+    "$(id -u)",
+    "$(id -un)",
+    "$(id -u -n)",
+    "$(id -nu)",
+    "$(whoami)",
+    "`id -u`",
+    "`id -un`",
+    "`whoami`",
+];
+
+/// Whether a word is a substitution the line made (`$(…)` as the walker leaves it, or
+/// backquotes): the running user when what made it says so, which the walker checks.
+fn substituted(word: &str) -> Option<usize> {
+    if word.starts_with("$(…)") {
+        return Some("$(…)".len());
+    }
+    word.strip_prefix('`')
+        .and_then(|w| w.find('`'))
+        .map(|k| k + 2)
+}
+
+/// Whether a `chown` owner operand (`OWNER`, `OWNER:GROUP`, `OWNER.GROUP`, `OWNER:`) names
+/// the user running the line as the new owner.
+pub(super) fn is_self(spec: &str) -> bool {
+    let user = SELF
+        .iter()
+        .find(|s| spec.starts_with(**s))
+        .map(|s| &spec[s.len()..])
+        .or_else(|| substituted(spec).map(|k| &spec[k..]));
+    user.is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '.']))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::testing::{effects, has};
+    use super::is_self;
+
+    #[test]
+    fn the_running_user_in_every_spelling() {
+        for spec in [
+            "$USER",
+            "$USER:$USER",
+            "${USER}:www-data",
+            "$(id -u):$(id -g)",
+            "`whoami`:staff",
+            "$UID.$GID",
+            "$USER:",
+            "$(…):$(…)",
+        ] {
+            assert!(is_self(spec), "{spec}");
+        }
+        for spec in [
+            "root",
+            "root:root",
+            "nobody:$USER",
+            "$USERNAME",
+            "$(id -g)",
+            "www-data",
+        ] {
+            assert!(!is_self(spec), "{spec}");
+        }
+    }
+
+    #[test]
+    fn taking_back_ones_own_project_is_reversible_administration() {
+        for line in [
+            "sudo chown -R $USER:$USER .",
+            "sudo chown -R \"$(id -u):$(id -g)\" .",
+            "sudo chown -R $USER:www-data .",
+            "chown -R \"${USER}\":staff .",
+        ] {
+            assert!(
+                effects(line).iter().any(|e| e.starts_with("admin@")),
+                "{line}: {:?}",
+                effects(line)
+            );
+            assert!(
+                !effects(line).iter().any(|e| e.starts_with("permissions@")),
+                "{line}"
+            );
+        }
+        for (line, want) in [
+            ("sudo chown -R root:root .", "permissions@project"),
+            ("sudo chown -R $USER /usr/local", "permissions@system"),
+            ("sudo chown -R nobody ./src", "permissions@source"),
+            ("chown -R $USER ~", "permissions@home"),
+            ("chown -R $USER ./build", "permissions@outputs"),
+            (
+                "sudo chown -R \"$(stat -c %U /etc):$(id -g)\" .",
+                "permissions@project",
+            ),
+        ] {
+            assert!(has(line, want), "{line}: {:?}", effects(line));
+        }
+    }
+}
