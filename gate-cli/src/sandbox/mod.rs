@@ -108,9 +108,17 @@ impl Protected {
             .into_iter()
             .filter(|p| p.starts_with(home) || p.parent().is_some_and(is_dir))
             .collect();
+        // The backups of mode `reversible` hold copies of what actions lost, secrets among
+        // them: not writable (they sit in gate's home or beside its database) nor readable.
+        let backups = gate_runtime::backup::store_dir(db);
+        let write: Vec<PathBuf> = if backups.starts_with(home) {
+            write
+        } else {
+            dedup(write.into_iter().chain([backups.clone()]).collect())
+        };
         Protected {
             deny_write: write,
-            deny_read: vec![key],
+            deny_read: vec![key, backups],
         }
     }
 }
