@@ -168,7 +168,7 @@ fn list(entries: &[Entry], now: i64, json: bool) -> Result<i32> {
     for e in entries {
         let m = &e.manifest;
         text.push_str(&format!(
-            "{}  {:>10} bytes  {:>5} files  {:>8} ago  {}\n",
+            "{}  {:>10} bytes  {:>5} entries  {:>8} ago  {}\n",
             m.id,
             m.bytes,
             m.files,
