@@ -226,6 +226,7 @@ mod tests {
             "/data/g/state.db.lock",
             "/data/g/state.key",
             "/data/g/faults.jsonl",
+            "/data/g/state.backups",
             "/p/.claude",
             "/p/.codex",
             "/p/.gemini",
@@ -242,7 +243,13 @@ mod tests {
             !has("/data/g"),
             "the database's directory itself stays writable"
         );
-        assert_eq!(p.deny_read, [PathBuf::from("/data/g/state.key")]);
+        assert_eq!(
+            p.deny_read,
+            [
+                PathBuf::from("/data/g/state.key"),
+                PathBuf::from("/data/g/state.backups")
+            ]
+        );
         // Without `.github/` in the project its hooks directory is left out (a placeholder
         // would make `.github/` read-only); the project's own names stay.
         let p = Protected::generate_in(&loc, &config, Path::new("/opt/bin/gate"), &|d| {
