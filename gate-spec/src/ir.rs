@@ -845,10 +845,7 @@ impl Spec {
     /// Whether any tier, under no role or any role, is in `mode`.
     pub fn uses_mode(&self, mode: Mode) -> bool {
         self.tiers.iter().any(|t| t.mode == mode)
-            || self
-                .roles
-                .iter()
-                .any(|r| r.modes.iter().any(|m| *m == Some(mode)))
+            || self.roles.iter().any(|r| r.modes.contains(&Some(mode)))
     }
 
     /// Effective mode of a tier for a role.
