@@ -192,6 +192,14 @@ Filters combine (every one must hold); -n counts the rows that pass them.")]
     /// List live grants, or revoke one
     #[command(after_help = "Examples:\n  gate grants\n  gate grants --revoke 7f3a")]
     Grants(GrantsArgs),
+    /// Restore what an action let through in mode `reversible` changed (the id is in its guidance)
+    #[command(after_help = "Examples:\n  gate undo b1f0c2a9\n  gate undo b1f0c2a9 --force")]
+    Undo(UndoArgs),
+    /// List the backups mode `reversible` made, with sizes and ages, or prune them
+    #[command(
+        after_help = "Examples:\n  gate backups\n  gate backups --json\n  gate backups --prune --older-than 7d --max-size 500M"
+    )]
+    Backups(BackupsArgs),
     /// Explain what gate would answer for a payload, step by step
     #[command(after_help = "\
 Examples:
@@ -555,6 +563,28 @@ pub struct ExportArgs {
 pub struct ApproveArgs {
     /// The grant id named in the deny reason
     pub id: String,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct UndoArgs {
+    /// The backup id named in the guidance (`gate backups` lists them)
+    pub id: String,
+    /// Restore even where a location changed after the action (that newer work is lost)
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BackupsArgs {
+    /// Remove backups: those older than --older-than, then the oldest until --max-size holds
+    #[arg(long)]
+    pub prune: bool,
+    /// With --prune: remove backups older than this (`30m`, `12h`, `7d`)
+    #[arg(long, value_name = "AGE", requires = "prune")]
+    pub older_than: Option<String>,
+    /// With --prune: keep at most this much in the store (`500M`, `2G`, bytes)
+    #[arg(long, value_name = "SIZE", requires = "prune")]
+    pub max_size: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -99,6 +99,8 @@ pub struct Config {
     pub outlive_sessions: Option<Sourced<Vec<String>>>,
     /// The audit sink (`[sink]`), when one is configured and valid.
     pub sink: Option<Sourced<crate::sink::SinkConfig>>,
+    /// The backup caps of mode `reversible` (`[reversible]`).
+    pub reversible: Sourced<Reversible>,
     /// Values that were set but cannot be used, each said in full: `gate config` and
     /// `gate doctor` report them as errors, the hook uses the defaults silently.
     pub problems: Vec<String>,
@@ -140,6 +142,81 @@ struct FileValues {
     hook: Option<toml::Value>,
     /// Raw: a list of spec names, checked in [`Config::resolve_in`].
     outlive_sessions: Option<toml::Value>,
+    /// Raw: the `[reversible]` table, checked in [`Config::resolve_in`].
+    reversible: Option<toml::Value>,
+}
+
+/// How much mode `reversible` may copy (`[reversible]`): per action and in the whole store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Reversible {
+    pub max_action_bytes: u64,
+    pub max_action_files: u64,
+    pub max_total_bytes: u64,
+}
+
+impl Default for Reversible {
+    fn default() -> Reversible {
+        Reversible {
+            max_action_bytes: gate_runtime::backup::DEFAULT_MAX_ACTION_BYTES,
+            max_action_files: gate_runtime::backup::DEFAULT_MAX_ACTION_FILES,
+            max_total_bytes: gate_runtime::backup::DEFAULT_MAX_TOTAL_BYTES,
+        }
+    }
+}
+
+/// A size: a whole number of bytes, or text with a `K`, `M` or `G` suffix (powers of 1024).
+pub fn size_of(value: &toml::Value) -> Option<u64> {
+    match value {
+        toml::Value::Integer(n) => u64::try_from(*n).ok(),
+        toml::Value::String(s) => parse_size(s),
+        _ => None,
+    }
+}
+
+/// [`size_of`] for text (`512K`, `256M`, `2G`, `1000`).
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s
+        .trim()
+        .trim_end_matches(['b', 'B'])
+        .trim_end_matches(['i']);
+    let (digits, unit) = match s.char_indices().last()? {
+        (i, 'k' | 'K') => (&s[..i], 1u64 << 10),
+        (i, 'm' | 'M') => (&s[..i], 1 << 20),
+        (i, 'g' | 'G') => (&s[..i], 1 << 30),
+        (i, 't' | 'T') => (&s[..i], 1 << 40),
+        _ => (s, 1),
+    };
+    digits.trim().parse::<u64>().ok()?.checked_mul(unit)
+}
+
+/// The `[reversible]` table as given.
+fn reversible_of(value: &toml::Value, what: &str) -> Result<Reversible, String> {
+    let Some(table) = value.as_table() else {
+        return Err(format!(
+            "{what}: `reversible` must be a table (`[reversible]`)"
+        ));
+    };
+    let mut out = Reversible::default();
+    for (key, v) in table {
+        let slot = match key.as_str() {
+            "max_action_bytes" => &mut out.max_action_bytes,
+            "max_action_files" => &mut out.max_action_files,
+            "max_total_bytes" => &mut out.max_total_bytes,
+            other => {
+                return Err(format!(
+                    "{what}: [reversible] has no key `{other}` (known: max_action_bytes, \
+                     max_action_files, max_total_bytes)"
+                ))
+            }
+        };
+        *slot = size_of(v).ok_or_else(|| {
+            format!(
+                "{what}: [reversible] {key} must be a size (a number of bytes or `256M`), not \
+                 {v}; the defaults apply"
+            )
+        })?;
+    }
+    Ok(out)
 }
 
 fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
@@ -166,9 +243,10 @@ fn read_file(path: &Path, base: &Path) -> Result<FileValues> {
             "sink" => values.sink = Some(value.clone()),
             "hook" => values.hook = Some(value.clone()),
             "outlive_sessions" => values.outlive_sessions = Some(value.clone()),
+            "reversible" => values.reversible = Some(value.clone()),
             other => anyhow::bail!(
                 "{}: unknown key `{other}` (known: spec, role, db, home, profile, fail_closed, \
-                 hook_deadline, sink, hook, outlive_sessions)",
+                 hook_deadline, sink, hook, outlive_sessions, reversible)",
                 path.display()
             ),
         }
@@ -496,6 +574,28 @@ impl Config {
                     }
                 }
             });
+        let reversible = [&project, &user]
+            .into_iter()
+            .flatten()
+            .find_map(|(f, p)| f.reversible.as_ref().map(|v| (v, p)))
+            .and_then(|(value, path)| {
+                let source = if Some(path) == project.as_ref().map(|(_, p)| p) {
+                    Source::ProjectFile { path: path.clone() }
+                } else {
+                    Source::UserFile { path: path.clone() }
+                };
+                match reversible_of(value, &source.to_string()) {
+                    Ok(value) => Some(Sourced { value, source }),
+                    Err(problem) => {
+                        problems.push(problem);
+                        None
+                    }
+                }
+            })
+            .unwrap_or(Sourced {
+                value: Reversible::default(),
+                source: Source::Default,
+            });
         Ok(Config {
             spec,
             role,
@@ -508,6 +608,7 @@ impl Config {
             stateful_fail_closed_after,
             outlive_sessions,
             sink,
+            reversible,
             problems,
         })
     }
@@ -613,6 +714,11 @@ impl Config {
             None => "outlive_sessions = []  (default: every machine ends with the session)\n"
                 .to_string(),
         });
+        let r = &self.reversible.value;
+        out.push_str(&format!(
+            "[reversible] max_action_bytes = {}, max_action_files = {}, max_total_bytes = {}  ({})\n",
+            r.max_action_bytes, r.max_action_files, r.max_total_bytes, self.reversible.source
+        ));
         out.push_str(&match &self.sink {
             Some(s) => format!("sink = {}  ({})\n", s.value.describe(), s.source),
             None => "sink = (none)  (default)\n".to_string(),
@@ -630,6 +736,17 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sizes_are_bytes_or_suffixed_text() {
+        use super::parse_size;
+        assert_eq!(parse_size("1000"), Some(1000));
+        assert_eq!(parse_size("512K"), Some(512 * 1024));
+        assert_eq!(parse_size("256MiB"), Some(256 << 20));
+        assert_eq!(parse_size("2G"), Some(2 << 30));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size("-1"), None);
+    }
+
     use super::*;
     use std::collections::BTreeMap;
 

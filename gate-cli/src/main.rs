@@ -182,6 +182,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Audit(AuditCommand::Export(args)) => store::audit_export(&args, &global),
         Command::Approve(args) => store::approve(&args, &global),
         Command::Grants(args) => store::grants(&args, &global),
+        Command::Undo(args) => cmd::backups::undo(&args, &global),
+        Command::Backups(args) => cmd::backups::backups(&args, &global),
         Command::Calibrate(args) => store::calibrate(&args, &global),
         Command::Checkpoint(args) => store::checkpoint(&args, &global),
         Command::Sink(SinkCommand::Flush(args)) => cmd::sink::flush(&args, &global),

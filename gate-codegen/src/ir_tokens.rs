@@ -351,6 +351,7 @@ impl Emit for Mode {
         let v = match self {
             Mode::Observe => quote!(Observe),
             Mode::Steer => quote!(Steer),
+            Mode::Reversible => quote!(Reversible),
             Mode::Gate => quote!(Gate),
         };
         quote!(ir::Mode::#v)

@@ -3,6 +3,7 @@
 //! It knows nothing about clap, terminals or any runtime's JSON: adapters in gate-cli turn a
 //! payload into an [`event::Event`] and a [`verdict::Decision`] back into an answer.
 
+pub mod backup;
 pub mod driver;
 pub mod effects;
 pub mod engine;

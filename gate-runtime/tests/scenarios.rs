@@ -1018,22 +1018,60 @@ fn jwc_l11_snapshot_per_scope() {
     assert!(back.fits(spec));
 }
 
+/// A protector that makes every action it is asked about recoverable when its effects can be
+/// copied (`backup::roots`), and counts the calls: the engine's side of mode `reversible`
+/// (the copying itself is tested end to end in gate-cli's `tests/reversible.rs`).
+struct Recorder(std::sync::atomic::AtomicU32);
+
+impl gate_runtime::backup::Protector for Recorder {
+    fn protect(
+        &self,
+        _event: &Event,
+        class: &gate_runtime::observer::Classification,
+        _now_ms: i64,
+    ) -> Result<gate_runtime::backup::Backup, String> {
+        let roots = gate_runtime::backup::roots(&class.effects)?;
+        let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(gate_runtime::backup::Backup {
+            id: format!("b{n}"),
+            files: 1,
+            bytes: 1,
+            roots,
+        })
+    }
+}
+
 #[test]
-fn jwc_l15_director_never_blocked() {
-    let mut sim = Sim::new("jwc").role("director");
+fn jwc_l15_director_is_blocked_only_where_gate_cannot_back_up() {
+    let recorder = std::sync::Arc::new(Recorder(std::sync::atomic::AtomicU32::new(0)));
+    let sim = Sim::new("jwc").role("director");
+    sim.engine.protect_with(recorder.clone());
+    let mut sim = sim;
+    // Recoverable by a copy: let through, with how to undo it.
+    for (tool, target) in [("Bash", "sudo rm -rf /opt/x"), ("Edit", "/repo/.env")] {
+        let o = sim.call(tool, target);
+        assert!(!o.decision.verdict.blocks(), "{target}: {:?}", o.decision);
+        if o.proposed.blocks() {
+            assert!(
+                matches!(&o.decision.verdict, Verdict::Steer { text } if text.contains("gate undo b")),
+                "{target}: {:?}",
+                o.decision
+            );
+        }
+    }
+    // Not recoverable by gate: the tier's next mode (the ask) stands.
     for (tool, target) in [
         ("Bash", "npm publish"),
         ("Bash", "git push --force origin main"),
-        ("Bash", "sudo rm -rf /opt/x"),
-        ("Edit", "/repo/.env"),
     ] {
         let o = sim.call(tool, target);
-        assert!(!o.decision.verdict.blocks(), "{target}: {:?}", o.decision);
-        assert!(
-            o.proposed.blocks() || target.starts_with("sudo"),
-            "{target} would be withheld"
-        );
+        assert!(o.decision.verdict.blocks(), "{target}: {:?}", o.decision);
     }
+    assert!(recorder.0.load(std::sync::atomic::Ordering::SeqCst) >= 1);
+    // Without a protector (a replay, an explanation) nothing is let through unprotected.
+    let mut bare = Sim::new("jwc").role("director");
+    let o = bare.call("Edit", "/repo/.env");
+    assert_eq!(o.decision.verdict.blocks(), o.proposed.blocks());
 }
 
 #[test]

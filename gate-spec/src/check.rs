@@ -519,7 +519,7 @@ fn check_monotonic_modes(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) 
                         ),
                     )
                     .with_label(spec.tiers[at as usize].span, "the lower tier is declared here")
-                    .with_help("tiers are declared lowest risk first; modes must not weaken as risk grows (observe < steer < gate)"),
+                    .with_help("tiers are declared lowest risk first; modes must not weaken as risk grows (observe < steer < reversible < gate)"),
                 );
                 continue;
             }

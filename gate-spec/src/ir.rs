@@ -209,7 +209,7 @@ pub enum FailPolicy {
     Closed,
 }
 
-/// Enforcement mode of a tier. Ordered: observe < steer < gate.
+/// Enforcement mode of a tier. Ordered: observe < steer < reversible < gate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
@@ -217,6 +217,9 @@ pub enum Mode {
     Observe,
     /// Turn any block into injected guidance.
     Steer,
+    /// Let a block through only once gate has made the action recoverable (a copy of exactly
+    /// its targets), steering with how to undo it; where gate cannot, withhold as `gate` does.
+    Reversible,
     /// Withhold (ask or deny) as the machine proposes.
     Gate,
 }
@@ -227,6 +230,7 @@ impl Mode {
         match self {
             Mode::Observe => "observe",
             Mode::Steer => "steer",
+            Mode::Reversible => "reversible",
             Mode::Gate => "gate",
         }
     }
@@ -843,6 +847,12 @@ impl Spec {
         out.push(Trigger::Action);
         out
     }
+    /// Whether any tier, under no role or any role, is in `mode`.
+    pub fn uses_mode(&self, mode: Mode) -> bool {
+        self.tiers.iter().any(|t| t.mode == mode)
+            || self.roles.iter().any(|r| r.modes.contains(&Some(mode)))
+    }
+
     /// Effective mode of a tier for a role.
     pub fn mode_for(&self, tier: TierId, role: Option<RoleId>) -> Mode {
         let base = self.tiers[tier as usize].mode;
@@ -859,7 +869,7 @@ mod tests {
 
     #[test]
     fn a_modes_name_is_its_serialised_name() {
-        for mode in [Mode::Observe, Mode::Steer, Mode::Gate] {
+        for mode in [Mode::Observe, Mode::Steer, Mode::Reversible, Mode::Gate] {
             assert_eq!(
                 serde_json::to_string(&mode).expect("serialises"),
                 format!("\"{}\"", mode.as_str())

@@ -347,6 +347,7 @@ fn parse_mode(text: &str, span: Span, diags: &mut Diagnostics) -> Option<Mode> {
     match text {
         "observe" => Some(Mode::Observe),
         "steer" => Some(Mode::Steer),
+        "reversible" => Some(Mode::Reversible),
         "gate" => Some(Mode::Gate),
         _ => {
             let mut d = Diagnostic::error(
@@ -354,9 +355,9 @@ fn parse_mode(text: &str, span: Span, diags: &mut Diagnostics) -> Option<Mode> {
                 span,
                 format!("unknown mode `{}`", truncate(text)),
             );
-            d = match did_you_mean(text, ["observe", "steer", "gate"]) {
+            d = match did_you_mean(text, ["observe", "steer", "reversible", "gate"]) {
                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                None => d.with_help("a mode is one of observe, steer, gate"),
+                None => d.with_help("a mode is one of observe, steer, reversible, gate"),
             };
             diags.push(d);
             None

@@ -394,3 +394,49 @@ fn composition_renames_places_and_extends() {
         ]
     );
 }
+
+/// Mode `reversible` parses for tiers and roles, sits between steer and gate in the G012
+/// order, and a misspelling of it is pointed at it.
+#[test]
+fn mode_reversible_parses_orders_and_is_suggested() {
+    let spec = |low: &str, high: &str, role: &str| {
+        format!(
+            r#"
+[machine]
+name = "x"
+initial = "idle"
+kinds = ["k"]
+
+[[tier]]
+name = "low"
+mode = "{low}"
+max_actions = 5
+
+[[tier]]
+name = "high"
+mode = "{high}"
+max_actions = 2
+
+[[state]]
+name = "idle"
+
+[[role]]
+name = "director"
+modes = {{ all = "{role}" }}
+"#
+        )
+    };
+    let (ir, diags) = gate_spec::compile(&spec("steer", "reversible", "reversible"));
+    assert!(diags.items.is_empty(), "{:?}", diags.items);
+    let ir = ir.expect("compiles");
+    assert_eq!(ir.tiers[1].mode, gate_spec::ir::Mode::Reversible);
+    assert!(ir.uses_mode(gate_spec::ir::Mode::Reversible));
+    assert!(gate_spec::ir::Mode::Steer < gate_spec::ir::Mode::Reversible);
+    assert!(gate_spec::ir::Mode::Reversible < gate_spec::ir::Mode::Gate);
+    // Weaker above stronger: G012.
+    let (_, diags) = gate_spec::compile(&spec("gate", "reversible", "gate"));
+    assert!(diags.items.iter().any(|d| d.code.as_str() == "G012"));
+    let (_, diags) = gate_spec::compile(&spec("steer", "reversable", "steer"));
+    let d = diags.items.first().expect("a diagnostic");
+    assert!(d.help.iter().any(|h| h.contains("`reversible`")), "{:?}", d);
+}

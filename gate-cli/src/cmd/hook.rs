@@ -270,6 +270,23 @@ fn answer(
             crate::profile::active(owner, event.cwd.as_deref(), named.map(|p| p.value.as_str()));
     }
     engine.look_at_disk();
+    // Mode `reversible` backs actions up into the store beside the database, within half the
+    // hook's deadline (a copy that cannot finish by then leaves the action withheld).
+    if engine.uses_reversible() {
+        if let Some(db) = &db {
+            let caps = config
+                .as_ref()
+                .map(|c| c.reversible.value)
+                .unwrap_or_default();
+            engine.protect_with(std::sync::Arc::new(gate_runtime::backup::BackupStore {
+                dir: gate_runtime::backup::store_dir(db),
+                max_action_bytes: caps.max_action_bytes,
+                max_action_files: caps.max_action_files,
+                max_total_bytes: caps.max_total_bytes,
+                deadline: std::time::Instant::now() + deadline / 2,
+            }));
+        }
+    }
     // Tier names the spec does not have are ignored here (`gate config` reports them).
     let fail_closed: Vec<gate_spec::ir::TierId> = match &config {
         Ok(c) => c

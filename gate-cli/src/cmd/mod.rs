@@ -1,6 +1,7 @@
 //! The subcommands: each takes its parsed arguments and returns an exit code (or an error,
 //! which `main` prints as one line and maps to an exit code).
 
+pub mod backups;
 pub mod diagram;
 pub mod diff;
 pub mod explain;

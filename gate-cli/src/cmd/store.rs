@@ -15,13 +15,13 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis().min(i64::MAX as u128) as i64)
 }
 
-fn db_path(global: &GlobalArgs) -> Result<PathBuf> {
+pub(crate) fn db_path(global: &GlobalArgs) -> Result<PathBuf> {
     Ok(Config::resolve(&Overrides::from(global))?.db.value)
 }
 
@@ -38,7 +38,7 @@ fn open_read(global: &GlobalArgs) -> Result<Store> {
     Store::open_read_only(&path).with_context(|| format!("cannot open {}", path.display()))
 }
 
-fn open_write(global: &GlobalArgs) -> Result<Store> {
+pub(crate) fn open_write(global: &GlobalArgs) -> Result<Store> {
     let path = db_path(global)?;
     if !path.exists() {
         anyhow::bail!(

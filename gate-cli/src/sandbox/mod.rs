@@ -108,9 +108,17 @@ impl Protected {
             .into_iter()
             .filter(|p| p.starts_with(home) || p.parent().is_some_and(is_dir))
             .collect();
+        // The backups of mode `reversible` hold copies of what actions lost, secrets among
+        // them: not writable (they sit in gate's home or beside its database) nor readable.
+        let backups = gate_runtime::backup::store_dir(db);
+        let write: Vec<PathBuf> = if backups.starts_with(home) {
+            write
+        } else {
+            dedup(write.into_iter().chain([backups.clone()]).collect())
+        };
         Protected {
             deny_write: write,
-            deny_read: vec![key],
+            deny_read: vec![key, backups],
         }
     }
 }
@@ -218,6 +226,7 @@ mod tests {
             "/data/g/state.db.lock",
             "/data/g/state.key",
             "/data/g/faults.jsonl",
+            "/data/g/state.backups",
             "/p/.claude",
             "/p/.codex",
             "/p/.gemini",
@@ -234,7 +243,13 @@ mod tests {
             !has("/data/g"),
             "the database's directory itself stays writable"
         );
-        assert_eq!(p.deny_read, [PathBuf::from("/data/g/state.key")]);
+        assert_eq!(
+            p.deny_read,
+            [
+                PathBuf::from("/data/g/state.key"),
+                PathBuf::from("/data/g/state.backups")
+            ]
+        );
         // Without `.github/` in the project its hooks directory is left out (a placeholder
         // would make `.github/` read-only); the project's own names stay.
         let p = Protected::generate_in(&loc, &config, Path::new("/opt/bin/gate"), &|d| {

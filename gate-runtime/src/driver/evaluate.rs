@@ -98,6 +98,7 @@ pub(super) fn audit_kind(note: &Note) -> AuditKind {
         "disabled" => AuditKind::Disabled,
         "reset" => AuditKind::Reset,
         "fault" => AuditKind::Fault,
+        "backup" => AuditKind::Backup,
         _ => AuditKind::Transition,
     }
 }

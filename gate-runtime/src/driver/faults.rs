@@ -126,7 +126,8 @@ impl FaultCount {
 /// timer, a checkpoint). Under a store fault the machine starts from its initial state, so
 /// such a block would be lost.
 pub fn needs_state(spec: &Spec, tier: TierId, role: Option<RoleId>) -> bool {
-    if spec.mode_for(tier, role) != Mode::Gate {
+    // `reversible` withholds what it cannot back up, as `gate` does.
+    if spec.mode_for(tier, role) < Mode::Reversible {
         return false;
     }
     let admits = |t: &gate_spec::ir::Transition| {
@@ -296,7 +297,7 @@ mod tests {
                 "trust" => {
                     // A throttled session withholds every action: every tier that blocks.
                     for t in 0..spec.tiers.len() as TierId {
-                        let gates = spec.mode_for(t, None) == Mode::Gate;
+                        let gates = spec.mode_for(t, None) >= Mode::Reversible;
                         assert_eq!(needs_state(spec, t, None), gates, "{}", spec.tier_name(t));
                     }
                 }

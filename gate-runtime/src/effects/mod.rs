@@ -302,6 +302,15 @@ pub fn self_protection(effects: &[Effect]) -> Option<&'static str> {
         if e.act == Act::Read && (e.target.ends_with("/gate.key") || e.target == "gate.key") {
             return Some("gate: the audit key is not readable from inside the session gate guards");
         }
+        if matches!(e.act, Act::Read | Act::Reveal)
+            && e.place == Place::Gate
+            && e.target.split('/').any(|c| c.ends_with(".backups"))
+        {
+            return Some(
+                "gate: gate's backups are the user's to restore (`gate undo`), not readable \
+                 from inside the session gate guards",
+            );
+        }
     }
     None
 }

@@ -53,6 +53,8 @@ impl Where {
                 _ => db.as_str(),
             };
             push(Some(format!("{stem}.key")));
+            // The backup store of mode `reversible` (`backup::store_dir`).
+            push(Some(format!("{stem}.backups")));
             push(Some(db));
         }
         push(var("XDG_STATE_HOME").map(|s| format!("{s}/gate")));
@@ -101,6 +103,9 @@ const GATE_LEAF_NAMES: &[&str] = &[
     "gate.key",
     ".claude.json",
 ];
+/// gate's backup store (`gate.backups/` beside `gate.db`, mode `reversible`), by name at any
+/// depth: the copies of what actions lost are gate's, not the agent's to change or read.
+pub(crate) const GATE_STORE_NAMES: &[&str] = &["gate.backups"];
 /// Version-control metadata.
 const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".jj", ".bzr"];
 /// Secret files and directories, by name (at any depth): credentials, keys, tokens and the
@@ -620,7 +625,9 @@ fn is_contents(parts: &[String], dir: &[&str]) -> bool {
 pub fn classify(r: &Resolved, at: &Where) -> Place {
     let parts = &r.parts;
     // Names that make a location protected wherever they appear.
-    let gate_named = parts.iter().any(|c| names_any(c, GATE_DIRS))
+    let gate_named = parts
+        .iter()
+        .any(|c| names_any(c, GATE_DIRS) || names_any(c, GATE_STORE_NAMES))
         || parts
             .windows(2)
             .any(|w| names_any(&w[0], &[".github"]) && names_any(&w[1], &["hooks"]))

@@ -418,10 +418,29 @@ impl<'s> Engine<'s> {
             });
             block = None;
         }
+        // Mode `reversible`: an action the tier would withhold is made recoverable first
+        // (never one gate denies whatever the spec says); the grant is not minted for it.
+        // An action the tier lets through that loses files (a delete, an overwrite, a move, a
+        // permissions change) is backed up too: the always-on backup of seed L15b.
+        let protected = if mode == Mode::Reversible
+            && phase == Phase::PreTool
+            && (block.is_some() || crate::backup::loses(&class.effects))
+            && crate::effects::self_protection(&class.effects).is_none()
+            && crate::effects::catastrophic(&class.effects).is_none()
+        {
+            Some(self.protect(event, class, now))
+        } else {
+            None
+        };
+        let backed_up = matches!(protected, Some(Ok(_)));
         let proposed = match block {
             Some((b, t)) if phase == Phase::PreTool => match b {
                 Block::Deny => Verdict::Deny {
                     reason: render(t, None),
+                },
+                Block::Ask if backed_up => Verdict::Ask {
+                    reason: render(t, None),
+                    grant_id: String::new(),
                 },
                 Block::Ask => {
                     let id = (cx.grant_id)();
@@ -465,8 +484,38 @@ impl<'s> Engine<'s> {
                     text: texts.copy(reason),
                 }
             }
+            (Mode::Reversible, Verdict::Ask { .. } | Verdict::Deny { .. }) => match &protected {
+                Some(Ok(backup)) => Verdict::Steer {
+                    text: crate::backup::undo_guidance(&class.reason, backup),
+                },
+                _ => texts.copy_verdict(&proposed),
+            },
             (_, v) => texts.copy_verdict(v),
         };
+        if let (Some(Ok(backup)), Verdict::Allow | Verdict::Steer { .. }) = (&protected, &verdict) {
+            if block.is_none() {
+                let guidance = crate::backup::undo_guidance("", backup);
+                verdict = match verdict {
+                    Verdict::Steer { mut text } => {
+                        text.push('\n');
+                        text.push_str(&guidance);
+                        Verdict::Steer { text }
+                    }
+                    _ => Verdict::Steer { text: guidance },
+                };
+            }
+        }
+        match protected {
+            Some(Ok(backup)) => notes.push(Note {
+                kind: "backup",
+                detail: Detail::Json(backup.json()),
+            }),
+            Some(Err(why)) => notes.push(Note {
+                kind: "backup",
+                detail: Detail::Json(json!({"unrecoverable": why})),
+            }),
+            None => {}
+        }
         if mode == Mode::Observe && proposed != Verdict::Allow {
             notes.push(Note {
                 kind: "observe",

@@ -13,7 +13,8 @@
 //! - blocks only exist on pre-tool events; on other phases they degrade to guidance;
 //! - the mode of the action's tier (overridden by the role) caps the result: observe records
 //!   what would have happened and answers nothing, steer turns a block into guidance, gate
-//!   withholds as proposed;
+//!   withholds as proposed; reversible withholds unless the [`Protector`] made the action
+//!   recoverable first, and then steers with how to undo it;
 //! - a window never blocks by itself (the spec checker rejects window states that do);
 //! - steer text on a phase whose answer cannot carry context (Gemini BeforeTool) is kept and
 //!   attached to the next answer that can.
@@ -30,6 +31,7 @@ mod texts;
 
 pub use outcome::{Alongside, ClosedBy, ClosedWindow, Detail, Note, Outcome};
 
+use crate::backup::Protector;
 use crate::event::{Event, Runtime};
 use crate::observer::{self, Baselines, Classification, Classifier, ObserverState};
 use evaluate::Scratch;
@@ -95,6 +97,9 @@ pub struct Engine<'s> {
     /// end reaches it as an event of no phase (`other`), so its `event:session_end`
     /// transitions do not fire and its state carries over to the next session of its scope.
     pub outlives_sessions: bool,
+    /// What makes an action recoverable for a tier in mode `reversible` (a live hook call
+    /// only: [`Engine::protect_with`]); without one, such an action is withheld.
+    protector: OnceCell<std::sync::Arc<dyn Protector>>,
 }
 
 impl std::fmt::Debug for Engine<'_> {
@@ -115,6 +120,7 @@ impl<'s> Engine<'s> {
             scratch: RefCell::new(Scratch::default()),
             alongside: Vec::new(),
             outlives_sessions: false,
+            protector: OnceCell::new(),
         }
     }
 
@@ -171,6 +177,34 @@ impl<'s> Engine<'s> {
         self.classifier.look_at_disk();
         for machine in &self.alongside {
             machine.look_at_disk();
+        }
+    }
+
+    /// Let mode `reversible` back actions up through `protector` (a live hook call only: a
+    /// replay or an explanation must not copy files). Machines beside this one share it.
+    pub fn protect_with(&self, protector: std::sync::Arc<dyn Protector>) {
+        for machine in &self.alongside {
+            machine.protect_with(protector.clone());
+        }
+        let _ = self.protector.set(protector);
+    }
+
+    /// Whether any tier, for any role, is in mode `reversible` (else no protector is needed).
+    pub fn uses_reversible(&self) -> bool {
+        self.machines()
+            .any(|m| m.spec.uses_mode(gate_spec::ir::Mode::Reversible))
+    }
+
+    /// The action made recoverable, or why it cannot be (no protector: not a live hook).
+    fn protect(
+        &self,
+        event: &Event,
+        class: &Classification,
+        now_ms: i64,
+    ) -> Result<crate::backup::Backup, String> {
+        match self.protector.get() {
+            Some(p) => p.protect(event, class, now_ms),
+            None => Err("no backup store in this evaluation".to_string()),
         }
     }
 

@@ -60,10 +60,16 @@ pub enum AuditKind {
     Reset,
     Disabled,
     Transition,
+    /// A backup made for (or refused to) an action in mode `reversible`.
+    Backup,
+    /// `gate undo`: a backup restored.
+    Undo,
+    /// `gate backups --prune`: backups removed.
+    Prune,
 }
 
 impl AuditKind {
-    pub const ALL: [AuditKind; 15] = [
+    pub const ALL: [AuditKind; 18] = [
         AuditKind::Event,
         AuditKind::Signal,
         AuditKind::Boundary,
@@ -79,6 +85,9 @@ impl AuditKind {
         AuditKind::Reset,
         AuditKind::Disabled,
         AuditKind::Transition,
+        AuditKind::Backup,
+        AuditKind::Undo,
+        AuditKind::Prune,
     ];
 
     /// The stored (and displayed) name.
@@ -99,6 +108,9 @@ impl AuditKind {
             AuditKind::Reset => "reset",
             AuditKind::Disabled => "disabled",
             AuditKind::Transition => "transition",
+            AuditKind::Backup => "backup",
+            AuditKind::Undo => "undo",
+            AuditKind::Prune => "prune",
         }
     }
 }

@@ -93,7 +93,7 @@
 mod audit;
 mod baselines;
 mod grants;
-mod paths;
+pub(crate) mod paths;
 mod schema;
 mod sink;
 mod staged;

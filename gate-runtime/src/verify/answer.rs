@@ -71,6 +71,8 @@ pub fn verdicts(
         _ => spec.default_tier,
     };
     let mode = spec.mode_for(mode_tier, role);
+    // `reversible` is modelled by its fallback: what gate answers when it cannot make the
+    // action recoverable (a live hook may steer instead, after a backup).
     let answer = match (mode, proposed) {
         (_, Answer::Allow) | (Mode::Observe, _) => Answer::Allow,
         (Mode::Steer, Answer::Ask | Answer::Deny) => Answer::Steer,

@@ -1,0 +1,73 @@
+//! Reversibility (mode `reversible`, seed L15b): before a withheld action is let through,
+//! gate copies exactly what it would lose into its own store and steers with `gate undo <id>`;
+//! where it cannot, the action stays withheld.
+//!
+//! `plan.rs` reads the action's effects into the locations to copy (or why none can be),
+//! `copy.rs` copies trees exactly within a budget, `store.rs` is the store on disk (one
+//! directory per backup with its manifest; listing, sizes, pruning), `undo.rs` restores one.
+
+mod copy;
+mod plan;
+mod store;
+mod undo;
+
+pub use copy::{CopyError, Size};
+pub use plan::{loses, roots};
+pub use store::{list, prune, store_dir, BackupStore, Entry, Manifest, Root, RootKind};
+pub use undo::{undo, UndoError, Undone, SETTLE_MS};
+
+use crate::event::Event;
+use crate::observer::Classification;
+use serde_json::{json, Value};
+
+/// Per-action byte cap when the configuration sets none (`[reversible] max_action_bytes`).
+pub const DEFAULT_MAX_ACTION_BYTES: u64 = 256 * 1024 * 1024;
+/// Per-action file cap when the configuration sets none (`[reversible] max_action_files`).
+pub const DEFAULT_MAX_ACTION_FILES: u64 = 100_000;
+/// Cap on the whole store when the configuration sets none (`[reversible] max_total_bytes`).
+pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// What makes an action recoverable before mode `reversible` lets it through.
+pub trait Protector: Send + Sync {
+    /// Copies what the action would lose; the backup made, or why the action cannot be made
+    /// recoverable (it then stays withheld).
+    fn protect(&self, event: &Event, class: &Classification, now_ms: i64)
+        -> Result<Backup, String>;
+}
+
+/// A backup just made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Backup {
+    pub id: String,
+    pub files: u64,
+    pub bytes: u64,
+    /// The locations copied (absolute paths).
+    pub roots: Vec<String>,
+}
+
+impl Backup {
+    /// The audit detail of a `backup` row.
+    pub fn json(&self) -> Value {
+        json!({"id": self.id, "files": self.files, "bytes": self.bytes, "roots": self.roots})
+    }
+}
+
+/// The guidance a reversible action is let through with.
+pub fn undo_guidance(reason: &str, backup: &Backup) -> String {
+    let reason = reason.trim_end_matches('.');
+    let why = if reason.is_empty() {
+        String::new()
+    } else {
+        format!("{reason}. ")
+    };
+    format!(
+        "gate: {why}Allowed because it is recoverable: gate kept a copy of what it changes \
+         ({} files and directories, {} bytes: {}) as backup `{}`. If this was a mistake, say so: the user \
+         restores it with `gate undo {}`.",
+        backup.files,
+        backup.bytes,
+        backup.roots.join(", "),
+        backup.id,
+        backup.id
+    )
+}

@@ -1,0 +1,244 @@
+//! The backup store on disk: `<db stem>.backups/` beside gate's database (inside gate's home,
+//! so protected with it), one directory per backup holding `data/<n>` (the n-th location as
+//! it was) and `manifest.json`, written last so that a backup without one is incomplete and
+//! ignored. Making a backup (the [`Protector`] of the hook), listing and pruning.
+
+use super::copy::{self, Budget, CopyError, Size};
+use super::{plan, Backup, Protector};
+use crate::event::Event;
+use crate::observer::Classification;
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The manifest's file name inside a backup's directory.
+const MANIFEST: &str = "manifest.json";
+
+/// The store beside the database `db`: `gate.backups/` beside `gate.db`.
+pub fn store_dir(db: &Path) -> PathBuf {
+    let stem = db
+        .file_stem()
+        .map(|s| s.to_os_string())
+        .unwrap_or_else(|| "gate".into());
+    let mut name = stem;
+    name.push(".backups");
+    db.with_file_name(name)
+}
+
+/// What a location was before the action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootKind {
+    File,
+    Dir,
+    Symlink,
+    /// Nothing was there (the action creates it; undo leaves what it created).
+    Absent,
+}
+
+/// One location a backup holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    pub path: String,
+    pub kind: RootKind,
+    /// Its permission bits.
+    pub mode: u32,
+}
+
+/// A backup's record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub id: String,
+    pub created_ms: i64,
+    pub session: String,
+    pub cwd: String,
+    pub tool: String,
+    /// The command or target of the action, as the agent gave it.
+    pub action: String,
+    pub files: u64,
+    pub bytes: u64,
+    pub roots: Vec<Root>,
+}
+
+/// A backup in the store.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub manifest: Manifest,
+    pub dir: PathBuf,
+}
+
+impl Entry {
+    /// Where the n-th root's copy is.
+    pub fn data(&self, n: usize) -> PathBuf {
+        self.dir.join("data").join(n.to_string())
+    }
+}
+
+/// The store a live hook backs actions up into, with its caps.
+#[derive(Clone, Debug)]
+pub struct BackupStore {
+    pub dir: PathBuf,
+    pub max_action_bytes: u64,
+    pub max_action_files: u64,
+    pub max_total_bytes: u64,
+    /// The copy must be done by then (inside the hook's deadline).
+    pub deadline: Instant,
+}
+
+impl Protector for BackupStore {
+    fn protect(
+        &self,
+        event: &Event,
+        class: &Classification,
+        now_ms: i64,
+    ) -> Result<Backup, String> {
+        if class.truncated {
+            return Err("the command was too long to read whole".to_string());
+        }
+        let paths = plan::roots(&class.effects)?;
+        let budget = Budget {
+            max_bytes: self.max_action_bytes,
+            max_files: self.max_action_files,
+            deadline: self.deadline,
+        };
+        let mut size = Size::default();
+        let mut roots = Vec::with_capacity(paths.len());
+        for p in &paths {
+            let path = Path::new(p);
+            let kind = match fs::symlink_metadata(path) {
+                Ok(m) if m.file_type().is_symlink() => (RootKind::Symlink, 0),
+                Ok(m) if m.is_dir() => (RootKind::Dir, copy::mode_of(&m)),
+                Ok(m) => (RootKind::File, copy::mode_of(&m)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (RootKind::Absent, 0),
+                Err(e) => return Err(format!("{p} cannot be read: {e}")),
+            };
+            if kind.0 != RootKind::Absent {
+                copy::measure(path, &budget, &mut size).map_err(|e| format!("{p}: {e}"))?;
+            }
+            roots.push(Root {
+                path: p.clone(),
+                kind: kind.0,
+                mode: kind.1,
+            });
+        }
+        let held: u64 = list(&self.dir).iter().map(|e| e.manifest.bytes).sum();
+        if held.saturating_add(size.bytes) > self.max_total_bytes {
+            return Err(format!(
+                "the backup store is full ({held} of {} bytes held; this needs {}): prune it \
+                 with `gate backups --prune`",
+                self.max_total_bytes, size.bytes
+            ));
+        }
+        let manifest = Manifest {
+            id: new_id(),
+            created_ms: now_ms,
+            session: event.session_id.clone().unwrap_or_default(),
+            cwd: event.cwd.clone().unwrap_or_default(),
+            tool: event.tool.clone().unwrap_or_default(),
+            action: event.target.clone().unwrap_or_default(),
+            files: size.files,
+            bytes: size.bytes,
+            roots,
+        };
+        let dir = self.dir.join(&manifest.id);
+        write(&self.dir, &dir, &manifest, self.deadline).map_err(|e| {
+            let _ = copy::remove(&dir);
+            format!(
+                "the backup could not be made in {}: {e}",
+                self.dir.display()
+            )
+        })?;
+        Ok(Backup {
+            id: manifest.id,
+            files: manifest.files,
+            bytes: manifest.bytes,
+            roots: paths,
+        })
+    }
+}
+
+/// Copies every root into `dir` and writes the manifest last.
+fn write(store: &Path, dir: &Path, m: &Manifest, deadline: Instant) -> Result<(), CopyError> {
+    crate::store::paths::ensure_dir(store)?;
+    fs::create_dir(dir)?;
+    let data = dir.join("data");
+    fs::create_dir(&data)?;
+    for (n, root) in m.roots.iter().enumerate() {
+        if root.kind != RootKind::Absent {
+            copy::copy_tree(Path::new(&root.path), &data.join(n.to_string()), deadline)?;
+        }
+    }
+    let text = serde_json::to_vec_pretty(m).map_err(std::io::Error::other)?;
+    let tmp = dir.join("manifest.tmp");
+    fs::write(&tmp, text)?;
+    fs::rename(tmp, dir.join(MANIFEST))?;
+    Ok(())
+}
+
+/// A fresh backup id: `b` and 8 random hex digits.
+fn new_id() -> String {
+    let mut bytes = [0u8; 4];
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        bytes = (nanos ^ std::process::id()).to_le_bytes();
+    }
+    format!("b{}", crate::store::hex(&bytes))
+}
+
+/// Every complete backup in the store at `dir`, oldest first.
+pub fn list(dir: &Path) -> Vec<Entry> {
+    let Ok(read) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Entry> = read
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let dir = e.path();
+            let text = fs::read(dir.join(MANIFEST)).ok()?;
+            let manifest: Manifest = serde_json::from_slice(&text).ok()?;
+            (dir.file_name()?.to_str()? == manifest.id).then_some(Entry { manifest, dir })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        (a.manifest.created_ms, &a.manifest.id).cmp(&(b.manifest.created_ms, &b.manifest.id))
+    });
+    out
+}
+
+/// Removes the backups older than `older_than_ms`, then the oldest until the store holds at
+/// most `max_bytes`; returns the ones removed.
+pub fn prune(
+    dir: &Path,
+    now_ms: i64,
+    older_than_ms: Option<i64>,
+    max_bytes: Option<u64>,
+) -> std::io::Result<Vec<Manifest>> {
+    let mut entries = list(dir);
+    let mut removed = Vec::new();
+    let mut total: u64 = entries.iter().map(|e| e.manifest.bytes).sum();
+    let mut keep = Vec::new();
+    for e in entries.drain(..) {
+        let old = older_than_ms.is_some_and(|age| now_ms - e.manifest.created_ms > age);
+        if old {
+            copy::remove(&e.dir)?;
+            total -= e.manifest.bytes;
+            removed.push(e.manifest);
+        } else {
+            keep.push(e);
+        }
+    }
+    if let Some(max) = max_bytes {
+        for e in keep {
+            if total <= max {
+                break;
+            }
+            copy::remove(&e.dir)?;
+            total -= e.manifest.bytes;
+            removed.push(e.manifest);
+        }
+    }
+    Ok(removed)
+}

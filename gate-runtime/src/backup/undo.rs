@@ -1,0 +1,112 @@
+//! Restoring one backup exactly (`gate undo <id>`): every location it holds is put back as it
+//! was (bytes, permission bits, links), after checking that nothing was written there after
+//! the action had settled: a restore would lose that newer work, so it is refused unless
+//! forced.
+
+use super::copy;
+use super::store::{Entry, RootKind};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+/// How long after a backup the action it protects may still be writing its targets: a change
+/// later than this is newer work, which a restore would lose.
+pub const SETTLE_MS: i64 = 60_000;
+
+/// What an undo did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Undone {
+    /// The locations put back.
+    pub restored: Vec<String>,
+    /// Locations the action created (nothing was there before), left as they are.
+    pub created: Vec<String>,
+}
+
+/// Why an undo did not happen.
+#[derive(Debug)]
+pub enum UndoError {
+    /// These paths changed after the action: restoring would lose that work.
+    MovedOn(Vec<PathBuf>),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for UndoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UndoError::MovedOn(paths) => {
+                let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                write!(
+                    f,
+                    "the current state has moved on since the action: {} changed after it, \
+                     and restoring would lose that work; `--force` restores anyway",
+                    names.join(", ")
+                )
+            }
+            UndoError::Io(e) => write!(f, "the restore failed: {e}"),
+        }
+    }
+}
+
+/// Restores `entry`; refuses when a location changed after the action unless `force`.
+pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
+    let m = &entry.manifest;
+    let after = m.created_ms.saturating_add(SETTLE_MS);
+    if !force {
+        let mut newer = Vec::new();
+        for root in &m.roots {
+            newer_than(Path::new(&root.path), after, &mut newer).map_err(UndoError::Io)?;
+        }
+        if !newer.is_empty() {
+            return Err(UndoError::MovedOn(newer));
+        }
+    }
+    let mut done = Undone {
+        restored: Vec::new(),
+        created: Vec::new(),
+    };
+    let far = Instant::now() + Duration::from_secs(24 * 3600);
+    for (n, root) in m.roots.iter().enumerate() {
+        let path = Path::new(&root.path);
+        if root.kind == RootKind::Absent {
+            if path.symlink_metadata().is_ok() {
+                done.created.push(root.path.clone());
+            }
+            continue;
+        }
+        copy::remove(path).map_err(UndoError::Io)?;
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(UndoError::Io)?;
+        }
+        copy::copy_tree(&entry.data(n), path, far).map_err(|e| match e {
+            copy::CopyError::Io(e) => UndoError::Io(e),
+            other => UndoError::Io(std::io::Error::other(other.to_string())),
+        })?;
+        done.restored.push(root.path.clone());
+    }
+    Ok(done)
+}
+
+/// Appends to `out` every path at or below `path` modified after `after_ms` (a first few).
+fn newer_than(path: &Path, after_ms: i64, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let meta = match path.symlink_metadata() {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    if out.len() >= 5 {
+        return Ok(());
+    }
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as i64);
+    if modified > after_ms {
+        out.push(path.to_path_buf());
+    }
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            newer_than(&entry?.path(), after_ms, out)?;
+        }
+    }
+    Ok(())
+}
