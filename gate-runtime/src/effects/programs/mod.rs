@@ -125,18 +125,28 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     known || added
 }
 
-/// What a program no family knows may do with the paths it is given is not known: an operand
-/// (or an option's `=VALUE`) that lands on gate's own files is taken as a change to them
-/// (`mytool ~/.local/state/gate`, `sync-tool --dest=.claude`), as code naming them is.
+/// What a program no family knows may do with the paths it is given is not known: an operand,
+/// an option's `=VALUE`, or a path inside either (a list, a string in code it is handed) that
+/// lands on gate's own files is taken as a change to them (`mytool ~/.local/state/gate`,
+/// `sync-tool --dest=.claude`, `emacs --eval '(delete-file ".claude/settings.json")'`), as
+/// code naming them is.
 fn mentions(args: &[std::borrow::Cow<'_, str>], out: &mut Sink) {
+    let path_like = |w: &str| w.contains('/') || w.starts_with('.') || w.starts_with('~');
     for a in args {
         let word = match a.split_once('=') {
             Some((opt, value)) if opt.starts_with('-') => value,
             _ if a.starts_with('-') => continue,
             _ => a,
         };
-        if word.contains('/') || word.starts_with('.') || word.starts_with('~') {
-            out.mention(Act::Opaque, word);
+        if !path_like(word) {
+            continue;
+        }
+        out.mention(Act::Opaque, word);
+        let parts = word
+            .split(|c: char| c.is_whitespace() || "\"'(),;=`".contains(c))
+            .filter(|p| !p.is_empty() && *p != word && path_like(p));
+        for part in parts.take(16) {
+            out.mention(Act::Opaque, part);
         }
     }
 }

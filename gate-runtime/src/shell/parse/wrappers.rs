@@ -158,6 +158,10 @@ pub(super) const SUDO: Opts = opts(
         "host",
     ],
 );
+/// `sudo` and `env` with the option that moves the command to another directory in the
+/// slot [`scan_opts`] returns the value of.
+const SUDO_CHDIR: Opts = SUDO.script("D", &["chdir"]);
+const ENV_CHDIR: Opts = ENV.script("C", &["chdir"]);
 const DOAS: Opts = opts("uC", &[]);
 const ENV: Opts = opts(
     "uCPS",
@@ -572,6 +576,9 @@ pub(super) fn peel(words: &[FinalWord<'_>], k: usize, name: &str) -> Peel {
                 // `sudo -e FILE` edits files; `sudo -l CMD` only lists.
                 return Peel::Program;
             }
+            if let Some(moved) = in_dir(words, k + 1, &SUDO_CHDIR, "sudo ", "sudo -D") {
+                return moved;
+            }
             wrapper(next, "sudo")
         }
         "doas" => wrapper(skip(&DOAS), "doas"),
@@ -603,6 +610,9 @@ pub(super) fn peel(words: &[FinalWord<'_>], k: usize, name: &str) -> Peel {
         "env" => {
             if let Some(code) = env_split_string(words, k + 1) {
                 return script(code, "env -S");
+            }
+            if let Some(moved) = in_dir(words, k + 1, &ENV_CHDIR, "", "env -C") {
+                return moved;
             }
             wrapper(skip(&ENV), "env")
         }
@@ -1079,6 +1089,46 @@ fn parallel(words: &[FinalWord<'_>], from: usize) -> Peel {
         }
     }
     script(code, "parallel")
+}
+
+/// A wrapper whose option moves the command to another directory (`env -C DIR CMD`, `sudo -D
+/// DIR CMD`): the command as shell code run after a `cd` there (behind `then`, what keeps the
+/// wrapper's meaning: `sudo `), so its relative paths resolve where it runs.
+fn in_dir(
+    words: &[FinalWord<'_>],
+    from: usize,
+    opts: &Opts,
+    then: &str,
+    name: &str,
+) -> Option<Peel> {
+    let (next, dir) = scan_opts(words, from, opts);
+    let dir = dir?;
+    let rest: Vec<String> = words
+        .get(next..)
+        .unwrap_or_default()
+        .iter()
+        .map(|w| word(&w.text))
+        .collect();
+    if rest.is_empty() {
+        return None;
+    }
+    Some(script(
+        format!("cd {} && {then}{}", word(&dir), rest.join(" ")),
+        name,
+    ))
+}
+
+/// A word as shell text: as it is when it holds nothing the shell would split or expand
+/// differently, else single-quoted.
+fn word(t: &str) -> String {
+    let plain = !t.is_empty()
+        && t.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./~$=:@%+,-{}*?".contains(&b));
+    if plain {
+        t.to_string()
+    } else {
+        quote(t)
+    }
 }
 
 /// A word as a single-quoted shell word.
