@@ -206,6 +206,14 @@ fn parents_archives_and_links_reach_what_they_hold() {
     std::fs::write(docs.join("cv.pdf"), "x").unwrap();
     std::os::unix::fs::symlink(&docs, w.project.join("docs")).unwrap();
     assert!(blocks(&w.bash("rm -rf docs/*")));
+    // With a trailing slash `rm -r` follows a link and empties what it reaches; without one
+    // it removes the link alone.
+    assert!(blocks(&w.bash("rm -rf docs/")));
+    std::os::unix::fs::symlink(w.project.join(".claude"), w.project.join("cl")).unwrap();
+    assert_eq!(w.bash("rm -rf cl/"), "deny");
+    assert!(!blocks(&w.bash("rm -f cl")));
+    std::os::unix::fs::symlink(w.project.join("build"), w.project.join("out")).unwrap();
+    assert!(!blocks(&w.bash("rm -rf out/")));
     // An archive whose members land on the hook settings.
     let src = w.root.join("src");
     std::fs::create_dir_all(src.join(".claude")).unwrap();

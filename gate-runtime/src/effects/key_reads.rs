@@ -73,7 +73,14 @@ fn reached(target: &str, whole: bool, at: &Where) -> Option<String> {
 /// After a read of `target`: a read of the audit key when the read reaches it (see the
 /// module's comment), unless one is already there.
 pub(super) fn push(target: &str, whole: bool, at: &Where, out: &mut Vec<Effect>) {
-    if let Some(key) = reached(target, whole, at) {
+    // Through a link (`ln -s ~/.local/state/gate sg`, then `tar czf x sg/`): where it leads.
+    let through = || {
+        (at.disk && whole)
+            .then(|| super::disk::real_path(target))
+            .flatten()
+            .and_then(|real| reached(&real, whole, at))
+    };
+    if let Some(key) = reached(target, whole, at).or_else(through) {
         if !out.iter().any(|e| e.act == Act::Read && e.target == key) {
             out.push(Effect {
                 act: Act::Read,

@@ -1561,6 +1561,21 @@ fn flush_one(
                 if act == Act::Read {
                     super::key_reads::push(&resolved, !sink.names_only, at, out);
                 }
+                // `rm -rf link/`: a trailing slash follows the link, and what it reaches is
+                // removed (its entries; the link and the directory stay).
+                if whole && word.ends_with('/') {
+                    if let Some(real) = super::disk::real_path(&resolved) {
+                        let (place, real) = places::place_of(&real, "/", None, at);
+                        if place != Place::Nowhere {
+                            out.push(Effect {
+                                act,
+                                place,
+                                target: real.clone(),
+                            });
+                            super::contents::within(act, &real, &super::Reach::All, at, cwd, out);
+                        }
+                    }
+                }
                 if whole {
                     super::contents::within(act, &resolved, &super::Reach::All, at, cwd, out);
                 }
