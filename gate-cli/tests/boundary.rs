@@ -588,6 +588,9 @@ fn gate_is_known_by_what_it_is() {
         "gemini --approval-mode yolo -p go",
         "copilot --allow-all-tools -p go",
         "copilot --allow-all -p go",
+        "aider --yes-always --message go",
+        "opencode run go",
+        "cursor-agent -p go --force",
     ] {
         lines.push((attack.to_string(), true));
     }
@@ -605,6 +608,8 @@ fn gate_is_known_by_what_it_is() {
         "codex exec 'explain the tests'",
         "gemini -p 'explain'",
         "copilot -p 'fix the test'",
+        "aider --help",
+        "opencode --version",
         "cargo build",
     ] {
         lines.push((twin.to_string(), false));

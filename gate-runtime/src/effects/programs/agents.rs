@@ -4,7 +4,8 @@
 //! an agent gate does not guard, acting for this one: that is a change to gate, a `write` at
 //! `gate`, as editing the hook settings is. The flags that do it are data ([`AGENTS`]); the
 //! variables that move an agent's settings away (`CODEX_HOME=/tmp/c codex …`) are in
-//! `gate_env`.
+//! `gate_env`. An agent CLI gate installs no hooks in (`aider`, `opencode`, `goose`, …) is
+//! the same change when it is run to act on its own (`--yes-always`, `opencode run`).
 
 use super::super::{Cmd, Sink};
 use gate_spec::effect::{Act, Place};
@@ -31,6 +32,9 @@ struct Agent {
     /// Options that take a value (the value is the next word unless attached).
     valued: &'static [&'static str],
     off: &'static [(&'static str, Off)],
+    /// Subcommands that run the agent on its own, with nobody to confirm what it does
+    /// (`opencode run …`, `goose run …`): for an agent that has no hooks gate installs.
+    acting: &'static [&'static str],
 }
 
 const HOOK_WORDS: &[&str] = &["hook", "disableallhooks", "bypasspermissions"];
@@ -73,6 +77,7 @@ const AGENTS: &[Agent] = &[
             ),
             ("--bare", Off::Flag),
         ],
+        acting: &[],
     },
     Agent {
         names: &["codex"],
@@ -115,6 +120,7 @@ const AGENTS: &[Agent] = &[
             ),
             ("--disable", Off::Mentions(&["hook"])),
         ],
+        acting: &[],
     },
     Agent {
         names: &["gemini", "gemini-cli"],
@@ -141,6 +147,7 @@ const AGENTS: &[Agent] = &[
             ("--yolo", Off::Flag),
             ("--approval-mode", Off::Value(&["yolo"])),
         ],
+        acting: &[],
     },
     Agent {
         names: &["copilot"],
@@ -164,10 +171,78 @@ const AGENTS: &[Agent] = &[
             ("--allow-all-paths", Off::Flag),
             ("--config-dir", Off::Mentions(&[])),
         ],
+        acting: &[],
+    },
+    // Agent CLIs gate installs no hooks in: run so that they act with nobody confirming
+    // each step, they are agents gate does not guard.
+    Agent {
+        names: &["aider"],
+        valued: &[
+            "--message",
+            "-m",
+            "--model",
+            "--message-file",
+            "-f",
+            "--config",
+            "-c",
+        ],
+        off: &[("--yes-always", Off::Flag), ("--yes", Off::Flag)],
+        acting: &[],
+    },
+    Agent {
+        names: &["opencode"],
+        valued: &["--model", "-m", "--agent", "--session", "-s", "--prompt"],
+        off: &[],
+        acting: &["run"],
+    },
+    Agent {
+        names: &["goose"],
+        valued: &["--text", "-t", "--instructions", "-i", "--name", "-n"],
+        off: &[],
+        acting: &["run"],
+    },
+    Agent {
+        names: &["cursor-agent"],
+        valued: &["--model", "-m", "--output-format", "--api-key"],
+        off: &[
+            ("--force", Off::Flag),
+            ("-f", Off::Flag),
+            ("--print", Off::Flag),
+            ("-p", Off::Flag),
+        ],
+        acting: &[],
+    },
+    Agent {
+        names: &["amp"],
+        valued: &["--mode", "--settings-file"],
+        off: &[
+            ("--dangerously-allow-all", Off::Flag),
+            ("--execute", Off::Flag),
+            ("-x", Off::Flag),
+        ],
+        acting: &[],
+    },
+    Agent {
+        names: &["qwen", "crush"],
+        valued: &[
+            "-m",
+            "--model",
+            "-p",
+            "--prompt",
+            "--approval-mode",
+            "-c",
+            "--cwd",
+        ],
+        off: &[
+            ("-y", Off::Flag),
+            ("--yolo", Off::Flag),
+            ("--approval-mode", Off::Value(&["yolo"])),
+        ],
+        acting: &[],
     },
 ];
 
-/// Whether `program` is an agent CLI gate guards.
+/// Whether `program` is an agent CLI (one gate guards, or one it installs no hooks in).
 pub(crate) fn is_agent(program: &str) -> bool {
     AGENTS.iter().any(|a| a.names.contains(&program))
 }
@@ -193,6 +268,9 @@ fn switches_gate_off(agent: &Agent, cmd: &Cmd<'_, '_>) -> bool {
             break;
         }
         if !w.starts_with('-') {
+            if agent.acting.contains(&w) {
+                return true;
+            }
             continue;
         }
         let (name, attached) = match w.split_once('=').filter(|_| w.starts_with("--")) {
@@ -240,6 +318,30 @@ fn switches_gate_off(agent: &Agent, cmd: &Cmd<'_, '_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{effects, has};
+
+    #[test]
+    fn an_agent_without_gates_hooks_acting_on_its_own_is_a_change_to_gate() {
+        for line in [
+            "aider --yes-always --message 'delete the old logs'",
+            "opencode run 'clean the repo'",
+            "goose run -t 'tidy up'",
+            "cursor-agent -p 'refactor' --force",
+            "amp -x 'remove the cache'",
+            "qwen -y -p go",
+            "crush --yolo",
+        ] {
+            assert!(has(line, "write@gate"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "aider --help",
+            "opencode --version",
+            "goose session list",
+            "cursor-agent --help",
+            "qwen -p 'explain the tests'",
+        ] {
+            assert!(!has(line, "write@gate"), "{line}: {:?}", effects(line));
+        }
+    }
 
     #[test]
     fn an_agent_started_without_its_hooks_is_a_change_to_gate() {
