@@ -155,6 +155,28 @@ pub(super) fn cmdlet(
                 each_path(t, Act::Overwrite, out);
             }
         }
+        // An archive made of what the paths hold, or unpacked into a directory.
+        "compress-archive" | "expand-archive" => {
+            if whatif {
+                return;
+            }
+            let p = params(
+                args,
+                &["Path", "LiteralPath", "DestinationPath", "CompressionLevel"],
+                &["Force", "Update", "PassThru"],
+            );
+            let onto = if p.has("Force") || p.has("Update") {
+                Act::Overwrite
+            } else {
+                Act::Write
+            };
+            for t in p.paths(&["Path", "LiteralPath"], 0) {
+                each_path(t, Act::Read, out);
+            }
+            for t in p.paths(&["DestinationPath"], 1) {
+                each_path(t, onto, out);
+            }
+        }
         "format-volume"
         | "clear-disk"
         | "initialize-disk"

@@ -336,3 +336,17 @@ fn a_listing_bounded_by_names_hands_on_only_those() {
         .iter()
         .any(|(a, t)| *a == Act::Delete && matches!(t, RawTarget::Place(_))));
 }
+
+#[test]
+fn an_archive_reads_what_it_is_made_of_and_writes_where_it_goes() {
+    let s = tool("Compress-Archive -Path .\\src -DestinationPath out.zip");
+    assert_eq!(acts(&s), vec![Act::Read, Act::Write]);
+    let s = tool("Compress-Archive -Path C:\\data\\* -DestinationPath x.zip -Force");
+    assert_eq!(acts(&s), vec![Act::Read, Act::Overwrite]);
+    let s = tool("Expand-Archive x.zip -DestinationPath .\\vendor -Force");
+    assert_eq!(acts(&s), vec![Act::Read, Act::Overwrite]);
+    assert!(acts(&tool(
+        "Compress-Archive -Path src -DestinationPath x.zip -WhatIf"
+    ))
+    .is_empty());
+}
