@@ -6,8 +6,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Makes a series' project in the directory given.
+pub type Make = fn(&Path) -> Result<(), String>;
+
 /// The series: name, command, how its project is made.
-pub const SERIES: &[(&str, &str, fn(&Path) -> Result<(), String>)] = &[
+pub const SERIES: &[(&str, &str, Make)] = &[
     ("small file", "rm notes.txt", small_file),
     ("100 MB tree", "rm -rf big/", big_tree),
     ("git reset", "git reset --hard HEAD~1", git_repo),
