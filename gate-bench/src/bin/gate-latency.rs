@@ -734,6 +734,32 @@ fn group(n: u64) -> String {
     out
 }
 
+/// The director's backups (mode `reversible`): hook wall time per call, each making a backup.
+fn reversible_section(gate: &Path, work: &Path, calls: usize) -> Result<(), String> {
+    println!("director backups (mode reversible; ms per hook call, a new gate home each):");
+    std::fs::create_dir_all(work.join("home")).map_err(|e| e.to_string())?;
+    for (n, (name, command, make)) in gate_bench::reversible::SERIES.iter().enumerate() {
+        let project = work.join(format!("reversible-{n}"));
+        std::fs::create_dir_all(&project).map_err(|e| e.to_string())?;
+        make(&project)?;
+        let (times, backed_up) =
+            gate_bench::reversible::time_series(gate, work, &project, command, calls)?;
+        let ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        println!(
+            "  {name:<12} {command:<26} p50 {:>9.3}  max {:>9.3}  {}",
+            percentile(&ms, 50.0),
+            ms.last().copied().unwrap_or(0.0),
+            if backed_up {
+                "backed up"
+            } else {
+                "NOT backed up"
+            }
+        );
+    }
+    println!();
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -787,30 +813,4 @@ mod tests {
         assert!(parse_options(&args(&["--calls"])).is_err());
         assert!(parse_options(&args(&["--bogus"])).is_err());
     }
-}
-
-/// The director's backups (mode `reversible`): hook wall time per call, each making a backup.
-fn reversible_section(gate: &Path, work: &Path, calls: usize) -> Result<(), String> {
-    println!("director backups (mode reversible; ms per hook call, a new gate home each):");
-    std::fs::create_dir_all(work.join("home")).map_err(|e| e.to_string())?;
-    for (n, (name, command, make)) in gate_bench::reversible::SERIES.iter().enumerate() {
-        let project = work.join(format!("reversible-{n}"));
-        std::fs::create_dir_all(&project).map_err(|e| e.to_string())?;
-        make(&project)?;
-        let (times, backed_up) =
-            gate_bench::reversible::time_series(gate, work, &project, command, calls)?;
-        let ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1e3).collect();
-        println!(
-            "  {name:<12} {command:<26} p50 {:>9.3}  max {:>9.3}  {}",
-            percentile(&ms, 50.0),
-            ms.last().copied().unwrap_or(0.0),
-            if backed_up {
-                "backed up"
-            } else {
-                "NOT backed up"
-            }
-        );
-    }
-    println!();
-    Ok(())
 }
