@@ -93,11 +93,13 @@ fn subcommand<'a>(args: &[&'a str]) -> (Option<&'a str>, Option<&'a str>) {
     (None, None)
 }
 
-/// Runs git in `dir`; its standard output, or why it failed.
+/// Runs git in `dir`; its standard output, or why it failed. The repository's
+/// `core.fsmonitor` (a program git would run on `status`) is turned off.
 fn git(dir: &str, args: &[&str]) -> Result<String, String> {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
+        .args(["-c", "core.fsmonitor=false"])
         .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
         .output()
