@@ -346,7 +346,7 @@ fn the_directors_git_reset_hard_is_undone_refs_and_files_exactly() {
 }
 
 #[test]
-fn a_deleted_branch_a_dropped_stash_and_a_clean_are_undone() {
+fn a_checkout_a_restore_a_deleted_branch_a_dropped_stash_and_a_clean_are_undone() {
     let p = Project::new();
     let dir = repo(&p);
     fs::write(dir.join("a.txt"), b"stashed edit\n").unwrap();
@@ -356,8 +356,11 @@ fn a_deleted_branch_a_dropped_stash_and_a_clean_are_undone() {
     fs::create_dir_all(dir.join("target/debug")).unwrap();
     fs::write(dir.join("target/debug/app"), b"built").unwrap();
     fs::write(dir.join("scratch.txt"), b"untracked notes").unwrap();
+    fs::write(dir.join("a.txt"), b"unstaged edit\n").unwrap();
     let before = git_state(&dir);
     for (command, run) in [
+        ("git checkout -- .", vec!["checkout", "-q", "--", "."]),
+        ("git restore a.txt", vec!["restore", "a.txt"]),
         ("git branch -D feature", vec!["branch", "-D", "feature"]),
         ("git stash drop", vec!["stash", "drop", "-q"]),
         ("git stash clear", vec!["stash", "clear"]),
