@@ -5,6 +5,8 @@
 //! Nothing here measures anything; `benches/hot_path.rs` (in-process, divan) and the
 //! `gate-latency` binary (whole process) do.
 
+pub mod reversible;
+
 use gate_runtime::event::{Event, Runtime};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

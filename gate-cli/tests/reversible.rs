@@ -265,3 +265,146 @@ fn undo_and_prune_are_the_users_and_every_prune_is_audited() {
     assert_eq!(ok(&p.gate(&["backups"], &[], b"")), "no backups\n");
     assert!(ok(&p.gate(&["log", "-n", "5"], &[], b"")).contains("prune"));
 }
+
+/// Runs git in `dir` (with a fixed identity), its trimmed output.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A repository in the project with two commits on `main`, a branch `feature` one commit
+/// ahead, and an ignore file for `target/`. (The project's `.gate/` goes: a reset or clean of
+/// a work tree holding gate's own files is denied as changing them.)
+fn repo(p: &Project) -> PathBuf {
+    let dir = p.project.clone();
+    fs::remove_dir(dir.join(".gate")).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    fs::write(dir.join(".gitignore"), b"target/\n").unwrap();
+    fs::write(dir.join("a.txt"), b"one\n").unwrap();
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-q", "-m", "one"]);
+    fs::write(dir.join("a.txt"), b"two\n").unwrap();
+    git(&dir, &["commit", "-q", "-am", "two"]);
+    git(&dir, &["branch", "feature"]);
+    git(&dir, &["checkout", "-q", "feature"]);
+    fs::write(dir.join("f.txt"), b"feature work\n").unwrap();
+    git(&dir, &["add", "f.txt"]);
+    git(&dir, &["commit", "-q", "-m", "feature"]);
+    git(&dir, &["checkout", "-q", "main"]);
+    dir
+}
+
+/// A tree's entries as [`tree`] reads them.
+type Tree = BTreeMap<PathBuf, (char, u32, Vec<u8>)>;
+
+/// The work tree's files (without `.git`), the repository's refs, HEAD and stash list.
+fn git_state(dir: &Path) -> (Tree, String, String) {
+    let mut files = tree(dir);
+    files.retain(|path, _| !path.starts_with(".git"));
+    let refs = git(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(refname) %(objectname)",
+            "refs/heads",
+        ],
+    ) + &git(dir, &["stash", "list", "--format=%H %gs"]);
+    let head = format!(
+        "{} {}",
+        git(dir, &["rev-parse", "HEAD"]),
+        git(dir, &["symbolic-ref", "HEAD"])
+    );
+    (files, refs, head)
+}
+
+#[test]
+fn the_directors_git_reset_hard_is_undone_refs_and_files_exactly() {
+    let p = Project::new();
+    let dir = repo(&p);
+    fs::write(dir.join("a.txt"), b"uncommitted edit\n").unwrap();
+    fs::write(dir.join("new.txt"), b"untracked\n").unwrap();
+    let before = git_state(&dir);
+    let answer = hook(&p, "git reset --hard HEAD~1");
+    assert_eq!(decision(&answer), "allow", "{answer}");
+    let id = backup_id(&answer);
+    git(&dir, &["reset", "-q", "--hard", "HEAD~1"]);
+    assert_ne!(git_state(&dir), before);
+    ok(&p.gate(&["undo", &id], &[], b""));
+    assert_eq!(git_state(&dir), before);
+    // The commits are kept under the backup's refs.
+    assert!(git(&dir, &["for-each-ref", "refs/gate-backup"]).contains(&id));
+}
+
+#[test]
+fn a_checkout_a_restore_a_deleted_branch_a_dropped_stash_and_a_clean_are_undone() {
+    let p = Project::new();
+    let dir = repo(&p);
+    fs::write(dir.join("a.txt"), b"stashed edit\n").unwrap();
+    git(&dir, &["stash", "-q"]);
+    fs::write(dir.join("a.txt"), b"second stash\n").unwrap();
+    git(&dir, &["stash", "-q"]);
+    fs::create_dir_all(dir.join("target/debug")).unwrap();
+    fs::write(dir.join("target/debug/app"), b"built").unwrap();
+    fs::write(dir.join("scratch.txt"), b"untracked notes").unwrap();
+    fs::write(dir.join("a.txt"), b"unstaged edit\n").unwrap();
+    let before = git_state(&dir);
+    for (command, run) in [
+        ("git checkout -- .", vec!["checkout", "-q", "--", "."]),
+        ("git restore a.txt", vec!["restore", "a.txt"]),
+        ("git branch -D feature", vec!["branch", "-D", "feature"]),
+        ("git stash drop", vec!["stash", "drop", "-q"]),
+        ("git stash clear", vec!["stash", "clear"]),
+        ("git clean -fdx", vec!["clean", "-q", "-fdx"]),
+    ] {
+        let answer = hook(&p, command);
+        assert_eq!(decision(&answer), "allow", "{command}: {answer}");
+        let id = backup_id(&answer);
+        git(&dir, &run);
+        assert_ne!(git_state(&dir), before, "{command}");
+        ok(&p.gate(&["undo", &id], &[], b""));
+        assert_eq!(git_state(&dir), before, "{command}");
+    }
+}
+
+#[test]
+fn a_git_undo_refuses_where_the_branch_moved_on_unless_forced() {
+    let p = Project::new();
+    let dir = repo(&p);
+    let tip = git(&dir, &["rev-parse", "main"]);
+    let id = backup_id(&hook(&p, "git reset --hard HEAD~1"));
+    git(&dir, &["reset", "-q", "--hard", "HEAD~1"]);
+    fs::write(dir.join("b.txt"), b"newer work\n").unwrap();
+    git(&dir, &["add", "b.txt"]);
+    git(&dir, &["commit", "-q", "-m", "newer"]);
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("moved on") && err.contains("refs/heads/main"),
+        "{err}"
+    );
+    assert_ne!(git(&dir, &["rev-parse", "main"]), tip);
+    ok(&p.gate(&["undo", &id, "--force"], &[], b""));
+    assert_eq!(git(&dir, &["rev-parse", "main"]), tip);
+}
+
+#[test]
+fn git_actions_gate_cannot_undo_keep_their_withhold() {
+    let p = Project::new();
+    repo(&p);
+    for command in ["git gc --prune=now", "git reflog expire --expire=now --all"] {
+        let answer = hook(&p, command);
+        assert_ne!(decision(&answer), "allow", "{command}: {answer}");
+    }
+    assert_eq!(ok(&p.gate(&["backups"], &[], b"")), "no backups\n");
+}

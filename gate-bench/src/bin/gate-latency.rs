@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 const USAGE: &str = "\
 usage: gate-latency [--calls N] [--audit-rows N] [--replay-events N] [--no-replay-store]
                     [--guard-patterns N] [--replay-runs N] [--no-callgrind]
-                    [--callgrind-samples N] [--callgrind-stride N] [--bin-dir DIR]
+                    [--callgrind-samples N] [--callgrind-stride N] [--reversible-calls N]
+                    [--bin-dir DIR]
 
   --calls N           hook calls per series and binary (default 300)
   --audit-rows N      audit rows of the large database (default 1000000; 0 skips)
@@ -38,6 +39,8 @@ usage: gate-latency [--calls N] [--audit-rows N] [--replay-events N] [--no-repla
   --callgrind-samples N  calls counted per verdict (default 8; their mean is reported)
   --callgrind-stride N   count every Nth call (default 8), so the samples spread over the
                       WAL's truncation cycle, on which a call's count depends
+  --reversible-calls N  director hook calls per backup series (a small file, a 100 MB tree,
+                      a git reset; default 10; 0 skips), each with a new gate home
   --bin-dir DIR       where `gate` and `gate-floor` are (default: beside this binary)";
 
 struct Options {
@@ -50,6 +53,7 @@ struct Options {
     callgrind: bool,
     callgrind_samples: usize,
     callgrind_stride: usize,
+    reversible_calls: usize,
     bin_dir: Option<PathBuf>,
 }
 
@@ -64,6 +68,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         callgrind: true,
         callgrind_samples: 8,
         callgrind_stride: 8,
+        reversible_calls: 10,
         bin_dir: None,
     };
     let mut it = args.iter();
@@ -83,6 +88,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--no-callgrind" => o.callgrind = false,
             "--callgrind-samples" => o.callgrind_samples = number("--callgrind-samples")?.max(1),
             "--callgrind-stride" => o.callgrind_stride = number("--callgrind-stride")?.max(1),
+            "--reversible-calls" => o.reversible_calls = number("--reversible-calls")?,
             "--bin-dir" => {
                 o.bin_dir = Some(PathBuf::from(it.next().ok_or("--bin-dir needs a path")?))
             }
@@ -346,6 +352,10 @@ fn run(o: &Options) -> Result<(), String> {
          a new session per call, so every call is a session's first action and gets the\n \
          answer above; allow*: one session throughout, the same command repeated)\n"
     );
+
+    if o.reversible_calls > 0 {
+        reversible_section(&gate, work.path(), o.reversible_calls)?;
+    }
 
     // ---------------------------------------------------------------- peak RSS
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
@@ -722,6 +732,32 @@ fn group(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// The director's backups (mode `reversible`): hook wall time per call, each making a backup.
+fn reversible_section(gate: &Path, work: &Path, calls: usize) -> Result<(), String> {
+    println!("director backups (mode reversible; ms per hook call, a new gate home each):");
+    std::fs::create_dir_all(work.join("home")).map_err(|e| e.to_string())?;
+    for (n, (name, command, make)) in gate_bench::reversible::SERIES.iter().enumerate() {
+        let project = work.join(format!("reversible-{n}"));
+        std::fs::create_dir_all(&project).map_err(|e| e.to_string())?;
+        make(&project)?;
+        let (times, backed_up) =
+            gate_bench::reversible::time_series(gate, work, &project, command, calls)?;
+        let ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        println!(
+            "  {name:<12} {command:<26} p50 {:>9.3}  max {:>9.3}  {}",
+            percentile(&ms, 50.0),
+            ms.last().copied().unwrap_or(0.0),
+            if backed_up {
+                "backed up"
+            } else {
+                "NOT backed up"
+            }
+        );
+    }
+    println!();
+    Ok(())
 }
 
 #[cfg(test)]

@@ -42,6 +42,10 @@ const LOCAL: &[Place] = &[
     Place::Outside,
 ];
 
+/// Effects a record of the repository's refs makes recoverable (with a copy of the files the
+/// action discards), for the git actions `git::recoverable` accepts.
+const GIT_REFS: &[(Act, Place)] = &[(Act::History, Place::Vcs)];
+
 /// Characters that make a target a pattern rather than one path.
 const GLOB: &[char] = &['*', '?', '['];
 
@@ -58,6 +62,9 @@ pub fn roots(effects: &[Effect]) -> Result<Vec<String>, String> {
             .iter()
             .any(|(act, place)| *act == e.act && place.is_none_or(|p| p == e.place))
         {
+            continue;
+        }
+        if GIT_REFS.contains(&(e.act, e.place)) && e.target.starts_with('/') {
             continue;
         }
         if !COPIED.contains(&e.act) {
@@ -78,12 +85,35 @@ pub fn roots(effects: &[Effect]) -> Result<Vec<String>, String> {
         }
         out.push(root);
     }
+    Ok(outermost(out))
+}
+
+/// `paths` each once, sorted, without those below another one (copied with it).
+pub fn outermost(mut paths: Vec<String>) -> Vec<String> {
+    paths.sort();
+    paths.dedup();
+    let all = paths.clone();
+    paths.retain(|p| !all.iter().any(|q| q != p && below(p, q)));
+    paths
+}
+
+/// The git directories whose refs the action can move or delete (see [`GIT_REFS`]).
+pub fn repos(effects: &[Effect]) -> Vec<String> {
+    let mut out: Vec<String> = effects
+        .iter()
+        .filter(|e| GIT_REFS.contains(&(e.act, e.place)) && e.target.starts_with('/'))
+        .map(|e| e.target.clone())
+        .collect();
     out.sort();
     out.dedup();
-    // A path below another one is copied with it.
-    let all = out.clone();
-    out.retain(|p| !all.iter().any(|q| q != p && below(p, q)));
-    Ok(out)
+    out
+}
+
+/// Whether the action deletes below `dir` (a `git clean`, which can take ignored files too).
+pub fn deletes_in(effects: &[Effect], dir: &str) -> bool {
+    effects
+        .iter()
+        .any(|e| e.act == Act::Delete && (e.target == dir || below(&e.target, dir)))
 }
 
 /// Whether the action loses local files (see [`LOSSY`]).
@@ -161,6 +191,7 @@ mod tests {
             e(Act::Delete, Place::Unknown, "$X/y"),
             e(Act::Delete, Place::Remote, "host:/x"),
             e(Act::Opaque, Place::Unknown, "?"),
+            e(Act::History, Place::Remote, "origin"),
         ] {
             let effects = [e(Act::Delete, Place::Outputs, "/p/build"), bad.clone()];
             assert!(roots(&effects).is_err(), "{bad:?}");

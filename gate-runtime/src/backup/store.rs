@@ -4,6 +4,7 @@
 //! ignored. Making a backup (the [`Protector`] of the hook), listing and pruning.
 
 use super::copy::{self, Budget, CopyError, Size};
+use super::git::{self, GitState};
 use super::{plan, Backup, Protector};
 use crate::event::Event;
 use crate::observer::Classification;
@@ -59,6 +60,10 @@ pub struct Manifest {
     pub files: u64,
     pub bytes: u64,
     pub roots: Vec<Root>,
+    /// The refs of each repository a git action could move or delete, as they were (also
+    /// kept under `refs/gate-backup/<id>/` there).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub git: Vec<GitState>,
 }
 
 /// A backup in the store.
@@ -96,7 +101,8 @@ impl Protector for BackupStore {
         if class.truncated {
             return Err("the command was too long to read whole".to_string());
         }
-        let paths = plan::roots(&class.effects)?;
+        let id = new_id();
+        let (paths, repos) = plan_with_git(event, class)?;
         let budget = Budget {
             max_bytes: self.max_action_bytes,
             max_files: self.max_action_files,
@@ -131,7 +137,7 @@ impl Protector for BackupStore {
             ));
         }
         let manifest = Manifest {
-            id: new_id(),
+            id,
             created_ms: now_ms,
             session: event.session_id.clone().unwrap_or_default(),
             cwd: event.cwd.clone().unwrap_or_default(),
@@ -140,6 +146,7 @@ impl Protector for BackupStore {
             files: size.files,
             bytes: size.bytes,
             roots,
+            git: repos,
         };
         let dir = self.dir.join(&manifest.id);
         write(&self.dir, &dir, &manifest, self.deadline).map_err(|e| {
@@ -149,13 +156,49 @@ impl Protector for BackupStore {
                 self.dir.display()
             )
         })?;
+        for state in &manifest.git {
+            git::keep(state, &manifest.id).inspect_err(|_| {
+                let _ = copy::remove(&dir);
+            })?;
+        }
+        let mut roots = paths;
+        roots.extend(
+            manifest
+                .git
+                .iter()
+                .map(|g| format!("the git refs of {}", g.repo)),
+        );
         Ok(Backup {
             id: manifest.id,
             files: manifest.files,
             bytes: manifest.bytes,
-            roots: paths,
+            roots,
         })
     }
+}
+
+/// The locations to copy and the repositories whose refs to record: for a git action the
+/// work tree itself is replaced by the files that differ from HEAD or are untracked (and
+/// ignored ones where it deletes), which are what it can discard.
+fn plan_with_git(
+    event: &Event,
+    class: &Classification,
+) -> Result<(Vec<String>, Vec<GitState>), String> {
+    let mut paths = plan::roots(&class.effects)?;
+    let git_dirs = plan::repos(&class.effects);
+    if git_dirs.is_empty() {
+        return Ok((paths, Vec::new()));
+    }
+    git::recoverable(event.target.as_deref().unwrap_or(""))?;
+    let mut states = Vec::with_capacity(git_dirs.len());
+    for git_dir in git_dirs {
+        let top = git::top(&git_dir)?;
+        let ignored = plan::deletes_in(&class.effects, &top);
+        paths.retain(|p| *p != top);
+        paths.extend(git::changed_files(&top, ignored)?);
+        states.push(git::capture(&top)?);
+    }
+    Ok((plan::outermost(paths), states))
 }
 
 /// Copies every root into `dir` and writes the manifest last.

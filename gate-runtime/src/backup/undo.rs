@@ -4,6 +4,7 @@
 //! forced.
 
 use super::copy;
+use super::git;
 use super::store::{Entry, RootKind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, UNIX_EPOCH};
@@ -55,6 +56,14 @@ pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
         for root in &m.roots {
             newer_than(Path::new(&root.path), after, &mut newer).map_err(UndoError::Io)?;
         }
+        for state in &m.git {
+            newer.extend(
+                git::moved_on(state)
+                    .map_err(|e| UndoError::Io(std::io::Error::other(e)))?
+                    .into_iter()
+                    .map(PathBuf::from),
+            );
+        }
         if !newer.is_empty() {
             return Err(UndoError::MovedOn(newer));
         }
@@ -63,6 +72,11 @@ pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
         restored: Vec::new(),
         created: Vec::new(),
     };
+    for state in &m.git {
+        git::restore(state).map_err(|e| UndoError::Io(std::io::Error::other(e)))?;
+        done.restored
+            .push(format!("the git refs of {}", state.repo));
+    }
     let far = Instant::now() + Duration::from_secs(24 * 3600);
     for (n, root) in m.roots.iter().enumerate() {
         let path = Path::new(&root.path);
