@@ -94,7 +94,8 @@ fn subcommand<'a>(args: &[&'a str]) -> (Option<&'a str>, Option<&'a str>) {
 }
 
 /// Runs git in `dir`; its standard output, or why it failed. The repository's
-/// `core.fsmonitor` (a program git would run on `status`) is turned off.
+/// `core.fsmonitor` (a program git would run on reading status) is turned off, and only
+/// plumbing that runs no configured program is asked for (see [`changed_files`]).
 fn git(dir: &str, args: &[&str]) -> Result<String, String> {
     let out = Command::new("git")
         .arg("-C")
@@ -189,24 +190,31 @@ pub fn keep(state: &GitState, id: &str) -> Result<(), String> {
 
 /// The files of the work tree at `repo` that differ from HEAD or are untracked (and, with
 /// `ignored`, the ignored ones), absolute: what a reset, checkout or clean can discard.
+///
+/// Listed by plumbing that compares file status only and never reads content through the
+/// repository's filters (`git status` would run a `filter.*.clean` program the agent may
+/// have configured, inside the hook): a file whose status merely changed is listed too,
+/// which copies more, never less.
 pub fn changed_files(repo: &str, ignored: bool) -> Result<Vec<String>, String> {
-    let mut args = vec!["status", "--porcelain=v1", "-z", "--untracked-files=all"];
-    if ignored {
-        args.push("--ignored");
-    }
-    let out = git(repo, &args)?;
-    let mut files = Vec::new();
-    let mut entries = out.split('\0');
-    while let Some(entry) = entries.next() {
-        if entry.len() < 4 {
-            continue;
-        }
-        let (xy, path) = entry.split_at(3);
-        if xy.starts_with('R') || xy.starts_with('C') {
-            entries.next();
-        }
-        files.push(format!("{repo}/{}", path.trim_end_matches('/')));
-    }
+    let tracked = git(
+        repo,
+        &["diff-index", "--name-only", "-z", "--no-renames", "HEAD"],
+    )
+    .or_else(|_| git(repo, &["ls-files", "-z"]))?;
+    let untracked = git(repo, &["ls-files", "-o", "-z", "--exclude-standard"])?;
+    let ignored = if ignored {
+        git(repo, &["ls-files", "-o", "-i", "-z", "--exclude-standard"])?
+    } else {
+        String::new()
+    };
+    let mut files: Vec<String> = [tracked, untracked, ignored]
+        .iter()
+        .flat_map(|out| out.split('\0'))
+        .filter(|p| !p.is_empty())
+        .map(|p| format!("{repo}/{}", p.trim_end_matches('/')))
+        .collect();
+    files.sort();
+    files.dedup();
     Ok(files)
 }
 
