@@ -107,6 +107,12 @@ pub(crate) const VARIABLES: &[(&str, Runs)] = &[
     ("LESSOPEN", Runs::Line),
     ("LESSCLOSE", Runs::Line),
     ("PROMPT_COMMAND", Runs::Line),
+    // Prompt strings: their command substitutions run each time one is shown (`PS4` under
+    // `bash -x`, `PS0`-`PS2` in an interactive shell).
+    ("PS0", Runs::Line),
+    ("PS1", Runs::Line),
+    ("PS2", Runs::Line),
+    ("PS4", Runs::Line),
     ("BROWSER", Runs::Line),
     ("BASH_ENV", Runs::Source),
     ("ENV", Runs::Source),
@@ -319,6 +325,8 @@ mod tests {
             ("RSYNC_RSH", "rsync a host:b"),
             ("LESSOPEN", "less x"),
             ("PROMPT_COMMAND", "bash -i"),
+            ("PS4", "bash -x -c true"),
+            ("PS1", "bash -i"),
         ] {
             for line in [
                 format!("{var}='rm -rf ~' {prog}"),

@@ -25,6 +25,10 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 first
             };
             match first {
+                // `source /dev/stdin <<< CODE`: what standard input holds.
+                Some(file) if reads_stdin(file) && cmd.stdin.is_some() => {
+                    out.script(cmd.stdin.unwrap_or_default());
+                }
                 Some(file) => {
                     out.path(Act::Read, file);
                     out.none(Act::Exec);
@@ -47,6 +51,11 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         _ => return false,
     }
     true
+}
+
+/// A file operand that is the program's own standard input.
+fn reads_stdin(file: &str) -> bool {
+    matches!(file, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
 }
 
 /// Options of the shells that take a value (`-o errexit`, `--rcfile FILE`).
@@ -94,6 +103,10 @@ fn shell(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         return;
     }
     match args.get(k).filter(|_| !from_stdin) {
+        // `bash /dev/stdin <<< CODE`: the file is standard input.
+        Some(file) if reads_stdin(file) && cmd.stdin.is_some() => {
+            out.script(cmd.stdin.unwrap_or_default());
+        }
         Some(file) => {
             out.path(Act::Read, file);
             out.none(Act::Exec);
@@ -266,6 +279,22 @@ mod tests {
             how,
             args: args.iter().map(|a| a.to_string()).collect(),
             optional: false,
+        }
+    }
+
+    #[test]
+    fn a_shell_given_its_own_standard_input_runs_what_it_holds() {
+        for line in [
+            "source /dev/stdin <<< 'rm -rf ~'",
+            ". /dev/stdin <<< 'rm -rf ~'",
+            "bash /dev/stdin <<< 'rm -rf ~'",
+            "echo 'rm -rf ~' | sh /dev/fd/0",
+        ] {
+            assert!(
+                super::super::testing::has(line, "delete@home"),
+                "{line}: {:?}",
+                super::super::testing::effects(line)
+            );
         }
     }
 
