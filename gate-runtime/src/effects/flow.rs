@@ -103,14 +103,7 @@ pub(super) fn known_substitutions(
     let (Some(_), None) = (uses.next(), uses.next()) else {
         return;
     };
-    let mut made_by = commands[..i]
-        .iter()
-        .rev()
-        .take_while(|c| in_substitution(c));
-    let (Some(c), None) = (made_by.next(), made_by.next()) else {
-        return;
-    };
-    let Some(value) = value_of(c, cwd, at) else {
+    let Some(value) = made_value(commands, i, cwd, at) else {
         return;
     };
     for a in args.iter_mut() {
@@ -250,12 +243,25 @@ pub(super) fn known_assignment(
     cwd: &str,
     at: &Where,
 ) -> Option<String> {
-    let mut made_by = commands[..by]
+    made_value(commands, by, cwd, at)
+}
+
+/// What the substitution just before command `i` prints, when the line knows it: one
+/// command's value ([`value_of`]), or a pipeline that keeps some of a bounded producer's
+/// process ids (`$(lsof -i:3000 | grep LISTEN | awk '{print $2}')`, [`super::producers::pipeline`]).
+fn made_value(commands: &[SimpleCommand<'_>], i: usize, cwd: &str, at: &Where) -> Option<String> {
+    let n = commands[..i]
         .iter()
         .rev()
-        .take_while(|c| in_substitution(c));
-    let (Some(c), None) = (made_by.next(), made_by.next()) else {
-        return None;
-    };
-    value_of(c, cwd, at)
+        .take_while(|c| in_substitution(c))
+        .count();
+    match n {
+        0 => None,
+        1 => value_of(&commands[i - 1], cwd, at),
+        _ => super::producers::pipeline(
+            commands[i - n..i]
+                .iter()
+                .map(|c| (&*c.program, c.args.as_slice())),
+        ),
+    }
 }

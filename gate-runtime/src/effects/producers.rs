@@ -191,14 +191,7 @@ fn bounded_pids(program: &str, words: &[&str]) -> bool {
             let terse = words
                 .iter()
                 .any(|w| w.starts_with('-') && !w.starts_with("--") && lsof_flags(w).0);
-            let address = words.iter().enumerate().any(|(k, w)| {
-                let (_, i, attached) = lsof_flags(w);
-                i && (attached
-                    || words
-                        .get(k + 1)
-                        .is_some_and(|v| !v.starts_with('-') && v.contains(':')))
-            });
-            terse && address
+            terse && lsof_address(words)
         }
         "cat" => {
             !operands.is_empty()
@@ -223,6 +216,124 @@ fn bounded_pids(program: &str, words: &[&str]) -> bool {
         }
         _ => false,
     }
+}
+
+/// Where a process id stands in each line a stage passes on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PidAt {
+    /// The line is a process id (`lsof -t`, `pgrep`).
+    Whole,
+    /// Field N (1-based, blank-separated) of a table row (`lsof -i:3000`: field 2).
+    Field(usize),
+}
+
+/// What a pipeline of stages prints (`$(lsof -i:3000 | grep LISTEN | awk '{print $2}')`,
+/// `$(pgrep -f 'node server.js' | head -1)`): the processes its first stage selects, when
+/// that selection is bounded and every later stage only keeps some of its lines (`grep`,
+/// `head`, `tail`, `sort`, `uniq`, `sed 1d`) or cuts a table's rows to the field that holds
+/// the process id (`awk '{print $2}'` after `lsof -i`). `None` for any other pipeline: a
+/// stage that changes what a line says, a table never cut to its ids, an unbounded source.
+pub(super) fn pipeline<'c, 'a: 'c>(
+    mut stages: impl Iterator<Item = (&'c str, &'c [Cow<'a, str>])>,
+) -> Option<String> {
+    let (program, args) = stages.next()?;
+    let words: Vec<&str> = args.iter().map(|a| &**a).collect();
+    let mut at = if value(program, args).as_deref() == Some(PID) {
+        PidAt::Whole
+    } else if program == "lsof" && lsof_address(&words) {
+        // lsof's table: COMMAND PID USER …
+        PidAt::Field(2)
+    } else {
+        return None;
+    };
+    for (program, args) in stages {
+        let words: Vec<&str> = args.iter().map(|a| &**a).collect();
+        if keeps_lines(program, &words) {
+            continue;
+        }
+        let field = printed_field(program, &words)?;
+        at = match at {
+            PidAt::Whole if field == 1 => PidAt::Whole,
+            PidAt::Field(f) if f == field => PidAt::Whole,
+            _ => return None,
+        };
+    }
+    (at == PidAt::Whole).then(|| PID.to_string())
+}
+
+/// Whether a filter passes on some of the lines it reads, each unchanged: one `grep`
+/// pattern (no file, no `-o`), `head`/`tail` by lines, `sort`/`uniq` (no output file),
+/// `sed 1d`.
+fn keeps_lines(program: &str, words: &[&str]) -> bool {
+    let line_count = |w: &&str| {
+        let n = w
+            .strip_prefix("-n")
+            .or_else(|| w.strip_prefix("--lines="))
+            .or_else(|| w.strip_prefix('-'))
+            .unwrap_or(w);
+        let n = n.strip_prefix('+').unwrap_or(n);
+        *w == "-n" || (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match program {
+        "grep" | "egrep" | "fgrep" => {
+            let (options, patterns): (Vec<&str>, Vec<&str>) =
+                words.iter().partition(|w| w.starts_with('-'));
+            patterns.len() == 1
+                && options.iter().all(|o| {
+                    o[1..]
+                        .bytes()
+                        .all(|b| matches!(b, b'E' | b'F' | b'i' | b'v' | b'w' | b'x'))
+                })
+        }
+        "head" | "tail" => words.iter().all(line_count),
+        "sort" => words
+            .iter()
+            .all(|w| w.len() > 1 && w[1..].bytes().all(|b| matches!(b, b'n' | b'u' | b'r'))),
+        "uniq" => words.is_empty(),
+        "sed" => matches!(words, ["1d"] | ["-e", "1d"]),
+        _ => false,
+    }
+}
+
+/// The field an `awk` program prints, when all it does is print one field of each line it
+/// selects: `{print $2}`, `/LISTEN/ {print $2}`, `NR>1 {print $1}`.
+fn printed_field(program: &str, words: &[&str]) -> Option<usize> {
+    if !matches!(program, "awk" | "gawk" | "mawk") {
+        return None;
+    }
+    let [code] = words else {
+        return None;
+    };
+    let body = code.trim().strip_suffix('}')?;
+    let (pattern, action) = body.split_once('{')?;
+    let pattern = pattern.trim();
+    let selects = pattern.is_empty()
+        || matches!(pattern, "NR>1" | "NR > 1")
+        || (pattern.len() > 1
+            && pattern.starts_with('/')
+            && pattern.ends_with('/')
+            && !pattern[1..pattern.len() - 1].contains('/'));
+    let field = action
+        .trim()
+        .strip_prefix("print")?
+        .trim()
+        .strip_prefix('$')?;
+    (selects && field.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| field.parse().ok())
+        .flatten()
+        .filter(|f| *f > 0)
+}
+
+/// Whether `lsof` lists the files of one network address (`-i:3000`, `-i4TCP:3000`,
+/// `-i tcp:8080`): the processes with it open, and no other.
+fn lsof_address(words: &[&str]) -> bool {
+    words.iter().enumerate().any(|(k, w)| {
+        let (_, i, attached) = lsof_flags(w);
+        i && (attached
+            || words
+                .get(k + 1)
+                .is_some_and(|v| !v.starts_with('-') && v.contains(':')))
+    })
 }
 
 /// An `lsof` short-option word: whether it has `-t`, `-i`, and a value attached to `-i`.
@@ -315,6 +426,39 @@ mod tests {
                     || e.iter().any(|x| x.starts_with("delete@project")),
                 "{line}: {e:?}"
             );
+        }
+    }
+
+    #[test]
+    fn pipelines_keep_their_producers_processes() {
+        use super::super::programs::testing::effects;
+        let kill = |line: &str| effects(line).contains(&"kill@none".to_string());
+        let kill_all = |line: &str| effects(line).contains(&"kill_all@none".to_string());
+        // Lines kept or a table cut to its pid field: the processes on the port, no others,
+        // in a substitution or through a variable assigned from one.
+        for line in [
+            "kill -9 $(lsof -n -i4TCP:3000 | grep LISTEN | awk '{print $2}')",
+            "kill $(lsof -i:3000 | awk 'NR>1 {print $2}')",
+            "kill $(lsof -i tcp:8080 | awk '/LISTEN/ {print $2}' | sort -u)",
+            "kill -9 $(pgrep -f 'node server.js' | head -1)",
+            "kill $(lsof -ti:3000 | head -n 1)",
+            "kill $(lsof -ti:3000 | sed 1d | uniq)",
+            "PID=$(lsof -n -i4TCP:3000 | grep LISTEN | awk '{print $2}'); if [[ $PID ]]; then kill -9 $PID; fi",
+            "PID=$(pgrep -f uvicorn | tail -1); kill -9 $PID",
+        ] {
+            assert!(kill(line) && !kill_all(line), "{line}: {:?}", effects(line));
+        }
+        // Another field, a stage that rewrites lines, or an unbounded source: unknown.
+        for line in [
+            "kill -9 $(lsof -i:3000 | awk '{print $3}')",
+            "kill -9 $(lsof -i:3000 | grep LISTEN)",
+            "kill -9 $(ps aux | grep node | awk '{print $2}')",
+            "kill -9 $(lsof -ti:3000 | sed s/^/-/)",
+            "kill -9 $(lsof -ti:3000 | head -c 2)",
+            "kill -9 $(pgrep node | head -1)",
+            "PID=$(lsof -i:3000 | awk '{print $1}'); kill -9 $PID",
+        ] {
+            assert!(kill_all(line), "{line}: {:?}", effects(line));
         }
     }
 

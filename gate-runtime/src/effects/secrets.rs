@@ -13,8 +13,9 @@ use crate::shell::{Parsed, SimpleCommand};
 mod tables;
 
 use tables::{
-    Printer, LOOPBACK, NOT_SECRET_VARIABLES, PRINTERS, QUIET, QUIET_WITH, SECRET_VARIABLE_PARTS,
-    SECRET_VARIABLE_WORDS, SHOWS_FILES, TRANSMITTERS, UPLOADS, VARIABLE_HOMES,
+    Printer, HOST_VARIABLE_PARTS, LOOPBACK, NOT_SECRET_VARIABLES, PRINTERS, QUIET, QUIET_WITH,
+    SECRET_VARIABLE_PARTS, SECRET_VARIABLE_WORDS, SHOWS_FILES, TRANSMITTERS, UPLOADS,
+    VARIABLE_HOMES,
 };
 
 use super::places::{self, Where};
@@ -219,13 +220,19 @@ impl Line {
             return;
         }
         let host = host_of(cmd);
+        // A destination only a variable names: the service the variable is named for.
+        let service = host
+            .as_deref()
+            .is_none_or(|h| h.starts_with('$'))
+            .then(|| service_variable(parsed, cmd))
+            .flatten();
         for s in carried {
             let home = host.as_deref().is_some_and(|h| {
                 LOOPBACK.contains(&h)
                     || s.home
                         .iter()
                         .any(|d| h == *d || h.ends_with(&format!(".{d}")))
-            });
+            }) || service.is_some_and(|prefix| of_service(&s, prefix));
             if home {
                 continue;
             }
@@ -579,6 +586,38 @@ fn variables(word: &str) -> impl Iterator<Item = &str> {
         let usable = starts_well && !tests_only;
         usable.then_some(name)
     })
+}
+
+/// The service a transmitter's destination is named for, when the destination is a
+/// variable the environment sets (not the line) whose name says it holds a host
+/// (`$ES_FQDN:$ES_PORT/_cat/indices`, `https://${JIRA_BASE_URL}/rest`): its name's prefix
+/// (`ES_`, `JIRA_BASE_`).
+fn service_variable<'c>(parsed: &Parsed<'_>, cmd: &'c SimpleCommand<'_>) -> Option<&'c str> {
+    let destination = cmd.args.iter().map(|a| &**a).find_map(|w| {
+        let w = w.split_once("://").map_or(w, |(_, rest)| rest);
+        let name = w.starts_with('$').then(|| variables(w).next()).flatten()?;
+        // The variable is the whole host (`$ES_FQDN:9200/x`), not a part (`$ES_FQDN.evil.net`).
+        let after = w
+            .strip_prefix(&format!("${{{name}}}"))
+            .or_else(|| w.strip_prefix(&format!("${name}")))?;
+        if !(after.is_empty() || after.starts_with([':', '/', '?'])) {
+            return None;
+        }
+        let (prefix, part) = name.rsplit_once('_')?;
+        (!prefix.is_empty() && HOST_VARIABLE_PARTS.contains(&part)).then_some(name)
+    })?;
+    let assigned = parsed.assigns.iter().any(|a| a.name == destination);
+    let prefix = destination.rsplit_once('_')?.0;
+    (!assigned).then(|| &destination[..=prefix.len()])
+}
+
+/// Whether a secret is a credential variable of the service `prefix` names (`$ES_PASSWORD`
+/// for `ES_`).
+fn of_service(secret: &Secret, prefix: &str) -> bool {
+    secret
+        .what
+        .strip_prefix('$')
+        .is_some_and(|name| name.len() > prefix.len() && name.starts_with(prefix))
 }
 
 /// The host a transmitter talks to, when its words show it: a URL's host, `user@host`,

@@ -65,7 +65,9 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             args,
             |t| {
                 let t = t.rsplit(':').next().unwrap_or(t);
-                t.starts_with("publish")
+                // maven-publish's `…ToMavenLocal` tasks install into the local cache
+                // (`~/.m2`), which nobody else reads: a build, not a publish.
+                (t.starts_with("publish") && !t.ends_with("ToMavenLocal"))
                     || t == "uploadArchives"
                     || t.starts_with("closeAndRelease")
             },
@@ -954,6 +956,21 @@ mod tests {
         assert!(!has("docker build -t x .", "publish@none"));
         assert!(!has("mvn test", "publish@none"));
         assert!(!has("./gradlew build", "publish@none"));
+        for line in [
+            "./gradlew publishToMavenLocal",
+            "gradle :lib:publishToMavenLocal",
+            "./gradlew publishMavenJavaPublicationToMavenLocal --info",
+        ] {
+            assert!(!has(line, "publish@none"), "{line}");
+            assert!(has(line, "exec@none"), "{line}");
+        }
+        for line in [
+            "./gradlew publishToMavenLocal publish",
+            "./gradlew publishMavenJavaPublicationToOssrhRepository",
+            "./gradlew publishAllPublicationsToMavenLocalRepository",
+        ] {
+            assert!(has(line, "publish@none"), "{line}");
+        }
     }
 
     #[test]

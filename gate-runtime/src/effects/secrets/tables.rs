@@ -266,3 +266,10 @@ pub(super) const SHOWS_FILES: &[(&str, &str, &str)] = &[
     ("hg", "cat", "hg cat .env"),
     ("svn", "cat", "svn cat .env"),
 ];
+
+/// The last part of a variable name that says it holds where a service is (`ES_FQDN`,
+/// `JIRA_BASE_URL`, `DB_HOST`): a credential named for the same service (`ES_PASSWORD`,
+/// `JIRA_TOKEN`) sent there is that service's.
+pub(super) const HOST_VARIABLE_PARTS: &[&str] = &[
+    "HOST", "HOSTNAME", "FQDN", "URL", "URI", "ENDPOINT", "SERVER", "ADDR", "ADDRESS", "DOMAIN",
+];

@@ -42,7 +42,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             true
         }
         "git-filter-repo" | "bfg" => {
-            git::rewrite_all(out);
+            git::rewrite_all(cmd.args, cmd.program == "bfg", out);
             true
         }
         "hg" | "chg" => {

@@ -198,11 +198,30 @@ pub(crate) fn git_stored(args: Words<'_, '_>) -> GitCall {
     call
 }
 
-/// `git filter-repo`, `bfg`: every commit rewritten.
-pub(super) fn rewrite_all(out: &mut Sink) {
+/// `git filter-repo`, `bfg`: every commit rewritten, unless filter-repo is only asked to
+/// analyse or to rehearse (it then writes its reports under `.git/filter-repo/`).
+pub(super) fn rewrite_all(args: Words<'_, '_>, bfg: bool, out: &mut Sink) {
     let ctx = Ctx::default();
+    if !bfg && filter_repo_reads(args) {
+        ctx.vcs(out, Act::Write);
+        return;
+    }
     ctx.vcs(out, Act::History);
     out.path(Act::Overwrite, ".");
+}
+
+/// Whether `git filter-repo` leaves history as it is: `--analyze` (reports only) or
+/// `--dry-run` (both streams saved for comparison, the repository unchanged), in any
+/// prefix argparse accepts for them (`--analy`, `--dry`), before `--`.
+fn filter_repo_reads(args: Words<'_, '_>) -> bool {
+    args.iter()
+        .take_while(|a| *a != "--")
+        .any(|a| is_prefix_of(a, "--analyze", 4) || is_prefix_of(a, "--dry-run", 5))
+}
+
+/// Whether `word` is `long` or an abbreviation of it at least `min` characters long.
+fn is_prefix_of(word: &str, long: &str, min: usize) -> bool {
+    word.len() >= min && long.starts_with(word)
 }
 
 /// Every `--output FILE`/`--output=FILE` of a reading subcommand (`diff`, `log`).
@@ -350,6 +369,7 @@ fn subcommand(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: 
                 ctx.vcs(out, Act::Write);
             }
         }
+        "filter-repo" if filter_repo_reads(args) => ctx.vcs(out, Act::Write),
         "filter-branch" | "filter-repo" => {
             ctx.vcs(out, Act::History);
             out.path(Act::Overwrite, &ctx.root());

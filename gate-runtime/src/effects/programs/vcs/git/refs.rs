@@ -595,4 +595,28 @@ mod tests {
         }
         assert!(has("git stash pop", "write@project"));
     }
+
+    #[test]
+    fn filter_repo_analysis_keeps_history() {
+        // Analysing or rehearsing writes reports under `.git/filter-repo/`; history stays.
+        for line in [
+            "git filter-repo --analyze",
+            "git filter-repo --analyze --force",
+            "git filter-repo --analy",
+            "git-filter-repo --analyze",
+            "git filter-repo --path secret --invert-paths --dry-run",
+            "git filter-repo --dry --path x",
+        ] {
+            assert_eq!(effects(line), ["write@vcs"], "{line}");
+        }
+        // Any other form rewrites; a path or a ref named like the option is no option.
+        for line in [
+            "git filter-repo --force --path src",
+            "git filter-repo --path -- --analyze",
+            "git filter-repo --a --path x",
+            "bfg --analyze --delete-files id_rsa",
+        ] {
+            assert!(has(line, "history@vcs"), "{line}: {:?}", effects(line));
+        }
+    }
 }
