@@ -184,6 +184,9 @@ pub fn effects_of_parsed(
             };
             inline_inputs(program, &mut args, &mut stdin, stdin_file, read);
         }
+        if stdin.is_none() && (programs::is_shell(program) || matches!(program, "source" | ".")) {
+            process_substituted_script(&mut args, &mut stdin, commands, i);
+        }
         if !scoped.is_empty() && args.iter().any(|a| a.contains('$')) {
             // A line that sets `IFS` splits what its expansions give on those characters.
             let ifs = last_value(&scoped, "IFS");
@@ -1187,6 +1190,37 @@ fn on_path(name: &str) -> Option<String> {
 
 /// The text a command prints when the line shows it: `echo`'s and `printf`'s words, or what
 /// `cat` copies from a here-document or here-string.
+/// `bash <(echo CODE)`, `. <(printf …)`: a shell given, as its script, a process
+/// substitution whose output the line shows runs that output; read as standard input
+/// (`/dev/stdin`), which the shell's model runs. The substitution's command is the one
+/// before this command that the parser marks as such.
+fn process_substituted_script(
+    args: &mut [Cow<'_, str>],
+    stdin: &mut Option<String>,
+    commands: &[SimpleCommand<'_>],
+    i: usize,
+) {
+    let Some(at) = args.iter().position(|a| a == "<(…)") else {
+        return;
+    };
+    if args[..at].iter().any(|a| !a.starts_with('-')) {
+        // An argument of the script, not the script.
+        return;
+    }
+    let Some(producer) = commands[..i]
+        .iter()
+        .rev()
+        .take_while(|c| c.wrappers.iter().any(|w| w == "<()"))
+        .last()
+    else {
+        return;
+    };
+    if let Some(text) = printed(producer, producer.stdin.as_deref()) {
+        *stdin = Some(text);
+        args[at] = Cow::Borrowed("/dev/stdin");
+    }
+}
+
 pub(super) fn printed(cmd: &SimpleCommand<'_>, stdin: Option<&str>) -> Option<String> {
     let words: Vec<&str> = cmd.args.iter().map(|a| &**a).collect();
     match &*cmd.program {

@@ -289,6 +289,9 @@ mod tests {
             ". /dev/stdin <<< 'rm -rf ~'",
             "bash /dev/stdin <<< 'rm -rf ~'",
             "echo 'rm -rf ~' | sh /dev/fd/0",
+            "bash <(echo 'rm -rf ~')",
+            ". <(printf 'rm -rf ~\\n')",
+            "source <(echo 'rm -rf ~')",
         ] {
             assert!(
                 super::super::testing::has(line, "delete@home"),
