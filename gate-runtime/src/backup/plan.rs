@@ -3,6 +3,7 @@
 //! action cannot be made recoverable by a copy (a kind gate cannot back up, a place that is
 //! not a local file, a target it could not resolve).
 
+use crate::effects::places::below;
 use crate::effects::Effect;
 use gate_spec::effect::{Act, Place};
 
@@ -135,11 +136,6 @@ fn literal_prefix(target: &str) -> String {
             None => String::new(),
         },
     }
-}
-
-/// Whether `p` is strictly below the directory `q`.
-fn below(p: &str, q: &str) -> bool {
-    p.len() > q.len() && p.starts_with(q) && p.as_bytes()[q.len()] == b'/'
 }
 
 #[cfg(test)]

@@ -134,11 +134,7 @@ pub(super) fn within(
 /// hook-settings directories found by a bounded walk (not into build outputs or `.git`).
 pub(super) fn protected_inside(dir: &str, at: &Where) -> Vec<String> {
     let base = dir.trim_end_matches('/');
-    let under = |p: &str| {
-        p.len() > base.len()
-            && p.starts_with(base)
-            && (base.is_empty() || p.as_bytes()[base.len()] == b'/')
-    };
+    let under = |p: &str| places::below(p, base);
     let mut found: Vec<String> = Vec::new();
     for anchor in places::protected_anchors(at) {
         if std::fs::symlink_metadata(&anchor).is_err() {

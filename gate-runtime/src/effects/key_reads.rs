@@ -34,14 +34,6 @@ fn candidates(at: &Where) -> Vec<String> {
     out
 }
 
-/// Whether `dir` is a strict ancestor of `path` (both absolute and normalised).
-fn holds(dir: &str, path: &str) -> bool {
-    let dir = dir.trim_end_matches('/');
-    path.len() > dir.len()
-        && path.starts_with(dir)
-        && (dir.is_empty() || path.as_bytes()[dir.len()] == b'/')
-}
-
 /// The key a read of `target` (resolved, absolute, possibly a shell pattern) reaches, if any.
 /// `whole`: the program reads content (anything but a lister of names, which reads none of
 /// it, whatever the pattern names).
@@ -63,7 +55,9 @@ fn reached(target: &str, whole: bool, at: &Where) -> Option<String> {
                 }
                 dir = parent;
             }
-        } else if holds(target, &key) && (!at.disk || std::fs::symlink_metadata(&key).is_ok()) {
+        } else if places::below(&key, target)
+            && (!at.disk || std::fs::symlink_metadata(&key).is_ok())
+        {
             return Some(key);
         }
     }

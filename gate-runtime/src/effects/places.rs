@@ -828,6 +828,15 @@ pub(crate) fn may_be_gate_name(name: &str) -> bool {
         || name.eq_ignore_ascii_case("gate.key")
 }
 
+/// Whether `path` is strictly below the directory `dir` (both absolute and normalised; a
+/// trailing `/` on `dir` and the root `/` are understood).
+pub fn below(path: &str, dir: &str) -> bool {
+    let dir = dir.trim_end_matches('/');
+    path.len() > dir.len()
+        && path.starts_with(dir)
+        && (dir.is_empty() || path.as_bytes()[dir.len()] == b'/')
+}
+
 /// Resolve and class a target as written.
 pub fn place_of(text: &str, cwd: &str, oldpwd: Option<&str>, at: &Where) -> (Place, String) {
     let r = resolve(text, cwd, &at.home, oldpwd);
