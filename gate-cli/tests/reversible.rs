@@ -408,3 +408,156 @@ fn git_actions_gate_cannot_undo_keep_their_withhold() {
     }
     assert_eq!(ok(&p.gate(&["backups"], &[], b"")), "no backups\n");
 }
+
+/// A `git` that hangs, first on the `PATH` the hook sees.
+fn slow_git(p: &Project) -> String {
+    let bin = p.project.parent().unwrap().join("slow-bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(bin.join("git"), b"#!/bin/sh\nexec sleep 30\n").unwrap();
+    set_mode(&bin.join("git"), 0o755);
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+#[test]
+fn a_git_that_outlasts_the_hooks_deadline_is_stopped_and_the_next_mode_applies() {
+    let p = Project::new();
+    repo(&p);
+    let path = slow_git(&p);
+    let payload = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
+        "cwd": p.project, "tool_name": "Bash",
+        "tool_input": {"command": "git reset --hard HEAD~1"}});
+    let start = std::time::Instant::now();
+    let out = p.gate(
+        &["hook", "claude-code"],
+        &[
+            ("GATE_ROLE", "director"),
+            ("GATE_HOOK_DEADLINE", "2"),
+            ("PATH", &path),
+        ],
+        payload.to_string().as_bytes(),
+    );
+    let took = start.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    // Stopped at half the hook's deadline (1 s), well before the hung git would have ended.
+    assert_eq!(decision(&answer), "ask", "{answer}");
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    assert_eq!(ok(&p.gate(&["backups"], &[], b"")), "no backups\n");
+}
+
+/// A bare repository beside the project, `origin` of the project's repository, holding its
+/// `main` and `feature`; then `main` rewritten locally (its last commit replaced).
+fn remote(p: &Project, dir: &Path) -> PathBuf {
+    let bare = p.project.parent().unwrap().join("remote.git");
+    git(dir, &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    git(dir, &["remote", "add", "origin", bare.to_str().unwrap()]);
+    git(dir, &["push", "-q", "origin", "main", "feature"]);
+    git(dir, &["reset", "-q", "--hard", "HEAD~1"]);
+    fs::write(dir.join("a.txt"), b"rewritten\n").unwrap();
+    git(dir, &["commit", "-q", "-am", "rewritten"]);
+    bare
+}
+
+/// Every ref of the bare repository and its tip.
+fn remote_refs(bare: &Path) -> String {
+    git(bare, &["for-each-ref", "--format=%(refname) %(objectname)"])
+}
+
+#[test]
+fn the_directors_force_push_runs_and_undo_restores_the_remote_exactly() {
+    let p = Project::new();
+    let dir = repo(&p);
+    let bare = remote(&p, &dir);
+    let before = remote_refs(&bare);
+    let old_main = git(&bare, &["rev-parse", "main"]);
+    for (command, run) in [
+        (
+            "git push --force origin main",
+            vec!["push", "-q", "--force", "origin", "main"],
+        ),
+        (
+            "git push origin +main",
+            vec!["push", "-q", "origin", "+main"],
+        ),
+        (
+            "git push --force-with-lease",
+            vec!["push", "-q", "--force-with-lease", "origin", "main"],
+        ),
+        (
+            "git push --delete origin feature",
+            vec!["push", "-q", "--delete", "origin", "feature"],
+        ),
+        (
+            "git push --mirror origin",
+            vec!["push", "-q", "--mirror", "origin"],
+        ),
+    ] {
+        // The lease is what this repository last saw of the remote.
+        git(&dir, &["fetch", "-q", "origin"]);
+        if command == "git push --force-with-lease" {
+            git(
+                &dir,
+                &["branch", "-q", "--set-upstream-to", "origin/main", "main"],
+            );
+        }
+        let answer = hook(&p, command);
+        assert_eq!(decision(&answer), "allow", "{command}: {answer}");
+        let id = backup_id(&answer);
+        git(&dir, &run);
+        assert_ne!(remote_refs(&bare), before, "{command}");
+        ok(&p.gate(&["undo", &id], &[], b""));
+        assert_eq!(remote_refs(&bare), before, "{command}");
+        assert_eq!(git(&bare, &["rev-parse", "main"]), old_main, "{command}");
+    }
+    // The old tip is kept in the repository it was pushed from.
+    assert!(git(&dir, &["for-each-ref", "refs/gate-backup"]).contains("/remote/origin/heads/main"));
+}
+
+#[test]
+fn a_push_undo_refuses_where_the_remote_moved_on_unless_forced() {
+    let p = Project::new();
+    let dir = repo(&p);
+    let bare = remote(&p, &dir);
+    let old_main = git(&bare, &["rev-parse", "main"]);
+    let id = backup_id(&hook(&p, "git push -f origin main"));
+    git(&dir, &["push", "-q", "-f", "origin", "main"]);
+    // Someone pushes newer work on top of the forced push.
+    fs::write(dir.join("b.txt"), b"newer work\n").unwrap();
+    git(&dir, &["add", "b.txt"]);
+    git(&dir, &["commit", "-q", "-m", "newer"]);
+    git(&dir, &["push", "-q", "origin", "main"]);
+    let newer = git(&bare, &["rev-parse", "main"]);
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("moved on") && err.contains("refs/heads/main"),
+        "{err}"
+    );
+    assert_eq!(git(&bare, &["rev-parse", "main"]), newer);
+    ok(&p.gate(&["undo", &id, "--force"], &[], b""));
+    assert_eq!(git(&bare, &["rev-parse", "main"]), old_main);
+}
+
+#[test]
+fn a_push_gate_cannot_read_the_remote_for_keeps_its_withhold() {
+    let p = Project::new();
+    let dir = repo(&p);
+    remote(&p, &dir);
+    git(&dir, &["remote", "add", "gone", "/nonexistent/remote.git"]);
+    for command in [
+        "git push --force gone main",
+        "git push -f origin main && rm -rf build",
+        "git push -f origin \"main\"",
+    ] {
+        let answer = hook(&p, command);
+        assert_ne!(decision(&answer), "allow", "{command}: {answer}");
+    }
+    assert_eq!(ok(&p.gate(&["backups"], &[], b"")), "no backups\n");
+}
+

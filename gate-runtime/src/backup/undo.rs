@@ -5,6 +5,7 @@
 
 use super::copy;
 use super::git;
+use super::push;
 use super::store::{Entry, RootKind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, UNIX_EPOCH};
@@ -64,6 +65,14 @@ pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
                     .map(PathBuf::from),
             );
         }
+        for state in &m.pushes {
+            newer.extend(
+                push::moved_on(state)
+                    .map_err(|e| UndoError::Io(std::io::Error::other(e)))?
+                    .into_iter()
+                    .map(PathBuf::from),
+            );
+        }
         if !newer.is_empty() {
             return Err(UndoError::MovedOn(newer));
         }
@@ -76,6 +85,15 @@ pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
         git::restore(state).map_err(|e| UndoError::Io(std::io::Error::other(e)))?;
         done.restored
             .push(format!("the git refs of {}", state.repo));
+    }
+    for state in &m.pushes {
+        push::restore(state, &m.id).map_err(|e| UndoError::Io(std::io::Error::other(e)))?;
+        done.restored.extend(
+            state
+                .refs
+                .iter()
+                .map(|r| format!("the remote ref {} of {}", r.name, state.url)),
+        );
     }
     let far = Instant::now() + Duration::from_secs(24 * 3600);
     for (n, root) in m.roots.iter().enumerate() {
