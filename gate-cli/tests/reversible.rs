@@ -561,3 +561,54 @@ fn a_push_gate_cannot_read_the_remote_for_keeps_its_withhold() {
     assert_eq!(ok(&p.gate(&["backups"], &[], b"")), "no backups\n");
 }
 
+#[test]
+fn what_an_action_created_is_removed_by_its_undo() {
+    let p = Project::new();
+    let dir = &p.project;
+    fs::write(dir.join("a.txt"), b"the original\n").unwrap();
+    set_mode(&dir.join("a.txt"), 0o640);
+    fs::create_dir_all(dir.join("src/sub")).unwrap();
+    fs::write(dir.join("src/sub/f"), b"x").unwrap();
+    let before = tree(dir);
+    for (command, run) in [
+        ("mv a.txt b.txt", "mv a.txt b.txt"),
+        ("cp a.txt c.txt", "cp a.txt c.txt"),
+        ("cp -r src copy", "cp -r src copy"),
+        ("echo hi > new.txt", "echo hi > new.txt"),
+    ] {
+        let answer = hook(&p, command);
+        assert_eq!(decision(&answer), "allow", "{command}: {answer}");
+        let id = backup_id(&answer);
+        let out = std::process::Command::new("sh")
+            .args(["-c", run])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert_ne!(tree(dir), before, "{command}");
+        let said = ok(&p.gate(&["undo", &id], &[], b""));
+        assert!(said.contains("removed (the action created it)"), "{said}");
+        assert_eq!(tree(dir), before, "{command}");
+    }
+}
+
+#[test]
+fn a_created_file_written_since_is_not_removed_unless_forced() {
+    let p = Project::new();
+    let fresh = p.project.join("fresh.txt");
+    let id = backup_id(&hook(&p, "echo draft > fresh.txt"));
+    fs::write(&fresh, b"work written on top of what the action made").unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(600);
+    fs::File::options()
+        .write(true)
+        .open(&fresh)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("moved on"));
+    assert!(fresh.exists());
+    ok(&p.gate(&["undo", &id, "--force"], &[], b""));
+    assert!(!fresh.exists());
+}

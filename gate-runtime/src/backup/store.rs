@@ -35,7 +35,7 @@ pub enum RootKind {
     File,
     Dir,
     Symlink,
-    /// Nothing was there (the action creates it; undo leaves what it created).
+    /// Nothing was there (the action creates it; undo removes what it created).
     Absent,
 }
 

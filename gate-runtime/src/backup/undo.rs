@@ -1,5 +1,6 @@
 //! Restoring one backup exactly (`gate undo <id>`): every location it holds is put back as it
-//! was (bytes, permission bits, links), after checking that nothing was written there after
+//! was (bytes, permission bits, links; what the action created where nothing was, removed),
+//! after checking that nothing was written there after
 //! the action had settled: a restore would lose that newer work, so it is refused unless
 //! forced.
 
@@ -19,7 +20,7 @@ pub const SETTLE_MS: i64 = 60_000;
 pub struct Undone {
     /// The locations put back.
     pub restored: Vec<String>,
-    /// Locations the action created (nothing was there before), left as they are.
+    /// Locations the action created (nothing was there before), removed.
     pub created: Vec<String>,
 }
 
@@ -99,7 +100,9 @@ pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
     for (n, root) in m.roots.iter().enumerate() {
         let path = Path::new(&root.path);
         if root.kind == RootKind::Absent {
+            // What the action created goes (checked above not to have changed since).
             if path.symlink_metadata().is_ok() {
+                copy::remove(path).map_err(UndoError::Io)?;
                 done.created.push(root.path.clone());
             }
             continue;
