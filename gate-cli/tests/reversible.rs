@@ -612,3 +612,55 @@ fn a_created_file_written_since_is_not_removed_unless_forced() {
     ok(&p.gate(&["undo", &id, "--force"], &[], b""));
     assert!(!fresh.exists());
 }
+
+/// The hook's answer to the director's shell `command` on the runtime's `event`
+/// (`PreToolUse`, `PostToolUse`) of the tool call `call`.
+fn call(p: &Project, event: &str, command: &str, call: &str) -> Value {
+    let payload = serde_json::json!({"hook_event_name": event, "session_id": "s",
+        "cwd": p.project, "tool_name": "Bash", "tool_input": {"command": command},
+        "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
+        "tool_use_id": call});
+    let out = p.gate(
+        &["hook", "claude-code"],
+        &[("GATE_ROLE", "director")],
+        payload.to_string().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+}
+
+#[test]
+fn once_the_call_ended_a_change_right_after_the_action_is_noticed_exactly() {
+    let p = Project::new();
+    let notes = p.project.join("notes.txt");
+    let other = p.project.join("other.txt");
+    fs::write(&notes, b"v1").unwrap();
+    fs::write(&other, b"o1").unwrap();
+    let id = backup_id(&call(&p, "PreToolUse", "echo v2 > notes.txt", "toolu_1"));
+    fs::write(&notes, b"v2\n").unwrap();
+    call(&p, "PostToolUse", "echo v2 > notes.txt", "toolu_1");
+    assert!(p
+        .db
+        .with_file_name("gate.backups")
+        .join(&id)
+        .join("after.json")
+        .exists());
+    // Written a moment after the action (within what modification times could tell apart).
+    fs::write(&notes, b"v3: newer work").unwrap();
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("moved on") && err.contains("notes.txt"),
+        "{err}"
+    );
+    ok(&p.gate(&["undo", &id, "--force"], &[], b""));
+    assert_eq!(fs::read(&notes).unwrap(), b"v1");
+    // Untouched since its call ended: undone.
+    let id = backup_id(&call(&p, "PreToolUse", "echo o2 > other.txt", "toolu_2"));
+    fs::write(&other, b"o2\n").unwrap();
+    call(&p, "PostToolUse", "echo o2 > other.txt", "toolu_2");
+    ok(&p.gate(&["undo", &id], &[], b""));
+    assert_eq!(fs::read(&other).unwrap(), b"o1");
+}

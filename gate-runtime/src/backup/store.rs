@@ -177,6 +177,11 @@ impl Protector for BackupStore {
                 let _ = copy::remove(&dir);
             })?;
         }
+        // The call's end records the state the action left (`settle.rs`); without it the undo
+        // falls back to modification times.
+        if let Some(call) = &event.tool_use_id {
+            let _ = super::settle::expect(&self.dir, call, &manifest.id);
+        }
         let mut roots = paths;
         roots.extend(
             manifest

@@ -1,8 +1,9 @@
 //! Restoring one backup exactly (`gate undo <id>`): every location it holds is put back as it
 //! was (bytes, permission bits, links; what the action created where nothing was, removed),
-//! after checking that nothing was written there after
-//! the action had settled: a restore would lose that newer work, so it is refused unless
-//! forced.
+//! after checking that nothing changed there since the action: against the exact state it
+//! left where its tool call's end recorded that (`settle.rs`), else by modification time
+//! (nothing written after the action had settled). A restore would lose that newer work, so
+//! it is refused unless forced.
 
 use super::copy;
 use super::git;
@@ -11,8 +12,9 @@ use super::store::{Entry, RootKind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-/// How long after a backup the action it protects may still be writing its targets: a change
-/// later than this is newer work, which a restore would lose.
+/// Without a record of the state the action left: how long after a backup the action it
+/// protects may still be writing its targets; a change later than this is newer work, which a
+/// restore would lose.
 pub const SETTLE_MS: i64 = 60_000;
 
 /// What an undo did.
@@ -54,10 +56,18 @@ pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
     let m = &entry.manifest;
     let after = m.created_ms.saturating_add(SETTLE_MS);
     if !force {
-        let mut newer = Vec::new();
-        for root in &m.roots {
-            newer_than(Path::new(&root.path), after, &mut newer).map_err(UndoError::Io)?;
-        }
+        // Exactly, against the state the action left where its call's end recorded it; else
+        // by modification time.
+        let mut newer = match super::settle::changed_since(entry).map_err(UndoError::Io)? {
+            Some(changed) => changed,
+            None => {
+                let mut newer = Vec::new();
+                for root in &m.roots {
+                    newer_than(Path::new(&root.path), after, &mut newer).map_err(UndoError::Io)?;
+                }
+                newer
+            }
+        };
         for state in &m.git {
             newer.extend(
                 git::moved_on(state)
