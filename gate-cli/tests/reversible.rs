@@ -664,3 +664,26 @@ fn once_the_call_ended_a_change_right_after_the_action_is_noticed_exactly() {
     ok(&p.gate(&["undo", &id], &[], b""));
     assert_eq!(fs::read(&other).unwrap(), b"o1");
 }
+
+#[test]
+fn the_os_sandbox_gate_init_writes_keeps_the_agent_from_reading_and_writing_backups() {
+    let p = Project::new();
+    ok(&p.gate(&["init", "claude-code", "--sandbox"], &[], b""));
+    let settings = p.project.join(".claude/settings.json");
+    let doc: Value = serde_json::from_slice(&fs::read(&settings).unwrap()).unwrap();
+    let store = p.db.with_file_name("gate.backups");
+    let listed = |key: &str| -> Vec<PathBuf> {
+        doc["sandbox"]["filesystem"][key]
+            .as_array()
+            .unwrap_or_else(|| panic!("no {key}: {doc}"))
+            .iter()
+            .filter_map(|v| v.as_str().map(PathBuf::from))
+            .collect()
+    };
+    // Read: the store itself; write: the store or a directory holding it.
+    assert!(listed("denyRead").contains(&store), "{doc}");
+    assert!(
+        listed("denyWrite").iter().any(|d| store.starts_with(d)),
+        "{doc}"
+    );
+}
