@@ -1,5 +1,5 @@
 //! The director's backups timed through the real hook (mode `reversible`): a small file, a
-//! 100 MB tree and a git reset, each call with a fresh gate home so every call makes a whole
+//! 100 MB tree, a git reset and a force push to a local bare remote, each call with a fresh gate home so every call makes a whole
 //! backup. Used by `gate-latency`.
 
 use std::path::Path;
@@ -14,6 +14,7 @@ pub const SERIES: &[(&str, &str, Make)] = &[
     ("small file", "rm notes.txt", small_file),
     ("100 MB tree", "rm -rf big/", big_tree),
     ("git reset", "git reset --hard HEAD~1", git_repo),
+    ("force push", "git push --force origin main", pushed_repo),
 ];
 
 /// Files of the 100 MB tree: 100 files of 1 MiB in 10 directories.
@@ -34,23 +35,39 @@ fn big_tree(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs git in `dir` with a fixed identity, quietly.
+fn git_in(dir: &Path, args: &[&str]) -> Result<(), String> {
+    let ok = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "b")
+        .env("GIT_AUTHOR_EMAIL", "b@example.com")
+        .env("GIT_COMMITTER_NAME", "b")
+        .env("GIT_COMMITTER_EMAIL", "b@example.com")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("git: {e}"))?
+        .success();
+    ok.then_some(()).ok_or(format!("git {args:?} failed"))
+}
+
+/// The git series' repository with `main` pushed to a bare remote beside it (`origin`), then
+/// its last commit replaced: `git push --force origin main` rewrites the remote's history.
+fn pushed_repo(dir: &Path) -> Result<(), String> {
+    git_repo(dir)?;
+    let bare = dir.with_extension("remote.git");
+    let bare = bare.to_str().ok_or("a path that is not UTF-8")?;
+    git_in(dir, &["init", "-q", "--bare", bare])?;
+    git_in(dir, &["remote", "add", "origin", bare])?;
+    git_in(dir, &["branch", "-M", "main"])?;
+    git_in(dir, &["push", "-q", "origin", "main"])?;
+    git_in(dir, &["commit", "-q", "--amend", "-m", "two, rewritten"])
+}
+
 fn git_repo(dir: &Path) -> Result<(), String> {
-    let git = |args: &[&str]| -> Result<(), String> {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .env("GIT_AUTHOR_NAME", "b")
-            .env("GIT_AUTHOR_EMAIL", "b@example.com")
-            .env("GIT_COMMITTER_NAME", "b")
-            .env("GIT_COMMITTER_EMAIL", "b@example.com")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map_err(|e| format!("git: {e}"))?
-            .success();
-        ok.then_some(()).ok_or(format!("git {args:?} failed"))
-    };
+    let git = |args: &[&str]| git_in(dir, args);
     git(&["init", "-q"])?;
     std::fs::write(dir.join("a.txt"), b"one\n").map_err(|e| e.to_string())?;
     git(&["add", "a.txt"])?;

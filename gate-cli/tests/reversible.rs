@@ -408,3 +408,282 @@ fn git_actions_gate_cannot_undo_keep_their_withhold() {
     }
     assert_eq!(ok(&p.gate(&["backups"], &[], b"")), "no backups\n");
 }
+
+/// A `git` that hangs, first on the `PATH` the hook sees.
+fn slow_git(p: &Project) -> String {
+    let bin = p.project.parent().unwrap().join("slow-bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(bin.join("git"), b"#!/bin/sh\nexec sleep 30\n").unwrap();
+    set_mode(&bin.join("git"), 0o755);
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+#[test]
+fn a_git_that_outlasts_the_hooks_deadline_is_stopped_and_the_next_mode_applies() {
+    let p = Project::new();
+    repo(&p);
+    let path = slow_git(&p);
+    let payload = serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "s",
+        "cwd": p.project, "tool_name": "Bash",
+        "tool_input": {"command": "git reset --hard HEAD~1"}});
+    let start = std::time::Instant::now();
+    let out = p.gate(
+        &["hook", "claude-code"],
+        &[
+            ("GATE_ROLE", "director"),
+            ("GATE_HOOK_DEADLINE", "2"),
+            ("PATH", &path),
+        ],
+        payload.to_string().as_bytes(),
+    );
+    let took = start.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    // Stopped at half the hook's deadline (1 s), well before the hung git would have ended.
+    assert_eq!(decision(&answer), "ask", "{answer}");
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    assert_eq!(ok(&p.gate(&["backups"], &[], b"")), "no backups\n");
+}
+
+/// A bare repository beside the project, `origin` of the project's repository, holding its
+/// `main` and `feature`; then `main` rewritten locally (its last commit replaced).
+fn remote(p: &Project, dir: &Path) -> PathBuf {
+    let bare = p.project.parent().unwrap().join("remote.git");
+    git(dir, &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    git(dir, &["remote", "add", "origin", bare.to_str().unwrap()]);
+    git(dir, &["push", "-q", "origin", "main", "feature"]);
+    git(dir, &["reset", "-q", "--hard", "HEAD~1"]);
+    fs::write(dir.join("a.txt"), b"rewritten\n").unwrap();
+    git(dir, &["commit", "-q", "-am", "rewritten"]);
+    bare
+}
+
+/// Every ref of the bare repository and its tip.
+fn remote_refs(bare: &Path) -> String {
+    git(bare, &["for-each-ref", "--format=%(refname) %(objectname)"])
+}
+
+#[test]
+fn the_directors_force_push_runs_and_undo_restores_the_remote_exactly() {
+    let p = Project::new();
+    let dir = repo(&p);
+    let bare = remote(&p, &dir);
+    let before = remote_refs(&bare);
+    let old_main = git(&bare, &["rev-parse", "main"]);
+    for (command, run) in [
+        (
+            "git push --force origin main",
+            vec!["push", "-q", "--force", "origin", "main"],
+        ),
+        (
+            "git push origin +main",
+            vec!["push", "-q", "origin", "+main"],
+        ),
+        (
+            "git push --force-with-lease",
+            vec!["push", "-q", "--force-with-lease", "origin", "main"],
+        ),
+        (
+            "git push --delete origin feature",
+            vec!["push", "-q", "--delete", "origin", "feature"],
+        ),
+        (
+            "git push --mirror origin",
+            vec!["push", "-q", "--mirror", "origin"],
+        ),
+    ] {
+        // The lease is what this repository last saw of the remote.
+        git(&dir, &["fetch", "-q", "origin"]);
+        if command == "git push --force-with-lease" {
+            git(
+                &dir,
+                &["branch", "-q", "--set-upstream-to", "origin/main", "main"],
+            );
+        }
+        let answer = hook(&p, command);
+        assert_eq!(decision(&answer), "allow", "{command}: {answer}");
+        let id = backup_id(&answer);
+        git(&dir, &run);
+        assert_ne!(remote_refs(&bare), before, "{command}");
+        ok(&p.gate(&["undo", &id], &[], b""));
+        assert_eq!(remote_refs(&bare), before, "{command}");
+        assert_eq!(git(&bare, &["rev-parse", "main"]), old_main, "{command}");
+    }
+    // The old tip is kept in the repository it was pushed from.
+    assert!(git(&dir, &["for-each-ref", "refs/gate-backup"]).contains("/remote/origin/heads/main"));
+}
+
+#[test]
+fn a_push_undo_refuses_where_the_remote_moved_on_unless_forced() {
+    let p = Project::new();
+    let dir = repo(&p);
+    let bare = remote(&p, &dir);
+    let old_main = git(&bare, &["rev-parse", "main"]);
+    let id = backup_id(&hook(&p, "git push -f origin main"));
+    git(&dir, &["push", "-q", "-f", "origin", "main"]);
+    // Someone pushes newer work on top of the forced push.
+    fs::write(dir.join("b.txt"), b"newer work\n").unwrap();
+    git(&dir, &["add", "b.txt"]);
+    git(&dir, &["commit", "-q", "-m", "newer"]);
+    git(&dir, &["push", "-q", "origin", "main"]);
+    let newer = git(&bare, &["rev-parse", "main"]);
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("moved on") && err.contains("refs/heads/main"),
+        "{err}"
+    );
+    assert_eq!(git(&bare, &["rev-parse", "main"]), newer);
+    ok(&p.gate(&["undo", &id, "--force"], &[], b""));
+    assert_eq!(git(&bare, &["rev-parse", "main"]), old_main);
+}
+
+#[test]
+fn a_push_gate_cannot_read_the_remote_for_keeps_its_withhold() {
+    let p = Project::new();
+    let dir = repo(&p);
+    remote(&p, &dir);
+    git(&dir, &["remote", "add", "gone", "/nonexistent/remote.git"]);
+    for command in [
+        "git push --force gone main",
+        "git push -f origin main && rm -rf build",
+        "git push -f origin \"main\"",
+    ] {
+        let answer = hook(&p, command);
+        assert_ne!(decision(&answer), "allow", "{command}: {answer}");
+    }
+    assert_eq!(ok(&p.gate(&["backups"], &[], b"")), "no backups\n");
+}
+
+#[test]
+fn what_an_action_created_is_removed_by_its_undo() {
+    let p = Project::new();
+    let dir = &p.project;
+    fs::write(dir.join("a.txt"), b"the original\n").unwrap();
+    set_mode(&dir.join("a.txt"), 0o640);
+    fs::create_dir_all(dir.join("src/sub")).unwrap();
+    fs::write(dir.join("src/sub/f"), b"x").unwrap();
+    let before = tree(dir);
+    for (command, run) in [
+        ("mv a.txt b.txt", "mv a.txt b.txt"),
+        ("cp a.txt c.txt", "cp a.txt c.txt"),
+        ("cp -r src copy", "cp -r src copy"),
+        ("echo hi > new.txt", "echo hi > new.txt"),
+    ] {
+        let answer = hook(&p, command);
+        assert_eq!(decision(&answer), "allow", "{command}: {answer}");
+        let id = backup_id(&answer);
+        let out = std::process::Command::new("sh")
+            .args(["-c", run])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert_ne!(tree(dir), before, "{command}");
+        let said = ok(&p.gate(&["undo", &id], &[], b""));
+        assert!(said.contains("removed (the action created it)"), "{said}");
+        assert_eq!(tree(dir), before, "{command}");
+    }
+}
+
+#[test]
+fn a_created_file_written_since_is_not_removed_unless_forced() {
+    let p = Project::new();
+    let fresh = p.project.join("fresh.txt");
+    let id = backup_id(&hook(&p, "echo draft > fresh.txt"));
+    fs::write(&fresh, b"work written on top of what the action made").unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(600);
+    fs::File::options()
+        .write(true)
+        .open(&fresh)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("moved on"));
+    assert!(fresh.exists());
+    ok(&p.gate(&["undo", &id, "--force"], &[], b""));
+    assert!(!fresh.exists());
+}
+
+/// The hook's answer to the director's shell `command` on the runtime's `event`
+/// (`PreToolUse`, `PostToolUse`) of the tool call `call`.
+fn call(p: &Project, event: &str, command: &str, call: &str) -> Value {
+    let payload = serde_json::json!({"hook_event_name": event, "session_id": "s",
+        "cwd": p.project, "tool_name": "Bash", "tool_input": {"command": command},
+        "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
+        "tool_use_id": call});
+    let out = p.gate(
+        &["hook", "claude-code"],
+        &[("GATE_ROLE", "director")],
+        payload.to_string().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+}
+
+#[test]
+fn once_the_call_ended_a_change_right_after_the_action_is_noticed_exactly() {
+    let p = Project::new();
+    let notes = p.project.join("notes.txt");
+    let other = p.project.join("other.txt");
+    fs::write(&notes, b"v1").unwrap();
+    fs::write(&other, b"o1").unwrap();
+    let id = backup_id(&call(&p, "PreToolUse", "echo v2 > notes.txt", "toolu_1"));
+    fs::write(&notes, b"v2\n").unwrap();
+    call(&p, "PostToolUse", "echo v2 > notes.txt", "toolu_1");
+    assert!(p
+        .db
+        .with_file_name("gate.backups")
+        .join(&id)
+        .join("after.json")
+        .exists());
+    // Written a moment after the action (within what modification times could tell apart).
+    fs::write(&notes, b"v3: newer work").unwrap();
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("moved on") && err.contains("notes.txt"),
+        "{err}"
+    );
+    ok(&p.gate(&["undo", &id, "--force"], &[], b""));
+    assert_eq!(fs::read(&notes).unwrap(), b"v1");
+    // Untouched since its call ended: undone.
+    let id = backup_id(&call(&p, "PreToolUse", "echo o2 > other.txt", "toolu_2"));
+    fs::write(&other, b"o2\n").unwrap();
+    call(&p, "PostToolUse", "echo o2 > other.txt", "toolu_2");
+    ok(&p.gate(&["undo", &id], &[], b""));
+    assert_eq!(fs::read(&other).unwrap(), b"o1");
+}
+
+#[test]
+fn the_os_sandbox_gate_init_writes_keeps_the_agent_from_reading_and_writing_backups() {
+    let p = Project::new();
+    ok(&p.gate(&["init", "claude-code", "--sandbox"], &[], b""));
+    let settings = p.project.join(".claude/settings.json");
+    let doc: Value = serde_json::from_slice(&fs::read(&settings).unwrap()).unwrap();
+    let store = p.db.with_file_name("gate.backups");
+    let listed = |key: &str| -> Vec<PathBuf> {
+        doc["sandbox"]["filesystem"][key]
+            .as_array()
+            .unwrap_or_else(|| panic!("no {key}: {doc}"))
+            .iter()
+            .filter_map(|v| v.as_str().map(PathBuf::from))
+            .collect()
+    };
+    // Read: the store itself; write: the store or a directory holding it.
+    assert!(listed("denyRead").contains(&store), "{doc}");
+    assert!(
+        listed("denyWrite").iter().any(|d| store.starts_with(d)),
+        "{doc}"
+    );
+}

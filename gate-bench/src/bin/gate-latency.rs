@@ -40,7 +40,7 @@ usage: gate-latency [--calls N] [--audit-rows N] [--replay-events N] [--no-repla
   --callgrind-stride N   count every Nth call (default 8), so the samples spread over the
                       WAL's truncation cycle, on which a call's count depends
   --reversible-calls N  director hook calls per backup series (a small file, a 100 MB tree,
-                      a git reset; default 10; 0 skips), each with a new gate home
+                      a git reset, a force push; default 10; 0 skips), each with a new gate home
   --bin-dir DIR       where `gate` and `gate-floor` are (default: beside this binary)";
 
 struct Options {
@@ -746,7 +746,7 @@ fn reversible_section(gate: &Path, work: &Path, calls: usize) -> Result<(), Stri
             gate_bench::reversible::time_series(gate, work, &project, command, calls)?;
         let ms: Vec<f64> = times.iter().map(|d| d.as_secs_f64() * 1e3).collect();
         println!(
-            "  {name:<12} {command:<26} p50 {:>9.3}  max {:>9.3}  {}",
+            "  {name:<12} {command:<30} p50 {:>9.3}  max {:>9.3}  {}",
             percentile(&ms, 50.0),
             ms.last().copied().unwrap_or(0.0),
             if backed_up {

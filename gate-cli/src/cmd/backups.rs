@@ -75,16 +75,16 @@ pub fn undo(args: &UndoArgs, global: &GlobalArgs) -> Result<i32> {
                     Some(m.id.clone()),
                     "restored",
                     json!({"backup": m.id, "action": m.action, "restored": done.restored,
-                       "created_left": done.created, "forced": args.force}),
+                       "created_removed": done.created, "forced": args.force}),
                 ),
             )?;
             if global.json {
                 out_json(&json!({"id": m.id, "restored": done.restored,
-                                 "created_left": done.created}))?;
+                                 "created_removed": done.created}))?;
             } else {
                 let mut text = format!("restored backup {}: {}\n", m.id, done.restored.join(", "));
                 for c in &done.created {
-                    text.push_str(&format!("left in place (the action created it): {c}\n"));
+                    text.push_str(&format!("removed (the action created it): {c}\n"));
                 }
                 out(&text)?;
             }

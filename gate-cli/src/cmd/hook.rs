@@ -271,8 +271,22 @@ fn answer(
     }
     engine.look_at_disk();
     // Mode `reversible` backs actions up into the store beside the database, within half the
-    // hook's deadline (a copy that cannot finish by then leaves the action withheld).
+    // hook's deadline (a copy that cannot finish by then leaves the action withheld); a tool
+    // call's end records the state a backed-up action left, for `gate undo`'s moved-on check
+    // (a fault there only leaves that check to modification times).
     if engine.uses_reversible() {
+        if let (Some(db), Some(call)) = (&db, &event.tool_use_id) {
+            if matches!(
+                event.phase,
+                Some(gate_spec::ir::Phase::PostTool | gate_spec::ir::Phase::PostToolFailure)
+            ) {
+                let _ = gate_runtime::backup::settle(
+                    &gate_runtime::backup::store_dir(db),
+                    call,
+                    std::time::Instant::now() + deadline / 2,
+                );
+            }
+        }
         if let Some(db) = &db {
             let caps = config
                 .as_ref()

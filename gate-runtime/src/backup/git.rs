@@ -6,7 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use std::process::Command;
+use std::time::Instant;
+
+use super::run;
 
 /// The git subcommands whose losses a ref record plus a file copy undoes, each with the
 /// second words it must have (empty: any). A command with any other git invocation that
@@ -93,47 +95,37 @@ fn subcommand<'a>(args: &[&'a str]) -> (Option<&'a str>, Option<&'a str>) {
     (None, None)
 }
 
-/// Runs git in `dir`; its standard output, or why it failed. The repository's
-/// `core.fsmonitor` (a program git would run on reading status) is turned off, and only
-/// plumbing that runs no configured program is asked for (see [`changed_files`]).
-fn git(dir: &str, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "core.fsmonitor=false"])
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .map_err(|e| format!("git could not be run: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "`git {}` failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+/// Runs git in `dir` by [`run::git`]: its standard output, or why it failed or was stopped
+/// at `deadline`. Only plumbing that runs no configured program is asked for (see
+/// [`changed_files`]).
+fn git(dir: &str, args: &[&str], deadline: Instant) -> Result<String, String> {
+    run::git(dir, args, deadline)
+}
+
+/// The deadline of the user's own undo (see [`run::git_as_user`]).
+fn unhurried() -> Instant {
+    Instant::now() + std::time::Duration::from_secs(600)
 }
 
 /// The work tree's top directory holding the git directory `git_dir` (`/p/.git`).
-pub fn top(git_dir: &str) -> Result<String, String> {
+pub fn top(git_dir: &str, deadline: Instant) -> Result<String, String> {
     let dir = git_dir.strip_suffix("/.git").unwrap_or(git_dir);
     let dir = if Path::new(dir).is_dir() {
         dir
     } else {
         return Err(format!("{dir} is not a directory"));
     };
-    Ok(git(dir, &["rev-parse", "--show-toplevel"])?
+    Ok(git(dir, &["rev-parse", "--show-toplevel"], deadline)?
         .trim()
         .to_string())
 }
 
 /// The refs of the repository at `repo` now.
-pub fn capture(repo: &str) -> Result<GitState, String> {
-    let head = git(repo, &["rev-parse", "--verify", "-q", "HEAD"])
+pub fn capture(repo: &str, deadline: Instant) -> Result<GitState, String> {
+    let head = git(repo, &["rev-parse", "--verify", "-q", "HEAD"], deadline)
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
-    let head_ref = git(repo, &["symbolic-ref", "-q", "HEAD"])
+    let head_ref = git(repo, &["symbolic-ref", "-q", "HEAD"], deadline)
         .ok()
         .map(|s| s.trim().to_string());
     let branches = git(
@@ -143,6 +135,7 @@ pub fn capture(repo: &str) -> Result<GitState, String> {
             "--format=%(refname) %(objectname)",
             "refs/heads",
         ],
+        deadline,
     )?
     .lines()
     .filter_map(|l| l.split_once(' '))
@@ -153,24 +146,34 @@ pub fn capture(repo: &str) -> Result<GitState, String> {
         head,
         head_ref,
         branches,
-        stash: stash(repo)?,
+        stash: stash(repo, deadline)?,
     })
 }
 
 /// The stash entries, newest first.
-fn stash(repo: &str) -> Result<Vec<(String, String)>, String> {
-    if git(repo, &["rev-parse", "--verify", "-q", "refs/stash"]).is_err() {
+fn stash(repo: &str, deadline: Instant) -> Result<Vec<(String, String)>, String> {
+    if git(
+        repo,
+        &["rev-parse", "--verify", "-q", "refs/stash"],
+        deadline,
+    )
+    .is_err()
+    {
         return Ok(Vec::new());
     }
-    Ok(git(repo, &["log", "-g", "--format=%H %gs", "refs/stash"])?
-        .lines()
-        .filter_map(|l| l.split_once(' '))
-        .map(|(h, m)| (h.to_string(), m.to_string()))
-        .collect())
+    Ok(git(
+        repo,
+        &["log", "-g", "--format=%H %gs", "refs/stash"],
+        deadline,
+    )?
+    .lines()
+    .filter_map(|l| l.split_once(' '))
+    .map(|(h, m)| (h.to_string(), m.to_string()))
+    .collect())
 }
 
 /// Writes `state`'s commits under `refs/gate-backup/<id>/` so that no gc drops them.
-pub fn keep(state: &GitState, id: &str) -> Result<(), String> {
+pub fn keep(state: &GitState, id: &str, deadline: Instant) -> Result<(), String> {
     let mut refs: Vec<(String, &str)> = Vec::new();
     if !state.head.is_empty() {
         refs.push((format!("refs/gate-backup/{id}/HEAD"), &state.head));
@@ -183,7 +186,7 @@ pub fn keep(state: &GitState, id: &str) -> Result<(), String> {
         refs.push((format!("refs/gate-backup/{id}/stash/{n}"), commit));
     }
     for (name, commit) in refs {
-        git(&state.repo, &["update-ref", &name, commit])?;
+        git(&state.repo, &["update-ref", &name, commit], deadline)?;
     }
     Ok(())
 }
@@ -195,15 +198,24 @@ pub fn keep(state: &GitState, id: &str) -> Result<(), String> {
 /// repository's filters (`git status` would run a `filter.*.clean` program the agent may
 /// have configured, inside the hook): a file whose status merely changed is listed too,
 /// which copies more, never less.
-pub fn changed_files(repo: &str, ignored: bool) -> Result<Vec<String>, String> {
+pub fn changed_files(repo: &str, ignored: bool, deadline: Instant) -> Result<Vec<String>, String> {
     let tracked = git(
         repo,
         &["diff-index", "--name-only", "-z", "--no-renames", "HEAD"],
+        deadline,
     )
-    .or_else(|_| git(repo, &["ls-files", "-z"]))?;
-    let untracked = git(repo, &["ls-files", "-o", "-z", "--exclude-standard"])?;
+    .or_else(|_| git(repo, &["ls-files", "-z"], deadline))?;
+    let untracked = git(
+        repo,
+        &["ls-files", "-o", "-z", "--exclude-standard"],
+        deadline,
+    )?;
     let ignored = if ignored {
-        git(repo, &["ls-files", "-o", "-i", "-z", "--exclude-standard"])?
+        git(
+            repo,
+            &["ls-files", "-o", "-i", "-z", "--exclude-standard"],
+            deadline,
+        )?
     } else {
         String::new()
     };
@@ -221,18 +233,30 @@ pub fn changed_files(repo: &str, ignored: bool) -> Result<Vec<String>, String> {
 /// What in `state`'s repository moved on since: branches with commits the saved tip does
 /// not hold, stash entries made since.
 pub fn moved_on(state: &GitState) -> Result<Vec<String>, String> {
+    let deadline = unhurried();
     let mut out = Vec::new();
     for (name, saved) in &state.branches {
-        let Ok(now) = git(&state.repo, &["rev-parse", "--verify", "-q", name]) else {
+        let Ok(now) = git(
+            &state.repo,
+            &["rev-parse", "--verify", "-q", name],
+            deadline,
+        ) else {
             continue;
         };
         let now = now.trim();
-        if now != saved && git(&state.repo, &["merge-base", "--is-ancestor", now, saved]).is_err() {
+        if now != saved
+            && git(
+                &state.repo,
+                &["merge-base", "--is-ancestor", now, saved],
+                deadline,
+            )
+            .is_err()
+        {
             out.push(format!("{} ({name} is at {now})", state.repo));
         }
     }
     let saved: Vec<&str> = state.stash.iter().map(|(c, _)| c.as_str()).collect();
-    if stash(&state.repo)?
+    if stash(&state.repo, deadline)?
         .iter()
         .any(|(c, _)| !saved.contains(&c.as_str()))
     {
@@ -244,31 +268,35 @@ pub fn moved_on(state: &GitState) -> Result<Vec<String>, String> {
 /// Puts `state`'s refs back: every branch tip, HEAD (and the index and tracked files when
 /// HEAD's commit changed), and the stash list.
 pub fn restore(state: &GitState) -> Result<(), String> {
+    let deadline = unhurried();
     let repo = state.repo.as_str();
-    let head_now = git(repo, &["rev-parse", "--verify", "-q", "HEAD"])
+    let head_now = git(repo, &["rev-parse", "--verify", "-q", "HEAD"], deadline)
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
     for (name, commit) in &state.branches {
-        git(repo, &["update-ref", name, commit])?;
+        git(repo, &["update-ref", name, commit], deadline)?;
     }
     match &state.head_ref {
-        Some(r) => git(repo, &["symbolic-ref", "HEAD", r]).map(drop)?,
-        None if !state.head.is_empty() => {
-            git(repo, &["update-ref", "--no-deref", "HEAD", &state.head]).map(drop)?
-        }
+        Some(r) => git(repo, &["symbolic-ref", "HEAD", r], deadline).map(drop)?,
+        None if !state.head.is_empty() => git(
+            repo,
+            &["update-ref", "--no-deref", "HEAD", &state.head],
+            deadline,
+        )
+        .map(drop)?,
         None => {}
     }
     if !state.head.is_empty() && head_now != state.head {
-        git(repo, &["read-tree", "--reset", "-u", "HEAD"])?;
+        git(repo, &["read-tree", "--reset", "-u", "HEAD"], deadline)?;
     }
-    let now: Vec<String> = stash(repo)?.into_iter().map(|(c, _)| c).collect();
+    let now: Vec<String> = stash(repo, deadline)?.into_iter().map(|(c, _)| c).collect();
     let saved: Vec<String> = state.stash.iter().map(|(c, _)| c.clone()).collect();
     if now != saved {
         if !now.is_empty() {
-            git(repo, &["update-ref", "-d", "refs/stash"])?;
+            git(repo, &["update-ref", "-d", "refs/stash"], deadline)?;
         }
         for (commit, message) in state.stash.iter().rev() {
-            git(repo, &["stash", "store", "-m", message, commit])?;
+            git(repo, &["stash", "store", "-m", message, commit], deadline)?;
         }
     }
     Ok(())

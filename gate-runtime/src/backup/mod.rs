@@ -4,18 +4,25 @@
 //!
 //! `plan.rs` reads the action's effects into the locations to copy (or why none can be),
 //! `copy.rs` copies trees exactly within a budget, `git.rs` records and restores a
-//! repository's refs for the git actions that lose them, `store.rs` is the store on disk (one
-//! directory per backup with its manifest; listing, sizes, pruning), `undo.rs` restores one.
+//! repository's refs for the git actions that lose them, `push.rs` keeps a remote's old tips
+//! for a forced push, `run.rs` runs git within the hook's deadline, `settle.rs` records the state an
+//! action left when its tool call ends, `store.rs` is the store on disk (one directory per
+//! backup with its manifest; listing, sizes, pruning), `undo.rs` restores one.
 
 mod copy;
 mod git;
 mod plan;
+mod push;
+mod run;
+mod settle;
 mod store;
 mod undo;
 
 pub use copy::{CopyError, Size};
 pub use git::GitState;
 pub use plan::{loses, outermost, repos, roots};
+pub use push::{PushState, PushedRef};
+pub use settle::settle;
 pub use store::{list, prune, store_dir, BackupStore, Entry, Manifest, Root, RootKind};
 pub use undo::{undo, UndoError, Undone, SETTLE_MS};
 

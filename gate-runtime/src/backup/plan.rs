@@ -47,6 +47,11 @@ const LOCAL: &[Place] = &[
 /// action discards), for the git actions `git::recoverable` accepts.
 const GIT_REFS: &[(Act, Place)] = &[(Act::History, Place::Vcs)];
 
+/// Effects of a push that rewrites or deletes remote refs: made recoverable by keeping the
+/// remote's old tips (`push.rs`), not by a copy. A send is one only beside a rewrite (the
+/// push itself; `push::invocation` accepts a line that is one plain `git push` only).
+const PUSHED: &[(Act, Place)] = &[(Act::History, Place::Remote), (Act::Send, Place::Remote)];
+
 /// Characters that make a target a pattern rather than one path.
 const GLOB: &[char] = &['*', '?', '['];
 
@@ -58,7 +63,11 @@ pub fn roots(effects: &[Effect]) -> Result<Vec<String>, String> {
         return Err("gate does not know what this action changes".to_string());
     }
     let mut out: Vec<String> = Vec::new();
+    let push = pushes(effects);
     for e in effects {
+        if push && PUSHED.contains(&(e.act, e.place)) {
+            continue;
+        }
         if HARMLESS
             .iter()
             .any(|(act, place)| *act == e.act && place.is_none_or(|p| p == e.place))
@@ -108,6 +117,13 @@ pub fn repos(effects: &[Effect]) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Whether the action rewrites or deletes remote refs (a forced push).
+pub fn pushes(effects: &[Effect]) -> bool {
+    effects
+        .iter()
+        .any(|e| (e.act, e.place) == (Act::History, Place::Remote))
 }
 
 /// Whether the action deletes below `dir` (a `git clean`, which can take ignored files too).
@@ -182,17 +198,29 @@ mod tests {
             e(Act::CloudDelete, Place::Remote, "s3://b"),
             e(Act::DbDestroy, Place::Nowhere, "prod"),
             e(Act::Send, Place::Remote, "host"),
+            e(Act::Send, Place::Remote, "https://x"),
             e(Act::Device, Place::Device, "/dev/sda"),
             e(Act::Delete, Place::Gate, "/h/.local/state/gate"),
             e(Act::Delete, Place::Unknown, "$X/y"),
             e(Act::Delete, Place::Remote, "host:/x"),
             e(Act::Opaque, Place::Unknown, "?"),
-            e(Act::History, Place::Remote, "origin"),
         ] {
             let effects = [e(Act::Delete, Place::Outputs, "/p/build"), bad.clone()];
             assert!(roots(&effects).is_err(), "{bad:?}");
         }
         assert!(roots(&[]).is_err());
+    }
+
+    #[test]
+    fn a_forced_push_is_kept_by_its_remote_refs_not_copied() {
+        let push = [
+            e(Act::Send, Place::Remote, ""),
+            e(Act::History, Place::Remote, ""),
+        ];
+        assert!(pushes(&push));
+        assert_eq!(roots(&push).unwrap(), Vec::<String>::new());
+        assert!(roots(&push[..1]).is_err());
+        assert!(!pushes(&push[..1]));
     }
 
     #[test]

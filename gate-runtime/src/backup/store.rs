@@ -5,6 +5,7 @@
 
 use super::copy::{self, Budget, CopyError, Size};
 use super::git::{self, GitState};
+use super::push::{self, PushState};
 use super::{plan, Backup, Protector};
 use crate::event::Event;
 use crate::observer::Classification;
@@ -34,7 +35,7 @@ pub enum RootKind {
     File,
     Dir,
     Symlink,
-    /// Nothing was there (the action creates it; undo leaves what it created).
+    /// Nothing was there (the action creates it; undo removes what it created).
     Absent,
 }
 
@@ -64,6 +65,10 @@ pub struct Manifest {
     /// kept under `refs/gate-backup/<id>/` there).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub git: Vec<GitState>,
+    /// The remote refs a forced push changes, with their tips before it (kept under
+    /// `refs/gate-backup/<id>/remote/` in the repository it was pushed from).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pushes: Vec<PushState>,
 }
 
 /// A backup in the store.
@@ -102,7 +107,7 @@ impl Protector for BackupStore {
             return Err("the command was too long to read whole".to_string());
         }
         let id = new_id();
-        let (paths, repos) = plan_with_git(event, class)?;
+        let (paths, repos) = plan_with_git(event, class, self.deadline)?;
         let budget = Budget {
             max_bytes: self.max_action_bytes,
             max_files: self.max_action_files,
@@ -128,6 +133,16 @@ impl Protector for BackupStore {
                 mode: kind.1,
             });
         }
+        let pushes = if plan::pushes(&class.effects) {
+            push::record(
+                event.cwd.as_deref().unwrap_or(""),
+                event.target.as_deref().unwrap_or(""),
+                &id,
+                self.deadline,
+            )?
+        } else {
+            Vec::new()
+        };
         let held: u64 = list(&self.dir).iter().map(|e| e.manifest.bytes).sum();
         if held.saturating_add(size.bytes) > self.max_total_bytes {
             return Err(format!(
@@ -147,6 +162,7 @@ impl Protector for BackupStore {
             bytes: size.bytes,
             roots,
             git: repos,
+            pushes,
         };
         let dir = self.dir.join(&manifest.id);
         write(&self.dir, &dir, &manifest, self.deadline).map_err(|e| {
@@ -157,9 +173,14 @@ impl Protector for BackupStore {
             )
         })?;
         for state in &manifest.git {
-            git::keep(state, &manifest.id).inspect_err(|_| {
+            git::keep(state, &manifest.id, self.deadline).inspect_err(|_| {
                 let _ = copy::remove(&dir);
             })?;
+        }
+        // The call's end records the state the action left (`settle.rs`); without it the undo
+        // falls back to modification times.
+        if let Some(call) = &event.tool_use_id {
+            let _ = super::settle::expect(&self.dir, call, &manifest.id);
         }
         let mut roots = paths;
         roots.extend(
@@ -168,6 +189,11 @@ impl Protector for BackupStore {
                 .iter()
                 .map(|g| format!("the git refs of {}", g.repo)),
         );
+        roots.extend(manifest.pushes.iter().flat_map(|p| {
+            p.refs
+                .iter()
+                .map(move |r| format!("the remote ref {} of {}", r.name, p.url))
+        }));
         Ok(Backup {
             id: manifest.id,
             files: manifest.files,
@@ -183,6 +209,7 @@ impl Protector for BackupStore {
 fn plan_with_git(
     event: &Event,
     class: &Classification,
+    deadline: Instant,
 ) -> Result<(Vec<String>, Vec<GitState>), String> {
     let mut paths = plan::roots(&class.effects)?;
     let git_dirs = plan::repos(&class.effects);
@@ -192,11 +219,11 @@ fn plan_with_git(
     git::recoverable(event.target.as_deref().unwrap_or(""))?;
     let mut states = Vec::with_capacity(git_dirs.len());
     for git_dir in git_dirs {
-        let top = git::top(&git_dir)?;
+        let top = git::top(&git_dir, deadline)?;
         let ignored = plan::deletes_in(&class.effects, &top);
         paths.retain(|p| *p != top);
-        paths.extend(git::changed_files(&top, ignored)?);
-        states.push(git::capture(&top)?);
+        paths.extend(git::changed_files(&top, ignored, deadline)?);
+        states.push(git::capture(&top, deadline)?);
     }
     Ok((plan::outermost(paths), states))
 }

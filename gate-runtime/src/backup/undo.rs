@@ -1,16 +1,20 @@
 //! Restoring one backup exactly (`gate undo <id>`): every location it holds is put back as it
-//! was (bytes, permission bits, links), after checking that nothing was written there after
-//! the action had settled: a restore would lose that newer work, so it is refused unless
-//! forced.
+//! was (bytes, permission bits, links; what the action created where nothing was, removed),
+//! after checking that nothing changed there since the action: against the exact state it
+//! left where its tool call's end recorded that (`settle.rs`), else by modification time
+//! (nothing written after the action had settled). A restore would lose that newer work, so
+//! it is refused unless forced.
 
 use super::copy;
 use super::git;
+use super::push;
 use super::store::{Entry, RootKind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-/// How long after a backup the action it protects may still be writing its targets: a change
-/// later than this is newer work, which a restore would lose.
+/// Without a record of the state the action left: how long after a backup the action it
+/// protects may still be writing its targets; a change later than this is newer work, which a
+/// restore would lose.
 pub const SETTLE_MS: i64 = 60_000;
 
 /// What an undo did.
@@ -18,7 +22,7 @@ pub const SETTLE_MS: i64 = 60_000;
 pub struct Undone {
     /// The locations put back.
     pub restored: Vec<String>,
-    /// Locations the action created (nothing was there before), left as they are.
+    /// Locations the action created (nothing was there before), removed.
     pub created: Vec<String>,
 }
 
@@ -52,13 +56,29 @@ pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
     let m = &entry.manifest;
     let after = m.created_ms.saturating_add(SETTLE_MS);
     if !force {
-        let mut newer = Vec::new();
-        for root in &m.roots {
-            newer_than(Path::new(&root.path), after, &mut newer).map_err(UndoError::Io)?;
-        }
+        // Exactly, against the state the action left where its call's end recorded it; else
+        // by modification time.
+        let mut newer = match super::settle::changed_since(entry).map_err(UndoError::Io)? {
+            Some(changed) => changed,
+            None => {
+                let mut newer = Vec::new();
+                for root in &m.roots {
+                    newer_than(Path::new(&root.path), after, &mut newer).map_err(UndoError::Io)?;
+                }
+                newer
+            }
+        };
         for state in &m.git {
             newer.extend(
                 git::moved_on(state)
+                    .map_err(|e| UndoError::Io(std::io::Error::other(e)))?
+                    .into_iter()
+                    .map(PathBuf::from),
+            );
+        }
+        for state in &m.pushes {
+            newer.extend(
+                push::moved_on(state)
                     .map_err(|e| UndoError::Io(std::io::Error::other(e)))?
                     .into_iter()
                     .map(PathBuf::from),
@@ -77,11 +97,22 @@ pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
         done.restored
             .push(format!("the git refs of {}", state.repo));
     }
+    for state in &m.pushes {
+        push::restore(state, &m.id).map_err(|e| UndoError::Io(std::io::Error::other(e)))?;
+        done.restored.extend(
+            state
+                .refs
+                .iter()
+                .map(|r| format!("the remote ref {} of {}", r.name, state.url)),
+        );
+    }
     let far = Instant::now() + Duration::from_secs(24 * 3600);
     for (n, root) in m.roots.iter().enumerate() {
         let path = Path::new(&root.path);
         if root.kind == RootKind::Absent {
+            // What the action created goes (checked above not to have changed since).
             if path.symlink_metadata().is_ok() {
+                copy::remove(path).map_err(UndoError::Io)?;
                 done.created.push(root.path.clone());
             }
             continue;
