@@ -282,7 +282,9 @@ Examples:
 
 OLD and NEW are each a compiled spec name or a spec file: an argument that ends in .toml or
 contains a path separator is a file (interpreted, no rebuild needed), anything else names a
-compiled spec (see `gate specs`). The report lists the tiers, rules, states, transitions,
+compiled spec (see `gate specs`). The report starts with one `RELAXED:` line for each rule
+set to a lower tier and each tier given a weaker mode (or removed); `--json` has them as
+`relaxations`. It then lists the tiers, rules, states, transitions,
 signals, roles and templates added (+), removed (-) or changed (~); the (role, state, event)
 pairs whose answer differs, found by exploring both policies over the abstract alphabet of
 `gate verify`, grouped by the change of answer with the transitions that fired on each side;

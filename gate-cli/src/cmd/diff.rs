@@ -1,8 +1,9 @@
-//! `gate diff OLD NEW`: what a change to a policy changes. The items of the spec text added,
-//! removed or changed (`gate_spec::diff`); the (role, state, event) pairs whose answer differs,
-//! found by exploring both ( `gate_runtime::verify::compare`), grouped; and with recorded
-//! sessions, each event whose answer would change. Exit 0 when the behaviour is the same,
-//! 1 when it differs.
+//! `gate diff OLD NEW`: what a change to a policy changes. First every relaxation (a rule
+//! set to a lower tier, a tier given a weaker mode: `gate_spec::diff::relaxations`); then the
+//! items of the spec text added, removed or changed (`gate_spec::diff`); the (role, state,
+//! event) pairs whose answer differs, found by exploring both
+//! (`gate_runtime::verify::compare`), grouped; and with recorded sessions, each event whose
+//! answer would change. Exit 0 when the behaviour is the same, 1 when it differs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,7 +12,7 @@ use anyhow::Result;
 use gate_runtime::interp::Interpreter;
 use gate_runtime::replay::Replayer;
 use gate_runtime::verify::compare::{compare, Comparison, Difference};
-use gate_spec::diff::{changes, Change, ChangeKind};
+use gate_spec::diff::{changes, relaxations, Change, ChangeKind, Relaxation};
 use serde_json::json;
 
 use crate::cli::{DiffArgs, Exit};
@@ -102,6 +103,18 @@ fn groups(c: &Comparison) -> BTreeMap<(String, String, bool, String, String), Ve
     out
 }
 
+/// One `RELAXED:` line per relaxation, so a lowering is the first thing a reviewer reads.
+fn render_relaxations(list: &[Relaxation]) -> String {
+    list.iter()
+        .map(|r| {
+            format!(
+                "RELAXED: {} {}: {} {} -> {}\n",
+                r.section, r.item, r.key, r.before, r.after
+            )
+        })
+        .collect()
+}
+
 fn render_changes(list: &[Change]) -> String {
     if list.is_empty() {
         return "spec: no tier, rule, state, transition, signal, role or template differs\n"
@@ -183,6 +196,7 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
     let old = load(&args.old)?;
     let new = load(&args.new)?;
     let list = changes(old.spec(), new.spec());
+    let relaxed = relaxations(old.spec(), new.spec());
     // Both sides run on the reference interpreter: a compiled machine equals it on every
     // explored step (`gate verify`), and a draft has no other.
     let (ia, ib) = (Interpreter::new(old.spec()), Interpreter::new(new.spec()));
@@ -194,12 +208,14 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
             "old": old.label(),
             "new": new.label(),
             "same_behaviour": same,
+            "relaxations": relaxed,
             "changes": list,
             "behaviour": comparison,
             "sessions": {"events": replayed, "changed": changed},
         }))?;
     } else {
         let mut text = format!("{} -> {}\n", old.label(), new.label());
+        text.push_str(&render_relaxations(&relaxed));
         text.push_str(&render_changes(&list));
         text.push_str(&render_behaviour(&comparison));
         if !args.sessions.is_empty() {
