@@ -128,3 +128,37 @@ fn an_unknown_spec_name_suggests_the_one_meant() {
     assert_ne!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("did you mean `default`?"), "{stderr}");
 }
+
+#[test]
+fn diff_shows_actions_that_change_tier_or_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = team(
+        dir.path(),
+        "[[rule]]\nname = \"listings\"\ncommands = [\"ls\"]\ntier = \"high\"\n",
+    );
+    let default = dir.path().join("default.toml");
+    let (old, new) = (default.to_str().unwrap(), path.to_str().unwrap());
+    let out = gate(&["diff", old, new]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("  Bash ls: tier routine (no rule) -> tier high (rule listings)\n"),
+        "{stdout}"
+    );
+    let out = gate(&["diff", old, new, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let moved = json["classification"]["moved"].as_array().unwrap();
+    assert!(moved.iter().any(|m| m["target"] == "ls"), "{json}");
+    // The same spec moves nothing.
+    let out = gate(&["diff", old, old, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["classification"]["moved"],
+        serde_json::json!([]),
+        "{json}"
+    );
+    assert!(
+        json["classification"]["actions"].as_u64().unwrap() > 20,
+        "{json}"
+    );
+}

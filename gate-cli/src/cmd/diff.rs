@@ -16,6 +16,7 @@ use gate_spec::diff::{changes, relaxations, Change, ChangeKind, Relaxation};
 use serde_json::json;
 
 use crate::cli::{DiffArgs, Exit};
+use crate::cmd::diff_classes::{compare as classify, sample, Moved};
 use crate::cmd::policy::Policy;
 use crate::cmd::{out, out_json};
 
@@ -46,15 +47,29 @@ struct Changed {
     after: &'static str,
 }
 
+/// What the sessions and the generated sample of actions show.
+struct Observed {
+    /// Recorded events replayed, and those whose answer differs.
+    replayed: usize,
+    changed: Vec<Changed>,
+    /// Tool calls classified (the sample, then the sessions'), and those whose tier or rule
+    /// differs.
+    classified: usize,
+    moved: Vec<Moved>,
+}
+
 /// Every event of the sessions through both policies (each in memory, as `gate replay`),
-/// with the ones whose answer differs, and how many events were compared.
-fn sessions(old: &Policy, new: &Policy, files: &[PathBuf]) -> Result<(usize, Vec<Changed>)> {
+/// with the ones whose answer differs; and the sample of actions with the sessions' tool
+/// calls classified by both.
+fn sessions(old: &Policy, new: &Policy, files: &[PathBuf]) -> Result<Observed> {
     let (mut slot_old, mut slot_new) = (None, None);
     let (engine_old, engine_new) = (old.engine(&mut slot_old), new.engine(&mut slot_new));
     let mut changed = Vec::new();
     let mut total = 0;
+    let mut calls = sample([old.spec(), new.spec()]);
     for file in files {
         let events = crate::cmd::replay::read_session(file)?;
+        calls.extend(events.iter().map(|(e, _)| e.clone()));
         let (mut before, mut after) = (Replayer::new(&engine_old), Replayer::new(&engine_new));
         for (i, (event, now)) in events.iter().enumerate() {
             total += 1;
@@ -76,7 +91,32 @@ fn sessions(old: &Policy, new: &Policy, files: &[PathBuf]) -> Result<(usize, Vec
             }
         }
     }
-    Ok((total, changed))
+    let (classified, moved) = classify(&engine_old, &engine_new, &calls);
+    Ok(Observed {
+        replayed: total,
+        changed,
+        classified,
+        moved,
+    })
+}
+
+const SHOWN_MOVES: usize = 12;
+
+fn render_moved(classified: usize, moved: &[Moved]) -> String {
+    let mut text = format!(
+        "classification: {} of {classified} action(s) map to another tier or rule\n",
+        moved.len()
+    );
+    for m in moved.iter().take(SHOWN_MOVES) {
+        text.push_str(&format!(
+            "  {} {}: {} -> {}\n",
+            m.tool, m.target, m.before, m.after
+        ));
+    }
+    if moved.len() > SHOWN_MOVES {
+        text.push_str(&format!("  … and {} more\n", moved.len() - SHOWN_MOVES));
+    }
+    text
 }
 
 fn answers(list: &[gate_runtime::verify::Answer]) -> String {
@@ -201,8 +241,13 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
     // explored step (`gate verify`), and a draft has no other.
     let (ia, ib) = (Interpreter::new(old.spec()), Interpreter::new(new.spec()));
     let comparison = compare((old.spec(), &ia), (new.spec(), &ib));
-    let (replayed, changed) = sessions(&old, &new, &args.sessions)?;
-    let same = comparison.differences.is_empty() && changed.is_empty();
+    let Observed {
+        replayed,
+        changed,
+        classified,
+        moved,
+    } = sessions(&old, &new, &args.sessions)?;
+    let same = comparison.differences.is_empty() && changed.is_empty() && moved.is_empty();
     if json_out {
         out_json(&json!({
             "old": old.label(),
@@ -212,12 +257,14 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
             "changes": list,
             "behaviour": comparison,
             "sessions": {"events": replayed, "changed": changed},
+            "classification": {"actions": classified, "moved": moved},
         }))?;
     } else {
         let mut text = format!("{} -> {}\n", old.label(), new.label());
         text.push_str(&render_relaxations(&relaxed));
         text.push_str(&render_changes(&list));
         text.push_str(&render_behaviour(&comparison));
+        text.push_str(&render_moved(classified, &moved));
         if !args.sessions.is_empty() {
             text.push_str(&format!(
                 "sessions: {} of {replayed} recorded event(s) answered differently\n",
@@ -236,10 +283,11 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
                 ));
             }
         }
-        text.push_str(if same {
-            "the behaviour is the same\n"
-        } else {
-            "the behaviour differs\n"
+        let behaves = comparison.differences.is_empty() && changed.is_empty();
+        text.push_str(match (behaves, moved.is_empty()) {
+            (true, true) => "the behaviour is the same\n",
+            (true, false) => "the classification differs\n",
+            (false, _) => "the behaviour differs\n",
         });
         out(&text)?;
     }
