@@ -282,13 +282,17 @@ Examples:
 
 OLD and NEW are each a compiled spec name or a spec file: an argument that ends in .toml or
 contains a path separator is a file (interpreted, no rebuild needed), anything else names a
-compiled spec (see `gate specs`). The report lists the tiers, rules, states, transitions,
+compiled spec (see `gate specs`). The report starts with one `RELAXED:` line for each rule
+set to a lower tier and each tier given a weaker mode (or removed); `--json` has them as
+`relaxations`. It then lists the tiers, rules, states, transitions,
 signals, roles and templates added (+), removed (-) or changed (~); the (role, state, event)
 pairs whose answer differs, found by exploring both policies over the abstract alphabet of
 `gate verify`, grouped by the change of answer with the transitions that fired on each side;
-and with --sessions (JSON lines as `gate replay` reads them), every recorded event whose
-answer would change. Exits 0 when the behaviour is the same, 1 when it differs, 2 on bad
-input.")]
+with --sessions (JSON lines as `gate replay` reads them), every recorded event whose
+answer would change; and the tool calls whose tier or rule changes, over a sample generated
+from both specs' rules (each command pattern and tool name) and everyday actions, with the
+sessions' tool calls. Exits 0 when the behaviour and the classification are the same, 1 when
+either differs, 2 on bad input.")]
     Diff(DiffArgs),
     /// Run spec tests: cases of hook events with the answer expected of each
     #[command(after_help = "\

@@ -93,6 +93,38 @@ fn a_bad_test_file_is_exit_2_with_every_problem_located() {
 }
 
 #[test]
+fn every_typo_of_a_test_file_comes_in_one_run_with_the_name_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = test_file(
+        &dir,
+        "guard.test.toml",
+        "[[case]]\nname = \"typos\"\nsteps = [\n  { bash = \"git push\", exepct = \"ask\" },\n  { bash = \"ls\", expect = \"alow\", rule = \"outward_change\" },\n  { bsh = \"ls\" },\n]\n",
+    );
+    let out = gate(&["test", &file]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}{stderr}", text(&out.stdout));
+    for (at, message) in [
+        (
+            "4:24",
+            "unknown key `exepct` in a step; did you mean `expect`?",
+        ),
+        ("5:27", "unknown verdict `alow`"),
+        ("5:42", "the spec has no rule `outward_change`"),
+        ("6:5", "unknown key `bsh` in a step; did you mean `bash`?"),
+    ] {
+        assert!(
+            stderr.contains(&format!("{file}:{at}: error: {message}")),
+            "{at} {message}\n{stderr}"
+        );
+    }
+    assert!(stderr.contains("did you mean `allow`?"), "{stderr}");
+    assert!(
+        stderr.contains("did you mean `outward_changes`?"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn coverage_lists_what_no_case_exercises() {
     let dir = tempfile::tempdir().unwrap();
     let file = test_file(

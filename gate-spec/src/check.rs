@@ -540,21 +540,30 @@ fn check_monotonic_modes(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) 
             let mode = spec.mode_for(tier, Some(r as RoleId));
             if let Some((m, at)) = strongest {
                 if mode < m {
-                    diags.push(
-                        Diagnostic::error(
-                            Code::NonMonotonicModes,
-                            role.span,
-                            format!(
-                                "for role `{}`, tier `{}` has a weaker mode than the lower tier `{}` ({} < {})",
-                                role.name,
-                                spec.tier_name(tier),
-                                spec.tier_name(at),
-                                mode.as_str(),
-                                m.as_str()
-                            ),
-                        )
-                        .with_help("a role's `modes` must not weaken as risk grows"),
-                    );
+                    // Where the weaker mode is written: the role's `modes`, or (when the role
+                    // keeps it) the tier's own `mode`, which may be a composed spec's change.
+                    let d = Diagnostic::error(
+                        Code::NonMonotonicModes,
+                        role.span,
+                        format!(
+                            "for role `{}`, tier `{}` has a weaker mode than the lower tier `{}` ({} < {})",
+                            role.name,
+                            spec.tier_name(tier),
+                            spec.tier_name(at),
+                            mode.as_str(),
+                            m.as_str()
+                        ),
+                    )
+                    .with_help("a role's `modes` must not weaken as risk grows");
+                    let d = match role.modes[tier as usize] {
+                        Some(_) => d,
+                        None => Diagnostic {
+                            span: spec.tiers[tier as usize].span,
+                            ..d
+                        }
+                        .with_label(role.span, "the role whose modes weaken"),
+                    };
+                    diags.push(d);
                     break;
                 }
             }

@@ -561,10 +561,12 @@ pub fn compose<'s>(
         return Some(own);
     };
     refine::renames(&mut own, &mut acc, diags);
+    let lowerings = crate::relax::noted(&mut own, &acc, diags);
     let placements = refine::placements(&mut own, diags);
     merge.layer = Layer::Own;
     merge.tables(&mut acc, own, "");
     refine::place(&mut acc, placements, diags);
+    crate::relax::check(&acc, lowerings, diags);
     for (path, d) in merge.conflicts {
         if !merge.given.contains(&path) {
             diags.push(d);
@@ -639,14 +641,28 @@ impl Merge {
             .find(|e| entry_name(e).is_some_and(|(n, _)| n == name))
         else {
             self.give(&path);
+            if self.layer == Layer::Own {
+                if let Some(d) = changes_nothing(acc, &item, section) {
+                    // Left out of the merged spec: reported here, with the name it misspells,
+                    // not again as a new entry that matches everything.
+                    self.errors.push(d);
+                    return;
+                }
+            }
             let mut item = item;
             self.inherits_nothing(&mut item);
             acc.push(item);
             return;
         };
-        if same(existing, &item) {
+        if self.layer == Layer::Base && same(existing, &item) {
             return;
         }
+        // An entry the spec's own file changes is, for diagnostics about it as a whole, where
+        // the author wrote that change (its keys keep the place each was declared).
+        let at = match self.layer {
+            Layer::Own => item.span(),
+            Layer::Base => existing.span(),
+        };
         match (existing.get_mut(), item.into_inner()) {
             (DeValue::Table(entry), DeValue::Table(patch)) => self.tables(entry, patch, &path),
             (_, other) => {
@@ -654,6 +670,8 @@ impl Merge {
                 self.value(existing, Spanned::new(span.range(), other), &path)
             }
         }
+        let inner = std::mem::replace(existing.get_mut(), DeValue::Boolean(false));
+        *existing = Spanned::new(at, inner);
     }
 
     /// A value of the own file that inherits nothing: a `"..."` in it stands for nothing.
@@ -687,11 +705,11 @@ impl Merge {
                 return;
             }
         }
-        if same(existing, &value) {
-            return;
-        }
         match self.layer {
+            // Even an equal value: the author's own file is where it is declared now, so a
+            // diagnostic about it points there.
             Layer::Own => *existing = value,
+            Layer::Base if same(existing, &value) => {}
             Layer::Base => {
                 let what = describe(path);
                 let d = Diagnostic::error(
@@ -705,6 +723,84 @@ impl Merge {
             }
         }
     }
+}
+
+/// The keys that make an entry of a section something of its own: a `[[rule]]` without any
+/// criterion, a `[[checkpoint]]` without an evidence pattern or a `[[signal]]` without a
+/// family can only change an inherited entry; a `[[tier]]` without a backstop or `renames`
+/// that is a misspelling of an inherited tier is taken for a change of it too.
+const DEFINING: &[(&str, &[&str], bool)] = &[
+    (
+        "rule",
+        &[
+            "tools",
+            "classes",
+            "paths",
+            "commands",
+            "effects",
+            "locations",
+            "phases",
+            "profiles",
+        ],
+        true,
+    ),
+    ("checkpoint", &["tools", "events", "commands"], true),
+    ("signal", &["family"], true),
+    ("tier", &["max_actions", "max_secs", "renames"], false),
+];
+
+/// The error for an own-file entry of a name no base declares that defines nothing of its
+/// own (G024): it can only be meant as a change of an inherited entry, most often one whose
+/// name it misspells. `None` when the entry stands on its own. For a `[[tier]]` (which may be
+/// new with only a mode) only a close misspelling of an inherited tier is an error.
+fn changes_nothing(
+    acc: &DeArray<'_>,
+    item: &Spanned<DeValue<'_>>,
+    section: &str,
+) -> Option<Diagnostic> {
+    let (_, keys, always) = DEFINING.iter().find(|(s, _, _)| *s == section)?;
+    let DeValue::Table(t) = item.get_ref() else {
+        return None;
+    };
+    // A tier without `mode` is another mistake (or a failed `renames`), the parser's to report.
+    if keys.iter().any(|k| t.contains_key(*k)) || (section == "tier" && !t.contains_key("mode")) {
+        return None;
+    }
+    let (name, span) = entry_name(item)?;
+    let inherited: Vec<&str> = acc
+        .iter()
+        .filter_map(|e| entry_name(e).map(|(n, _)| n))
+        .collect();
+    let close = crate::diag::did_you_mean(name, inherited.iter().copied());
+    if close.is_none() && !always {
+        return None;
+    }
+    let what = match section {
+        "rule" => "it names no criterion of its own, so it would match every action",
+        "checkpoint" => "it has no evidence pattern of its own",
+        "signal" => "it names no family of its own",
+        _ => "it has no backstop of its own",
+    };
+    let help = match close {
+        Some(close) => format!(
+            "did you mean `{close}`? To change an inherited {section}, give its name exactly"
+        ),
+        None => format!(
+            "the {section}s this spec inherits: {}; a new {section} gives {}",
+            inherited.join(", "),
+            keys.join(", ")
+        ),
+    };
+    Some(
+        Diagnostic::error(
+            Code::NoCriteria,
+            span,
+            format!(
+                "[[{section}]] `{name}` changes nothing inherited: no spec this one extends declares a {section} `{name}`, and {what}"
+            ),
+        )
+        .with_help(help),
+    )
 }
 
 /// A merge path for people: `tier/protected/mode` is "`mode` of [[tier]] `protected`".

@@ -57,10 +57,17 @@ pub enum Code {
     /// Side by side: a spec runs beside itself, directly or through the specs beside it, or a
     /// spec beside it declares project profiles.
     Alongside,
+    /// An entry that names no criterion (a rule that would match every action, a checkpoint
+    /// with no evidence pattern), or an extending spec's change of an inherited entry that no
+    /// base declares (most often a misspelled name).
+    NoCriteria,
+    /// An extending spec lowers what it inherits (a rule's tier, a tier's mode) without
+    /// saying `relax = true`.
+    Relaxes,
 }
 
 impl Code {
-    pub const ALL: [Code; 23] = [
+    pub const ALL: [Code; 25] = [
         Code::Syntax,
         Code::UnknownKey,
         Code::InvalidValue,
@@ -84,6 +91,8 @@ impl Code {
         Code::TemplateVarNotProvided,
         Code::Composition,
         Code::Alongside,
+        Code::NoCriteria,
+        Code::Relaxes,
     ];
 
     /// The stable string form, e.g. `G009`.
@@ -112,6 +121,8 @@ impl Code {
             Code::TemplateVarNotProvided => "G021",
             Code::Composition => "G022",
             Code::Alongside => "G023",
+            Code::NoCriteria => "G024",
+            Code::Relaxes => "G025",
         }
     }
 
@@ -141,6 +152,8 @@ impl Code {
             Code::TemplateVarNotProvided => "template-var-not-provided",
             Code::Composition => "composition",
             Code::Alongside => "alongside",
+            Code::NoCriteria => "no-criteria",
+            Code::Relaxes => "relaxes",
         }
     }
 }

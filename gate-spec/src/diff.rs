@@ -239,6 +239,72 @@ pub fn changes(old: &Spec, new: &Spec) -> Vec<Change> {
     out
 }
 
+/// One thing the new spec answers less strictly than the old by its text: a rule set to a
+/// lower tier (or removed), a tier with a weaker mode (or removed).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Relaxation {
+    /// `rule` or `tier`.
+    pub section: &'static str,
+    pub item: String,
+    /// What was lowered: a rule's `tier`, a tier's `mode`.
+    pub key: &'static str,
+    pub before: String,
+    /// The new value, or `removed`.
+    pub after: String,
+}
+
+/// A tier's place in the risk order, by name: in the new spec when it has both names, else
+/// in the old one.
+fn rank(old: &Spec, new: &Spec, a: &str, b: &str) -> Option<(usize, usize)> {
+    let at = |spec: &Spec, n: &str| spec.tiers.iter().position(|t| *t.name == *n);
+    let both = |spec: &Spec| Some((at(spec, a)?, at(spec, b)?));
+    both(new).or_else(|| both(old))
+}
+
+/// Every relaxation from `old` to `new`, rules first, each in the old spec's order.
+pub fn relaxations(old: &Spec, new: &Spec) -> Vec<Relaxation> {
+    let mut out = Vec::new();
+    for rule in &old.rules {
+        let Some(before) = rule.tier.map(|t| old.tier_name(t).to_string()) else {
+            continue;
+        };
+        let after = match new.rules.iter().find(|r| r.name == rule.name) {
+            None => "removed".to_string(),
+            Some(r) => match r.tier {
+                Some(t) => new.tier_name(t).to_string(),
+                None => "none".to_string(),
+            },
+        };
+        let lower = match rank(old, new, &before, &after) {
+            Some((b, a)) => a < b,
+            None => after == "removed" || after == "none",
+        };
+        if lower {
+            out.push(Relaxation {
+                section: "rule",
+                item: rule.name.to_string(),
+                key: "tier",
+                before,
+                after,
+            });
+        }
+    }
+    for tier in &old.tiers {
+        let now = new.tiers.iter().find(|t| t.name == tier.name);
+        if now.is_some_and(|t| t.mode >= tier.mode) {
+            continue;
+        }
+        out.push(Relaxation {
+            section: "tier",
+            item: tier.name.to_string(),
+            key: "mode",
+            before: tier.mode.as_str().to_string(),
+            after: now.map_or("removed", |t| t.mode.as_str()).to_string(),
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,5 +382,30 @@ why = "why"
         let c = &changes(&old, &new)[2];
         assert_eq!(c.before.as_deref(), Some("to idle; effects [ask:why]"));
         assert_eq!(c.after.as_deref(), Some("to idle; effects [deny:why]"));
+    }
+
+    #[test]
+    fn lowered_rules_and_modes_are_relaxations_and_raises_are_not() {
+        let old = compile(SPEC);
+        assert!(relaxations(&old, &old).is_empty());
+        let lowered = compile(&SPEC.replace("tier = \"high\"", "tier = \"low\""));
+        let got = relaxations(&old, &lowered);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(
+            (
+                got[0].section,
+                got[0].item.as_str(),
+                got[0].before.as_str(),
+                got[0].after.as_str()
+            ),
+            ("rule", "push", "high", "low")
+        );
+        // The other way is a raise.
+        assert!(relaxations(&lowered, &old).is_empty());
+        let weaker = compile(&SPEC.replace("mode = \"gate\"", "mode = \"steer\""));
+        let got = relaxations(&old, &weaker);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!((got[0].section, got[0].key), ("tier", "mode"));
+        assert!(relaxations(&weaker, &old).is_empty());
     }
 }

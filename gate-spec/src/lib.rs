@@ -21,6 +21,7 @@ pub mod ir;
 pub mod parse;
 pub mod pattern;
 pub mod refine;
+pub mod relax;
 
 use diag::Diagnostics;
 use std::path::Path;

@@ -877,7 +877,7 @@ pub fn parse_root(
             };
             diags.push(
                 Diagnostic::error(
-                    Code::MissingKey,
+                    Code::NoCriteria,
                     *rspan,
                     format!("[[rule]] `{rname}` names no criterion: it would match every action"),
                 )
@@ -1163,7 +1163,7 @@ pub fn parse_root(
         if !given("tools") && !given("events") && !given("commands") {
             diags.push(
                 Diagnostic::error(
-                    Code::MissingKey,
+                    Code::NoCriteria,
                     *span,
                     format!("[[checkpoint]] `{cname}` has no evidence pattern"),
                 )

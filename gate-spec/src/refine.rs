@@ -283,8 +283,10 @@ pub fn nothing_to_splice(at: Span) -> Diagnostic {
 pub fn without_bases(own: &mut DeTable<'_>, diags: &mut Diagnostics) {
     for section in NAMED {
         for entry in entries_mut(own, section) {
-            for key in ["renames", "before", "after"] {
-                if section != "tier" && key == "renames" {
+            for key in ["renames", "before", "after", "relax"] {
+                if (section != "tier" && key == "renames")
+                    || (!matches!(section, "tier" | "rule") && key == "relax")
+                {
                     continue;
                 }
                 if let Some((k, _)) = entry.remove_entry(key) {
@@ -312,7 +314,7 @@ fn is_splice(v: &Spanned<DeValue<'_>>) -> bool {
 }
 
 /// The named entries of a `[[section]]`, mutably.
-fn entries_mut<'a, 's>(
+pub(crate) fn entries_mut<'a, 's>(
     root: &'a mut DeTable<'s>,
     section: &str,
 ) -> impl Iterator<Item = &'a mut DeTable<'s>> {
@@ -327,7 +329,7 @@ fn entries_mut<'a, 's>(
 }
 
 /// The names of a `[[section]]`'s entries.
-fn entry_names(root: &DeTable<'_>, section: &str) -> Vec<String> {
+pub(crate) fn entry_names(root: &DeTable<'_>, section: &str) -> Vec<String> {
     match root.get(section).map(|v| v.get_ref()) {
         Some(DeValue::Array(a)) => a
             .iter()
@@ -340,7 +342,7 @@ fn entry_names(root: &DeTable<'_>, section: &str) -> Vec<String> {
     }
 }
 
-fn name_of(entry: &DeTable<'_>) -> Option<String> {
+pub(crate) fn name_of(entry: &DeTable<'_>) -> Option<String> {
     match entry.get("name").map(|v| v.get_ref()) {
         Some(DeValue::String(s)) => Some(s.to_string()),
         _ => None,

@@ -1,8 +1,9 @@
-//! `gate diff OLD NEW`: what a change to a policy changes. The items of the spec text added,
-//! removed or changed (`gate_spec::diff`); the (role, state, event) pairs whose answer differs,
-//! found by exploring both ( `gate_runtime::verify::compare`), grouped; and with recorded
-//! sessions, each event whose answer would change. Exit 0 when the behaviour is the same,
-//! 1 when it differs.
+//! `gate diff OLD NEW`: what a change to a policy changes. First every relaxation (a rule
+//! set to a lower tier, a tier given a weaker mode: `gate_spec::diff::relaxations`); then the
+//! items of the spec text added, removed or changed (`gate_spec::diff`); the (role, state,
+//! event) pairs whose answer differs, found by exploring both
+//! (`gate_runtime::verify::compare`), grouped; and with recorded sessions, each event whose
+//! answer would change. Exit 0 when the behaviour is the same, 1 when it differs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,10 +12,11 @@ use anyhow::Result;
 use gate_runtime::interp::Interpreter;
 use gate_runtime::replay::Replayer;
 use gate_runtime::verify::compare::{compare, Comparison, Difference};
-use gate_spec::diff::{changes, Change, ChangeKind};
+use gate_spec::diff::{changes, relaxations, Change, ChangeKind, Relaxation};
 use serde_json::json;
 
 use crate::cli::{DiffArgs, Exit};
+use crate::cmd::diff_classes::{compare as classify, sample, Moved};
 use crate::cmd::policy::Policy;
 use crate::cmd::{out, out_json};
 
@@ -45,15 +47,29 @@ struct Changed {
     after: &'static str,
 }
 
+/// What the sessions and the generated sample of actions show.
+struct Observed {
+    /// Recorded events replayed, and those whose answer differs.
+    replayed: usize,
+    changed: Vec<Changed>,
+    /// Tool calls classified (the sample, then the sessions'), and those whose tier or rule
+    /// differs.
+    classified: usize,
+    moved: Vec<Moved>,
+}
+
 /// Every event of the sessions through both policies (each in memory, as `gate replay`),
-/// with the ones whose answer differs, and how many events were compared.
-fn sessions(old: &Policy, new: &Policy, files: &[PathBuf]) -> Result<(usize, Vec<Changed>)> {
+/// with the ones whose answer differs; and the sample of actions with the sessions' tool
+/// calls classified by both.
+fn sessions(old: &Policy, new: &Policy, files: &[PathBuf]) -> Result<Observed> {
     let (mut slot_old, mut slot_new) = (None, None);
     let (engine_old, engine_new) = (old.engine(&mut slot_old), new.engine(&mut slot_new));
     let mut changed = Vec::new();
     let mut total = 0;
+    let mut calls = sample([old.spec(), new.spec()]);
     for file in files {
         let events = crate::cmd::replay::read_session(file)?;
+        calls.extend(events.iter().map(|(e, _)| e.clone()));
         let (mut before, mut after) = (Replayer::new(&engine_old), Replayer::new(&engine_new));
         for (i, (event, now)) in events.iter().enumerate() {
             total += 1;
@@ -75,7 +91,32 @@ fn sessions(old: &Policy, new: &Policy, files: &[PathBuf]) -> Result<(usize, Vec
             }
         }
     }
-    Ok((total, changed))
+    let (classified, moved) = classify(&engine_old, &engine_new, &calls);
+    Ok(Observed {
+        replayed: total,
+        changed,
+        classified,
+        moved,
+    })
+}
+
+const SHOWN_MOVES: usize = 12;
+
+fn render_moved(classified: usize, moved: &[Moved]) -> String {
+    let mut text = format!(
+        "classification: {} of {classified} action(s) map to another tier or rule\n",
+        moved.len()
+    );
+    for m in moved.iter().take(SHOWN_MOVES) {
+        text.push_str(&format!(
+            "  {} {}: {} -> {}\n",
+            m.tool, m.target, m.before, m.after
+        ));
+    }
+    if moved.len() > SHOWN_MOVES {
+        text.push_str(&format!("  … and {} more\n", moved.len() - SHOWN_MOVES));
+    }
+    text
 }
 
 fn answers(list: &[gate_runtime::verify::Answer]) -> String {
@@ -100,6 +141,18 @@ fn groups(c: &Comparison) -> BTreeMap<(String, String, bool, String, String), Ve
         .push(d);
     }
     out
+}
+
+/// One `RELAXED:` line per relaxation, so a lowering is the first thing a reviewer reads.
+fn render_relaxations(list: &[Relaxation]) -> String {
+    list.iter()
+        .map(|r| {
+            format!(
+                "RELAXED: {} {}: {} {} -> {}\n",
+                r.section, r.item, r.key, r.before, r.after
+            )
+        })
+        .collect()
 }
 
 fn render_changes(list: &[Change]) -> String {
@@ -183,25 +236,35 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
     let old = load(&args.old)?;
     let new = load(&args.new)?;
     let list = changes(old.spec(), new.spec());
+    let relaxed = relaxations(old.spec(), new.spec());
     // Both sides run on the reference interpreter: a compiled machine equals it on every
     // explored step (`gate verify`), and a draft has no other.
     let (ia, ib) = (Interpreter::new(old.spec()), Interpreter::new(new.spec()));
     let comparison = compare((old.spec(), &ia), (new.spec(), &ib));
-    let (replayed, changed) = sessions(&old, &new, &args.sessions)?;
-    let same = comparison.differences.is_empty() && changed.is_empty();
+    let Observed {
+        replayed,
+        changed,
+        classified,
+        moved,
+    } = sessions(&old, &new, &args.sessions)?;
+    let same = comparison.differences.is_empty() && changed.is_empty() && moved.is_empty();
     if json_out {
         out_json(&json!({
             "old": old.label(),
             "new": new.label(),
             "same_behaviour": same,
+            "relaxations": relaxed,
             "changes": list,
             "behaviour": comparison,
             "sessions": {"events": replayed, "changed": changed},
+            "classification": {"actions": classified, "moved": moved},
         }))?;
     } else {
         let mut text = format!("{} -> {}\n", old.label(), new.label());
+        text.push_str(&render_relaxations(&relaxed));
         text.push_str(&render_changes(&list));
         text.push_str(&render_behaviour(&comparison));
+        text.push_str(&render_moved(classified, &moved));
         if !args.sessions.is_empty() {
             text.push_str(&format!(
                 "sessions: {} of {replayed} recorded event(s) answered differently\n",
@@ -220,10 +283,11 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
                 ));
             }
         }
-        text.push_str(if same {
-            "the behaviour is the same\n"
-        } else {
-            "the behaviour differs\n"
+        let behaves = comparison.differences.is_empty() && changed.is_empty();
+        text.push_str(match (behaves, moved.is_empty()) {
+            (true, true) => "the behaviour is the same\n",
+            (true, false) => "the classification differs\n",
+            (false, _) => "the behaviour differs\n",
         });
         out(&text)?;
     }

@@ -4,6 +4,7 @@
 pub mod backups;
 pub mod diagram;
 pub mod diff;
+mod diff_classes;
 pub mod explain;
 pub mod hook;
 pub mod policy;
@@ -52,8 +53,11 @@ pub fn compiled_spec(name: &str) -> Result<&'static CompiledSpec> {
         .find(|s| s.name == name)
         .ok_or_else(|| {
             let known: Vec<&str> = compiled_specs().iter().map(|s| s.name).collect();
+            let meant = gate_spec::diag::did_you_mean(name, known.iter().copied())
+                .map(|m| format!("; did you mean `{m}`?"))
+                .unwrap_or_default();
             InputError::new(format!(
-                "no compiled spec named `{name}` (compiled: {})",
+                "no compiled spec named `{name}` (compiled: {}){meant}",
                 if known.is_empty() {
                     "none".to_string()
                 } else {

@@ -399,15 +399,25 @@ impl<'s> Engine<'s> {
         for t in &steers {
             let mut text = texts.take();
             vars.render_into(&mut text, *t, None);
-            steer_text.push(text);
+            // A text already given once (a base's steer and an extension's saying the same)
+            // is shown once.
+            if steer_text.contains(&text) {
+                texts.keep(text);
+            } else {
+                steer_text.push(text);
+            }
         }
-        // A template rendered into a kept string, then the steer texts after it.
+        // A template rendered into a kept string, then the steer texts after it (but the
+        // one it equals).
         let mut render = |t: TemplateId, grant: Option<&str>| {
             let mut text = texts.take();
             vars.render_into(&mut text, t, grant);
+            let len = text.len();
             for rest in &steer_text {
-                text.push('\n');
-                text.push_str(rest);
+                if *rest != text[..len] {
+                    text.push('\n');
+                    text.push_str(rest);
+                }
             }
             text
         };

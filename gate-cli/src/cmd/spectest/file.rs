@@ -52,8 +52,8 @@ pub fn tests_for(spec: &Path) -> Option<PathBuf> {
 // ------------------------------------------------------------------------------------------
 // The raw file, as TOML gives it.
 
+// Unknown keys are reported by `keys`, every one in one run.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawFile {
     spec: Option<Spanned<String>>,
     #[serde(default)]
@@ -71,8 +71,8 @@ struct RawWho {
     cwd: Option<String>,
 }
 
+// Unknown keys are reported by `keys`, every one in one run.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawCase {
     name: Spanned<String>,
     runtime: Option<Spanned<String>>,
@@ -85,8 +85,8 @@ struct RawCase {
     steps: Spanned<Vec<Spanned<RawStep>>>,
 }
 
+// Unknown keys are reported by `keys`, every one in one run.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawStep {
     event: Option<Spanned<String>>,
     bash: Option<String>,
@@ -241,7 +241,8 @@ pub fn render(shown: &str, source: &str, problems: &[Problem]) -> String {
 
 /// Read a test file's text and check it against `spec`: every name it uses must be the
 /// spec's, and a top-level `spec = "NAME"` key must name it. All problems are returned at
-/// once, except that a file TOML cannot read (or a key it does not know) stops at the first.
+/// once (every unknown key and name with the one meant), except that a file TOML cannot read,
+/// or a value of the wrong type, stops at the first.
 pub fn parse(source: &str, spec: &Spec) -> Result<TestFile, Vec<Problem>> {
     parse_beside(source, spec, &[])
 }
@@ -249,13 +250,17 @@ pub fn parse(source: &str, spec: &Spec) -> Result<TestFile, Vec<Problem>> {
 /// [`parse`] for a spec with machines beside it (`beside`, in the spec's order): a step's
 /// `state = "SPEC.STATE"` names the state of the machine of spec `SPEC` after the event.
 pub fn parse_beside(source: &str, spec: &Spec, beside: &[&Spec]) -> Result<TestFile, Vec<Problem>> {
-    let raw: RawFile = toml::from_str(source).map_err(|e| {
-        vec![Problem {
-            span: e.span().unwrap_or(0..0),
-            message: e.message().trim().to_string(),
-        }]
-    })?;
-    let mut problems = Vec::new();
+    let mut problems = super::keys::unknown(source);
+    let raw: RawFile = match toml::from_str(source) {
+        Ok(raw) => raw,
+        Err(e) => {
+            problems.push(Problem {
+                span: e.span().unwrap_or(0..0),
+                message: e.message().trim().to_string(),
+            });
+            return Err(problems);
+        }
+    };
     if let Some(name) = &raw.spec {
         if *name.get_ref() != *spec.name {
             problems.push(Problem {
@@ -327,6 +332,8 @@ pub fn parse_beside(source: &str, spec: &Spec, beside: &[&Spec]) -> Result<TestF
     if problems.is_empty() {
         Ok(TestFile { cases })
     } else {
+        // In reading order: the unknown keys were found first.
+        problems.sort_by_key(|p| p.span.start);
         Err(problems)
     }
 }
@@ -367,6 +374,13 @@ fn problem(span: Range<usize>, message: impl Into<String>) -> Problem {
     }
 }
 
+/// `; did you mean `X`?` for a likely misspelling of one of `names`, else nothing.
+fn meant<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> String {
+    gate_spec::diag::did_you_mean(name, names)
+        .map(|m| format!("; did you mean `{m}`?"))
+        .unwrap_or_default()
+}
+
 /// A name looked up in one of the spec's lists.
 fn lookup<'a>(
     what: &str,
@@ -380,13 +394,14 @@ fn lookup<'a>(
         problems.push(problem(
             value.span(),
             format!(
-                "the spec has no {what} `{}` (its {what}s: {})",
+                "the spec has no {what} `{}` (its {what}s: {}){}",
                 value.get_ref(),
                 if known.is_empty() {
                     "none".to_string()
                 } else {
                     known.join(", ")
-                }
+                },
+                meant(value.get_ref(), known.iter().copied())
             ),
         ));
     }
@@ -472,9 +487,10 @@ fn step(
             problems.push(problem(
                 r.span(),
                 format!(
-                    "unknown runtime `{}` (one of: {})",
+                    "unknown runtime `{}` (one of: {}){}",
                     r.get_ref(),
-                    known.join(", ")
+                    known.join(", "),
+                    meant(r.get_ref(), known.iter().copied())
                 ),
             ));
             Runtime::ClaudeCode
@@ -491,9 +507,10 @@ fn step(
                 problems.push(problem(
                     e.span(),
                     format!(
-                        "unknown event `{}` (one of: {})",
+                        "unknown event `{}` (one of: {}){}",
                         e.get_ref(),
-                        known.join(", ")
+                        known.join(", "),
+                        meant(e.get_ref(), known.iter().copied())
                     ),
                 ));
                 Phase::PreTool
@@ -626,8 +643,9 @@ fn step(
                 problems.push(problem(
                     v.span(),
                     format!(
-                        "unknown verdict `{}` (one of: allow, steer, ask, deny)",
-                        v.get_ref()
+                        "unknown verdict `{}` (one of: allow, steer, ask, deny){}",
+                        v.get_ref(),
+                        meant(v.get_ref(), Verdict::ALL.iter().map(|x| x.as_str()))
                     ),
                 ));
                 Verdict::Allow

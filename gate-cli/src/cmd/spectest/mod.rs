@@ -10,6 +10,7 @@
 //! compiled spec the file's `spec` key or its name names.
 
 pub mod file;
+mod keys;
 pub mod payload;
 pub mod run;
 
