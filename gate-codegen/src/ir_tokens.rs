@@ -475,8 +475,9 @@ impl Emit for Rule {
             kind,
             reason,
             profiles,
+            roles,
         } = self;
-        let profiles = profiles.emit(cx);
+        let (profiles, roles) = (profiles.emit(cx), roles.emit(cx));
         let (name, span, tools) = (name.emit(cx), span.emit(cx), cx.patterns(tools));
         let (classes, paths, commands) =
             (classes.emit(cx), cx.patterns(paths), cx.patterns(commands));
@@ -505,6 +506,7 @@ impl Emit for Rule {
             kind: #kind,
             reason: #reason,
             profiles: #profiles,
+            roles: #roles,
         })
     }
 }

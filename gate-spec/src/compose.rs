@@ -741,6 +741,7 @@ const DEFINING: &[(&str, &[&str], bool)] = &[
             "locations",
             "phases",
             "profiles",
+            "roles",
         ],
         true,
     ),

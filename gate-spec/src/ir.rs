@@ -463,6 +463,9 @@ pub struct Rule {
     /// Profiles the rule applies under; empty means under every profile and none.
     #[serde(default)]
     pub profiles: List<ProfileId>,
+    /// Roles the rule applies to; empty means every identity, with a role or none.
+    #[serde(default)]
+    pub roles: List<RoleId>,
 }
 
 /// A pattern as written, with its span (for "pattern does not compile" diagnostics).

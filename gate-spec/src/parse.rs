@@ -785,6 +785,7 @@ pub fn parse_root(
                 "kind",
                 "reason",
                 "profiles",
+                "roles",
             ],
             diags,
         );
@@ -793,6 +794,12 @@ pub fn parse_root(
             .into_iter()
             .filter_map(|(n, s)| profiles.resolve(&n, s, diags))
             .map(|i| i as ProfileId)
+            .collect();
+        let rule_roles = o
+            .strings("roles", diags)
+            .into_iter()
+            .filter_map(|(n, s)| roles.resolve(&n, s, diags))
+            .map(|i| i as RoleId)
             .collect();
         let tools = glob_list(&o, "tools", source, false, diags);
         let paths = glob_list(&o, "paths", source, true, diags);
@@ -855,6 +862,7 @@ pub fn parse_root(
             "locations",
             "phases",
             "profiles",
+            "roles",
         ];
         if CRITERIA.iter().all(|k| o.get(k).is_none()) {
             // Most often a misspelled refinement of an inherited rule (`outward_change` for
@@ -901,6 +909,7 @@ pub fn parse_root(
             kind,
             reason: reason.into(),
             profiles: rule_profiles,
+            roles: rule_roles,
         });
     }
 

@@ -308,7 +308,7 @@ pub(super) fn evaluate_in<D: Db + ?Sized>(
     let phase = event.phase.unwrap_or(Phase::Other);
     // The spec's own machine classifies first: the grant is bound to what the action reads.
     let mut first = Outcome::empty();
-    engine.classify_into(event, &mut first.classification);
+    engine.classify_into(event, at.role, &mut first.classification);
     let ahash = action_hash(event, first.classification.reads.as_deref());
     let approved = if phase == Phase::PreTool {
         grants.consume(tx, &ahash, at.now_ms)?

@@ -145,7 +145,7 @@ impl<'s> Engine<'s> {
         }
 
         if !classified {
-            self.classifier.classify_into(event, class);
+            self.classifier.classify_as(event, cx.role, class);
         }
         let class = &*class;
         // Templates describe the window the event happened in, before any re-arm resets it.

@@ -212,9 +212,9 @@ impl<'s> Engine<'s> {
         self.classifier.classify(event)
     }
 
-    /// [`classify`](Self::classify) written into `out` (see
-    /// [`Classifier::classify_into`](crate::observer::Classifier::classify_into)).
-    pub fn classify_into(&self, event: &Event, out: &mut Classification) {
-        self.classifier.classify_into(event, out)
+    /// [`classify`](Self::classify) written into `out`, for an identity carrying `role` (see
+    /// [`Classifier::classify_as`](crate::observer::Classifier::classify_as)).
+    pub fn classify_into(&self, event: &Event, role: Option<RoleId>, out: &mut Classification) {
+        self.classifier.classify_as(event, role, out)
     }
 }

@@ -6,7 +6,7 @@ use crate::effects::{self, Effect, Where};
 use crate::event::Event;
 use crate::{glob, shell};
 use gate_spec::commands::{CommandTable, Pattern, PatternRef};
-use gate_spec::ir::{ActionClass, KindId, Phase, RuleId, Spec, TierId};
+use gate_spec::ir::{ActionClass, KindId, Phase, RoleId, RuleId, Spec, TierId};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
@@ -347,6 +347,13 @@ impl<'s> Classifier<'s> {
     /// reason, rule list and paths keep their room, so that a caller that reuses one
     /// classification (the replay) allocates little per event (`tests/classify_cache.rs`).
     pub fn classify_into(&self, event: &Event, out: &mut Classification) {
+        self.classify_as(event, None, out)
+    }
+
+    /// [`classify_into`](Self::classify_into) for an identity carrying `role`: a rule that
+    /// names `roles` matches only an identity with one of them (an identity with no role
+    /// never).
+    pub fn classify_as(&self, event: &Event, role: Option<RoleId>, out: &mut Classification) {
         let spec = self.spec;
         let index = self.index();
         // `Classification { class, tier, kind, ..Classification::default() }`, in place.
@@ -436,7 +443,7 @@ impl<'s> Classifier<'s> {
                 self.match_rules(
                     out,
                     hits,
-                    event,
+                    (event, role),
                     Some(index),
                     &mut have,
                     &mut rules.visit(hits),
@@ -445,7 +452,7 @@ impl<'s> Classifier<'s> {
             None => self.match_rules(
                 out,
                 hits,
-                event,
+                (event, role),
                 None,
                 &mut have,
                 &mut (0..spec.rules.len())
@@ -465,7 +472,7 @@ impl<'s> Classifier<'s> {
         &self,
         out: &mut Classification,
         hits: Option<&[u8]>,
-        event: &Event,
+        (event, role): (&Event, Option<RoleId>),
         index: Option<&Index>,
         have: &mut PathBytes<'_>,
         rules: &mut dyn Iterator<Item = usize>,
@@ -478,6 +485,9 @@ impl<'s> Classifier<'s> {
             let Some(rule) = spec.rules.get(i) else {
                 continue;
             };
+            if !rule.roles.is_empty() && !role.is_some_and(|r| rule.roles.contains(&r)) {
+                continue;
+            }
             if !rule.profiles.is_empty()
                 && !rule
                     .profiles

@@ -225,6 +225,17 @@ fn criteria(spec: &Spec, rule: &Rule) -> Vec<String> {
             )
         ));
     }
+    if !rule.roles.is_empty() {
+        out.push(format!(
+            "for {}",
+            names(
+                &mut rule
+                    .roles
+                    .iter()
+                    .map(|r| spec.roles[*r as usize].name.as_ref())
+            )
+        ));
+    }
     let mut list = |what: &str, patterns: &[Pattern]| {
         if !patterns.is_empty() {
             out.push(format!("{what} {}", codes(patterns)));
