@@ -2,11 +2,15 @@
 //! on another machine or in a container (`kubectl exec P -- CMD`, `docker exec C CMD`),
 //! ansible's module arguments, the system programs whose words need reading (signals and
 //! process selections, mounts and devices, services and firewall rules, the shell's own
-//! state: `programs/system/`) and SQL handed to a database tool. Each is reached from
-//! `analyser = "name"`.
+//! state: `programs/system/`), SQL handed to a database tool and the network programs whose
+//! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`). Each is reached
+//! from `analyser = "name"`.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
+pub(crate) use super::super::network::{
+    ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
+};
 use gate_spec::effect::{Act, Place};
 use std::borrow::Cow;
 
@@ -28,6 +32,18 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "sql_options" => sql_options,
         "sql_operands" => sql_operands,
         "sql_file_or_stdin" => sql_file_or_stdin,
+        "curl" => curl,
+        "wget" => wget,
+        "aria2c" => aria2c,
+        "httpie" => httpie,
+        "scp" => scp,
+        "ssh" => ssh,
+        "fan_out" => fan_out,
+        "salt" => salt,
+        "ansible_playbook" => ansible_playbook,
+        "netcat" => netcat,
+        "socat" => socat,
+        "rclone" => rclone,
         _ => return None,
     })
 }

@@ -25,6 +25,18 @@ pub const ANALYSERS: &[&str] = &[
     "sql_options",
     "sql_operands",
     "sql_file_or_stdin",
+    "curl",
+    "wget",
+    "aria2c",
+    "httpie",
+    "scp",
+    "ssh",
+    "fan_out",
+    "salt",
+    "ansible_playbook",
+    "netcat",
+    "socat",
+    "rclone",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).

