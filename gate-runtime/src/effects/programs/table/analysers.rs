@@ -2,14 +2,18 @@
 //! on another machine or in a container (`kubectl exec P -- CMD`, `docker exec C CMD`),
 //! ansible's module arguments, the system programs whose words need reading (signals and
 //! process selections, mounts and devices, services and firewall rules, the shell's own
-//! state: `programs/system/`), SQL handed to a database tool and the network programs whose
-//! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`). Each is reached
-//! from `analyser = "name"`.
+//! state: `programs/system/`), SQL handed to a database tool, the network programs whose
+//! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`) and the forge CLIs'
+//! API calls, release assets and clones (`programs/vcs/forge.rs`). Each is reached from
+//! `analyser = "name"`.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
 pub(crate) use super::super::network::{
     ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
+};
+pub(crate) use super::super::vcs::forge::{
+    api_call as forge_api, assets as forge_assets, clone as forge_clone,
 };
 use gate_spec::effect::{Act, Place};
 use std::borrow::Cow;
@@ -44,6 +48,9 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "netcat" => netcat,
         "socat" => socat,
         "rclone" => rclone,
+        "forge_api" => forge_api,
+        "forge_assets" => forge_assets,
+        "forge_clone" => forge_clone,
         _ => return None,
     })
 }

@@ -37,6 +37,9 @@ pub const ANALYSERS: &[&str] = &[
     "netcat",
     "socat",
     "rclone",
+    "forge_api",
+    "forge_assets",
+    "forge_clone",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).
