@@ -104,7 +104,7 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        source: {:?},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        source: {:?},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
@@ -125,6 +125,7 @@ fn program(out: &mut String, p: &Program) {
             Some(a) => format!("Some(analysers::{a} as Analyser)"),
             None => "None".into(),
         },
+        p.partial,
         p.source,
     );
     for f in &p.forms {

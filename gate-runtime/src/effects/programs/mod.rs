@@ -74,7 +74,6 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     windows::model,
     files::model,
     vcs::model,
-    network::model,
     // Before packages and cloud: they claim only their own subcommands of shared programs
     // (`dotnet ef`, `bundle exec`, `mix ecto.*`, `bun -e`) and pass on the rest.
     database::model,

@@ -1,16 +1,15 @@
 //! Package managers read rather than matched: the node managers (their scripts and
 //! lifecycle run), cargo (gate's own install), the python tools and pip (runners run a
-//! command, a package source set in their configuration), image pushes, and the build
-//! tools' publishing tasks (maven, gradle, dotnet/nuget).
+//! command, a package source set in their configuration) and image pushes.
 //!
-//! Publishing is `publish`, withdrawing (`unpublish`, `deprecate`, `yank`, `dist-tag rm`,
-//! `nuget delete`) `unpublish`; a dry run is neither. Installs are a `fetch` (with a
+//! Publishing is `publish`, withdrawing (`unpublish`, `deprecate`, `yank`, `dist-tag rm`)
+//! `unpublish`; a dry run is neither. Installs are a `fetch` (with a
 //! `write` of `node_modules` for the node managers). Package runners (`npx`, `pnpm dlx`,
 //! `bunx`, `uvx`, `uv run`, `poetry run`, `pipx run`) run the command they are given: it
-//! is analysed in turn. Build tools whose task is not a publish run code the model does not
-//! know (`exec`). The registries and release tools whose forms are words (twine, gem, vsce,
-//! ovsx, composer, lerna, changesets, maturin, goreleaser, semantic-release, release-it,
-//! np, brew) are data: `commands/packages.toml`; `helm push` is in
+//! is analysed in turn. The registries, release tools and build tools whose forms are words
+//! (twine, gem, vsce, ovsx, composer, lerna, changesets, maturin, goreleaser,
+//! semantic-release, release-it, np, brew, maven, gradle, dotnet, nuget) are data:
+//! `commands/packages.toml`; `helm push` is in
 //! `commands/orchestration.toml`.
 
 use std::borrow::Cow;
@@ -49,51 +48,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             _ => {}
         },
         "docker" | "podman" | "buildah" | "nerdctl" => return image_push(args, out),
-        "mvn" | "mvnw" | "maven" => build_tasks(
-            args,
-            |t| {
-                t == "deploy"
-                    || t.starts_with("deploy:")
-                    || t == "release:perform"
-                    || t == "site-deploy"
-                    || t.contains("nexus-staging:release")
-                    || t.ends_with(":deploy")
-            },
-            out,
-        ),
-        "gradle" | "gradlew" => build_tasks(
-            args,
-            |t| {
-                let t = t.rsplit(':').next().unwrap_or(t);
-                // maven-publish's `…ToMavenLocal` tasks install into the local cache
-                // (`~/.m2`), which nobody else reads: a build, not a publish.
-                (t.starts_with("publish") && !t.ends_with("ToMavenLocal"))
-                    || t == "uploadArchives"
-                    || t.starts_with("closeAndRelease")
-            },
-            out,
-        ),
-        "dotnet" | "nuget" => {
-            let words: Vec<&str> = args
-                .iter()
-                .map(|a| &**a)
-                .filter(|a| !a.starts_with('-'))
-                .collect();
-            let (verb, rest) = if base == "dotnet" {
-                (words.get(1).copied(), words.first().copied())
-            } else {
-                (words.first().copied(), Some("nuget"))
-            };
-            match (rest, verb) {
-                (Some("nuget"), Some("push")) => out.none(Act::Publish),
-                (Some("nuget"), Some("delete")) => out.none(Act::Unpublish),
-                (Some("restore" | "add"), _) if base == "dotnet" => {
-                    out.place(Act::Fetch, Place::Remote)
-                }
-                (Some("list" | "--version" | "--info" | "--list-sdks"), _) => {}
-                _ => out.none(Act::Exec),
-            }
-        }
         _ => return false,
     }
     true
@@ -620,21 +574,6 @@ fn image_push(args: Words<'_, '_>, out: &mut Sink) -> bool {
         }
     }
     pushes
-}
-
-/// Maven and Gradle: a publishing goal or task publishes; any other runs the build.
-fn build_tasks(args: Words<'_, '_>, publishes: impl Fn(&str) -> bool, out: &mut Sink) {
-    let tasks = args.iter().filter(|a| !a.starts_with('-')).map(|a| &**a);
-    let mut any = false;
-    for t in tasks {
-        if publishes(t) {
-            any = true;
-        }
-    }
-    if any && !args.iter().any(|a| a == "-m" || a == "--dry-run") {
-        out.none(Act::Publish);
-    }
-    out.none(Act::Exec);
 }
 
 /// npm's commands, as `npm help` lists them: a word that is a prefix of exactly one of them

@@ -1,7 +1,10 @@
-//! Framework database tasks: resets, drops and rollbacks destroy data (`rails db:drop`,
-//! `manage.py flush`, `prisma migrate reset`, `artisan migrate:fresh`, `mix ecto.reset`,
-//! `flyway clean`, …); forward migrations and seeds write. The migration tools whose every
-//! command is a database task (sequelize, knex, alembic) are data (`commands/database.toml`).
+//! Framework database tasks whose words need reading: rake and rails tasks (with their
+//! `[args]` and `VERSION=0`), `rails runner` code, `bundle exec`, manage.py and the PHP
+//! consoles (reached from the interpreters family), whose resets, drops and rollbacks
+//! destroy data and whose forward migrations and seeds write. The tools whose database
+//! tasks are words (prisma, flask db, mix ecto, typeorm, mikro-orm, drizzle-kit, flyway,
+//! liquibase, dotnet ef, sequelize, knex, alembic, supabase db) are data
+//! (`commands/database.toml`, `commands/packages.toml`, `commands/cloud.toml`).
 
 use std::borrow::Cow;
 
@@ -14,7 +17,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     let args = cmd.args;
     let word = |k: usize| args.get(k).map(|a| &**a).unwrap_or("");
     let words: Vec<&str> = args.iter().map(|a| &**a).collect();
-    let has = |w: &str| words.contains(&w);
     match cmd.program {
         "rails" | "rake" => {
             if matches!(word(0), "db" | "dbconsole") && !word(0).contains(':') {
@@ -35,87 +37,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             out.script(&shell_join(&words[1..]));
         }
         "django-admin" | "django-admin.py" | "manage.py" => django(args, cmd.stdin, out),
-        "prisma" => match (word(0), word(1)) {
-            ("migrate", "reset") => out.none(Act::DbDestroy),
-            ("db", "push") if has("--force-reset") || has("--accept-data-loss") => {
-                out.none(Act::DbDestroy)
-            }
-            ("migrate", "deploy" | "dev" | "resolve") | ("db", "push" | "seed") => {
-                out.none(Act::DbWrite)
-            }
-            ("db", "execute") => {
-                sql_file_or_stdin(&words[2..], &["--file"], cmd.stdin, out);
-            }
-            ("migrate", "diff" | "status") | ("db", "pull") => {}
-            ("generate" | "format" | "validate" | "studio" | "init" | "version" | "-v", _) => {}
-            _ => out.none(Act::Exec),
-        },
-        "flask" if word(0) == "db" => match word(1) {
-            "downgrade" => out.none(Act::DbDestroy),
-            "upgrade" | "stamp" => out.none(Act::DbWrite),
-            _ => {}
-        },
-        "mix" if word(0).starts_with("ecto.") => match word(0) {
-            "ecto.drop" | "ecto.reset" | "ecto.rollback" => out.none(Act::DbDestroy),
-            "ecto.create" | "ecto.migrate" | "ecto.setup" | "ecto.load" => out.none(Act::DbWrite),
-            _ => {}
-        },
-        "dotnet" if matches!(word(0), "ef" | "dotnet-ef") => dotnet_ef(&words[1..], out),
-        "dotnet-ef" => dotnet_ef(&words, out),
-        "supabase" if word(0) == "db" => match word(1) {
-            "reset" => out.none(Act::DbDestroy),
-            "push" if has("--dry-run") => {}
-            "push" => out.none(Act::DbWrite),
-            _ => {}
-        },
-        "typeorm" | "typeorm-ts-node-commonjs" | "typeorm-ts-node-esm" => match word(0) {
-            "schema:drop" | "migration:revert" => out.none(Act::DbDestroy),
-            "schema:sync" | "migration:run" => out.none(Act::DbWrite),
-            "query" => super::sql::analyse(&words[1..].join(" "), out).emit(out),
-            _ => {}
-        },
-        "mikro-orm" => match word(0) {
-            "schema:drop" | "schema:fresh" | "migration:fresh" | "migration:down" => {
-                out.none(Act::DbDestroy)
-            }
-            "schema:update" | "schema:create" | "migration:up" | "seeder:run" => {
-                out.none(Act::DbWrite)
-            }
-            _ => {}
-        },
-        "drizzle-kit" => match word(0) {
-            "drop" => out.none(Act::DbDestroy),
-            "push" if has("--force") => out.none(Act::DbDestroy),
-            "push" | "migrate" => out.none(Act::DbWrite),
-            _ => {}
-        },
-        "flyway" => {
-            let subs: Vec<&str> = words
-                .iter()
-                .copied()
-                .filter(|w| !w.starts_with('-'))
-                .collect();
-            for s in subs {
-                match s {
-                    "clean" | "undo" => out.none(Act::DbDestroy),
-                    "migrate" | "baseline" | "repair" => out.none(Act::DbWrite),
-                    _ => {}
-                }
-            }
-        }
-        "liquibase" => {
-            let sub = words
-                .iter()
-                .find(|w| !w.starts_with('-'))
-                .copied()
-                .unwrap_or("");
-            let lower = sub.to_ascii_lowercase();
-            if lower == "dropall" || lower == "drop-all" || lower.starts_with("rollback") {
-                out.none(Act::DbDestroy);
-            } else if lower.starts_with("update") && !lower.ends_with("sql") {
-                out.none(Act::DbWrite);
-            }
-        }
         _ => return false,
     }
     true
@@ -299,40 +220,6 @@ pub(super) fn framework_php(script: &str, args: &[Cow<'_, str>], out: &mut Sink)
             super::sql::analyse(&sql.join(" "), out).emit(out);
         }
         _ => out.none(Act::Exec),
-    }
-}
-
-fn dotnet_ef(words: &[&str], out: &mut Sink) {
-    match (
-        words.first().copied().unwrap_or(""),
-        words.get(1).copied().unwrap_or(""),
-    ) {
-        ("database", "drop") => out.none(Act::DbDestroy),
-        ("database", "update") => {
-            if words.get(2) == Some(&"0") {
-                out.none(Act::DbDestroy)
-            } else {
-                out.none(Act::DbWrite)
-            }
-        }
-        _ => {}
-    }
-}
-
-fn sql_file_or_stdin(words: &[&str], file_opts: &[&str], stdin: Option<&str>, out: &mut Sink) {
-    for (k, w) in words.iter().enumerate() {
-        if file_opts.contains(w) {
-            if let Some(f) = words.get(k + 1) {
-                out.path(Act::Read, f);
-                out.none(Act::DbWrite);
-                return;
-            }
-        }
-    }
-    if let Some(text) = stdin {
-        super::sql::analyse(text, out).emit(out);
-    } else {
-        out.none(Act::DbWrite);
     }
 }
 

@@ -24,6 +24,11 @@ pub(super) fn framework_php(script: &str, args: &[std::borrow::Cow<'_, str>], ou
     frameworks::framework_php(script, args, out)
 }
 
+/// What SQL text does to the database (`typeorm query …`, `prisma db execute` fed SQL).
+pub(super) fn sql_text(text: &str, out: &mut Sink) {
+    sql::analyse(text, out).emit(out);
+}
+
 /// Whether a `redis-cli …` lists every key.
 pub(super) use nosql::lists_every_key as redis_lists_every_key;
 

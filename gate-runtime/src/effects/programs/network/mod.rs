@@ -1,4 +1,7 @@
-//! Network programs: downloads (fetch, and the files they write), uploads and exfiltration (send), remote shells and copies.
+//! Network programs whose words need reading: downloads (fetch, and the files they write),
+//! uploads and exfiltration (send), remote shells and copies. Each is an analyser reached by
+//! name from `commands/network.toml`, which also holds the programs whose forms are words
+//! (sftp and ftp clients, mail senders, text browsers, `ssh-copy-id`, `ssh-keygen`).
 //!
 //! Every download is a `fetch` at `remote` (the caller turns one piped into an interpreter
 //! into `remote_exec`), with an `overwrite` or `write` of the files it saves; every upload
@@ -12,72 +15,74 @@ mod http;
 mod method;
 mod remote;
 
-use http::{aria2c, curl, httpie, wget};
 pub(crate) use remote::ssm_commands;
-use remote::{ansible_playbook, fan_out, netcat, rclone, salt, scp, socat, ssh, ssh_keygen};
 
+use super::super::getopt::Args;
 use super::super::{Cmd, Sink};
-use gate_spec::effect::{Act, Place};
+use gate_spec::effect::Act;
 
-pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    let args = cmd.args;
-    match cmd.program {
-        "curl" => curl(args, out),
-        "wget" | "wget2" => wget(args, out),
-        "aria2c" | "axel" => aria2c(args, out),
-        "http" | "https" | "xh" | "xhs" | "httpie" => httpie(args, out),
-        "scp" => scp(args, out),
-        "sftp" | "ftp" | "lftp" | "tftp" | "ncftp" | "smbclient" => {
-            out.place(Act::Send, Place::Remote);
-            out.place(Act::Fetch, Place::Remote);
-            if let Some(batch) = value_after(args, &["-b"]) {
-                out.path(Act::Read, batch);
-            }
-        }
-        "ssh" | "autossh" | "mosh" => ssh(args, cmd.stdin, cmd.stdin_file, out),
-        "pdsh" | "pssh" | "parallel-ssh" | "clush" => fan_out(cmd.program, args, out),
-        "salt" | "salt-ssh" => salt(args, out),
-        "ansible-playbook" => ansible_playbook(args, out),
-        "ssh-copy-id" => {
-            out.place(Act::Send, Place::Remote);
-            if let Some(key) = value_after(args, &["-i"]) {
-                out.path(Act::Read, key);
-            }
-        }
-        "ssh-keyscan" => out.place(Act::Fetch, Place::Remote),
-        "ssh-keygen" => ssh_keygen(args, out),
-        "nc" | "ncat" | "netcat" | "nc.openbsd" | "nc.traditional" | "telnet" | "websocat"
-        | "grpcurl" | "ngrok" | "cloudflared" | "lt" => netcat(args, out),
-        "socat" => socat(args, out),
-        "rclone" => rclone(args, out),
-        "mail" | "mailx" | "sendmail" | "msmtp" | "mutt" | "neomutt" | "s-nail" | "ssmtp" => {
-            out.place(Act::Send, Place::Remote);
-            for f in values_after(args, &["-a", "-A", "--attach"]) {
-                out.path(Act::Read, f);
-            }
-        }
-        "lynx" | "w3m" | "links" | "elinks" => out.place(Act::Fetch, Place::Remote),
-        _ => return false,
-    }
-    true
+/// What each analyser is given (see `table::analysers::Analyser`).
+type Words<'c, 'a> = &'c [Cow<'a, str>];
+
+/// `curl`: its requests, uploads and the files it writes (`http.rs`).
+pub(crate) fn curl(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    http::curl(cmd.args, out);
 }
 
-/// The word after the first of `names`.
-fn value_after<'c>(args: &'c [Cow<'_, str>], names: &[&str]) -> Option<&'c str> {
-    values_after(args, names).next()
+/// `wget`, `wget2`.
+pub(crate) fn wget(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    http::wget(cmd.args, out);
 }
 
-/// Every word after one of `names`.
-fn values_after<'c, 'n>(
-    args: &'c [Cow<'_, str>],
-    names: &'n [&'n str],
-) -> impl Iterator<Item = &'c str> + 'n
-where
-    'c: 'n,
-{
-    args.windows(2)
-        .filter(move |w| names.contains(&&*w[0]))
-        .map(|w| &*w[1])
+/// `aria2c`, `axel`.
+pub(crate) fn aria2c(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    http::aria2c(cmd.args, out);
+}
+
+/// HTTPie and xh (`http DELETE …`, `xh post … @file`).
+pub(crate) fn httpie(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    http::httpie(cmd.args, out);
+}
+
+/// `scp`: send or fetch by direction (`remote.rs`).
+pub(crate) fn scp(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    remote::scp(cmd.args, out);
+}
+
+/// `ssh`, `autossh`, `mosh`: a session there, its command (or fed script) a line there.
+pub(crate) fn ssh(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    remote::ssh(cmd.args, cmd.stdin, cmd.stdin_file, out);
+}
+
+/// `pdsh`, `pssh`, `clush`: one command run on many machines.
+pub(crate) fn fan_out(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    remote::fan_out(cmd.program, cmd.args, out);
+}
+
+/// `salt`, `salt-ssh`: an execution function run on the minions.
+pub(crate) fn salt(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    remote::salt(cmd.args, out);
+}
+
+/// `ansible-playbook`: plays that change the inventory's machines.
+pub(crate) fn ansible_playbook(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    remote::ansible_playbook(cmd.args, out);
+}
+
+/// Raw sockets and tunnels (`nc`, `telnet`, `ngrok`): a shell handed to the network runs
+/// remote code.
+pub(crate) fn netcat(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    remote::netcat(cmd.args, out);
+}
+
+/// `socat`: its addresses (`EXEC:`, `CREATE:`).
+pub(crate) fn socat(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    remote::socat(cmd.args, out);
+}
+
+/// `rclone`: syncs and deletions on remotes.
+pub(crate) fn rclone(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    remote::rclone(cmd.args, out);
 }
 
 /// A file a download writes to, unless it is standard output.

@@ -1,5 +1,5 @@
 //! Remote copies, shells and sockets: scp (send or fetch by direction), ssh (a remote
-//! session: send, and its command analysed as a line on that machine), ssh-keygen, netcat and socat (send; a
+//! session: send, and its command analysed as a line on that machine), netcat and socat (send; a
 //! shell handed to the network runs remote code), and rclone (sync and delete on remotes).
 
 use std::borrow::Cow;
@@ -301,32 +301,6 @@ pub(super) fn ansible_playbook(args: &[Cow<'_, str>], out: &mut Sink) {
     }
     out.place(Act::Send, Place::Remote);
     out.opaque(&books.join(" "));
-}
-
-const SSH_KEYGEN: Grammar = Grammar {
-    short: "ABcDeHhKklLMpQqUuvXyY",
-    short_value: "abCEfFGIJjmNnOPrRsStwYz",
-    long: &[],
-    long_value: &[],
-    posix: false,
-};
-
-pub(super) fn ssh_keygen(args: &[Cow<'_, str>], out: &mut Sink) {
-    let a = getopt::read(&SSH_KEYGEN, args);
-    if let Some(host) = a.value("R") {
-        let _ = host;
-        out.path(Act::Write, a.value("f").unwrap_or("~/.ssh/known_hosts"));
-    } else if a.any(&["l", "y", "F", "L", "Q", "D", "e", "B"]) {
-        if let Some(f) = a.value("f") {
-            out.path(Act::Read, f);
-        }
-    } else if a.any(&["p", "c"]) {
-        out.path(Act::Write, a.value("f").unwrap_or("~/.ssh/id_ed25519"));
-    } else {
-        // A new key: ssh-keygen asks before it overwrites an existing file, and refuses
-        // without a terminal unless the answer is fed to it.
-        out.path(Act::Write, a.value("f").unwrap_or("~/.ssh/id_ed25519"));
-    }
 }
 
 pub(super) fn netcat(args: &[Cow<'_, str>], out: &mut Sink) {

@@ -1,11 +1,20 @@
 //! Code a form or a program names where data cannot say what a command does: commands run
 //! on another machine or in a container (`kubectl exec P -- CMD`, `docker exec C CMD`),
-//! ansible's module arguments, and the system programs whose words need reading (signals
-//! and process selections, mounts and devices, services and firewall rules, the shell's
-//! own state: `programs/system/`). Each is reached from `analyser = "name"`.
+//! ansible's module arguments, the system programs whose words need reading (signals and
+//! process selections, mounts and devices, services and firewall rules, the shell's own
+//! state: `programs/system/`), SQL handed to a database tool, the network programs whose
+//! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`) and the forge CLIs'
+//! API calls, release assets and clones (`programs/vcs/forge.rs`). Each is reached from
+//! `analyser = "name"`.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
+pub(crate) use super::super::network::{
+    ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
+};
+pub(crate) use super::super::vcs::forge::{
+    api_call as forge_api, assets as forge_assets, clone as forge_clone,
+};
 use gate_spec::effect::{Act, Place};
 use std::borrow::Cow;
 
@@ -25,6 +34,23 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "storage" => storage,
         "shell_state" => shell_state,
         "sql_options" => sql_options,
+        "sql_operands" => sql_operands,
+        "sql_file_or_stdin" => sql_file_or_stdin,
+        "curl" => curl,
+        "wget" => wget,
+        "aria2c" => aria2c,
+        "httpie" => httpie,
+        "scp" => scp,
+        "ssh" => ssh,
+        "fan_out" => fan_out,
+        "salt" => salt,
+        "ansible_playbook" => ansible_playbook,
+        "netcat" => netcat,
+        "socat" => socat,
+        "rclone" => rclone,
+        "forge_api" => forge_api,
+        "forge_assets" => forge_assets,
+        "forge_clone" => forge_clone,
         _ => return None,
     })
 }
@@ -159,6 +185,30 @@ pub(crate) fn in_container(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], 
 /// `--query`, `--sql`): what it does to the database, read as the generic reading reads it.
 pub(crate) fn sql_options(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
     super::super::generic::sql_option(cmd.args, out);
+}
+
+/// SQL given as the operands after the form's path (`typeorm query "DROP TABLE t"`).
+pub(crate) fn sql_operands(_: &Cmd<'_, '_>, _: &Args<'_>, rest: &[Cow<'_, str>], out: &mut Sink) {
+    let words: Vec<&str> = rest.iter().map(|w| &**w).collect();
+    super::super::database::sql_text(&words.join(" "), out);
+}
+
+/// SQL from the file option `--file` names (read, and a write to the database: what it holds
+/// is not read here), else from standard input, else unknown (a write): `prisma db execute`.
+pub(crate) fn sql_file_or_stdin(
+    cmd: &Cmd<'_, '_>,
+    args: &Args<'_>,
+    _: &[Cow<'_, str>],
+    out: &mut Sink,
+) {
+    match (args.value("file"), cmd.stdin) {
+        (Some(file), _) => {
+            out.path(Act::Read, file);
+            out.none(Act::DbWrite);
+        }
+        (None, Some(text)) => super::super::database::sql_text(text, out),
+        (None, None) => out.none(Act::DbWrite),
+    }
 }
 
 /// `docker compose …` (and podman's): the words after `compose` read as `docker-compose`'s.

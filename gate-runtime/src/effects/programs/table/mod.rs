@@ -22,14 +22,9 @@ use model::{At, Cond, Eff, Form, Program};
 use std::borrow::Cow;
 
 /// The built-in model of `cmd`'s program, when the files have one: its effects into `out`.
+/// `false` when they have none, or only forms of a `partial` program that `cmd` is not.
 pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    match builtin::find(cmd.program) {
-        Some(program) => {
-            run(program, cmd, out);
-            true
-        }
-        None => false,
-    }
+    builtin::find(cmd.program).is_some_and(|program| run(program, cmd, out))
 }
 
 /// Whether `cmd` is a built-in form that prints every item of its kind, one a line
@@ -61,13 +56,14 @@ fn skipped<'o, 'a>(p: &Program, mut ops: &'o [Cow<'a, str>]) -> &'o [Cow<'a, str
     ops
 }
 
-/// Read `cmd` through `p`.
-pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) {
+/// Read `cmd` through `p`; `false` when `p` is `partial` and no form of it matches (the
+/// command is read as one of a program gate has no model of).
+pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     let args = read(p, cmd.args);
     let ops = skipped(p, &args.operands);
     // `prog help …` prints help in every CLI that has the word.
     if ops.first().is_some_and(|w| w == "help") {
-        return;
+        return true;
     }
     let inert = inert(&args) || p.inert.iter().any(|c| holds(c, &args, &[], cmd));
     let found = p.forms.iter().find_map(|f| {
@@ -90,6 +86,7 @@ pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) {
             }
             mark(out, from, f.source);
         }
+        None if p.partial => return false,
         // Code that reads the whole command decides what `--help` means itself.
         None if p.analyser.is_some() || !inert => {
             let from = out.raw.len();
@@ -101,6 +98,7 @@ pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) {
         }
         _ => {}
     }
+    true
 }
 
 /// `words` read through `p`'s options: its own, and its subcommands' after the first
@@ -169,25 +167,36 @@ fn matches<'o, 'a>(f: &Form, ops: &'o [Cow<'a, str>]) -> Option<&'o [Cow<'a, str
 }
 
 /// Whether `word` is one of the alternatives (`word`, `prefix*`, `*suffix`, `*infix*`,
-/// `*`, `w[ord]`: `w` or a longer prefix of `word`).
+/// `*`, `w[ord]`: `w` or a longer prefix of `word`) and none of the `!`-marked ones
+/// (`publish*|!*ToMavenLocal`).
 fn word_is(alts: &[&str], word: &str) -> bool {
-    alts.iter().any(|a| {
-        if let Some((head, rest)) = a.strip_suffix(']').and_then(|a| a.split_once('[')) {
-            word.strip_prefix(head)
-                .is_some_and(|tail| rest.starts_with(tail))
-        } else if *a == "*" {
-            true
-        } else if let Some(suffix) = a.strip_prefix('*') {
-            match suffix.strip_suffix('*') {
-                Some(infix) => word.contains(infix),
-                None => word.ends_with(suffix),
-            }
-        } else if let Some(prefix) = a.strip_suffix('*') {
-            word.starts_with(prefix)
-        } else {
-            word == *a
+    let mut yes = false;
+    for a in alts {
+        match a.strip_prefix('!') {
+            Some(not) if one_word_is(not, word) => return false,
+            Some(_) => {}
+            None => yes = yes || one_word_is(a, word),
         }
-    })
+    }
+    yes
+}
+
+fn one_word_is(a: &str, word: &str) -> bool {
+    if let Some((head, rest)) = a.strip_suffix(']').and_then(|a| a.split_once('[')) {
+        word.strip_prefix(head)
+            .is_some_and(|tail| rest.starts_with(tail))
+    } else if a == "*" {
+        true
+    } else if let Some(suffix) = a.strip_prefix('*') {
+        match suffix.strip_suffix('*') {
+            Some(infix) => word.contains(infix),
+            None => word.ends_with(suffix),
+        }
+    } else if let Some(prefix) = a.strip_suffix('*') {
+        word.starts_with(prefix)
+    } else {
+        word == a
+    }
 }
 
 fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) -> bool {
@@ -215,11 +224,7 @@ fn write(effects: &[Eff], rest: &[Cow<'_, str>], args: &Args<'_>, out: &mut Sink
                 }
             }
             At::Operands => rest.iter().for_each(|w| out.path(e.act, w)),
-            At::Value(name) => {
-                if let Some(v) = args.value(name) {
-                    out.path(e.act, v);
-                }
-            }
+            At::Value(name) => args.values(&[*name]).for_each(|v| out.path(e.act, v)),
         }
     }
 }

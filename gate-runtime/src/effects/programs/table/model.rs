@@ -21,6 +21,8 @@ pub(crate) struct Program {
     pub otherwise: &'static [Eff],
     /// Code that reads each command no form matches, in place of `otherwise`.
     pub analyser: Option<Analyser>,
+    /// A command no form matches is read as one of a program gate has no model of.
+    pub partial: bool,
     /// Where the program (and its `otherwise`) is written.
     pub source: &'static str,
 }

@@ -63,8 +63,7 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     let mut any = false;
     for p in &loaded.programs {
         if p.names.contains(&cmd.program) {
-            super::run(p, cmd, out);
-            any = true;
+            any |= super::run(p, cmd, out);
         }
     }
     any
@@ -152,6 +151,7 @@ fn program(p: schema::Program) -> Program {
         forms: leak(p.forms.into_iter().map(form).collect()),
         otherwise: leak(p.otherwise.into_iter().map(eff).collect()),
         analyser: p.analyser.as_deref().and_then(analysers::by_name),
+        partial: p.partial,
         source: text(p.source),
     }
 }

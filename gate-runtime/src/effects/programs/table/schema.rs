@@ -23,6 +23,23 @@ pub const ANALYSERS: &[&str] = &[
     "storage",
     "shell_state",
     "sql_options",
+    "sql_operands",
+    "sql_file_or_stdin",
+    "curl",
+    "wget",
+    "aria2c",
+    "httpie",
+    "scp",
+    "ssh",
+    "fan_out",
+    "salt",
+    "ansible_playbook",
+    "netcat",
+    "socat",
+    "rclone",
+    "forge_api",
+    "forge_assets",
+    "forge_clone",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).
@@ -73,6 +90,9 @@ pub struct Program {
     /// Code that reads each command no form matches, in place of `otherwise` (a program
     /// whose words need reading rather than matching: `kill`, `mount`, `systemctl`).
     pub analyser: Option<String>,
+    /// The model knows only the program's forms: a command no form matches is read as one
+    /// of a program gate has no model of (`flask run`; `flask db downgrade` is a form).
+    pub partial: bool,
     /// Where `otherwise` is written (`commands/x.toml: prog`).
     pub source: String,
     pub examples: Vec<Example>,
@@ -182,6 +202,8 @@ struct RawProgram {
     #[serde(default)]
     otherwise: Vec<Spanned<String>>,
     analyser: Option<Spanned<String>>,
+    #[serde(default)]
+    partial: Option<Spanned<bool>>,
     #[serde(default)]
     examples: Vec<Example>,
     #[serde(default, rename = "form")]
@@ -303,8 +325,19 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         forms: Vec::new(),
         otherwise: Vec::new(),
         analyser: None,
+        partial: p.partial.as_ref().is_some_and(|b| *b.get_ref()),
         examples: p.examples,
     };
+    if let Some(b) = p.partial.as_ref().filter(|b| *b.get_ref()) {
+        if !p.otherwise.is_empty() || p.analyser.is_some() {
+            return Err((
+                Some(b.span().start),
+                "a `partial` program reads what no form matches as unknown: it has no \
+                 `otherwise` and no program `analyser`"
+                    .into(),
+            ));
+        }
+    }
     if let Some(a) = &p.analyser {
         let name = analyser(a)?;
         // Many programs share one analyser: the entry is the analyser, not the first name.
@@ -424,13 +457,15 @@ fn analyser(a: &Spanned<String>) -> Result<String, Fault> {
 /// A path word's alternatives (`delete|rm|delete-*`).
 fn pattern(w: &Spanned<String>) -> Result<Vec<String>, Fault> {
     let alts: Vec<String> = w.get_ref().split('|').map(str::to_string).collect();
+    let positive = alts.iter().any(|a| !a.starts_with('!'));
     for a in &alts {
+        let a = a.strip_prefix('!').unwrap_or(a);
         let inner = a.trim_start_matches('*').trim_end_matches('*');
         let bad_star = a.is_empty() || inner.contains('*') || (a != "*" && inner.is_empty());
-        if bad_star || !abbreviation_ok(a) {
+        if bad_star || !abbreviation_ok(a) || !positive {
             return Err((
                 Some(w.span().start),
-                format!("`{}`: a path word is `word`, `prefix*`, `*suffix`, `*infix*`, `*` or `w[ord]` (`w` and any longer prefix of `word`), alternatives joined by `|`", w.get_ref()),
+                format!("`{}`: a path word is `word`, `prefix*`, `*suffix`, `*infix*`, `*` or `w[ord]` (`w` and any longer prefix of `word`), alternatives joined by `|`, at least one of them not `!`-marked (`!*local`: not such a word)", w.get_ref()),
             ));
         }
     }

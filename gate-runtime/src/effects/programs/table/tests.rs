@@ -325,3 +325,53 @@ fn what_the_line_feeds_a_command_run_elsewhere_is_its_input_there() {
         assert!(!has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
     }
 }
+
+/// A `!`-marked alternative excludes the words it matches; a word of only such
+/// alternatives is refused.
+#[test]
+fn an_excluded_alternative_is_no_match() {
+    let alts: &[&str] = &["publish*", "*:publish*", "!*ToMavenLocal"];
+    for w in ["publish", "publishPlugins", ":lib:publish"] {
+        assert!(super::word_is(alts, w), "{w}");
+    }
+    for w in ["publishToMavenLocal", ":lib:publishToMavenLocal", "build"] {
+        assert!(!super::word_is(alts, w), "{w}");
+    }
+    let e = error(
+        "version = 1\n[[program]]\nnames = [\"p\"]\n[[program.form]]\npath = [\"!x\"]\n\
+         examples = [{ line = \"p y\", effects = [] }]\n",
+    );
+    assert!(e.contains("not `!`-marked"), "{e}");
+    assert!(has("./gradlew publishToMavenLocal publish", "publish@none"));
+    assert!(!has("./gradlew publishToMavenLocal", "publish@none"));
+}
+
+/// A `partial` program's commands no form matches are read as an unknown program's: `exec`,
+/// their subcommand path read generically; it may have no `otherwise`.
+#[test]
+fn a_partial_program_leaves_the_rest_to_the_generic_reading() {
+    assert_eq!(effects("flask db downgrade"), vec!["db_destroy@none"]);
+    assert_eq!(effects("flask run --debug"), vec!["exec@none"]);
+    assert_eq!(effects("mix phx.server"), vec!["exec@none"]);
+    // The rest is read exactly as a program gate has no model of.
+    for rest in ["users delete --all", "purge-cache --force", "run ./app"] {
+        assert_eq!(
+            effects(&format!("flask {rest}")),
+            effects(&format!("nosuchtool {rest}")),
+            "{rest}"
+        );
+    }
+    let e = error(
+        "version = 1\n[[program]]\nnames = [\"p\"]\npartial = true\notherwise = [\"exec@none\"]\n",
+    );
+    assert!(e.contains("`partial`"), "{e}");
+}
+
+/// `act@$name` is each value the option is given.
+#[test]
+fn an_option_value_target_is_each_value() {
+    assert_eq!(
+        effects("mail -s x -a a.csv -a ~/.ssh/id_rsa ops@example.com"),
+        vec!["read@secrets", "read@source", "send@remote", "send@secrets"]
+    );
+}

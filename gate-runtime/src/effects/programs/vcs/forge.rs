@@ -1,15 +1,13 @@
-//! Forge CLIs (gh, glab, tea, hub's GitHub commands): what deletes hosted resources (`repo delete`, `secret
-//! delete`, `api -X DELETE` → `cloud_delete`), what withdraws or makes releases
-//! (`unpublish` / `publish`), what changes things remotely (`send`), and what only reads.
+//! The forge CLIs' words that need reading (gh, glab, tea; their forms are data in
+//! `commands/forge.toml`): `api` calls by their method (DELETE → `cloud_delete`, a body →
+//! `send`, else `fetch`) and the files they send, a release's assets, a clone's
+//! destination. Each is an analyser reached by name.
 
 use std::borrow::Cow;
 
-use super::super::super::getopt::{self, Grammar};
-use super::super::super::Sink;
+use super::super::super::getopt::{self, Args, Grammar};
+use super::super::super::{Cmd, Sink};
 use gate_spec::effect::{Act, Place};
-
-/// Options before or between the group and the verb that take a value.
-const VALUED: &[&str] = &["-R", "--repo", "--hostname", "-g", "--group", "--login"];
 
 const API: Grammar = Grammar {
     short: "iv",
@@ -30,169 +28,32 @@ const API: Grammar = Grammar {
     posix: false,
 };
 
-/// `gh`/`glab`/`tea ARGS…`.
-pub(super) fn model(program: &str, args: &[Cow<'_, str>], out: &mut Sink) {
-    let mut words = Vec::with_capacity(3);
-    let mut k = 0;
-    let mut verb_at = args.len();
-    while let Some(a) = args.get(k) {
-        k += 1;
-        if VALUED.contains(&&**a) {
-            k += 1;
-            continue;
-        }
-        if a.starts_with('-') {
-            continue;
-        }
-        words.push(&**a);
-        if words.len() == 2 {
-            verb_at = k;
-        }
-        if words.len() == 3 {
-            break;
-        }
-    }
-    let group = words.first().copied().unwrap_or("");
-    let verb = words.get(1).copied().unwrap_or("");
-    let rest = &args[verb_at.min(args.len())..];
-    let flag = |names: &[&str]| args.iter().any(|a| names.contains(&&**a));
-    let group = match group {
-        "pr" | "mr" | "pull" | "pulls" => "pr",
-        "variable" | "secret" | "variables" | "secrets" => "secret",
-        "run" | "ci" | "pipeline" | "schedule" | "actions" => "run",
-        "repo" | "repos" => "repo",
-        "project" if program != "gh" => "repo",
-        "release" | "releases" => "release",
-        "issue" | "issues" => "issue",
-        "label" | "labels" => "label",
-        "extension" | "ext" | "extensions" => "extension",
-        "codespace" | "cs" => "codespace",
-        "ssh-key" | "gpg-key" | "deploy-key" | "key" => "key",
-        g => g,
-    };
-    let deletes = matches!(verb, "delete" | "remove" | "rm" | "del" | "destroy");
-    match group {
-        "api" => api(&args[1.min(args.len())..], out),
-        "release" => match verb {
-            v if deletes || v == "delete-asset" => out.place(Act::Unpublish, Place::Nowhere),
-            "create" | "new" | "upload" | "edit" => {
-                out.place(Act::Publish, Place::Nowhere);
-                // Assets after the tag are read and uploaded.
-                for f in rest.iter().skip(1).filter(|a| !a.starts_with('-')) {
-                    out.path(Act::Read, f.split('#').next().unwrap_or(f));
-                }
-            }
-            "download" => {
-                out.place(Act::Fetch, Place::Remote);
-                out.path(Act::Write, ".");
-            }
-            _ => {}
-        },
-        "repo" => match verb {
-            _ if deletes => out.place(Act::CloudDelete, Place::Remote),
-            "clone" => {
-                out.place(Act::Fetch, Place::Remote);
-                let dest = rest.iter().filter(|a| !a.starts_with('-')).nth(1);
-                let name = words
-                    .get(2)
-                    .and_then(|r| r.rsplit('/').next())
-                    .unwrap_or(".");
-                out.path(Act::Write, dest.map_or(name, |d| &**d));
-            }
-            "deploy-key" | "autolink" if words.get(2).is_some_and(|w| *w == "delete") => {
-                out.place(Act::CloudDelete, Place::Remote)
-            }
-            "sync" if flag(&["--force"]) => {
-                out.place(Act::Send, Place::Remote);
-                out.place(Act::History, Place::Remote);
-            }
-            "view" | "list" | "search" | "" | "gitignore" | "license" | "contributors" => {}
-            "archive" if program == "glab" => out.place(Act::Fetch, Place::Remote),
-            _ => out.place(Act::Send, Place::Remote),
-        },
-        "secret" | "label" | "key" | "cache" | "codespace" | "gist" | "project" | "run"
-        | "issue" | "workflow" | "snippet" | "ruleset" | "token" | "cluster" | "environment" => {
-            match verb {
-                _ if deletes || verb.ends_with("-delete") => {
-                    out.place(Act::CloudDelete, Place::Remote)
-                }
-                "list" | "ls" | "view" | "get" | "status" | "watch" | "trace" | "lint"
-                | "export" | "check" | "" => {}
-                "download" | "clone" => {
-                    out.place(Act::Fetch, Place::Remote);
-                    out.path(Act::Write, ".");
-                }
-                "revoke" => out.place(Act::CloudDelete, Place::Remote),
-                "create" | "new" | "edit" | "set" | "add" | "cp" => {
-                    out.place(Act::Send, Place::Remote);
-                    if group == "gist" || group == "codespace" {
-                        for f in rest
-                            .iter()
-                            .filter(|a| !a.starts_with('-') && !a.contains(':'))
-                        {
-                            out.path(Act::Read, f);
-                        }
-                    }
-                    if let Some(f) = value_of(args, &["-f", "--env-file", "--body-file"]) {
-                        out.path(Act::Read, f);
-                    }
-                }
-                _ => out.place(Act::Send, Place::Remote),
-            }
-        }
-        "pr" => match verb {
-            "list" | "view" | "diff" | "status" | "checks" | "" => {}
-            "checkout" | "co" => {
-                out.place(Act::Fetch, Place::Remote);
-                out.path(Act::Write, ".git");
-                if flag(&["-f", "--force"]) {
-                    out.path(Act::History, ".git");
-                }
-            }
-            "close" if flag(&["-d", "--delete-branch", "--delete-source-branch"]) => {
-                out.place(Act::Send, Place::Remote);
-                out.place(Act::History, Place::Remote);
-            }
-            // Merging past the branch's protection (`--admin`) publishes to the shared branch
-            // what its review would have held back.
-            "merge" if flag(&["--admin"]) => {
-                out.place(Act::Send, Place::Remote);
-                out.none(Act::Publish);
-            }
-            _ if deletes => out.place(Act::CloudDelete, Place::Remote),
-            _ => out.place(Act::Send, Place::Remote),
-        },
-        "auth" => match verb {
-            "token" => out.path(Act::Read, "~/.config/gh/hosts.yml"),
-            "status" if flag(&["-t", "--show-token"]) => {
-                out.path(Act::Read, "~/.config/gh/hosts.yml")
-            }
-            "status" | "" => {}
-            _ => out.path(Act::Write, "~/.config/gh/hosts.yml"),
-        },
-        "extension" => match verb {
-            "install" | "upgrade" => {
-                out.place(Act::Fetch, Place::Remote);
-                out.path(Act::Write, "~/.local/share/gh/extensions");
-            }
-            "remove" => out.path(Act::Delete, "~/.local/share/gh/extensions"),
-            "list" | "search" | "browse" | "" => {}
-            _ => out.none(Act::Exec),
-        },
-        "alias" | "config" => match verb {
-            "list" | "get" | "" => {}
-            _ => out.path(Act::Write, "~/.config/gh/config.yml"),
-        },
-        "browse" | "status" | "search" | "help" | "version" | "completion" | "org"
-        | "attestation" | "--version" | "" => {}
-        _ => out.none(Act::Exec),
+/// What each analyser is given (see `table::analysers::Analyser`).
+type Words<'c, 'a> = &'c [Cow<'a, str>];
+
+/// `gh api …`: the words after `api`, read with its own options.
+pub(crate) fn api_call(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    if let Some(i) = cmd.args.iter().position(|a| a == "api") {
+        api(&cmd.args[i + 1..], out);
     }
 }
 
-/// The value of the first of `names` on the line.
-fn value_of<'c>(args: &'c [Cow<'_, str>], names: &[&str]) -> Option<&'c str> {
-    let i = args.iter().position(|a| names.contains(&&**a))?;
-    args.get(i + 1).map(|v| &**v)
+/// `gh release create|upload TAG ASSET…`: each asset after the tag is read (a `#label`
+/// after it names the asset, not the file).
+pub(crate) fn assets(_: &Cmd<'_, '_>, _: &Args<'_>, rest: Words<'_, '_>, out: &mut Sink) {
+    for f in rest.iter().skip(1) {
+        out.path(Act::Read, f.split('#').next().unwrap_or(f));
+    }
+}
+
+/// `gh repo clone REPO [DIR]`: fetched into DIR, else into the repository's name.
+pub(crate) fn clone(_: &Cmd<'_, '_>, _: &Args<'_>, rest: Words<'_, '_>, out: &mut Sink) {
+    out.place(Act::Fetch, Place::Remote);
+    let name = rest
+        .first()
+        .and_then(|r| r.rsplit('/').next())
+        .unwrap_or(".");
+    out.path(Act::Write, rest.get(1).map_or(name, |d| &**d));
 }
 
 /// `gh api`/`glab api`: the method decides (DELETE → `cloud_delete`, a body → `send`,

@@ -1,4 +1,6 @@
-//! Version control: git (global options, subcommands and their option grammars, aliases given with `-c`), hg, svn, jj, and forge CLIs (gh, glab, hub).
+//! Version control: git (global options, subcommands and their option grammars, aliases given
+//! with `-c`), hg, svn, jj, hub (git with GitHub's commands), and the forge CLIs' analysers
+//! (gh, glab, tea: their forms are `commands/forge.toml`).
 //!
 //! Local history rewrites and discarded work are `history` at the repository's metadata
 //! (`vcs`), with the paths they overwrite or delete; pushes are `send` at `remote`, forced
@@ -10,7 +12,7 @@ use std::borrow::Cow;
 use super::super::{Cmd, Sink};
 use gate_spec::effect::{Act, Place};
 
-mod forge;
+pub(crate) mod forge;
 mod git;
 mod hg;
 
@@ -31,7 +33,13 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                     }
                 }
                 Some("api" | "release" | "issue" | "pr" | "gist") => {
-                    forge::model("gh", cmd.args, out)
+                    super::table::model(
+                        &Cmd {
+                            program: "gh",
+                            ..*cmd
+                        },
+                        out,
+                    );
                 }
                 _ => git::model(cmd.args, cmd.stdin, out),
             }
@@ -55,10 +63,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         }
         "jj" => {
             jj::model(cmd.args, out);
-            true
-        }
-        "gh" | "glab" | "tea" => {
-            forge::model(cmd.program, cmd.args, out);
             true
         }
         _ => false,
