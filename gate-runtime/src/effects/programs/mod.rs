@@ -11,6 +11,7 @@ use gate_spec::effect::Act;
 
 pub(crate) mod agents;
 mod cloud;
+mod consoles;
 mod database;
 mod files;
 mod generic;
@@ -69,6 +70,8 @@ pub(crate) fn lists_every_row(program: &str, args: &[std::borrow::Cow<'_, str>])
 
 /// The families, asked in order; the first that knows the program models it.
 const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
+    // Never claims a program: adds what its console commands' escapes run.
+    consoles::model,
     scripts::model,
     // Before files: `rmdir /s /q C:\\x` typed into a POSIX shell is cmd's.
     windows::model,
