@@ -555,6 +555,16 @@ fn code_running_options_variables_and_computed_words_are_commands() {
         lines.push((format!("env {var}=.claude make"), true));
     }
     lines.push(("RUBYOPT='-r.claude/x' ruby a.rb".into(), true));
+    // A directory an install or a new project writes into.
+    for line in [
+        "pip install --target .claude requests",
+        "npm install --prefix .claude left-pad",
+        "uv venv .claude",
+        "cargo new .claude",
+        "git submodule add ./x .claude",
+    ] {
+        lines.push((line.into(), true));
+    }
     // Benign twins: the same mechanisms with harmless code, or none.
     for twin in [
         "tar -czf a.tgz src",
@@ -596,6 +606,9 @@ fn code_running_options_variables_and_computed_words_are_commands() {
         "echo 'print(1)' > x.py && python3 x.py",
         "echo 'print(1)' > x.py && python3 -c 'import x'",
         "echo ls | tee run.sh && bash run.sh",
+        "pip install --target vendor requests",
+        "uv venv .venv",
+        "cargo new hello",
     ] {
         lines.push((twin.to_string(), false));
     }
