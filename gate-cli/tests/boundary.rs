@@ -562,6 +562,9 @@ fn code_running_options_variables_and_computed_words_are_commands() {
         "uv venv .claude",
         "cargo new .claude",
         "git submodule add ./x .claude",
+        // A remote that is this machine.
+        "scp /dev/null localhost:.claude/settings.json",
+        "rsync -a /tmp/e/ me@127.0.0.1:.claude/",
     ] {
         lines.push((line.into(), true));
     }
