@@ -74,6 +74,12 @@ const OUTPUTS: &[Output] = &[
         operand: Some(1),
     },
     Output {
+        programs: &["git"],
+        sub: &["init"],
+        options: &["--git-dir", "--separate-git-dir"],
+        operand: Some(0),
+    },
+    Output {
         programs: &["go"],
         sub: &["mod", "vendor"],
         options: &["-o"],
@@ -85,6 +91,7 @@ const OUTPUTS: &[Output] = &[
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     for form in OUTPUTS.iter().filter(|f| f.programs.contains(&cmd.program)) {
         let mut words = Vec::new();
+        let mut dirs = Vec::new();
         let mut k = 0;
         while let Some(a) = cmd.args.get(k).map(|a| &**a) {
             k += 1;
@@ -94,7 +101,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             }
             if form.options.contains(&a) {
                 if let Some(v) = cmd.args.get(k) {
-                    out.path(Act::Write, v);
+                    dirs.push(&**v);
                     k += 1;
                 }
                 continue;
@@ -104,7 +111,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 .iter()
                 .find_map(|o| a.strip_prefix(o).and_then(|r| r.strip_prefix('=')))
             {
-                out.path(Act::Write, v);
+                dirs.push(v);
                 continue;
             }
             if !a.starts_with('-') {
@@ -115,9 +122,10 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             continue;
         }
         if let Some(n) = form.operand {
-            if let Some(dir) = words.get(form.sub.len() + n) {
-                out.path(Act::Write, dir);
-            }
+            dirs.extend(words.get(form.sub.len() + n));
+        }
+        for dir in dirs {
+            out.path(Act::Write, dir);
         }
     }
     false
@@ -142,6 +150,8 @@ mod tests {
             "cargo new .claude",
             "cargo init --lib .claude",
             "git submodule add ./x .claude",
+            "git --git-dir=.claude init",
+            "git init --separate-git-dir .claude x",
         ] {
             assert!(has(line, "write@gate"), "{line}: {:?}", effects(line));
         }
@@ -153,6 +163,7 @@ mod tests {
             "cargo new app",
             "git submodule add https://x/y.git vendor/y",
             "git submodule update --init",
+            "git --git-dir=.claude log",
         ] {
             assert!(!has(line, "write@gate"), "{line}: {:?}", effects(line));
         }
