@@ -535,6 +535,7 @@ fn code_running_options_variables_and_computed_words_are_commands() {
         "printf 'x:\\n    CODE\\n' > justfile && just x",
         "mkdir -p /tmp/m && echo 'import os; os.system(\"CODE\")' > /tmp/m/y.py && PYTHONPATH=/tmp/m python3 -c 'import y'",
         "printf '[alias]\\n\\tx = !CODE\\n' >> .git/config && git x",
+        "printf '[alias]\\n\\tx = !CODE\\n' > /tmp/h/.gitconfig && HOME=/tmp/h git x",
     ] {
         lines.push((form.replace("CODE", code), true));
     }

@@ -261,6 +261,42 @@ pub(crate) fn git_settings(vars: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// Where git finds the user's configuration, by the variable that moves it.
+const GIT_CONFIG_HOMES: &[(&str, &str)] =
+    &[("HOME", ".gitconfig"), ("XDG_CONFIG_HOME", "git/config")];
+
+/// A git command whose user configuration the line moved (`HOME=/tmp/h git log`): a
+/// configuration the line wrote there is its text (`opaque`, with the places it names); a
+/// directory other than the project's, the system's or the home is not read (`opaque`).
+/// `vars` are the variables in force, in the order they were set.
+pub(crate) fn git_homes(
+    vars: &[(String, String)],
+    written: &[(String, Option<String>)],
+    spot: impl Fn(&str) -> (Place, String),
+    out: &mut Sink,
+) {
+    for (var, file) in GIT_CONFIG_HOMES {
+        let Some(dir) = vars.iter().rev().find(|(k, _)| k == var).map(|(_, v)| v) else {
+            continue;
+        };
+        let (place, abs) = spot(dir);
+        let config = format!("{}/{file}", abs.trim_end_matches('/'));
+        match written.iter().find(|(p, _)| *p == config) {
+            Some((_, Some(text))) => out.opaque(text),
+            Some(_) => out.opaque(&config),
+            None => {
+                let ordinary = matches!(
+                    place,
+                    Place::Project | Place::Source | Place::Outputs | Place::System | Place::Home
+                );
+                if !ordinary {
+                    out.opaque(dir);
+                }
+            }
+        }
+    }
+}
+
 /// The shell lines of a makefile's text: its recipe lines (after a tab, or after `;` on a
 /// rule's line), without make's `@`, `-` and `+` marks, and the code of its `$(shell …)`
 /// calls, one a line.
@@ -623,5 +659,20 @@ mod tests {
             "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x git log",
             "opaque@none"
         ));
+        // git's user configuration moved with the home it is read from.
+        for line in [
+            "HOME=/tmp/h git status",
+            "XDG_CONFIG_HOME=/tmp/x git log",
+            "export HOME=/tmp/h; git status",
+        ] {
+            assert!(has(line, "opaque@none"), "{line}: {:?}", effects(line));
+        }
+        assert!(has(
+            "printf '[alias]\\n\\tx = !rm -rf .claude\\n' > /tmp/h/.gitconfig && HOME=/tmp/h git x",
+            "opaque@gate"
+        ));
+        for line in ["HOME=/tmp/h ls", "git status", "HOME=/home/u git log"] {
+            assert!(!has(line, "opaque@none"), "{line}: {:?}", effects(line));
+        }
     }
 }

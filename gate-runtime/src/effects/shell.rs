@@ -228,6 +228,15 @@ pub fn effects_of_parsed(
             with.append(&mut args);
             args = with;
         }
+        // git's user configuration moved elsewhere (`HOME=/tmp/h git …`).
+        if program == "git" {
+            super::code_options::git_homes(
+                &scoped,
+                &written,
+                |d| places::place_of(d, &cwd, oldpwd.as_deref(), at),
+                &mut sink,
+            );
+        }
         // git's settings given through the environment are its `-c` settings.
         if program == "git" && scoped.iter().any(|(n, _)| n.starts_with("GIT_CONFIG_")) {
             let settings = super::code_options::git_settings(&scoped);
