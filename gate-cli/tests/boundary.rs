@@ -501,10 +501,74 @@ fn code_running_options_variables_and_computed_words_are_commands() {
         "IFS=_; c=rm_-rf; $c .claude",
         "x=rm,-rf; ${x//,/ } .claude",
         "/???/r? -rf .claude",
+        // Programs a build or a tool runs, named by the environment.
+        "CC='CODE;' make",
+        "RUSTC_WRAPPER='CODE;' cargo build",
+        "HGEDITOR='CODE' hg commit",
+        "npm_config_script_shell='CODE;' npm test",
+        "SHELL='CODE;' script -qc true /dev/null",
+        "LESS='+!CODE' less README.md",
+        // Console commands with an escape to the shell.
+        "gdb -batch -ex 'shell CODE'",
+        "gdb -batch -ex '!CODE' ./app",
+        "lldb -b -o 'platform shell CODE'",
+        "expect -c 'spawn CODE; expect eof'",
+        "tclsh <<< 'exec CODE'",
+        "less +'!CODE' README.md",
+        "sftp -S 'CODE' host",
+        "git fetch --upload-pack='CODE' origin",
+        "git push --receive-pack='CODE' origin",
+        "git archive --remote=origin --exec='CODE' HEAD",
+        "git grep --open-files-in-pager='CODE' x",
+        "csh -c 'CODE'",
+        "rlwrap sh -c 'CODE'",
+        // What the line writes, run by the program that reads it.
+        "printf 'x:\\n\\tCODE\\n' > Makefile && make x",
+        "printf 'x:\\n\\tCODE\\n' > /tmp/mk && make -f /tmp/mk x",
+        "echo '{\"scripts\":{\"test\":\"CODE\"}}' > package.json && npm test",
+        "echo '{\"scripts\":{\"build\":\"CODE\"}}' > package.json && yarn build",
+        "echo 'import os; os.system(\"CODE\")' > x.py && python3 x.py",
+        "echo 'import os; os.system(\"CODE\")' > x.py && python3 -c 'import x'",
+        "echo 'import os; os.system(\"CODE\")' > x.py && python3 -m x",
+        "echo 'system(\"CODE\")' > x.rb && ruby x.rb",
+        "echo 'CODE' | tee run.sh >/dev/null && bash run.sh",
+        "printf 'x:\\n    CODE\\n' > justfile && just x",
+        "mkdir -p /tmp/m && echo 'import os; os.system(\"CODE\")' > /tmp/m/y.py && PYTHONPATH=/tmp/m python3 -c 'import y'",
+        "printf '[alias]\\n\\tx = !CODE\\n' >> .git/config && git x",
+        "printf '[alias]\\n\\tx = !CODE\\n' > /tmp/h/.gitconfig && HOME=/tmp/h git x",
     ] {
         lines.push((form.replace("CODE", code), true));
     }
     lines.push(("LD_PRELOAD=.claude/x.so ls".into(), true));
+    // Directories a program loads code from by name, and files it loads first.
+    for var in [
+        "PYTHONPATH",
+        "PERL5LIB",
+        "RUBYLIB",
+        "NODE_PATH",
+        "LD_LIBRARY_PATH",
+        "GIT_EXEC_PATH",
+        "MAKEFILES",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_DIR",
+    ] {
+        lines.push((format!("{var}=.claude python3 -c 'import x'"), true));
+        lines.push((format!("env {var}=.claude make"), true));
+    }
+    lines.push(("RUBYOPT='-r.claude/x' ruby a.rb".into(), true));
+    // A directory an install or a new project writes into.
+    for line in [
+        "pip install --target .claude requests",
+        "npm install --prefix .claude left-pad",
+        "uv venv .claude",
+        "cargo new .claude",
+        "git submodule add ./x .claude",
+        // A remote that is this machine.
+        "scp /dev/null localhost:.claude/settings.json",
+        "rsync -a /tmp/e/ me@127.0.0.1:.claude/",
+    ] {
+        lines.push((line.into(), true));
+    }
     // Benign twins: the same mechanisms with harmless code, or none.
     for twin in [
         "tar -czf a.tgz src",
@@ -526,6 +590,29 @@ fn code_running_options_variables_and_computed_words_are_commands() {
         "x=ls; $x -la",
         "IFS=, read -r a b <<< 'x,y'",
         "[ -f README.md ] && cat README.md",
+        "PYTHONPATH=src python3 -m pytest",
+        "PYTHONPATH=$PYTHONPATH:src pytest -q",
+        "NODE_PATH=./lib node app.js",
+        "LD_LIBRARY_PATH=/usr/local/lib ./app",
+        "GIT_DIR=.git git log",
+        "GIT_CONFIG_GLOBAL=/dev/null git status",
+        "CC=clang make",
+        "RUSTC_WRAPPER=sccache cargo build",
+        "LESS=-R git log",
+        "gdb -batch -ex run -ex bt ./app",
+        "lldb -b -o run ./app",
+        "expect -c 'spawn ssh host; expect eof'",
+        "less +G README.md",
+        "git fetch origin",
+        "git grep -n TODO",
+        "printf 'x:\\n\\techo hi\\n' > Makefile && make x",
+        "echo '{\"scripts\":{\"test\":\"jest\"}}' > package.json && npm test",
+        "echo 'print(1)' > x.py && python3 x.py",
+        "echo 'print(1)' > x.py && python3 -c 'import x'",
+        "echo ls | tee run.sh && bash run.sh",
+        "pip install --target vendor requests",
+        "uv venv .venv",
+        "cargo new hello",
     ] {
         lines.push((twin.to_string(), false));
     }

@@ -1,13 +1,16 @@
 //! Code a command runs without naming it as a program: the values of its options that are
 //! programs or shell text (`tar --to-command`, `rsync -e`, `zip -TT`), and the variables of
 //! its environment that programs run (`GIT_EXTERNAL_DIFF`, `GIT_SSH_COMMAND`, `PAGER`,
-//! `EDITOR`, `PROMPT_COMMAND`), source (`BASH_ENV`, `ENV`) or load (`LD_PRELOAD`). Both are
-//! tables of data read by one reader each: where the code is text the line shows it is
-//! analysed as a command line; where it is not (a library, a file the line does not show), it
-//! is `opaque`, which never lowers a tier.
+//! `EDITOR`, `PROMPT_COMMAND`), source (`BASH_ENV`, `ENV`), load (`LD_PRELOAD`, `MAKEFILES`,
+//! `GIT_CONFIG_GLOBAL`) or search for code by name (`PYTHONPATH`, `PERL5LIB`, `NODE_PATH`,
+//! `LD_LIBRARY_PATH`). Both are tables of data read by one reader each: where the code is
+//! text the line shows it is analysed as what it is; where it is not (a library, a file the
+//! line does not show), it is `opaque`, which never lowers a tier.
+
+use gate_spec::effect::Place;
 
 use super::getopt::Args;
-use super::Sink;
+use super::{places, Lang, Sink};
 
 /// How the value of an option or a variable runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,11 +26,20 @@ pub(crate) enum Runs {
     Source,
     /// Makefile text (`make --eval`): its recipes and `$(shell …)` calls are shell lines.
     Makefile,
-    /// Code loaded into the program (`LD_PRELOAD=lib.so`): never readable here.
+    /// Code loaded into the program (`LD_PRELOAD=lib.so`), or a file of code or settings it
+    /// reads first (`MAKEFILES`, `GIT_CONFIG_GLOBAL`): never readable here (a file the line
+    /// wrote is its text, `opaque` with the places it names). `/dev/null` loads nothing.
     Load,
+    /// Directories, `:`-separated, that the program searches for the code it loads by name
+    /// (`PYTHONPATH`, `PERL5LIB`, `NODE_PATH`, `LD_LIBRARY_PATH`): a module the line wrote
+    /// in one is its code; a directory outside the project and the system is `opaque`.
+    Dirs,
     /// Options of an interpreter (`NODE_OPTIONS`, `PERL5OPT`): code loaded when they name a
     /// module to load first (`--require`, `-M`), nothing otherwise.
     Preload(&'static [&'static str]),
+    /// A directory or file the program reads and writes as its own, whatever it is asked
+    /// (`GIT_DIR=.claude git init`): a write at gate's files when it names them.
+    Writes,
 }
 
 /// Options of one family of programs whose value is code they run: the programs' names,
@@ -114,6 +126,71 @@ pub(crate) const VARIABLES: &[(&str, Runs)] = &[
     ("PS2", Runs::Line),
     ("PS4", Runs::Line),
     ("BROWSER", Runs::Line),
+    ("HGEDITOR", Runs::Line),
+    ("SVN_EDITOR", Runs::Line),
+    ("CVSEDITOR", Runs::Line),
+    ("GIT_MERGE_AUTOEDIT_EDITOR", Runs::Line),
+    ("TERMINAL", Runs::Line),
+    // The shell a program starts for commands it is given (`script`, an editor's `:!`).
+    ("SHELL", Runs::Line),
+    // less's options from the environment: `+!CMD` runs CMD when it starts.
+    ("LESS", Runs::After("+!")),
+    // The shell package managers and configure scripts run their scripts with.
+    ("npm_config_script_shell", Runs::Line),
+    ("NPM_CONFIG_SCRIPT_SHELL", Runs::Line),
+    ("CONFIG_SHELL", Runs::Line),
+    // Compilers and wrappers a build runs (`make`, `cargo`, `./configure`, `cc` crates).
+    ("CC", Runs::Line),
+    ("CXX", Runs::Line),
+    ("RUSTC", Runs::Line),
+    ("RUSTC_WRAPPER", Runs::Line),
+    ("RUSTC_WORKSPACE_WRAPPER", Runs::Line),
+    ("CARGO_BUILD_RUSTC_WRAPPER", Runs::Line),
+    ("RUSTDOC", Runs::Line),
+    // Files of code or settings read first.
+    ("MAKEFILES", Runs::Load),
+    ("GIT_CONFIG_GLOBAL", Runs::Load),
+    ("GIT_CONFIG_SYSTEM", Runs::Load),
+    ("GIT_CONFIG", Runs::Load),
+    ("PYTHONSTARTUP", Runs::Load),
+    ("PERL5DB", Runs::Load),
+    ("PYTHONBREAKPOINT", Runs::Load),
+    ("NPM_CONFIG_USERCONFIG", Runs::Load),
+    ("npm_config_userconfig", Runs::Load),
+    ("PHPRC", Runs::Load),
+    ("R_PROFILE", Runs::Load),
+    ("R_PROFILE_USER", Runs::Load),
+    // Where git keeps the repository it works on.
+    ("GIT_DIR", Runs::Writes),
+    ("GIT_WORK_TREE", Runs::Writes),
+    ("GIT_INDEX_FILE", Runs::Writes),
+    ("GIT_OBJECT_DIRECTORY", Runs::Writes),
+    ("GIT_COMMON_DIR", Runs::Writes),
+    // Search paths for code loaded by name.
+    ("PYTHONPATH", Runs::Dirs),
+    ("PYTHONHOME", Runs::Dirs),
+    ("PYTHONUSERBASE", Runs::Dirs),
+    ("PERL5LIB", Runs::Dirs),
+    ("PERLLIB", Runs::Dirs),
+    ("RUBYLIB", Runs::Dirs),
+    ("GEM_PATH", Runs::Dirs),
+    ("GEM_HOME", Runs::Dirs),
+    ("NODE_PATH", Runs::Dirs),
+    ("LD_LIBRARY_PATH", Runs::Dirs),
+    ("DYLD_LIBRARY_PATH", Runs::Dirs),
+    ("DYLD_FRAMEWORK_PATH", Runs::Dirs),
+    ("GCONV_PATH", Runs::Dirs),
+    ("GIT_EXEC_PATH", Runs::Dirs),
+    ("GIT_TEMPLATE_DIR", Runs::Dirs),
+    ("CLASSPATH", Runs::Dirs),
+    ("LUA_PATH", Runs::Dirs),
+    ("LUA_CPATH", Runs::Dirs),
+    ("R_LIBS", Runs::Dirs),
+    ("R_LIBS_USER", Runs::Dirs),
+    ("JULIA_LOAD_PATH", Runs::Dirs),
+    ("PHP_INI_SCAN_DIR", Runs::Dirs),
+    // zsh reads `$ZDOTDIR/.zshenv` first, in every zsh it starts.
+    ("ZDOTDIR", Runs::Dirs),
     ("BASH_ENV", Runs::Source),
     ("ENV", Runs::Source),
     ("LD_PRELOAD", Runs::Load),
@@ -184,6 +261,42 @@ pub(crate) fn git_settings(vars: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// Where git finds the user's configuration, by the variable that moves it.
+const GIT_CONFIG_HOMES: &[(&str, &str)] =
+    &[("HOME", ".gitconfig"), ("XDG_CONFIG_HOME", "git/config")];
+
+/// A git command whose user configuration the line moved (`HOME=/tmp/h git log`): a
+/// configuration the line wrote there is its text (`opaque`, with the places it names); a
+/// directory other than the project's, the system's or the home is not read (`opaque`).
+/// `vars` are the variables in force, in the order they were set.
+pub(crate) fn git_homes(
+    vars: &[(String, String)],
+    written: &[(String, Option<String>)],
+    spot: impl Fn(&str) -> (Place, String),
+    out: &mut Sink,
+) {
+    for (var, file) in GIT_CONFIG_HOMES {
+        let Some(dir) = vars.iter().rev().find(|(k, _)| k == var).map(|(_, v)| v) else {
+            continue;
+        };
+        let (place, abs) = spot(dir);
+        let config = format!("{}/{file}", abs.trim_end_matches('/'));
+        match written.iter().find(|(p, _)| *p == config) {
+            Some((_, Some(text))) => out.opaque(text),
+            Some(_) => out.opaque(&config),
+            None => {
+                let ordinary = matches!(
+                    place,
+                    Place::Project | Place::Source | Place::Outputs | Place::System | Place::Home
+                );
+                if !ordinary {
+                    out.opaque(dir);
+                }
+            }
+        }
+    }
+}
+
 /// The shell lines of a makefile's text: its recipe lines (after a tab, or after `;` on a
 /// rule's line), without make's `@`, `-` and `+` marks, and the code of its `$(shell …)`
 /// calls, one a line.
@@ -215,6 +328,63 @@ pub(crate) fn recipes(text: &str) -> String {
     out
 }
 
+/// The places where the code in a file of this name is in a language gate reads.
+const MODULE_LANGS: &[(&str, Lang)] = &[
+    (".py", Lang::Python),
+    (".pth", Lang::Python),
+    (".pm", Lang::Perl),
+    (".pl", Lang::Perl),
+    (".rb", Lang::Ruby),
+    (".js", Lang::Js),
+    (".cjs", Lang::Js),
+    (".mjs", Lang::Js),
+    (".lua", Lang::Lua),
+    (".php", Lang::Php),
+    (".R", Lang::R),
+];
+
+/// Where a search path's directories load code from (`PYTHONPATH=DIR`): a file the line
+/// `written` below one (with its text when shown) is analysed as the code it is, or is
+/// `opaque`; a directory in no place of the project's or the system's is `opaque` (with the
+/// places it names). `spot` resolves and classes a word as the command sees it.
+pub(crate) fn dirs(
+    name: &str,
+    value: &str,
+    written: &[(String, Option<String>)],
+    spot: impl Fn(&str) -> (Place, String),
+    out: &mut Sink,
+) {
+    // The search path it extends (`PYTHONPATH=$PYTHONPATH:src`) is the caller's own.
+    let own = |d: &str| {
+        let d = d.trim_start_matches('$').trim_start_matches('{');
+        d.strip_prefix(name)
+            .is_some_and(|r| r.is_empty() || r.starts_with(['}', ':', '-', '+']))
+    };
+    for dir in value.split(':').filter(|d| !d.trim().is_empty() && !own(d)) {
+        let (place, abs) = spot(dir);
+        let mut wrote = false;
+        for (path, text) in written.iter().filter(|(p, _)| places::below(p, &abs)) {
+            wrote = true;
+            let lang = MODULE_LANGS
+                .iter()
+                .find(|(ext, _)| path.ends_with(ext))
+                .map(|(_, l)| *l);
+            match (text, lang) {
+                (Some(code), Some(lang)) => super::programs::analyse_code(code, lang, out),
+                (Some(code), None) => out.opaque(code),
+                (None, _) => out.opaque(path),
+            }
+        }
+        let ordinary = matches!(
+            place,
+            Place::Project | Place::Source | Place::Outputs | Place::System
+        );
+        if !wrote && !ordinary {
+            out.opaque(dir);
+        }
+    }
+}
+
 fn value_runs(runs: Runs, value: &str, out: &mut Sink) {
     let value = value.trim();
     if value.is_empty() {
@@ -233,8 +403,23 @@ fn value_runs(runs: Runs, value: &str, out: &mut Sink) {
         }
         Runs::There => out.remote_script(value),
         Runs::Makefile => out.script(&recipes(value)),
+        Runs::Writes => {
+            if places::named_in(value).contains(&Place::Gate) {
+                out.place(gate_spec::effect::Act::Write, Place::Gate);
+            }
+        }
         Runs::Source => out.script(&format!(". {}", crate::shell::quote_argv(&[value]))),
-        Runs::Load => out.opaque(value),
+        Runs::Load => {
+            if value != "/dev/null" {
+                out.opaque(value);
+            }
+        }
+        // Without the places (the shell walker's [`dirs`]): what the value names.
+        Runs::Dirs => {
+            if !places::named_in(value).is_empty() {
+                out.opaque(value);
+            }
+        }
         Runs::Preload(flags) => {
             let loads = value.split_whitespace().any(|w| {
                 flags
@@ -242,7 +427,17 @@ fn value_runs(runs: Runs, value: &str, out: &mut Sink) {
                     .any(|f| w == *f || (w.starts_with(f) && f.len() >= 2))
             });
             if loads {
-                out.opaque(value);
+                // The module's path without the option's letters (`-r.claude/x`).
+                let named: Vec<&str> = value
+                    .split_whitespace()
+                    .map(|w| {
+                        flags
+                            .iter()
+                            .find_map(|f| w.strip_prefix(f))
+                            .map_or(w, |rest| rest.trim_start_matches(['=', ':']))
+                    })
+                    .collect();
+                out.opaque(&named.join(" "));
             }
         }
     }
@@ -378,6 +573,80 @@ mod tests {
         ] {
             assert!(!has(line, "opaque@none"), "{line}: {:?}", effects(line));
         }
+        // Search paths for code loaded by name: gate's own directories, or one outside the
+        // project and the system, are opaque (with the places they name); the project's
+        // own, the system's and the search path extended are not.
+        for (var, prog) in [
+            ("PYTHONPATH", "python3 -c 'import x'"),
+            ("PERL5LIB", "perl -Mx -e 1"),
+            ("PERLLIB", "perl -Mx -e 1"),
+            ("RUBYLIB", "ruby -rx -e 1"),
+            ("NODE_PATH", "node -e 'require(\"x\")'"),
+            ("LD_LIBRARY_PATH", "ls"),
+            ("GIT_EXEC_PATH", "git status"),
+            ("GCONV_PATH", "iconv -f x"),
+            ("ZDOTDIR", "zsh -c true"),
+        ] {
+            for line in [
+                format!("{var}=.claude {prog}"),
+                format!("{var}=~/.local/state/gate {prog}"),
+                format!("export {var}=src:.claude; {prog}"),
+            ] {
+                assert!(has(&line, "opaque@gate"), "{line}: {:?}", effects(&line));
+            }
+            assert!(has(&format!("{var}=/tmp/m {prog}"), "opaque@none"));
+            for line in [
+                format!("{var}=src {prog}"),
+                format!("{var}=. {prog}"),
+                format!("{var}=/usr/local/lib {prog}"),
+                format!("{var}=$PWD/lib {prog}"),
+                format!("{var}=${var}:src {prog}"),
+                format!("{var}=\"${{{var}}}:lib\" {prog}"),
+            ] {
+                assert!(!has(&line, "opaque@none"), "{line}: {:?}", effects(&line));
+            }
+        }
+        // Files loaded first, and programs a build or a tool runs.
+        for line in [
+            "MAKEFILES=.claude/x.mk make",
+            "GIT_CONFIG_GLOBAL=.claude/x git log",
+            "PYTHONSTARTUP=.claude/x.py python3 -i",
+            "RUBYOPT='-r.claude/x' ruby a.rb",
+            "GIT_DIR=.claude git init",
+            "GIT_WORK_TREE=.claude git checkout -f HEAD -- .",
+        ] {
+            let e = effects(line);
+            assert!(e.iter().any(|e| e.ends_with("@gate")), "{line}: {e:?}");
+        }
+        for line in [
+            "CC='rm -rf ~;' make",
+            "RUSTC_WRAPPER='rm -rf ~;' cargo build",
+            "HGEDITOR='rm -rf ~' hg commit",
+            "SVN_EDITOR='rm -rf ~' svn commit",
+            "npm_config_script_shell='rm -rf ~;' npm test",
+            "CONFIG_SHELL='rm -rf ~;' ./configure",
+            "SHELL='rm -rf ~;' script -qc true /dev/null",
+            "LESS='+!rm -rf ~' less README.md",
+        ] {
+            assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "CC=clang make",
+            "CC=gcc CXX=g++ ./configure",
+            "RUSTC_WRAPPER=sccache cargo build",
+            "GIT_CONFIG_GLOBAL=/dev/null git log",
+            "GIT_DIR=.git git log",
+            "LESS=-R less README.md",
+            "SHELL=/bin/bash script -qc true /dev/null",
+        ] {
+            let e = effects(line);
+            assert!(
+                !e.iter().any(|e| e.starts_with("delete@")
+                    || e.starts_with("opaque@")
+                    || e.ends_with("@gate")),
+                "{line}: {e:?}"
+            );
+        }
         // git's settings given through its environment.
         for line in [
             "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm -rf ~'\" git log",
@@ -390,5 +659,20 @@ mod tests {
             "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x git log",
             "opaque@none"
         ));
+        // git's user configuration moved with the home it is read from.
+        for line in [
+            "HOME=/tmp/h git status",
+            "XDG_CONFIG_HOME=/tmp/x git log",
+            "export HOME=/tmp/h; git status",
+        ] {
+            assert!(has(line, "opaque@none"), "{line}: {:?}", effects(line));
+        }
+        assert!(has(
+            "printf '[alias]\\n\\tx = !rm -rf .claude\\n' > /tmp/h/.gitconfig && HOME=/tmp/h git x",
+            "opaque@gate"
+        ));
+        for line in ["HOME=/tmp/h ls", "git status", "HOME=/home/u git log"] {
+            assert!(!has(line, "opaque@none"), "{line}: {:?}", effects(line));
+        }
     }
 }

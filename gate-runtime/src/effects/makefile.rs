@@ -64,7 +64,9 @@ pub(super) fn read(
         None => ["GNUmakefile", "makefile", "Makefile"]
             .iter()
             .map(|n| format!("{}/{n}", dir.trim_end_matches('/')))
-            .find(|p| std::fs::symlink_metadata(p).is_ok())
+            .find(|p| {
+                std::fs::symlink_metadata(p).is_ok() || matches!(earlier(p), Earlier::Wrote(_))
+            })
             .unwrap_or_else(|| format!("{}/Makefile", dir.trim_end_matches('/'))),
     };
     let mut make = Make::default();
@@ -143,14 +145,22 @@ fn load(
     files: &mut usize,
 ) -> bool {
     *files += 1;
-    if *files > MAX_FILES || earlier(path) != Earlier::Unchanged {
+    if *files > MAX_FILES {
         return false;
     }
-    let text = match disk::read_text(path, MAX_SCRIPT) {
-        Ok(t) => t,
-        Err(
-            Unreadable::Missing | Unreadable::NotText | Unreadable::TooLarge | Unreadable::Binary,
-        ) => return false,
+    let text = match earlier(path) {
+        // The text the line wrote there is the Makefile make reads.
+        Earlier::Wrote(text) => text,
+        Earlier::Shown | Earlier::Changed => return false,
+        Earlier::Unchanged => match disk::read_text(path, MAX_SCRIPT) {
+            Ok(t) => t,
+            Err(
+                Unreadable::Missing
+                | Unreadable::NotText
+                | Unreadable::TooLarge
+                | Unreadable::Binary,
+            ) => return false,
+        },
     };
     parse(&text, dir, earlier, make, files);
     true

@@ -192,16 +192,51 @@ fn text_that_cannot_be_read_is_opaque() {
         "opaque@none"
     ));
     // Written with shown text, then run by something else that reads it (a git hook, a
-    // Makefile): not what is on the disk now.
+    // Makefile, a module a search path names): that text is what runs, not what is on the
+    // disk now.
     s.write(".git/hooks/pre-commit", "echo fine\n");
     s.write("Makefile", "t:\n\techo fine\n");
+    for line in [
+        "echo 'rm -rf ~' > .git/hooks/pre-commit && git commit -m x",
+        "printf 't:\\n\\trm -rf ~\\n' > Makefile && make t",
+        "printf 't:\\n\\trm -rf ~\\n' > /tmp/mk && make -f /tmp/mk t",
+        "printf 'x:\\n\\trm -rf ~\\n' > Makefile; make",
+        "echo 'import os; os.system(\"rm -rf ~\")' > x.py && python3 x.py",
+        "echo 'import os; os.system(\"rm -rf ~\")' > x.py && python3 -m x",
+        "echo 'import os; os.system(\"rm -rf ~\")' > x.py && python3 -c 'import x'",
+        "echo 'system(\"rm -rf ~\")' > x.pl && perl x.pl",
+        "echo 'system(\"rm -rf ~\")' > x.rb && ruby x.rb",
+        "echo 'require(\"child_process\").execSync(\"rm -rf ~\")' > x.js && node x.js",
+        "printf '#!/usr/bin/env python3\\nimport shutil; shutil.rmtree(\"/\")\\n' > r && ./r",
+        "echo 'rm -rf ~' | tee run.sh >/dev/null && bash run.sh",
+        "mkdir -p /tmp/m && echo 'import os; os.system(\"rm -rf ~\")' > /tmp/m/x.py && PYTHONPATH=/tmp/m python3 -c 'import x'",
+        "echo 'system(\"rm -rf ~\"); 1;' > /tmp/x.pm && PERL5LIB=/tmp perl -Mx -e 1",
+        "printf 'x:\\n    rm -rf ~\\n' > justfile && just x",
+        "printf 'task :x do\\n  system(\"rm -rf ~\")\\nend\\n' > Rakefile && rake x",
+        "printf 'import os\\nos.system(\"rm -rf ~\")\\n' > setup.py && pip install .",
+        "printf 'rm -rf ~\\n' > /tmp/w.sh && chmod +x /tmp/w.sh && RUSTC_WRAPPER=/tmp/w.sh cargo build",
+    ] {
+        let e = s.effects(line);
+        assert!(has(&e, "delete@home") || has(&e, "delete@root"), "{line}: {e:?}");
+    }
+    // Its benign twins stay as they are.
+    for line in [
+        "printf 't:\\n\\techo hi\\n' > Makefile && make t",
+        "echo 'print(1)' > x.py && python3 x.py",
+        "echo 'print(1)' > x.py && python3 -c 'import x'",
+        "echo ls | tee run.sh && bash run.sh",
+    ] {
+        let e = s.effects(line);
+        assert!(
+            !e.iter()
+                .any(|x| x.starts_with("delete@") || x.starts_with("opaque@")),
+            "{line}: {e:?}"
+        );
+    }
+    // git's configuration appended to, then git run: not what is on the disk now.
     assert!(has(
-        &s.effects("echo 'rm -rf ~' > .git/hooks/pre-commit && git commit -m x"),
-        "opaque@none"
-    ));
-    assert!(has(
-        &s.effects("printf 't:\\n\\trm -rf ~\\n' > Makefile && make t"),
-        "opaque@none"
+        &s.effects("printf '[alias]\\nx = !rm -rf ~\\n' >> .git/config && git x"),
+        "opaque@vcs"
     ));
     assert!(!has(
         &s.effects("echo 'ls' > ok.sh && bash ok.sh"),
@@ -305,10 +340,19 @@ fn package_scripts_run_with_their_pre_and_post_scripts() {
             "{line}: {e:?}"
         );
     }
-    // The package written by the line itself: not what is on the disk now.
-    assert!(has(
+    // The package written by the line itself: its scripts are what runs.
+    for line in [
+        "echo '{\"scripts\":{\"test\":\"rm -rf ~\"}}' > package.json && npm test",
+        "echo '{\"scripts\":{\"x\":\"rm -rf ~\"}}' > package.json && npm run x",
+        "echo '{\"scripts\":{\"postinstall\":\"rm -rf ~\"}}' > package.json && npm install",
+        "echo '{\"scripts\":{\"build\":\"rm -rf ~\"}}' > package.json && yarn build",
+    ] {
+        let e = s.effects(line);
+        assert!(has(&e, "delete@home"), "{line}: {e:?}");
+    }
+    assert!(!has(
         &s.effects("echo '{}' > package.json && npm test"),
-        "opaque@none"
+        "delete@home"
     ));
 }
 

@@ -830,6 +830,56 @@ pub(crate) fn may_be_gate_name(name: &str) -> bool {
 
 /// Whether `path` is strictly below the directory `dir` (both absolute and normalised; a
 /// trailing `/` on `dir` and the root `/` are understood).
+/// Host names that are this machine.
+const LOOPBACK_HOSTS: &[&str] = &[
+    "localhost",
+    "localhost.localdomain",
+    "ip6-localhost",
+    "127.0.0.1",
+    "0.0.0.0",
+    "::1",
+    "[::1]",
+];
+
+/// The local path a remote spec names when its host is this machine
+/// (`localhost:.claude/x`, `me@127.0.0.1:/etc/x`): relative paths are the home's.
+pub fn loopback_path(spec: &str) -> Option<String> {
+    let url = spec
+        .strip_prefix("scp://")
+        .or_else(|| spec.strip_prefix("ssh://"))
+        .or_else(|| spec.strip_prefix("rsync://"));
+    let (host, path) = match url {
+        // `scp://[user@]host[:port]/path`.
+        Some(rest) => {
+            let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+            let host = authority.rsplit('@').next().unwrap_or(authority);
+            let host = match host.strip_prefix('[') {
+                Some(h) => h.split(']').next().unwrap_or(h),
+                None => host.split(':').next().unwrap_or(host),
+            };
+            (host, path)
+        }
+        // `[user@]host:path`, `[::1]:path`.
+        None => {
+            let spec = spec.rsplit('@').next().unwrap_or(spec);
+            match spec.strip_prefix('[') {
+                Some(rest) => rest.split_once("]:")?,
+                None => spec.split_once(':').filter(|(h, _)| !h.contains('/'))?,
+            }
+        }
+    };
+    if !LOOPBACK_HOSTS.contains(&host) {
+        return None;
+    }
+    Some(if path.starts_with('/') || path.starts_with('~') {
+        path.to_string()
+    } else if path.is_empty() {
+        "~".to_string()
+    } else {
+        format!("~/{path}")
+    })
+}
+
 pub fn below(path: &str, dir: &str) -> bool {
     let dir = dir.trim_end_matches('/');
     path.len() > dir.len()

@@ -22,12 +22,15 @@ pub(super) const MAX_SCRIPT: u64 = 256 * 1024;
 const MAX_UP: usize = 32;
 
 /// What the line did earlier to a file a command now runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Earlier {
     /// Nothing: what is on the disk now is what runs.
     Unchanged,
-    /// It wrote it with text the line shows (analysed where it is run, `effects::shell`).
+    /// It wrote it with text the line shows, analysed where it is run (`effects::shell`).
     Shown,
+    /// It wrote it with this text, which the line shows: what runs is that text, not what
+    /// is on the disk now (`printf 'x:\n\t…' > Makefile && make x`).
+    Wrote(String),
     /// It changed it some other way: what runs is not what is on the disk now.
     Changed,
 }
@@ -95,21 +98,21 @@ pub(super) fn file(
     earlier: &dyn Fn(&str) -> Earlier,
     sink: &mut Sink,
 ) {
-    match earlier(abs) {
+    let text = match earlier(abs) {
         Earlier::Shown => return,
         Earlier::Changed => {
             sink.opaque(abs);
             return;
         }
-        Earlier::Unchanged => {}
-    }
-    let text = match disk::read_text(abs, MAX_SCRIPT) {
-        Ok(t) => t,
-        Err(Unreadable::Missing) if optional => return,
-        Err(_) => {
-            sink.opaque(abs);
-            return;
-        }
+        Earlier::Wrote(text) => text,
+        Earlier::Unchanged => match disk::read_text(abs, MAX_SCRIPT) {
+            Ok(t) => t,
+            Err(Unreadable::Missing) if optional => return,
+            Err(_) => {
+                sink.opaque(abs);
+                return;
+            }
+        },
     };
     let code = match how {
         How::Shell => Code::Shell,
@@ -125,6 +128,48 @@ pub(super) fn file(
         Code::Unknown => sink.opaque(&text),
     }
 }
+
+/// Task runners and the task files they read in the directory they run in, with what the
+/// file's text is: a task file the line itself writes is read as that (`printf … > justfile
+/// && just x`); `Unknown` is `opaque` with the places the text names.
+pub(super) const TASK_FILES: &[(&[&str], &[&str], Code)] = &[
+    (
+        &["just"],
+        &["justfile", "Justfile", ".justfile"],
+        Code::Shell,
+    ),
+    (
+        &["rake"],
+        &["Rakefile", "rakefile", "Rakefile.rb"],
+        Code::Lang(Lang::Ruby),
+    ),
+    (&["invoke", "inv"], &["tasks.py"], Code::Lang(Lang::Python)),
+    (&["nox"], &["noxfile.py"], Code::Lang(Lang::Python)),
+    (&["doit"], &["dodo.py"], Code::Lang(Lang::Python)),
+    (&["fab"], &["fabfile.py"], Code::Lang(Lang::Python)),
+    (
+        &["gulp"],
+        &["gulpfile.js", "gulpfile.mjs"],
+        Code::Lang(Lang::Js),
+    ),
+    (&["grunt"], &["Gruntfile.js"], Code::Lang(Lang::Js)),
+    (
+        &["jake"],
+        &["Jakefile", "Jakefile.js"],
+        Code::Lang(Lang::Js),
+    ),
+    (
+        &["task", "go-task"],
+        &["Taskfile.yml", "Taskfile.yaml", "taskfile.yml"],
+        Code::Unknown,
+    ),
+    (&["mise"], &["mise.toml", ".mise.toml"], Code::Unknown),
+    (&["tox"], &["tox.ini"], Code::Unknown),
+    (&["cargo-make", "makers"], &["Makefile.toml"], Code::Unknown),
+    // A build's own script: a package's `setup.py`, a crate's `build.rs`.
+    (&["pip", "pip3"], &["setup.py"], Code::Lang(Lang::Python)),
+    (&["cargo"], &["build.rs"], Code::Unknown),
+];
 
 /// What a file's text is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,10 +195,16 @@ pub(super) fn shebang(text: &str) -> Code {
             .find(|w| !w.starts_with('-') && !w.contains('='))
             .unwrap_or("");
     }
+    code_of_program(program)
+}
+
+/// What code `program` (a name or a path) runs a file it is handed as.
+pub(super) fn code_of_program(program: &str) -> Code {
     let base = program.rsplit('/').next().unwrap_or(program);
     let stem = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
     match stem {
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "busybox" => Code::Shell,
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "busybox" | "csh"
+        | "tcsh" => Code::Shell,
         "python" | "pypy" => Code::Lang(Lang::Python),
         "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node" => Code::Lang(Lang::Js),
         "perl" => Code::Lang(Lang::Perl),
@@ -303,7 +354,11 @@ fn scripts(dir: &str, names: &[String], earlier: &dyn Fn(&str) -> Earlier, sink:
             _ => break,
         }
     }
-    let Some((pkg_dir, manifest)) = found else {
+    let Some((pkg_dir, manifest)) = found.or_else(|| {
+        // A `package.json` the line wrote here, not yet on the disk.
+        let candidate = format!("{}/package.json", dir.trim_end_matches('/'));
+        matches!(earlier(&candidate), Earlier::Wrote(_)).then(|| (dir.to_string(), candidate))
+    }) else {
         let lifecycle = names
             .iter()
             .all(|n| matches!(n.as_str(), "install" | "prepare" | "prepublish"));
@@ -314,16 +369,16 @@ fn scripts(dir: &str, names: &[String], earlier: &dyn Fn(&str) -> Earlier, sink:
         }
         return;
     };
-    match earlier(&manifest) {
-        Earlier::Unchanged => {}
+    let text = match earlier(&manifest) {
+        Earlier::Unchanged => match disk::read_text(&manifest, MAX_SCRIPT) {
+            Ok(t) => t,
+            Err(_) => {
+                sink.opaque(&manifest);
+                return;
+            }
+        },
+        Earlier::Wrote(text) => text,
         Earlier::Shown | Earlier::Changed => {
-            sink.opaque(&manifest);
-            return;
-        }
-    }
-    let text = match disk::read_text(&manifest, MAX_SCRIPT) {
-        Ok(t) => t,
-        Err(_) => {
             sink.opaque(&manifest);
             return;
         }

@@ -28,6 +28,8 @@ const STDIN_RUNNERS: &[&str] = &[
     "mksh",
     "ash",
     "fish",
+    "csh",
+    "tcsh",
     "python",
     "python2",
     "python3",
@@ -226,6 +228,15 @@ pub fn effects_of_parsed(
             with.append(&mut args);
             args = with;
         }
+        // git's user configuration moved elsewhere (`HOME=/tmp/h git …`).
+        if program == "git" {
+            super::code_options::git_homes(
+                &scoped,
+                &written,
+                |d| places::place_of(d, &cwd, oldpwd.as_deref(), at),
+                &mut sink,
+            );
+        }
         // git's settings given through the environment are its `-c` settings.
         if program == "git" && scoped.iter().any(|(n, _)| n.starts_with("GIT_CONFIG_")) {
             let settings = super::code_options::git_settings(&scoped);
@@ -254,6 +265,36 @@ pub fn effects_of_parsed(
                     let file = places::place_of(value, &cwd, oldpwd.as_deref(), at).1;
                     match written.iter().find(|(p, _)| *p == file) {
                         Some((_, Some(code))) if depth < MAX_NESTING => sink.script(code),
+                        Some(_) => sink.opaque(line),
+                        None => super::code_options::variable_runs(name, value, &mut sink),
+                    }
+                }
+                // Directories searched for code by name: a module the line wrote there.
+                Some(super::code_options::Runs::Dirs) => super::code_options::dirs(
+                    name,
+                    value,
+                    &written,
+                    |d| places::place_of(d, &cwd, oldpwd.as_deref(), at),
+                    &mut sink,
+                ),
+                // A program run by a path the line wrote a script at: that script.
+                Some(super::code_options::Runs::Line) => {
+                    let first = value.split_whitespace().next().unwrap_or("");
+                    let file = places::place_of(first, &cwd, oldpwd.as_deref(), at).1;
+                    match written
+                        .iter()
+                        .find(|(p, _)| first.contains('/') && *p == file)
+                    {
+                        Some((_, Some(code))) if depth < MAX_NESTING => sink.script(code),
+                        Some(_) => sink.opaque(line),
+                        None => super::code_options::variable_runs(name, value, &mut sink),
+                    }
+                }
+                // A file loaded first that the line wrote: its text, unread as code.
+                Some(super::code_options::Runs::Load) => {
+                    let file = places::place_of(value, &cwd, oldpwd.as_deref(), at).1;
+                    match written.iter().find(|(p, _)| *p == file) {
+                        Some((_, Some(text))) => sink.opaque(text),
                         Some(_) => sink.opaque(line),
                         None => super::code_options::variable_runs(name, value, &mut sink),
                     }
@@ -380,6 +421,16 @@ pub fn effects_of_parsed(
                         Act::Write | Act::Overwrite | Act::Delete | Act::Move | Act::Link
                     )
                 };
+                // Written once, with text the line shows, and changed no other way.
+                let writes = out
+                    .iter()
+                    .filter(|e| changes(e.act) && e.target == p)
+                    .count();
+                if let Some((_, Some(text))) = written.iter().find(|(w, _)| w == p) {
+                    if writes <= 1 && !fetched.iter().any(|f| f == p) {
+                        return Earlier::Wrote(text.clone());
+                    }
+                }
                 let changed = written.iter().any(|(w, _)| w == p)
                     || fetched.iter().any(|f| f == p)
                     || out.iter().any(|e| {
@@ -395,6 +446,18 @@ pub fn effects_of_parsed(
                     Earlier::Unchanged
                 }
             };
+            // git's configuration changed earlier in the line in a way it does not show
+            // (`>> .git/config`): what git runs now is not what is on the disk.
+            if git.is_some()
+                && written.iter().any(|(p, _)| {
+                    GIT_CONFIG_FILES.iter().any(|f| {
+                        p.ends_with(f)
+                            && (*f == GIT_CONFIG_FILES[0] || p.starts_with(at.home.as_str()))
+                    })
+                })
+            {
+                sink.opaque(line);
+            }
             if let Some(stored) = git {
                 sink.scripts_in.extend(stored.scripts);
                 for u in &stored.unknown {
@@ -535,9 +598,46 @@ pub fn effects_of_parsed(
             let spot = |w: &str| places::place_of(w, &cwd, oldpwd.as_deref(), at).1;
             let paths: Vec<String> = written.iter().map(|(p, _)| p.clone()).collect();
             if let Some(ran) = runs_one_of(cmd, &args, &paths, spot) {
+                // Run as a program, its `#!` line says what reads it; handed to a runner,
+                // the runner does.
+                let by_path =
+                    cmd.program_path.contains('/') && spot(&cmd.program_path) == written[ran].0;
                 match written[ran].1.as_deref() {
-                    Some(code) if depth < MAX_NESTING => sink.script(code),
+                    Some(code) if depth < MAX_NESTING => {
+                        let what = if by_path {
+                            super::runs::shebang(code)
+                        } else {
+                            super::runs::code_of_program(program)
+                        };
+                        match what {
+                            super::runs::Code::Lang(lang) => {
+                                programs::analyse_code(code, lang, &mut sink);
+                            }
+                            super::runs::Code::Unknown if by_path => sink.opaque(code),
+                            _ => sink.script(code),
+                        }
+                    }
                     _ => sink.opaque(line),
+                }
+            }
+        }
+        // A task runner whose task file the line wrote: that text is what it runs.
+        if let Some((_, files, code)) = super::runs::TASK_FILES
+            .iter()
+            .find(|(programs, ..)| programs.contains(&program))
+        {
+            for f in *files {
+                let path = places::place_of(f, &cwd, oldpwd.as_deref(), at).1;
+                match written.iter().find(|(p, _)| *p == path) {
+                    None => {}
+                    Some((_, Some(text))) if depth < MAX_NESTING => match code {
+                        super::runs::Code::Shell => sink.script(text),
+                        super::runs::Code::Lang(lang) => {
+                            programs::analyse_code(text, *lang, &mut sink);
+                        }
+                        super::runs::Code::Unknown => sink.opaque(text),
+                    },
+                    Some(_) => sink.opaque(line),
                 }
             }
         }
@@ -601,6 +701,19 @@ pub fn effects_of_parsed(
                 let text = shown.clone().filter(|_| !w.op.contains(">>"));
                 written.retain(|(p, _)| *p != path);
                 written.push((path, text));
+            }
+            // `… | tee run.sh`: each file gets what the pipe carries (all of it, unless `-a`).
+            if program == "tee" {
+                let append = args.iter().any(|a| {
+                    a == "--append"
+                        || (a.starts_with('-') && !a.starts_with("--") && a.contains('a'))
+                });
+                for f in args.iter().filter(|a| !a.starts_with('-')) {
+                    let path = places::place_of(f, &cwd, oldpwd.as_deref(), at).1;
+                    let text = stdin.clone().filter(|_| !append).map(|t| t.to_string());
+                    written.retain(|(p, _)| *p != path);
+                    written.push((path, text));
+                }
             }
         }
         let before = out.len();
@@ -1289,6 +1402,10 @@ fn runs_code(cmd: &SimpleCommand<'_>) -> bool {
     let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     STDIN_RUNNERS.contains(&p) || STDIN_RUNNERS.contains(&base)
 }
+
+/// The ends of the paths of git's configuration files: a repository's own (`/.git/config`)
+/// and the user's (in the home).
+const GIT_CONFIG_FILES: &[&str] = &["/.git/config", "/.gitconfig", "/.config/git/config"];
 
 /// Programs that pass their input on (`curl … | tee a.sh | bash`).
 const PASS_THROUGH: &[&str] = &[

@@ -11,11 +11,13 @@ use gate_spec::effect::Act;
 
 pub(crate) mod agents;
 mod cloud;
+mod consoles;
 mod database;
 mod files;
 mod generic;
 mod interpreters;
 mod network;
+mod outputs;
 mod packages;
 mod runners;
 mod scripts;
@@ -69,6 +71,10 @@ pub(crate) fn lists_every_row(program: &str, args: &[std::borrow::Cow<'_, str>])
 
 /// The families, asked in order; the first that knows the program models it.
 const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
+    // Never claims a program: adds what its console commands' escapes run.
+    consoles::model,
+    // Never claims a program: adds the directories its options or operands write into.
+    outputs::model,
     scripts::model,
     // Before files: `rmdir /s /q C:\\x` typed into a POSIX shell is cmd's.
     windows::model,

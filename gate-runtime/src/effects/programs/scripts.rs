@@ -10,7 +10,7 @@ use gate_spec::effect::Act;
 
 /// The shells a script is given to.
 pub(crate) const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish",
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh",
 ];
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {

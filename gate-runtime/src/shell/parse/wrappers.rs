@@ -446,13 +446,13 @@ const XVFB_RUN: Opts = opts(
 );
 const DBUS_RUN_SESSION: Opts = opts("", &["config-file", "dbus-daemon"]);
 
-pub(super) const SHELLS: [&str; 9] = [
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish",
+pub(super) const SHELLS: [&str; 11] = [
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh",
 ];
 
 /// Every name [`peel`] knows (sorted, bytewise): a program that cannot be one of them is
 /// rejected before the match ([`maybe_wrapper`]).
-pub(super) const WRAPPER_NAMES: [&str; 73] = [
+pub(super) const WRAPPER_NAMES: [&str; 76] = [
     "ash",
     "bash",
     "builtin",
@@ -469,6 +469,7 @@ pub(super) const WRAPPER_NAMES: [&str; 73] = [
     "command",
     "conda",
     "coproc",
+    "csh",
     "dash",
     "dbus-run-session",
     "direnv",
@@ -500,6 +501,7 @@ pub(super) const WRAPPER_NAMES: [&str; 73] = [
     "pnpm",
     "pnpx",
     "poetry",
+    "rlwrap",
     "runuser",
     "screen",
     "script",
@@ -512,6 +514,7 @@ pub(super) const WRAPPER_NAMES: [&str; 73] = [
     "sudo",
     "systemd-run",
     "taskset",
+    "tcsh",
     "time",
     "timeout",
     "tmux",
@@ -590,6 +593,7 @@ pub(super) fn peel(words: &[FinalWord<'_>], k: usize, name: &str) -> Peel {
         "timeout" => wrapper(skip(&TIMEOUT) + 1, "timeout"),
         "xargs" => wrapper(skip(&XARGS), "xargs"),
         "nohup" => wrapper(skip(&NONE), "nohup"),
+        "rlwrap" => wrapper(skip(&NONE), "rlwrap"),
         "builtin" => wrapper(skip(&NONE), "builtin"),
         "setsid" => wrapper(skip(&NONE), "setsid"),
         "busybox" => wrapper(skip(&NONE), "busybox"),

@@ -424,6 +424,13 @@ fn rsync(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     let remote_dest = is_remote(dest);
     if remote_dest {
         out.place(Act::Send, Place::Remote);
+        // A remote that is this machine (`localhost:DIR`) is a local destination.
+        if let Some(local) = crate::effects::places::loopback_path(dest) {
+            out.path(Act::Overwrite, &local);
+            if deletes {
+                out.path(Act::Delete, &local);
+            }
+        }
         if deletes {
             // Files on another machine deleted to mirror this one (`rsync --delete ./dist/
             // prod:/var/www/`), as `rclone sync` and `aws s3 sync --delete` delete remote

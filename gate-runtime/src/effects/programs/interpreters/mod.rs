@@ -189,7 +189,10 @@ fn python(cmd: &Cmd<'_, '_>, out: &mut Sink) {
                 rest.to_string()
             };
             match c {
-                'c' => return calls::analyse(&value, Lang::Python, out),
+                'c' => {
+                    imported_from_cwd(&value, out);
+                    return calls::analyse(&value, Lang::Python, out);
+                }
                 'm' => return python_module(&value, &args[k.min(args.len())..], cmd.stdin, out),
                 _ => break,
             }
@@ -212,6 +215,45 @@ fn python(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         }
     }
     run(code, Lang::Python, cmd.stdin, out);
+}
+
+/// Most modules a one-liner's imports are looked for beside it.
+const MAX_IMPORTS: usize = 8;
+
+/// The modules a `python -c` one-liner imports (`import x`, `from x import y`), which Python
+/// looks for first in the working directory: a module written there is what runs.
+fn imported_from_cwd(code: &str, out: &mut Sink) {
+    let mut names = Vec::new();
+    for stmt in code.split(['\n', ';']).map(str::trim) {
+        let list = if let Some(rest) = stmt.strip_prefix("import ") {
+            rest
+        } else if let Some(rest) = stmt.strip_prefix("from ") {
+            rest.split_whitespace().next().unwrap_or("")
+        } else {
+            continue;
+        };
+        for item in list.split(',') {
+            let top = item.split_whitespace().next().unwrap_or("");
+            let top = top.split('.').next().unwrap_or("");
+            if !top.is_empty()
+                && top.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !names.contains(&top)
+                && names.len() < MAX_IMPORTS
+            {
+                names.push(top);
+            }
+        }
+    }
+    for name in names {
+        for file in [format!("{name}.py"), format!("{name}/__init__.py")] {
+            out.runs(Runs::File {
+                path: file,
+                how: How::Lang(Lang::Python),
+                args: Vec::new(),
+                optional: true,
+            });
+        }
+    }
 }
 
 fn python_module(module: &str, rest: &[Cow<'_, str>], stdin: Option<&str>, out: &mut Sink) {

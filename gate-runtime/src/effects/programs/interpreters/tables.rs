@@ -133,6 +133,8 @@ pub(super) const JS: Table = &[
     ("Bun.spawn", Run),
     ("Bun.spawnSync", Run),
     ("Deno.run", Run),
+    // A process built from an options object (`{args: […]}`), which is not read.
+    ("Deno.Command", Eval),
     ("rmSync", Path(Act::Delete)),
     ("rmdirSync", Path(Act::Delete)),
     ("unlinkSync", Path(Act::Delete)),

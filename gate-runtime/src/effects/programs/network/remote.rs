@@ -60,6 +60,10 @@ pub(super) fn scp(args: &[Cow<'_, str>], out: &mut Sink) {
     };
     if is_remote_spec(dest) {
         out.place(Act::Send, Place::Remote);
+        // A remote that is this machine (`localhost:DIR`) is a local destination.
+        if let Some(local) = crate::effects::places::loopback_path(dest) {
+            out.path(Act::Overwrite, &local);
+        }
     } else {
         out.path(Act::Overwrite, dest);
     }
@@ -409,6 +413,34 @@ pub(super) fn rclone(args: &[Cow<'_, str>], out: &mut Sink) {
 #[cfg(test)]
 mod tests {
     use super::super::super::testing::{effects, has};
+
+    #[test]
+    fn a_remote_that_is_this_machine_is_a_local_destination() {
+        for line in [
+            "scp /dev/null localhost:.claude/settings.json",
+            "scp x me@127.0.0.1:/tmp/p/.claude/settings.json",
+            "scp x scp://localhost:22/.claude.json",
+            "rsync -a /tmp/e/ localhost:.claude/",
+            "rsync /dev/null '[::1]:.claude.json'",
+        ] {
+            let e = effects(line);
+            assert!(
+                e.iter()
+                    .any(|x| x.starts_with("overwrite@") && !x.ends_with("@remote")),
+                "{line}: {e:?}"
+            );
+        }
+        for line in [
+            "scp x host:.claude/settings.json",
+            "rsync -a dist/ prod:/var/www/",
+        ] {
+            let e = effects(line);
+            assert!(
+                !e.iter().any(|x| x.starts_with("overwrite@")),
+                "{line}: {e:?}"
+            );
+        }
+    }
 
     #[test]
     fn copies_shells_and_sockets() {
