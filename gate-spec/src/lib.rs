@@ -9,6 +9,7 @@ pub mod broken;
 pub mod check;
 pub mod commands;
 pub mod compose;
+pub mod counter;
 pub mod diag;
 pub mod diagram;
 pub mod diff;

@@ -308,6 +308,9 @@ impl<'s> Engine<'s> {
                             effect: effect as u16,
                         },
                     }),
+                    // The machine's step changed the counter (exec.rs rule 5); it persists
+                    // with the state.
+                    Effect::Inc { .. } | Effect::Reset { .. } => {}
                 }
             }
         }
@@ -677,6 +680,7 @@ mod tests {
                 count: vec![0; level.len()],
                 level,
                 since_arm: 0,
+                counters: Vec::new(),
             };
             let before: Vec<bool> = pairs.iter().map(|p| p.0).collect();
             let after: Vec<bool> = pairs.iter().map(|p| p.1).collect();
