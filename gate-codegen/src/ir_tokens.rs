@@ -574,6 +574,16 @@ impl Emit for Family {
                 quote!(Rate { max: #max, per_secs: #per_secs })
             }
             Family::Denied => quote!(Denied),
+            Family::Calendar {
+                days,
+                after,
+                before,
+                zone,
+            } => {
+                let (days, after) = (days.emit(cx), after.emit(cx));
+                let (before, zone) = (before.emit(cx), zone.emit(cx));
+                quote!(Calendar { days: #days, after: #after, before: #before, zone: #zone })
+            }
         };
         quote!(ir::Family::#v)
     }

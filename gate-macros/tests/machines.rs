@@ -103,8 +103,9 @@ const EDIT: u8 = 1;
 fn example_initial_snapshot_meets_the_floor() {
     let m = example::Machine.initial();
     assert_eq!(m.state, example::State::Idle.id());
-    assert_eq!(m.level, vec![false]);
-    assert_eq!(m.count, vec![0]);
+    // `shift` and `friday_afternoon`.
+    assert_eq!(m.level, vec![false, false]);
+    assert_eq!(m.count, vec![0, 0]);
     assert_eq!(m.since_arm, 3);
 }
 

@@ -209,6 +209,8 @@ fn trigger_has_tool(spec: &Spec, trigger: Trigger) -> Option<bool> {
                 // A rising edge happens on a qualifying sample: one of the listed events.
                 Family::Lifecycle { events } if events.iter().all(|p| !p.is_tool()) => Some(false),
                 Family::Lifecycle { .. } => None,
+                // The clock turns it on on whatever event comes.
+                Family::Calendar { .. } => None,
                 _ => Some(signal.samples.iter().all(|p| p.is_tool())),
             }
         }
@@ -668,6 +670,7 @@ fn family_needs(spec: &Spec, family: &Family) -> Vec<(Telemetry, &'static str)> 
                 Vec::new()
             }
         }
+        Family::Calendar { .. } => vec![(Telemetry::Timestamp, "it reads the event's time")],
         Family::KindShift | Family::TierAtLeast { .. } | Family::Denied => Vec::new(),
     }
 }

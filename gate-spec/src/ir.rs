@@ -553,6 +553,16 @@ pub enum Family {
     Rate { max: u32, per_secs: u32 },
     /// The previous verdict in this scope withheld the action (ask or deny).
     Denied,
+    /// The event's time, in the time zone `zone`, falls on one of `days` (0 = Monday … 6 =
+    /// Sunday) at or after `after` and before `before` (minutes of the local day, `before`
+    /// up to 1440; a spec writes them `from` and `until`). The observer computes it from the clock (`crate::calendar`); a clock or
+    /// zone it cannot read samples false and is recorded as a fault.
+    Calendar {
+        days: List<u8>,
+        after: u16,
+        before: u16,
+        zone: Text,
+    },
 }
 
 impl Family {
@@ -567,6 +577,7 @@ impl Family {
             Family::Budget { .. } => "budget",
             Family::Rate { .. } => "rate",
             Family::Denied => "denied",
+            Family::Calendar { .. } => "calendar",
         }
     }
 }

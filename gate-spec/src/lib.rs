@@ -6,6 +6,7 @@
 //! commands alike, so all of them report the same diagnostics.
 
 pub mod broken;
+pub mod calendar;
 pub mod check;
 pub mod commands;
 pub mod compose;

@@ -11,6 +11,7 @@ use crate::pattern;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
+mod calendar;
 mod counter;
 mod invariant;
 
@@ -967,6 +968,10 @@ pub fn parse_root(
                 "max_secs",
                 "max",
                 "per_secs",
+                "days",
+                "from",
+                "until",
+                "zone",
             ],
             diags,
         );
@@ -1063,6 +1068,7 @@ pub fn parse_root(
                     }
                 }
                 "denied" => Family::Denied,
+                "calendar" => calendar::parse_family(&o, diags)?,
                 other => {
                     parse_enum(
                         other,
@@ -1078,6 +1084,7 @@ pub fn parse_root(
                             "budget",
                             "rate",
                             "denied",
+                            "calendar",
                         ],
                         |s| s,
                         diags,
@@ -1510,7 +1517,7 @@ pub fn parse_root(
 }
 
 /// The parameter keys each signal family takes.
-const FAMILY_PARAMS: [(&str, &[&str]); 9] = [
+const FAMILY_PARAMS: [(&str, &[&str]); 10] = [
     ("kind_shift", &[]),
     ("tier_at_least", &["tier"]),
     ("failure_streak", &["count"]),
@@ -1520,6 +1527,7 @@ const FAMILY_PARAMS: [(&str, &[&str]); 9] = [
     ("budget", &["max_actions", "max_secs"]),
     ("rate", &["max", "per_secs"]),
     ("denied", &[]),
+    ("calendar", &["days", "from", "until", "zone"]),
 ];
 
 /// A parameter of another family on a signal is a mistake, not something to ignore.
@@ -1597,7 +1605,7 @@ pub fn samples_of(family: &Family) -> Vec<Phase> {
         | Family::Rate { .. }
         | Family::Denied => vec![Phase::PreTool],
         Family::FailureStreak { .. } => vec![Phase::PostTool, Phase::PostToolFailure],
-        Family::Lifecycle { .. } => Phase::ALL.to_vec(),
+        Family::Lifecycle { .. } | Family::Calendar { .. } => Phase::ALL.to_vec(),
     }
 }
 

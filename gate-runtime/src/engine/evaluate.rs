@@ -169,6 +169,7 @@ impl<'s> Engine<'s> {
             &mut scratch.checkpoints,
             window_before.dominant,
         );
+        calendar_faults(spec, enabled, phase, now, notes);
         let tool_event = phase.is_tool();
         // The current state's own timer: its deadline, and whether this event comes after it.
         let since = *state.observer.state_since_ms.get_or_insert(now);
@@ -649,6 +650,34 @@ fn edges_into(
             rising.push(i as SignalId);
         } else if *a && !b {
             falling.push(i as SignalId);
+        }
+    }
+}
+
+/// A calendar signal whose clock or zone could not be read sampled false (fail open): each
+/// is recorded as a fault (audit kind `fault`) on the event. Only calendar signals are
+/// looked at, so a spec without one pays a loop over its signals' families.
+fn calendar_faults(
+    spec: &gate_spec::ir::Spec,
+    enabled: &[bool],
+    phase: Phase,
+    now: i64,
+    notes: &mut Vec<Note>,
+) {
+    for (i, signal) in spec.signals.iter().enumerate() {
+        if let Family::Calendar { zone, .. } = &signal.family {
+            if !enabled.get(i).copied().unwrap_or(false) || !signal.samples.contains(&phase) {
+                continue;
+            }
+            if let Err(fault) = gate_spec::calendar::local(now, zone) {
+                notes.push(Note {
+                    kind: "fault",
+                    detail: Detail::Json(json!({
+                        "signal": signal.name.as_ref(),
+                        "calendar": fault.to_string(),
+                    })),
+                });
+            }
         }
     }
 }
