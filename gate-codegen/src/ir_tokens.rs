@@ -17,10 +17,10 @@
 
 use gate_spec::invariant::{Answer, Claim, Invariant, When};
 use gate_spec::ir::{
-    Act, ActionClass, Backstop, Baseline, Block, Checkpoint, Effect, FailPolicy, Family, Guard,
-    List, Mode, Named, Pattern, Phase, Place, Profile, Rearm, Role, Rule, Scope, Signal, Span,
-    Spec, State, StatusFilter, Telemetry, Template, TemplatePart, TemplateVar, Text, Tier,
-    Transition, Trigger, Withhold,
+    Act, ActionClass, Backstop, Baseline, Block, Checkpoint, Counter, CounterGuard, Effect,
+    FailPolicy, Family, Guard, List, Mode, Named, Pattern, Phase, Place, Profile, Rearm, Role,
+    Rule, Scope, Signal, Span, Spec, State, StatusFilter, Telemetry, Template, TemplatePart,
+    TemplateVar, Text, Tier, Transition, Trigger, Withhold,
 };
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -264,10 +264,12 @@ impl Emit for Spec {
             transitions,
             templates,
             roles,
+            counters,
             profiles,
             invariants,
             alongside,
         } = self;
+        let counters = counters.emit(cx);
         let profiles = profiles.emit(cx);
         let alongside = alongside.emit(cx);
         let (name, description, hash) = (name.emit(cx), description.emit(cx), hash.emit(cx));
@@ -298,6 +300,7 @@ impl Emit for Spec {
             transitions: #transitions,
             templates: #templates,
             roles: #roles,
+            counters: #counters,
             profiles: #profiles,
             invariants: #invariants,
             alongside: #alongside,
@@ -573,6 +576,16 @@ impl Emit for Family {
                 quote!(Rate { max: #max, per_secs: #per_secs })
             }
             Family::Denied => quote!(Denied),
+            Family::Calendar {
+                days,
+                after,
+                before,
+                zone,
+            } => {
+                let (days, after) = (days.emit(cx), after.emit(cx));
+                let (before, zone) = (before.emit(cx), zone.emit(cx));
+                quote!(Calendar { days: #days, after: #after, before: #before, zone: #zone })
+            }
         };
         quote!(ir::Family::#v)
     }
@@ -755,11 +768,28 @@ impl Emit for Guard {
             kinds,
             roles,
             rearm,
+            counters,
             span,
         } = self;
         let (tier, kinds, roles) = (tier.emit(cx), kinds.emit(cx), roles.emit(cx));
-        let (rearm, span) = (rearm.emit(cx), span.emit(cx));
-        quote!(ir::Guard { tier: #tier, kinds: #kinds, roles: #roles, rearm: #rearm, span: #span })
+        let (rearm, counters, span) = (rearm.emit(cx), counters.emit(cx), span.emit(cx));
+        quote!(ir::Guard { tier: #tier, kinds: #kinds, roles: #roles, rearm: #rearm, counters: #counters, span: #span })
+    }
+}
+
+impl Emit for CounterGuard {
+    fn emit(&self, cx: &mut Pools) -> TokenStream {
+        let CounterGuard { counter, lo, hi } = self;
+        let (counter, lo, hi) = (counter.emit(cx), lo.emit(cx), hi.emit(cx));
+        quote!(ir::CounterGuard { counter: #counter, lo: #lo, hi: #hi })
+    }
+}
+
+impl Emit for Counter {
+    fn emit(&self, cx: &mut Pools) -> TokenStream {
+        let Counter { name, span, max } = self;
+        let (name, span, max) = (name.emit(cx), span.emit(cx), max.emit(cx));
+        quote!(ir::Counter { name: #name, span: #span, max: #max })
     }
 }
 
@@ -806,6 +836,14 @@ impl Emit for Effect {
             Effect::Record { label } => {
                 let label = label.emit(cx);
                 quote!(Record { label: #label })
+            }
+            Effect::Inc { counter } => {
+                let counter = counter.emit(cx);
+                quote!(Inc { counter: #counter })
+            }
+            Effect::Reset { counter } => {
+                let counter = counter.emit(cx);
+                quote!(Reset { counter: #counter })
             }
         };
         quote!(ir::Effect::#v)

@@ -140,6 +140,14 @@ fn guard_tokens(guard: &Guard, arms: bool) -> TokenStream {
         Some(false) => conds.push(quote!(!floor)),
         None => {}
     }
+    for g in &guard.counters {
+        let (c, lo, hi) = (usize::from(g.counter), g.lo, g.hi);
+        conds.push(if lo == 0 {
+            quote!(counters[#c] <= #hi)
+        } else {
+            quote!((#lo..=#hi).contains(&counters[#c]))
+        });
+    }
     if arms {
         conds.push(quote!(floor));
     }
@@ -148,6 +156,24 @@ fn guard_tokens(guard: &Guard, arms: bool) -> TokenStream {
     } else {
         quote!(#(#conds)&&*)
     }
+}
+
+/// The statements that apply a fired transition's counter effects, in order (`inc` saturates
+/// at the counter's `max`).
+fn counter_tokens(spec: &Spec, t: &Transition) -> TokenStream {
+    let steps = t.effects.iter().filter_map(|e| match *e {
+        Effect::Inc { counter } => {
+            let c = usize::from(counter);
+            let max = spec.counters[c].max;
+            Some(quote!(if counters[#c] < #max { counters[#c] += 1; }))
+        }
+        Effect::Reset { counter } => {
+            let c = usize::from(counter);
+            Some(quote!(counters[#c] = 0;))
+        }
+        _ => None,
+    });
+    quote!(#(#steps)*)
 }
 
 fn arms_window(t: &Transition) -> bool {
@@ -278,6 +304,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     }
     let n_states = spec.states.len();
     let n_signals = spec.signals.len();
+    let n_counters = spec.counters.len();
     let n_checkpoints = spec.checkpoints.len();
 
     // ---- enums -------------------------------------------------------------------------
@@ -317,8 +344,10 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                 let arms = arms_window(t);
                 let to = &state_variants[t.to as usize];
                 let cond = guard_tokens(&t.guard, arms);
+                let count = counter_tokens(spec, t);
                 quote! {
                     if #cond {
+                        #count
                         return ::core::option::Option::Some((#index, State::#to, #arms));
                     }
                 }
@@ -475,6 +504,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     let trigger_variant_docs: Vec<String> =
         trigger_texts.iter().map(|t| format!("`{t}`")).collect();
     let n_signals_lit = n_signals;
+    let counter_maxes: Vec<u16> = spec.counters.iter().map(|c| c.max).collect();
     let n_checkpoints_lit = n_checkpoints;
 
     quote! {
@@ -494,6 +524,10 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         pub const N_SIGNALS: usize = #n_signals_lit;
         /// Number of declared checkpoints.
         pub const N_CHECKPOINTS: usize = #n_checkpoints_lit;
+        /// Number of declared counters (the length of `Snapshot::counters`).
+        pub const N_COUNTERS: usize = #n_counters;
+        /// Each counter's `max`, by counter id.
+        pub const COUNTER_MAX: [u16; N_COUNTERS] = [#(#counter_maxes),*];
         /// The re-arm floor's action count.
         pub const MIN_ACTIONS: u16 = #min_actions;
         /// Every command pattern of the spec, parsed and indexed by program at build time.
@@ -578,14 +612,16 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         impl Machine {
             /// The transition that fires from `state` on `trigger`, if any: its index in the
             /// IR, its target and whether it arms a window. Guards are tested in declaration
-            /// order; `floor` says whether the re-arm floor is met.
+            /// order; `floor` says whether the re-arm floor is met. The transition that fires
+            /// applies its counter effects to `counters` here.
             #[deny(unreachable_patterns)]
-            #[allow(clippy::match_single_binding, clippy::nonminimal_bool, unused_variables)]
+            #[allow(clippy::match_single_binding, clippy::nonminimal_bool, unused_variables, unused_comparisons, clippy::absurd_extreme_comparisons)]
             pub fn select(
                 state: State,
                 trigger: Trigger,
                 input: &::gate_spec::exec::Input<'_>,
                 floor: bool,
+                counters: &mut [u16; N_COUNTERS],
             ) -> ::core::option::Option<(u16, State, bool)> {
                 match (state, trigger) {
                     #(#match_arms)*
@@ -600,13 +636,18 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
             }
         }
 
-        /// A memory from another spec version: one level and count per signal of this one.
-        /// Out of line and cold, so the step's own code stays short.
+        /// A memory from another spec version: one level and count per signal of this one,
+        /// one value per counter, each within its `max`. Out of line and cold, so the step's
+        /// own code stays short.
         #[cold]
         #[inline(never)]
         fn fit_memory(memory: &mut ::gate_spec::exec::Snapshot) {
             memory.level.resize(N_SIGNALS, false);
             memory.count.resize(N_SIGNALS, 0);
+            memory.counters.resize(N_COUNTERS, 0);
+            for (value, max) in memory.counters.iter_mut().zip(COUNTER_MAX) {
+                *value = (*value).min(max);
+            }
         }
 
         impl ::gate_spec::exec::Machine for Machine {
@@ -620,6 +661,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                     level: ::std::vec![false; N_SIGNALS],
                     count: ::std::vec![0; N_SIGNALS],
                     since_arm: MIN_ACTIONS,
+                    counters: ::std::vec![0; N_COUNTERS],
                 }
             }
 
@@ -630,13 +672,22 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                 input: &::gate_spec::exec::Input<'_>,
                 fired: &mut dyn ::core::ops::FnMut(u16),
             ) {
-                if memory.level.len() != N_SIGNALS || memory.count.len() != N_SIGNALS {
+                if memory.level.len() != N_SIGNALS
+                    || memory.count.len() != N_SIGNALS
+                    || memory.counters.len() != N_COUNTERS
+                {
                     fit_memory(memory);
                 }
-                // Fixed-size views, so the debouncers below index without bounds checks.
-                let (::core::result::Result::Ok(levels), ::core::result::Result::Ok(counts)) = (
+                // Fixed-size views, so the debouncers and guards below index without bounds
+                // checks.
+                let (
+                    ::core::result::Result::Ok(levels),
+                    ::core::result::Result::Ok(counts),
+                    ::core::result::Result::Ok(counters),
+                ) = (
                     <&mut [bool; N_SIGNALS]>::try_from(memory.level.as_mut_slice()),
                     <&mut [u16; N_SIGNALS]>::try_from(memory.count.as_mut_slice()),
+                    <&mut [u16; N_COUNTERS]>::try_from(memory.counters.as_mut_slice()),
                 ) else {
                     return;
                 };
@@ -661,7 +712,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                     let mut take = |trigger: Trigger| {
                         let floor = #floor_expr;
                         if let ::core::option::Option::Some((index, to, arms)) =
-                            Machine::select(*state, trigger, input, floor)
+                            Machine::select(*state, trigger, input, floor, counters)
                         {
                             *state = to;
                             if arms {
@@ -749,6 +800,8 @@ pub fn generate_error(
         /// Zero: the spec did not compile.
         pub const N_CHECKPOINTS: usize = 0;
         /// Zero: the spec did not compile.
+        pub const N_COUNTERS: usize = 0;
+        /// Zero: the spec did not compile.
         pub const MIN_ACTIONS: u16 = 0;
 
         /// No states: the spec did not compile.
@@ -770,6 +823,7 @@ pub fn generate_error(
                     level: ::std::vec::Vec::new(),
                     count: ::std::vec::Vec::new(),
                     since_arm: 0,
+                    counters: ::std::vec::Vec::new(),
                 }
             }
             fn step(

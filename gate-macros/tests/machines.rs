@@ -78,7 +78,22 @@ fn step(machine: &dyn gate_spec::exec::Machine, memory: &mut Snapshot, event: &E
 }
 
 // example.toml: signal `shift` (enter 2, exit 1), re-arm floor 3 actions; transitions
-// 0 idle->window and 1 window->window on signal:shift (arm), 2 and 3 on tier:high (ask).
+// 0 idle->window and 1 window->window on signal:shift (arm), 2 and 3 on tier:high (ask);
+// counter `edits_since_green` (max 41): 4..=7 count each edit on `action` (6 and 7 from 40 on,
+// and steer), 8 and 9 reset it on checkpoint:green.
+const COUNTING: std::ops::RangeInclusive<u16> = 4..=7;
+
+/// [`step`] without the transitions that only count edits (the tests of the debouncer and
+/// the floor below send edits; `example_counts_edits_since_green` tests the counting).
+fn control(
+    machine: &dyn gate_spec::exec::Machine,
+    memory: &mut Snapshot,
+    event: &Event,
+) -> Vec<u16> {
+    let mut fired = step(machine, memory, event);
+    fired.retain(|t| !COUNTING.contains(t));
+    fired
+}
 const LOW: u8 = 0;
 const HIGH: u8 = 1;
 const EXPLORE: u8 = 0;
@@ -88,8 +103,9 @@ const EDIT: u8 = 1;
 fn example_initial_snapshot_meets_the_floor() {
     let m = example::Machine.initial();
     assert_eq!(m.state, example::State::Idle.id());
-    assert_eq!(m.level, vec![false]);
-    assert_eq!(m.count, vec![0]);
+    // `shift` and `friday_afternoon`.
+    assert_eq!(m.level, vec![false, false]);
+    assert_eq!(m.count, vec![0, 0]);
     assert_eq!(m.since_arm, 3);
 }
 
@@ -98,17 +114,20 @@ fn example_signal_turns_on_after_enter_consecutive_samples() {
     let mut m = example::Machine.initial();
     let shifted = Event::action(1, LOW, EDIT).raw(0, true);
     let calm = Event::action(1, LOW, EXPLORE);
-    assert_eq!(step(&example::Machine, &mut m, &shifted), Vec::<u16>::new());
+    assert_eq!(
+        control(&example::Machine, &mut m, &shifted),
+        Vec::<u16>::new()
+    );
     assert_eq!((m.level[0], m.count[0]), (false, 1));
     // A false sample resets the count: one more true sample is not enough.
-    assert!(step(&example::Machine, &mut m, &calm).is_empty());
+    assert!(control(&example::Machine, &mut m, &calm).is_empty());
     assert_eq!(m.count[0], 0);
-    assert!(step(&example::Machine, &mut m, &shifted).is_empty());
-    assert_eq!(step(&example::Machine, &mut m, &shifted), vec![0]);
+    assert!(control(&example::Machine, &mut m, &shifted).is_empty());
+    assert_eq!(control(&example::Machine, &mut m, &shifted), vec![0]);
     assert_eq!(m.state, example::State::Window.id());
     assert_eq!((m.level[0], m.count[0], m.since_arm), (true, 0, 0));
     // exit = 1: one calm sample turns it off (clear:shift has no transition).
-    assert!(step(&example::Machine, &mut m, &calm).is_empty());
+    assert!(control(&example::Machine, &mut m, &calm).is_empty());
     assert_eq!((m.level[0], m.count[0]), (false, 0));
 }
 
@@ -118,13 +137,13 @@ fn example_debouncer_ignores_disabled_signals_and_unsampled_phases() {
     let mut disabled = Event::action(1, LOW, EDIT).raw(0, true);
     disabled.enabled = vec![false];
     for _ in 0..3 {
-        assert!(step(&example::Machine, &mut m, &disabled).is_empty());
+        assert!(control(&example::Machine, &mut m, &disabled).is_empty());
     }
     assert_eq!((m.level[0], m.count[0]), (false, 0));
     // kind_shift is sampled on pre_tool only.
     let post = Event::new(Phase::PostTool, 1).raw(0, true);
     for _ in 0..3 {
-        assert!(step(&example::Machine, &mut m, &post).is_empty());
+        assert!(control(&example::Machine, &mut m, &post).is_empty());
     }
     assert_eq!((m.level[0], m.count[0], m.since_arm), (false, 0, 3));
 }
@@ -134,21 +153,21 @@ fn example_rearm_floor_holds_back_a_second_arm() {
     let mut m = example::Machine.initial();
     let shifted = Event::action(1, LOW, EDIT).raw(0, true);
     let calm = Event::action(1, LOW, EXPLORE);
-    step(&example::Machine, &mut m, &shifted);
-    assert_eq!(step(&example::Machine, &mut m, &shifted), vec![0]);
+    control(&example::Machine, &mut m, &shifted);
+    assert_eq!(control(&example::Machine, &mut m, &shifted), vec![0]);
     // Off, then on again after two samples: the third action since the arm meets the floor,
     // but the seconds part of the floor is not met yet, so nothing fires.
-    step(&example::Machine, &mut m, &calm);
-    step(&example::Machine, &mut m, &shifted);
+    control(&example::Machine, &mut m, &calm);
+    control(&example::Machine, &mut m, &shifted);
     let mut too_soon = shifted.clone();
     too_soon.rearm_secs_ok = false;
-    assert!(step(&example::Machine, &mut m, &too_soon).is_empty());
+    assert!(control(&example::Machine, &mut m, &too_soon).is_empty());
     assert_eq!(m.since_arm, 3);
     assert!(m.level[0]);
     // Off and on again with the seconds met: transition 1 re-arms.
-    step(&example::Machine, &mut m, &calm);
-    step(&example::Machine, &mut m, &shifted);
-    assert_eq!(step(&example::Machine, &mut m, &shifted), vec![1]);
+    control(&example::Machine, &mut m, &calm);
+    control(&example::Machine, &mut m, &shifted);
+    assert_eq!(control(&example::Machine, &mut m, &shifted), vec![1]);
     assert_eq!(m.since_arm, 0);
 }
 
@@ -163,12 +182,39 @@ fn example_high_tier_action_fires_the_ask_after_the_arm() {
     // Rising edge first (signal:shift, index 0), then the action's tier (tier:high from the
     // new state `window`, index 3).
     let high = Event::action(1, HIGH, EDIT).raw(0, true);
-    assert_eq!(step(&example::Machine, &mut m, &high), vec![0, 3]);
+    assert_eq!(control(&example::Machine, &mut m, &high), vec![0, 3]);
     assert_eq!(m.state, example::State::Window.id());
     // A tier on a post-tool event is not an action.
     let mut post = Event::new(Phase::PostTool, 1);
     post.tier = Some(HIGH);
-    assert!(step(&example::Machine, &mut m, &post).is_empty());
+    assert!(control(&example::Machine, &mut m, &post).is_empty());
+}
+
+#[test]
+fn example_counts_edits_since_green() {
+    let mut m = example::Machine.initial();
+    assert_eq!(m.counters, vec![0]);
+    let edit = Event::action(1, LOW, EDIT);
+    for i in 1..=40u16 {
+        assert_eq!(step(&example::Machine, &mut m, &edit), vec![4]);
+        assert_eq!(m.counters, vec![i]);
+    }
+    // The 41st edit steers (transition 6) and counts to max; the 42nd stays at max.
+    assert_eq!(step(&example::Machine, &mut m, &edit), vec![6]);
+    assert_eq!(step(&example::Machine, &mut m, &edit), vec![6]);
+    assert_eq!(m.counters, vec![41]);
+    // A read does not count.
+    assert!(step(&example::Machine, &mut m, &Event::action(1, LOW, EXPLORE)).is_empty());
+    // A passing test run resets it.
+    let mut green = Event::new(Phase::PostTool, 1);
+    green.checkpoints = vec![true];
+    assert_eq!(step(&example::Machine, &mut m, &green), vec![8]);
+    assert_eq!(m.counters, vec![0]);
+    // A memory from a spec version without counters is fitted: one counter, at 0.
+    let mut old = example::Machine.initial();
+    old.counters.clear();
+    assert_eq!(step(&example::Machine, &mut old, &edit), vec![4]);
+    assert_eq!(old.counters, vec![1]);
 }
 
 // order.toml: states idle, editing, exploring, held; re-arm floor 2 actions.

@@ -18,7 +18,17 @@ impl<'s> Interpreter<'s> {
         Interpreter { spec }
     }
 
-    fn guard_holds(&self, guard: &Guard, arms: bool, input: &Input<'_>, floor_ok: bool) -> bool {
+    fn guard_holds(
+        &self,
+        guard: &Guard,
+        arms: bool,
+        input: &Input<'_>,
+        floor_ok: bool,
+        counters: &[u16],
+    ) -> bool {
+        if !gate_spec::exec::counters_hold(&guard.counters, counters) {
+            return false;
+        }
         if let Some((lo, hi)) = guard.tier {
             match input.tier {
                 Some(t) if lo <= t && t <= hi => {}
@@ -79,11 +89,14 @@ impl Machine for Interpreter<'_> {
             level: vec![false; self.spec.signals.len()],
             count: vec![0; self.spec.signals.len()],
             since_arm: self.spec.rearm.min_actions,
+            counters: vec![0; self.spec.counters.len()],
         }
     }
 
     fn step(&self, m: &mut Snapshot, input: &Input<'_>, fired: &mut dyn FnMut(u16)) {
         let spec = self.spec;
+        // A memory of another shape (another spec version) gets one value per counter.
+        m.counters.resize(spec.counters.len(), 0);
         // 1. The re-arm counter.
         if input.phase == Phase::PreTool {
             m.since_arm = m.since_arm.saturating_add(1).min(spec.rearm.min_actions);
@@ -126,10 +139,12 @@ impl Machine for Interpreter<'_> {
             let hit = spec.transitions.iter().enumerate().find(|(_, t)| {
                 t.from == m.state
                     && t.trigger == trigger
-                    && self.guard_holds(&t.guard, arms(t), input, floor_ok)
+                    && self.guard_holds(&t.guard, arms(t), input, floor_ok, &m.counters)
             });
             if let Some((index, t)) = hit {
                 m.state = t.to;
+                // 5. Counters change before the next trigger is taken.
+                gate_spec::exec::apply_counters(spec, &t.effects, &mut m.counters);
                 if arms(t) {
                     m.since_arm = 0;
                     secs_ok = false;

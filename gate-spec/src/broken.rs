@@ -50,6 +50,7 @@ pub struct Broken {
     pub used_templates: BTreeSet<usize>,
     pub used_signals: BTreeSet<usize>,
     pub used_checkpoints: BTreeSet<usize>,
+    pub used_counters: BTreeSet<usize>,
 }
 
 impl Broken {

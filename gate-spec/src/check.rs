@@ -37,6 +37,7 @@ pub fn run_with(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     check_unused(spec, broken, diags);
     check_guards_can_hold(spec, broken, diags);
     check_template_vars_provided(spec, broken, diags);
+    crate::counter::check(spec, broken, diags);
 }
 
 /// States reachable from `initial`, following every transition whatever its guard. A
@@ -187,6 +188,8 @@ struct Admits {
     kinds: Option<BTreeSet<KindId>>,
     roles: Option<BTreeSet<Option<RoleId>>>,
     rearm: Option<bool>,
+    /// Each counter's admitted range (`crate::counter::ranges_meet`).
+    counters: Vec<crate::ir::CounterGuard>,
 }
 
 /// Whether a trigger's event certainly carries a tool action (`Some(true)`), certainly does
@@ -206,6 +209,8 @@ fn trigger_has_tool(spec: &Spec, trigger: Trigger) -> Option<bool> {
                 // A rising edge happens on a qualifying sample: one of the listed events.
                 Family::Lifecycle { events } if events.iter().all(|p| !p.is_tool()) => Some(false),
                 Family::Lifecycle { .. } => None,
+                // The clock turns it on on whatever event comes.
+                Family::Calendar { .. } => None,
                 _ => Some(signal.samples.iter().all(|p| p.is_tool())),
             }
         }
@@ -345,6 +350,7 @@ fn admits(spec: &Spec, t: &Transition) -> Option<Admits> {
         kinds: (!g.kinds.is_empty()).then(|| g.kinds.iter().copied().collect()),
         roles: (!g.roles.is_empty()).then(|| g.roles.iter().copied().collect()),
         rearm,
+        counters: g.counters.clone(),
     })
 }
 
@@ -364,6 +370,7 @@ fn overlap(a: &Admits, b: &Admits) -> bool {
             (Some(x), Some(y)) => x == y,
             _ => true,
         }
+        && crate::counter::ranges_meet(&a.counters, &b.counters)
 }
 
 /// G009: two transitions from one state on one trigger whose guards can both hold.
@@ -418,7 +425,7 @@ fn check_nondeterminism(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
                 ),
             )
             .with_label(earlier, "the earlier transition, which wins when both hold")
-            .with_help("make the guards disjoint (tier, kind, role or rearm), or merge the two transitions"),
+            .with_help("make the guards disjoint (tier, kind, role, rearm or counter), or merge the two transitions"),
         );
     }
 }
@@ -672,6 +679,7 @@ fn family_needs(spec: &Spec, family: &Family) -> Vec<(Telemetry, &'static str)> 
                 Vec::new()
             }
         }
+        Family::Calendar { .. } => vec![(Telemetry::Timestamp, "it reads the event's time")],
         Family::KindShift | Family::TierAtLeast { .. } | Family::Denied => Vec::new(),
     }
 }

@@ -20,10 +20,15 @@
 //!    arms, `since_arm` resets and the seconds part of the floor counts as unmet for the rest
 //!    of the event. A transition with an `arm` effect carries an implicit guard: the re-arm
 //!    floor is met (`since_arm >= min_actions` and `rearm_secs_ok`).
-//! 4. Guards: a tier or kind condition never holds on an event without a tool action.
+//! 4. Guards: a tier or kind condition never holds on an event without a tool action. A
+//!    counter condition reads the counter's value when the transition is tried.
+//! 5. Counters: a transition that fires applies its `inc` (add one, saturating at the
+//!    counter's `max`) and `reset` (to zero) effects in order, before the next trigger of the
+//!    event is taken, so a later transition of the same event sees the new value.
 //!
 //! Everything a step needs that depends on time arrives as a boolean computed by the
-//! observer (`backstop`, `timeout`, `rearm_secs_ok`), so the control space stays finite.
+//! observer (`backstop`, `timeout`, `rearm_secs_ok`), and every counter saturates, so the
+//! control space stays finite.
 
 use crate::ir::{KindId, Phase, RoleId, SignalId, StateId, TierId};
 
@@ -62,6 +67,10 @@ pub struct Snapshot {
     pub count: Vec<u16>,
     /// Pre-tool actions since the last arm, saturating at `rearm.min_actions`.
     pub since_arm: u16,
+    /// Value per counter (`Spec::counters`), each within `0..=max`. Left out of the stored
+    /// form when the spec has none, so a machine without counters stores what it always did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<u16>,
 }
 
 /// A machine: the generated ones and the interpreter both implement it.
@@ -110,6 +119,36 @@ impl std::fmt::Debug for CompiledSpec {
             .field("hash", &self.hash)
             .field("path", &self.path)
             .finish_non_exhaustive()
+    }
+}
+
+/// Helper used by both implementations: does every counter condition of a guard hold?
+#[inline]
+pub fn counters_hold(guards: &[crate::ir::CounterGuard], counters: &[u16]) -> bool {
+    guards.iter().all(|g| {
+        let v = counters.get(g.counter as usize).copied().unwrap_or(0);
+        g.lo <= v && v <= g.hi
+    })
+}
+
+/// The interpreter's counter effects of a fired transition, in order (the generated machine
+/// unrolls the same per transition).
+pub fn apply_counters(spec: &crate::ir::Spec, effects: &[crate::ir::Effect], counters: &mut [u16]) {
+    for e in effects {
+        match *e {
+            crate::ir::Effect::Inc { counter } => {
+                let max = spec.counters.get(counter as usize).map_or(0, |c| c.max);
+                if let Some(v) = counters.get_mut(counter as usize) {
+                    *v = v.saturating_add(1).min(max);
+                }
+            }
+            crate::ir::Effect::Reset { counter } => {
+                if let Some(v) = counters.get_mut(counter as usize) {
+                    *v = 0;
+                }
+            }
+            _ => {}
+        }
     }
 }
 

@@ -135,6 +135,8 @@ pub type ProfileId = u8;
 pub type TemplateId = u8;
 /// Index of a classifier rule in [`Spec::rules`].
 pub type RuleId = u16;
+/// Index of a bounded counter in [`Spec::counters`].
+pub type CounterId = u8;
 
 /// A whole compiled spec.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -158,6 +160,10 @@ pub struct Spec {
     pub transitions: Vec<Transition>,
     pub templates: Vec<Template>,
     pub roles: Vec<Role>,
+    /// Bounded counters (`[[counter]]`), in declaration order: part of the machine's memory
+    /// beside its state, changed by transitions' `inc`/`reset` effects, read by guards.
+    #[serde(default)]
+    pub counters: Vec<Counter>,
     /// The invariants the spec declares about itself (`[[invariant]]`).
     #[serde(default)]
     pub invariants: Vec<crate::invariant::Invariant>,
@@ -178,6 +184,24 @@ pub struct Profile {
     pub span: Span,
     /// File names looked for at the repository root; any one present selects the profile.
     pub detect: Vec<Text>,
+}
+
+/// A bounded counter: a number in `0..=max` the machine keeps beside its state. `inc`
+/// saturates at `max`, so the control space stays finite.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counter {
+    pub name: Text,
+    pub span: Span,
+    /// The largest value; an `inc` at it keeps it.
+    pub max: u16,
+}
+
+/// A guard's condition on a counter: its value lies in `lo..=hi` (both within `0..=max`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CounterGuard {
+    pub counter: CounterId,
+    pub lo: u16,
+    pub hi: u16,
 }
 
 /// A name with the span where it was declared.
@@ -532,6 +556,16 @@ pub enum Family {
     Rate { max: u32, per_secs: u32 },
     /// The previous verdict in this scope withheld the action (ask or deny).
     Denied,
+    /// The event's time, in the time zone `zone`, falls on one of `days` (0 = Monday … 6 =
+    /// Sunday) at or after `after` and before `before` (minutes of the local day, `before`
+    /// up to 1440; a spec writes them `from` and `until`). The observer computes it from the clock (`crate::calendar`); a clock or
+    /// zone it cannot read samples false and is recorded as a fault.
+    Calendar {
+        days: List<u8>,
+        after: u16,
+        before: u16,
+        zone: Text,
+    },
 }
 
 impl Family {
@@ -546,6 +580,7 @@ impl Family {
             Family::Budget { .. } => "budget",
             Family::Rate { .. } => "rate",
             Family::Denied => "denied",
+            Family::Calendar { .. } => "calendar",
         }
     }
 }
@@ -661,6 +696,9 @@ pub struct Guard {
     pub roles: List<Option<RoleId>>,
     /// The re-arm floor must (true) or must not (false) be satisfied.
     pub rearm: Option<bool>,
+    /// Each counter named must lie in its range (at the moment the transition is tried).
+    #[serde(default)]
+    pub counters: Vec<CounterGuard>,
     pub span: Option<Span>,
 }
 
@@ -691,6 +729,10 @@ pub enum Effect {
     Deny { template: TemplateId },
     /// Write an audit row with this label.
     Record { label: Text },
+    /// Add one to a counter, saturating at its `max`.
+    Inc { counter: CounterId },
+    /// Set a counter to zero.
+    Reset { counter: CounterId },
 }
 
 impl Effect {
@@ -820,6 +862,16 @@ impl Spec {
     }
     pub fn state_name(&self, id: StateId) -> &str {
         &self.states[id as usize].name
+    }
+    /// A counter guard in the spec's syntax (`edits >= 40`, `edits == 0`, `edits >= 3, edits <= 9`).
+    pub fn counter_guard_text(&self, g: &CounterGuard) -> String {
+        let c = &self.counters[g.counter as usize];
+        match (g.lo, g.hi) {
+            (lo, hi) if lo == hi => format!("{} == {lo}", c.name),
+            (0, hi) => format!("{} <= {hi}", c.name),
+            (lo, hi) if hi == c.max => format!("{} >= {lo}", c.name),
+            (lo, hi) => format!("{0} >= {lo}, {0} <= {hi}", c.name),
+        }
     }
     /// Human-readable trigger, in the spec's own syntax (`signal:kind_shift`).
     pub fn trigger_text(&self, trigger: Trigger) -> String {

@@ -6,9 +6,11 @@
 //! commands alike, so all of them report the same diagnostics.
 
 pub mod broken;
+pub mod calendar;
 pub mod check;
 pub mod commands;
 pub mod compose;
+pub mod counter;
 pub mod diag;
 pub mod diagram;
 pub mod diff;

@@ -11,6 +11,8 @@ use crate::pattern;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
+mod calendar;
+mod counter;
 mod invariant;
 
 type Value<'i> = Spanned<DeValue<'i>>;
@@ -481,6 +483,7 @@ pub fn parse_root(
             "role",
             "profile",
             "invariant",
+            "counter",
         ],
         diags,
     );
@@ -495,6 +498,7 @@ pub fn parse_root(
     let transition_tables = section_tables(root, "transition", diags);
     let role_tables = section_tables(root, "role", diags);
     let profile_tables = section_tables(root, "profile", diags);
+    let counter_tables = section_tables(root, "counter", diags);
 
     let mut tiers = Names::new("tier");
     let mut kinds = Names::new("kind");
@@ -505,6 +509,7 @@ pub fn parse_root(
     let mut roles = Names::new("role");
     let mut rules = Names::new("rule");
     let mut profiles = Names::new("profile");
+    let mut counters = Names::new("counter");
 
     let declare = |tables: &[(&DeTable, Span)], names: &mut Names, diags: &mut Diagnostics| {
         for (t, span) in tables {
@@ -525,6 +530,7 @@ pub fn parse_root(
     declare(&state_tables, &mut states, diags);
     declare(&role_tables, &mut roles, diags);
     declare(&profile_tables, &mut profiles, diags);
+    declare(&counter_tables, &mut counters, diags);
     if let Some((_, span)) = profiles.items.get(MAX_PROFILES) {
         diags.push(Diagnostic::error(
             Code::TooLarge,
@@ -567,6 +573,7 @@ pub fn parse_root(
         (&templates, "templates"),
         (&roles, "roles"),
         (&profiles, "profiles"),
+        (&counters, "counters"),
     ] {
         if names.items.len() > MAX_ITEMS {
             diags.push(Diagnostic::error(
@@ -970,6 +977,10 @@ pub fn parse_root(
                 "max_secs",
                 "max",
                 "per_secs",
+                "days",
+                "from",
+                "until",
+                "zone",
             ],
             diags,
         );
@@ -1066,6 +1077,7 @@ pub fn parse_root(
                     }
                 }
                 "denied" => Family::Denied,
+                "calendar" => calendar::parse_family(&o, diags)?,
                 other => {
                     parse_enum(
                         other,
@@ -1081,6 +1093,7 @@ pub fn parse_root(
                             "budget",
                             "rate",
                             "denied",
+                            "calendar",
                         ],
                         |s| s,
                         diags,
@@ -1357,6 +1370,8 @@ pub fn parse_root(
         });
     }
 
+    let ir_counters = counter::parse_all(&counter_tables, &counters, diags);
+
     // Transitions.
     let mut ir_transitions = Vec::new();
     for (t, span) in &transition_tables {
@@ -1418,13 +1433,18 @@ pub fn parse_root(
             None => Some(None),
         };
         let guard = match o.table("guard", diags) {
-            Some((gt, gspan)) => parse_guard(gt, gspan, &tiers, &kinds, &roles, diags),
+            Some((gt, gspan)) => {
+                let mut guard = parse_guard(gt, gspan, &tiers, &kinds, &roles, diags);
+                let o = Obj::new(gt, gspan, "`guard`");
+                guard.counters = counter::parse_guard(source, &o, &counters, &ir_counters, diags);
+                guard
+            }
             None => Guard::default(),
         };
         let mut effects = Vec::new();
         let effect_errors = diags.error_count();
         for (text, espan) in o.strings("effects", diags) {
-            if let Some(e) = parse_effect(source, &text, espan, &templates, diags) {
+            if let Some(e) = parse_effect(source, &text, espan, &templates, &counters, diags) {
                 effects.push(e);
             }
         }
@@ -1469,6 +1489,7 @@ pub fn parse_root(
     broken.used_templates = templates.used.take();
     broken.used_signals = signals.used.take();
     broken.used_checkpoints = checkpoints.used.take();
+    broken.used_counters = counters.used.take();
     let name = name.map_or_else(String::new, |(n, _)| n);
     let spec = Spec {
         name: name.into(),
@@ -1496,6 +1517,7 @@ pub fn parse_root(
         transitions: ir_transitions,
         templates: ir_templates,
         roles: ir_roles,
+        counters: ir_counters,
         profiles: ir_profiles,
         invariants,
         alongside,
@@ -1504,7 +1526,7 @@ pub fn parse_root(
 }
 
 /// The parameter keys each signal family takes.
-const FAMILY_PARAMS: [(&str, &[&str]); 9] = [
+const FAMILY_PARAMS: [(&str, &[&str]); 10] = [
     ("kind_shift", &[]),
     ("tier_at_least", &["tier"]),
     ("failure_streak", &["count"]),
@@ -1514,6 +1536,7 @@ const FAMILY_PARAMS: [(&str, &[&str]); 9] = [
     ("budget", &["max_actions", "max_secs"]),
     ("rate", &["max", "per_secs"]),
     ("denied", &[]),
+    ("calendar", &["days", "from", "until", "zone"]),
 ];
 
 /// A parameter of another family on a signal is a mistake, not something to ignore.
@@ -1591,7 +1614,7 @@ pub fn samples_of(family: &Family) -> Vec<Phase> {
         | Family::Rate { .. }
         | Family::Denied => vec![Phase::PreTool],
         Family::FailureStreak { .. } => vec![Phase::PostTool, Phase::PostToolFailure],
-        Family::Lifecycle { .. } => Phase::ALL.to_vec(),
+        Family::Lifecycle { .. } | Family::Calendar { .. } => Phase::ALL.to_vec(),
     }
 }
 
@@ -1801,7 +1824,7 @@ fn parse_guard(
     diags: &mut Diagnostics,
 ) -> Guard {
     let o = Obj::new(table, span, "`guard`");
-    o.check_keys(&["tier", "kind", "role", "rearm"], diags);
+    o.check_keys(&["tier", "kind", "role", "rearm", "counter"], diags);
     let tier = o.str("tier", diags).and_then(|(text, tspan)| {
         let t = text.trim();
         let (op, name) = ["<=", ">=", "==", "<", ">"]
@@ -1870,6 +1893,7 @@ fn parse_guard(
         kinds,
         roles,
         rearm: o.bool("rearm", diags),
+        counters: Vec::new(),
         span: Some(span),
     }
 }
@@ -1879,6 +1903,7 @@ fn parse_effect(
     text: &str,
     span: Span,
     templates: &Names,
+    counters: &Names,
     diags: &mut Diagnostics,
 ) -> Option<Effect> {
     let (head, arg) = match text.split_once(':') {
@@ -1889,6 +1914,11 @@ fn parse_effect(
         let at = inner_span(source, span, 1 + head.len() + 1, a);
         templates.resolve(a, at, diags).map(|i| i as TemplateId)
     };
+    if let Some(a) = arg {
+        if let Some(effect) = counter::parse_effect(source, head, a, span, counters, diags) {
+            return effect;
+        }
+    }
     match (head, arg) {
         ("arm", None) => Some(Effect::Arm),
         ("close", None) => Some(Effect::Close),
@@ -1904,9 +1934,9 @@ fn parse_effect(
                 span,
                 format!("unknown effect `{}`", truncate(text)),
             );
-            d = match did_you_mean(head, ["arm", "close", "steer", "ask", "deny", "record"]) {
+            d = match did_you_mean(head, ["arm", "close", "steer", "ask", "deny", "record", "inc", "reset"]) {
                 Some(s) if s != head => d.with_help(format!("did you mean `{s}`?")),
-                _ => d.with_help("an effect is arm, close, steer:<template>, ask:<template>, deny:<template> or record:<label>"),
+                _ => d.with_help("an effect is arm, close, steer:<template>, ask:<template>, deny:<template>, record:<label>, inc:<counter> or reset:<counter>"),
             };
             diags.push(d);
             None

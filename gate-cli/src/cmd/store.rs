@@ -209,6 +209,7 @@ fn describe_scope(
         "signals_on": spec.signals.iter().zip(&state.machine.level).filter(|(_, on)| **on).map(|(s, _)| s.name.clone()).collect::<Vec<_>>(),
         "signals": levels,
         "since_arm": state.machine.since_arm,
+        "counters": spec.counters.iter().zip(&state.machine.counters).map(|(c, v)| (c.name.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "events": state.observer.events,
         "carried": state.carried,
     }))

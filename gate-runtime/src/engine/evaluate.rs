@@ -169,6 +169,7 @@ impl<'s> Engine<'s> {
             &mut scratch.checkpoints,
             window_before.dominant,
         );
+        calendar_faults(spec, enabled, phase, now, notes);
         let tool_event = phase.is_tool();
         // The current state's own timer: its deadline, and whether this event comes after it.
         let since = *state.observer.state_since_ms.get_or_insert(now);
@@ -308,6 +309,9 @@ impl<'s> Engine<'s> {
                             effect: effect as u16,
                         },
                     }),
+                    // The machine's step changed the counter (exec.rs rule 5); it persists
+                    // with the state.
+                    Effect::Inc { .. } | Effect::Reset { .. } => {}
                 }
             }
         }
@@ -660,6 +664,34 @@ fn edges_into(
     }
 }
 
+/// A calendar signal whose clock or zone could not be read sampled false (fail open): each
+/// is recorded as a fault (audit kind `fault`) on the event. Only calendar signals are
+/// looked at, so a spec without one pays a loop over its signals' families.
+fn calendar_faults(
+    spec: &gate_spec::ir::Spec,
+    enabled: &[bool],
+    phase: Phase,
+    now: i64,
+    notes: &mut Vec<Note>,
+) {
+    for (i, signal) in spec.signals.iter().enumerate() {
+        if let Family::Calendar { zone, .. } = &signal.family {
+            if !enabled.get(i).copied().unwrap_or(false) || !signal.samples.contains(&phase) {
+                continue;
+            }
+            if let Err(fault) = gate_spec::calendar::local(now, zone) {
+                notes.push(Note {
+                    kind: "fault",
+                    detail: Detail::Json(json!({
+                        "signal": signal.name.as_ref(),
+                        "calendar": fault.to_string(),
+                    })),
+                });
+            }
+        }
+    }
+}
+
 fn close_only(closed_effect: bool, armed: bool) -> bool {
     closed_effect && !armed
 }
@@ -687,6 +719,7 @@ mod tests {
                 count: vec![0; level.len()],
                 level,
                 since_arm: 0,
+                counters: Vec::new(),
             };
             let before: Vec<bool> = pairs.iter().map(|p| p.0).collect();
             let after: Vec<bool> = pairs.iter().map(|p| p.1).collect();

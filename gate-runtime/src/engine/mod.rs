@@ -65,6 +65,10 @@ impl ScopeState {
         (self.machine.state as usize) < spec.states.len()
             && self.machine.level.len() == spec.signals.len()
             && self.machine.count.len() == spec.signals.len()
+            && self.machine.counters.len() == spec.counters.len()
+            && (self.machine.counters.iter())
+                .zip(&spec.counters)
+                .all(|(v, c)| *v <= c.max)
     }
 }
 

@@ -258,6 +258,14 @@ pub(crate) fn observe_in(
                 phase == Phase::PreTool && n as u64 + 1 > u64::from(*max)
             }
             Family::Denied => phase == Phase::PreTool && state.last_blocked,
+            // A clock or zone that cannot be read samples false (fail open); the engine
+            // records the fault (`engine::evaluate`, `calendar_faults`).
+            Family::Calendar {
+                days,
+                after,
+                before,
+                zone,
+            } => gate_spec::calendar::holds(days, *after, *before, zone, now_ms).unwrap_or(false),
         }
     }));
     // What a used classifier knows of the checkpoints' targets (see `index::Index::checkpoints`).

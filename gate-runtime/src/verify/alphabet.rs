@@ -3,7 +3,7 @@
 //! shape is realised as a machine memory and input from an explored control node.
 
 use gate_spec::exec::{Input, Snapshot};
-use gate_spec::ir::{CheckpointId, KindId, Phase, SignalId, Spec, StateId, TierId};
+use gate_spec::ir::{CheckpointId, KindId, Phase, SignalId, Spec, TierId};
 
 /// The one extra trigger an abstract event carries besides its phase (and tier and action).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -197,19 +197,15 @@ impl Realised {
 ///   needs more than one sample;
 /// - a signal staying on: on a new identity's first event, or before the first action when
 ///   the signal is sampled only on pre-tool events (it has had no sample to turn on with).
-pub fn realise(
-    spec: &Spec,
-    state: StateId,
-    since_arm: u16,
-    age: Age,
-    letter: &Letter,
-) -> Option<Realised> {
+pub fn realise(spec: &Spec, node: &super::explorer::Node, letter: &Letter) -> Option<Realised> {
+    let (state, age) = (node.state, node.age);
     let n = spec.signals.len();
     let mut memory = Snapshot {
         state,
         level: vec![false; n],
         count: vec![0; n],
-        since_arm,
+        since_arm: node.since_arm,
+        counters: node.counters.clone(),
     };
     let mut raw = vec![false; n];
     let mut enabled = vec![false; n];

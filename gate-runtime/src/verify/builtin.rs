@@ -222,17 +222,23 @@ pub fn window_licenses_nothing(spec: &Spec, machine: &dyn Machine, graphs: &[Gra
         return f;
     }
     for g in graphs {
-        let counters: BTreeSet<u16> = g.nodes.iter().map(|n| n.since_arm).collect();
+        // The control memory besides the state: the re-arm counter and the bounded counters.
+        let counters: BTreeSet<(u16, &[u16])> = g
+            .nodes
+            .iter()
+            .map(|n| (n.since_arm, n.counters.as_slice()))
+            .collect();
         for (li, letter) in g.letters.iter().enumerate() {
             if !letter.is_plain_action() {
                 continue;
             }
-            for &counter in &counters {
+            for &(counter, values) in &counters {
                 let withheld = |state: StateId| {
                     let node = Node {
                         state,
                         since_arm: counter,
                         age: Age::Acted,
+                        counters: values.to_vec(),
                     };
                     step_machine(machine, spec, &node, letter, g.role).map(|(after, fired)| {
                         super::answer::verdicts(
@@ -259,7 +265,10 @@ pub fn window_licenses_nothing(spec: &Spec, machine: &dyn Machine, graphs: &[Gra
                             spec.state_name(w)
                         );
                         let reached = g.nodes.iter().position(|n| {
-                            n.state == w && n.since_arm == counter && n.age == Age::Acted
+                            n.state == w
+                                && n.since_arm == counter
+                                && n.counters == values
+                                && n.age == Age::Acted
                         });
                         f.counterexample = Some(
                             match reached.and_then(|n| {
@@ -296,8 +305,8 @@ pub fn anti_flap(spec: &Spec, graphs: &[Graph], debouncers: &Debouncers) -> Find
     for g in graphs {
         for (i, step) in g.steps.iter().enumerate() {
             f.checked += 1;
-            let from = g.nodes[step.from];
-            let to = g.nodes[step.to];
+            let from = &g.nodes[step.from];
+            let to = &g.nodes[step.to];
             let letter = &g.letters[step.letter];
             let arm_count = step
                 .fired

@@ -1,8 +1,9 @@
 //! The exhaustive explorer: breadth first over a machine's control space from a new
 //! identity, one role at a time, every letter of the abstract alphabet from every node.
 //!
-//! A node is the control part of a machine's memory (state and re-arm counter) and the
-//! identity's [`Age`]. The debouncers are left out: they evolve independently of the control
+//! A node is the control part of a machine's memory (state, re-arm counter and the value of
+//! every bounded counter, each saturating, so there are finitely many) and the identity's
+//! [`Age`]. The debouncers are left out: they evolve independently of the control
 //! state (exec.rs rule 2 reads only the samples), so every edge is a free input here and is
 //! checked on its own in [`super::debounce`]. Breadth first means the first path found to a
 //! node is a shortest one, which is what a counterexample prints.
@@ -16,11 +17,13 @@ use super::alphabet::{realise, Age, Letter, Realised};
 use super::answer::{verdicts, Verdicts};
 
 /// One explored control node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Node {
     pub state: StateId,
     pub since_arm: u16,
     pub age: Age,
+    /// Value per counter (`Spec::counters`).
+    pub counters: Vec<u16>,
 }
 
 /// One explored step: a letter from a node, what fired, where it went, what the hook answers.
@@ -87,7 +90,7 @@ pub fn step_machine(
     letter: &Letter,
     role: Option<RoleId>,
 ) -> Option<(Snapshot, Vec<u16>)> {
-    let realised = realise(spec, node.state, node.since_arm, node.age, letter)?;
+    let realised = realise(spec, node, letter)?;
     Some(step_realised(machine, &realised, letter, role))
 }
 
@@ -120,8 +123,9 @@ pub fn explore(
         state: init.state,
         since_arm: init.since_arm,
         age: Age::New,
+        counters: init.counters,
     };
-    let mut index: BTreeMap<Node, usize> = BTreeMap::from([(start, 0)]);
+    let mut index: BTreeMap<Node, usize> = BTreeMap::from([(start.clone(), 0)]);
     let mut graph = Graph {
         role,
         letters: letters.to_vec(),
@@ -133,10 +137,10 @@ pub fn explore(
     };
     let mut at = 0;
     while at < graph.nodes.len() {
-        let node = graph.nodes[at];
+        let node = graph.nodes[at].clone();
         let begin = graph.steps.len();
         for (li, letter) in letters.iter().enumerate() {
-            let Some(realised) = realise(spec, node.state, node.since_arm, node.age, letter) else {
+            let Some(realised) = realise(spec, &node, letter) else {
                 continue;
             };
             let (after, fired) = step_realised(machine, &realised, letter, role);
@@ -155,12 +159,13 @@ pub fn explore(
                 state: after.state,
                 since_arm: after.since_arm,
                 age: node.age.after(letter.phase),
+                counters: after.counters.clone(),
             };
             let to = match index.get(&next) {
                 Some(&i) => i,
                 None => {
                     let i = graph.nodes.len();
-                    index.insert(next, i);
+                    index.insert(next.clone(), i);
                     graph.nodes.push(next);
                     graph.parent.push(Some(graph.steps.len()));
                     i

@@ -43,6 +43,8 @@ fn verbs(effects: &[Effect], out: &mut Vec<&'static str>) {
             Effect::Ask { .. } => "ask",
             Effect::Deny { .. } => "deny",
             Effect::Record { .. } => continue,
+            Effect::Inc { .. } => "count",
+            Effect::Reset { .. } => "reset",
         };
         if !out.contains(&verb) {
             out.push(verb);

@@ -119,6 +119,7 @@ pub fn markdown(spec: &Spec) -> String {
     out.push_str("</details>\n\n");
     out.push_str("## States\n\n");
     tables::states(spec, &mut out);
+    tables::counters(spec, &mut out);
     out.push_str("\n## Transitions\n\n");
     tables::transitions(spec, &shape.families, &mut out);
     out.push_str("\n## Tiers\n\n");
@@ -209,6 +210,7 @@ pub fn guard_text(spec: &Spec, guard: &Guard) -> String {
         Some(false) => parts.push("!rearm".to_string()),
         None => {}
     }
+    parts.extend(guard.counters.iter().map(|g| spec.counter_guard_text(g)));
     parts.join(", ")
 }
 
@@ -222,6 +224,8 @@ pub fn effect_text(spec: &Spec, effect: &Effect) -> String {
         Effect::Ask { template: t } => format!("ask:{}", template(*t)),
         Effect::Deny { template: t } => format!("deny:{}", template(*t)),
         Effect::Record { label } => format!("record:{label}"),
+        Effect::Inc { counter } => format!("inc:{}", spec.counters[*counter as usize].name),
+        Effect::Reset { counter } => format!("reset:{}", spec.counters[*counter as usize].name),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::shape::Family;
 use super::{effect_text, guard_text};
-use crate::ir::{Block, Pattern, Rule, Spec, StateId};
+use crate::ir::{Block, Effect, Pattern, Rule, Spec, StateId};
 use std::fmt::Write as _;
 
 /// A table cell: pipes escaped, line breaks as `<br>`.
@@ -273,5 +273,41 @@ pub fn block_word(block: Block) -> &'static str {
     match block {
         Block::Ask => "ask",
         Block::Deny => "deny",
+    }
+}
+
+/// The `## Counters` section: each counter's range and the triggers of the transitions that
+/// increment and reset it (nothing when the spec has no counters).
+pub fn counters(spec: &Spec, out: &mut String) {
+    if spec.counters.is_empty() {
+        return;
+    }
+    out.push_str(
+        "\n## Counters\n\n| counter | values | incremented by | reset by |\n|---|---|---|---|\n",
+    );
+    for (i, c) in spec.counters.iter().enumerate() {
+        let by = |inc: bool| {
+            let mut on: Vec<String> = Vec::new();
+            for t in &spec.transitions {
+                let hit = t.effects.iter().any(|e| match *e {
+                    Effect::Inc { counter } => inc && usize::from(counter) == i,
+                    Effect::Reset { counter } => !inc && usize::from(counter) == i,
+                    _ => false,
+                });
+                let text = format!("`{}`", spec.trigger_text(t.trigger));
+                if hit && !on.contains(&text) {
+                    on.push(text);
+                }
+            }
+            on.join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | 0 to {} | {} | {} |",
+            c.name,
+            c.max,
+            by(true),
+            by(false)
+        );
     }
 }
