@@ -322,7 +322,12 @@ impl<'s> Engine<'s> {
             (_, Some(at)) => at,
             _ => now,
         };
-        if to_state != from_state {
+        // A timer with `restart` restarts on every transition that ends in its state.
+        let restarted = spec.states[to_state as usize].restart
+            && fired
+                .iter()
+                .any(|&t| spec.transitions[t as usize].to == to_state);
+        if to_state != from_state || restarted {
             state.observer.state_since_ms = Some(moved_at);
         }
         if phase == Phase::PreTool {
@@ -400,7 +405,18 @@ impl<'s> Engine<'s> {
             now,
         };
         let mut steer_text = std::mem::take(&mut scratch.steer_text);
-        for t in &steers {
+        for (i, t) in steers.iter().enumerate() {
+            // A template steers once an event; a quiet one not again until its period ends.
+            if steers[..i].contains(t) {
+                continue;
+            }
+            if !super::quiet::speaks(spec, &mut state.observer, *t, now) {
+                notes.push(Note {
+                    kind: "quiet",
+                    detail: Detail::Json(json!({"template": &*spec.templates[*t as usize].name})),
+                });
+                continue;
+            }
             let mut text = texts.take();
             vars.render_into(&mut text, *t, None);
             // A text already given once (a base's steer and an extension's saying the same)
