@@ -18,8 +18,8 @@
 use gate_spec::invariant::{Answer, Claim, Invariant, When};
 use gate_spec::ir::{
     Act, ActionClass, Backstop, Baseline, Block, Checkpoint, Counter, CounterGuard, Effect,
-    FailPolicy, Family, Guard, List, Mode, Named, Pattern, Phase, Place, Profile, Rearm, Role,
-    Quiet, Rule, Scope, Signal, Span, Spec, State, StatusFilter, Telemetry, Template, TemplatePart,
+    FailPolicy, Family, Guard, List, Mode, Named, Pattern, Phase, Place, Profile, Quiet, Rearm,
+    Role, Rule, Scope, Signal, Span, Spec, State, StatusFilter, Telemetry, Template, TemplatePart,
     TemplateVar, Text, Tier, Transition, Trigger, Withhold,
 };
 use proc_macro2::{Ident, Literal, TokenStream};

@@ -158,7 +158,10 @@ fn quiet_state_is_kept_with_the_scope() {
     // The stored state, read back (as the hook does between calls), still knows.
     let stored = serde_json::to_string(&run.state.observer).unwrap();
     run.state.observer = serde_json::from_str(&stored).unwrap();
-    assert!(matches!(run.run("ls", 2000).decision.verdict, Verdict::Allow));
+    assert!(matches!(
+        run.run("ls", 2000).decision.verdict,
+        Verdict::Allow
+    ));
 }
 
 #[test]
@@ -182,4 +185,25 @@ fn without_restart_the_timer_runs_from_entering_the_state() {
     assert_eq!(run.state(), "idle");
     run.run("ls", 80_000);
     assert_eq!(run.state(), "stale");
+}
+
+#[test]
+fn a_restarting_timeout_that_stays_restarts_from_the_last_transition_of_its_event() {
+    // The timeout stays in `idle`: a periodic timer, restarted by the action after it.
+    let periodic = SPEC
+        .replace(
+            "on = \"timeout\"\nto = \"stale\"",
+            "on = \"timeout\"\nto = \"idle\"\neffects = [\"record:idle\"]",
+        )
+        .replace("effects = [\"steer:hurry\"]", "to = \"stale\"")
+        .replace("hurry = {", "# hurry = {");
+    let mut run = Run::new(&periodic);
+    let timeouts = |o: &Outcome| o.notes.iter().filter(|n| n.kind == "timeout").count();
+    run.run("ls", 1_000);
+    // Idle for long: one timeout, then the action on the same event restarts the timer now.
+    assert_eq!(timeouts(&run.run("ls", 200_000)), 1);
+    // Each action restarts it: 50 s later, no timeout; 61 s after the last action, one.
+    assert_eq!(timeouts(&run.run("ls", 250_000)), 0);
+    assert_eq!(timeouts(&run.run("ls", 311_000)), 1);
+    assert_eq!(run.state(), "idle");
 }

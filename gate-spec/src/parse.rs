@@ -1701,9 +1701,15 @@ fn template_value(
     };
     let o = Obj::new(table, span_of(v), format!("template `{name}`"));
     o.check_keys(&["text", "quiet_actions", "quiet_secs"], diags);
-    let (text, tspan) = o.req_str("text", diags).unwrap_or((String::new(), span_of(v)));
-    let actions = o.int("quiet_actions", 1, 100_000, diags).map(|v| v.0 as u32);
-    let secs = o.int("quiet_secs", 1, 86_400 * 30, diags).map(|v| v.0 as u32);
+    let (text, tspan) = o
+        .req_str("text", diags)
+        .unwrap_or((String::new(), span_of(v)));
+    let actions = o
+        .int("quiet_actions", 1, 100_000, diags)
+        .map(|v| v.0 as u32);
+    let secs = o
+        .int("quiet_secs", 1, 86_400 * 30, diags)
+        .map(|v| v.0 as u32);
     let quiet = (actions.is_some() || secs.is_some()).then_some(Quiet { actions, secs });
     (text, tspan, quiet)
 }

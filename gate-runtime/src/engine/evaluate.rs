@@ -322,13 +322,23 @@ impl<'s> Engine<'s> {
             (_, Some(at)) => at,
             _ => now,
         };
-        // A timer with `restart` restarts on every transition that ends in its state.
-        let restarted = spec.states[to_state as usize].restart
-            && fired
-                .iter()
-                .any(|&t| spec.transitions[t as usize].to == to_state);
-        if to_state != from_state || restarted {
-            state.observer.state_since_ms = Some(moved_at);
+        // A timer with `restart` restarts on every transition that ends in its state, from
+        // the last such: at the deadline when that is the state's own timeout, else now.
+        let restart = spec.states[to_state as usize].restart;
+        let last_into = (fired.iter().rev())
+            .map(|&t| &spec.transitions[t as usize])
+            .find(|t| t.to == to_state);
+        match last_into {
+            Some(t) if restart && to_state == from_state => {
+                let at = if t.trigger == Trigger::Timeout {
+                    moved_at
+                } else {
+                    now
+                };
+                state.observer.state_since_ms = Some(at);
+            }
+            _ if to_state != from_state => state.observer.state_since_ms = Some(moved_at),
+            _ => {}
         }
         if phase == Phase::PreTool {
             if let Some(w) = &spec.states[to_state as usize].withhold {

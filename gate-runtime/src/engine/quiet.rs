@@ -8,7 +8,12 @@ use gate_spec::ir::{Spec, TemplateId};
 /// without a quiet period; for one with, unless its quiet period since it was last shown in
 /// this scope still holds. A shown quiet template's mark moves to now (and to this scope's
 /// action count, which counts the current action).
-pub(super) fn speaks(spec: &Spec, observer: &mut ObserverState, t: TemplateId, now_ms: i64) -> bool {
+pub(super) fn speaks(
+    spec: &Spec,
+    observer: &mut ObserverState,
+    t: TemplateId,
+    now_ms: i64,
+) -> bool {
     let Some(template) = spec.templates.get(t as usize) else {
         return true;
     };
