@@ -18,8 +18,8 @@
 use gate_spec::invariant::{Answer, Claim, Invariant, When};
 use gate_spec::ir::{
     Act, ActionClass, Backstop, Baseline, Block, Checkpoint, Counter, CounterGuard, Effect,
-    FailPolicy, Family, Guard, List, Mode, Named, Pattern, Phase, Place, Profile, Rearm, Role,
-    Rule, Scope, Signal, Span, Spec, State, StatusFilter, Telemetry, Template, TemplatePart,
+    FailPolicy, Family, Guard, List, Mode, Named, Pattern, Phase, Place, Profile, Quiet, Rearm,
+    Role, Rule, Scope, Signal, Span, Spec, State, StatusFilter, Telemetry, Template, TemplatePart,
     TemplateVar, Text, Tier, Transition, Trigger, Withhold,
 };
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -651,17 +651,19 @@ impl Emit for State {
             window,
             withhold,
             timeout_secs,
+            restart,
             group,
         } = self;
-        let (name, span, window, withhold, timeout_secs, group) = (
+        let (name, span, window, withhold, timeout_secs, restart, group) = (
             name.emit(cx),
             span.emit(cx),
             window.emit(cx),
             withhold.emit(cx),
             timeout_secs.emit(cx),
+            restart.emit(cx),
             group.emit(cx),
         );
-        quote!(ir::State { name: #name, span: #span, window: #window, withhold: #withhold, timeout_secs: #timeout_secs, group: #group })
+        quote!(ir::State { name: #name, span: #span, window: #window, withhold: #withhold, timeout_secs: #timeout_secs, restart: #restart, group: #group })
     }
 }
 
@@ -852,9 +854,23 @@ impl Emit for Effect {
 
 impl Emit for Template {
     fn emit(&self, cx: &mut Pools) -> TokenStream {
-        let Template { name, span, parts } = self;
-        let (name, span, parts) = (name.emit(cx), span.emit(cx), parts.emit(cx));
-        quote!(ir::Template { name: #name, span: #span, parts: #parts })
+        let Template {
+            name,
+            span,
+            parts,
+            quiet,
+        } = self;
+        let (name, span, parts, quiet) =
+            (name.emit(cx), span.emit(cx), parts.emit(cx), quiet.emit(cx));
+        quote!(ir::Template { name: #name, span: #span, parts: #parts, quiet: #quiet })
+    }
+}
+
+impl Emit for Quiet {
+    fn emit(&self, cx: &mut Pools) -> TokenStream {
+        let Quiet { actions, secs } = self;
+        let (actions, secs) = (actions.emit(cx), secs.emit(cx));
+        quote!(ir::Quiet { actions: #actions, secs: #secs })
     }
 }
 

@@ -38,6 +38,7 @@ pub fn run_with(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     check_guards_can_hold(spec, broken, diags);
     check_template_vars_provided(spec, broken, diags);
     crate::counter::check(spec, broken, diags);
+    crate::quiet::check(spec, diags);
 }
 
 /// States reachable from `initial`, following every transition whatever its guard. A

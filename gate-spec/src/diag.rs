@@ -64,10 +64,13 @@ pub enum Code {
     /// An extending spec lowers what it inherits (a rule's tier, a tier's mode) without
     /// saying `relax = true`.
     Relaxes,
+    /// A template with a quiet period used where it would ask or deny (`ask:`, `deny:`,
+    /// `withhold`): quiet periods suppress guidance only.
+    QuietBlocks,
 }
 
 impl Code {
-    pub const ALL: [Code; 25] = [
+    pub const ALL: [Code; 26] = [
         Code::Syntax,
         Code::UnknownKey,
         Code::InvalidValue,
@@ -93,6 +96,7 @@ impl Code {
         Code::Alongside,
         Code::NoCriteria,
         Code::Relaxes,
+        Code::QuietBlocks,
     ];
 
     /// The stable string form, e.g. `G009`.
@@ -123,6 +127,7 @@ impl Code {
             Code::Alongside => "G023",
             Code::NoCriteria => "G024",
             Code::Relaxes => "G025",
+            Code::QuietBlocks => "G026",
         }
     }
 
@@ -154,6 +159,7 @@ impl Code {
             Code::Alongside => "alongside",
             Code::NoCriteria => "no-criteria",
             Code::Relaxes => "relaxes",
+            Code::QuietBlocks => "quiet-blocks",
         }
     }
 }

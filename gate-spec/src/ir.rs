@@ -635,6 +635,10 @@ pub struct State {
     /// fires on the next event (independent of any tier backstop).
     #[serde(default)]
     pub timeout_secs: Option<u32>,
+    /// The timer restarts whenever a transition ends in this state, also one that stays in
+    /// it (`restart = true`); otherwise only entering it from another state starts it.
+    #[serde(default)]
+    pub restart: bool,
     /// The group the spec draws this state in (a phase, a trust level, the window states):
     /// diagrams only, no effect on behaviour.
     #[serde(default)]
@@ -751,6 +755,35 @@ pub struct Template {
     pub name: Text,
     pub span: Span,
     pub parts: Vec<TemplatePart>,
+    /// How long a steer rendered from this template stays quiet after it was shown
+    /// (`quiet_actions`, `quiet_secs`); `None` is shown every time.
+    #[serde(default)]
+    pub quiet: Option<Quiet>,
+}
+
+/// A template's quiet period: after a steer from it is shown in a scope, it is not shown
+/// again while both limits given still hold (fewer than `actions` further pre-tool actions,
+/// fewer than `secs` seconds); the first limit reached ends it. At least one is `Some`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quiet {
+    /// The pre-tool actions after the shown one that stay quiet.
+    pub actions: Option<u32>,
+    /// The seconds after it was shown that stay quiet.
+    pub secs: Option<u32>,
+}
+
+impl Quiet {
+    /// The quiet period shown at (`shown_ms`, `shown_action`) still holds at (`now_ms`,
+    /// `action`), `action` counting the scope's pre-tool actions as `shown_action` does.
+    pub fn holds(&self, shown_ms: i64, shown_action: u64, now_ms: i64, action: u64) -> bool {
+        let by_actions = self
+            .actions
+            .is_none_or(|n| action.saturating_sub(shown_action) <= u64::from(n));
+        let by_secs = self
+            .secs
+            .is_none_or(|s| now_ms.saturating_sub(shown_ms) < i64::from(s) * 1000);
+        by_actions && by_secs
+    }
 }
 
 /// A piece of a template.

@@ -22,6 +22,7 @@ pub mod invariant;
 pub mod ir;
 pub mod parse;
 pub mod pattern;
+pub mod quiet;
 pub mod refine;
 pub mod relax;
 

@@ -548,19 +548,13 @@ pub fn parse_root(
         }
     }
     let template_table = top.table("template", diags);
-    let mut template_values: Vec<(String, Span)> = Vec::new();
+    let mut template_values: Vec<(String, Span, Option<Quiet>)> = Vec::new();
     if let Some((t, _)) = template_table {
         for (k, v) in t.iter() {
             let name = k.get_ref().to_string();
             check_ident(&name, span_of(k), "template", diags);
-            templates.declare(name, span_of(k), diags);
-            match v.get_ref() {
-                DeValue::String(s) => template_values.push((s.to_string(), span_of(v))),
-                other => {
-                    type_error(k.get_ref(), "a string", other, span_of(v), diags);
-                    template_values.push((String::new(), span_of(v)));
-                }
-            }
+            templates.declare(name.clone(), span_of(k), diags);
+            template_values.push(template_value(&name, v, diags));
         }
     }
 
@@ -676,12 +670,13 @@ pub fn parse_root(
 
     // Templates.
     let mut ir_templates = Vec::new();
-    for ((tname, tspan), (text, vspan)) in templates.items.iter().zip(&template_values) {
+    for ((tname, tspan), (text, vspan, quiet)) in templates.items.iter().zip(&template_values) {
         let parts = parse_template(source, text, *vspan, diags);
         ir_templates.push(Template {
             name: tname.clone().into(),
             span: *tspan,
             parts,
+            quiet: *quiet,
         });
     }
 
@@ -1246,7 +1241,14 @@ pub fn parse_root(
         let errors = diags.error_count();
         let o = Obj::new(t, *span, format!("[[state]] `{sname}`"));
         o.check_keys(
-            &["name", "window", "withhold", "timeout_secs", "group"],
+            &[
+                "name",
+                "window",
+                "withhold",
+                "timeout_secs",
+                "restart",
+                "group",
+            ],
             diags,
         );
         let group = o.str("group", diags).and_then(|(text, gspan)| {
@@ -1265,6 +1267,18 @@ pub fn parse_root(
         let timeout_secs = o
             .int("timeout_secs", 1, 86_400 * 30, diags)
             .map(|v| v.0 as u32);
+        let restart = o.bool("restart", diags).unwrap_or(false);
+        if restart && timeout_secs.is_none() {
+            let at = o.get("restart").map_or(*span, span_of);
+            diags.push(
+                Diagnostic::error(
+                    Code::MissingKey,
+                    at,
+                    format!("state `{sname}` restarts a timer it does not have"),
+                )
+                .with_help("`restart = true` needs `timeout_secs`"),
+            );
+        }
         let withhold_errors = diags.error_count();
         let withhold = o.str("withhold", diags).and_then(|(text, wspan)| {
             let (kind, tmpl) = text.split_once(':').unwrap_or((text.as_str(), ""));
@@ -1304,6 +1318,7 @@ pub fn parse_root(
             window,
             withhold,
             timeout_secs,
+            restart,
             group: group.map(Into::into),
         });
     }
@@ -1667,6 +1682,36 @@ fn glob_list(
         });
     }
     out
+}
+
+/// One `[template]` value: a string, or a table with the `text` and a quiet period
+/// (`quiet_actions`, `quiet_secs`; a table with neither is the plain text).
+fn template_value(
+    name: &str,
+    v: &Value<'_>,
+    diags: &mut Diagnostics,
+) -> (String, Span, Option<Quiet>) {
+    let table = match v.get_ref() {
+        DeValue::String(s) => return (s.to_string(), span_of(v), None),
+        DeValue::Table(t) => t,
+        other => {
+            type_error(name, "a string or a table", other, span_of(v), diags);
+            return (String::new(), span_of(v), None);
+        }
+    };
+    let o = Obj::new(table, span_of(v), format!("template `{name}`"));
+    o.check_keys(&["text", "quiet_actions", "quiet_secs"], diags);
+    let (text, tspan) = o
+        .req_str("text", diags)
+        .unwrap_or((String::new(), span_of(v)));
+    let actions = o
+        .int("quiet_actions", 1, 100_000, diags)
+        .map(|v| v.0 as u32);
+    let secs = o
+        .int("quiet_secs", 1, 86_400 * 30, diags)
+        .map(|v| v.0 as u32);
+    let quiet = (actions.is_some() || secs.is_some()).then_some(Quiet { actions, secs });
+    (text, tspan, quiet)
 }
 
 fn parse_template(

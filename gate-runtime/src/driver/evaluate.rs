@@ -90,7 +90,7 @@ pub(super) fn audit_kind(note: &Note) -> AuditKind {
         "arm" => AuditKind::Arm,
         "close" => AuditKind::Close,
         "expiry" => AuditKind::Expiry,
-        "observe" => AuditKind::Skip,
+        "observe" | "quiet" => AuditKind::Skip,
         "steer" | "carry" => AuditKind::Steer,
         "ask" => AuditKind::Ask,
         "deny" => AuditKind::Deny,

@@ -322,8 +322,23 @@ impl<'s> Engine<'s> {
             (_, Some(at)) => at,
             _ => now,
         };
-        if to_state != from_state {
-            state.observer.state_since_ms = Some(moved_at);
+        // A timer with `restart` restarts on every transition that ends in its state, from
+        // the last such: at the deadline when that is the state's own timeout, else now.
+        let restart = spec.states[to_state as usize].restart;
+        let last_into = (fired.iter().rev())
+            .map(|&t| &spec.transitions[t as usize])
+            .find(|t| t.to == to_state);
+        match last_into {
+            Some(t) if restart && to_state == from_state => {
+                let at = if t.trigger == Trigger::Timeout {
+                    moved_at
+                } else {
+                    now
+                };
+                state.observer.state_since_ms = Some(at);
+            }
+            _ if to_state != from_state => state.observer.state_since_ms = Some(moved_at),
+            _ => {}
         }
         if phase == Phase::PreTool {
             if let Some(w) = &spec.states[to_state as usize].withhold {
@@ -400,7 +415,18 @@ impl<'s> Engine<'s> {
             now,
         };
         let mut steer_text = std::mem::take(&mut scratch.steer_text);
-        for t in &steers {
+        for (i, t) in steers.iter().enumerate() {
+            // A template steers once an event; a quiet one not again until its period ends.
+            if steers[..i].contains(t) {
+                continue;
+            }
+            if !super::quiet::speaks(spec, &mut state.observer, *t, now) {
+                notes.push(Note {
+                    kind: "quiet",
+                    detail: Detail::Json(json!({"template": &*spec.templates[*t as usize].name})),
+                });
+                continue;
+            }
             let mut text = texts.take();
             vars.render_into(&mut text, *t, None);
             // A text already given once (a base's steer and an extension's saying the same)

@@ -20,11 +20,12 @@
 //!   attached to the next answer that can.
 //!
 //! One concern a file: `outcome.rs` what an evaluation returns and the audit notes it lists,
-//! `evaluate.rs` the per-event evaluation, `roles.rs` role resolution, `templates.rs`
-//! template rendering, `texts.rs` the verdict and note texts (and the reuse of their room).
+//! `evaluate.rs` the per-event evaluation, `quiet.rs` templates' quiet periods, `roles.rs`
+//! role resolution, `templates.rs` template rendering, `texts.rs` the verdict and note texts (and the reuse of their room).
 
 mod evaluate;
 mod outcome;
+mod quiet;
 mod roles;
 mod templates;
 mod texts;

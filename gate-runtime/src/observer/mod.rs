@@ -30,4 +30,6 @@ pub use signals::{
     effective_backstop, enabled_signals, missing_telemetry, observe, observe_into, observe_with,
     Observation,
 };
-pub use window::{reset_segment, update, update_with, Baselines, ObserverState, Segment};
+pub use window::{
+    reset_segment, update, update_with, Baselines, ObserverState, QuietMark, Segment,
+};

@@ -65,6 +65,22 @@ pub struct ObserverState {
     /// event that moved it there, or the deadline when a timeout moved it.
     #[serde(default)]
     pub state_since_ms: Option<i64>,
+    /// Pre-tool actions seen in this scope (the clock of templates' `quiet_actions`).
+    #[serde(default)]
+    pub actions: u64,
+    /// When each quiet template (`quiet_actions`/`quiet_secs`) last steered in this scope, by
+    /// name: at most one entry per quiet template of the spec.
+    #[serde(default)]
+    pub quiet: Vec<QuietMark>,
+}
+
+/// The last time a steer from one quiet template was shown in a scope.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuietMark {
+    pub template: String,
+    pub shown_ms: i64,
+    /// [`ObserverState::actions`] when it was shown.
+    pub shown_action: u64,
 }
 
 /// Learned window baselines for the current repository, per kind: (actions, secs).
@@ -119,6 +135,7 @@ pub fn update_with(
     }
     match phase {
         Phase::PreTool => {
+            state.actions = state.actions.saturating_add(1);
             let seg = &mut state.segment;
             seg.actions = seg.actions.saturating_add(1);
             if seg.kind_counts.len() != spec.kinds.len() {

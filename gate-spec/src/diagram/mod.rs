@@ -167,7 +167,8 @@ pub(crate) fn state_note(spec: &Spec, id: StateId) -> String {
         ));
     }
     if let Some(secs) = state.timeout_secs {
-        parts.push(format!("timeout {secs} s"));
+        let restarts = if state.restart { ", restarts" } else { "" };
+        parts.push(format!("timeout {secs} s{restarts}"));
     }
     parts.join(", ")
 }
@@ -397,6 +398,11 @@ t = "t"
         );
         let m = mermaid_view(&spec, View::States);
         assert!(m.contains("subgraph c1 [\"busy\"]"), "{m}");
+        let restarting = self::spec(&source.replace(
+            "name = \"b\"\n",
+            "name = \"b\"\ntimeout_secs = 5\nrestart = true\n",
+        ));
+        assert_eq!(state_note(&restarting, 1), "timeout 5 s, restarts");
         let d = dot_view(&spec, View::States);
         assert!(d.contains("subgraph \"cluster_1\""), "{d}");
         assert!(dot(&spec)
