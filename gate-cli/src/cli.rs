@@ -210,9 +210,10 @@ Examples:
 The policy is a compiled spec (--spec NAME, else the configured one) or a draft
 (--spec-file PATH, interpreted, no rebuild needed). The time is --at (RFC 3339 or seconds
 since the Unix epoch), else the payload's own timestamp, else now; the output says which.
-The starting state is --state NAME (a fresh scope in that state; no database is read), else
-the scope's state stored in the database (a state stored for another version of the spec is
-not used), else the spec's initial state. Nothing is written.")]
+The starting state of each machine is its --state (NAME for the spec's own machine,
+MACHINE.STATE for a machine beside it, as spec tests name them; a fresh scope in that state,
+no database read for it), else the scope's state stored in the database (a state stored for
+another version of the spec is not used), else the spec's initial state. Nothing is written.")]
     Explain(ExplainArgs),
     /// Learn per-repository window baselines from the audit trail
     #[command(after_help = "\
@@ -617,9 +618,10 @@ pub struct ExplainArgs {
     /// epoch (default: the payload's own timestamp, else now)
     #[arg(long, value_name = "TIME", value_parser = crate::time::parse_instant)]
     pub at: Option<i64>,
-    /// Start from this machine state, in a fresh scope (the database is not read)
+    /// Start from this machine state, in a fresh scope (the database is not read): NAME for
+    /// the spec's own machine, MACHINE.STATE for a machine beside it; repeat for each machine
     #[arg(long, value_name = "NAME")]
-    pub state: Option<String>,
+    pub state: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -268,3 +268,127 @@ fn a_recorded_session_replays_through_both_machines() {
     assert_eq!(by("trust_levels"), 40);
     assert!(store.verify_chain().unwrap().is_ok());
 }
+
+/// `gate explain --state MACHINE.STATE` starts the machine beside in that state (the spec's
+/// own takes a plain NAME); a machine not beside it is an input error with did-you-mean.
+#[test]
+fn explain_sets_the_state_of_each_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let own = drafts(dir.path());
+    let own = own.to_str().unwrap();
+    let payload = br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/tmp"}"#;
+    let explain = |states: &[&str]| {
+        let mut args = vec![
+            "explain",
+            "--runtime",
+            "claude-code",
+            "--spec-file",
+            own,
+            "--json",
+        ];
+        for s in states {
+            args.extend(["--state", s]);
+        }
+        gate(&args, dir.path(), payload)
+    };
+    let out = explain(&["s", "strict.warned"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["state"]["source"], "--state", "{v}");
+    assert_eq!(v["alongside"][0]["state"]["from"], "warned", "{v}");
+    assert_eq!(v["alongside"][0]["state"]["source"], "--state", "{v}");
+    // Without it, the machine beside starts where it would (its initial state here).
+    let out = explain(&[]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["alongside"][0]["state"]["from"], "calm", "{v}");
+    // The own machine may be named by its spec too.
+    let out = explain(&["own.s"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for (states, says) in [
+        (&["strct.warned"][..], "did you mean `strict`?"),
+        (&["strict.wared"][..], "did you mean `warned`?"),
+        (&["strict.calm", "strict.warned"][..], "already given"),
+    ] {
+        let out = explain(states);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{states:?}: {stderr}");
+        assert!(stderr.contains(says), "{states:?}: {stderr}");
+    }
+}
+
+/// `gate replay --events` names the machine that answered each event: trust_levels' probation
+/// reminder beside default's allow is trust_levels' answer; an ask is default_trust's own.
+#[test]
+fn replay_events_name_the_machine_that_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = gate(
+        &[
+            "replay",
+            "examples/session.jsonl",
+            "--spec",
+            "default_trust",
+            "--events",
+            "--json",
+        ],
+        dir.path(),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let events: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["type"] == "event")
+        .collect();
+    assert_eq!(events.len(), 40);
+    let by = |verdict: &str| -> Vec<Vec<String>> {
+        events
+            .iter()
+            .filter(|e| e["verdict"] == verdict)
+            .map(|e| {
+                assert_eq!(e["beside"][0]["spec"], "trust_levels", "{e}");
+                e["answered_by"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| n.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    assert!(
+        by("ask").iter().all(|m| m == &["default_trust"]),
+        "{events:?}"
+    );
+    assert!(
+        by("steer").iter().any(|m| m == &["trust_levels"]),
+        "{events:?}"
+    );
+    assert!(
+        by("allow")
+            .iter()
+            .all(|m| m == &["default_trust", "trust_levels"]),
+        "{events:?}"
+    );
+    // The text listing says it too.
+    let out = gate(
+        &[
+            "replay",
+            "examples/session.jsonl",
+            "--spec",
+            "default_trust",
+            "--events",
+            "--only",
+            "ask",
+        ],
+        dir.path(),
+        b"",
+    );
+    let listing = text(&out.stdout);
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.contains(" ask ") && l.contains("  by default_trust")),
+        "{listing}"
+    );
+}
