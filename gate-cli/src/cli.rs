@@ -292,8 +292,11 @@ pairs whose answer differs, found by exploring both policies over the abstract a
 with --sessions (JSON lines as `gate replay` reads them), every recorded event whose
 answer would change; and the tool calls whose tier or rule changes, over a sample generated
 from both specs' rules (each command pattern and tool name) and everyday actions, with the
-sessions' tool calls. Exits 0 when the behaviour and the classification are the same, 1 when
-either differs, 2 on bad input.")]
+sessions' tool calls. Each machine beside either policy ([machine] alongside) is then
+reported: beside one side only (added or removed), or compared to the machine of the same
+spec on the other side as the spec's own is (relaxations, items, pairs, sample; `beside` in
+--json). Exits 0 when the behaviour and the classification are the same, 1 when either
+differs, 2 on bad input.")]
     Diff(DiffArgs),
     /// Run spec tests: cases of hook events with the answer expected of each
     #[command(after_help = "\

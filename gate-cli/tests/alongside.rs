@@ -392,3 +392,74 @@ fn replay_events_name_the_machine_that_answered() {
         "{listing}"
     );
 }
+
+/// `gate diff` compares the machines beside the two policies: a machine beside that re-tiers
+/// its rule lower is a relaxation and a change of classification, though the spec's own is
+/// unchanged; a machine beside only one side is a change of behaviour.
+#[test]
+fn diff_compares_the_machines_beside() {
+    let old = tempfile::tempdir().unwrap();
+    let new = tempfile::tempdir().unwrap();
+    let old_own = drafts(old.path());
+    let new_own = drafts(new.path());
+    std::fs::write(
+        new.path().join("strict.toml"),
+        STRICT.replace("tier = \"bad\"\nreason", "tier = \"low\"\nreason"),
+    )
+    .unwrap();
+    let args = |json: bool| {
+        let mut a = vec![
+            "diff".to_string(),
+            old_own.to_str().unwrap().to_string(),
+            new_own.to_str().unwrap().to_string(),
+        ];
+        if json {
+            a.push("--json".to_string());
+        }
+        a
+    };
+    let run = |json: bool| {
+        let a = args(json);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        gate(&refs, old.path(), b"")
+    };
+    let out = run(false);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("beside strict:"), "{stdout}");
+    assert!(stdout.contains("RELAXED: rule removals"), "{stdout}");
+    assert!(
+        stdout.contains("tier bad (rule removals) -> tier low (rule removals)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("the classification differs"), "{stdout}");
+    let out = run(true);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["same_behaviour"], false, "{v}");
+    assert_eq!(v["beside"][0]["spec"], "strict", "{v}");
+    assert_eq!(v["beside"][0]["status"], "both", "{v}");
+    assert_eq!(v["beside"][0]["relaxations"][0]["item"], "removals", "{v}");
+    assert_eq!(
+        v["beside"][0]["moved"][0]["after"], "tier low (rule removals)",
+        "{v}"
+    );
+    // A machine beside only NEW.
+    let alone = old.path().join("alone.toml");
+    std::fs::write(&alone, OWN.replace("alongside = [\"strict\"]\n", "")).unwrap();
+    let out = gate(
+        &["diff", alone.to_str().unwrap(), old_own.to_str().unwrap()],
+        old.path(),
+        b"",
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("beside strict: added"), "{stdout}");
+    assert!(stdout.contains("the behaviour differs"), "{stdout}");
+    // A policy diffed against itself is the same, machines beside included.
+    let same = gate(
+        &["diff", old_own.to_str().unwrap(), old_own.to_str().unwrap()],
+        old.path(),
+        b"",
+    );
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same.stdout));
+}
