@@ -718,7 +718,8 @@ pub struct TestArgs {
     /// spec with the global `--spec NAME`
     #[arg(long, value_name = "PATH")]
     pub spec_file: Option<PathBuf>,
-    /// Also list the rules, transitions and templates no case exercises
+    /// Also list the rules, transitions and templates no case exercises (the spec's own one
+    /// by one, those inherited from the specs it extends counted per file)
     #[arg(long)]
     pub coverage: bool,
 }
