@@ -210,9 +210,10 @@ Examples:
 The policy is a compiled spec (--spec NAME, else the configured one) or a draft
 (--spec-file PATH, interpreted, no rebuild needed). The time is --at (RFC 3339 or seconds
 since the Unix epoch), else the payload's own timestamp, else now; the output says which.
-The starting state is --state NAME (a fresh scope in that state; no database is read), else
-the scope's state stored in the database (a state stored for another version of the spec is
-not used), else the spec's initial state. Nothing is written.")]
+The starting state of each machine is its --state (NAME for the spec's own machine,
+MACHINE.STATE for a machine beside it, as spec tests name them; a fresh scope in that state,
+no database read for it), else the scope's state stored in the database (a state stored for
+another version of the spec is not used), else the spec's initial state. Nothing is written.")]
     Explain(ExplainArgs),
     /// Learn per-repository window baselines from the audit trail
     #[command(after_help = "\
@@ -291,8 +292,11 @@ pairs whose answer differs, found by exploring both policies over the abstract a
 with --sessions (JSON lines as `gate replay` reads them), every recorded event whose
 answer would change; and the tool calls whose tier or rule changes, over a sample generated
 from both specs' rules (each command pattern and tool name) and everyday actions, with the
-sessions' tool calls. Exits 0 when the behaviour and the classification are the same, 1 when
-either differs, 2 on bad input.")]
+sessions' tool calls. Each machine beside either policy ([machine] alongside) is then
+reported: beside one side only (added or removed), or compared to the machine of the same
+spec on the other side as the spec's own is (relaxations, items, pairs, sample; `beside` in
+--json). Exits 0 when the behaviour and the classification are the same, 1 when either
+differs, 2 on bad input.")]
     Diff(DiffArgs),
     /// Run spec tests: cases of hook events with the answer expected of each
     #[command(after_help = "\
@@ -617,9 +621,10 @@ pub struct ExplainArgs {
     /// epoch (default: the payload's own timestamp, else now)
     #[arg(long, value_name = "TIME", value_parser = crate::time::parse_instant)]
     pub at: Option<i64>,
-    /// Start from this machine state, in a fresh scope (the database is not read)
+    /// Start from this machine state, in a fresh scope (the database is not read): NAME for
+    /// the spec's own machine, MACHINE.STATE for a machine beside it; repeat for each machine
     #[arg(long, value_name = "NAME")]
-    pub state: Option<String>,
+    pub state: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -713,7 +718,8 @@ pub struct TestArgs {
     /// spec with the global `--spec NAME`
     #[arg(long, value_name = "PATH")]
     pub spec_file: Option<PathBuf>,
-    /// Also list the rules, transitions and templates no case exercises
+    /// Also list the rules, transitions and templates no case exercises (the spec's own one
+    /// by one, those inherited from the specs it extends counted per file)
     #[arg(long)]
     pub coverage: bool,
 }

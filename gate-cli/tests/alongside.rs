@@ -268,3 +268,198 @@ fn a_recorded_session_replays_through_both_machines() {
     assert_eq!(by("trust_levels"), 40);
     assert!(store.verify_chain().unwrap().is_ok());
 }
+
+/// `gate explain --state MACHINE.STATE` starts the machine beside in that state (the spec's
+/// own takes a plain NAME); a machine not beside it is an input error with did-you-mean.
+#[test]
+fn explain_sets_the_state_of_each_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let own = drafts(dir.path());
+    let own = own.to_str().unwrap();
+    let payload = br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/tmp"}"#;
+    let explain = |states: &[&str]| {
+        let mut args = vec![
+            "explain",
+            "--runtime",
+            "claude-code",
+            "--spec-file",
+            own,
+            "--json",
+        ];
+        for s in states {
+            args.extend(["--state", s]);
+        }
+        gate(&args, dir.path(), payload)
+    };
+    let out = explain(&["s", "strict.warned"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["state"]["source"], "--state", "{v}");
+    assert_eq!(v["alongside"][0]["state"]["from"], "warned", "{v}");
+    assert_eq!(v["alongside"][0]["state"]["source"], "--state", "{v}");
+    // Without it, the machine beside starts where it would (its initial state here).
+    let out = explain(&[]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["alongside"][0]["state"]["from"], "calm", "{v}");
+    // The own machine may be named by its spec too.
+    let out = explain(&["own.s"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for (states, says) in [
+        (&["strct.warned"][..], "did you mean `strict`?"),
+        (&["strict.wared"][..], "did you mean `warned`?"),
+        (&["strict.calm", "strict.warned"][..], "already given"),
+    ] {
+        let out = explain(states);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{states:?}: {stderr}");
+        assert!(stderr.contains(says), "{states:?}: {stderr}");
+    }
+}
+
+/// `gate replay --events` names the machine that answered each event: trust_levels' probation
+/// reminder beside default's allow is trust_levels' answer; an ask is default_trust's own.
+#[test]
+fn replay_events_name_the_machine_that_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = gate(
+        &[
+            "replay",
+            "examples/session.jsonl",
+            "--spec",
+            "default_trust",
+            "--events",
+            "--json",
+        ],
+        dir.path(),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let events: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["type"] == "event")
+        .collect();
+    assert_eq!(events.len(), 40);
+    let by = |verdict: &str| -> Vec<Vec<String>> {
+        events
+            .iter()
+            .filter(|e| e["verdict"] == verdict)
+            .map(|e| {
+                assert_eq!(e["beside"][0]["spec"], "trust_levels", "{e}");
+                e["answered_by"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| n.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    assert!(
+        by("ask").iter().all(|m| m == &["default_trust"]),
+        "{events:?}"
+    );
+    assert!(
+        by("steer").iter().any(|m| m == &["trust_levels"]),
+        "{events:?}"
+    );
+    assert!(
+        by("allow")
+            .iter()
+            .all(|m| m == &["default_trust", "trust_levels"]),
+        "{events:?}"
+    );
+    // The text listing says it too.
+    let out = gate(
+        &[
+            "replay",
+            "examples/session.jsonl",
+            "--spec",
+            "default_trust",
+            "--events",
+            "--only",
+            "ask",
+        ],
+        dir.path(),
+        b"",
+    );
+    let listing = text(&out.stdout);
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.contains(" ask ") && l.contains("  by default_trust")),
+        "{listing}"
+    );
+}
+
+/// `gate diff` compares the machines beside the two policies: a machine beside that re-tiers
+/// its rule lower is a relaxation and a change of classification, though the spec's own is
+/// unchanged; a machine beside only one side is a change of behaviour.
+#[test]
+fn diff_compares_the_machines_beside() {
+    let old = tempfile::tempdir().unwrap();
+    let new = tempfile::tempdir().unwrap();
+    let old_own = drafts(old.path());
+    let new_own = drafts(new.path());
+    std::fs::write(
+        new.path().join("strict.toml"),
+        STRICT.replace("tier = \"bad\"\nreason", "tier = \"low\"\nreason"),
+    )
+    .unwrap();
+    let args = |json: bool| {
+        let mut a = vec![
+            "diff".to_string(),
+            old_own.to_str().unwrap().to_string(),
+            new_own.to_str().unwrap().to_string(),
+        ];
+        if json {
+            a.push("--json".to_string());
+        }
+        a
+    };
+    let run = |json: bool| {
+        let a = args(json);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        gate(&refs, old.path(), b"")
+    };
+    let out = run(false);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("beside strict:"), "{stdout}");
+    assert!(stdout.contains("RELAXED: rule removals"), "{stdout}");
+    assert!(
+        stdout.contains("tier bad (rule removals) -> tier low (rule removals)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("the classification differs"), "{stdout}");
+    let out = run(true);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["same_behaviour"], false, "{v}");
+    assert_eq!(v["beside"][0]["spec"], "strict", "{v}");
+    assert_eq!(v["beside"][0]["status"], "both", "{v}");
+    assert_eq!(v["beside"][0]["relaxations"][0]["item"], "removals", "{v}");
+    assert_eq!(
+        v["beside"][0]["moved"][0]["after"], "tier low (rule removals)",
+        "{v}"
+    );
+    // A machine beside only NEW.
+    let alone = old.path().join("alone.toml");
+    std::fs::write(&alone, OWN.replace("alongside = [\"strict\"]\n", "")).unwrap();
+    let out = gate(
+        &["diff", alone.to_str().unwrap(), old_own.to_str().unwrap()],
+        old.path(),
+        b"",
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("beside strict: added"), "{stdout}");
+    assert!(stdout.contains("the behaviour differs"), "{stdout}");
+    // A policy diffed against itself is the same, machines beside included.
+    let same = gate(
+        &["diff", old_own.to_str().unwrap(), old_own.to_str().unwrap()],
+        old.path(),
+        b"",
+    );
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same.stdout));
+}

@@ -177,3 +177,26 @@ fn spec_file_runs_a_draft_and_spec_picks_the_tests_beside_it() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `--coverage` lists the author's own items one by one and counts those inherited from the
+/// specs it extends per file, not as the author's; `--json` marks them `inherited`.
+#[test]
+fn coverage_does_not_list_inherited_items_as_the_authors() {
+    let out = gate(&["test", "--spec", "default_trust", "--coverage"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(!stdout.contains("(specs/jwc.toml:"), "{stdout}");
+    assert!(
+        stdout.contains("inherited from specs/jwc.toml: "),
+        "{stdout}"
+    );
+    let out = gate(&["test", "--spec", "default_trust", "--coverage", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let missed = v["coverage"][0]["missed"].as_array().unwrap();
+    assert!(missed
+        .iter()
+        .any(|m| m["file"] == "specs/jwc.toml" && m["inherited"] == true));
+    assert!(missed
+        .iter()
+        .all(|m| (m["file"] == "specs/default_trust.toml") == (m["inherited"] == false)));
+}

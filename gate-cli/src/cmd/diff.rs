@@ -16,6 +16,7 @@ use gate_spec::diff::{changes, relaxations, Change, ChangeKind, Relaxation};
 use serde_json::json;
 
 use crate::cli::{DiffArgs, Exit};
+use crate::cmd::diff_beside::{compare_beside, Beside};
 use crate::cmd::diff_classes::{compare as classify, sample, Moved};
 use crate::cmd::policy::Policy;
 use crate::cmd::{out, out_json};
@@ -56,6 +57,8 @@ struct Observed {
     /// differs.
     classified: usize,
     moved: Vec<Moved>,
+    /// The same actions classified by each machine beside both policies, by its spec name.
+    beside_moved: Vec<(String, Vec<Moved>)>,
 }
 
 /// Every event of the sessions through both policies (each in memory, as `gate replay`),
@@ -92,11 +95,23 @@ fn sessions(old: &Policy, new: &Policy, files: &[PathBuf]) -> Result<Observed> {
         }
     }
     let (classified, moved) = classify(&engine_old, &engine_new, &calls);
+    let beside_moved = engine_old
+        .alongside
+        .iter()
+        .filter_map(|a| {
+            let b = engine_new
+                .alongside
+                .iter()
+                .find(|b| b.spec.name == a.spec.name)?;
+            Some((a.spec.name.to_string(), classify(a, b, &calls).1))
+        })
+        .collect();
     Ok(Observed {
         replayed: total,
         changed,
         classified,
         moved,
+        beside_moved,
     })
 }
 
@@ -231,6 +246,41 @@ fn render_behaviour(c: &Comparison) -> String {
     text
 }
 
+/// The machines beside either policy: added, removed, or compared as the spec's own is.
+fn render_beside(list: &[Beside], classified: usize) -> String {
+    let mut text = String::new();
+    for b in list {
+        match (b.status, &b.behaviour) {
+            ("both", Some(c)) => {
+                text.push_str(&format!(
+                    "beside {}:
+",
+                    b.spec
+                ));
+                for part in [
+                    render_relaxations(&b.relaxations),
+                    render_changes(&b.changes),
+                    render_behaviour(c),
+                    render_moved(classified, &b.moved),
+                ] {
+                    for line in part.lines() {
+                        text.push_str(&format!(
+                            "  {line}
+"
+                        ));
+                    }
+                }
+            }
+            (status, _) => text.push_str(&format!(
+                "beside {}: {status} (its machine runs beside {} only)\n",
+                b.spec,
+                if status == "added" { "NEW" } else { "OLD" }
+            )),
+        }
+    }
+    text
+}
+
 /// `gate diff`; exit 1 when the behaviour differs.
 pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
     let old = load(&args.old)?;
@@ -246,8 +296,12 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
         changed,
         classified,
         moved,
+        beside_moved,
     } = sessions(&old, &new, &args.sessions)?;
-    let same = comparison.differences.is_empty() && changed.is_empty() && moved.is_empty();
+    let beside = compare_beside(&old.beside(), &new.beside(), beside_moved);
+    let beside_same = beside.iter().all(Beside::same);
+    let same =
+        comparison.differences.is_empty() && changed.is_empty() && moved.is_empty() && beside_same;
     if json_out {
         out_json(&json!({
             "old": old.label(),
@@ -258,6 +312,7 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
             "behaviour": comparison,
             "sessions": {"events": replayed, "changed": changed},
             "classification": {"actions": classified, "moved": moved},
+            "beside": beside,
         }))?;
     } else {
         let mut text = format!("{} -> {}\n", old.label(), new.label());
@@ -265,6 +320,7 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
         text.push_str(&render_changes(&list));
         text.push_str(&render_behaviour(&comparison));
         text.push_str(&render_moved(classified, &moved));
+        text.push_str(&render_beside(&beside, classified));
         if !args.sessions.is_empty() {
             text.push_str(&format!(
                 "sessions: {} of {replayed} recorded event(s) answered differently\n",
@@ -283,8 +339,11 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
                 ));
             }
         }
-        let behaves = comparison.differences.is_empty() && changed.is_empty();
-        text.push_str(match (behaves, moved.is_empty()) {
+        let behaves = comparison.differences.is_empty()
+            && changed.is_empty()
+            && beside.iter().all(Beside::behaves);
+        let classes_same = moved.is_empty() && beside.iter().all(|b| b.moved.is_empty());
+        text.push_str(match (behaves, classes_same) {
             (true, true) => "the behaviour is the same\n",
             (true, false) => "the classification differs\n",
             (false, _) => "the behaviour differs\n",

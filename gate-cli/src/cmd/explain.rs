@@ -18,6 +18,47 @@ use std::io::Read;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// The `--state` values split by machine: the spec's own (a plain `NAME`), and each machine
+/// beside it (`MACHINE.STATE`, by its index in `alongside`). A machine named twice, or one
+/// that does not run beside the spec, is an input error.
+fn states_by_machine<'a>(
+    engine: &Engine<'_>,
+    given: &'a [String],
+) -> Result<(Option<&'a str>, Vec<Option<&'a str>>)> {
+    let spec = engine.spec;
+    let mut own = None;
+    let mut beside = vec![None; engine.alongside.len()];
+    for value in given {
+        let (slot, name) = match value.split_once('.') {
+            None => (&mut own, value.as_str()),
+            Some((machine, name)) if machine == &*spec.name => (&mut own, name),
+            Some((machine, name)) => {
+                let names: Vec<&str> = engine.alongside.iter().map(|m| &*m.spec.name).collect();
+                let Some(i) = names.iter().position(|n| *n == machine) else {
+                    let hint = match gate_spec::diag::did_you_mean(machine, names.iter().copied()) {
+                        Some(close) => format!("did you mean `{close}`? "),
+                        None => String::new(),
+                    };
+                    return Err(InputError::new(format!(
+                        "--state {value}: no machine `{machine}` runs beside spec `{}` ({hint}beside it: {})",
+                        spec.name,
+                        if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                    ))
+                    .into());
+                };
+                (&mut beside[i], name)
+            }
+        };
+        if slot.replace(name).is_some() {
+            return Err(InputError::new(format!(
+                "--state {value}: that machine's state is already given"
+            ))
+            .into());
+        }
+    }
+    Ok((own, beside))
+}
+
 /// Where the starting state came from.
 struct Start {
     state: ScopeState,
@@ -139,11 +180,12 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
             "now",
         ),
     };
+    let (own_named, beside_named) = states_by_machine(&engine, &args.state)?;
     let Start {
         mut state,
         source: state_source,
         fault,
-    } = starting_state(&engine, &event, args.state.as_deref(), &config.db.value)?;
+    } = starting_state(&engine, &event, own_named, &config.db.value)?;
     let state_before = state.machine.state;
     let role = engine.resolve_role(&event, &env, explicit_role);
     let baselines = vec![None; spec.kinds.len()];
@@ -171,11 +213,14 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
     // combined as the hook combines them.
     let own_verdict = outcome.decision.verdict.clone();
     let mut beside_from = Vec::new();
-    gate_runtime::driver::beside(&engine, &mut outcome, |_, m| {
-        let start = starting_state(m, &event, None, &config.db.value)?;
+    gate_runtime::driver::beside(&engine, &mut outcome, |i, m| {
+        let start = starting_state(m, &event, beside_named[i - 1], &config.db.value)?;
         faults.extend(start.fault);
         let mut state = start.state;
-        beside_from.push(m.spec.state_name(state.machine.state).to_string());
+        beside_from.push((
+            m.spec.state_name(state.machine.state).to_string(),
+            start.source,
+        ));
         let baselines = vec![None; m.spec.kinds.len()];
         let mut mint = || "(explain)".to_string();
         let mut cx = Context {
@@ -193,11 +238,11 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         .iter()
         .zip(&engine.alongside)
         .zip(&beside_from)
-        .map(|((a, m), from)| {
+        .map(|((a, m), (from, source))| {
             let c = &a.outcome.classification;
             json!({
                 "spec": a.spec,
-                "state": {"from": from, "to": m.spec.state_name(a.state)},
+                "state": {"from": from, "to": m.spec.state_name(a.state), "source": source},
                 "tier": m.spec.tier_name(c.tier),
                 "rule": c.rule.map(|r| m.spec.rules[r as usize].name.clone()),
                 "transitions": a.outcome.fired.iter().map(|t| {
@@ -400,10 +445,15 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
     }
     for b in &beside {
         t.push_str(&format!(
-            "beside    {}: {} → {}, tier {}, {}{}\n",
+            "beside    {}: {} → {}{}, tier {}, {}{}\n",
             b["spec"].as_str().unwrap_or(""),
             b["state"]["from"].as_str().unwrap_or(""),
             b["state"]["to"].as_str().unwrap_or(""),
+            if b["state"]["source"] == "--state" {
+                " (from --state)"
+            } else {
+                ""
+            },
             b["tier"].as_str().unwrap_or(""),
             b["verdict"].as_str().unwrap_or(""),
             b["rule"]

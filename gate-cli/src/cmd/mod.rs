@@ -4,6 +4,7 @@
 pub mod backups;
 pub mod diagram;
 pub mod diff;
+mod diff_beside;
 mod diff_classes;
 pub mod explain;
 pub mod hook;

@@ -665,7 +665,8 @@ pub fn run(args: &ReplayArgs, json_out: bool) -> Result<i32> {
         None => {
             let listing = listed.then(|| {
                 let out = std::io::BufWriter::new(std::io::stdout().lock());
-                events::Listing::new(engine.spec, json_out, &args.only, out)
+                let beside = engine.alongside.iter().map(|m| m.spec).collect();
+                events::Listing::new(engine.spec, beside, json_out, &args.only, out)
             });
             Sink::Memory(Replayer::new(&engine), role, listing)
         }

@@ -56,11 +56,27 @@ pub fn beside<E>(
             outcome: theirs,
         });
     }
+    outcome.own_strictness = strictness(&outcome.decision.verdict);
     let answers: Vec<&Decision> = std::iter::once(&outcome.decision)
         .chain(outcome.alongside.iter().map(|a| &a.outcome.decision))
         .collect();
     outcome.decision = combine(&answers);
     Ok(())
+}
+
+/// The machines that gave `outcome`'s answer, in machine order: 0 is the spec's own, `i` the
+/// `i`-th beside it (`outcome.alongside[i - 1]`). With nothing beside the spec, its own.
+pub fn answering(outcome: &Outcome) -> impl Iterator<Item = usize> + '_ {
+    let top = strictness(&outcome.decision.verdict);
+    let own = outcome.alongside.is_empty() || outcome.own_strictness == top;
+    own.then_some(0).into_iter().chain(
+        outcome
+            .alongside
+            .iter()
+            .enumerate()
+            .filter(move |(_, a)| strictness(&a.outcome.decision.verdict) == top)
+            .map(|(i, _)| i + 1),
+    )
 }
 
 /// The strictest of `answers` (in machine order), with the texts of every machine that gave
@@ -134,6 +150,42 @@ mod tests {
     }
     fn deny(r: &str) -> Decision {
         d(Verdict::Deny { reason: r.into() })
+    }
+
+    /// The machines named as answering are exactly those whose own answer is the combined one.
+    #[test]
+    fn answering_names_the_machines_that_gave_the_answer() {
+        let all = [allow(), steer("s"), ask("a", "g-1"), deny("d")];
+        for own in &all {
+            for a in &all {
+                for b in &all {
+                    let mut outcome = Outcome::empty();
+                    outcome.own_strictness = strictness(&own.verdict);
+                    for theirs in [a, b] {
+                        let mut o = Outcome::empty();
+                        o.decision = theirs.clone();
+                        outcome.alongside.push(Alongside {
+                            spec: "beside".into(),
+                            state: 0,
+                            outcome: o,
+                        });
+                    }
+                    outcome.decision = combine(&[own, a, b]);
+                    let got: Vec<usize> = answering(&outcome).collect();
+                    let want: Vec<usize> = [own, a, b]
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, d)| d.verdict.name() == outcome.decision.verdict.name())
+                        .map(|(i, _)| i)
+                        .collect();
+                    assert_eq!(got, want, "{own:?} {a:?} {b:?}");
+                }
+            }
+        }
+        // With nothing beside it, the spec's own machine answered.
+        let mut alone = Outcome::empty();
+        alone.decision = deny("d");
+        assert_eq!(answering(&alone).collect::<Vec<_>>(), vec![0]);
     }
 
     /// Every pair of answers, both ways round: the strictest wins, with its own text.

@@ -32,7 +32,7 @@ mod hook;
 mod pipeline;
 pub(crate) mod repo;
 
-pub use alongside::{beside, combine, strictness};
+pub use alongside::{answering, beside, combine, strictness};
 pub use batch::Batch;
 pub use checkpoint::{checkpoint, CHECKPOINT_WAIT};
 pub use evaluate::{action_hash, scope_key, write_scope_key, GRANT_TTL_MS};

@@ -110,6 +110,7 @@ impl<'s> Engine<'s> {
             grant_id: out_grant_id,
             now_ms: out_now,
             alongside,
+            own_strictness: _,
         } = out;
         // The machines beside this one are the driver's to add (`driver::alongside`).
         alongside.clear();

@@ -222,6 +222,9 @@ pub struct Outcome {
     /// every machine's answer (`driver::alongside`), and the rest of this outcome is this
     /// spec's own machine's.
     pub alongside: Vec<Alongside>,
+    /// How strict the spec's own machine's answer was before the machines beside it were
+    /// combined with it (`driver::alongside::strictness`); set only when there are any.
+    pub own_strictness: u8,
 }
 
 /// One machine beside a spec's own: its outcome of an event and where it went.
@@ -253,6 +256,7 @@ impl Outcome {
             grant_id: None,
             now_ms: 0,
             alongside: Vec::new(),
+            own_strictness: 0,
         }
     }
 }

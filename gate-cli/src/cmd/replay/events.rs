@@ -17,6 +17,8 @@ const TARGET_CHARS: usize = 100;
 /// The listing of a replay's events, written to `out` as they are evaluated.
 pub struct Listing<'s, W: Write> {
     spec: &'s Spec,
+    /// The specs of the machines beside it (`[machine] alongside`), in order.
+    beside: Vec<&'s Spec>,
     out: W,
     json: bool,
     /// Which verdicts are listed, by [`verdict_bit`].
@@ -47,14 +49,22 @@ fn decision_bit(decision: DecisionArg) -> u8 {
 }
 
 impl<'s, W: Write> Listing<'s, W> {
-    /// A listing of `spec`'s events: every verdict when `only` is empty, else those named.
-    pub fn new(spec: &'s Spec, json: bool, only: &[DecisionArg], out: W) -> Listing<'s, W> {
+    /// A listing of `spec`'s events (with the machines `beside` it): every verdict when
+    /// `only` is empty, else those named.
+    pub fn new(
+        spec: &'s Spec,
+        beside: Vec<&'s Spec>,
+        json: bool,
+        only: &[DecisionArg],
+        out: W,
+    ) -> Listing<'s, W> {
         let widest = |names: &mut dyn Iterator<Item = usize>, floor: usize| {
             names.max().unwrap_or(0).max(floor)
         };
         let state_name = widest(&mut spec.states.iter().map(|s| s.name.chars().count()), 1);
         Listing {
             spec,
+            beside,
             out,
             json,
             only: if only.is_empty() {
@@ -167,6 +177,16 @@ impl<'s, W: Write> Listing<'s, W> {
             }
             None => self.line.push_str(&event.hook_event),
         }
+        // Which machine answered, when machines run beside the spec's own.
+        if !o.alongside.is_empty() {
+            self.line.push_str("  by ");
+            for (i, name) in answered_by(spec, o).enumerate() {
+                if i > 0 {
+                    self.line.push_str(", ");
+                }
+                self.line.push_str(name);
+            }
+        }
         if !o.rising.is_empty() || !o.falling.is_empty() {
             self.line.push_str("  signals");
             for s in &o.rising {
@@ -236,9 +256,24 @@ impl<'s, W: Write> Listing<'s, W> {
                 "kind": n.kind,
                 "detail": n.detail_json(spec),
             })).collect::<Vec<_>>(),
+            "answered_by": answered_by(spec, o).collect::<Vec<_>>(),
+            "beside": o.alongside.iter().zip(&self.beside).map(|(a, m)| json!({
+                "spec": a.spec,
+                "verdict": a.outcome.decision.verdict.name(),
+                "state": m.state_name(a.state),
+            })).collect::<Vec<_>>(),
         });
         self.line.push_str(&value.to_string());
     }
+}
+
+/// The names of the machines whose own answer is the event's answer: the spec's own, the
+/// machines beside it (`[machine] alongside`), or several of them.
+fn answered_by<'a>(spec: &'a Spec, o: &'a Outcome) -> impl Iterator<Item = &'a str> + 'a {
+    gate_runtime::driver::answering(o).map(move |i| match i {
+        0 => &*spec.name,
+        i => &*o.alongside[i - 1].spec,
+    })
 }
 
 /// The name a note is about, for the text listing: the signal, checkpoint, state or record

@@ -269,6 +269,15 @@ fn spec_source(policy: &Policy) -> Option<gate_spec::compose::Sources> {
 /// Where an item is declared: its file (the spec's own or one it extends) and line.
 pub type Declared = Option<(String, usize)>;
 
+/// Whether an item was declared in a file the spec extends rather than in its own (an item
+/// whose source cannot be read counts as the spec's own).
+pub fn inherited(at: &Declared, sources: Option<&gate_spec::compose::Sources>) -> bool {
+    match (at, sources.and_then(|s| s.files.first())) {
+        (Some((file, _)), Some(own)) => *file != own.display,
+        _ => false,
+    }
+}
+
 /// What a spec's tests left unexercised: (what, name, where) triples.
 pub fn missed(
     spec: &Spec,
@@ -404,8 +413,9 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Result<i32> {
                     let missed: Vec<Value> = missed(spec, c, source.as_ref())
                         .into_iter()
                         .map(|(what, name, at)| {
+                            let inherited = inherited(&at, source.as_ref());
                             let (file, line) = at.unzip();
-                            json!({"what": what, "name": name, "file": file, "line": line})
+                            json!({"what": what, "name": name, "file": file, "line": line, "inherited": inherited})
                         })
                         .collect();
                     json!({
@@ -451,11 +461,25 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Result<i32> {
                     count(&c.transitions),
                     count(&c.templates)
                 ));
+                // The author's own items one by one; those inherited from the specs it
+                // extends counted per file (`--json` lists them, marked `inherited`).
+                let mut from_bases: BTreeMap<String, usize> = BTreeMap::new();
                 for (what, name, at) in missed(spec, c, source.as_ref()) {
+                    if inherited(&at, source.as_ref()) {
+                        if let Some((file, _)) = at {
+                            *from_bases.entry(file).or_default() += 1;
+                        }
+                        continue;
+                    }
                     let at = at
                         .map(|(file, line)| format!(" ({file}:{line})"))
                         .unwrap_or_default();
                     text.push_str(&format!("  no case exercises {what} {name}{at}\n"));
+                }
+                for (file, n) in &from_bases {
+                    text.push_str(&format!(
+                        "  inherited from {file}: {n} item(s) no case exercises (--json lists them)\n"
+                    ));
                 }
             }
         }
