@@ -1685,10 +1685,23 @@ fn flush_one(
                 }
                 if act == Act::Permissions
                     && place == Place::Secrets
-                    && (sink.owner_only || (sink.keeps_owner && resolved.ends_with(".pub")))
+                    && (sink.owner_only
+                        || (sink.shares_read_only && super::secrets::is_public(&resolved)))
                 {
-                    // Credentials made private, a public key made readable: what they
+                    // Credentials made private, a public file made readable: what they
                     // should be.
+                    continue;
+                }
+                if act == Act::Permissions && sink.owner_gains_only && place != Place::Gate {
+                    continue;
+                }
+                if act == Act::Write
+                    && place == Place::Secrets
+                    && super::secrets::is_host_list(&resolved)
+                {
+                    // Host keys added to the list of known hosts (`ssh-keyscan h >>
+                    // ~/.ssh/known_hosts`): what ssh itself does on a first connection.
+                    // Replacing the list is still an overwrite.
                     continue;
                 }
                 let act = if act == Act::Permissions
