@@ -82,7 +82,8 @@ pub fn effects_of_parsed(
     let commands = &parsed.commands;
     // PowerShell written where a POSIX shell was expected (`iwr URL | iex`): also read the
     // line as PowerShell, since that is what runs it where these names exist.
-    if commands.iter().any(is_powershell_command) {
+    let powershell = commands.iter().any(is_powershell_command);
+    if powershell {
         let words = [Cow::Borrowed("-Command"), Cow::Borrowed(line)];
         let mut sink = Sink::default();
         programs::model(
@@ -119,6 +120,12 @@ pub fn effects_of_parsed(
         let mut scoped = vars.clone();
         scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
         let program: &str = &cmd.program;
+        if powershell && cmd.args.is_empty() && is_pipeline_item(program) {
+            // `ForEach-Object ($_) { … }` read by a POSIX parser: `($_)` is PowerShell's
+            // current item in parentheses, a value the PowerShell reading follows, not a
+            // command whose name a variable computes.
+            continue;
+        }
         // Back at the top level, a subshell's `cd` no longer holds.
         if cmd.depth == 0 && cwd != top_cwd {
             cwd = top_cwd.clone();
@@ -1080,6 +1087,11 @@ fn is_powershell_command(cmd: &SimpleCommand<'_>) -> bool {
         });
         parameter || a.contains('\\') || a.starts_with("$env:")
     })
+}
+
+/// Whether a word is PowerShell's current pipeline item (`$_`, `$PSItem`).
+fn is_pipeline_item(word: &str) -> bool {
+    word == "$_" || word.eq_ignore_ascii_case("$psitem")
 }
 
 /// Whether `program` exists only in PowerShell: a cmdlet (`Verb-Noun` with one of the verbs
