@@ -92,6 +92,10 @@ pub(crate) struct Sink {
     /// owner may set them anyway, so wherever the files are it is no change of who may use
     /// them (gate's own files excepted: a mode may be what keeps them from being written).
     pub(crate) owner_gains_only: bool,
+    /// The command gives its files to the system's owner (`chown root:root F`): with a mode
+    /// that shares only reading, what a service definition is installed with, so on one
+    /// named service definition it is reversible administration (`admin`).
+    pub(crate) to_system_owner: bool,
     /// The command lists names and sizes (`ls`, `du`, `find` without a command) and reads no
     /// file's content, so reading a directory that holds gate's key does not read the key.
     pub(crate) names_only: bool,

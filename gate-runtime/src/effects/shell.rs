@@ -1716,10 +1716,14 @@ fn flush_one(
                     // Replacing the list is still an overwrite.
                     continue;
                 }
+                let installs_service = place == Place::System
+                    && (sink.shares_read_only || sink.to_system_owner)
+                    && super::later::is_service_definition(&resolved);
                 let act = if act == Act::Permissions
-                    && sink.admin_in_project
-                    && place == Place::Project
+                    && (sink.admin_in_project && place == Place::Project || installs_service)
                 {
+                    // A service definition given the owner and mode its manager expects is
+                    // installed, as it would be by `install -m 644 -o root`.
                     Act::Admin
                 } else {
                     act

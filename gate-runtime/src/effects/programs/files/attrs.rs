@@ -164,6 +164,11 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             out.admin_in_project = skip == 1
                 && !cmd.program.ends_with("chgrp")
                 && a.operands.first().is_some_and(|o| super::owner::is_self(o));
+            out.to_system_owner = skip == 1
+                && !cmd.program.ends_with("chgrp")
+                && a.operands
+                    .first()
+                    .is_some_and(|o| super::owner::is_system(o));
             each(
                 out,
                 Act::Permissions,
