@@ -87,6 +87,38 @@ const PRIVILEGE: &[&[&str]] = &[
     &["etc", "ssh", "sshd_config.d"],
 ];
 
+/// Directories (from the root) a service manager reads its service definitions from.
+const SERVICE_DIRS: &[&[&str]] = &[
+    &["etc", "systemd", "system"],
+    &["etc", "systemd", "user"],
+    &["lib", "systemd", "system"],
+    &["usr", "lib", "systemd", "system"],
+    &["Library", "LaunchDaemons"],
+    &["Library", "LaunchAgents"],
+];
+
+/// The names a service definition in one of [`SERVICE_DIRS`] ends with.
+const SERVICE_SUFFIXES: &[&str] = &[
+    ".service", ".timer", ".socket", ".path", ".mount", ".target", ".plist",
+];
+
+/// Whether `resolved` (absolute, normalised) is one named service definition, directly in a
+/// service manager's directory (`/etc/systemd/system/app.service`,
+/// `/Library/LaunchDaemons/com.x.plist`): not the directory, not a selection (`*.service`).
+pub fn is_service_definition(resolved: &str) -> bool {
+    let parts: Vec<&str> = resolved.split('/').filter(|c| !c.is_empty()).collect();
+    let Some((leaf, dir)) = parts.split_last() else {
+        return false;
+    };
+    !leaf.contains(['*', '?', '[', '{', '$'])
+        && SERVICE_SUFFIXES
+            .iter()
+            .any(|s| leaf.len() > s.len() && leaf.ends_with(s))
+        && SERVICE_DIRS.iter().any(|d| {
+            d.len() == dir.len() && d.iter().zip(dir).all(|(a, b)| a.eq_ignore_ascii_case(b))
+        })
+}
+
 /// The second effect of changing (by `act`) the file at `resolved` (an absolute, normalised
 /// path), if something runs or obeys it later; `home` is the user's home directory. A line
 /// added to one's own shell start-up file (`>> ~/.bashrc`) is ordinary set-up and stays a
@@ -334,6 +366,27 @@ pub fn text_is_cron(lands: Lands, text: &str, is_temp: impl Fn(&str) -> bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_named_unit_in_a_service_directory_is_a_service_definition() {
+        for p in [
+            "/etc/systemd/system/app.service",
+            "/usr/lib/systemd/system/backup.timer",
+            "/Library/LaunchDaemons/com.example.agent.plist",
+        ] {
+            assert!(is_service_definition(p), "{p}");
+        }
+        for p in [
+            "/etc/systemd/system",
+            "/etc/systemd/system/*.service",
+            "/etc/systemd/system/app.service.d",
+            "/etc/systemd/system/multi-user.target.wants/app.service",
+            "/etc/sudoers",
+            "/home/u/proj/app.service",
+        ] {
+            assert!(!is_service_definition(p), "{p}");
+        }
+    }
 
     #[test]
     fn start_up_files_schedule_code_and_account_files_grant_privilege() {

@@ -84,9 +84,18 @@ pub(crate) struct Sink {
     /// be, so it is no permissions change at a `secrets` place (elsewhere it still is one:
     /// `chmod 700 /etc` breaks the system).
     pub(crate) owner_only: bool,
-    /// The permissions the command sets keep the owner's access (it may give others some):
-    /// a public key (`id_ed25519.pub`) kept among credentials is meant to be readable.
-    pub(crate) keeps_owner: bool,
+    /// The permissions the command sets keep the owner's access and give others at most
+    /// read and search: a public file kept among credentials (`id_ed25519.pub`,
+    /// `known_hosts`, `authorized_keys`) is meant to be readable, never writable by others.
+    pub(crate) shares_read_only: bool,
+    /// The permissions the command sets only add to the owner's (`chmod -R u+rwX DIR`): the
+    /// owner may set them anyway, so wherever the files are it is no change of who may use
+    /// them (gate's own files excepted: a mode may be what keeps them from being written).
+    pub(crate) owner_gains_only: bool,
+    /// The command gives its files to the system's owner (`chown root:root F`): with a mode
+    /// that shares only reading, what a service definition is installed with, so on one
+    /// named service definition it is reversible administration (`admin`).
+    pub(crate) to_system_owner: bool,
     /// The command lists names and sizes (`ls`, `du`, `find` without a command) and reads no
     /// file's content, so reading a directory that holds gate's key does not read the key.
     pub(crate) names_only: bool,

@@ -533,8 +533,17 @@ fn names_secret(pattern: &str) -> bool {
         .any(|w| upper.contains(w.trim_start_matches('_')))
 }
 
+/// The lists of host keys ssh trusts, to which it adds a host on first connection.
+const HOST_LISTS: &[&str] = &["/known_hosts", "/known_hosts.old", "/known_hosts2"];
+
+/// Whether a resolved path is a list of known host keys (`~/.ssh/known_hosts`): adding to it
+/// is what ssh does itself; it holds no credential and grants no login.
+pub(super) fn is_host_list(target: &str) -> bool {
+    HOST_LISTS.iter().any(|p| target.ends_with(p))
+}
+
 /// Public files kept among secrets: public keys, known hosts, ssh's client settings.
-fn is_public(target: &str) -> bool {
+pub(super) fn is_public(target: &str) -> bool {
     const PUBLIC: &[&str] = &[
         ".pub",
         "/known_hosts",

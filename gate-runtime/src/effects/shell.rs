@@ -82,7 +82,8 @@ pub fn effects_of_parsed(
     let commands = &parsed.commands;
     // PowerShell written where a POSIX shell was expected (`iwr URL | iex`): also read the
     // line as PowerShell, since that is what runs it where these names exist.
-    if commands.iter().any(is_powershell_command) {
+    let powershell = commands.iter().any(is_powershell_command);
+    if powershell {
         let words = [Cow::Borrowed("-Command"), Cow::Borrowed(line)];
         let mut sink = Sink::default();
         programs::model(
@@ -119,6 +120,12 @@ pub fn effects_of_parsed(
         let mut scoped = vars.clone();
         scoped.extend(cmd.env.iter().map(|(n, v)| (n.to_string(), v.to_string())));
         let program: &str = &cmd.program;
+        if powershell && cmd.args.is_empty() && is_pipeline_item(program) {
+            // `ForEach-Object ($_) { … }` read by a POSIX parser: `($_)` is PowerShell's
+            // current item in parentheses, a value the PowerShell reading follows, not a
+            // command whose name a variable computes.
+            continue;
+        }
         // Back at the top level, a subshell's `cd` no longer holds.
         if cmd.depth == 0 && cwd != top_cwd {
             cwd = top_cwd.clone();
@@ -1082,6 +1089,11 @@ fn is_powershell_command(cmd: &SimpleCommand<'_>) -> bool {
     })
 }
 
+/// Whether a word is PowerShell's current pipeline item (`$_`, `$PSItem`).
+fn is_pipeline_item(word: &str) -> bool {
+    word == "$_" || word.eq_ignore_ascii_case("$psitem")
+}
+
 /// Whether `program` exists only in PowerShell: a cmdlet (`Verb-Noun` with one of the verbs
 /// that change things, run code or feed a pipe) or an alias no POSIX system ships.
 fn is_powershell_name(program: &str) -> bool {
@@ -1685,16 +1697,33 @@ fn flush_one(
                 }
                 if act == Act::Permissions
                     && place == Place::Secrets
-                    && (sink.owner_only || (sink.keeps_owner && resolved.ends_with(".pub")))
+                    && (sink.owner_only
+                        || (sink.shares_read_only && super::secrets::is_public(&resolved)))
                 {
-                    // Credentials made private, a public key made readable: what they
+                    // Credentials made private, a public file made readable: what they
                     // should be.
                     continue;
                 }
-                let act = if act == Act::Permissions
-                    && sink.admin_in_project
-                    && place == Place::Project
+                if act == Act::Permissions && sink.owner_gains_only && place != Place::Gate {
+                    continue;
+                }
+                if act == Act::Write
+                    && place == Place::Secrets
+                    && super::secrets::is_host_list(&resolved)
                 {
+                    // Host keys added to the list of known hosts (`ssh-keyscan h >>
+                    // ~/.ssh/known_hosts`): what ssh itself does on a first connection.
+                    // Replacing the list is still an overwrite.
+                    continue;
+                }
+                let installs_service = place == Place::System
+                    && (sink.shares_read_only || sink.to_system_owner)
+                    && super::later::is_service_definition(&resolved);
+                let act = if act == Act::Permissions
+                    && (sink.admin_in_project && place == Place::Project || installs_service)
+                {
+                    // A service definition given the owner and mode its manager expects is
+                    // installed, as it would be by `install -m 644 -o root`.
                     Act::Admin
                 } else {
                     act

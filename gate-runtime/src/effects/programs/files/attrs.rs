@@ -148,7 +148,8 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             let recursive = a.any(&["R", "recursive"]);
             let access = mode.and_then(|m| super::mode::read(m, recursive));
             out.owner_only = access.is_some_and(super::mode::Access::owner_only);
-            out.keeps_owner = access.is_some_and(|a| !a.revokes_owner);
+            out.shares_read_only = access.is_some_and(super::mode::Access::shares_read_only);
+            out.owner_gains_only = access.is_some_and(|a| a.owner_gains_only);
             out.admin_in_project = access.is_some_and(super::mode::Access::conventional);
             each(
                 out,
@@ -163,6 +164,11 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             out.admin_in_project = skip == 1
                 && !cmd.program.ends_with("chgrp")
                 && a.operands.first().is_some_and(|o| super::owner::is_self(o));
+            out.to_system_owner = skip == 1
+                && !cmd.program.ends_with("chgrp")
+                && a.operands
+                    .first()
+                    .is_some_and(|o| super::owner::is_system(o));
             each(
                 out,
                 Act::Permissions,
@@ -389,8 +395,11 @@ mod tests {
 
     #[test]
     fn conventional_modes_of_the_whole_project_are_administration() {
+        // Only the owner gaining is no change of who may do what, anywhere.
+        for line in ["chmod -R u+rwX .", "sudo chmod -R u+w \"$DIR\""] {
+            assert!(effects(line).is_empty(), "{line}: {:?}", effects(line));
+        }
         for line in [
-            "chmod -R u+rwX .",
             "sudo chmod -R 755 .",
             "sudo find . -type f -exec chmod 664 {} \\;",
             "sudo find . -type d -exec chmod 775 {} +",

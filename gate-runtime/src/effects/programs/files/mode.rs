@@ -11,6 +11,12 @@ pub(super) struct Access {
     pub grants_others: bool,
     /// Everyone gains write, or a set-id bit is set: more than a project's files need.
     pub opens_to_all: bool,
+    /// Group or others gain write, or a set-id bit is set: someone else may change the file
+    /// or run it as its owner.
+    pub shares_change: bool,
+    /// Only the owner gains permissions (`u+rwX`, `u+w`): the owner may set their own
+    /// file's mode anyway, so nobody can do anything they could not before.
+    pub owner_gains_only: bool,
 }
 
 impl Access {
@@ -23,6 +29,13 @@ impl Access {
     /// set (`644`, `755`, `664`, `u+rwX`, `g+w`): a mode a project's files are meant to have.
     pub(super) fn conventional(self) -> bool {
         !self.revokes_owner && !self.opens_to_all
+    }
+
+    /// The owner keeps their access and everyone else gains at most read and search
+    /// (`644`, `755`, `go+r`): what a public file (a public key, the known-hosts list) is
+    /// meant to have.
+    pub(super) fn shares_read_only(self) -> bool {
+        !self.revokes_owner && !self.shares_change
     }
 }
 
@@ -45,6 +58,8 @@ fn octal(mode: &str, recursive: bool) -> Option<Access> {
         revokes_owner: owner & 4 == 0 || (recursive && owner & 1 == 0),
         grants_others: group != 0 || other != 0,
         opens_to_all: other & 2 != 0 || special & 6 != 0,
+        shares_change: group & 2 != 0 || other & 2 != 0 || special & 6 != 0,
+        owner_gains_only: false,
     })
 }
 
@@ -53,6 +68,8 @@ fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
         revokes_owner: false,
         grants_others: false,
         opens_to_all: false,
+        shares_change: false,
+        owner_gains_only: true,
     };
     for clause in mode.split(',') {
         let who_len = clause
@@ -66,6 +83,9 @@ fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
         let mut rest = &clause[who_len..];
         if rest.is_empty() {
             return None;
+        }
+        if !who.bytes().all(|b| b == b'u') || who.is_empty() {
+            access.owner_gains_only = false;
         }
         while let Some(op) = rest.chars().next() {
             if !matches!(op, '+' | '-' | '=') {
@@ -82,6 +102,9 @@ fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
             {
                 return None;
             }
+            if op != '+' || perms.contains(['s', 't']) {
+                access.owner_gains_only = false;
+            }
             let loses_read = perms.contains('r') == (op == '-');
             let loses_search = recursive && perms.contains(['x', 'X']) == (op == '-');
             if owner && op != '+' && (loses_read || loses_search) {
@@ -92,6 +115,9 @@ fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
             }
             if op != '-' && (everyone && perms.contains('w') || perms.contains('s')) {
                 access.opens_to_all = true;
+            }
+            if op != '-' && (others && perms.contains('w') || perms.contains('s')) {
+                access.shares_change = true;
             }
             rest = &rest[1 + perms_len..];
         }
@@ -132,6 +158,42 @@ mod tests {
         ] {
             assert!(
                 !read(mode, recursive).is_some_and(Access::conventional),
+                "{mode}"
+            );
+        }
+    }
+
+    #[test]
+    fn read_only_sharing_keeps_the_owner_and_lets_nobody_else_change() {
+        for mode in ["644", "755", "0444", "go+r", "a+rX", "u+rw,go=r"] {
+            assert!(
+                read(mode, false).is_some_and(Access::shares_read_only),
+                "{mode}"
+            );
+        }
+        for mode in [
+            "664", "666", "g+w", "o+w", "+w", "4755", "u+s", "000", "u-r",
+        ] {
+            assert!(
+                !read(mode, false).is_some_and(Access::shares_read_only),
+                "{mode}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_the_owner_gaining_is_no_change_of_who_may_do_what() {
+        for mode in ["u+rwX", "u+w", "u+x,u+r"] {
+            assert!(
+                read(mode, true).is_some_and(|a| a.owner_gains_only),
+                "{mode}"
+            );
+        }
+        for mode in [
+            "+w", "a+r", "u=rw", "u-w", "u+s", "ug+w", "u+w,o+r", "700", "go-rwx",
+        ] {
+            assert!(
+                !read(mode, true).is_some_and(|a| a.owner_gains_only),
                 "{mode}"
             );
         }

@@ -20,6 +20,22 @@ const SELF: &[&str] = &[
     "`whoami`",
 ];
 
+/// The system's owner, by name or id, as a `chown` owner operand names it.
+const SYSTEM_OWNERS: &[&str] = &["root", "0"];
+
+/// The system's groups, by name or id (an empty group after `:` is the owner's).
+const SYSTEM_GROUPS: &[&str] = &["root", "0", "wheel", ""];
+
+/// Whether a `chown` owner operand gives files to the system's owner (`root`, `root:root`,
+/// `0:0`, `root:wheel`): the owner an installed system file has.
+pub(super) fn is_system(spec: &str) -> bool {
+    let (owner, group) = match spec.split_once([':', '.']) {
+        Some((o, g)) => (o, Some(g)),
+        None => (spec, None),
+    };
+    SYSTEM_OWNERS.contains(&owner) && group.is_none_or(|g| SYSTEM_GROUPS.contains(&g))
+}
+
 /// Whether a word is a substitution the line made (`$(…)` as the walker leaves it, or
 /// backquotes): the running user when what made it says so, which the walker checks.
 fn substituted(word: &str) -> Option<usize> {
@@ -45,7 +61,31 @@ pub(super) fn is_self(spec: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::super::testing::{effects, has};
-    use super::is_self;
+    use super::{is_self, is_system};
+
+    #[test]
+    fn the_systems_owner_in_every_spelling() {
+        for spec in [
+            "root",
+            "root:root",
+            "0:0",
+            "root:wheel",
+            "root:",
+            "root.root",
+        ] {
+            assert!(is_system(spec), "{spec}");
+        }
+        for spec in [
+            "nobody",
+            "root:docker",
+            "www-data:root",
+            "$USER",
+            "1000:0",
+            "",
+        ] {
+            assert!(!is_system(spec), "{spec}");
+        }
+    }
 
     #[test]
     fn the_running_user_in_every_spelling() {

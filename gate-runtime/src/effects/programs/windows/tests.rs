@@ -350,3 +350,20 @@ fn an_archive_reads_what_it_is_made_of_and_writes_where_it_goes() {
     ))
     .is_empty());
 }
+
+#[test]
+fn the_current_item_in_parentheses_is_no_posix_command() {
+    // A POSIX parser reads `($_)` as a subshell running `$_`; the line is PowerShell's.
+    for line in [
+        "Get-ChildItem .\\ -Include bin,obj -Recurse | ForEach-Object ($_) { Remove-Item $_.FullName -Force -Recurse }",
+        "Get-ChildItem .\\build -Recurse | ForEach-Object ($PSItem) { Remove-Item $PSItem.FullName }",
+    ] {
+        let e = effects(line);
+        assert!(!e.iter().any(|x| x.starts_with("opaque@")), "{line}: {e:?}");
+        assert!(has(line, "delete@source") || has(line, "delete@outputs"), "{line}: {e:?}");
+    }
+    // Without PowerShell on the line, `$_` is the last word of the previous command, run.
+    assert!(effects("echo x; $_")
+        .iter()
+        .any(|x| x.starts_with("opaque@")));
+}
