@@ -730,21 +730,7 @@ impl Merge {
 /// family can only change an inherited entry; a `[[tier]]` without a backstop or `renames`
 /// that is a misspelling of an inherited tier is taken for a change of it too.
 const DEFINING: &[(&str, &[&str], bool)] = &[
-    (
-        "rule",
-        &[
-            "tools",
-            "classes",
-            "paths",
-            "commands",
-            "effects",
-            "locations",
-            "phases",
-            "profiles",
-            "roles",
-        ],
-        true,
-    ),
+    ("rule", crate::parse::RULE_CRITERIA, true),
     ("checkpoint", &["tools", "events", "commands"], true),
     ("signal", &["family"], true),
     ("tier", &["max_actions", "max_secs", "renames"], false),

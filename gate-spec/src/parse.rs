@@ -17,6 +17,21 @@ mod invariant;
 
 type Value<'i> = Spanned<DeValue<'i>>;
 
+/// The keys that make a `[[rule]]` select actions: a rule with none of them would match every
+/// action (G024), and in a spec that extends others, an entry with none of them can only be a
+/// change of an inherited rule (`compose`).
+pub(crate) const RULE_CRITERIA: &[&str] = &[
+    "tools",
+    "classes",
+    "paths",
+    "commands",
+    "effects",
+    "locations",
+    "phases",
+    "profiles",
+    "roles",
+];
+
 fn span_of<T>(s: &Spanned<T>) -> Span {
     Span::new(s.span())
 }
@@ -855,18 +870,7 @@ pub fn parse_root(
                 .with_help("a rule classifies: give it a tier, a kind, or both"),
             );
         }
-        const CRITERIA: &[&str] = &[
-            "tools",
-            "classes",
-            "paths",
-            "commands",
-            "effects",
-            "locations",
-            "phases",
-            "profiles",
-            "roles",
-        ];
-        if CRITERIA.iter().all(|k| o.get(k).is_none()) {
+        if RULE_CRITERIA.iter().all(|k| o.get(k).is_none()) {
             // Most often a misspelled refinement of an inherited rule (`outward_change` for
             // `outward_changes`): merged by name, it became a new rule that matches everything.
             let others = rules
@@ -878,11 +882,11 @@ pub fn parse_root(
                 Some(close) => format!(
                     "did you mean `{close}`? A rule with none of {} matches every action; to \
                      classify everything, set the spec's `default_tier` instead",
-                    CRITERIA.join(", ")
+                    RULE_CRITERIA.join(", ")
                 ),
                 None => format!(
                     "give it one of {}; to classify everything, set the spec's `default_tier`",
-                    CRITERIA.join(", ")
+                    RULE_CRITERIA.join(", ")
                 ),
             };
             diags.push(
