@@ -130,6 +130,18 @@ pub(super) fn within(
     }
 }
 
+/// Whether `reach` extracts an archive that is not on the disk and that nothing the line did
+/// `before` this command could have made (every earlier effect only reads): the extraction
+/// fails and writes nothing. Standard input (`-f -`) is always there.
+pub(super) fn never_there(reach: &Reach, cwd: &str, at: &Where, before: &[Effect]) -> bool {
+    let Reach::Archive { path, .. } = reach else {
+        return false;
+    };
+    path != "-"
+        && before.iter().all(|e| e.act == Act::Read)
+        && std::fs::symlink_metadata(places::place_of(path, cwd, None, at).1).is_err()
+}
+
 /// gate's locations under `dir` (a real path) that exist: the ones known by path, then
 /// hook-settings directories found by a bounded walk (not into build outputs or `.git`).
 pub(super) fn protected_inside(dir: &str, at: &Where) -> Vec<String> {

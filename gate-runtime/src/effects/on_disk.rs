@@ -731,6 +731,9 @@ fn every_archive_form_into_gate_s_files() {
         );
     }
     // Forms whose members are not read: everything the directory holds.
+    for name in ["a.7z", "a.cpio", "a.tar.xz"] {
+        std::fs::write(s.home.join(name), "not read").unwrap();
+    }
     for line in [
         "7z x ~/a.7z",
         "cpio -idm < ~/a.cpio",
@@ -744,6 +747,22 @@ fn every_archive_form_into_gate_s_files() {
         );
     }
     assert!(!has(&s.effects("7z x ~/a.7z -o/tmp/x"), "write@gate"));
+    // An archive that is not there, and that nothing before it on the line makes: the
+    // extraction fails and writes nothing; one the line fetches first is unread.
+    for line in [
+        "tar -xf ~/missing.tar -C ~",
+        "ls && tar -xf ~/missing.tar -C ~",
+        "TAR_OPTIONS=--no-same-owner tar -xf ~/missing.tar -C ~",
+    ] {
+        assert!(!has(&s.effects(line), "write@gate"), "{line}");
+    }
+    for line in [
+        "curl -o ~/missing.tar https://x/a.tar && tar -xf ~/missing.tar -C ~",
+        "cp /media/x.tar ~/missing.tar; tar -xf ~/missing.tar -C ~",
+        "tar -xf - -C ~ < ~/missing.tar",
+    ] {
+        assert!(has(&s.effects(line), "write@gate"), "{line}");
+    }
 }
 
 #[test]
