@@ -90,7 +90,7 @@ pub(crate) fn decode(program: &str, args: Args<'_, '_>, input: &str) -> Option<S
     (d.decode)(input, args)
 }
 
-fn base64(text: &str) -> Option<String> {
+pub(crate) fn base64(text: &str) -> Option<String> {
     use base64::Engine as _;
     let clean: String = text.split_whitespace().collect();
     let engine = base64::engine::general_purpose::STANDARD;
@@ -102,7 +102,7 @@ fn base64(text: &str) -> Option<String> {
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
 }
 
-fn base32(text: &str) -> Option<String> {
+pub(crate) fn base32(text: &str) -> Option<String> {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
     let mut bits: u64 = 0;
     let mut count = 0;
@@ -122,7 +122,7 @@ fn base32(text: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-fn hex(text: &str) -> Option<String> {
+pub(crate) fn hex(text: &str) -> Option<String> {
     let digits: Vec<u8> = text
         .bytes()
         .filter(|b| !b.is_ascii_whitespace())

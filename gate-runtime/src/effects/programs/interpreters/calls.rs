@@ -19,7 +19,7 @@ fn bare_call_ok(lang: Lang) -> bool {
 
 /// Analyse interpreter code: its effectful calls into the sink.
 pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
-    let toks = tokens(code, lang);
+    let toks = super::decoded::fold(tokens(code, lang));
     let mut st = State::default();
     let table: Table = match lang {
         Lang::Python => PYTHON,

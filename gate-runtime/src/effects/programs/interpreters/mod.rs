@@ -5,6 +5,7 @@
 //! evaluates code is opaque. A script file operand runs with unknown effect (`exec`).
 
 pub(super) mod calls;
+mod decoded;
 pub(crate) mod scan;
 mod tables;
 
