@@ -218,9 +218,70 @@ pub(crate) const VARIABLES: &[(&str, Runs)] = &[
     ),
 ];
 
-/// How the value of variable `name` runs, when it is one of [`VARIABLES`].
+/// How the value of variable `name` runs, when it is one of [`VARIABLES`] or a function
+/// bash exports to the shells it starts (`BASH_FUNC_ls%%='() { …; }'`: the body runs when
+/// a child shell calls the name).
 pub(crate) fn variable(name: &str) -> Option<Runs> {
+    if name.starts_with("BASH_FUNC_") {
+        return Some(Runs::After("()"));
+    }
     VARIABLES.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
+}
+
+/// Where code loaded into a program comes from makes it foreign: a temporary directory
+/// (where an agent's own files live) or a path outside the project that is no place of the
+/// system's or the user's. Such code is `opaque` at that place, so the policy can treat it
+/// apart from a library of the project's or the system's (`LD_LIBRARY_PATH=build/lib`,
+/// `/usr/local/cuda/lib64`), which stays merely unread. A directory only searched by name
+/// counts from temporary directories alone (`PYTHONPATH=../shared` is a sibling checkout).
+pub(crate) fn foreign(place: Place, searched: bool) -> bool {
+    match place {
+        Place::Temp => true,
+        Place::Outside => !searched,
+        _ => false,
+    }
+}
+
+/// The files a `Load` or `Preload` value loads (`LD_PRELOAD=a.so:b.so`, `-r ./x.js`), each
+/// placed by `spot`: one in a [`foreign`] place is `opaque` there.
+pub(crate) fn loaded_from(
+    runs: Runs,
+    value: &str,
+    spot: impl Fn(&str) -> (Place, String),
+    out: &mut Sink,
+) {
+    let files: Vec<&str> = match runs {
+        Runs::Load => value
+            .split([':', ' '])
+            .filter(|f| !f.is_empty() && *f != "/dev/null")
+            .collect(),
+        Runs::Preload(flags) => {
+            let words: Vec<&str> = value.split_whitespace().collect();
+            let mut files = Vec::new();
+            for (i, w) in words.iter().enumerate() {
+                for f in flags {
+                    if *w == *f {
+                        files.extend(words.get(i + 1).copied());
+                    } else if let Some(rest) = w.strip_prefix(f).filter(|_| f.len() >= 2) {
+                        let rest = rest.trim_start_matches(['=', ':']);
+                        if !rest.is_empty() {
+                            files.push(rest);
+                        }
+                    }
+                }
+            }
+            // A module loaded by name from the program's own search path is not a file.
+            files.retain(|f| f.contains('/') || f.starts_with('.'));
+            files
+        }
+        _ => return,
+    };
+    for file in files {
+        let (place, abs) = spot(file);
+        if foreign(place, false) {
+            out.named(gate_spec::effect::Act::Opaque, place, &abs);
+        }
+    }
 }
 
 /// The code a variable's value runs, where something the line starts runs it. `Source`
@@ -261,6 +322,45 @@ pub(crate) fn git_settings(vars: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// Variables a program reads as options given before its own (`TAR_OPTIONS`, `ZIPOPT`):
+/// the variable, and the programs that read it.
+const OPTION_VARIABLES: &[(&str, &[&str])] = &[
+    ("TAR_OPTIONS", &["tar", "gtar"]),
+    ("ZIPOPT", &["zip"]),
+    ("UNZIP", &["unzip"]),
+    ("UNZIPOPT", &["unzip"]),
+    ("GZIP", &["gzip", "gunzip"]),
+    ("XZ_OPT", &["xz", "unxz"]),
+    ("PARALLEL", &["parallel"]),
+    ("MAKEFLAGS", &["make", "gmake"]),
+    ("MFLAGS", &["make", "gmake"]),
+];
+
+/// The options `program` takes from the variables in force (`vars`, in the order they were
+/// set), as words to put before its own: `TAR_OPTIONS='--to-command=…' tar -x` is read as
+/// `tar --to-command=… -x`. make's flags may come without their dash (`MAKEFLAGS=ks`).
+pub(crate) fn option_words(program: &str, vars: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (var, programs) in OPTION_VARIABLES {
+        if !programs.contains(&program) {
+            continue;
+        }
+        let Some(value) = vars.iter().rev().find(|(k, _)| k == var).map(|(_, v)| v) else {
+            continue;
+        };
+        let line = format!("{program} {value}");
+        let parsed = crate::shell::parse(&line);
+        let Some(cmd) = parsed.commands.first() else {
+            continue;
+        };
+        for (i, w) in cmd.args.iter().enumerate() {
+            let bare = i == 0 && var.contains("MAKE") && !w.starts_with('-') && !w.contains('=');
+            out.push(if bare { format!("-{w}") } else { w.to_string() });
+        }
+    }
+    out
+}
+
 /// Where git finds the user's configuration, by the variable that moves it.
 const GIT_CONFIG_HOMES: &[(&str, &str)] =
     &[("HOME", ".gitconfig"), ("XDG_CONFIG_HOME", "git/config")];
@@ -291,6 +391,9 @@ pub(crate) fn git_homes(
                 );
                 if !ordinary {
                     out.opaque(dir);
+                    if foreign(place, false) {
+                        out.named(gate_spec::effect::Act::Opaque, place, &config);
+                    }
                 }
             }
         }
@@ -381,6 +484,9 @@ pub(crate) fn dirs(
         );
         if !wrote && !ordinary {
             out.opaque(dir);
+            if foreign(place, true) {
+                out.named(gate_spec::effect::Act::Opaque, place, &abs);
+            }
         }
     }
 }
@@ -563,6 +669,73 @@ mod tests {
         ] {
             assert!(has(line, "opaque@none"), "{line}: {:?}", effects(line));
         }
+        // From a temporary or outside directory it is foreign code, placed there; loaded from
+        // the project, the system or by a module's name it is not.
+        for line in [
+            "LD_PRELOAD=/tmp/x.so ls",
+            "LD_PRELOAD=/usr/lib/libjemalloc.so:/tmp/x.so ls",
+            "LD_PRELOAD='/var/tmp/x.so' make",
+            "NODE_OPTIONS='--require /tmp/x.js' npm test",
+            "NODE_OPTIONS=--import=/tmp/x.mjs node app.js",
+            "NODE_OPTIONS='-r /tmp/x.js' node app.js",
+            "RUBYOPT=-r/tmp/x ruby a.rb",
+            "GIT_CONFIG_GLOBAL=/tmp/evil.cfg git log",
+            "env GIT_CONFIG_SYSTEM=/tmp/evil.cfg git log",
+            "PYTHONHOME=/tmp/evil python3 -c 1",
+            "LD_LIBRARY_PATH=/tmp/evil ls",
+            "GIT_TEMPLATE_DIR=/tmp/t git init x",
+            "LD_PRELOAD=/opt/other/x.so ls",
+        ] {
+            assert!(
+                has(line, "opaque@temp") || has(line, "opaque@outside"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+        for line in [
+            "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ./server",
+            "LD_LIBRARY_PATH=build/lib ./app",
+            "LD_LIBRARY_PATH=/usr/local/cuda/lib64 python train.py",
+            "PYTHONPATH=../shared python -m pytest",
+            "NODE_OPTIONS='-r ts-node/register' node a.js",
+            "NODE_OPTIONS='--require ./tracing.js' node app.js",
+            "GIT_CONFIG_GLOBAL=/dev/null git log",
+        ] {
+            assert!(
+                !has(line, "opaque@temp") && !has(line, "opaque@outside"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+        // Options a program takes from its environment are read as its own.
+        for line in [
+            "TAR_OPTIONS=\"--to-command='rm -rf ~'\" tar -xf a.tar",
+            "export TAR_OPTIONS=\"--checkpoint=1 '--checkpoint-action=exec=rm -rf ~'\"; tar -cf a.tar .",
+            "ZIPOPT='-TT rm\\ -rf\\ ~ -T' zip a.zip x",
+        ] {
+            assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "TAR_OPTIONS=--no-same-owner tar -xf a.tar -C build",
+            "MAKEFLAGS=-j4 make",
+            "MAKEFLAGS=j4 make test",
+            "GZIP=-9 gzip x.log",
+        ] {
+            assert!(!has(line, "delete@home"), "{line}: {:?}", effects(line));
+        }
+        // A function bash exports to the shells it starts runs when they call its name.
+        assert!(has(
+            "env 'BASH_FUNC_ls%%=() { rm -rf ~; }' bash -c ls",
+            "delete@home"
+        ));
+        assert!(has(
+            "env BASH_FUNC_build%%='() { rm -rf ~; }' make",
+            "delete@home"
+        ));
+        assert!(!has(
+            "env BASH_FUNC_hi%%='() { echo hi; }' bash -c hi",
+            "delete@home"
+        ));
         for line in [
             "NODE_OPTIONS=--max-old-space-size=4096 npm test",
             "JAVA_TOOL_OPTIONS=-Xmx2g java -jar b.jar",

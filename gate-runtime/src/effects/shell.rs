@@ -255,6 +255,13 @@ pub fn effects_of_parsed(
             with.append(&mut args);
             args = with;
         }
+        // Options the program takes from its environment (`TAR_OPTIONS=… tar -x`).
+        let from_env = super::code_options::option_words(program, &scoped);
+        if !from_env.is_empty() {
+            let mut with: Vec<Cow<'_, str>> = from_env.into_iter().map(Cow::Owned).collect();
+            with.append(&mut args);
+            args = with;
+        }
         // Variables set here whose value something the command starts runs, sources or
         // loads (`GIT_EXTERNAL_DIFF=… git diff`, `export PAGER=…`, `LD_PRELOAD=…`).
         for (name, value) in cmd.env.iter().map(|(n, v)| (&**n, &**v)).chain(
@@ -303,8 +310,25 @@ pub fn effects_of_parsed(
                     match written.iter().find(|(p, _)| *p == file) {
                         Some((_, Some(text))) => sink.opaque(text),
                         Some(_) => sink.opaque(line),
-                        None => super::code_options::variable_runs(name, value, &mut sink),
+                        None => {
+                            super::code_options::variable_runs(name, value, &mut sink);
+                            super::code_options::loaded_from(
+                                super::code_options::Runs::Load,
+                                value,
+                                |d| places::place_of(d, &cwd, oldpwd.as_deref(), at),
+                                &mut sink,
+                            );
+                        }
                     }
+                }
+                Some(runs @ super::code_options::Runs::Preload(_)) => {
+                    super::code_options::variable_runs(name, value, &mut sink);
+                    super::code_options::loaded_from(
+                        runs,
+                        value,
+                        |d| places::place_of(d, &cwd, oldpwd.as_deref(), at),
+                        &mut sink,
+                    );
                 }
                 Some(_) => super::code_options::variable_runs(name, value, &mut sink),
             }
@@ -1633,6 +1657,7 @@ fn producer_paths(p: &SimpleCommand<'_>) -> Vec<String> {
 
 /// Resolve a sink's raw effects against the line's working directory.
 fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec<Effect>) {
+    let start = out.len();
     for (i, (act, target)) in sink.raw.iter().enumerate() {
         let from = out.len();
         flush_one(sink, *act, target, cwd, oldpwd, at, out);
@@ -1642,6 +1667,9 @@ fn flush(sink: &Sink, cwd: &str, oldpwd: Option<&str>, at: &Where, out: &mut Vec
     }
     if at.disk && !cwd.starts_with('$') {
         for (act, dir, reach) in &sink.trees {
+            if super::contents::never_there(reach, cwd, at, &out[..start]) {
+                continue;
+            }
             for word in places::braces(dir) {
                 let resolved = places::resolve(&word, cwd, &at.home, oldpwd).display();
                 super::contents::within(*act, &resolved, reach, at, cwd, out);

@@ -1676,9 +1676,12 @@ fn build<'a>(
             Peel::Wrapper { next, name, strip } => {
                 k = next.max(k + 1);
                 if name == "env" {
-                    // `env NAME=value … cmd`: the command's environment.
+                    // `env NAME=value … cmd`: the command's environment. env takes any
+                    // word with `=` as a variable, whatever its name (`BASH_FUNC_f%%=…`).
                     while let Some(a) = owned.get(k) {
-                        let Some(pair) = split_assignment(ctx, &a.text) else {
+                        let Some(pair) =
+                            split_assignment(ctx, &a.text).or_else(|| env_word(&a.text))
+                        else {
                             break;
                         };
                         env.push(pair);
@@ -1800,6 +1803,16 @@ fn declarations<'a>(ctx: &Parsed<'a>, args: &[FinalWord<'a>]) -> Vec<(Cow<'a, st
 
 /// `NAME=value` → (`NAME`, `value`), borrowing what the word borrows. `NAME+=more` appends
 /// to the name's last recorded value (looked for among the last few), or to `$NAME`.
+/// A word `env` reads as a variable though the shell would not (`BASH_FUNC_f%%=() {…}`):
+/// its name is everything before the first `=`, which must not be empty or an option.
+fn env_word<'a>(text: &Cow<'a, str>) -> Option<(Cow<'a, str>, Cow<'a, str>)> {
+    let (name, value) = text.split_once('=')?;
+    if name.is_empty() || name.starts_with('-') || name.contains('/') {
+        return None;
+    }
+    Some((Cow::Owned(name.to_string()), Cow::Owned(value.to_string())))
+}
+
 fn split_assignment<'a>(
     ctx: &Parsed<'a>,
     text: &Cow<'a, str>,
