@@ -63,6 +63,12 @@ impl Line {
     ) {
         let cmd = &parsed.commands[i];
         uploads(cmd, cwd, oldpwd, at, out);
+        // A public key or certificate a model sends (`send@$*` of `id_rsa.pub`) is no secret.
+        for e in &mut out[from..] {
+            if e.act == Act::Send && e.place == Place::Secrets && is_public(&e.target) {
+                e.place = Place::Remote;
+            }
+        }
         // A file the line wrote from a secret is one.
         let copies: Vec<Effect> = out[from..]
             .iter()
@@ -171,7 +177,9 @@ impl Line {
         out: &mut Vec<Effect>,
     ) {
         let cmd = &parsed.commands[i];
-        if !TRANSMITTERS.contains(&&*cmd.program) {
+        if !TRANSMITTERS.contains(&&*cmd.program)
+            && !super::programs::generic::sends(&cmd.program, &cmd.args)
+        {
             return;
         }
         let sends = out[from..]

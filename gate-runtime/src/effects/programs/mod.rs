@@ -14,7 +14,7 @@ mod cloud;
 mod consoles;
 mod database;
 mod files;
-mod generic;
+pub(crate) mod generic;
 mod interpreters;
 mod network;
 mod outputs;

@@ -63,6 +63,7 @@ pub(crate) enum Verb {
     Weak,
     Privilege,
     Publish,
+    Send,
     Harmless,
 }
 
@@ -73,6 +74,7 @@ const TABLES: &[(Verb, &[Entry])] = &[
     (Verb::Weak, verbs::WEAK),
     (Verb::Privilege, verbs::PRIVILEGE),
     (Verb::Publish, verbs::PUBLISH),
+    (Verb::Send, verbs::SEND),
 ];
 
 /// The verb a word is: the whole word (`force-delete`, `add-iam-policy-binding`), else its
@@ -300,9 +302,47 @@ pub(crate) fn model(program: &str, args: &[Cow<'_, str>], scope: Scope, out: &mu
         // Only as the command itself (`vsce publish`, `goreleaser release`): after a noun it
         // is a message published to a topic (`nats-like topics publish`).
         Verb::Publish if before == 0 => out.none(Act::Publish),
+        Verb::Send => return send(&args[next..], out),
         _ => return false,
     }
     true
+}
+
+/// A send verb's operands: each local file is read and sent; with none, nothing is said
+/// (`acmectl send-message hi` names no file).
+fn send(args: &[Cow<'_, str>], out: &mut Sink) -> bool {
+    let files: Vec<&str> = args
+        .iter()
+        .map(|a| &**a)
+        .filter(|a| !a.starts_with('-') && (local_path(a) || dotfile(a)))
+        .collect();
+    for f in &files {
+        out.path(Act::Read, f);
+    }
+    if !files.is_empty() {
+        out.place(Act::Send, Place::Remote);
+    }
+    !files.is_empty()
+}
+
+/// A file named by a dot and a plain name (`.env`, `.netrc`): local, though it has no
+/// extension.
+fn dotfile(word: &str) -> bool {
+    word.strip_prefix('.').is_some_and(|name| {
+        !name.is_empty()
+            && name
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+            && !name.starts_with('.')
+    })
+}
+
+/// Whether a program no family knows sends the files it names (its subcommand path's verb
+/// is a send verb): what it reads of secrets goes off the machine.
+pub(crate) fn sends(program: &str, args: &[Cow<'_, str>]) -> bool {
+    !verbs::NOT_SUBCOMMANDS.contains(&program)
+        && !harmless_options(args)
+        && matches!(find_verb(args), Some((Verb::Send, ..)))
 }
 
 /// Only the privilege reading of `args`, for a family that reads the rest itself (`aws iam

@@ -283,6 +283,19 @@ pub(crate) const PUBLISH: &[Entry] = entries![
     "release" => ["goreleaser-like release --clean"],
 ];
 
+/// Verbs that send what they name off the machine: each local file after one is read and
+/// sent (`send` at `remote`; a secret among them is a send of it, see `effects/secrets.rs`).
+pub(crate) const SEND: &[Entry] = entries![
+    "send" => ["ffsend-like send ./notes.txt", "croc send ./a.txt"],
+    "upload" => ["acmectl upload ./report.pdf", "acmectl files upload ~/data.csv"],
+    "share" => ["acmectl share ./a.txt"],
+    "paste" => ["acmectl paste ./log.txt"],
+    "push" => ["acmectl push ./bundle.zip"],
+    "put" => ["acmectl put ./a.txt"],
+    "post" => ["acmectl post ./a.json"],
+    "transfer" => ["acmectl transfer ./a.txt"],
+];
+
 /// Verbs that only read or plan, and words that change nothing by themselves: the first of
 /// these in a path ends the reading with no effect (`borg list`, `velero backup describe b`,
 /// `acmectl run delete-old`, `acmectl test remove`).
