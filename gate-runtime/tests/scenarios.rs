@@ -1060,10 +1060,7 @@ fn jwc_l15_director_is_blocked_only_where_gate_cannot_back_up() {
         }
     }
     // Not recoverable by gate: the tier's next mode (the ask) stands.
-    for (tool, target) in [
-        ("Bash", "npm publish"),
-        ("Bash", "dropdb production"),
-    ] {
+    for (tool, target) in [("Bash", "npm publish"), ("Bash", "dropdb production")] {
         let o = sim.call(tool, target);
         assert!(o.decision.verdict.blocks(), "{target}: {:?}", o.decision);
     }
