@@ -13,7 +13,8 @@
 //! `explorer.rs` the breadth-first exploration, `answer.rs` the hook's verdict of a step,
 //! `debounce.rs` the signals' debouncers, `builtin.rs` the invariants every spec holds,
 //! `declared.rs` the spec's own `[[invariant]]`s, `compare.rs` two specs' behaviour side by side,
-//! `counterexample.rs` counterexamples and findings.
+//! `counterexample.rs` counterexamples and findings, `replay.rs` a counterexample run again
+//! on a machine from its initial memory.
 
 pub mod alphabet;
 pub mod answer;
@@ -24,6 +25,7 @@ pub mod counterexample;
 pub mod debounce;
 pub mod declared;
 pub mod explorer;
+pub mod replay;
 
 use gate_spec::exec::Machine;
 use gate_spec::ir::Spec;
