@@ -9,7 +9,8 @@
 //! in docs/spec.md ("Invariants").
 //!
 //! One concern a file: `alphabet.rs` the abstract events and how one is realised,
-//! `budget.rs` the bound that refuses a space too large to explore,
+//! `budget.rs` the bound that refuses a space too large to explore, `classes.rs` the letters
+//! no transition tells apart,
 //! `explorer.rs` the breadth-first exploration, `answer.rs` the hook's verdict of a step,
 //! `debounce.rs` the signals' debouncers, `builtin.rs` the invariants every spec holds,
 //! `declared.rs` the spec's own `[[invariant]]`s, `compare.rs` two specs' behaviour side by side,
@@ -20,6 +21,7 @@ pub mod alphabet;
 pub mod answer;
 pub mod budget;
 pub mod builtin;
+pub mod classes;
 pub mod compare;
 pub mod counterexample;
 pub mod debounce;
