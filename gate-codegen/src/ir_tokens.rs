@@ -718,7 +718,8 @@ impl Emit for When {
         let (states, window, phases) = (states.emit(cx), window.emit(cx), phases.emit(cx));
         let (tier, kinds, roles) = (tier.emit(cx), kinds.emit(cx), roles.emit(cx));
         let (signals, first) = (signals.emit(cx), first.emit(cx));
-        let (approved, timeout, backstop) = (approved.emit(cx), timeout.emit(cx), backstop.emit(cx));
+        let (approved, timeout, backstop) =
+            (approved.emit(cx), timeout.emit(cx), backstop.emit(cx));
         quote!(::gate_spec::invariant::When {
             states: #states,
             window: #window,

@@ -302,8 +302,11 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
         }
         let behaves = comparison.differences.is_empty() && changed.is_empty();
         text.push_str(match (behaves, moved.is_empty()) {
-            (true, _) if explored.is_err() => {
+            (true, true) if explored.is_err() => {
                 "no answer differs where compared, but the behaviour was not explored\n"
+            }
+            (true, false) if explored.is_err() => {
+                "the classification differs; the behaviour was not explored\n"
             }
             (true, true) => "the behaviour is the same\n",
             (true, false) => "the classification differs\n",

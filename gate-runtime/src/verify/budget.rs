@@ -10,9 +10,9 @@
 use gate_spec::ir::Spec;
 use serde::Serialize;
 
-/// The most steps (bounded as [`size`] does) the explorer takes on: the shipped specs
-/// without counters are bounded by about 2.2 million, the counter example by about 0.1
-/// million.
+/// The most steps (bounded as [`size`] does) the explorer takes on: `default` is bounded
+/// by about 2.2 million (and explores 0.4 million in about two seconds on a debug build),
+/// the counter example by 0.2 million, release_train by 3.9·10¹⁰.
 pub const MAX_STEPS: u128 = 100_000_000;
 
 /// An upper bound on one spec's exploration.
