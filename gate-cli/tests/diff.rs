@@ -116,6 +116,18 @@ fn every_compiled_spec_equals_its_file() {
             continue;
         }
         let o = gate(&["diff", compiled.name, &file]);
+        let spec = compiled.ir();
+        let letters = gate_runtime::verify::alphabet::letters(spec).len();
+        if gate_runtime::verify::budget::check(spec, letters).is_err() {
+            // Too large to explore (release_train): the text is still compared, the
+            // behaviour is said to be unexplored, and the answer is not "the same".
+            let t = text(&o);
+            assert_eq!(o.status.code(), Some(1), "{}: {t}", compiled.name);
+            assert!(t.contains("spec: no tier, rule"), "{t}");
+            assert!(t.contains("behaviour: not compared"), "{t}");
+            assert!(t.ends_with("the behaviour was not explored\n"), "{t}");
+            continue;
+        }
         assert_eq!(o.status.code(), Some(0), "{}: {}", compiled.name, text(&o));
     }
 }

@@ -713,10 +713,15 @@ impl Emit for When {
             roles,
             signals,
             first,
+            approved,
+            timeout,
+            backstop,
         } = self;
         let (states, window, phases) = (states.emit(cx), window.emit(cx), phases.emit(cx));
         let (tier, kinds, roles) = (tier.emit(cx), kinds.emit(cx), roles.emit(cx));
         let (signals, first) = (signals.emit(cx), first.emit(cx));
+        let (approved, timeout, backstop) =
+            (approved.emit(cx), timeout.emit(cx), backstop.emit(cx));
         quote!(::gate_spec::invariant::When {
             states: #states,
             window: #window,
@@ -726,6 +731,9 @@ impl Emit for When {
             roles: #roles,
             signals: #signals,
             first: #first,
+            approved: #approved,
+            timeout: #timeout,
+            backstop: #backstop,
         })
     }
 }

@@ -132,7 +132,7 @@ fn a_stored_memory_keeps_its_counters_and_one_out_of_range_is_not_fitted() {
 fn verify_explores_every_counter_value() {
     let spec = spec();
     let interp = Interpreter::new(&spec);
-    let graphs = verify::explore_all(&spec, &interp, None);
+    let graphs = verify::explore_all(&spec, &interp, None).expect("within the exploration budget");
     let mut seen: Vec<(u8, u16)> = graphs[0]
         .nodes
         .iter()
@@ -143,7 +143,8 @@ fn verify_explores_every_counter_value() {
     // `idle` with 0..=2 edits (3 moves to `tired` on the same event), `tired` with 3, and
     // `idle` again at 0 after the prompt.
     assert_eq!(seen, [(0, 0), (0, 1), (0, 2), (1, 3)]);
-    let report = verify::verify(&spec, &interp, Some(&interp));
+    let report =
+        verify::verify(&spec, &interp, Some(&interp)).expect("within the exploration budget");
     assert!(report.invariants.iter().all(|f| f.holds()));
 }
 
@@ -156,7 +157,8 @@ fn the_compiled_example_counts_as_the_interpreter_does() {
     let spec = compiled.ir();
     assert_eq!(spec.counters.len(), 1);
     let interp = Interpreter::new(spec);
-    let report = verify::verify(spec, compiled.machine, Some(&interp));
+    let report = verify::verify(spec, compiled.machine, Some(&interp))
+        .expect("within the exploration budget");
     let consistent = report
         .invariants
         .iter()
@@ -164,6 +166,7 @@ fn the_compiled_example_counts_as_the_interpreter_does() {
         .expect("checked");
     assert!(consistent.holds() && consistent.checked > 0);
     let values: std::collections::BTreeSet<u16> = verify::explore_all(spec, compiled.machine, None)
+        .expect("within the exploration budget")
         .iter()
         .flat_map(|g| g.nodes.iter().map(|n| n.counters[0]))
         .collect();

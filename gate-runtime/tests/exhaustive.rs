@@ -27,10 +27,18 @@ fn fixture(name: &str) -> String {
 #[test]
 fn exhaustive_every_spec() {
     assert!(!gate_specs::ALL.is_empty());
+    let mut refused = Vec::new();
     for compiled in gate_specs::ALL {
         let spec = compiled.ir();
         let interp = Interpreter::new(spec);
-        let report = verify::verify(spec, compiled.machine, Some(&interp));
+        let report = match verify::verify(spec, compiled.machine, Some(&interp)) {
+            Ok(report) => report,
+            Err(too_large) => {
+                println!("exhaustive {too_large}");
+                refused.push(compiled.name);
+                continue;
+            }
+        };
         println!(
             "exhaustive {}: {} control nodes, {} steps over {} letters and {} roles; debouncers: {} states, {} steps over {} signals",
             compiled.name,
@@ -73,6 +81,9 @@ fn exhaustive_every_spec() {
             );
         }
     }
+    // The one shipped spec beyond the explorer's budget: six counters multiply its space
+    // (docs/specs/release_train.md). A spec newly refused, or this one explored, shows here.
+    assert_eq!(refused, ["release_train"]);
 }
 
 /// The trust spec before its first-action fix allowed a blocked action as a new identity's
@@ -81,7 +92,7 @@ fn exhaustive_every_spec() {
 fn forbidden_first_action_of_the_old_trust_spec_is_found() {
     let old = compile(&fixture("trust_first_action_allowed.toml"));
     let interp = Interpreter::new(&old);
-    let report = verify::verify(&old, &interp, None);
+    let report = verify::verify(&old, &interp, None).expect("within the exploration budget");
     let f = report
         .invariants
         .iter()
@@ -106,7 +117,7 @@ fn forbidden_first_action_of_the_old_trust_spec_is_found() {
     // The shipped spec, fixed, holds it, and blocked is among its forbidden tiers.
     let current = compile(concat!(env!("CARGO_MANIFEST_DIR"), "/../specs/trust.toml"));
     let interp = Interpreter::new(&current);
-    let report = verify::verify(&current, &interp, None);
+    let report = verify::verify(&current, &interp, None).expect("within the exploration budget");
     let f = report
         .invariants
         .iter()

@@ -198,7 +198,8 @@ reachable = "idle"
     let spec = spec.unwrap_or_else(|| panic!("{:?}", diags.items));
     assert_eq!(spec.invariants.len(), 3);
     let interp = gate_runtime::interp::Interpreter::new(&spec);
-    let report = gate_runtime::verify::verify(&spec, &interp, None);
+    let report =
+        gate_runtime::verify::verify(&spec, &interp, None).expect("within the exploration budget");
     let find = |name: &str| {
         report
             .invariants
@@ -296,7 +297,8 @@ never = ["deny"]
     let (spec, diags) = gate_spec::compile(source);
     let spec = spec.unwrap_or_else(|| panic!("{:?}", diags.items));
     let interp = gate_runtime::interp::Interpreter::new(&spec);
-    let report = gate_runtime::verify::verify(&spec, &interp, None);
+    let report =
+        gate_runtime::verify::verify(&spec, &interp, None).expect("within the exploration budget");
     let find = |name: &str| {
         report
             .invariants

@@ -70,6 +70,18 @@ pub struct When {
     pub signals: Vec<SignalId>,
     /// The event is (`true`) or is not (`false`) the identity's first.
     pub first: Option<bool>,
+    /// The event does (`true`) or does not (`false`) spend the user's approval of this exact
+    /// action (a grant consumed: the `approved` trigger).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved: Option<bool>,
+    /// The state's own timer (`timeout_secs`) does (`true`) or does not (`false`) run out on
+    /// the event (the `timeout` trigger).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<bool>,
+    /// The open window does (`true`) or does not (`false`) reach its backstop on the event
+    /// (the `backstop` trigger).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backstop: Option<bool>,
 }
 
 /// What an invariant claims.

@@ -12,6 +12,7 @@ use anyhow::Result;
 use gate_runtime::interp::Interpreter;
 use gate_runtime::replay::Replayer;
 use gate_runtime::verify::compare::{compare, Comparison, Difference};
+use gate_runtime::verify::TooLarge;
 use gate_spec::diff::{changes, relaxations, Change, ChangeKind, Relaxation};
 use serde_json::json;
 
@@ -271,6 +272,11 @@ fn render_beside(list: &[Beside], classified: usize) -> String {
                     }
                 }
             }
+            ("both", None) => text.push_str(&format!(
+                "beside {}: behaviour not compared; {}\n",
+                b.spec,
+                b.not_explored.as_deref().unwrap_or("")
+            )),
             (status, _) => text.push_str(&format!(
                 "beside {}: {status} (its machine runs beside {} only)\n",
                 b.spec,
@@ -281,7 +287,12 @@ fn render_beside(list: &[Beside], classified: usize) -> String {
     text
 }
 
-/// `gate diff`; exit 1 when the behaviour differs.
+/// The behaviour section when a side is too large to explore.
+fn render_unexplored(e: &TooLarge) -> String {
+    format!("behaviour: not compared; {e}\n")
+}
+
+/// `gate diff`; exit 1 when the behaviour differs (or could not be explored).
 pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
     let old = load(&args.old)?;
     let new = load(&args.new)?;
@@ -290,7 +301,11 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
     // Both sides run on the reference interpreter: a compiled machine equals it on every
     // explored step (`gate verify`), and a draft has no other.
     let (ia, ib) = (Interpreter::new(old.spec()), Interpreter::new(new.spec()));
-    let comparison = compare((old.spec(), &ia), (new.spec(), &ib));
+    // A side too large to explore leaves the behaviour uncompared, said as such; the
+    // spec text, the classification and the sessions are still compared.
+    let explored = compare((old.spec(), &ia), (new.spec(), &ib));
+    let empty = Comparison::default();
+    let comparison = explored.as_ref().unwrap_or(&empty);
     let Observed {
         replayed,
         changed,
@@ -300,8 +315,11 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
     } = sessions(&old, &new, &args.sessions)?;
     let beside = compare_beside(&old.beside(), &new.beside(), beside_moved);
     let beside_same = beside.iter().all(Beside::same);
-    let same =
-        comparison.differences.is_empty() && changed.is_empty() && moved.is_empty() && beside_same;
+    let same = explored.is_ok()
+        && comparison.differences.is_empty()
+        && changed.is_empty()
+        && moved.is_empty()
+        && beside_same;
     if json_out {
         out_json(&json!({
             "old": old.label(),
@@ -309,7 +327,8 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
             "same_behaviour": same,
             "relaxations": relaxed,
             "changes": list,
-            "behaviour": comparison,
+            "behaviour": explored.as_ref().ok(),
+            "behaviour_not_explored": explored.as_ref().err().map(ToString::to_string),
             "sessions": {"events": replayed, "changed": changed},
             "classification": {"actions": classified, "moved": moved},
             "beside": beside,
@@ -318,7 +337,10 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
         let mut text = format!("{} -> {}\n", old.label(), new.label());
         text.push_str(&render_relaxations(&relaxed));
         text.push_str(&render_changes(&list));
-        text.push_str(&render_behaviour(&comparison));
+        match &explored {
+            Ok(c) => text.push_str(&render_behaviour(c)),
+            Err(e) => text.push_str(&render_unexplored(e)),
+        }
         text.push_str(&render_moved(classified, &moved));
         text.push_str(&render_beside(&beside, classified));
         if !args.sessions.is_empty() {
@@ -344,6 +366,12 @@ pub fn run(args: &DiffArgs, json_out: bool) -> Result<i32> {
             && beside.iter().all(Beside::behaves);
         let classes_same = moved.is_empty() && beside.iter().all(|b| b.moved.is_empty());
         text.push_str(match (behaves, classes_same) {
+            (true, true) if explored.is_err() => {
+                "no answer differs where compared, but the behaviour was not explored\n"
+            }
+            (true, false) if explored.is_err() => {
+                "the classification differs; the behaviour was not explored\n"
+            }
             (true, true) => "the behaviour is the same\n",
             (true, false) => "the classification differs\n",
             (false, _) => "the behaviour differs\n",

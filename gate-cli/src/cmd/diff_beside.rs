@@ -20,6 +20,8 @@ pub struct Beside {
     pub changes: Vec<Change>,
     /// The explored comparison, for a machine beside both.
     pub behaviour: Option<Comparison>,
+    /// Why the behaviour of a machine beside both was not explored (beyond the budget).
+    pub not_explored: Option<String>,
     /// The actions this machine maps to another tier or rule.
     pub moved: Vec<Moved>,
 }
@@ -28,6 +30,7 @@ impl Beside {
     /// Whether this machine is beside both and answers the same (pair by pair) on both.
     pub fn behaves(&self) -> bool {
         self.status == "both"
+            && self.not_explored.is_none()
             && self
                 .behaviour
                 .as_ref()
@@ -59,12 +62,14 @@ pub fn compare_beside(
         match new.iter().find(|b| b.name == a.name) {
             Some(b) => {
                 let (ia, ib) = (Interpreter::new(a), Interpreter::new(b));
+                let explored = compare((a, &ia), (b, &ib));
                 out.push(Beside {
                     spec: a.name.to_string(),
                     status: "both",
                     relaxations: relaxations(a, b),
                     changes: changes(a, b),
-                    behaviour: Some(compare((a, &ia), (b, &ib))),
+                    not_explored: explored.as_ref().err().map(ToString::to_string),
+                    behaviour: explored.ok(),
                     moved: take(&a.name),
                 });
             }
@@ -74,6 +79,7 @@ pub fn compare_beside(
                 relaxations: Vec::new(),
                 changes: Vec::new(),
                 behaviour: None,
+                not_explored: None,
                 moved: Vec::new(),
             }),
         }
@@ -86,6 +92,7 @@ pub fn compare_beside(
                 relaxations: Vec::new(),
                 changes: Vec::new(),
                 behaviour: None,
+                not_explored: None,
                 moved: Vec::new(),
             });
         }

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 use gate_runtime::interp::Interpreter;
-use gate_runtime::verify::{self, Report};
+use gate_runtime::verify::{self, Report, TooLarge};
 use serde_json::json;
 
 use crate::cli::{Exit, VerifyArgs};
@@ -34,8 +34,8 @@ fn policies(args: &VerifyArgs) -> Result<Vec<Policy>> {
 }
 
 /// Verifies one policy: a compiled machine beside the interpreter of its IR, or a draft
-/// interpreted.
-pub fn verify_policy(policy: &Policy) -> Report {
+/// interpreted; `Err` when its space is too large to explore.
+pub fn verify_policy(policy: &Policy) -> Result<Report, TooLarge> {
     let spec = policy.spec();
     let interp = Interpreter::new(spec);
     match policy {
@@ -46,7 +46,7 @@ pub fn verify_policy(policy: &Policy) -> Report {
 
 /// Verifies each machine beside a policy's own on its own (`[machine] alongside`), labelled
 /// `NAME (beside LABEL)`, in the policy's order.
-pub fn verify_beside(policy: &Policy) -> Vec<(String, Report)> {
+pub fn verify_beside(policy: &Policy) -> Vec<(String, Result<Report, TooLarge>)> {
     let label = |name: &str| format!("{name} (beside {})", policy.label());
     match policy {
         Policy::Compiled(c) => crate::cmd::policy::compiled_alongside(c)
@@ -114,7 +114,7 @@ pub fn render(label: &str, report: &Report) -> String {
 /// `gate verify`; exit 1 when an invariant is false.
 pub fn run(args: &VerifyArgs, json_out: bool) -> Result<i32> {
     let policies = policies(args)?;
-    let mut reports: Vec<(String, Report)> = Vec::new();
+    let mut reports: Vec<(String, Result<Report, TooLarge>)> = Vec::new();
     let mut composed: Vec<String> = Vec::new();
     for p in &policies {
         reports.push((p.label(), verify_policy(p)));
@@ -124,13 +124,18 @@ pub fn run(args: &VerifyArgs, json_out: bool) -> Result<i32> {
         }
         reports.extend(beside);
     }
-    let holds = reports.iter().all(|(_, r)| r.holds());
+    let holds = reports
+        .iter()
+        .all(|(_, r)| r.as_ref().is_ok_and(Report::holds));
     if json_out {
         out_json(&json!({
             "holds": holds,
             "specs": reports
                 .iter()
-                .map(|(label, r)| json!({"policy": label, "report": r}))
+                .map(|(label, r)| match r {
+                    Ok(r) => json!({"policy": label, "report": r}),
+                    Err(e) => json!({"policy": label, "too_large": e, "message": e.to_string()}),
+                })
                 .collect::<Vec<_>>(),
             "compositions": composed
                 .iter()
@@ -140,17 +145,28 @@ pub fn run(args: &VerifyArgs, json_out: bool) -> Result<i32> {
     } else {
         let mut text = String::new();
         for (label, r) in &reports {
-            text.push_str(&render(label, r));
+            match r {
+                Ok(r) => text.push_str(&render(label, r)),
+                Err(e) => text.push_str(&format!("{e}\n")),
+            }
         }
         for label in &composed {
             text.push_str(&format!("{label}: {COMPOSITION}\n"));
         }
         let false_count: usize = reports
             .iter()
-            .map(|(_, r)| r.invariants.iter().filter(|f| !f.holds()).count())
+            .filter_map(|(_, r)| r.as_ref().ok())
+            .map(|r| r.invariants.iter().filter(|f| !f.holds()).count())
             .sum();
+        let refused = reports.iter().filter(|(_, r)| r.is_err()).count();
         text.push_str(&if holds {
             "every invariant is proven over the abstract alphabet\n".to_string()
+        } else if refused > 0 {
+            format!(
+                "{false_count} invariant(s) false; {refused} {} too large to explore, nothing proven of {}\n",
+                if refused == 1 { "policy" } else { "policies" },
+                if refused == 1 { "it" } else { "them" },
+            )
         } else {
             format!("{false_count} invariant(s) false\n")
         });

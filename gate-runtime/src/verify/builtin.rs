@@ -196,6 +196,7 @@ pub fn window_licenses_nothing(spec: &Spec, machine: &dyn Machine, graphs: &[Gra
         role: "none".to_string(),
         events: Vec::new(),
         why,
+        trace: Vec::new(),
     };
     for s in &spec.states {
         f.checked += 1;
@@ -282,6 +283,7 @@ pub fn window_licenses_nothing(spec: &Spec, machine: &dyn Machine, graphs: &[Gra
                                     role: role_name(spec, g.role).to_string(),
                                     events: Vec::new(),
                                     why: format!("{}: {why}", letter.describe(spec)),
+                                    trace: Vec::new(),
                                 },
                             },
                         );

@@ -74,10 +74,13 @@ fn observed(spec: &Spec, graphs: &[Graph]) -> Seen {
 }
 
 /// Compares the behaviour of `before` and `after`, each explored as a new identity under
-/// every role it defines.
-pub fn compare(before: (&Spec, &dyn Machine), after: (&Spec, &dyn Machine)) -> Comparison {
-    let old = observed(before.0, &super::explore_all(before.0, before.1, None));
-    let new = observed(after.0, &super::explore_all(after.0, after.1, None));
+/// every role it defines; `Err` when either is too large to explore.
+pub fn compare(
+    before: (&Spec, &dyn Machine),
+    after: (&Spec, &dyn Machine),
+) -> Result<Comparison, super::TooLarge> {
+    let old = observed(before.0, &super::explore_all(before.0, before.1, None)?);
+    let new = observed(after.0, &super::explore_all(after.0, after.1, None)?);
     let mut c = Comparison::default();
     for (key, (answers, fired)) in &old {
         match new.get(key) {
@@ -100,5 +103,5 @@ pub fn compare(before: (&Spec, &dyn Machine), after: (&Spec, &dyn Machine)) -> C
         }
     }
     c.only_after = new.keys().filter(|k| !old.contains_key(*k)).count();
-    c
+    Ok(c)
 }

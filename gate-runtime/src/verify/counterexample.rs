@@ -4,6 +4,7 @@
 use gate_spec::ir::{RoleId, Spec};
 use serde::Serialize;
 
+use super::alphabet::Letter;
 use super::answer::Answer;
 use super::explorer::Graph;
 
@@ -30,6 +31,11 @@ pub struct Counterexample {
     pub events: Vec<Event>,
     /// Why the last event breaks it.
     pub why: String,
+    /// The abstract events of `events`, in order, when they are steps of the explored
+    /// control graph ([`super::replay`] runs them again on a machine); empty for a
+    /// counterexample outside it (a debouncer's samples, a finding about the spec's text).
+    #[serde(skip)]
+    pub trace: Vec<Letter>,
 }
 
 impl Counterexample {
@@ -56,6 +62,10 @@ impl Counterexample {
             role: role_name(spec, graph.role).to_string(),
             events,
             why,
+            trace: path
+                .iter()
+                .map(|&s| graph.letters[graph.steps[s].letter])
+                .collect(),
         }
     }
 

@@ -144,6 +144,7 @@ pub fn explore(spec: &Spec, machine: &dyn Machine) -> Debouncers {
                                 })
                                 .collect(),
                             why: format!("signal {}: {why}", sig.name),
+                            trace: Vec::new(),
                         });
                     }
                     continue;

@@ -81,6 +81,24 @@ pub fn statement(spec: &Spec, inv: &Invariant) -> String {
             )
         ));
     }
+    let either = |flag: Option<bool>, yes: &str, no: &str| {
+        flag.map(|f| if f { yes.to_string() } else { no.to_string() })
+    };
+    parts.extend(either(
+        w.approved,
+        "approved by the user",
+        "not approved by the user",
+    ));
+    parts.extend(either(
+        w.timeout,
+        "when the state's timer runs out",
+        "unless the state's timer runs out",
+    ));
+    parts.extend(either(
+        w.backstop,
+        "when the window reaches its backstop",
+        "unless the window reaches its backstop",
+    ));
     if let Some(first) = w.first {
         parts.push(
             if first {
@@ -141,6 +159,12 @@ fn admits_step(spec: &Spec, w: &When, graph: &Graph, step: &Step) -> bool {
         && (w.kinds.is_empty() || letter.kind.is_some_and(|k| w.kinds.contains(&k)))
         && (w.signals.is_empty()
             || matches!(letter.extra, Extra::Rise(s) if w.signals.contains(&s)))
+        && w.approved
+            .is_none_or(|a| (letter.extra == Extra::Approved) == a)
+        && w.timeout
+            .is_none_or(|t| (letter.extra == Extra::Timeout) == t)
+        && w.backstop
+            .is_none_or(|b| (letter.extra == Extra::Backstop) == b)
 }
 
 /// Decides one declared invariant over every role's graph.

@@ -1,5 +1,8 @@
 //! The exhaustive explorer: breadth first over a machine's control space from a new
 //! identity, one role at a time, every letter of the abstract alphabet from every node.
+//! Letters no transition tells apart ([`super::classes`]) are stepped once per class (the
+//! machine under test on every letter when a reference is given, the reference once per
+//! class), and the graph is the one stepping every letter gives.
 //!
 //! A node is the control part of a machine's memory (state, re-arm counter and the value of
 //! every bounded counter, each saturating, so there are finitely many) and the identity's
@@ -110,13 +113,39 @@ fn step_realised(
 }
 
 /// Explores `machine` over `spec`'s alphabet under `role`, from its initial memory. When a
-/// `reference` machine is given, every step is also run on it and differences are recorded.
+/// `reference` machine is given, every step is also run on it (once per class of letters)
+/// and differences are recorded.
 pub fn explore(
     spec: &Spec,
     machine: &dyn Machine,
     reference: Option<&dyn Machine>,
     role: Option<RoleId>,
     letters: &[Letter],
+) -> Graph {
+    let reps = super::classes::representatives(spec, letters);
+    explore_classes(spec, machine, reference, role, letters, &reps)
+}
+
+/// [`explore`] stepping every letter on its own: the oracle the classes are tested against.
+pub fn explore_plain(
+    spec: &Spec,
+    machine: &dyn Machine,
+    reference: Option<&dyn Machine>,
+    role: Option<RoleId>,
+    letters: &[Letter],
+) -> Graph {
+    let reps: Vec<usize> = (0..letters.len()).collect();
+    explore_classes(spec, machine, reference, role, letters, &reps)
+}
+
+/// [`explore`] with `reps[i]` the representative of letter `i`'s class (`reps[i] <= i`).
+fn explore_classes(
+    spec: &Spec,
+    machine: &dyn Machine,
+    reference: Option<&dyn Machine>,
+    role: Option<RoleId>,
+    letters: &[Letter],
+    reps: &[usize],
 ) -> Graph {
     let init = machine.initial();
     let start = Node {
@@ -139,20 +168,43 @@ pub fn explore(
     while at < graph.nodes.len() {
         let node = graph.nodes[at].clone();
         let begin = graph.steps.len();
+        // Per letter stepped from this node: its step, and the reference's result.
+        let mut stepped: Vec<Option<usize>> = vec![None; letters.len()];
+        let mut referenced: Vec<Option<(Snapshot, Vec<u16>)>> = vec![None; letters.len()];
         for (li, letter) in letters.iter().enumerate() {
+            let rep = reps[li];
+            if rep != li && reference.is_none() {
+                // A letter no transition tells from its class's representative: its step.
+                if let Some(si) = stepped[rep] {
+                    let shared = graph.steps[si].clone();
+                    stepped[li] = Some(graph.steps.len());
+                    graph.steps.push(Step {
+                        letter: li,
+                        ..shared
+                    });
+                }
+                continue;
+            }
             let Some(realised) = realise(spec, &node, letter) else {
                 continue;
             };
             let (after, fired) = step_realised(machine, &realised, letter, role);
             if let Some(reference) = reference {
-                let other = step_realised(reference, &realised, letter, role);
+                // The machine is stepped on every letter; the reference once per class.
+                let other = match &referenced[rep] {
+                    Some(r) if rep != li => r.clone(),
+                    _ => step_realised(reference, &realised, letter, role),
+                };
                 if other.0 != after || other.1 != fired {
                     graph.mismatches.push(Mismatch {
                         from: at,
                         letter: li,
                         machine: (after.clone(), fired.clone()),
-                        reference: other,
+                        reference: other.clone(),
                     });
+                }
+                if rep == li {
+                    referenced[li] = Some(other);
                 }
             }
             let next = Node {
@@ -180,6 +232,7 @@ pub fn explore(
                 &fired,
                 after.state,
             );
+            stepped[li] = Some(graph.steps.len());
             graph.steps.push(Step {
                 from: at,
                 letter: li,

@@ -9,25 +9,32 @@
 //! in docs/spec.md ("Invariants").
 //!
 //! One concern a file: `alphabet.rs` the abstract events and how one is realised,
+//! `budget.rs` the bound that refuses a space too large to explore, `classes.rs` the letters
+//! no transition tells apart,
 //! `explorer.rs` the breadth-first exploration, `answer.rs` the hook's verdict of a step,
 //! `debounce.rs` the signals' debouncers, `builtin.rs` the invariants every spec holds,
 //! `declared.rs` the spec's own `[[invariant]]`s, `compare.rs` two specs' behaviour side by side,
-//! `counterexample.rs` counterexamples and findings.
+//! `counterexample.rs` counterexamples and findings, `replay.rs` a counterexample run again
+//! on a machine from its initial memory.
 
 pub mod alphabet;
 pub mod answer;
+pub mod budget;
 pub mod builtin;
+pub mod classes;
 pub mod compare;
 pub mod counterexample;
 pub mod debounce;
 pub mod declared;
 pub mod explorer;
+pub mod replay;
 
 use gate_spec::exec::Machine;
 use gate_spec::ir::Spec;
 use serde::Serialize;
 
 pub use answer::Answer;
+pub use budget::TooLarge;
 pub use counterexample::{Counterexample, Finding};
 pub use explorer::Graph;
 
@@ -55,23 +62,30 @@ impl Report {
     }
 }
 
-/// The explored graphs of a spec, one per role (no role first).
+/// The explored graphs of a spec, one per role (no role first); `Err` without exploring
+/// when the space could be beyond [`budget::MAX_STEPS`].
 pub fn explore_all(
     spec: &Spec,
     machine: &dyn Machine,
     reference: Option<&dyn Machine>,
-) -> Vec<Graph> {
+) -> Result<Vec<Graph>, TooLarge> {
     let letters = alphabet::letters(spec);
-    explorer::roles(spec)
+    budget::check(spec, letters.len())?;
+    Ok(explorer::roles(spec)
         .into_iter()
         .map(|role| explorer::explore(spec, machine, reference, role, &letters))
-        .collect()
+        .collect())
 }
 
 /// Explores `machine` (checked against `reference` when given: the interpreter beside a
-/// compiled machine) and checks every built-in invariant.
-pub fn verify(spec: &Spec, machine: &dyn Machine, reference: Option<&dyn Machine>) -> Report {
-    let graphs = explore_all(spec, machine, reference);
+/// compiled machine) and checks every built-in invariant; `Err` when the space is too large
+/// to explore ([`budget`]).
+pub fn verify(
+    spec: &Spec,
+    machine: &dyn Machine,
+    reference: Option<&dyn Machine>,
+) -> Result<Report, TooLarge> {
+    let graphs = explore_all(spec, machine, reference)?;
     let debouncers = debounce::explore(spec, machine);
     let mut invariants = vec![
         builtin::machine_consistent(spec, &graphs, reference.is_some()),
@@ -86,7 +100,7 @@ pub fn verify(spec: &Spec, machine: &dyn Machine, reference: Option<&dyn Machine
             .iter()
             .map(|inv| declared::check(spec, inv, &graphs)),
     );
-    Report {
+    Ok(Report {
         spec: spec.name.to_string(),
         roles: explorer::roles(spec)
             .into_iter()
@@ -98,5 +112,5 @@ pub fn verify(spec: &Spec, machine: &dyn Machine, reference: Option<&dyn Machine
         debouncer_states: debouncers.states,
         debouncer_steps: debouncers.steps,
         invariants,
-    }
+    })
 }

@@ -5,7 +5,8 @@
 //! [[invariant]]
 //! name = "blocked_is_never_allowed"
 //! tier = ">= blocked"          # which events: state, window, phase, tier, kind, role,
-//! never = ["allow", "steer"]   # signal, first; then one claim: never, always or reachable
+//! never = ["allow", "steer"]   # signal, first, approved, timeout, backstop; then one
+//!                              # claim: never, always or reachable
 //! ```
 
 use super::{section_tables, span_of, truncate, Names, Obj};
@@ -15,7 +16,7 @@ use crate::ir::{KindId, Phase, RoleId, SignalId, Span, StateId, TierId};
 use toml::de::DeTable;
 
 /// The keys an invariant may have.
-const KEYS: [&str; 12] = [
+const KEYS: [&str; 15] = [
     "name",
     "state",
     "window",
@@ -25,6 +26,9 @@ const KEYS: [&str; 12] = [
     "role",
     "signal",
     "first",
+    "approved",
+    "timeout",
+    "backstop",
     "never",
     "always",
     "reachable",
@@ -112,6 +116,9 @@ fn when(o: &Obj<'_, '_>, names: &Scope<'_>, diags: &mut Diagnostics) -> When {
         roles,
         signals: resolve_all(o, "signal", names.signals, |i| i as SignalId, diags),
         first: o.bool("first", diags),
+        approved: o.bool("approved", diags),
+        timeout: o.bool("timeout", diags),
+        backstop: o.bool("backstop", diags),
     }
 }
 
@@ -221,6 +228,9 @@ fn claim(
                         ("tier", when.tier.is_some()),
                         ("kind", !when.kinds.is_empty()),
                         ("signal", !when.signals.is_empty()),
+                        ("approved", when.approved.is_some()),
+                        ("timeout", when.timeout.is_some()),
+                        ("backstop", when.backstop.is_some()),
                     ];
                     for (k, present) in events {
                         if present {
