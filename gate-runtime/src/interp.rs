@@ -5,7 +5,29 @@
 //! doc of `gate_spec::exec` appears here once, in order.
 
 use gate_spec::exec::{Input, Machine, Snapshot};
-use gate_spec::ir::{Effect, Guard, Phase, Spec, Transition, Trigger};
+use gate_spec::ir::{CounterGuard, Effect, Guard, Phase, Spec, Transition, Trigger};
+
+/// Where the interpreter reads a guard's counter conditions and writes a fired transition's
+/// counter effects: the memory's own values ([`Concrete`]), or a verifier's abstraction of
+/// them (`verify::abstraction`), which steps the same rules with the counters' truth given.
+pub trait CounterTruth {
+    /// Whether every condition holds.
+    fn hold(&mut self, guards: &[CounterGuard]) -> bool;
+    /// A fired transition's `inc:`/`reset:` effects (rule 5).
+    fn apply(&mut self, spec: &Spec, effects: &[Effect]);
+}
+
+/// The counters' values themselves.
+pub struct Concrete<'a>(pub &'a mut [u16]);
+
+impl CounterTruth for Concrete<'_> {
+    fn hold(&mut self, guards: &[CounterGuard]) -> bool {
+        gate_spec::exec::counters_hold(guards, self.0)
+    }
+    fn apply(&mut self, spec: &Spec, effects: &[Effect]) {
+        gate_spec::exec::apply_counters(spec, effects, self.0);
+    }
+}
 
 /// An interpreter over one spec's IR.
 #[derive(Debug, Clone, Copy)]
@@ -24,11 +46,8 @@ impl<'s> Interpreter<'s> {
         arms: bool,
         input: &Input<'_>,
         floor_ok: bool,
-        counters: &[u16],
+        counters: &mut dyn CounterTruth,
     ) -> bool {
-        if !gate_spec::exec::counters_hold(&guard.counters, counters) {
-            return false;
-        }
         if let Some((lo, hi)) = guard.tier {
             match input.tier {
                 Some(t) if lo <= t && t <= hi => {}
@@ -52,7 +71,8 @@ impl<'s> Interpreter<'s> {
         if arms && !floor_ok {
             return false;
         }
-        true
+        // Read last, so an abstraction is asked only about guards the rest admits.
+        guard.counters.is_empty() || counters.hold(&guard.counters)
     }
 
     fn present(
@@ -94,9 +114,25 @@ impl Machine for Interpreter<'_> {
     }
 
     fn step(&self, m: &mut Snapshot, input: &Input<'_>, fired: &mut dyn FnMut(u16)) {
-        let spec = self.spec;
         // A memory of another shape (another spec version) gets one value per counter.
-        m.counters.resize(spec.counters.len(), 0);
+        let mut counters = std::mem::take(&mut m.counters);
+        counters.resize(self.spec.counters.len(), 0);
+        self.step_with(m, input, fired, &mut Concrete(&mut counters));
+        m.counters = counters;
+    }
+}
+
+impl Interpreter<'_> {
+    /// One step (every rule of `gate_spec::exec`) with the counters read and written through
+    /// `counters`; `m.counters` is left as it is.
+    pub fn step_with(
+        &self,
+        m: &mut Snapshot,
+        input: &Input<'_>,
+        fired: &mut dyn FnMut(u16),
+        counters: &mut dyn CounterTruth,
+    ) {
+        let spec = self.spec;
         // 1. The re-arm counter.
         if input.phase == Phase::PreTool {
             m.since_arm = m.since_arm.saturating_add(1).min(spec.rearm.min_actions);
@@ -139,12 +175,12 @@ impl Machine for Interpreter<'_> {
             let hit = spec.transitions.iter().enumerate().find(|(_, t)| {
                 t.from == m.state
                     && t.trigger == trigger
-                    && self.guard_holds(&t.guard, arms(t), input, floor_ok, &m.counters)
+                    && self.guard_holds(&t.guard, arms(t), input, floor_ok, counters)
             });
             if let Some((index, t)) = hit {
                 m.state = t.to;
                 // 5. Counters change before the next trigger is taken.
-                gate_spec::exec::apply_counters(spec, &t.effects, &mut m.counters);
+                counters.apply(spec, &t.effects);
                 if arms(t) {
                     m.since_arm = 0;
                     secs_ok = false;

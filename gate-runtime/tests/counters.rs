@@ -132,7 +132,9 @@ fn a_stored_memory_keeps_its_counters_and_one_out_of_range_is_not_fitted() {
 fn verify_explores_every_counter_value() {
     let spec = spec();
     let interp = Interpreter::new(&spec);
-    let graphs = verify::explore_all(&spec, &interp, None).expect("within the exploration budget");
+    let graphs = verify::explore_all(&spec, &interp, None)
+        .expect("within the exploration budget")
+        .graphs;
     let mut seen: Vec<(u8, u16)> = graphs[0]
         .nodes
         .iter()
@@ -167,6 +169,7 @@ fn the_compiled_example_counts_as_the_interpreter_does() {
     assert!(consistent.holds() && consistent.checked > 0);
     let values: std::collections::BTreeSet<u16> = verify::explore_all(spec, compiled.machine, None)
         .expect("within the exploration budget")
+        .graphs
         .iter()
         .flat_map(|g| g.nodes.iter().map(|n| n.counters[0]))
         .collect();

@@ -5,7 +5,9 @@
 //! tier is never allowed (a new identity's first event included), a window licenses nothing,
 //! anti-flap (re-arm floor, debouncers against a sequence oracle), fail-open, and every
 //! withholding state can be left. Each spec prints one line with what was explored
-//! (`-- --nocapture`). A spec added to `specs/` is covered with no edit here.
+//! (`-- --nocapture`). A spec added to `specs/` is covered with no edit here. A spec whose
+//! exact space is beyond the budget (release_train: six counters) is explored with its
+//! counters abstracted, on the interpreter, and must be proven so.
 
 use gate_runtime::interp::Interpreter;
 use gate_runtime::verify::{self, Answer};
@@ -28,6 +30,7 @@ fn fixture(name: &str) -> String {
 fn exhaustive_every_spec() {
     assert!(!gate_specs::ALL.is_empty());
     let mut refused = Vec::new();
+    let mut abstracted = Vec::new();
     for compiled in gate_specs::ALL {
         let spec = compiled.ir();
         let interp = Interpreter::new(spec);
@@ -39,9 +42,13 @@ fn exhaustive_every_spec() {
                 continue;
             }
         };
+        if report.counters_abstracted {
+            abstracted.push(compiled.name);
+        }
         println!(
-            "exhaustive {}: {} control nodes, {} steps over {} letters and {} roles; debouncers: {} states, {} steps over {} signals",
+            "exhaustive {}{}: {} control nodes, {} steps over {} letters and {} roles; debouncers: {} states, {} steps over {} signals",
             compiled.name,
+            if report.counters_abstracted { " (counters abstracted)" } else { "" },
             report.nodes,
             report.steps,
             report.letters,
@@ -81,9 +88,11 @@ fn exhaustive_every_spec() {
             );
         }
     }
-    // The one shipped spec beyond the explorer's budget: six counters multiply its space
-    // (docs/specs/release_train.md). A spec newly refused, or this one explored, shows here.
-    assert_eq!(refused, ["release_train"]);
+    // The one shipped spec beyond the exact budget: six counters multiply its space
+    // (docs/specs/release_train.md); with them abstracted it is explored and proven. A spec
+    // newly refused or abstracted, or this one explored exactly, shows here.
+    assert!(refused.is_empty(), "refused: {refused:?}");
+    assert_eq!(abstracted, ["release_train"]);
 }
 
 /// The trust spec before its first-action fix allowed a blocked action as a new identity's

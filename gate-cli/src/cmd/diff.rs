@@ -143,9 +143,11 @@ fn answers(list: &[gate_runtime::verify::Answer]) -> String {
 }
 
 /// Differences grouped by role, state, first event and the change of answer.
-fn groups(c: &Comparison) -> BTreeMap<(String, String, bool, String, String), Vec<&Difference>> {
+fn groups(
+    differences: &[Difference],
+) -> BTreeMap<(String, String, bool, String, String), Vec<&Difference>> {
     let mut out: BTreeMap<_, Vec<&Difference>> = BTreeMap::new();
-    for d in &c.differences {
+    for d in differences {
         out.entry((
             d.role.clone(),
             d.state.clone(),
@@ -210,19 +212,54 @@ fn render_behaviour(c: &Comparison) -> String {
             c.only_before, c.only_after
         ));
     }
+    if c.counters_abstracted {
+        text.push_str(
+            "; over abstracted counters (a side beyond the exact budget: every value of each \
+             counter allowed, pairs compared per valuation of its counter conditions)",
+        );
+    }
     text.push('\n');
-    for ((role, state, first, before, after), diffs) in groups(c) {
+    text.push_str(&render_groups(&c.differences));
+    if !c.unmatched_withheld.is_empty() {
+        text.push_str(&format!(
+            "  met by one side only, and not allowed there ({} event(s): a tier, role, \
+             checkpoint or signal the other lacks):\n",
+            c.unmatched_withheld.len()
+        ));
+        text.push_str(&render_groups(&c.unmatched_withheld));
+    }
+    text
+}
+
+/// Differences grouped by (role, state, answers), a few events of each and why.
+fn render_groups(differences: &[Difference]) -> String {
+    let mut text = String::new();
+    let side = |a: &str, other: &str| {
+        if a.is_empty() {
+            format!("(not met by {other})")
+        } else {
+            a.to_string()
+        }
+    };
+    for ((role, state, first, before, after), diffs) in groups(differences) {
         let when = if first {
             format!("{state}, as a new identity's first event")
         } else {
             state.clone()
         };
         text.push_str(&format!(
-            "  role {role}, in {when}: {before} -> {after} on {} event(s)\n",
+            "  role {role}, in {when}: {} -> {} on {} event(s)\n",
+            side(&before, "OLD"),
+            side(&after, "NEW"),
             diffs.len()
         ));
         for d in diffs.iter().take(SHOWN_EVENTS) {
-            text.push_str(&format!("      {}\n", d.event));
+            match &d.valuation {
+                Some(v) if !v.is_empty() => {
+                    text.push_str(&format!("      {} [counters {v}]\n", d.event))
+                }
+                _ => text.push_str(&format!("      {}\n", d.event)),
+            }
         }
         if diffs.len() > SHOWN_EVENTS {
             text.push_str(&format!(

@@ -87,13 +87,33 @@ pub fn render(label: &str, report: &Report) -> String {
         report.debouncer_states,
         report.debouncer_steps,
     );
+    if report.counters_abstracted {
+        text.push_str(
+            "  its exact space is beyond the explorer's budget: explored with the counters \
+             abstracted (the reference interpreter, every value of each counter allowed on \
+             every event)\n",
+        );
+    }
     for f in &report.invariants {
         let origin = if f.builtin { "built-in" } else { "spec" };
+        let abstracted = if f.counters_abstracted {
+            " (counters abstracted: every value of each counter allowed)"
+        } else {
+            ""
+        };
         if f.holds() {
             text.push_str(&format!(
-                "  proven  {} ({origin}, {} checks): {}\n",
+                "  proven  {} ({origin}, {} checks){abstracted}: {}\n",
                 f.name, f.checked, f.statement
             ));
+        } else if f.counters_abstracted {
+            text.push_str(&format!(
+                "  NOT PROVEN {} ({origin}){abstracted}: {}\n",
+                f.name, f.statement
+            ));
+            if let Some(why) = &f.undecided {
+                text.push_str(&format!("          {why}\n"));
+            }
         } else {
             text.push_str(&format!(
                 "  FALSE   {} ({origin}): {}\n",
@@ -104,7 +124,12 @@ pub fn render(label: &str, report: &Report) -> String {
             text.push_str(&format!("          {note}\n"));
         }
         if let Some(c) = &f.counterexample {
-            text.push_str("          counterexample, ");
+            text.push_str(if f.counters_abstracted {
+                "          abstract trace, possibly spurious (the counters' values along it \
+                 may be ones no real run has), "
+            } else {
+                "          counterexample, "
+            });
             text.push_str(c.render("          ").trim_start());
         }
     }
@@ -156,11 +181,43 @@ pub fn run(args: &VerifyArgs, json_out: bool) -> Result<i32> {
         let false_count: usize = reports
             .iter()
             .filter_map(|(_, r)| r.as_ref().ok())
-            .map(|r| r.invariants.iter().filter(|f| !f.holds()).count())
+            .map(|r| {
+                r.invariants
+                    .iter()
+                    .filter(|f| !f.holds() && !f.counters_abstracted)
+                    .count()
+            })
             .sum();
+        let unproven: usize = reports
+            .iter()
+            .filter_map(|(_, r)| r.as_ref().ok())
+            .map(|r| {
+                r.invariants
+                    .iter()
+                    .filter(|f| !f.holds() && f.counters_abstracted)
+                    .count()
+            })
+            .sum();
+        let abstracted = reports
+            .iter()
+            .any(|(_, r)| r.as_ref().is_ok_and(|r| r.counters_abstracted));
         let refused = reports.iter().filter(|(_, r)| r.is_err()).count();
-        text.push_str(&if holds {
+        text.push_str(&if holds && abstracted {
+            "every invariant is proven over the abstract alphabet (counters abstracted where \
+             the exact space is beyond the budget)\n"
+                .to_string()
+        } else if holds {
             "every invariant is proven over the abstract alphabet\n".to_string()
+        } else if unproven > 0 {
+            format!(
+                "{false_count} invariant(s) false; {unproven} not proven with the counters \
+                 abstracted{}\n",
+                if refused > 0 {
+                    format!("; {refused} too large to explore")
+                } else {
+                    String::new()
+                }
+            )
         } else if refused > 0 {
             format!(
                 "{false_count} invariant(s) false; {refused} {} too large to explore, nothing proven of {}\n",

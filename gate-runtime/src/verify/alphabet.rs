@@ -37,6 +37,9 @@ pub struct Letter {
     /// The seconds part of the re-arm floor is met.
     pub secs_ok: bool,
     pub extra: Extra,
+    /// The truth of the counters' guard conditions, when the counters are abstracted
+    /// ([`super::abstraction`]); `None` when the explored node holds their values.
+    pub val: Option<super::abstraction::Valuation>,
 }
 
 impl Letter {
@@ -81,6 +84,12 @@ impl Letter {
                 ", within {}s of the last arm",
                 spec.rearm.min_secs
             ));
+        }
+        if let Some(val) = self.val {
+            let text = super::abstraction::Abstraction::of(spec).describe(val);
+            if !text.is_empty() {
+                out.push_str(&format!(", counters {text}"));
+            }
         }
         out
     }
@@ -147,6 +156,7 @@ pub fn letters(spec: &Spec) -> Vec<Letter> {
                         kind,
                         secs_ok,
                         extra,
+                        val: None,
                     });
                 }
             }

@@ -1,6 +1,7 @@
 //! How large an exhaustive exploration can be, bounded before it starts: a spec whose
-//! control space is beyond what `gate verify` explores in reasonable time is refused with
-//! the sizes that make it so, rather than explored for hours (or until memory runs out).
+//! control space is beyond what `gate verify` explores in reasonable time is explored with
+//! its counters abstracted (`super::abstraction`, bounded the same way), or refused with the
+//! sizes that make it so, rather than explored for hours (or until memory runs out).
 //!
 //! The bound multiplies what a node can hold (state, re-arm counter, age, every counter's
 //! value) by the letters of the alphabet and the roles; the explorer meets at most that many
@@ -70,7 +71,7 @@ impl std::fmt::Display for TooLarge {
         if !self.counters.is_empty() {
             write!(
                 f,
-                "; the counters multiply it ({})",
+                "; the counters multiply it ({}), and with them abstracted it is still beyond",
                 self.counters.join(", ")
             )?;
         }

@@ -4,14 +4,13 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use gate_spec::exec::Machine;
 use gate_spec::ir::{Effect, Phase, Spec, StateId, TierId, Transition, Trigger};
 
 use super::alphabet::{Age, Extra};
 use super::answer::Answer;
 use super::counterexample::{role_name, transition_text, Counterexample, Finding};
 use super::debounce::Debouncers;
-use super::explorer::{step_machine, Graph, Node};
+use super::explorer::{step_machine, Graph, Node, Stepper};
 
 fn arms(t: &Transition) -> bool {
     t.effects.iter().any(|e| matches!(e, Effect::Arm))
@@ -29,6 +28,8 @@ fn finding(name: &str, statement: &str) -> Finding {
         checked: 0,
         note: None,
         counterexample: None,
+        counters_abstracted: false,
+        undecided: None,
     }
 }
 
@@ -187,7 +188,7 @@ pub fn closed_states(spec: &Spec) -> Vec<StateId> {
 /// A window licenses nothing: no window state withholds and nothing that opens a window
 /// blocks; and a plain action that every closed state withholds (for a role, at a re-arm
 /// counter the exploration reached) is withheld in every window state too.
-pub fn window_licenses_nothing(spec: &Spec, machine: &dyn Machine, graphs: &[Graph]) -> Finding {
+pub fn window_licenses_nothing(spec: &Spec, machine: &Stepper<'_>, graphs: &[Graph]) -> Finding {
     let mut f = finding(
         "window_licenses_nothing",
         "an action withheld in every closed state is withheld in every window state, and opening a window neither asks nor denies",
@@ -412,7 +413,8 @@ pub fn withholding_is_left(spec: &Spec, graphs: &[Graph]) -> Finding {
                     left = true;
                     break;
                 }
-                for s in g.steps_from(n) {
+                // Only steps every counter value takes (all of them, unabstracted).
+                for s in g.steps_from(n).iter().filter(|s| s.must) {
                     if !seen[s.to] {
                         seen[s.to] = true;
                         queue.push_back(s.to);

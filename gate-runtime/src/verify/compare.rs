@@ -2,6 +2,11 @@
 //! both can meet is explored in each, and the pairs whose answers differ are listed with the
 //! transitions that fired on each side. States, roles and events are matched by name, so
 //! a renumbered spec compares equal to itself.
+//!
+//! When a side is beyond the exact budget its counters are abstracted (see
+//! [`super::abstraction`]): its events carry a valuation of its counter conditions, and the
+//! pairs are compared per valuation (a side explored exactly, or without counters, answers
+//! the same under every valuation).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,7 +17,6 @@ use serde::Serialize;
 use super::alphabet::Age;
 use super::answer::Answer;
 use super::counterexample::{role_name, transition_text};
-use super::explorer::Graph;
 
 /// One (role, state, event) whose answer differs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -23,6 +27,10 @@ pub struct Difference {
     /// The event is the identity's first.
     pub first: bool,
     pub event: String,
+    /// The valuation of the abstracted counters' conditions it carries, e.g.
+    /// `edits>=40, green==0` (absent when neither side's counters are abstracted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valuation: Option<String>,
     /// The answers it gets (over every re-arm counter and history that reaches the state).
     pub before: Vec<Answer>,
     pub after: Vec<Answer>,
@@ -41,22 +49,50 @@ pub struct Comparison {
     /// a state it never reaches).
     pub only_before: usize,
     pub only_after: usize,
+    /// Of the triples only one spec meets, those it answers other than `allow` (a new tier
+    /// that asks, a new role denied): `before` empty for those only NEW meets, `after` for
+    /// those only OLD does.
+    pub unmatched_withheld: Vec<Difference>,
+    /// A side's counters were abstracted: compared per valuation of its counter conditions.
+    pub counters_abstracted: bool,
 }
 
-type Key = (String, String, bool, String);
-type Seen = BTreeMap<Key, (BTreeSet<Answer>, Vec<String>)>;
+/// (role, state, first event, event without valuation, valuation text: empty when none).
+type Key = (String, String, bool, String, String);
+/// The answers met for a key, and the transitions fired at one step of it.
+type Entry = (BTreeSet<Answer>, Vec<String>);
+type Seen = BTreeMap<Key, Entry>;
 
-fn observed(spec: &Spec, graphs: &[Graph]) -> Seen {
+fn observed(spec: &Spec, explored: &super::Explored) -> Seen {
     let mut out: Seen = BTreeMap::new();
+    let graphs = &explored.graphs;
+    let Some(first) = graphs.first() else {
+        return out;
+    };
+    // Each letter described once: the event, and its valuation.
+    let names: Vec<(String, String)> = first
+        .letters
+        .iter()
+        .map(|l| {
+            let event = super::alphabet::Letter { val: None, ..*l }.describe(spec);
+            let val = match (&explored.abstraction, l.val) {
+                (Some(abs), Some(v)) => abs.describe(v),
+                _ => String::new(),
+            };
+            (event, val)
+        })
+        .collect();
     for g in graphs {
         let role = role_name(spec, g.role).to_string();
         for step in &g.steps {
             let node = &g.nodes[step.from];
+            let (event, val) = &names[step.letter];
             let key = (
                 role.clone(),
                 spec.state_name(node.state).to_string(),
                 node.age == Age::New,
-                g.letters[step.letter].describe(spec),
+                event.clone(),
+                val.clone(),
             );
             let entry = out.entry(key).or_insert_with(|| {
                 (
@@ -74,34 +110,128 @@ fn observed(spec: &Spec, graphs: &[Graph]) -> Seen {
 }
 
 /// Compares the behaviour of `before` and `after`, each explored as a new identity under
-/// every role it defines; `Err` when either is too large to explore.
+/// every role it defines (exactly, or with its counters abstracted when beyond the exact
+/// budget); `Err` when either is too large even so.
 pub fn compare(
     before: (&Spec, &dyn Machine),
     after: (&Spec, &dyn Machine),
 ) -> Result<Comparison, super::TooLarge> {
-    let old = observed(before.0, &super::explore_all(before.0, before.1, None)?);
-    let new = observed(after.0, &super::explore_all(after.0, after.1, None)?);
-    let mut c = Comparison::default();
-    for (key, (answers, fired)) in &old {
-        match new.get(key) {
-            None => c.only_before += 1,
-            Some((other, other_fired)) => {
-                c.compared += 1;
-                if answers != other {
-                    c.differences.push(Difference {
-                        role: key.0.clone(),
-                        state: key.1.clone(),
-                        first: key.2,
-                        event: key.3.clone(),
-                        before: answers.iter().copied().collect(),
-                        after: other.iter().copied().collect(),
-                        fired_before: fired.clone(),
-                        fired_after: other_fired.clone(),
-                    });
+    let old_explored = super::explore_all(before.0, before.1, None)?;
+    let new_explored = super::explore_all(after.0, after.1, None)?;
+    let old = observed(before.0, &old_explored);
+    let new = observed(after.0, &new_explored);
+    let mut c = Comparison {
+        counters_abstracted: old_explored.abstraction.is_some()
+            || new_explored.abstraction.is_some(),
+        ..Comparison::default()
+    };
+    // A side's entry for a key: the same valuation, else its one entry without valuation.
+    let lookup = |seen: &'_ Seen, key: &Key| -> Option<Entry> {
+        seen.get(key).cloned().or_else(|| {
+            let mut plain = key.clone();
+            plain.4 = String::new();
+            seen.get(&plain).cloned()
+        })
+    };
+    let mut matched_new: BTreeSet<Key> = BTreeSet::new();
+    let mut only_old: Vec<Key> = Vec::new();
+    let mut pairs: Vec<(Key, Entry, Entry)> = Vec::new();
+    for (key, entry) in &old {
+        let valued: Vec<&Key> = if key.4.is_empty() {
+            // The other side may be valued where this one is not.
+            new.range(
+                (
+                    key.0.clone(),
+                    key.1.clone(),
+                    key.2,
+                    key.3.clone(),
+                    String::new(),
+                )..,
+            )
+            .map(|(k, _)| k)
+            .take_while(|k| k.0 == key.0 && k.1 == key.1 && k.2 == key.2 && k.3 == key.3)
+            .filter(|k| !k.4.is_empty())
+            .collect()
+        } else {
+            Vec::new()
+        };
+        if valued.is_empty() {
+            match lookup(&new, key) {
+                None => {
+                    c.only_before += 1;
+                    only_old.push(key.clone());
                 }
+                Some(other) => {
+                    matched_new.insert(key.clone());
+                    let mut plain = key.clone();
+                    plain.4 = String::new();
+                    matched_new.insert(plain);
+                    pairs.push((key.clone(), entry.clone(), other));
+                }
+            }
+        } else {
+            for k in valued {
+                matched_new.insert(k.clone());
+                pairs.push((k.clone(), entry.clone(), new[k].clone()));
             }
         }
     }
-    c.only_after = new.keys().filter(|k| !old.contains_key(*k)).count();
+    for (key, (answers, fired), (other, other_fired)) in pairs {
+        c.compared += 1;
+        if answers != other {
+            c.differences.push(Difference {
+                role: key.0,
+                state: key.1,
+                first: key.2,
+                event: key.3,
+                valuation: (!key.4.is_empty()).then_some(key.4),
+                before: answers.into_iter().collect(),
+                after: other.into_iter().collect(),
+                fired_before: fired,
+                fired_after: other_fired,
+            });
+        }
+    }
+    let withheld = |answers: &BTreeSet<Answer>| answers.iter().any(|a| *a != Answer::Allow);
+    let unmatched = |key: &Key, entry: &Entry, old_side: bool| {
+        let answers: Vec<Answer> = entry.0.iter().copied().collect();
+        Difference {
+            role: key.0.clone(),
+            state: key.1.clone(),
+            first: key.2,
+            event: key.3.clone(),
+            valuation: (!key.4.is_empty()).then(|| key.4.clone()),
+            before: if old_side {
+                answers.clone()
+            } else {
+                Vec::new()
+            },
+            after: if old_side { Vec::new() } else { answers },
+            fired_before: if old_side {
+                entry.1.clone()
+            } else {
+                Vec::new()
+            },
+            fired_after: if old_side {
+                Vec::new()
+            } else {
+                entry.1.clone()
+            },
+        }
+    };
+    for (key, entry) in &new {
+        if !matched_new.contains(key) {
+            c.only_after += 1;
+            if withheld(&entry.0) {
+                c.unmatched_withheld.push(unmatched(key, entry, false));
+            }
+        }
+    }
+    for key in &only_old {
+        let entry = &old[key];
+        if withheld(&entry.0) {
+            c.unmatched_withheld.push(unmatched(key, entry, true));
+        }
+    }
     Ok(c)
 }

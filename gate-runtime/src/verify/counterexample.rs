@@ -132,10 +132,18 @@ pub struct Finding {
     /// The shortest way to break it, when it does not hold.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counterexample: Option<Counterexample>,
+    /// Decided with the counters abstracted (`super::abstraction`): proven means for every
+    /// value of each counter; a counterexample is an abstract trace, possibly spurious.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub counters_abstracted: bool,
+    /// Why it could not be decided (nothing is proven of it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undecided: Option<String>,
 }
 
 impl Finding {
+    /// Whether it is proven.
     pub fn holds(&self) -> bool {
-        self.counterexample.is_none()
+        self.counterexample.is_none() && self.undecided.is_none()
     }
 }

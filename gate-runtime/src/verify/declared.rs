@@ -176,6 +176,8 @@ pub fn check(spec: &Spec, inv: &Invariant, graphs: &[Graph]) -> Finding {
         checked: 0,
         note: None,
         counterexample: None,
+        counters_abstracted: false,
+        undecided: None,
     };
     for g in graphs {
         if f.counterexample.is_some() {
@@ -216,7 +218,8 @@ pub fn check(spec: &Spec, inv: &Invariant, graphs: &[Graph]) -> Finding {
                             reached = true;
                             break;
                         }
-                        for s in g.steps_from(n) {
+                        // Only steps every counter value takes (all, unabstracted).
+                        for s in g.steps_from(n).iter().filter(|s| s.must) {
                             if !seen[s.to] {
                                 seen[s.to] = true;
                                 queue.push_back(s.to);

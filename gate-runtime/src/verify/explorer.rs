@@ -16,8 +16,62 @@ use std::collections::BTreeMap;
 use gate_spec::exec::{Machine, Snapshot};
 use gate_spec::ir::{RoleId, Spec, StateId};
 
+use super::abstraction::{AbstractCounters, Abstraction};
 use super::alphabet::{realise, Age, Letter, Realised};
 use super::answer::{verdicts, Verdicts};
+use crate::interp::Interpreter;
+
+/// What steps an explored letter: a machine on its whole memory, or the reference
+/// interpreter with the counters abstracted ([`super::abstraction`]: the node holds no
+/// counter value, the letter's valuation says which guard conditions hold).
+#[derive(Clone, Copy)]
+pub enum Stepper<'a> {
+    Machine(&'a dyn Machine),
+    Abstract(Interpreter<'a>, &'a Abstraction),
+}
+
+impl Stepper<'_> {
+    /// The initial memory (no counter values when they are abstracted).
+    pub fn initial(&self) -> Snapshot {
+        match *self {
+            Stepper::Machine(m) => m.initial(),
+            Stepper::Abstract(interp, _) => {
+                let mut s = interp.initial();
+                s.counters.clear();
+                s
+            }
+        }
+    }
+
+    /// Steps a realised letter: the memory after, the fired transitions, and whether a guard
+    /// read a counter the abstraction could not decide (never for a machine).
+    fn step(
+        &self,
+        realised: &Realised,
+        letter: &Letter,
+        role: Option<RoleId>,
+    ) -> (Snapshot, Vec<u16>, bool) {
+        let mut memory = realised.memory.clone();
+        let mut fired = Vec::new();
+        let input = realised.input(letter, role);
+        match *self {
+            Stepper::Machine(m) => {
+                m.step(&mut memory, &input, &mut |t| fired.push(t));
+                (memory, fired, false)
+            }
+            Stepper::Abstract(interp, abs) => {
+                let val = letter.val.unwrap_or(super::abstraction::Valuation {
+                    index: 0,
+                    relevant: 0,
+                    fine: 0,
+                });
+                let mut truth = AbstractCounters::new(abs, val);
+                interp.step_with(&mut memory, &input, &mut |t| fired.push(t), &mut truth);
+                (memory, fired, truth.undetermined)
+            }
+        }
+    }
+}
 
 /// One explored control node.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -40,6 +94,10 @@ pub struct Step {
     /// Fired transitions, in order (indices into `Spec::transitions`).
     pub fired: Vec<u16>,
     pub verdicts: Verdicts,
+    /// Every valuation of the letter's event leads to the same node from here (always, when
+    /// the counters are not abstracted): a step a real run can take whatever its counters
+    /// hold, so paths of such steps show what can be reached.
+    pub must: bool,
 }
 
 /// Where the compiled machine and the reference interpreter disagree.
@@ -64,6 +122,8 @@ pub struct Graph {
     /// Per node, the range of its steps in `steps`.
     pub out: Vec<std::ops::Range<usize>>,
     pub mismatches: Vec<Mismatch>,
+    /// Abstract steps whose guards read a counter the abstraction could not decide.
+    pub undetermined: usize,
 }
 
 impl Graph {
@@ -85,31 +145,17 @@ impl Graph {
     }
 }
 
-/// Steps `machine` with `letter` from a node; `None` when the letter cannot happen there.
+/// Steps `stepper` with `letter` from a node; `None` when the letter cannot happen there.
 pub fn step_machine(
-    machine: &dyn Machine,
+    stepper: &Stepper<'_>,
     spec: &Spec,
     node: &Node,
     letter: &Letter,
     role: Option<RoleId>,
 ) -> Option<(Snapshot, Vec<u16>)> {
     let realised = realise(spec, node, letter)?;
-    Some(step_realised(machine, &realised, letter, role))
-}
-
-/// Steps `machine` from a realised letter.
-fn step_realised(
-    machine: &dyn Machine,
-    realised: &Realised,
-    letter: &Letter,
-    role: Option<RoleId>,
-) -> (Snapshot, Vec<u16>) {
-    let mut memory = realised.memory.clone();
-    let mut fired = Vec::new();
-    machine.step(&mut memory, &realised.input(letter, role), &mut |t| {
-        fired.push(t)
-    });
-    (memory, fired)
+    let (after, fired, _) = stepper.step(&realised, letter, role);
+    Some((after, fired))
 }
 
 /// Explores `machine` over `spec`'s alphabet under `role`, from its initial memory. When a
@@ -123,7 +169,51 @@ pub fn explore(
     letters: &[Letter],
 ) -> Graph {
     let reps = super::classes::representatives(spec, letters);
-    explore_classes(spec, machine, reference, role, letters, &reps)
+    explore_classes(
+        spec,
+        Stepper::Machine(machine),
+        reference,
+        role,
+        letters,
+        &reps,
+    )
+}
+
+/// [`explore`] with the counters abstracted: the reference interpreter of `spec` stepped on
+/// `letters` extended with valuations ([`super::abstraction::extend`]).
+pub fn explore_abstract(
+    spec: &Spec,
+    abs: &Abstraction,
+    role: Option<RoleId>,
+    letters: &[Letter],
+) -> Graph {
+    let reps = super::classes::representatives(spec, letters);
+    let stepper = Stepper::Abstract(Interpreter::new(spec), abs);
+    let mut graph = explore_classes(spec, stepper, None, role, letters, &reps);
+    mark_must(&mut graph);
+    graph
+}
+
+/// Per node, a step is a must step when every valuation of its letter's event goes to the
+/// same node (the extended letters of one event are next to each other).
+fn mark_must(graph: &mut Graph) {
+    let base = |l: &Letter| Letter { val: None, ..*l };
+    for range in graph.out.clone() {
+        let mut i = range.start;
+        while i < range.end {
+            let event = base(&graph.letters[graph.steps[i].letter]);
+            let mut j = i;
+            while j < range.end && base(&graph.letters[graph.steps[j].letter]) == event {
+                j += 1;
+            }
+            let to = graph.steps[i].to;
+            let same = graph.steps[i..j].iter().all(|s| s.to == to);
+            for s in &mut graph.steps[i..j] {
+                s.must = same;
+            }
+            i = j;
+        }
+    }
 }
 
 /// [`explore`] stepping every letter on its own: the oracle the classes are tested against.
@@ -135,13 +225,20 @@ pub fn explore_plain(
     letters: &[Letter],
 ) -> Graph {
     let reps: Vec<usize> = (0..letters.len()).collect();
-    explore_classes(spec, machine, reference, role, letters, &reps)
+    explore_classes(
+        spec,
+        Stepper::Machine(machine),
+        reference,
+        role,
+        letters,
+        &reps,
+    )
 }
 
 /// [`explore`] with `reps[i]` the representative of letter `i`'s class (`reps[i] <= i`).
 fn explore_classes(
     spec: &Spec,
-    machine: &dyn Machine,
+    machine: Stepper<'_>,
     reference: Option<&dyn Machine>,
     role: Option<RoleId>,
     letters: &[Letter],
@@ -163,6 +260,7 @@ fn explore_classes(
         steps: Vec::new(),
         out: Vec::new(),
         mismatches: Vec::new(),
+        undetermined: 0,
     };
     let mut at = 0;
     while at < graph.nodes.len() {
@@ -188,12 +286,16 @@ fn explore_classes(
             let Some(realised) = realise(spec, &node, letter) else {
                 continue;
             };
-            let (after, fired) = step_realised(machine, &realised, letter, role);
+            let (after, fired, undetermined) = machine.step(&realised, letter, role);
+            graph.undetermined += usize::from(undetermined);
             if let Some(reference) = reference {
                 // The machine is stepped on every letter; the reference once per class.
                 let other = match &referenced[rep] {
                     Some(r) if rep != li => r.clone(),
-                    _ => step_realised(reference, &realised, letter, role),
+                    _ => {
+                        let (m, f, _) = Stepper::Machine(reference).step(&realised, letter, role);
+                        (m, f)
+                    }
                 };
                 if other.0 != after || other.1 != fired {
                     graph.mismatches.push(Mismatch {
@@ -239,6 +341,7 @@ fn explore_classes(
                 to,
                 fired,
                 verdicts: v,
+                must: true,
             });
         }
         graph.out.push(begin..graph.steps.len());

@@ -8,7 +8,11 @@
 //! the debouncers are explored apart ([`debounce`]). What the abstraction leaves out is listed
 //! in docs/spec.md ("Invariants").
 //!
-//! One concern a file: `alphabet.rs` the abstract events and how one is realised,
+//! When the counters multiply the exact space beyond the budget, the counters are abstracted
+//! instead ([`abstraction`]): proofs then hold for every value of each counter, and a
+//! counterexample is an abstract trace, possibly spurious.
+//!
+//! One concern a file: `abstraction.rs` the counter abstraction, `alphabet.rs` the abstract events and how one is realised,
 //! `budget.rs` the bound that refuses a space too large to explore, `classes.rs` the letters
 //! no transition tells apart,
 //! `explorer.rs` the breadth-first exploration, `answer.rs` the hook's verdict of a step,
@@ -17,6 +21,7 @@
 //! `counterexample.rs` counterexamples and findings, `replay.rs` a counterexample run again
 //! on a machine from its initial memory.
 
+pub mod abstraction;
 pub mod alphabet;
 pub mod answer;
 pub mod budget;
@@ -52,6 +57,9 @@ pub struct Report {
     pub steps: usize,
     pub debouncer_states: usize,
     pub debouncer_steps: usize,
+    /// The counters were abstracted (the exact space is beyond the budget): every value of
+    /// each counter is allowed on every event.
+    pub counters_abstracted: bool,
     pub invariants: Vec<Finding>,
 }
 
@@ -62,19 +70,56 @@ impl Report {
     }
 }
 
-/// The explored graphs of a spec, one per role (no role first); `Err` without exploring
-/// when the space could be beyond [`budget::MAX_STEPS`].
+/// A spec's explored graphs, one per role (no role first).
+pub struct Explored {
+    pub graphs: Vec<Graph>,
+    /// The counter abstraction they were explored under, when the exact space is beyond
+    /// the budget.
+    pub abstraction: Option<abstraction::Abstraction>,
+}
+
+/// The explored graphs of a spec: exactly when the space is within [`budget::MAX_STEPS`],
+/// else with the counters abstracted when that is within it; `Err` without exploring when
+/// neither is.
 pub fn explore_all(
     spec: &Spec,
     machine: &dyn Machine,
     reference: Option<&dyn Machine>,
-) -> Result<Vec<Graph>, TooLarge> {
+) -> Result<Explored, TooLarge> {
     let letters = alphabet::letters(spec);
-    budget::check(spec, letters.len())?;
-    Ok(explorer::roles(spec)
-        .into_iter()
-        .map(|role| explorer::explore(spec, machine, reference, role, &letters))
-        .collect())
+    let too_large = match budget::check(spec, letters.len()) {
+        Ok(_) => {
+            return Ok(Explored {
+                graphs: explorer::roles(spec)
+                    .into_iter()
+                    .map(|role| explorer::explore(spec, machine, reference, role, &letters))
+                    .collect(),
+                abstraction: None,
+            })
+        }
+        Err(e) => e,
+    };
+    if spec.counters.is_empty() {
+        return Err(too_large);
+    }
+    explore_abstract(spec).ok_or(too_large)
+}
+
+/// The graphs of `spec` with its counters abstracted; `None` when even that is beyond the
+/// budget.
+pub fn explore_abstract(spec: &Spec) -> Option<Explored> {
+    let abs = abstraction::Abstraction::of(spec);
+    let letters = abstraction::extend(spec, &abs, &alphabet::letters(spec));
+    if abstraction::size(spec, letters.len()) > budget::MAX_STEPS {
+        return None;
+    }
+    Some(Explored {
+        graphs: explorer::roles(spec)
+            .into_iter()
+            .map(|role| explorer::explore_abstract(spec, &abs, role, &letters))
+            .collect(),
+        abstraction: Some(abs),
+    })
 }
 
 /// Explores `machine` (checked against `reference` when given: the interpreter beside a
@@ -85,22 +130,53 @@ pub fn verify(
     machine: &dyn Machine,
     reference: Option<&dyn Machine>,
 ) -> Result<Report, TooLarge> {
-    let graphs = explore_all(spec, machine, reference)?;
+    let explored = explore_all(spec, machine, reference)?;
+    Ok(check(spec, machine, reference, &explored))
+}
+
+/// Checks every invariant over graphs [`explore_all`] gave (`machine` and `reference` as
+/// they were explored; with the counters abstracted, the interpreter was).
+pub fn check(
+    spec: &Spec,
+    machine: &dyn Machine,
+    reference: Option<&dyn Machine>,
+    explored: &Explored,
+) -> Report {
+    let graphs = &explored.graphs;
+    let interp = crate::interp::Interpreter::new(spec);
+    let stepper = match &explored.abstraction {
+        Some(abs) => explorer::Stepper::Abstract(interp, abs),
+        None => explorer::Stepper::Machine(machine),
+    };
+    let compared = reference.is_some() && explored.abstraction.is_none();
     let debouncers = debounce::explore(spec, machine);
     let mut invariants = vec![
-        builtin::machine_consistent(spec, &graphs, reference.is_some()),
-        builtin::forbidden_never_allowed(spec, &graphs),
-        builtin::window_licenses_nothing(spec, machine, &graphs),
-        builtin::anti_flap(spec, &graphs, &debouncers),
-        builtin::fail_open(spec, &graphs),
-        builtin::withholding_is_left(spec, &graphs),
+        builtin::machine_consistent(spec, graphs, compared),
+        builtin::forbidden_never_allowed(spec, graphs),
+        builtin::window_licenses_nothing(spec, &stepper, graphs),
+        builtin::anti_flap(spec, graphs, &debouncers),
+        builtin::fail_open(spec, graphs),
+        builtin::withholding_is_left(spec, graphs),
     ];
     invariants.extend(
         spec.invariants
             .iter()
-            .map(|inv| declared::check(spec, inv, &graphs)),
+            .map(|inv| declared::check(spec, inv, graphs)),
     );
-    Ok(Report {
+    let undetermined: usize = graphs.iter().map(|g| g.undetermined).sum();
+    if explored.abstraction.is_some() {
+        for f in &mut invariants {
+            f.counters_abstracted = true;
+            if undetermined > 0 && f.counterexample.is_none() {
+                f.undecided = Some(format!(
+                    "{undetermined} abstract step(s) read a counter that an earlier transition \
+                     of the same event incremented, perhaps across a guard's constant: the \
+                     abstraction cannot decide them"
+                ));
+            }
+        }
+    }
+    Report {
         spec: spec.name.to_string(),
         roles: explorer::roles(spec)
             .into_iter()
@@ -111,6 +187,7 @@ pub fn verify(
         steps: graphs.iter().map(|g| g.steps.len()).sum(),
         debouncer_states: debouncers.states,
         debouncer_steps: debouncers.steps,
+        counters_abstracted: explored.abstraction.is_some(),
         invariants,
-    })
+    }
 }
