@@ -122,7 +122,10 @@ fn every_compiled_spec_equals_its_file() {
 
 /// release_train is beyond the exact budget: its behaviour is compared with its counters
 /// abstracted, each difference with the counter conditions it holds under (the steer of an
-/// edit past 40 since the tests passed), and the answer is "differs" (exit 1).
+/// edit past 40 since the tests passed; a failed run's steer, compared with the same event
+/// without the checkpoint `default` lacks); the events `default` has no counterpart for
+/// (the new tiers, the reviewer role) are listed when they are not allowed; and the answer
+/// is "differs" (exit 1).
 #[test]
 fn default_to_release_train_compares_over_abstracted_counters() {
     let o = gate(&["diff", "default", "specs/release_train.toml"]);
@@ -135,6 +138,26 @@ fn default_to_release_train_compares_over_abstracted_counters() {
         "{t}"
     );
     assert!(t.contains(": allow -> steer on "), "{t}");
+    assert!(
+        t.contains("evidence of checkpoint tests_red [counters"),
+        "{t}"
+    );
+    assert!(
+        t.contains("met by one side only, and not allowed there"),
+        "{t}"
+    );
+    assert!(
+        t.contains("role none, in idle: (not met by OLD) -> ask on "),
+        "{t}"
+    );
+    assert!(
+        t.contains("pre_tool tier=migration kind=delegate [counters edits<40, green==0]"),
+        "{t}"
+    );
+    assert!(
+        t.contains("role reviewer, in idle: (not met by OLD) -> deny on "),
+        "{t}"
+    );
     assert!(t.contains("tier release (rule release_actions)"), "{t}");
     assert!(t.ends_with("the behaviour differs\n"), "{t}");
 }

@@ -46,7 +46,9 @@ pub struct Comparison {
     pub compared: usize,
     pub differences: Vec<Difference>,
     /// Triples only one spec meets (a state, role, tier, kind or trigger the other lacks, or
-    /// a state it never reaches).
+    /// a state it never reaches). An event of NEW's with an extra trigger OLD lacks (a new
+    /// checkpoint's evidence, a new signal's edge) is compared instead with the same event
+    /// without it, when OLD meets that.
     pub only_before: usize,
     pub only_after: usize,
     /// Of the triples only one spec meets, those it answers other than `allow` (a new tier
@@ -63,11 +65,16 @@ type Key = (String, String, bool, String, String);
 type Entry = (BTreeSet<Answer>, Vec<String>);
 type Seen = BTreeMap<Key, Entry>;
 
-fn observed(spec: &Spec, explored: &super::Explored) -> Seen {
+/// Per event description, the same event without its extra trigger (a checkpoint's evidence,
+/// a signal's edge, …).
+type Plain = BTreeMap<String, String>;
+
+fn observed(spec: &Spec, explored: &super::Explored) -> (Seen, Plain) {
     let mut out: Seen = BTreeMap::new();
+    let mut plain: Plain = BTreeMap::new();
     let graphs = &explored.graphs;
     let Some(first) = graphs.first() else {
-        return out;
+        return (out, plain);
     };
     // Each letter described once: the event, and its valuation.
     let names: Vec<(String, String)> = first
@@ -75,6 +82,13 @@ fn observed(spec: &Spec, explored: &super::Explored) -> Seen {
         .iter()
         .map(|l| {
             let event = super::alphabet::Letter { val: None, ..*l }.describe(spec);
+            let without = super::alphabet::Letter {
+                val: None,
+                extra: super::alphabet::Extra::None,
+                ..*l
+            }
+            .describe(spec);
+            plain.insert(event.clone(), without);
             let val = match (&explored.abstraction, l.val) {
                 (Some(abs), Some(v)) => abs.describe(v),
                 _ => String::new(),
@@ -106,7 +120,7 @@ fn observed(spec: &Spec, explored: &super::Explored) -> Seen {
             entry.0.insert(step.verdicts.answer);
         }
     }
-    out
+    (out, plain)
 }
 
 /// Compares the behaviour of `before` and `after`, each explored as a new identity under
@@ -118,8 +132,8 @@ pub fn compare(
 ) -> Result<Comparison, super::TooLarge> {
     let old_explored = super::explore_all(before.0, before.1, None)?;
     let new_explored = super::explore_all(after.0, after.1, None)?;
-    let old = observed(before.0, &old_explored);
-    let new = observed(after.0, &new_explored);
+    let (old, _) = observed(before.0, &old_explored);
+    let (new, new_plain) = observed(after.0, &new_explored);
     let mut c = Comparison {
         counters_abstracted: old_explored.abstraction.is_some()
             || new_explored.abstraction.is_some(),
@@ -221,6 +235,32 @@ pub fn compare(
     };
     for (key, entry) in &new {
         if !matched_new.contains(key) {
+            // An event whose extra trigger OLD lacks (a new checkpoint or signal) is compared
+            // with the same event without it, which OLD meets.
+            let without = new_plain.get(&key.3).filter(|p| **p != key.3);
+            let fallback = without.and_then(|p| {
+                lookup(
+                    &old,
+                    &(
+                        key.0.clone(),
+                        key.1.clone(),
+                        key.2,
+                        p.clone(),
+                        key.4.clone(),
+                    ),
+                )
+            });
+            if let Some((answers, fired)) = fallback {
+                c.compared += 1;
+                if answers != entry.0 {
+                    c.differences.push(Difference {
+                        before: answers.into_iter().collect(),
+                        fired_before: fired,
+                        ..unmatched(key, entry, false)
+                    });
+                }
+                continue;
+            }
             c.only_after += 1;
             if withheld(&entry.0) {
                 c.unmatched_withheld.push(unmatched(key, entry, false));
