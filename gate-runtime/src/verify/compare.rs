@@ -123,6 +123,94 @@ fn observed(spec: &Spec, explored: &super::Explored) -> (Seen, Plain) {
     (out, plain)
 }
 
+/// A side's entry for a key: the same valuation, else its one entry without valuation.
+fn lookup(seen: &Seen, key: &Key) -> Option<Entry> {
+    seen.get(key).cloned().or_else(|| {
+        let mut plain = key.clone();
+        plain.4 = String::new();
+        seen.get(&plain).cloned()
+    })
+}
+
+/// A key met by one side only, as a difference with the other side's answers empty.
+fn unmatched(key: &Key, entry: &Entry, old_side: bool) -> Difference {
+    let answers: Vec<Answer> = entry.0.iter().copied().collect();
+    let (before, after) = if old_side {
+        (answers, Vec::new())
+    } else {
+        (Vec::new(), answers)
+    };
+    let (fired_before, fired_after) = if old_side {
+        (entry.1.clone(), Vec::new())
+    } else {
+        (Vec::new(), entry.1.clone())
+    };
+    Difference {
+        role: key.0.clone(),
+        state: key.1.clone(),
+        first: key.2,
+        event: key.3.clone(),
+        valuation: (!key.4.is_empty()).then(|| key.4.clone()),
+        before,
+        after,
+        fired_before,
+        fired_after,
+    }
+}
+
+/// OLD's keys matched with NEW's: the pairs (key, OLD's entry, NEW's entry), NEW's keys
+/// matched, and OLD's keys NEW does not meet.
+struct Paired {
+    pairs: Vec<(Key, Entry, Entry)>,
+    matched_new: BTreeSet<Key>,
+    only_old: Vec<Key>,
+}
+
+fn pair(old: &Seen, new: &Seen) -> Paired {
+    let mut p = Paired {
+        pairs: Vec::new(),
+        matched_new: BTreeSet::new(),
+        only_old: Vec::new(),
+    };
+    for (key, entry) in old {
+        // NEW may be valued where OLD is not: each of its valuations meets OLD's entry.
+        let valued: Vec<&Key> = if key.4.is_empty() {
+            let from = (
+                key.0.clone(),
+                key.1.clone(),
+                key.2,
+                key.3.clone(),
+                String::new(),
+            );
+            new.range(from..)
+                .map(|(k, _)| k)
+                .take_while(|k| k.0 == key.0 && k.1 == key.1 && k.2 == key.2 && k.3 == key.3)
+                .filter(|k| !k.4.is_empty())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if !valued.is_empty() {
+            for k in valued {
+                p.matched_new.insert(k.clone());
+                p.pairs.push((k.clone(), entry.clone(), new[k].clone()));
+            }
+            continue;
+        }
+        match lookup(new, key) {
+            None => p.only_old.push(key.clone()),
+            Some(other) => {
+                p.matched_new.insert(key.clone());
+                let mut plain = key.clone();
+                plain.4 = String::new();
+                p.matched_new.insert(plain);
+                p.pairs.push((key.clone(), entry.clone(), other));
+            }
+        }
+    }
+    p
+}
+
 /// Compares the behaviour of `before` and `after`, each explored as a new identity under
 /// every role it defines (exactly, or with its counters abstracted when beyond the exact
 /// budget); `Err` when either is too large even so.
@@ -139,58 +227,9 @@ pub fn compare(
             || new_explored.abstraction.is_some(),
         ..Comparison::default()
     };
-    // A side's entry for a key: the same valuation, else its one entry without valuation.
-    let lookup = |seen: &'_ Seen, key: &Key| -> Option<Entry> {
-        seen.get(key).cloned().or_else(|| {
-            let mut plain = key.clone();
-            plain.4 = String::new();
-            seen.get(&plain).cloned()
-        })
-    };
-    let mut matched_new: BTreeSet<Key> = BTreeSet::new();
-    let mut only_old: Vec<Key> = Vec::new();
-    let mut pairs: Vec<(Key, Entry, Entry)> = Vec::new();
-    for (key, entry) in &old {
-        let valued: Vec<&Key> = if key.4.is_empty() {
-            // The other side may be valued where this one is not.
-            new.range(
-                (
-                    key.0.clone(),
-                    key.1.clone(),
-                    key.2,
-                    key.3.clone(),
-                    String::new(),
-                )..,
-            )
-            .map(|(k, _)| k)
-            .take_while(|k| k.0 == key.0 && k.1 == key.1 && k.2 == key.2 && k.3 == key.3)
-            .filter(|k| !k.4.is_empty())
-            .collect()
-        } else {
-            Vec::new()
-        };
-        if valued.is_empty() {
-            match lookup(&new, key) {
-                None => {
-                    c.only_before += 1;
-                    only_old.push(key.clone());
-                }
-                Some(other) => {
-                    matched_new.insert(key.clone());
-                    let mut plain = key.clone();
-                    plain.4 = String::new();
-                    matched_new.insert(plain);
-                    pairs.push((key.clone(), entry.clone(), other));
-                }
-            }
-        } else {
-            for k in valued {
-                matched_new.insert(k.clone());
-                pairs.push((k.clone(), entry.clone(), new[k].clone()));
-            }
-        }
-    }
-    for (key, (answers, fired), (other, other_fired)) in pairs {
+    let paired = pair(&old, &new);
+    c.only_before = paired.only_old.len();
+    for (key, (answers, fired), (other, other_fired)) in paired.pairs {
         c.compared += 1;
         if answers != other {
             c.differences.push(Difference {
@@ -207,67 +246,39 @@ pub fn compare(
         }
     }
     let withheld = |answers: &BTreeSet<Answer>| answers.iter().any(|a| *a != Answer::Allow);
-    let unmatched = |key: &Key, entry: &Entry, old_side: bool| {
-        let answers: Vec<Answer> = entry.0.iter().copied().collect();
-        Difference {
-            role: key.0.clone(),
-            state: key.1.clone(),
-            first: key.2,
-            event: key.3.clone(),
-            valuation: (!key.4.is_empty()).then(|| key.4.clone()),
-            before: if old_side {
-                answers.clone()
-            } else {
-                Vec::new()
-            },
-            after: if old_side { Vec::new() } else { answers },
-            fired_before: if old_side {
-                entry.1.clone()
-            } else {
-                Vec::new()
-            },
-            fired_after: if old_side {
-                Vec::new()
-            } else {
-                entry.1.clone()
-            },
-        }
-    };
-    for (key, entry) in &new {
-        if !matched_new.contains(key) {
-            // An event whose extra trigger OLD lacks (a new checkpoint or signal) is compared
-            // with the same event without it, which OLD meets.
-            let without = new_plain.get(&key.3).filter(|p| **p != key.3);
-            let fallback = without.and_then(|p| {
-                lookup(
-                    &old,
-                    &(
-                        key.0.clone(),
-                        key.1.clone(),
-                        key.2,
-                        p.clone(),
-                        key.4.clone(),
-                    ),
-                )
+    for (key, entry) in new.iter().filter(|(k, _)| !paired.matched_new.contains(*k)) {
+        // An event whose extra trigger OLD lacks (a new checkpoint or signal) is compared
+        // with the same event without it, which OLD meets.
+        let fallback = new_plain
+            .get(&key.3)
+            .filter(|p| **p != key.3)
+            .and_then(|p| {
+                let without = (
+                    key.0.clone(),
+                    key.1.clone(),
+                    key.2,
+                    p.clone(),
+                    key.4.clone(),
+                );
+                lookup(&old, &without)
             });
-            if let Some((answers, fired)) = fallback {
-                c.compared += 1;
-                if answers != entry.0 {
-                    c.differences.push(Difference {
-                        before: answers.into_iter().collect(),
-                        fired_before: fired,
-                        ..unmatched(key, entry, false)
-                    });
-                }
-                continue;
+        if let Some((answers, fired)) = fallback {
+            c.compared += 1;
+            if answers != entry.0 {
+                c.differences.push(Difference {
+                    before: answers.into_iter().collect(),
+                    fired_before: fired,
+                    ..unmatched(key, entry, false)
+                });
             }
-            c.only_after += 1;
-            if withheld(&entry.0) {
-                c.unmatched_withheld.push(unmatched(key, entry, false));
-            }
+            continue;
+        }
+        c.only_after += 1;
+        if withheld(&entry.0) {
+            c.unmatched_withheld.push(unmatched(key, entry, false));
         }
     }
-    for key in &only_old {
+    for key in &paired.only_old {
         let entry = &old[key];
         if withheld(&entry.0) {
             c.unmatched_withheld.push(unmatched(key, entry, true));
