@@ -91,7 +91,8 @@ pub fn render(label: &str, report: &Report) -> String {
         text.push_str(
             "  its exact space is beyond the explorer's budget: explored with the counters \
              abstracted (the reference interpreter, every value of each counter allowed on \
-             every event)\n",
+             every event; a compiled machine checked on each step at one value of its \
+             valuation)\n",
         );
     }
     for f in &report.invariants {

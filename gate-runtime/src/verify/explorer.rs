@@ -356,3 +356,41 @@ pub fn roles(spec: &Spec) -> Vec<Option<RoleId>> {
         .chain((0..spec.roles.len()).map(|r| Some(r as RoleId)))
         .collect()
 }
+
+/// Where `machine` (a compiled one) disagrees with an abstract graph: every step run again
+/// on `machine` from its node with the counters at the lowest value of the letter's
+/// valuation (their own values, which the abstract step reads exactly when no step was
+/// undetermined), the state, re-arm counter and fired transitions compared.
+pub fn representative_mismatches(
+    spec: &Spec,
+    abs: &Abstraction,
+    machine: &dyn Machine,
+    graph: &Graph,
+) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    for (si, step) in graph.steps.iter().enumerate() {
+        let node = &graph.nodes[step.from];
+        let letter = &graph.letters[step.letter];
+        let Some(mut realised) = realise(spec, node, letter) else {
+            continue;
+        };
+        realised.memory.counters = match letter.val {
+            Some(val) => abs.ranges(val).iter().map(|r| r.0).collect(),
+            None => vec![0; spec.counters.len()],
+        };
+        let (after, fired, _) = Stepper::Machine(machine).step(&realised, letter, graph.role);
+        let to = &graph.nodes[step.to];
+        if after.state != to.state || after.since_arm != to.since_arm || fired != step.fired {
+            let mut expected = after.clone();
+            expected.state = to.state;
+            expected.since_arm = to.since_arm;
+            out.push(Mismatch {
+                from: step.from,
+                letter: step.letter,
+                machine: (after, fired),
+                reference: (expected, graph.steps[si].fired.clone()),
+            });
+        }
+    }
+    out
+}

@@ -102,7 +102,15 @@ pub fn explore_all(
     if spec.counters.is_empty() {
         return Err(too_large);
     }
-    explore_abstract(spec).ok_or(too_large)
+    let mut explored = explore_abstract(spec).ok_or(too_large)?;
+    // A compiled machine beside the interpreter: checked on every abstract step with the
+    // counters at a value of the step's valuation.
+    if let (Some(_), Some(abs)) = (reference, &explored.abstraction) {
+        for g in &mut explored.graphs {
+            g.mismatches = explorer::representative_mismatches(spec, abs, machine, g);
+        }
+    }
+    Ok(explored)
 }
 
 /// The graphs of `spec` with its counters abstracted; `None` when even that is beyond the
@@ -148,7 +156,7 @@ pub fn check(
         Some(abs) => explorer::Stepper::Abstract(interp, abs),
         None => explorer::Stepper::Machine(machine),
     };
-    let compared = reference.is_some() && explored.abstraction.is_none();
+    let compared = reference.is_some();
     let debouncers = debounce::explore(spec, machine);
     let mut invariants = vec![
         builtin::machine_consistent(spec, graphs, compared),
