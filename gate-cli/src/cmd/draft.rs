@@ -143,10 +143,12 @@ mod tests {
 [machine]
 name = "mine"
 initial = "idle"
+kinds = ["k"]
 
 [[tier]]
 name = "low"
-mode = "allow"
+mode = "gate"
+max_actions = 10
 
 [[state]]
 name = "idle"
