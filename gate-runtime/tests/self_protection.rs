@@ -294,7 +294,7 @@ fn a_draft_policy_s_files_are_gate_s_own() {
             .verdict
     };
     let plain = Engine::new(spec, compiled.machine);
-    let guarded = Engine::new(spec, compiled.machine).with_gate_paths(&[draft.clone()]);
+    let guarded = Engine::new(spec, compiled.machine).with_gate_paths(std::slice::from_ref(&draft));
     for (tool, target) in &changes {
         assert!(
             !matches!(answer(&plain, tool, target), Verdict::Deny { .. }),
