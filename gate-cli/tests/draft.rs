@@ -232,6 +232,22 @@ fn a_draft_answers_the_hook_marked_as_a_draft() {
                 .any(|r| r["spec"] == "default" && r["kind"] == "event"),
             "{rows:#?}"
         );
+        // The user approves the draft's ask as any other; the retry runs, still marked.
+        let id = shown
+            .split("gate approve ")
+            .nth(1)
+            .and_then(|rest| rest.split('`').next())
+            .unwrap_or_else(|| panic!("an approve command in {shown}"))
+            .to_string();
+        let out = w.gate(&["approve", &id], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let retried = answer(&hook(&w, case, Some(&w.draft), &probe), case.runtime);
+        assert!(!blocks(&retried), "{}: {retried:?}", case.runtime);
+        assert!(
+            retried.is_none_or(|a| a.to_string().contains(MARKER)),
+            "{}: the draft's guidance is marked",
+            case.runtime
+        );
         // A relative path is the same draft (made absolute against the working directory).
         let relative = answer(
             &hook(&w, case, Some(Path::new("specs/mine.toml")), &probe),
