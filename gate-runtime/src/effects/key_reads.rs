@@ -25,7 +25,9 @@ fn candidates(at: &Where) -> Vec<String> {
     for g in &at.gate {
         if g.ends_with(".key") {
             out.push(g.clone());
-        } else if !g.ends_with(".db") && !g.contains(".db-") {
+        } else if !g.ends_with(".db") && !g.contains(".db-") && !g.ends_with(".toml") {
+            // A `.toml` location is a file (a policy a draft hook answers with), never a
+            // directory the key could be in.
             out.push(format!("{}/{KEY_NAME}", g.trim_end_matches('/')));
         }
     }
@@ -98,9 +100,16 @@ mod tests {
                 "/srv/gate".into(),
                 "/var/g/audit.db".into(),
                 "/var/g/audit.key".into(),
+                "/home/u/proj/specs/draft.toml".into(),
             ],
             disk: false,
         }
+    }
+
+    #[test]
+    fn a_policy_file_of_gate_s_holds_no_key() {
+        assert_eq!(key_of("/home/u/proj/specs/draft.toml", true), None);
+        assert_eq!(key_of("/home/u/proj/specs/*", true), None);
     }
 
     fn key_of(target: &str, whole: bool) -> Option<String> {

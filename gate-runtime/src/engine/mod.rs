@@ -157,6 +157,18 @@ impl<'s> Engine<'s> {
         self
     }
 
+    /// This engine, and every machine beside it, with `paths` (absolute) counted among gate's
+    /// own locations ([`Classifier::with_gate_paths`]): the files of a draft policy, which
+    /// self-protection then keeps from the agent as it keeps gate's configuration.
+    pub fn with_gate_paths(mut self, paths: &[String]) -> Engine<'s> {
+        self.classifier = self.classifier.with_gate_paths(paths);
+        self.alongside = std::mem::take(&mut self.alongside)
+            .into_iter()
+            .map(|m| m.with_gate_paths(paths))
+            .collect();
+        self
+    }
+
     /// This spec's own machine, then every machine beside it.
     pub fn machines(&self) -> impl Iterator<Item = &Engine<'s>> {
         std::iter::once(self).chain(&self.alongside)

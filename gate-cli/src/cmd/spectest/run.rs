@@ -29,14 +29,31 @@ pub struct Coverage {
     pub transitions: Vec<bool>,
     /// A template was rendered into a verdict (a fired effect or a withholding state).
     pub templates: Vec<bool>,
+    /// The same of each machine beside the spec's own (`alongside`), in the engine's order,
+    /// kept apart: an item of a machine beside is that machine's, never the spec's.
+    pub beside: Vec<Coverage>,
 }
 
 impl Coverage {
-    pub fn new(spec: &Spec) -> Coverage {
+    /// Nothing exercised yet of `spec` and of the machines `beside` it.
+    pub fn new(spec: &Spec, beside: &[&Spec]) -> Coverage {
         Coverage {
             rules: vec![false; spec.rules.len()],
             transitions: vec![false; spec.transitions.len()],
             templates: vec![false; spec.templates.len()],
+            beside: beside.iter().map(|b| Coverage::new(b, &[])).collect(),
+        }
+    }
+
+    /// Add what one evaluation exercised of the machines beside the spec's own.
+    fn add_beside(&mut self, engine: &Engine<'_>, outcome: &Outcome, phase: Phase) {
+        for ((c, a), m) in self
+            .beside
+            .iter_mut()
+            .zip(&outcome.alongside)
+            .zip(&engine.alongside)
+        {
+            c.add(m.spec, &a.outcome, phase, a.state);
         }
     }
 
@@ -65,6 +82,9 @@ impl Coverage {
 
     /// Merge another run's coverage of the same spec.
     pub fn merge(&mut self, other: &Coverage) {
+        for (a, b) in self.beside.iter_mut().zip(&other.beside) {
+            a.merge(b);
+        }
         for (a, b) in [
             (&mut self.rules, &other.rules),
             (&mut self.transitions, &other.transitions),
@@ -324,6 +344,7 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
             event.phase.unwrap_or(Phase::Other),
             state_after,
         );
+        coverage.add_beside(engine, outcome, event.phase.unwrap_or(Phase::Other));
         let tool_phase = matches!(
             event.phase,
             Some(Phase::PreTool | Phase::PostTool | Phase::PostToolFailure)
