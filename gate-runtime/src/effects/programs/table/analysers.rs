@@ -4,13 +4,19 @@
 //! process selections, mounts and devices, services and firewall rules, the shell's own
 //! state: `programs/system/`), SQL handed to a database tool, the network programs whose
 //! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`) and the forge CLIs'
-//! API calls, release assets and clones (`programs/vcs/forge.rs`). Each is reached from
+//! API calls, release assets and clones (`programs/vcs/forge.rs`), and git's subcommands
+//! whose words need reading (`programs/vcs/git/`). Each is reached from
 //! `analyser = "name"`.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
 pub(crate) use super::super::network::{
     ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
+};
+pub(crate) use super::super::vcs::git::{
+    git_alias, git_apply, git_checkout, git_checkout_index, git_clean, git_clone, git_config,
+    git_difftool, git_filter_repo, git_init, git_mv, git_options, git_push, git_rebase,
+    git_reset, git_restore, git_rm, git_run, git_stash, git_submodule, git_switch, git_worktree,
 };
 pub(crate) use super::super::vcs::forge::{
     api_call as forge_api, assets as forge_assets, clone as forge_clone,
@@ -51,6 +57,28 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "forge_api" => forge_api,
         "forge_assets" => forge_assets,
         "forge_clone" => forge_clone,
+        "git_alias" => git_alias,
+        "git_apply" => git_apply,
+        "git_checkout" => git_checkout,
+        "git_checkout_index" => git_checkout_index,
+        "git_clean" => git_clean,
+        "git_clone" => git_clone,
+        "git_config" => git_config,
+        "git_difftool" => git_difftool,
+        "git_filter_repo" => git_filter_repo,
+        "git_init" => git_init,
+        "git_mv" => git_mv,
+        "git_options" => git_options,
+        "git_push" => git_push,
+        "git_rebase" => git_rebase,
+        "git_reset" => git_reset,
+        "git_restore" => git_restore,
+        "git_rm" => git_rm,
+        "git_run" => git_run,
+        "git_stash" => git_stash,
+        "git_submodule" => git_submodule,
+        "git_switch" => git_switch,
+        "git_worktree" => git_worktree,
         _ => return None,
     })
 }

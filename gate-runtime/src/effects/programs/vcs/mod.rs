@@ -1,6 +1,6 @@
-//! Version control: git (global options, subcommands and their option grammars, aliases given
-//! with `-c`), hg, svn, jj, hub (git with GitHub's commands), and the forge CLIs' analysers
-//! (gh, glab, tea: their forms are `commands/forge.toml`).
+//! Version control: hg, svn, jj, hub (git with GitHub's commands), and the analysers git's
+//! and the forge CLIs' data reach by name (git's forms are `commands/vcs.toml`; gh, glab,
+//! tea's `commands/forge.toml`).
 //!
 //! Local history rewrites and discarded work are `history` at the repository's metadata
 //! (`vcs`), with the paths they overwrite or delete; pushes are `send` at `remote`, forced
@@ -13,7 +13,7 @@ use super::super::{Cmd, Sink};
 use gate_spec::effect::{Act, Place};
 
 pub(crate) mod forge;
-mod git;
+pub(crate) mod git;
 mod hg;
 
 pub(crate) use git::{git_stored, GitCall, GIT_VIEWERS};
@@ -41,16 +41,17 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                         out,
                     );
                 }
-                _ => git::model(cmd.args, cmd.stdin, out),
+                // The rest is git's.
+                _ => {
+                    super::table::model(
+                        &Cmd {
+                            program: "git",
+                            ..*cmd
+                        },
+                        out,
+                    );
+                }
             }
-            true
-        }
-        "git" => {
-            git::model(cmd.args, cmd.stdin, out);
-            true
-        }
-        "git-filter-repo" | "bfg" => {
-            git::rewrite_all(cmd.args, cmd.program == "bfg", out);
             true
         }
         "hg" | "chg" => {
