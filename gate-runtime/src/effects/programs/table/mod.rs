@@ -152,11 +152,16 @@ fn fits<'f, 'a>(
     }
 }
 
-/// The directory the values of option `name` lead to, each seen from the one before
-/// (`git -C a -C b`: `a/b`); empty when none is given.
+/// The directory the values of option `name` (`R|repository`: either) lead to, each seen
+/// from the one before (`git -C a -C b`: `a/b`); empty when none is given.
 fn directory(args: &Args<'_>, name: &str) -> String {
     let mut dir: Option<String> = None;
-    for v in args.values(&[name]).filter(|v| !v.is_empty()) {
+    let given = args
+        .opts
+        .iter()
+        .filter(|o| name.split('|').any(|n| n == o.name))
+        .filter_map(|o| o.value.as_deref());
+    for v in given.filter(|v| !v.is_empty()) {
         dir = Some(super::vcs::join(dir.as_deref(), v));
     }
     dir.unwrap_or_default()

@@ -62,6 +62,8 @@ pub const ANALYSERS: &[&str] = &[
     "git_submodule",
     "git_switch",
     "git_worktree",
+    "jj_config",
+    "jj_clone",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).
@@ -103,7 +105,7 @@ pub struct Program {
     /// -f c`, `docker-compose -f x.yml rm -fv`).
     pub sub: Option<Options>,
     /// The option whose values (each seen from the one before) are the directory the
-    /// command's relative targets resolve from (`git -C DIR`, `hg -R DIR`).
+    /// command's relative targets resolve from (`git -C DIR`; `R|repository`: either).
     pub dir: Option<String>,
     /// Code run on every command before its form, for global options that carry code or
     /// settings (`git -c core.pager=…`).
@@ -397,7 +399,7 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         }
     }
     if let Some(d) = &p.dir {
-        if declared(&out, None, d.get_ref()) != Some(true) {
+        if d.get_ref().split('|').any(|n| declared(&out, None, n) != Some(true)) {
             return Err((
                 Some(d.span().start),
                 format!("`dir = \"{}\"`: no option with a value of that name", d.get_ref()),

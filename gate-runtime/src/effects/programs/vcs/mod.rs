@@ -1,6 +1,6 @@
-//! Version control: hg, svn, jj, hub (git with GitHub's commands), and the analysers git's
-//! and the forge CLIs' data reach by name (git's forms are `commands/vcs.toml`; gh, glab,
-//! tea's `commands/forge.toml`).
+//! Version control: hg, svn, hub (git with GitHub's commands), and the analysers git's, jj's
+//! and the forge CLIs' data reach by name (git's and jj's forms are `commands/vcs.toml`;
+//! gh, glab, tea's `commands/forge.toml`).
 //!
 //! Local history rewrites and discarded work are `history` at the repository's metadata
 //! (`vcs`), with the paths they overwrite or delete; pushes are `send` at `remote`, forced
@@ -17,7 +17,7 @@ pub(crate) mod git;
 mod hg;
 
 pub(crate) use git::{git_stored, GitCall, GIT_VIEWERS};
-mod jj;
+pub(crate) mod jj;
 mod svn;
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
@@ -60,10 +60,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         }
         "svn" => {
             svn::model(cmd.args, out);
-            true
-        }
-        "jj" => {
-            jj::model(cmd.args, out);
             true
         }
         _ => false,
