@@ -96,7 +96,7 @@ pub(crate) fn remote_after_dashdash(
     if let Some(i) = cmd.args.iter().position(|a| a == "--") {
         let words: Vec<&str> = cmd.args[i + 1..].iter().map(|a| &**a).collect();
         if !words.is_empty() {
-            out.remote_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
+            out.container_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
         }
     }
 }
@@ -208,7 +208,7 @@ pub(crate) fn in_container(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], 
     // `args[k]` is the container, image or service; the rest is the command.
     let words: Vec<&str> = args.iter().skip(k + 1).map(|a| &**a).collect();
     if !words.is_empty() {
-        out.remote_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
+        out.container_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
     }
 }
 
