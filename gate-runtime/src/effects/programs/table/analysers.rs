@@ -13,15 +13,15 @@ use super::super::super::{Cmd, Sink};
 pub(crate) use super::super::network::{
     ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
 };
-pub(crate) use super::super::vcs::git::{
-    git_alias, git_apply, git_checkout, git_checkout_index, git_clean, git_clone, git_config,
-    git_difftool, git_filter_repo, git_init, git_mv, git_options, git_push, git_rebase,
-    git_reset, git_restore, git_rm, git_run, git_stash, git_submodule, git_switch, git_worktree,
-};
-pub(crate) use super::super::vcs::jj::{jj_clone, jj_config};
 pub(crate) use super::super::vcs::forge::{
     api_call as forge_api, assets as forge_assets, clone as forge_clone,
 };
+pub(crate) use super::super::vcs::git::{
+    git_alias, git_apply, git_checkout, git_checkout_index, git_clean, git_clone, git_config,
+    git_difftool, git_filter_repo, git_init, git_mv, git_options, git_push, git_rebase, git_reset,
+    git_restore, git_rm, git_run, git_stash, git_submodule, git_switch, git_worktree,
+};
+pub(crate) use super::super::vcs::jj::{jj_clone, jj_config};
 use gate_spec::effect::{Act, Place};
 use std::borrow::Cow;
 

@@ -85,7 +85,9 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
     match found {
         // Code the command runs elsewhere is read even under `--help`: whose option it is
         // cannot always be told, and uncertainty lowers nothing.
-        Some((f, own)) if !(inert || own.as_ref().is_some_and(self::inert)) || f.analyser.is_some() => {
+        Some((f, own))
+            if !(inert || own.as_ref().is_some_and(self::inert)) || f.analyser.is_some() =>
+        {
             let from = out.raw.len();
             let inert = inert || own.as_ref().is_some_and(self::inert);
             let (args, rest) = match &own {
@@ -140,7 +142,7 @@ fn fits<'f, 'a>(
             }
             let own = getopt::read_as(grammar, p.style, &ops[f.path.len()..]);
             let rest = &own.operands[..];
-            let fits = !(f.end && !rest.is_empty())
+            let fits = (!f.end || rest.is_empty())
                 && (f.verb.is_empty()
                     || rest
                         .iter()

@@ -399,10 +399,16 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         }
     }
     if let Some(d) = &p.dir {
-        if d.get_ref().split('|').any(|n| declared(&out, None, n) != Some(true)) {
+        if d.get_ref()
+            .split('|')
+            .any(|n| declared(&out, None, n) != Some(true))
+        {
             return Err((
                 Some(d.span().start),
-                format!("`dir = \"{}\"`: no option with a value of that name", d.get_ref()),
+                format!(
+                    "`dir = \"{}\"`: no option with a value of that name",
+                    d.get_ref()
+                ),
             ));
         }
         out.dir = Some(d.get_ref().clone());

@@ -77,6 +77,9 @@ mod tests {
         assert_eq!(effects("jj new main"), vec!["write@vcs"]);
         assert_eq!(effects("jj describe -m x"), vec!["write@vcs"]);
         assert_eq!(effects("jj frob"), vec!["exec@none"]);
-        assert!(has("jj --config ui.editor='rm -rf ~' describe", "opaque@none"));
+        assert!(has(
+            "jj --config ui.editor='rm -rf ~' describe",
+            "opaque@none"
+        ));
     }
 }

@@ -15,8 +15,8 @@ mod work;
 
 pub(crate) use entries::{
     git_alias, git_apply, git_checkout, git_checkout_index, git_clean, git_clone, git_config,
-    git_difftool, git_filter_repo, git_init, git_mv, git_options, git_push, git_rebase,
-    git_reset, git_restore, git_rm, git_run, git_stash, git_submodule, git_switch, git_worktree,
+    git_difftool, git_filter_repo, git_init, git_mv, git_options, git_push, git_rebase, git_reset,
+    git_restore, git_rm, git_run, git_stash, git_submodule, git_switch, git_worktree,
 };
 
 use config::{config_key, runs_code};
