@@ -120,7 +120,6 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
 
 /// The form `f` when `ops` is of it and its conditions hold, with the words after its path
 /// read through its own options when it has them.
-#[allow(clippy::type_complexity)]
 fn fits<'f, 'a>(
     p: &Program,
     f: &'f Form,
