@@ -679,10 +679,19 @@ fn step(
         )
         .map(|i| i as KindId)
     });
-    // `SPEC.STATE` names a state of a machine beside the spec's own.
+    // `SPEC.STATE` names a state of a machine beside the spec's own; `REGION.STATE` one of
+    // the spec's own regions (`[[region]]`), whose state names are unique in the spec.
+    let own_region = |m: &str| spec.regions.iter().any(|r| *r.name == *m);
+    let region_state = s.state.as_ref().and_then(|st| {
+        st.get_ref()
+            .split_once('.')
+            .filter(|(m, _)| own_region(m))
+            .map(|(_, n)| Spanned::new(st.span(), n.to_string()))
+    });
     let qualified = s
         .state
         .as_ref()
+        .filter(|_| region_state.is_none())
         .and_then(|st| st.get_ref().split_once('.').map(|(m, n)| (st, m, n)));
     let mut beside_state = None;
     if let Some((st, machine, name)) = qualified {
@@ -715,9 +724,9 @@ fn step(
             )),
         }
     }
-    let state = s
-        .state
+    let state = region_state
         .as_ref()
+        .or(s.state.as_ref())
         .filter(|_| qualified.is_none())
         .and_then(|st| {
             lookup(
