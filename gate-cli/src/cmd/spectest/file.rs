@@ -737,6 +737,21 @@ fn step(
             )
             .map(|i| i as StateId)
         });
+    // `REGION.STATE` must name a state of that region.
+    if let (Some(st), Some(id)) = (s.state.as_ref(), state) {
+        if let Some((region, name)) = st.get_ref().split_once('.').filter(|(m, _)| own_region(m)) {
+            let own = spec.states[id as usize].region;
+            if own.map(|r| &*spec.regions[r as usize].name) != Some(region) {
+                problems.push(problem(
+                    st.span(),
+                    format!(
+                        "region `{region}` has no state `{name}` (it is `{}`)",
+                        spec.state_label(id)
+                    ),
+                ));
+            }
+        }
+    }
     if !tool_phase {
         for (key, given) in [("rule", &s.rule), ("tier", &s.tier), ("kind", &s.kind)] {
             if let Some(v) = given {
