@@ -26,6 +26,7 @@
 mod evaluate;
 mod outcome;
 mod quiet;
+mod region_timers;
 mod roles;
 mod templates;
 mod texts;
@@ -70,6 +71,12 @@ impl ScopeState {
             && (self.machine.counters.iter())
                 .zip(&spec.counters)
                 .all(|(v, c)| *v <= c.max)
+            && self.machine.regions.len() == spec.regions.len()
+            && (self.machine.regions.iter().enumerate()).all(|(r, s)| {
+                spec.states
+                    .get(*s as usize)
+                    .is_some_and(|st| st.region == Some(r as gate_spec::ir::RegionId))
+            })
     }
 }
 

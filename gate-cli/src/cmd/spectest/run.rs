@@ -251,7 +251,8 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
     let db = dir.path().join("gate.db");
     let env = |name: &str| case.env.get(name).cloned();
     // The control state of every scope the case touched, followed from the fired transitions.
-    let mut states: HashMap<String, StateId> = HashMap::new();
+    // Per scope, every state variable's state: the machine's, then each region's.
+    let mut states: HashMap<String, Vec<StateId>> = HashMap::new();
     let result = |failure| CaseResult {
         name: case.name.clone(),
         line: case.line,
@@ -333,11 +334,15 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
         }
         let outcome = &run.outcome;
         let scope = driver::scope_key(spec.scope, &event);
-        let state = states.entry(scope).or_insert(spec.initial);
-        if let Some(&t) = outcome.fired.last() {
-            *state = spec.transitions[t as usize].to;
+        let vars = states.entry(scope).or_insert_with(|| spec.initials());
+        for &t in &outcome.fired {
+            let tr = &spec.transitions[t as usize];
+            if let Some(v) = vars.get_mut(spec.var_of(tr.from)) {
+                *v = tr.to;
+            }
         }
-        let state_after = *state;
+        let vars = vars.clone();
+        let state_after = vars[0];
         coverage.add(
             spec,
             outcome,
@@ -355,7 +360,9 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
             rule: c.rule.map(|r| spec.rules[r as usize].name.to_string()),
             tier: tool_phase.then(|| spec.tiers[c.tier as usize].name.to_string()),
             kind: tool_phase.then(|| spec.kinds[c.kind as usize].name.to_string()),
-            state: std::iter::once(spec.state_name(state_after).to_string())
+            state: vars
+                .iter()
+                .map(|s| spec.state_label(*s))
                 .chain(
                     outcome
                         .alongside
@@ -372,7 +379,7 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
             && e.rule.is_none_or(|r| c.rule == Some(r))
             && e.tier.is_none_or(|t| tool_phase && c.tier == t)
             && e.kind.is_none_or(|k| tool_phase && c.kind == k)
-            && e.state.is_none_or(|s| state_after == s)
+            && e.state.is_none_or(|s| vars.get(spec.var_of(s)) == Some(&s))
             && e.beside_state
                 .is_none_or(|(i, s)| outcome.alongside.get(i).is_some_and(|a| a.state == s));
         if !ok {
