@@ -64,8 +64,8 @@ struct Ctx<'s> {
     dir: Option<String>,
     /// `--work-tree` (or `core.worktree`): the tree that discarding commands act on.
     work_tree: Option<String>,
-    /// `--git-dir`: the metadata is elsewhere than `.git`.
-    git_dir: bool,
+    /// `--git-dir`: the metadata is elsewhere than `.git`, there.
+    git_dir: Option<String>,
     /// `-c alias.NAME=BODY`.
     aliases: Vec<(String, String)>,
 }
@@ -85,8 +85,11 @@ impl Ctx<'_> {
 
     /// `act` at the repository's metadata.
     fn vcs(&self, out: &mut Sink, act: Act) {
-        if self.git_dir {
+        if let Some(dir) = &self.git_dir {
+            // The metadata is read where `--git-dir` names it, whatever that place is (gate's
+            // own store among them): a repository there is not one to change unseen.
             out.place(act, Place::Vcs);
+            out.path(Act::Read, dir);
         } else {
             out.path(act, &self.at(".git"));
         }
@@ -144,7 +147,7 @@ pub(super) fn model(args: Words<'_, '_>, stdin: Option<&str>, out: &mut Sink) {
         match (&*o.name, v) {
             ("C", Some(d)) if !d.is_empty() => ctx.dir = Some(ctx.at(d)),
             ("work-tree", Some(w)) => ctx.work_tree = Some(ctx.at(w)),
-            ("git-dir", Some(_)) => ctx.git_dir = true,
+            ("git-dir", Some(d)) => ctx.git_dir = Some(ctx.at(d)),
             ("c", Some(kv)) => config_key(&mut ctx, kv, out),
             ("config-env", Some(kv)) => {
                 // `KEY=ENVVAR`: the value is not on the line.
