@@ -143,8 +143,14 @@ pub struct GitState {
     pub vault: Option<String>,
 }
 
-/// The invocations of git in `command`: each one's subcommand and the words after it.
-fn invocations(command: &str) -> Result<Vec<(Option<&str>, Vec<&str>)>, String> {
+/// One invocation of git: its subcommand and the words after it.
+type Invocation<'a> = (Option<&'a str>, Vec<&'a str>);
+
+/// Refs and what they point at: (ref name, object) each.
+pub(super) type Refs = Vec<(String, String)>;
+
+/// The invocations of git in `command`.
+fn invocations(command: &str) -> Result<Vec<Invocation<'_>>, String> {
     if command.contains("$(") || command.contains('`') || command.contains('\n') {
         return Err("the git command is built at run time".to_string());
     }
@@ -300,12 +306,7 @@ pub fn capture(repo: &str, scope: Scope, deadline: Instant) -> Result<GitState, 
 const UNRECORDED: &[&str] = &["refs/gate-backup/", "refs/gate-undo/", "refs/stash"];
 
 /// The branches, and with [`Scope::All`] every other recorded ref: (name, object) each.
-#[allow(clippy::type_complexity)]
-pub(super) fn refs(
-    repo: &str,
-    scope: Scope,
-    deadline: Instant,
-) -> Result<(Vec<(String, String)>, Vec<(String, String)>), String> {
+pub(super) fn refs(repo: &str, scope: Scope, deadline: Instant) -> Result<(Refs, Refs), String> {
     let pattern = match scope {
         Scope::Branches => "refs/heads",
         Scope::All => "refs",

@@ -77,8 +77,7 @@ fn committed_ms(repo: &str, object: &str) -> Result<i64, String> {
 
 /// The refs that exist now but were not recorded (with [`Scope::All`]): those whose tip the
 /// backup holds (a rewrite's `refs/original/…`: removing them loses nothing), and the others.
-#[allow(clippy::type_complexity)]
-fn created(state: &GitState) -> Result<(Vec<String>, Vec<(String, String)>), String> {
+fn created(state: &GitState) -> Result<(Vec<String>, git::Refs), String> {
     let (branches, others) = git::refs(&state.repo, Scope::All, unhurried())?;
     let recorded: BTreeSet<&str> = state
         .branches

@@ -755,6 +755,23 @@ mod tests {
         none("git -c core.pager=cat log");
     }
     #[test]
+    fn a_repository_named_by_git_dir_is_read_where_it_is() {
+        let vault = "~/.local/state/gate/gate.backups/git/k.git";
+        for line in [
+            format!("git --git-dir={vault} update-ref -d refs/backups/b1/HEAD"),
+            format!("git --git-dir {vault} gc --prune=now"),
+            format!(
+                "git -C ~ --git-dir=.local/state/gate/gate.backups/git/k.git reflog expire --all"
+            ),
+        ] {
+            assert!(has(&line, "read@gate"), "{line}: {:?}", effects(&line));
+            assert!(has(&line, "history@vcs"), "{line}: {:?}", effects(&line));
+        }
+        assert!(!has("git --git-dir=../other/.git commit -m x", "read@gate"));
+        none("git --git-dir=.claude log");
+    }
+
+    #[test]
     fn metadata_writes_are_writes_at_vcs() {
         for line in [
             "git add -A",
