@@ -108,9 +108,11 @@ impl Protector for BackupStore {
         if class.truncated {
             return Err("the command was too long to read whole".to_string());
         }
+        // What to keep is read first (nothing is written for an action that cannot be kept).
+        let planned = plan_with_git(event, class, self.deadline)?;
         let id = new_id();
-        // The backup's directory is made first: from then on its vault refs are not taken for
-        // a pruned backup's.
+        // The backup's directory is made before anything is kept: from then on its vault refs
+        // are not taken for a pruned backup's.
         let dir = self.dir.join(&id);
         crate::store::paths::ensure_dir(&self.dir)
             .and_then(|()| fs::create_dir(&dir))
@@ -120,23 +122,26 @@ impl Protector for BackupStore {
                     self.dir.display()
                 )
             })?;
-        self.make(event, class, now_ms, id, &dir).inspect_err(|_| {
-            let _ = copy::remove(&dir);
-        })
+        self.make(event, class, planned, now_ms, id, &dir)
+            .inspect_err(|_| {
+                let _ = copy::remove(&dir);
+            })
     }
 }
 
 impl BackupStore {
-    /// Makes backup `id` in its directory `dir` (just created).
+    /// Makes backup `id` of the locations and repositories `planned` in its directory `dir`
+    /// (just created).
     fn make(
         &self,
         event: &Event,
         class: &Classification,
+        planned: (Vec<String>, Vec<GitState>),
         now_ms: i64,
         id: String,
         dir: &Path,
     ) -> Result<Backup, String> {
-        let (paths, mut repos) = plan_with_git(event, class, self.deadline)?;
+        let (paths, mut repos) = planned;
         let budget = Budget {
             max_bytes: self.max_action_bytes,
             max_files: self.max_action_files,

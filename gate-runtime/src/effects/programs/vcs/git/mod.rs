@@ -760,9 +760,8 @@ mod tests {
         for line in [
             format!("git --git-dir={vault} update-ref -d refs/backups/b1/HEAD"),
             format!("git --git-dir {vault} gc --prune=now"),
-            format!(
-                "git -C ~ --git-dir=.local/state/gate/gate.backups/git/k.git reflog expire --all"
-            ),
+            "git -C ~ --git-dir=.local/state/gate/gate.backups/git/k.git reflog expire --all"
+                .to_string(),
         ] {
             assert!(has(&line, "read@gate"), "{line}: {:?}", effects(&line));
             assert!(has(&line, "history@vcs"), "{line}: {:?}", effects(&line));
