@@ -990,3 +990,42 @@ fn pruning_one_backup_keeps_the_commits_of_another_in_the_same_vault() {
     ok(&p.gate(&["undo", &id], &[], b""));
     assert_eq!(git_state(&dir), before);
 }
+
+/// Makes backup `id`'s manifest one of an older gate: its git commits not in a vault.
+fn as_older_backup(p: &Project, id: &str) {
+    let path =
+        p.db.with_file_name("gate.backups")
+            .join(id)
+            .join("manifest.json");
+    let mut m: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    for g in m["git"].as_array_mut().unwrap() {
+        g.as_object_mut().unwrap().remove("vault");
+    }
+    fs::write(&path, serde_json::to_vec(&m).unwrap()).unwrap();
+}
+
+#[test]
+fn an_older_backup_kept_in_the_repository_is_restored_while_its_commits_are_there() {
+    let p = Project::new();
+    let dir = repo(&p);
+    let before = git_state(&dir);
+    let id = backup_id(&hook(&p, "git branch -D feature"));
+    git(&dir, &["branch", "-D", "feature"]);
+    as_older_backup(&p, &id);
+    ok(&p.gate(&["undo", &id], &[], b""));
+    assert_eq!(git_state(&dir), before);
+    // Its commits gone from the repository, it says so and changes nothing.
+    let feature = git(&dir, &["rev-parse", "feature"]);
+    let id = backup_id(&hook(&p, "git branch -D feature"));
+    git(&dir, &["branch", "-D", "feature"]);
+    as_older_backup(&p, &id);
+    vandalize(&dir);
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("older gate") && err.contains(&feature),
+        "{err}"
+    );
+    assert!(!git(&dir, &["branch"]).contains("feature"));
+}
