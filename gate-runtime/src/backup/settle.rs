@@ -68,6 +68,39 @@ pub fn settle(store: &Path, call: &str, deadline: Instant) -> io::Result<Option<
     Ok(Some(manifest.id))
 }
 
+/// Removes the notes of tool calls that never ended (the user declined the call, the runtime
+/// has no post-tool event) whose backup is no longer in the store (`live`: the backup
+/// directories there) or, with `older_than_ms`, that are older than that; returns the ids
+/// they named.
+pub fn prune(
+    store: &Path,
+    live: &std::collections::BTreeSet<String>,
+    now_ms: i64,
+    older_than_ms: Option<i64>,
+) -> io::Result<Vec<String>> {
+    let Ok(read) = fs::read_dir(store.join(PENDING)) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in read {
+        let path = entry?.path();
+        let id = fs::read_to_string(&path).unwrap_or_default();
+        let id = id.trim();
+        let modified = fs::metadata(&path)?
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |t| t.as_millis() as i64);
+        let old = older_than_ms.is_some_and(|age| now_ms - modified > age);
+        if old || !live.contains(id) {
+            fs::remove_file(&path)?;
+            out.push(id.to_string());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// The state of `m`'s locations now; none where the walk passed `deadline`.
 fn state_of(m: &Manifest, deadline: Instant) -> io::Result<Option<State>> {
     let mut state = State::new();

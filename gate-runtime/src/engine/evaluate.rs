@@ -493,10 +493,11 @@ impl<'s> Engine<'s> {
         // Mode `reversible`: an action the tier would withhold is made recoverable first
         // (never one gate denies whatever the spec says); the grant is not minted for it.
         // An action the tier lets through that loses files (a delete, an overwrite, a move, a
-        // permissions change) is backed up too: the always-on backup of seed L15b.
+        // permissions change, a rebase's rewrite of the refs) is backed up too: the always-on
+        // backup of seed L15b.
         let protected = if mode == Mode::Reversible
             && phase == Phase::PreTool
-            && (block.is_some() || crate::backup::loses(&class.effects))
+            && (block.is_some() || crate::backup::backs_up(&class.effects, event.target.as_deref()))
             && crate::effects::self_protection(&class.effects).is_none()
             && crate::effects::catastrophic(&class.effects).is_none()
         {

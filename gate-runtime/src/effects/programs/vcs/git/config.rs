@@ -163,7 +163,7 @@ pub(super) fn config(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
         "/etc/gitconfig".to_string()
     } else if let Some(f) = a.value("f").or(a.value("file")) {
         ctx.at(f)
-    } else if ctx.git_dir {
+    } else if ctx.git_dir.is_some() {
         String::new()
     } else {
         ctx.at(".git/config")

@@ -24,7 +24,7 @@ fn globals<'c>(cmd: &Cmd<'c, '_>, out: &mut Sink) -> Ctx<'c> {
         match (&*o.name, o.value.as_deref()) {
             ("C", Some(d)) if !d.is_empty() => ctx.dir = Some(ctx.at(d)),
             ("work-tree", Some(w)) => ctx.work_tree = Some(ctx.at(w)),
-            ("git-dir", Some(_)) => ctx.git_dir = true,
+            ("git-dir", Some(d)) => ctx.git_dir = Some(ctx.at(d)),
             ("c", Some(kv)) => config_key(&mut ctx, kv, out),
             ("config-env", Some(kv)) => {
                 // `KEY=ENVVAR`: the value is not on the line.

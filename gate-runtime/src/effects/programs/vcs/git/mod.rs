@@ -71,8 +71,8 @@ struct Ctx<'s> {
     dir: Option<String>,
     /// `--work-tree` (or `core.worktree`): the tree that discarding commands act on.
     work_tree: Option<String>,
-    /// `--git-dir`: the metadata is elsewhere than `.git`.
-    git_dir: bool,
+    /// `--git-dir`: the metadata is elsewhere than `.git`, there.
+    git_dir: Option<String>,
     /// `-c alias.NAME=BODY`.
     aliases: Vec<(String, String)>,
 }
@@ -92,8 +92,11 @@ impl Ctx<'_> {
 
     /// `act` at the repository's metadata.
     fn vcs(&self, out: &mut Sink, act: Act) {
-        if self.git_dir {
+        if let Some(dir) = &self.git_dir {
+            // The metadata is read where `--git-dir` names it, whatever that place is (gate's
+            // own store among them): a repository there is not one to change unseen.
             out.place(act, Place::Vcs);
+            out.path(Act::Read, dir);
         } else {
             out.path(act, &self.at(".git"));
         }
@@ -274,6 +277,22 @@ mod tests {
         none("git -c color.ui=always log");
         none("git -c core.pager=cat log");
     }
+    #[test]
+    fn a_repository_named_by_git_dir_is_read_where_it_is() {
+        let vault = "~/.local/state/gate/gate.backups/git/k.git";
+        for line in [
+            format!("git --git-dir={vault} update-ref -d refs/backups/b1/HEAD"),
+            format!("git --git-dir {vault} gc --prune=now"),
+            "git -C ~ --git-dir=.local/state/gate/gate.backups/git/k.git reflog expire --all"
+                .to_string(),
+        ] {
+            assert!(has(&line, "read@gate"), "{line}: {:?}", effects(&line));
+            assert!(has(&line, "history@vcs"), "{line}: {:?}", effects(&line));
+        }
+        assert!(!has("git --git-dir=../other/.git commit -m x", "read@gate"));
+        none("git --git-dir=.claude log");
+    }
+
     #[test]
     fn metadata_writes_are_writes_at_vcs() {
         for line in [
