@@ -808,6 +808,36 @@ fn the_directors_rebase_is_backed_up_runs_and_is_undone_exactly() {
     assert!(!answer.to_string().contains("gate undo"), "{answer}");
 }
 
+#[test]
+fn a_commit_on_a_rebased_branch_right_after_the_rebase_is_newer_work() {
+    let p = Project::new();
+    let dir = diverged(&p);
+    let before = git_state(&dir);
+    let id = backup_id(&call(&p, "PreToolUse", "git rebase main", "toolu_r1"));
+    git(&dir, &["rebase", "-q", "main"]);
+    call(&p, "PostToolUse", "git rebase main", "toolu_r1");
+    // A commit on the rebased branch within the same minute: only the refs the rebase left
+    // tell it from the rebase's own rewritten commits.
+    fs::write(dir.join("h.txt"), b"newer work\n").unwrap();
+    git(&dir, &["add", "h.txt"]);
+    git(&dir, &["commit", "-q", "-m", "newer"]);
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("moved on") && err.contains("feature2"),
+        "{err}"
+    );
+    ok(&p.gate(&["undo", &id, "--force"], &[], b""));
+    assert_eq!(git_state(&dir), before);
+    // Untouched since the rebase's call ended: undone without --force.
+    let id = backup_id(&call(&p, "PreToolUse", "git rebase main", "toolu_r2"));
+    git(&dir, &["rebase", "-q", "main"]);
+    call(&p, "PostToolUse", "git rebase main", "toolu_r2");
+    ok(&p.gate(&["undo", &id], &[], b""));
+    assert_eq!(git_state(&dir), before);
+}
+
 /// Every ref of the repository, HEAD, the stash, its remotes' configuration and its files.
 fn whole_state(dir: &Path) -> (Tree, String, String) {
     let (files, _, head) = git_state(dir);

@@ -6,7 +6,7 @@
 
 use super::git::{self, GitState, Scope};
 use super::{run, vault};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -24,11 +24,17 @@ fn git(dir: &str, args: &[&str]) -> Result<String, String> {
 const UNDER_WAY: &[&str] = &["rebase-merge", "rebase-apply"];
 
 /// What in `state`'s repository moved on since the backup made at `created_ms`: recorded
-/// refs with commits the saved tip does not hold (after an action that rewrites commits, only
-/// those committed more than `settle_ms` after the backup: the rewritten ones are the
-/// action's), stash entries made since, refs created since with a commit the backup does not
-/// hold (where it recorded every ref), a rebase under way.
-pub fn moved_on(state: &GitState, created_ms: i64, settle_ms: i64) -> Result<Vec<String>, String> {
+/// refs with commits the saved tip does not hold (after an action that rewrites commits:
+/// where the refs it left were recorded when its call ended (`after`), a ref no longer where
+/// it left it; else only commits made more than `settle_ms` after the backup, the rewritten
+/// ones being the action's), stash entries made since, refs created since with a commit the
+/// backup does not hold (where it recorded every ref), a rebase under way.
+pub fn moved_on(
+    state: &GitState,
+    created_ms: i64,
+    settle_ms: i64,
+    after: Option<&BTreeMap<String, String>>,
+) -> Result<Vec<String>, String> {
     let repo = state.repo.as_str();
     let mut out = Vec::new();
     for (name, saved) in state.branches.iter().chain(&state.others) {
@@ -39,8 +45,14 @@ pub fn moved_on(state: &GitState, created_ms: i64, settle_ms: i64) -> Result<Vec
         if now == saved || git(repo, &["merge-base", "--is-ancestor", now, saved]).is_ok() {
             continue;
         }
-        if state.rewrite && committed_ms(repo, now)? <= created_ms.saturating_add(settle_ms) {
-            continue;
+        if state.rewrite {
+            let unchanged = match after {
+                Some(refs) => refs.get(name).is_some_and(|left| left == now),
+                None => committed_ms(repo, now)? <= created_ms.saturating_add(settle_ms),
+            };
+            if unchanged {
+                continue;
+            }
         }
         out.push(format!("{repo} ({name} is at {now})"));
     }

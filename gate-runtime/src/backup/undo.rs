@@ -95,9 +95,11 @@ fn check_and_restore(entry: &Entry, store: &Path, force: bool) -> Result<Undone,
                 newer
             }
         };
+        let refs_after = super::settle::refs_after(entry).map_err(UndoError::Io)?;
         for state in &m.git {
+            let after = refs_after.as_ref().and_then(|r| r.get(&state.repo));
             newer.extend(
-                git_undo::moved_on(state, m.created_ms, SETTLE_MS)
+                git_undo::moved_on(state, m.created_ms, SETTLE_MS, after)
                     .map_err(|e| UndoError::Io(std::io::Error::other(e)))?
                     .into_iter()
                     .map(PathBuf::from),
