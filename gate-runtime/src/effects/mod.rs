@@ -201,12 +201,22 @@ pub(crate) enum RawTarget {
     /// effect (of its act) only at one of gate's locations, and only when nothing the model
     /// understood acts on the same text (`open('.claude/settings.json').read()` is a read).
     Mention(String),
+    /// A file or directory code is loaded from (`git -c core.hooksPath=DIR`): `opaque` at its
+    /// place where that place is foreign (`code_options::foreign`: a temporary directory, a
+    /// path outside the project), nothing elsewhere.
+    Loads(String),
 }
 
 impl Sink {
     /// `act` on the path `target` as written.
     pub(crate) fn path(&mut self, act: Act, target: &str) {
         self.raw.push((act, RawTarget::Path(target.to_string())));
+    }
+
+    /// Code loaded from the path `from` ([`RawTarget::Loads`]).
+    pub(crate) fn loads(&mut self, from: &str) {
+        self.raw
+            .push((Act::Opaque, RawTarget::Loads(from.to_string())));
     }
 
     /// `act` at a place with no path (`remote`, `none`, `unknown`).

@@ -1715,6 +1715,16 @@ fn flush_one(
             place: *place,
             target: name.clone(),
         }),
+        RawTarget::Loads(text) => {
+            let (place, resolved) = places::place_in(text, cwd, oldpwd, at);
+            if super::code_options::foreign(place, false) {
+                out.push(Effect {
+                    act,
+                    place,
+                    target: resolved,
+                });
+            }
+        }
         RawTarget::Mention(text) => {
             // A string in code the model cannot follow that names a path: only gate's own
             // files count, and only when no effect of the command already names the path.

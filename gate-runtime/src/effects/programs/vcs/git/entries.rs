@@ -24,7 +24,11 @@ fn globals<'c>(cmd: &Cmd<'c, '_>, out: &mut Sink) -> Ctx<'c> {
         match (&*o.name, o.value.as_deref()) {
             ("C", Some(d)) if !d.is_empty() => ctx.dir = Some(ctx.at(d)),
             ("work-tree", Some(w)) => ctx.work_tree = Some(ctx.at(w)),
-            ("git-dir", Some(d)) => ctx.git_dir = Some(ctx.at(d)),
+            ("git-dir", Some(d)) => {
+                // The metadata is read where it is named (gate's own store among the places).
+                ctx.git_dir = Some(ctx.at(d));
+                out.path(Act::Read, &ctx.at(d));
+            }
             ("c", Some(kv)) => config_key(&mut ctx, kv, out),
             ("config-env", Some(kv)) => {
                 // `KEY=ENVVAR`: the value is not on the line.
@@ -33,7 +37,10 @@ fn globals<'c>(cmd: &Cmd<'c, '_>, out: &mut Sink) -> Ctx<'c> {
                     out.opaque(kv);
                 }
             }
-            ("exec-path", Some(p)) => out.opaque(p),
+            ("exec-path", Some(p)) => {
+                out.opaque(p);
+                out.loads(&ctx.at(p));
+            }
             _ => {}
         }
     }

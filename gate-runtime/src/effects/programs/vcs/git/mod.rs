@@ -290,7 +290,8 @@ mod tests {
             assert!(has(&line, "history@vcs"), "{line}: {:?}", effects(&line));
         }
         assert!(!has("git --git-dir=../other/.git commit -m x", "read@gate"));
-        none("git --git-dir=.claude log");
+        // Reading a repository kept in gate's hook settings is a read there, nothing more.
+        assert_eq!(effects("git --git-dir=.claude log"), vec!["read@gate"]);
     }
 
     #[test]
