@@ -5,13 +5,17 @@
 //! state: `programs/system/`), SQL handed to a database tool, the network programs whose
 //! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`) and the forge CLIs'
 //! API calls, release assets and clones (`programs/vcs/forge.rs`), and git's subcommands
-//! whose words need reading (`programs/vcs/git/`). Each is reached from
-//! `analyser = "name"`.
+//! whose words need reading (`programs/vcs/git/`), and the package managers' scripts,
+//! runners, configured sources and installs of gate (`programs/packages.rs`). Each is
+//! reached from `analyser = "name"`.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
 pub(crate) use super::super::network::{
     ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
+};
+pub(crate) use super::super::packages::{
+    cargo_gate, node_install, node_run, node_script, package_config, runner,
 };
 pub(crate) use super::super::vcs::forge::{
     api_call as forge_api, assets as forge_assets, clone as forge_clone,
@@ -82,6 +86,12 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "git_worktree" => git_worktree,
         "jj_config" => jj_config,
         "jj_clone" => jj_clone,
+        "node_run" => node_run,
+        "node_script" => node_script,
+        "node_install" => node_install,
+        "runner" => runner,
+        "package_config" => package_config,
+        "cargo_gate" => cargo_gate,
         _ => return None,
     })
 }

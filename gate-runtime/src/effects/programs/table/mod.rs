@@ -42,10 +42,11 @@ pub(crate) fn lists_every(cmd: &Cmd<'_, '_>) -> bool {
             .is_some_and(|(f, _)| f.lists)
 }
 
-/// The operands with the program's leading words that are no part of the path skipped.
+/// The operands with the program's leading words that are no part of the path skipped
+/// (each a word or a pattern: `+*` for cargo's `+nightly`).
 fn skipped<'o, 'a>(p: &Program, mut ops: &'o [Cow<'a, str>]) -> &'o [Cow<'a, str>] {
     while let Some(first) = ops.first() {
-        if !p.skip.contains(&&**first) {
+        if !p.skip.iter().any(|s| one_word_is(s, first)) {
             break;
         }
         ops = &ops[1..];

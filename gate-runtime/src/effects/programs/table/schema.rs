@@ -64,6 +64,12 @@ pub const ANALYSERS: &[&str] = &[
     "git_worktree",
     "jj_config",
     "jj_clone",
+    "node_run",
+    "node_script",
+    "node_install",
+    "runner",
+    "package_config",
+    "cargo_gate",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).
