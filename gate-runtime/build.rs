@@ -167,6 +167,7 @@ fn conds(v: &[Cond]) -> String {
             Cond::Lacks(n) => format!("Cond::Lacks({n:?})"),
             Cond::Is(n, v) => format!("Cond::Is({n:?}, {v:?})"),
             Cond::IsNot(n, v) => format!("Cond::IsNot({n:?}, {v:?})"),
+            Cond::ValueHas(n, v) => format!("Cond::ValueHas({n:?}, {v:?})"),
             Cond::OperandHas(i, t) => format!("Cond::OperandHas({i}, {t:?})"),
             Cond::OperandLacks(i, t) => format!("Cond::OperandLacks({i}, {t:?})"),
             Cond::Every => "Cond::Every".into(),

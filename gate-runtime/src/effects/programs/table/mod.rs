@@ -274,6 +274,7 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
         Cond::Lacks(n) => !n.split('|').any(|n| args.has(n)),
         Cond::Is(n, v) => args.value(n) == Some(*v),
         Cond::IsNot(n, v) => args.has(n) && args.value(n) != Some(*v),
+        Cond::ValueHas(n, t) => args.values(&[n]).any(|v| v.contains(t)),
         Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| w.contains(t)),
         Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| w.contains(t)),
         Cond::Every => cmd.args.iter().any(|a| a == EVERY_LISTED),

@@ -56,6 +56,7 @@ pub(crate) enum Cond {
     Lacks(&'static str),
     Is(&'static str, &'static str),
     IsNot(&'static str, &'static str),
+    ValueHas(&'static str, &'static str),
     OperandHas(u8, &'static str),
     OperandLacks(u8, &'static str),
     Every,

@@ -184,6 +184,7 @@ fn cond(c: schema::Cond) -> Cond {
         schema::Cond::Lacks(n) => Cond::Lacks(text(n)),
         schema::Cond::Is(n, v) => Cond::Is(text(n), text(v)),
         schema::Cond::IsNot(n, v) => Cond::IsNot(text(n), text(v)),
+        schema::Cond::ValueHas(n, v) => Cond::ValueHas(text(n), text(v)),
         schema::Cond::OperandHas(i, t) => Cond::OperandHas(i, text(t)),
         schema::Cond::OperandLacks(i, t) => Cond::OperandLacks(i, text(t)),
         schema::Cond::Every => Cond::Every,

@@ -171,6 +171,8 @@ pub enum Cond {
     Is(String, String),
     /// It is given, with no value or another value.
     IsNot(String, String),
+    /// One of its values contains the text (`output~push=true`).
+    ValueHas(String, String),
     /// Operand N (1-based, after the path) contains the text.
     OperandHas(u8, String),
     /// Operand N is absent or does not contain the text.
@@ -638,6 +640,10 @@ fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond
         } else {
             Cond::OperandHas(n, needle.to_string())
         });
+    }
+    if let Some((name, needle)) = body.split_once('~').filter(|(n, _)| !n.contains('=')) {
+        option(p, form, name, offset)?;
+        return Ok(Cond::ValueHas(name.into(), needle.into()));
     }
     if let Some((name, value)) = body.split_once("!=") {
         option(p, form, name, offset)?;
