@@ -104,18 +104,17 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        source: {:?},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        dir: {:?},\n        before: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        source: {:?},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
         strs(&p.long),
         strs(&p.long_value),
         p.posix,
-        match &p.sub {
-            Some(o) => format!(
-                "Some(Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: false }})",
-                o.short, o.short_value, strs(&o.long), strs(&o.long_value)
-            ),
+        opt_grammar(&p.sub),
+        p.dir,
+        match &p.before {
+            Some(a) => format!("Some(analysers::{a} as Analyser)"),
             None => "None".into(),
         },
         conds(&p.inert),
@@ -136,7 +135,7 @@ fn program(out: &mut String, p: &Program) {
         };
         let _ = writeln!(
             out,
-            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, lists: {} }},",
+            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, options: {}, lists: {} }},",
             f.source,
             path.join(", "),
             f.end,
@@ -144,10 +143,21 @@ fn program(out: &mut String, p: &Program) {
             f.verb_from,
             conds(&f.when),
             effs(&f.effects),
+            opt_grammar(&f.options),
             f.lists,
         );
     }
     out.push_str("        ],\n    },\n");
+}
+
+fn opt_grammar(o: &Option<schema::Options>) -> String {
+    match o {
+        Some(o) => format!(
+            "Some(Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: false }})",
+            o.short, o.short_value, strs(&o.long), strs(&o.long_value)
+        ),
+        None => "None".into(),
+    }
 }
 
 fn conds(v: &[Cond]) -> String {
@@ -157,6 +167,7 @@ fn conds(v: &[Cond]) -> String {
             Cond::Lacks(n) => format!("Cond::Lacks({n:?})"),
             Cond::Is(n, v) => format!("Cond::Is({n:?}, {v:?})"),
             Cond::IsNot(n, v) => format!("Cond::IsNot({n:?}, {v:?})"),
+            Cond::ValueHas(n, v) => format!("Cond::ValueHas({n:?}, {v:?})"),
             Cond::OperandHas(i, t) => format!("Cond::OperandHas({i}, {t:?})"),
             Cond::OperandLacks(i, t) => format!("Cond::OperandLacks({i}, {t:?})"),
             Cond::Every => "Cond::Every".into(),

@@ -100,6 +100,7 @@ impl Inputs {
             checkpoints: &self.checkpoints[i],
             backstop,
             timeout: false,
+            region_timeouts: &[],
             rearm_secs_ok: !i.is_multiple_of(3),
             approved: i.is_multiple_of(11),
         }

@@ -1,6 +1,7 @@
 //! The director's backups timed through the real hook (mode `reversible`): a small file, a
-//! 100 MB tree, a git reset and a force push to a local bare remote, each call with a fresh gate home so every call makes a whole
-//! backup. Used by `gate-latency`.
+//! 100 MB tree, a git reset, a rebase and a force push to a local bare remote, each call with
+//! a fresh gate home so every call makes a whole backup (for git, a new vault in the store
+//! and the repository's commits fetched into it). Used by `gate-latency`.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -14,6 +15,7 @@ pub const SERIES: &[(&str, &str, Make)] = &[
     ("small file", "rm notes.txt", small_file),
     ("100 MB tree", "rm -rf big/", big_tree),
     ("git reset", "git reset --hard HEAD~1", git_repo),
+    ("git rebase", "git rebase main", topic_repo),
     ("force push", "git push --force origin main", pushed_repo),
 ];
 
@@ -64,6 +66,22 @@ fn pushed_repo(dir: &Path) -> Result<(), String> {
     git_in(dir, &["branch", "-M", "main"])?;
     git_in(dir, &["push", "-q", "origin", "main"])?;
     git_in(dir, &["commit", "-q", "--amend", "-m", "two, rewritten"])
+}
+
+/// A repository with `main` and a branch `topic` from its first commit, one commit of its
+/// own, checked out: `git rebase main` rewrites it.
+fn topic_repo(dir: &Path) -> Result<(), String> {
+    let git = |args: &[&str]| git_in(dir, args);
+    git(&["init", "-q", "-b", "main"])?;
+    std::fs::write(dir.join("a.txt"), b"one\n").map_err(|e| e.to_string())?;
+    git(&["add", "a.txt"])?;
+    git(&["commit", "-q", "-m", "one"])?;
+    std::fs::write(dir.join("a.txt"), b"two\n").map_err(|e| e.to_string())?;
+    git(&["commit", "-q", "-am", "two"])?;
+    git(&["checkout", "-q", "-b", "topic", "HEAD~1"])?;
+    std::fs::write(dir.join("t.txt"), b"topic\n").map_err(|e| e.to_string())?;
+    git(&["add", "t.txt"])?;
+    git(&["commit", "-q", "-m", "topic"])
 }
 
 fn git_repo(dir: &Path) -> Result<(), String> {

@@ -367,6 +367,11 @@ pub struct HookArgs {
     /// The runtime's event name, for payloads that do not carry it (Copilot camelCase)
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
+    /// Answer with this spec file, interpreted: a draft, tried before it is built in. Every
+    /// audit row names it (`draft:<path>#<hash>`) and every message the agent sees is marked;
+    /// a draft that does not load and check is a recorded fault, and the compiled spec answers
+    #[arg(long, value_name = "PATH")]
+    pub spec_file: Option<PathBuf>,
     /// Global flags given with the hook (spec, role, db, home).
     #[arg(skip)]
     pub global: GlobalArgs,
@@ -414,6 +419,11 @@ pub struct InitArgs {
     /// Print the resulting file and a diff; change nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Install hooks that answer with this spec file, interpreted (`gate hook --spec-file`,
+    /// with its absolute path): a draft tried before it is built in, marked as such in every
+    /// audit row and message. It must load and check now; not with --spec
+    #[arg(long, value_name = "PATH")]
+    pub spec_file: Option<PathBuf>,
     /// Also turn on the runtime's OS sandbox with gate's files and every runtime's hook
     /// settings write-protected: Claude Code's `sandbox` block (Bash then writes only in the
     /// project and asks for new hosts), Codex's permission profile `gate` in its config.toml

@@ -1,5 +1,6 @@
-//! `gate doctor`: for every runtime, whether gate is wired and can answer and whether its
-//! boundary is OS-enforced or hook-only; the database, the spec, and Codex hook trust.
+//! `gate doctor`: for every runtime, whether gate is wired and can answer (and with what policy: an
+//! unknown `--spec` or a draft in its hooks' command lines) and whether its boundary is OS-enforced
+//! or hook-only; the database, the spec, and Codex hook trust.
 
 use crate::adapters;
 use crate::cli::{Exit, GlobalArgs};
@@ -27,7 +28,48 @@ pub struct FileReport {
     /// Codex only: trust of each gate entry (`trusted`, `untrusted`, `disabled`, `unknown`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub trust: Vec<TrustReport>,
+    /// The drafts (`--spec-file`) the entries answer with, each once.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drafts: Vec<DraftReport>,
 }
+
+/// A draft spec file a runtime's hooks answer with (`gate init --spec-file`).
+#[derive(Debug, Serialize)]
+pub struct DraftReport {
+    pub path: PathBuf,
+    /// It loads, composes and checks now (else the hooks record a fault and the compiled
+    /// spec answers).
+    pub ok: bool,
+    /// Its content hash and spec name, or why it cannot answer.
+    pub detail: String,
+}
+
+/// Whether the draft at `path` can answer now, and what answers.
+fn draft_report(path: &Path) -> DraftReport {
+    match crate::cmd::draft::load(path) {
+        Ok(draft) => {
+            let spec = draft.policy.spec();
+            DraftReport {
+                path: path.to_path_buf(),
+                ok: true,
+                detail: format!(
+                    "loads and checks: hooks answer as `{}` (interpreted, not the compiled spec; {} file(s))",
+                    spec.name,
+                    draft.files.len()
+                ),
+            }
+        }
+        Err(why) => DraftReport {
+            path: path.to_path_buf(),
+            ok: false,
+            detail: format!("{why}; {DRAFT_FALLBACK}"),
+        },
+    }
+}
+
+/// What the hook does with a draft it cannot use (`cmd/hook.rs`).
+const DRAFT_FALLBACK: &str =
+    "until this is fixed, hooks answer with the compiled spec and no role, and record the fault";
 
 /// Codex trust of one hook entry.
 #[derive(Debug, Serialize)]
@@ -119,6 +161,7 @@ fn file_report(
         missing_events: Vec::new(),
         problems: Vec::new(),
         trust: Vec::new(),
+        drafts: Vec::new(),
     };
     if !report.exists {
         return report;
@@ -158,6 +201,7 @@ fn file_report(
             }
         }
     }
+    policy_flags(&entries, &mut report);
     report.problems.dedup();
     report.missing_events = adapters::event_names(runtime)
         .iter()
@@ -207,6 +251,33 @@ fn file_report(
         }
     }
     report
+}
+
+/// The policy the entries' command lines name: a `--spec` this binary does not have is a
+/// problem (the hook records a fault and the default spec answers); each `--spec-file` is a
+/// draft, reported with whether it loads and checks now.
+fn policy_flags(entries: &[FoundEntry], report: &mut FileReport) {
+    for entry in entries {
+        let flags = install::hook_flags_in(&entry.command);
+        if let Some(name) = &flags.spec {
+            if let Err(e) = cmd::compiled_spec(name) {
+                report
+                    .problems
+                    .push(format!("{}: --spec {name}: {e:#}; {FALLBACK}", entry.event));
+            }
+        }
+        if let Some(path) = &flags.spec_file {
+            if !report.drafts.iter().any(|d| d.path == *path) {
+                let draft = draft_report(path);
+                if !draft.ok {
+                    report
+                        .problems
+                        .push(format!("draft {}: {}", path.display(), draft.detail));
+                }
+                report.drafts.push(draft);
+            }
+        }
+    }
 }
 
 fn database_check(config: &Config) -> Check {
@@ -532,6 +603,17 @@ pub fn run(global: &GlobalArgs) -> Result<i32> {
                         "          missing events: {} (run `gate init {}` again)\n",
                         f.missing_events.join(", "),
                         r.runtime
+                    ));
+                }
+                for d in &f.drafts {
+                    text.push_str(&format!(
+                        "          draft {}: {}\n",
+                        d.path.display(),
+                        if d.ok {
+                            &d.detail
+                        } else {
+                            "does not load (see the problem below)"
+                        }
                     ));
                 }
                 for t in &f.trust {

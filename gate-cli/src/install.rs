@@ -172,6 +172,40 @@ pub fn gate_binary_in(command: &str) -> Option<PathBuf> {
         .then(|| PathBuf::from(program))
 }
 
+/// The policy flags of a `gate hook …` command line (what [`Request::hook_flags`] writes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HookFlags {
+    pub spec: Option<String>,
+    pub spec_file: Option<PathBuf>,
+    pub role: Option<String>,
+}
+
+/// The policy flags of `command`, a `gate hook …` command line (`--flag VALUE` or
+/// `--flag=VALUE`; the last of a repeated flag, as the hook reads them).
+pub fn hook_flags_in(command: &str) -> HookFlags {
+    let words = shell_words(command);
+    let mut flags = HookFlags::default();
+    let mut i = 0;
+    while i < words.len() {
+        let (flag, value) = match words[i].split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ if ["--spec", "--spec-file", "--role"].contains(&words[i].as_str()) => {
+                i += 1;
+                (words[i - 1].clone(), words.get(i).cloned())
+            }
+            _ => (words[i].clone(), None),
+        };
+        match flag.as_str() {
+            "--spec" => flags.spec = value,
+            "--spec-file" => flags.spec_file = value.map(PathBuf::from),
+            "--role" => flags.role = value,
+            _ => {}
+        }
+        i += 1;
+    }
+    flags
+}
+
 /// The command line gate writes for one event; `flags` (e.g. `--spec guard`) follow the
 /// runtime, where `gate hook` reads them and [`gate_binary_in`] still finds `hook` second.
 pub fn hook_command(runtime: Runtime, exe: &Path, event: &str, flags: &[String]) -> String {
@@ -451,6 +485,9 @@ pub struct Request {
     /// The spec the installed hook enforces (`--spec` written into its command line);
     /// `None`: the hook resolves it at each call (GATE_SPEC, config files, default).
     pub spec: Option<String>,
+    /// A draft the installed hook answers with instead (`--spec-file`, an absolute path,
+    /// interpreted at each call).
+    pub spec_file: Option<PathBuf>,
     /// The role the installed hook enforces as (`--role` in its command line).
     pub role: Option<String>,
     /// Also turn on Claude Code's OS sandbox over gate's locations (`--sandbox`); kept on by
@@ -464,7 +501,12 @@ impl Request {
     /// The flags written after `gate hook <runtime>`.
     pub fn hook_flags(&self) -> Vec<String> {
         let mut flags = Vec::new();
-        for (flag, value) in [("--spec", &self.spec), ("--role", &self.role)] {
+        let file = self.spec_file.as_ref().map(|p| p.display().to_string());
+        for (flag, value) in [
+            ("--spec", &self.spec),
+            ("--spec-file", &file),
+            ("--role", &self.role),
+        ] {
             if let Some(value) = value {
                 flags.push(flag.to_string());
                 flags.push(value.clone());
@@ -799,6 +841,7 @@ mod tests {
             dry_run: false,
             exe: PathBuf::from("/opt/gate tools/bin/gate"),
             spec: None,
+            spec_file: None,
             role: None,
             sandbox: false,
             protected: sandbox::Protected::default(),
@@ -1085,6 +1128,28 @@ mod tests {
             "/usr/local/bin/gate hook copilot --event preToolUse --spec guard --role 'a b'"
         );
         assert_eq!(gate_binary_in(&command), Some(exe.to_path_buf()));
+        assert_eq!(
+            hook_flags_in(&command),
+            HookFlags {
+                spec: Some("guard".into()),
+                spec_file: None,
+                role: Some("a b".into()),
+            }
+        );
+        let flags = ["--spec-file", "/p/my specs/d.toml"].map(String::from);
+        let command = hook_command(Runtime::ClaudeCode, exe, "PreToolUse", &flags);
+        assert_eq!(
+            command,
+            "/usr/local/bin/gate hook claude-code --spec-file '/p/my specs/d.toml'"
+        );
+        assert_eq!(
+            hook_flags_in(&command).spec_file,
+            Some(PathBuf::from("/p/my specs/d.toml"))
+        );
+        assert_eq!(
+            hook_flags_in("gate hook codex --spec=x").spec.as_deref(),
+            Some("x")
+        );
         assert_eq!(
             gate_binary_in("'/opt/my tools/gate' hook codex"),
             Some(PathBuf::from("/opt/my tools/gate"))

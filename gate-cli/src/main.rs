@@ -219,9 +219,27 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
     let exe = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .context("cannot find the path of the running gate binary")?;
-    // `--spec` and `--role` go into the installed hook's command line, checked now: the hook
-    // itself would only fail open on a name it does not know.
-    if !args.remove {
+    // `--spec`, `--spec-file` and `--role` go into the installed hook's command line, checked
+    // now: the hook itself would only fail open on a name it does not know or a draft that
+    // does not load.
+    let draft =
+        match &args.spec_file {
+            Some(_) if global.spec.is_some() => return Err(InputError::new(
+                "give either --spec NAME or --spec-file PATH, not both: the hook answers with one",
+            )
+            .into()),
+            Some(path) if !args.remove => {
+                let path = std::path::absolute(path)
+                    .with_context(|| format!("cannot make {} absolute", path.display()))?;
+                let policy = cmd::policy::Policy::draft(&path)?;
+                if let Some(role) = &global.role {
+                    cmd::check_role(policy.spec(), role, "flag --role")?;
+                }
+                Some((path, policy))
+            }
+            _ => None,
+        };
+    if !args.remove && draft.is_none() {
         if let Some(name) = &global.spec {
             cmd::compiled_spec(name)?;
         }
@@ -267,7 +285,17 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
                     // is the hook's fault to record later, not a reason to stop here.
                     let _ = gate_runtime::store::Store::open(&config.db.value);
                 }
-                gate_cli::sandbox::Protected::generate(&locations, &config, &exe)
+                let mut protected =
+                    gate_cli::sandbox::Protected::generate(&locations, &config, &exe);
+                // The draft's files judge the agent: kept from its commands like gate's own.
+                if let Some((_, cmd::policy::Policy::Draft { files, .. })) = &draft {
+                    for file in files.iter().filter_map(|f| std::path::absolute(f).ok()) {
+                        if !protected.deny_write.contains(&file) {
+                            protected.deny_write.push(file);
+                        }
+                    }
+                }
+                protected
             }
             Err(error) if args.sandbox => return Err(error),
             Err(_) => gate_cli::sandbox::Protected::default(),
@@ -279,6 +307,7 @@ fn install_command(args: &cli::InitArgs, global: &GlobalArgs) -> anyhow::Result<
         dry_run: args.dry_run,
         exe,
         spec: global.spec.clone(),
+        spec_file: draft.as_ref().map(|(path, _)| path.clone()),
         role: global.role.clone(),
         sandbox: args.sandbox,
         protected,
@@ -375,6 +404,8 @@ fn run_hook(args: HookArgs) -> i32 {
 
 /// Options that take a value, so that their value is not mistaken for the subcommand.
 const VALUE_FLAGS: [&str; 4] = ["--spec", "--role", "--db", "--home"];
+/// Options of `gate hook` itself that take a value.
+const HOOK_VALUE_FLAGS: [&str; 2] = ["--event", "--spec-file"];
 
 /// `gate --db PATH checkpoint --quiet`, exactly: the form in which a hook starts the
 /// background checkpoint (`cmd::hook`). It runs without building clap's command tree, which
@@ -405,7 +436,7 @@ fn lenient_hook_args(args: &[OsString]) -> Option<HookArgs> {
     let mut i = 0;
     while i < words.len() {
         let w = &words[i];
-        if VALUE_FLAGS.contains(&w.as_str()) {
+        if VALUE_FLAGS.contains(&w.as_str()) || HOOK_VALUE_FLAGS.contains(&w.as_str()) {
             i += 2;
         } else if w.starts_with('-') {
             i += 1;
@@ -433,7 +464,7 @@ fn lenient_hook_args(args: &[OsString]) -> Option<HookArgs> {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
             _ => (w.as_str(), None),
         };
-        let takes_value = flag == "--event" || VALUE_FLAGS.contains(&flag);
+        let takes_value = HOOK_VALUE_FLAGS.contains(&flag) || VALUE_FLAGS.contains(&flag);
         let value = if takes_value {
             match inline {
                 Some(v) => Some(v),
@@ -447,6 +478,7 @@ fn lenient_hook_args(args: &[OsString]) -> Option<HookArgs> {
         };
         match flag {
             "--event" => hook.event = value,
+            "--spec-file" => hook.spec_file = value.map(Into::into),
             "--spec" => hook.global.spec = value,
             "--role" => hook.global.role = value,
             "--db" => hook.global.db = value.map(Into::into),
@@ -485,6 +517,12 @@ mod tests {
         assert_eq!(h.runtime, "codex");
         assert_eq!(h.global.spec.as_deref(), Some("guard"));
         assert_eq!(h.event.as_deref(), Some("x"));
+        let h = hook(&["hook", "claude-code", "--spec-file", "/p/specs/d.toml"]).unwrap();
+        assert_eq!(h.runtime, "claude-code");
+        assert_eq!(h.spec_file, Some("/p/specs/d.toml".into()));
+        let h = hook(&["hook", "--spec-file=/p/d.toml", "codex"]).unwrap();
+        assert_eq!(h.runtime, "codex");
+        assert_eq!(h.spec_file, Some("/p/d.toml".into()));
         let h = hook(&["hook"]).unwrap();
         assert_eq!(h.runtime, "");
         assert!(hook(&["check", "hook"]).is_none());

@@ -3,7 +3,7 @@
 //! `SPEC.STATE` expectation against the machine beside; `gate verify` proves each machine;
 //! `gate hook` on the shipped `default_trust` answers with trust's deny and writes a state per
 //! machine; `gate replay` of a recorded session runs both machines, in memory and into a
-//! database alike.
+//! database alike; `gate test --coverage` reports each machine beside apart.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -171,6 +171,60 @@ fn a_draft_finds_the_specs_beside_its_file() {
         "{stdout}"
     );
     assert!(stdout.contains("forbidden_never_allowed holds for the composition"));
+}
+
+#[test]
+fn coverage_keeps_the_machines_beside_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    drafts(dir.path());
+    let tests = dir.path().join("tests");
+    std::fs::create_dir(&tests).unwrap();
+    let test_path = tests.join("own.test.toml");
+    let test = test_path.to_str().unwrap();
+    // Only `ls`: strict's rule, transition and template are not exercised.
+    std::fs::write(
+        &test_path,
+        "[[case]]\nname = \"calm\"\nsteps = [{ bash = \"ls\", state = \"strict.calm\" }]\n",
+    )
+    .unwrap();
+    let out = gate(&["test", test, "--coverage", "--json"], dir.path(), b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let own = &v["coverage"][0];
+    assert_eq!(own["rules"], serde_json::json!([0, 0]), "{own}");
+    let strict = &own["beside"][0];
+    assert_eq!(strict["spec"], "strict", "{own}");
+    assert_eq!(strict["rules"], serde_json::json!([0, 1]), "{strict}");
+    // `from = ["calm", "warned"]` is two transitions.
+    assert_eq!(strict["transitions"], serde_json::json!([0, 2]), "{strict}");
+    let missed = strict["missed"].to_string();
+    assert!(missed.contains("removals"), "{missed}");
+    assert!(missed.contains("strict.toml"), "{missed}");
+    assert!(
+        !own["missed"].to_string().contains("removals"),
+        "strict's items are not the spec's own: {own}"
+    );
+    let out = gate(&["test", test, "--coverage"], dir.path(), b"");
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("machine beside `strict`: rules 0/1, transitions 0/2, templates 0/1"),
+        "{shown}"
+    );
+    assert!(shown.contains("no case exercises rule removals"), "{shown}");
+    // A case that removes something once exercises strict's rule, template and first
+    // transition (calm → warned), not the second (warned → warned).
+    std::fs::write(
+        &test_path,
+        "[[case]]\nname = \"rm\"\nsteps = [{ bash = \"rm x\", expect = \"deny\", state = \"strict.warned\" }]\n",
+    )
+    .unwrap();
+    let out = gate(&["test", test, "--coverage"], dir.path(), b"");
+    let shown = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{shown}{}", text(&out.stderr));
+    assert!(
+        shown.contains("machine beside `strict`: rules 1/1, transitions 1/2, templates 1/1"),
+        "{shown}"
+    );
 }
 
 #[test]

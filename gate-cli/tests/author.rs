@@ -280,6 +280,96 @@ fn explain_rejects_a_state_the_spec_lacks_and_both_spec_flags() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `--state` sets a region's state too (`specs/example.toml`'s region `tests`: migrations ask
+/// unless it is `fresh`), by name or `REGION.STATE`, one per region, with did-you-mean.
+#[test]
+fn explain_starts_each_region_from_its_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = payload(dir.path(), "diesel migration run");
+    let payload = payload.to_str().unwrap();
+    let base = ["--payload", payload, "--spec", "example"];
+    let initial = explain_json(&base);
+    assert_eq!(
+        initial["decision"]["verdict"]["verdict"], "ask",
+        "{initial}"
+    );
+    assert_eq!(
+        initial["regions"],
+        serde_json::json!([{"region": "tests", "from": "stale", "to": "stale"}])
+    );
+    for given in [
+        &["--state", "fresh"][..],
+        &["--state", "tests.fresh", "--state", "window"],
+    ] {
+        let fresh = explain_json(&[&base[..], given].concat());
+        assert_eq!(fresh["decision"]["verdict"]["verdict"], "allow", "{fresh}");
+        assert_eq!(fresh["regions"][0]["from"], "fresh");
+        assert_eq!(fresh["state"]["source"], "--state");
+    }
+    let mut args = vec!["explain", "--runtime", "claude-code"];
+    args.extend_from_slice(&base);
+    let twice = gate(&[&args[..], &["--state", "fresh", "--state", "stale"]].concat());
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(text(&twice.stderr).contains("region `tests` of spec `example` is already given"));
+    let typo = gate(&[&args[..], &["--state", "tests.frsh"]].concat());
+    assert_eq!(typo.status.code(), Some(2));
+    assert!(
+        text(&typo.stderr).contains("did you mean `tests.fresh`?"),
+        "{}",
+        text(&typo.stderr)
+    );
+}
+
+/// The store keeps each region's state with the machine's, and `gate status` shows it.
+#[test]
+fn status_shows_each_regions_stored_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gate.db");
+    let db = db.to_str().unwrap();
+    let cwd = dir.path().to_str().unwrap();
+    let hook = |event: serde_json::Value| {
+        let out = common::run(
+            {
+                let mut c = common::gate_command();
+                c.args(["--db", db, "--spec", "example", "hook", "claude-code"])
+                    .env("XDG_CONFIG_HOME", "/nonexistent")
+                    .current_dir(cwd);
+                c
+            },
+            event.to_string().as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let migrate = serde_json::json!({
+        "session_id": "s1", "cwd": cwd, "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "diesel migration run"},
+    });
+    assert!(hook(migrate.clone()).contains("\"ask\""));
+    hook(serde_json::json!({
+        "session_id": "s1", "cwd": cwd, "hook_event_name": "PostToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "cargo test"},
+        "tool_response": {"exit_code": 0},
+    }));
+    // Read back from the database: the next migration is allowed.
+    assert_eq!(hook(migrate), "");
+    let status = |json: bool| {
+        let mut args = vec!["--db", db, "status"];
+        if json {
+            args.push("--json");
+        }
+        let out = gate(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        out.stdout
+    };
+    let json: serde_json::Value = serde_json::from_slice(&status(true)).unwrap();
+    assert_eq!(
+        json["scopes"][0]["machine"]["regions"],
+        serde_json::json!({"tests": "fresh"})
+    );
+    assert!(text(&status(false)).contains("regions: tests fresh"));
+}
+
 /// A database filled by a replay is read at the replay's time when `--at` says so: the
 /// scope's stored state is the starting state.
 #[test]

@@ -276,6 +276,9 @@ fn git(dir: &Path, args: &[&str]) -> String {
         .env("GIT_AUTHOR_EMAIL", "t@example.com")
         .env("GIT_COMMITTER_NAME", "t")
         .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        // An interactive rebase takes its plan as it is; filter-branch does not pause to warn.
+        .env("GIT_SEQUENCE_EDITOR", "true")
+        .env("FILTER_BRANCH_SQUELCH_WARNING", "1")
         .output()
         .expect("git");
     assert!(out.status.success(), "git {args:?}: {out:?}");
@@ -337,12 +340,66 @@ fn the_directors_git_reset_hard_is_undone_refs_and_files_exactly() {
     let answer = hook(&p, "git reset --hard HEAD~1");
     assert_eq!(decision(&answer), "allow", "{answer}");
     let id = backup_id(&answer);
+    let dropped = git(&dir, &["rev-parse", "HEAD"]);
     git(&dir, &["reset", "-q", "--hard", "HEAD~1"]);
     assert_ne!(git_state(&dir), before);
+    // The agent destroys every trace of the dropped commit in its repository (the branch that
+    // still held it included).
+    git(&dir, &["branch", "-D", "feature"]);
+    vandalize(&dir);
+    assert!(!has_object(&dir, &dropped));
     ok(&p.gate(&["undo", &id], &[], b""));
     assert_eq!(git_state(&dir), before);
-    // The commits are kept under the backup's refs.
-    assert!(git(&dir, &["for-each-ref", "refs/gate-backup"]).contains(&id));
+    // Nothing of the backup is left in the agent's repository.
+    assert_eq!(
+        git(
+            &dir,
+            &["for-each-ref", "refs/gate-backup", "refs/gate-undo"]
+        ),
+        ""
+    );
+}
+
+/// What an agent can do to a backup kept in its own repository: delete the backup refs by
+/// name and by hand, expire every reflog and prune every unreachable object.
+fn vandalize(dir: &Path) {
+    for name in git(
+        dir,
+        &["for-each-ref", "--format=%(refname)", "refs/gate-backup"],
+    )
+    .lines()
+    {
+        git(dir, &["update-ref", "-d", name]);
+    }
+    let _ = fs::remove_dir_all(dir.join(".git/refs/gate-backup"));
+    let _ = fs::remove_file(dir.join(".git/ORIG_HEAD"));
+    git(dir, &["reflog", "expire", "--expire=now", "--all"]);
+    git(dir, &["gc", "-q", "--prune=now"]);
+}
+
+/// Every ref of gate's vaults (the bare repositories of its store that keep git backups).
+fn vault_refs(p: &Project) -> String {
+    let mut out = String::new();
+    let dir = p.db.with_file_name("gate.backups/git");
+    for vault in fs::read_dir(&dir).expect("the vaults") {
+        out.push_str(&git(
+            &vault.unwrap().path(),
+            &["for-each-ref", "--format=%(refname) %(objectname)"],
+        ));
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether the repository at `dir` holds `object`.
+fn has_object(dir: &Path, object: &str) -> bool {
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["cat-file", "-e", object])
+        .status()
+        .expect("git")
+        .success()
 }
 
 #[test]
@@ -371,6 +428,10 @@ fn a_checkout_a_restore_a_deleted_branch_a_dropped_stash_and_a_clean_are_undone(
         let id = backup_id(&answer);
         git(&dir, &run);
         assert_ne!(git_state(&dir), before, "{command}");
+        if command.starts_with("git branch") || command.starts_with("git stash") {
+            // What the backup kept of the refs survives the agent's clean-up.
+            vandalize(&dir);
+        }
         ok(&p.gate(&["undo", &id], &[], b""));
         assert_eq!(git_state(&dir), before, "{command}");
     }
@@ -510,12 +571,20 @@ fn the_directors_force_push_runs_and_undo_restores_the_remote_exactly() {
         let id = backup_id(&answer);
         git(&dir, &run);
         assert_ne!(remote_refs(&bare), before, "{command}");
+        vandalize(&dir);
+        git(&bare, &["gc", "-q", "--prune=now"]);
+        if command == "git push --force origin main" {
+            // The old tip is kept in gate's store.
+            let kept = vault_refs(&p);
+            let line = format!("refs/backups/{id}/remote/origin/heads/main {old_main}");
+            assert!(kept.contains(&line), "{kept}");
+        }
         ok(&p.gate(&["undo", &id], &[], b""));
         assert_eq!(remote_refs(&bare), before, "{command}");
         assert_eq!(git(&bare, &["rev-parse", "main"]), old_main, "{command}");
     }
-    // The old tip is kept in the repository it was pushed from.
-    assert!(git(&dir, &["for-each-ref", "refs/gate-backup"]).contains("/remote/origin/heads/main"));
+    // The old tip is kept in gate's store, not in the repository it was pushed from.
+    assert_eq!(git(&dir, &["for-each-ref", "refs/gate-backup"]), "");
 }
 
 #[test]
@@ -686,4 +755,307 @@ fn the_os_sandbox_gate_init_writes_keeps_the_agent_from_reading_and_writing_back
         listed("denyWrite").iter().any(|d| store.starts_with(d)),
         "{doc}"
     );
+}
+
+/// The repository of [`repo`] with `main` one commit further (`three`), so that `feature` has
+/// diverged, and `feature2` one commit on top of `feature`, checked out.
+fn diverged(p: &Project) -> PathBuf {
+    let dir = repo(p);
+    fs::write(dir.join("m.txt"), b"three\n").unwrap();
+    git(&dir, &["add", "m.txt"]);
+    git(&dir, &["commit", "-q", "-m", "three"]);
+    git(&dir, &["checkout", "-q", "-b", "feature2", "feature"]);
+    fs::write(dir.join("g.txt"), b"more feature work\n").unwrap();
+    git(&dir, &["add", "g.txt"]);
+    git(&dir, &["commit", "-q", "-m", "feature2"]);
+    dir
+}
+
+#[test]
+fn the_directors_rebase_is_backed_up_runs_and_is_undone_exactly() {
+    let p = Project::new();
+    let dir = diverged(&p);
+    fs::write(dir.join("untracked.txt"), b"notes\n").unwrap();
+    let before = git_state(&dir);
+    let feature = git(&dir, &["rev-parse", "feature"]);
+    for (command, run) in [
+        ("git rebase main", vec!["rebase", "-q", "main"]),
+        (
+            "GIT_SEQUENCE_EDITOR=: git rebase -i main",
+            vec!["rebase", "-q", "-i", "main"],
+        ),
+        (
+            "git rebase --update-refs main",
+            vec!["rebase", "-q", "--update-refs", "main"],
+        ),
+    ] {
+        // The tier lets a rebase through; the director's is backed up all the same.
+        let answer = hook(&p, command);
+        assert_eq!(decision(&answer), "allow", "{command}: {answer}");
+        let id = backup_id(&answer);
+        git(&dir, &run);
+        assert_ne!(git_state(&dir), before, "{command}");
+        if command.contains("--update-refs") {
+            assert_ne!(git(&dir, &["rev-parse", "feature"]), feature);
+        }
+        vandalize(&dir);
+        ok(&p.gate(&["undo", &id], &[], b""));
+        assert_eq!(git_state(&dir), before, "{command}");
+        assert_eq!(git(&dir, &["rev-parse", "feature"]), feature, "{command}");
+    }
+    // A rebase already under way is continued or given up, not backed up as a new one.
+    let answer = hook(&p, "git rebase --abort");
+    assert!(!answer.to_string().contains("gate undo"), "{answer}");
+}
+
+#[test]
+fn a_commit_on_a_rebased_branch_right_after_the_rebase_is_newer_work() {
+    let p = Project::new();
+    let dir = diverged(&p);
+    let before = git_state(&dir);
+    let id = backup_id(&call(&p, "PreToolUse", "git rebase main", "toolu_r1"));
+    git(&dir, &["rebase", "-q", "main"]);
+    call(&p, "PostToolUse", "git rebase main", "toolu_r1");
+    // A commit on the rebased branch within the same minute: only the refs the rebase left
+    // tell it from the rebase's own rewritten commits.
+    fs::write(dir.join("h.txt"), b"newer work\n").unwrap();
+    git(&dir, &["add", "h.txt"]);
+    git(&dir, &["commit", "-q", "-m", "newer"]);
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("moved on") && err.contains("feature2"),
+        "{err}"
+    );
+    ok(&p.gate(&["undo", &id, "--force"], &[], b""));
+    assert_eq!(git_state(&dir), before);
+    // Untouched since the rebase's call ended: undone without --force.
+    let id = backup_id(&call(&p, "PreToolUse", "git rebase main", "toolu_r2"));
+    git(&dir, &["rebase", "-q", "main"]);
+    call(&p, "PostToolUse", "git rebase main", "toolu_r2");
+    ok(&p.gate(&["undo", &id], &[], b""));
+    assert_eq!(git_state(&dir), before);
+}
+
+/// Every ref of the repository, HEAD, the stash, its remotes' configuration and its files.
+fn whole_state(dir: &Path) -> (Tree, String, String) {
+    let (files, _, head) = git_state(dir);
+    let remotes: Vec<String> = git(dir, &["config", "--list", "--local"])
+        .lines()
+        .filter(|l| l.starts_with("remote."))
+        .map(String::from)
+        .collect();
+    let refs = git(dir, &["for-each-ref", "--format=%(refname) %(objectname)"])
+        + &git(dir, &["stash", "list", "--format=%H %gs"])
+        + &remotes.join("\n");
+    (files, refs, head)
+}
+
+/// The repository of [`repo`] with a lightweight and an annotated tag, a stash entry and
+/// `origin`, a bare remote it fetched from (`refs/remotes/origin/…`).
+fn tagged(p: &Project) -> PathBuf {
+    let dir = repo(p);
+    git(&dir, &["tag", "v1", "HEAD~1"]);
+    git(&dir, &["tag", "-a", "-m", "release", "v2", "feature"]);
+    fs::write(dir.join("a.txt"), b"stashed\n").unwrap();
+    git(&dir, &["stash", "-q"]);
+    let bare = p.project.parent().unwrap().join("remote.git");
+    git(&dir, &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    git(&dir, &["remote", "add", "origin", bare.to_str().unwrap()]);
+    git(&dir, &["push", "-q", "origin", "main", "feature"]);
+    git(&dir, &["fetch", "-q", "origin"]);
+    dir
+}
+
+#[test]
+fn the_directors_filter_branch_of_every_ref_is_undone_exactly() {
+    let p = Project::new();
+    let dir = tagged(&p);
+    let before = whole_state(&dir);
+    let command = "git filter-branch -f --index-filter 'git rm -q --cached --ignore-unmatch \
+                   f.txt' --tag-name-filter cat -- --all";
+    let answer = hook(&p, command);
+    assert_eq!(decision(&answer), "allow", "{answer}");
+    let id = backup_id(&answer);
+    git(
+        &dir,
+        &[
+            "filter-branch",
+            "-f",
+            "--index-filter",
+            "git rm -q --cached --ignore-unmatch f.txt",
+            "--tag-name-filter",
+            "cat",
+            "--",
+            "--all",
+        ],
+    );
+    assert_ne!(whole_state(&dir), before);
+    assert!(!git(&dir, &["for-each-ref", "refs/original"]).is_empty());
+    // The agent drops filter-branch's own backup too.
+    for name in git(
+        &dir,
+        &["for-each-ref", "--format=%(refname)", "refs/original"],
+    )
+    .lines()
+    {
+        git(&dir, &["update-ref", "-d", name]);
+    }
+    vandalize(&dir);
+    ok(&p.gate(&["undo", &id], &[], b""));
+    assert_eq!(whole_state(&dir), before);
+}
+
+#[test]
+fn the_directors_filter_repo_is_undone_exactly_remote_included() {
+    let available = std::process::Command::new("git")
+        .args(["filter-repo", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !available {
+        // filter-branch, above, is the same mechanism (every ref recorded); this checks
+        // filter-repo's own ways (expiring reflogs, gc, removing `origin`) where it is installed.
+        eprintln!("git filter-repo is not installed: this test checks nothing here");
+        return;
+    }
+    let p = Project::new();
+    let dir = tagged(&p);
+    let before = whole_state(&dir);
+    let answer = hook(&p, "git filter-repo --force --invert-paths --path f.txt");
+    assert_eq!(decision(&answer), "allow", "{answer}");
+    let id = backup_id(&answer);
+    git(
+        &dir,
+        &[
+            "filter-repo",
+            "--quiet",
+            "--force",
+            "--invert-paths",
+            "--path",
+            "f.txt",
+        ],
+    );
+    assert_ne!(whole_state(&dir), before);
+    assert!(
+        git(&dir, &["remote"]).is_empty(),
+        "filter-repo removes origin"
+    );
+    vandalize(&dir);
+    ok(&p.gate(&["undo", &id], &[], b""));
+    assert_eq!(whole_state(&dir), before);
+    assert!(!dir.join(".git/filter-repo").exists());
+}
+
+#[test]
+fn git_backups_are_out_of_the_agents_reach_and_pruned_with_their_notes() {
+    let p = Project::new();
+    let dir = repo(&p);
+    let store = p.db.with_file_name("gate.backups");
+    // A backup whose call never ends leaves its note.
+    let id = backup_id(&call(
+        &p,
+        "PreToolUse",
+        "git reset --hard HEAD~1",
+        "toolu_9",
+    ));
+    assert_eq!(fs::read_dir(store.join("pending")).unwrap().count(), 1);
+    let vault = fs::read_dir(store.join("git"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    for command in [
+        format!(
+            "git -C {} update-ref -d refs/backups/{id}/HEAD",
+            vault.display()
+        ),
+        format!("git --git-dir={} gc --prune=now", vault.display()),
+        format!("rm -rf {}", store.join("git").display()),
+        format!("cat {}/packed-refs", vault.display()),
+    ] {
+        assert_eq!(decision(&hook(&p, &command)), "deny", "{command}");
+    }
+    git(&dir, &["reset", "-q", "--hard", "HEAD~1"]);
+    let out = ok(&p.gate(
+        &["backups", "--prune", "--max-size", "0", "--json"],
+        &[],
+        b"",
+    ));
+    let pruned: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(pruned["removed"][0], id.as_str(), "{pruned}");
+    assert_eq!(pruned["leftovers"]["pending"][0], id.as_str(), "{pruned}");
+    assert_eq!(
+        pruned["leftovers"]["vault_backups"][0],
+        id.as_str(),
+        "{pruned}"
+    );
+    assert!(!vault.exists(), "{pruned}");
+    assert_eq!(fs::read_dir(store.join("pending")).unwrap().count(), 0);
+    let log = ok(&p.gate(&["log", "-n", "5", "--json"], &[], b""));
+    assert!(log.contains("vault_backups"), "{log}");
+}
+
+#[test]
+fn pruning_one_backup_keeps_the_commits_of_another_in_the_same_vault() {
+    let p = Project::new();
+    let dir = repo(&p);
+    let before = git_state(&dir);
+    let old = backup_id(&hook(&p, "git branch -D feature"));
+    git(&dir, &["branch", "-D", "feature"]);
+    ok(&p.gate(&["undo", &old], &[], b""));
+    // The second backup is made later; the first is older than the age pruned.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let id = backup_id(&hook(&p, "git branch -D feature"));
+    git(&dir, &["branch", "-D", "feature"]);
+    let out = ok(&p.gate(
+        &["backups", "--prune", "--older-than", "1s", "--json"],
+        &[],
+        b"",
+    ));
+    let pruned: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(pruned["removed"], serde_json::json!([old]), "{pruned}");
+    vandalize(&dir);
+    ok(&p.gate(&["undo", &id], &[], b""));
+    assert_eq!(git_state(&dir), before);
+}
+
+/// Makes backup `id`'s manifest one of an older gate: its git commits not in a vault.
+fn as_older_backup(p: &Project, id: &str) {
+    let path =
+        p.db.with_file_name("gate.backups")
+            .join(id)
+            .join("manifest.json");
+    let mut m: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    for g in m["git"].as_array_mut().unwrap() {
+        g.as_object_mut().unwrap().remove("vault");
+    }
+    fs::write(&path, serde_json::to_vec(&m).unwrap()).unwrap();
+}
+
+#[test]
+fn an_older_backup_kept_in_the_repository_is_restored_while_its_commits_are_there() {
+    let p = Project::new();
+    let dir = repo(&p);
+    let before = git_state(&dir);
+    let id = backup_id(&hook(&p, "git branch -D feature"));
+    git(&dir, &["branch", "-D", "feature"]);
+    as_older_backup(&p, &id);
+    ok(&p.gate(&["undo", &id], &[], b""));
+    assert_eq!(git_state(&dir), before);
+    // Its commits gone from the repository, it says so and changes nothing.
+    let feature = git(&dir, &["rev-parse", "feature"]);
+    let id = backup_id(&hook(&p, "git branch -D feature"));
+    git(&dir, &["branch", "-D", "feature"]);
+    as_older_backup(&p, &id);
+    vandalize(&dir);
+    let out = p.gate(&["undo", &id], &[], b"");
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("older gate") && err.contains(&feature),
+        "{err}"
+    );
+    assert!(!git(&dir, &["branch"]).contains("feature"));
 }

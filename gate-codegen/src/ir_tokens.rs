@@ -19,8 +19,8 @@ use gate_spec::invariant::{Answer, Claim, Invariant, When};
 use gate_spec::ir::{
     Act, ActionClass, Backstop, Baseline, Block, Checkpoint, Counter, CounterGuard, Effect,
     FailPolicy, Family, Guard, List, Mode, Named, Pattern, Phase, Place, Profile, Quiet, Rearm,
-    Role, Rule, Scope, Signal, Span, Spec, State, StatusFilter, Telemetry, Template, TemplatePart,
-    TemplateVar, Text, Tier, Transition, Trigger, Withhold,
+    Region, Role, Rule, Scope, Signal, Span, Spec, State, StatusFilter, Telemetry, Template,
+    TemplatePart, TemplateVar, Text, Tier, Transition, Trigger, Withhold,
 };
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -265,11 +265,13 @@ impl Emit for Spec {
             templates,
             roles,
             counters,
+            regions,
             profiles,
             invariants,
             alongside,
         } = self;
         let counters = counters.emit(cx);
+        let regions = regions.emit(cx);
         let profiles = profiles.emit(cx);
         let alongside = alongside.emit(cx);
         let (name, description, hash) = (name.emit(cx), description.emit(cx), hash.emit(cx));
@@ -301,6 +303,7 @@ impl Emit for Spec {
             templates: #templates,
             roles: #roles,
             counters: #counters,
+            regions: #regions,
             profiles: #profiles,
             invariants: #invariants,
             alongside: #alongside,
@@ -653,7 +656,9 @@ impl Emit for State {
             timeout_secs,
             restart,
             group,
+            region,
         } = self;
+        let region = region.emit(cx);
         let (name, span, window, withhold, timeout_secs, restart, group) = (
             name.emit(cx),
             span.emit(cx),
@@ -663,7 +668,7 @@ impl Emit for State {
             restart.emit(cx),
             group.emit(cx),
         );
-        quote!(ir::State { name: #name, span: #span, window: #window, withhold: #withhold, timeout_secs: #timeout_secs, restart: #restart, group: #group })
+        quote!(ir::State { name: #name, span: #span, window: #window, withhold: #withhold, timeout_secs: #timeout_secs, restart: #restart, group: #group, region: #region })
     }
 }
 
@@ -779,11 +784,13 @@ impl Emit for Guard {
             roles,
             rearm,
             counters,
+            states,
             span,
         } = self;
         let (tier, kinds, roles) = (tier.emit(cx), kinds.emit(cx), roles.emit(cx));
         let (rearm, counters, span) = (rearm.emit(cx), counters.emit(cx), span.emit(cx));
-        quote!(ir::Guard { tier: #tier, kinds: #kinds, roles: #roles, rearm: #rearm, counters: #counters, span: #span })
+        let states = states.emit(cx);
+        quote!(ir::Guard { tier: #tier, kinds: #kinds, roles: #roles, rearm: #rearm, counters: #counters, states: #states, span: #span })
     }
 }
 
@@ -792,6 +799,18 @@ impl Emit for CounterGuard {
         let CounterGuard { counter, lo, hi } = self;
         let (counter, lo, hi) = (counter.emit(cx), lo.emit(cx), hi.emit(cx));
         quote!(ir::CounterGuard { counter: #counter, lo: #lo, hi: #hi })
+    }
+}
+
+impl Emit for Region {
+    fn emit(&self, cx: &mut Pools) -> TokenStream {
+        let Region {
+            name,
+            span,
+            initial,
+        } = self;
+        let (name, span, initial) = (name.emit(cx), span.emit(cx), initial.emit(cx));
+        quote!(ir::Region { name: #name, span: #span, initial: #initial })
     }
 }
 

@@ -21,13 +21,15 @@
 //!
 //! Output is a pure function of its inputs: the same IR and paths give identical tokens.
 
-use gate_spec::ir::{Effect, Guard, Phase, Spec, Transition, Trigger};
+use gate_spec::ir::{Effect, Guard, Phase, Spec, StateId, Transition, Trigger};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod ir_tokens;
+mod regions;
+mod select;
 
 /// CamelCase of a snake_case identifier. Each `_` followed by a lower-case letter becomes that
 /// letter in upper case; other `_` are kept. Spec names are lower-case, so this is injective.
@@ -115,7 +117,7 @@ fn ir_trigger_tokens(trigger: Trigger) -> TokenStream {
 
 /// The condition tokens of a transition's guard (its own conditions in a fixed order, then
 /// the implicit re-arm floor of an arming transition). `floor` is a `bool` in scope.
-fn guard_tokens(guard: &Guard, arms: bool) -> TokenStream {
+fn guard_tokens(spec: &Spec, guard: &Guard, arms: bool) -> TokenStream {
     let mut conds: Vec<TokenStream> = Vec::new();
     if let Some((lo, hi)) = guard.tier {
         conds.push(quote!(
@@ -147,6 +149,14 @@ fn guard_tokens(guard: &Guard, arms: bool) -> TokenStream {
         } else {
             quote!((#lo..=#hi).contains(&counters[#c]))
         });
+    }
+    // `in`: per state variable named, its value now is one of the states.
+    let mut vars: Vec<usize> = guard.states.iter().map(|&s| spec.var_of(s)).collect();
+    vars.sort_unstable();
+    vars.dedup();
+    for v in vars {
+        let ids = guard.states.iter().filter(|&&s| spec.var_of(s) == v);
+        conds.push(quote!(::core::matches!(vars[#v], #(#ids)|*)));
     }
     if arms {
         conds.push(quote!(floor));
@@ -302,16 +312,20 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         );
         return generate_error(display_path, Some(abs_path), &[message]);
     }
-    let n_states = spec.states.len();
     let n_signals = spec.signals.len();
     let n_counters = spec.counters.len();
     let n_checkpoints = spec.checkpoints.len();
 
     // ---- enums -------------------------------------------------------------------------
-    let state_variants = variant_names(spec.states.iter().map(|s| camel(&s.name)));
-    let state_names: Vec<&str> = spec.states.iter().map(|s| s.name.as_ref()).collect();
-    let state_ids: Vec<u8> = (0..n_states).map(|i| i as u8).collect();
-    let initial = &state_variants[spec.initial as usize];
+    let main_states: Vec<StateId> = spec.states_of(0).collect();
+    let state_variants = variant_names(main_states.iter().map(|&s| camel(spec.state_name(s))));
+    let state_names: Vec<&str> = main_states.iter().map(|&s| spec.state_name(s)).collect();
+    let state_ids = &main_states;
+    let n_states = main_states.len();
+    let initial = &state_variants[main_states
+        .iter()
+        .position(|&s| s == spec.initial)
+        .unwrap_or_default()];
 
     let triggers = spec.all_triggers();
     let trigger_variants = variant_names(triggers.iter().map(|t| trigger_variant_name(spec, *t)));
@@ -324,47 +338,15 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     };
 
     // ---- the transition match ---------------------------------------------------------
-    let mut match_arms = Vec::new();
-    for (s, state_variant) in state_variants.iter().enumerate() {
-        let mut idle_triggers = Vec::new();
-        for (ti, trigger) in triggers.iter().enumerate() {
-            let trigger_variant = &trigger_variants[ti];
-            let candidates: Vec<(usize, &Transition)> = spec
-                .transitions
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| t.from as usize == s && t.trigger == *trigger)
-                .collect();
-            if candidates.is_empty() {
-                idle_triggers.push(trigger_variant);
-                continue;
-            }
-            let tests = candidates.iter().map(|(index, t)| {
-                let index = *index as u16;
-                let arms = arms_window(t);
-                let to = &state_variants[t.to as usize];
-                let cond = guard_tokens(&t.guard, arms);
-                let count = counter_tokens(spec, t);
-                quote! {
-                    if #cond {
-                        #count
-                        return ::core::option::Option::Some((#index, State::#to, #arms));
-                    }
-                }
-            });
-            match_arms.push(quote! {
-                (State::#state_variant, Trigger::#trigger_variant) => {
-                    #(#tests)*
-                    ::core::option::Option::None
-                }
-            });
-        }
-        if !idle_triggers.is_empty() {
-            match_arms.push(quote! {
-                (State::#state_variant, #(Trigger::#idle_triggers)|*) => ::core::option::Option::None,
-            });
-        }
-    }
+    let select_cx = select::Cx {
+        spec,
+        triggers: &triggers,
+        trigger_variants: &trigger_variants,
+    };
+    let match_arms = select_cx.arms(&format_ident!("State"), &main_states, &state_variants);
+    let regions = regions::Regions::new(&select_cx);
+    let region_items = regions.items();
+    let n_vars = 1 + spec.regions.len();
 
     // ---- step: the re-arm counter and the debouncers ------------------------------------
     let min_actions = spec.rearm.min_actions;
@@ -442,6 +424,11 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     }
 
     // ---- step: triggers in order --------------------------------------------------------
+    // A trigger is taken by the main machine (variable 0), then by each region (rule 6).
+    let each_var = |trigger: TokenStream| -> TokenStream {
+        let vars = 0..n_vars;
+        quote!(#(take(#vars, #trigger);)*)
+    };
     let phase_arms = Phase::ALL.iter().map(|p| {
         let v = phase_variant(*p);
         let t = trigger_of(Trigger::Event(*p));
@@ -449,23 +436,27 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     });
     let checkpoint_steps = (0..n_checkpoints).map(|c| {
         let t = trigger_of(Trigger::Checkpoint(c as u8));
+        let take = each_var(quote!(Trigger::#t));
         quote! {
             if input.checkpoints.get(#c).copied().unwrap_or(false) {
-                take(Trigger::#t);
+                #take
             }
         }
     });
     let clear_steps = falling_names.iter().enumerate().map(|(s, falling)| {
         let t = trigger_of(Trigger::Clear(s as u8));
-        quote!(if #falling { take(Trigger::#t); })
+        let take = each_var(quote!(Trigger::#t));
+        quote!(if #falling { #take })
     });
     let signal_steps = rising_names.iter().enumerate().map(|(s, rising)| {
         let t = trigger_of(Trigger::Signal(s as u8));
-        quote!(if #rising { take(Trigger::#t); })
+        let take = each_var(quote!(Trigger::#t));
+        quote!(if #rising { #take })
     });
     let while_steps = on_names.iter().enumerate().map(|(s, on)| {
         let t = trigger_of(Trigger::While(s as u8));
-        quote!(if #on { take(Trigger::#t); })
+        let take = each_var(quote!(Trigger::#t));
+        quote!(if #on { #take })
     });
     let tier_triggers: Vec<&Ident> = (0..spec.tiers.len())
         .map(|t| trigger_of(Trigger::Tier(t as u8)))
@@ -475,6 +466,20 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     let approved = trigger_of(Trigger::Approved);
     let backstop = trigger_of(Trigger::Backstop);
     let action = trigger_of(Trigger::Action);
+    let take_phase = each_var(quote!(Machine::phase_trigger(input.phase)));
+    let take_approved = each_var(quote!(Trigger::#approved));
+    let take_backstop = each_var(quote!(Trigger::#backstop));
+    let take_tier = each_var(quote!(trigger));
+    let take_action = each_var(quote!(Trigger::#action));
+    let region_timeouts = regions.timeout_steps(timeout);
+    let region_initials = regions.initial_ids();
+    let region_fit = regions.fit();
+    let region_fits = regions.fits();
+    let region_locals = regions.locals();
+    let region_vars = regions.vars();
+    let region_take_arms = regions.take_arms();
+    let region_store = regions.store();
+    let n_regions = spec.regions.len();
 
     // ---- constants ----------------------------------------------------------------------
     let name = &spec.name;
@@ -490,16 +495,19 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
     let state_doc = format!("The control states of spec `{name}`, in declaration order.");
     let trigger_doc = format!("Every trigger spec `{name}` can produce, in evaluation order.");
     let machine_doc = format!("The compiled machine of spec `{name}` ({display_path}).");
-    let state_variant_docs = spec.states.iter().map(|s| {
-        let mut doc = format!("`{}`", s.name);
-        if s.window {
-            doc.push_str(" (a window is open)");
-        }
-        if s.withhold.is_some() {
-            doc.push_str(" (withholds every tool action)");
-        }
-        doc
-    });
+    let state_variant_docs = main_states
+        .iter()
+        .map(|&s| &spec.states[s as usize])
+        .map(|s| {
+            let mut doc = format!("`{}`", s.name);
+            if s.window {
+                doc.push_str(" (a window is open)");
+            }
+            if s.withhold.is_some() {
+                doc.push_str(" (withholds every tool action)");
+            }
+            doc
+        });
     let state_names_doc: Vec<String> = state_variant_docs.collect();
     let trigger_variant_docs: Vec<String> =
         trigger_texts.iter().map(|t| format!("`{t}`")).collect();
@@ -526,6 +534,10 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         pub const N_CHECKPOINTS: usize = #n_checkpoints_lit;
         /// Number of declared counters (the length of `Snapshot::counters`).
         pub const N_COUNTERS: usize = #n_counters;
+        /// Number of declared regions (the length of `Snapshot::regions`).
+        pub const N_REGIONS: usize = #n_regions;
+        /// Number of state variables: the main machine's and one per region.
+        pub const N_VARS: usize = #n_vars;
         /// Each counter's `max`, by counter id.
         pub const COUNTER_MAX: [u16; N_COUNTERS] = [#(#counter_maxes),*];
         /// The re-arm floor's action count.
@@ -612,8 +624,9 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
         impl Machine {
             /// The transition that fires from `state` on `trigger`, if any: its index in the
             /// IR, its target and whether it arms a window. Guards are tested in declaration
-            /// order; `floor` says whether the re-arm floor is met. The transition that fires
-            /// applies its counter effects to `counters` here.
+            /// order; `floor` says whether the re-arm floor is met; `vars` holds every state
+            /// variable's value now (for `in`). The transition that fires applies its
+            /// counter effects to `counters` here.
             #[deny(unreachable_patterns)]
             #[allow(clippy::match_single_binding, clippy::nonminimal_bool, unused_variables, unused_comparisons, clippy::absurd_extreme_comparisons)]
             pub fn select(
@@ -622,6 +635,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                 input: &::gate_spec::exec::Input<'_>,
                 floor: bool,
                 counters: &mut [u16; N_COUNTERS],
+                vars: &[u8; N_VARS],
             ) -> ::core::option::Option<(u16, State, bool)> {
                 match (state, trigger) {
                     #(#match_arms)*
@@ -648,7 +662,11 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
             for (value, max) in memory.counters.iter_mut().zip(COUNTER_MAX) {
                 *value = (*value).min(max);
             }
+            memory.regions.resize(N_REGIONS, 0);
+            #region_fit
         }
+
+        #region_items
 
         impl ::gate_spec::exec::Machine for Machine {
             fn commands(&self) -> ::core::option::Option<&'static ::gate_spec::commands::CommandTable> {
@@ -662,6 +680,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                     count: ::std::vec![0; N_SIGNALS],
                     since_arm: MIN_ACTIONS,
                     counters: ::std::vec![0; N_COUNTERS],
+                    regions: #region_initials,
                 }
             }
 
@@ -675,6 +694,7 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                 if memory.level.len() != N_SIGNALS
                     || memory.count.len() != N_SIGNALS
                     || memory.counters.len() != N_COUNTERS
+                    || !(#region_fits)
                 {
                     fit_memory(memory);
                 }
@@ -705,48 +725,58 @@ pub fn generate(spec: &Spec, display_path: &str, abs_path: &str) -> TokenStream 
                 };
                 let mut since_arm = memory.since_arm;
                 let mut secs_ok = input.rearm_secs_ok;
+                #region_locals
                 {
                     let since_arm = &mut since_arm;
                     let secs_ok = &mut secs_ok;
                     let state = &mut state;
-                    let mut take = |trigger: Trigger| {
+                    let mut take = |var: usize, trigger: Trigger| {
                         let floor = #floor_expr;
-                        if let ::core::option::Option::Some((index, to, arms)) =
-                            Machine::select(*state, trigger, input, floor, counters)
-                        {
-                            *state = to;
-                            if arms {
-                                *since_arm = 0;
-                                *secs_ok = false;
+                        let vars: [u8; N_VARS] = #region_vars;
+                        match var {
+                            0 => {
+                                if let ::core::option::Option::Some((index, to, arms)) =
+                                    Machine::select(*state, trigger, input, floor, counters, &vars)
+                                {
+                                    *state = to;
+                                    if arms {
+                                        *since_arm = 0;
+                                        *secs_ok = false;
+                                    }
+                                    fired(index);
+                                }
                             }
-                            fired(index);
+                            #region_take_arms
+                            _ => {}
                         }
                     };
-                    take(Machine::phase_trigger(input.phase));
+                    #take_phase
                     if input.timeout {
-                        take(Trigger::#timeout);
+                        take(0, Trigger::#timeout);
                     }
+                    #region_timeouts
                     if input.approved {
-                        take(Trigger::#approved);
+                        #take_approved
                     }
                     #(#checkpoint_steps)*
                     #(#clear_steps)*
                     #(#signal_steps)*
                     #(#while_steps)*
                     if input.backstop {
-                        take(Trigger::#backstop);
+                        #take_backstop
                     }
                     if ::core::matches!(input.phase, ::gate_spec::ir::Phase::PreTool) {
                         if let ::core::option::Option::Some(&trigger) =
                             input.tier.and_then(|t| TIER_TRIGGERS.get(usize::from(t)))
                         {
-                            take(trigger);
+                            #take_tier
                         }
-                        take(Trigger::#action);
+                        #take_action
                     }
                 }
                 memory.since_arm = since_arm;
                 memory.state = state.id();
+                #region_store
             }
         }
 
@@ -824,6 +854,7 @@ pub fn generate_error(
                     count: ::std::vec::Vec::new(),
                     since_arm: 0,
                     counters: ::std::vec::Vec::new(),
+                    regions: ::std::vec::Vec::new(),
                 }
             }
             fn step(

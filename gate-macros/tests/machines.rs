@@ -24,6 +24,7 @@ struct Event {
     checkpoints: Vec<bool>,
     backstop: bool,
     timeout: bool,
+    region_timeouts: Vec<bool>,
     rearm_secs_ok: bool,
     approved: bool,
 }
@@ -40,6 +41,7 @@ impl Event {
             checkpoints: Vec::new(),
             backstop: false,
             timeout: false,
+            region_timeouts: Vec::new(),
             rearm_secs_ok: true,
             approved: false,
         }
@@ -69,6 +71,7 @@ fn step(machine: &dyn gate_spec::exec::Machine, memory: &mut Snapshot, event: &E
         checkpoints: &event.checkpoints,
         backstop: event.backstop,
         timeout: event.timeout,
+        region_timeouts: &event.region_timeouts,
         rearm_secs_ok: event.rearm_secs_ok,
         approved: event.approved,
     };
@@ -96,6 +99,7 @@ fn control(
 }
 const LOW: u8 = 0;
 const HIGH: u8 = 1;
+const MIGRATION: u8 = 2;
 const EXPLORE: u8 = 0;
 const EDIT: u8 = 1;
 
@@ -205,10 +209,10 @@ fn example_counts_edits_since_green() {
     assert_eq!(m.counters, vec![41]);
     // A read does not count.
     assert!(step(&example::Machine, &mut m, &Event::action(1, LOW, EXPLORE)).is_empty());
-    // A passing test run resets it.
+    // A passing test run resets it (8); region `tests` moves to `fresh` on it too (12).
     let mut green = Event::new(Phase::PostTool, 1);
     green.checkpoints = vec![true];
-    assert_eq!(step(&example::Machine, &mut m, &green), vec![8]);
+    assert_eq!(step(&example::Machine, &mut m, &green), vec![8, 12]);
     assert_eq!(m.counters, vec![0]);
     // A memory from a spec version without counters is fitted: one counter, at 0.
     let mut old = example::Machine.initial();
@@ -297,4 +301,40 @@ fn compiled_entry_matches_the_ir() {
         assert_eq!(s.name(), state.name);
     }
     assert_eq!(compiled.mermaid, gate_spec::diagram::mermaid(ir));
+}
+
+// example.toml's region `tests`: transitions 12 and 13 (checkpoint:green to `fresh`), 14
+// (`fresh` times out to `stale`), 15 and 16 (tier:migration asks, from `idle` and `window`,
+// while the region is `stale`).
+#[test]
+fn example_region_steps_beside_the_machine_with_its_own_timer() {
+    let mut m = example::Machine.initial();
+    assert_eq!(m.regions, vec![example::RegionTests::Stale.id()]);
+    let migrate = Event::action(1, MIGRATION, EXPLORE);
+    assert_eq!(step(&example::Machine, &mut m, &migrate), vec![15]);
+    let mut green = Event::new(Phase::PostTool, 1);
+    green.checkpoints = vec![true];
+    assert_eq!(step(&example::Machine, &mut m, &green), vec![8, 12]);
+    assert_eq!(m.regions, vec![example::RegionTests::Fresh.id()]);
+    assert_eq!(m.state, example::State::Idle.id());
+    assert!(step(&example::Machine, &mut m, &migrate).is_empty());
+    // The main machine's timer is not the region's.
+    let mut main_timer = migrate.clone();
+    main_timer.timeout = true;
+    assert!(step(&example::Machine, &mut m, &main_timer).is_empty());
+    assert_eq!(m.regions, vec![example::RegionTests::Fresh.id()]);
+    // The region's own timer moves it before the action's tier is taken, and the action's
+    // guard reads the region as it is then: the same event asks.
+    let mut region_timer = migrate.clone();
+    region_timer.region_timeouts = vec![true];
+    assert_eq!(step(&example::Machine, &mut m, &region_timer), vec![14, 15]);
+    assert_eq!(m.regions, vec![example::RegionTests::Stale.id()]);
+    // A memory from a spec version without regions is fitted: the region starts in its
+    // initial state; one naming a state of another variable is too.
+    for bad in [vec![], vec![example::State::Window.id()]] {
+        let mut old = example::Machine.initial();
+        old.regions = bad;
+        assert_eq!(step(&example::Machine, &mut old, &migrate), vec![15]);
+        assert_eq!(old.regions, vec![example::RegionTests::Stale.id()]);
+    }
 }

@@ -5,7 +5,7 @@
 //! doc of `gate_spec::exec` appears here once, in order.
 
 use gate_spec::exec::{Input, Machine, Snapshot};
-use gate_spec::ir::{CounterGuard, Effect, Guard, Phase, Spec, Transition, Trigger};
+use gate_spec::ir::{CounterGuard, Effect, Guard, Phase, Spec, StateId, Transition, Trigger};
 
 /// Where the interpreter reads a guard's counter conditions and writes a fired transition's
 /// counter effects: the memory's own values ([`Concrete`]), or a verifier's abstraction of
@@ -47,7 +47,11 @@ impl<'s> Interpreter<'s> {
         input: &Input<'_>,
         floor_ok: bool,
         counters: &mut dyn CounterTruth,
+        vars: &[StateId],
     ) -> bool {
+        if !gate_spec::exec::states_hold(self.spec, &guard.states, vars) {
+            return false;
+        }
         if let Some((lo, hi)) = guard.tier {
             match input.tier {
                 Some(t) if lo <= t && t <= hi => {}
@@ -78,6 +82,7 @@ impl<'s> Interpreter<'s> {
     fn present(
         &self,
         trigger: Trigger,
+        var: usize,
         input: &Input<'_>,
         rising: &[bool],
         falling: &[bool],
@@ -85,7 +90,9 @@ impl<'s> Interpreter<'s> {
     ) -> bool {
         match trigger {
             Trigger::Event(p) => p == input.phase,
-            Trigger::Timeout => input.timeout,
+            // Each variable's own timer (rule 6).
+            Trigger::Timeout if var == 0 => input.timeout,
+            Trigger::Timeout => input.region_timeouts.get(var - 1).copied().unwrap_or(false),
             Trigger::Approved => input.approved,
             Trigger::Checkpoint(c) => input.checkpoints.get(c as usize).copied().unwrap_or(false),
             Trigger::Clear(s) => falling[s as usize],
@@ -110,13 +117,20 @@ impl Machine for Interpreter<'_> {
             count: vec![0; self.spec.signals.len()],
             since_arm: self.spec.rearm.min_actions,
             counters: vec![0; self.spec.counters.len()],
+            regions: self.spec.regions.iter().map(|r| r.initial).collect(),
         }
     }
 
     fn step(&self, m: &mut Snapshot, input: &Input<'_>, fired: &mut dyn FnMut(u16)) {
-        // A memory of another shape (another spec version) gets one value per counter.
+        let spec = self.spec;
+        // A memory of another shape (another spec version) gets one value per counter...
         let mut counters = std::mem::take(&mut m.counters);
-        counters.resize(self.spec.counters.len(), 0);
+        counters.resize(spec.counters.len(), 0);
+        // ... and one state per region (its initial state where it had none).
+        for region in spec.regions.iter().skip(m.regions.len()) {
+            m.regions.push(region.initial);
+        }
+        m.regions.truncate(spec.regions.len());
         self.step_with(m, input, fired, &mut Concrete(&mut counters));
         m.counters = counters;
     }
@@ -124,7 +138,7 @@ impl Machine for Interpreter<'_> {
 
 impl Interpreter<'_> {
     /// One step (every rule of `gate_spec::exec`) with the counters read and written through
-    /// `counters`; `m.counters` is left as it is.
+    /// `counters`; `m.counters` is left as it is (the memory's regions already fitted).
     pub fn step_with(
         &self,
         m: &mut Snapshot,
@@ -165,27 +179,41 @@ impl Interpreter<'_> {
             }
             on[i] = m.level[i];
         }
-        // 3. Triggers in order; each fires at most one transition.
+        // 3. Triggers in order; each fires at most one transition per state variable: the
+        // main machine's, then each region's (6).
         let mut secs_ok = input.rearm_secs_ok;
         for trigger in spec.all_triggers() {
-            if !self.present(trigger, input, &rising, &falling, &on) {
-                continue;
-            }
-            let floor_ok = m.since_arm >= spec.rearm.min_actions && secs_ok;
-            let hit = spec.transitions.iter().enumerate().find(|(_, t)| {
-                t.from == m.state
-                    && t.trigger == trigger
-                    && self.guard_holds(&t.guard, arms(t), input, floor_ok, counters)
-            });
-            if let Some((index, t)) = hit {
-                m.state = t.to;
-                // 5. Counters change before the next trigger is taken.
-                counters.apply(spec, &t.effects);
-                if arms(t) {
-                    m.since_arm = 0;
-                    secs_ok = false;
+            for var in 0..=spec.regions.len() {
+                if !self.present(trigger, var, input, &rising, &falling, &on) {
+                    continue;
                 }
-                fired(index as u16);
+                let current = if var == 0 {
+                    m.state
+                } else {
+                    m.regions[var - 1]
+                };
+                // 6. `in` reads every variable as it is now.
+                let vars = m.vars();
+                let floor_ok = m.since_arm >= spec.rearm.min_actions && secs_ok;
+                let hit = spec.transitions.iter().enumerate().find(|(_, t)| {
+                    t.from == current
+                        && t.trigger == trigger
+                        && self.guard_holds(&t.guard, arms(t), input, floor_ok, counters, &vars)
+                });
+                if let Some((index, t)) = hit {
+                    if var == 0 {
+                        m.state = t.to;
+                    } else {
+                        m.regions[var - 1] = t.to;
+                    }
+                    // 5. Counters change before the next trigger is taken.
+                    counters.apply(spec, &t.effects);
+                    if arms(t) {
+                        m.since_arm = 0;
+                        secs_ok = false;
+                    }
+                    fired(index as u16);
+                }
             }
         }
     }

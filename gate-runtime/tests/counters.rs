@@ -71,6 +71,7 @@ fn step(machine: &dyn Machine, memory: &mut Snapshot, phase: Phase, kind: Option
         checkpoints: &[],
         backstop: false,
         timeout: false,
+        region_timeouts: &[],
         rearm_secs_ok: true,
         approved: false,
     };

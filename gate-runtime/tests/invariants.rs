@@ -106,6 +106,7 @@ struct Concrete {
     checkpoints: Vec<bool>,
     backstop: bool,
     timeout: bool,
+    region_timeouts: Vec<bool>,
     rearm_secs_ok: bool,
     approved: bool,
 }
@@ -135,6 +136,8 @@ impl Concrete {
             checkpoints: bits(r.checkpoints, spec.checkpoints.len()),
             backstop: r.flags & 1 == 1,
             timeout: r.flags & 32 == 32,
+            // Each region's timer, from bits of the raw samples no signal reads together.
+            region_timeouts: bits(r.raw.rotate_left(29), spec.regions.len()),
             rearm_secs_ok: r.flags & 6 != 0,
             approved: r.flags & 24 == 24,
         }
@@ -151,6 +154,7 @@ impl Concrete {
             checkpoints: &self.checkpoints,
             backstop: self.backstop,
             timeout: self.timeout,
+            region_timeouts: &self.region_timeouts,
             rearm_secs_ok: self.rearm_secs_ok,
             approved: self.approved,
         }

@@ -255,3 +255,61 @@ fn reading_gate_settings_is_not_denied_by_the_boundary() {
         }
     }
 }
+
+/// The files of a policy read from disk (a draft answering hook calls) are gate's own once the
+/// engine is told of them (`Engine::with_gate_paths`): changing them is denied under every
+/// spec and role, reading them is not, and without them the same file is the project's.
+#[test]
+fn a_draft_policy_s_files_are_gate_s_own() {
+    let draft = format!("{CWD}/specs/draft.toml");
+    let changes = [
+        ("Bash", "sed -i s/ask/allow/ specs/draft.toml".to_string()),
+        ("Bash", "rm specs/draft.toml".to_string()),
+        ("Edit", draft.clone()),
+        ("Write", "specs/draft.toml".to_string()),
+    ];
+    let compiled = gate_specs::ALL
+        .iter()
+        .find(|c| c.name == "default")
+        .unwrap();
+    let spec = compiled.ir();
+    let answer = |engine: &Engine<'_>, tool: &str, target: &str| {
+        let mut state = ScopeState::initial(spec, compiled.machine);
+        let baselines = vec![None; spec.kinds.len()];
+        let mut mint = || "g".to_string();
+        let mut cx = Context {
+            now_ms: 1_767_225_600_000,
+            role: None,
+            approved: false,
+            baselines: &baselines,
+            grant_id: &mut mint,
+        };
+        engine
+            .evaluate(
+                &mut state,
+                &event(tool, target, Vec::new(), Phase::PreTool),
+                &mut cx,
+            )
+            .decision
+            .verdict
+    };
+    let plain = Engine::new(spec, compiled.machine);
+    let guarded = Engine::new(spec, compiled.machine).with_gate_paths(std::slice::from_ref(&draft));
+    for (tool, target) in &changes {
+        assert!(
+            !matches!(answer(&plain, tool, target), Verdict::Deny { .. }),
+            "{tool} {target}: a project file without a draft"
+        );
+        assert!(
+            matches!(answer(&guarded, tool, target), Verdict::Deny { .. }),
+            "{tool} {target}: the draft's file is gate's own"
+        );
+    }
+    for (tool, target) in [("Bash", "cat specs/draft.toml"), ("Read", draft.as_str())] {
+        assert!(
+            !answer(&guarded, tool, target).blocks(),
+            "{tool} {target}: reading the draft is fine: {:?}",
+            answer(&guarded, tool, target)
+        );
+    }
+}

@@ -38,6 +38,7 @@ pub fn run_with(spec: &Spec, broken: &Broken, diags: &mut Diagnostics) {
     check_guards_can_hold(spec, broken, diags);
     check_template_vars_provided(spec, broken, diags);
     crate::counter::check(spec, broken, diags);
+    crate::region::check(spec, broken, diags);
     crate::quiet::check(spec, diags);
 }
 
@@ -49,9 +50,12 @@ fn reachable_states(spec: &Spec, broken: &Broken) -> Vec<bool> {
         return vec![true; spec.states.len()];
     }
     let mut seen = vec![false; spec.states.len()];
-    let mut queue = VecDeque::from([spec.initial]);
-    if let Some(s) = seen.get_mut(spec.initial as usize) {
-        *s = true;
+    // The main machine's initial state and each region's.
+    let mut queue = VecDeque::from(spec.initials());
+    for &i in &queue {
+        if let Some(s) = seen.get_mut(i as usize) {
+            *s = true;
+        }
     }
     loop {
         while let Some(state) = queue.pop_front() {
@@ -99,14 +103,21 @@ fn check_unreachable_states(
 ) {
     for (i, state) in spec.states.iter().enumerate() {
         if !reachable[i] && !broken.states.contains(&(i as StateId)) {
+            let (whose, initial) = match state.region {
+                Some(r) => (
+                    format!("region `{}`'s", spec.regions[r as usize].name),
+                    spec.regions[r as usize].initial,
+                ),
+                None => ("the".to_string(), spec.initial),
+            };
             diags.push(
                 Diagnostic::error(
                     Code::UnreachableState,
                     state.span,
                     format!(
-                        "state `{}` is unreachable: no transition path leads to it from the initial state `{}`",
+                        "state `{}` is unreachable: no transition path leads to it from {whose} initial state `{}`",
                         state.name,
-                        spec.state_name(spec.initial)
+                        spec.state_name(initial)
                     ),
                 )
                 .with_help("add a transition into it, or remove it"),
@@ -191,6 +202,8 @@ struct Admits {
     rearm: Option<bool>,
     /// Each counter's admitted range (`crate::counter::ranges_meet`).
     counters: Vec<crate::ir::CounterGuard>,
+    /// The states an `in` names, each with its state variable (`crate::region::states_meet`).
+    states: Vec<(usize, StateId)>,
 }
 
 /// Whether a trigger's event certainly carries a tool action (`Some(true)`), certainly does
@@ -352,6 +365,7 @@ fn admits(spec: &Spec, t: &Transition) -> Option<Admits> {
         roles: (!g.roles.is_empty()).then(|| g.roles.iter().copied().collect()),
         rearm,
         counters: g.counters.clone(),
+        states: g.states.iter().map(|&s| (spec.var_of(s), s)).collect(),
     })
 }
 
@@ -372,6 +386,7 @@ fn overlap(a: &Admits, b: &Admits) -> bool {
             _ => true,
         }
         && crate::counter::ranges_meet(&a.counters, &b.counters)
+        && crate::region::states_meet(&a.states, &b.states)
 }
 
 /// G009: two transitions from one state on one trigger whose guards can both hold.

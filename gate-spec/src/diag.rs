@@ -67,10 +67,15 @@ pub enum Code {
     /// A template with a quiet period used where it would ask or deny (`ask:`, `deny:`,
     /// `withhold`): quiet periods suppress guidance only.
     QuietBlocks,
+    /// A region (`[[region]]`) that cannot work as one: a region with no transitions, a
+    /// region state that opens a window or withholds, a region transition that arms or
+    /// closes a window, a transition between two state variables, or an initial state of
+    /// another variable.
+    Region,
 }
 
 impl Code {
-    pub const ALL: [Code; 26] = [
+    pub const ALL: [Code; 27] = [
         Code::Syntax,
         Code::UnknownKey,
         Code::InvalidValue,
@@ -97,6 +102,7 @@ impl Code {
         Code::NoCriteria,
         Code::Relaxes,
         Code::QuietBlocks,
+        Code::Region,
     ];
 
     /// The stable string form, e.g. `G009`.
@@ -128,6 +134,7 @@ impl Code {
             Code::NoCriteria => "G024",
             Code::Relaxes => "G025",
             Code::QuietBlocks => "G026",
+            Code::Region => "G027",
         }
     }
 
@@ -160,6 +167,7 @@ impl Code {
             Code::NoCriteria => "no-criteria",
             Code::Relaxes => "relaxes",
             Code::QuietBlocks => "quiet-blocks",
+            Code::Region => "region",
         }
     }
 }

@@ -129,9 +129,13 @@ fn items(spec: &Spec, section: &str) -> Vec<(String, String)> {
                             .map_or("?", |t| &t.name)
                     )
                 });
+                let region = s.region.map_or(String::new(), |r| {
+                    let name = spec.regions.get(r as usize).map_or("?", |r| &r.name);
+                    format!(", region {name}")
+                });
                 (
                     s.name.to_string(),
-                    format!("window {}, withhold {withhold}", s.window),
+                    format!("window {}, withhold {withhold}{region}", s.window),
                 )
             })
             .collect(),

@@ -26,6 +26,23 @@
 //!    counter's `max`) and `reset` (to zero) effects in order, before the next trigger of the
 //!    event is taken, so a later transition of the same event sees the new value.
 //!
+//! 6. Regions (`[[region]]`): the main machine and every region are state variables of one
+//!    machine, stepping together on every event, on the same input. Steps 1 and 2 are
+//!    shared. In step 3, for each trigger present, the main machine tries its transitions
+//!    from its current state, then each region in declaration order tries its own from its
+//!    current state; each variable fires at most one transition per trigger. An `in` guard,
+//!    like a counter condition, reads each variable's value when the transition is tried:
+//!    so a region's timer that ran out before the event (its `timeout` trigger comes before
+//!    `tier:`/`action`) is seen by the same event's action guards, and the order above is
+//!    the whole of how variables see each other within one event. A region's state has its
+//!    own timer (`Input::region_timeouts`), which fires the `timeout` trigger of that region
+//!    only. The effects of every transition that fires, in whichever variable, are one list
+//!    in firing order and combine as one machine's do: every steer is shown and the
+//!    strictest block wins (deny over ask), the order in which machines run `alongside`
+//!    combine too. Only the main machine opens and closes windows and withholds by state: a
+//!    region's states cannot be `window` or `withhold`, and its transitions cannot `arm` or
+//!    `close`.
+//!
 //! Everything a step needs that depends on time arrives as a boolean computed by the
 //! observer (`backstop`, `timeout`, `rearm_secs_ok`), and every counter saturates, so the
 //! control space stays finite.
@@ -51,6 +68,9 @@ pub struct Input<'a> {
     pub backstop: bool,
     /// The current state's own timer (`timeout_secs`) ran out before this event.
     pub timeout: bool,
+    /// Per region: its current state's own timer ran out before this event (rule 6); a
+    /// region past the end of the slice has no timeout.
+    pub region_timeouts: &'a [bool],
     /// At least `rearm.min_secs` seconds have passed since the last arm (or none happened).
     pub rearm_secs_ok: bool,
     /// A grant for this exact action was consumed.
@@ -71,6 +91,27 @@ pub struct Snapshot {
     /// form when the spec has none, so a machine without counters stores what it always did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<u16>,
+    /// The current state per region (`Spec::regions`), a state of that region. Left out of
+    /// the stored form when the spec has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<StateId>,
+}
+
+impl Snapshot {
+    /// The value of state variable `var` (0 = the main machine's state, `1 + r` = region
+    /// `r`'s), if it has one.
+    pub fn var(&self, var: usize) -> Option<StateId> {
+        match var {
+            0 => Some(self.state),
+            v => self.regions.get(v - 1).copied(),
+        }
+    }
+    /// Every state variable's value: the main machine's state, then each region's.
+    pub fn vars(&self) -> Vec<StateId> {
+        std::iter::once(self.state)
+            .chain(self.regions.iter().copied())
+            .collect()
+    }
 }
 
 /// A machine: the generated ones and the interpreter both implement it.
@@ -150,6 +191,20 @@ pub fn apply_counters(spec: &crate::ir::Spec, effects: &[crate::ir::Effect], cou
             _ => {}
         }
     }
+}
+
+/// Helper used by both implementations: does an `in` guard hold, given every state variable's
+/// value when the transition is tried (`vars[0]` the main machine's, `vars[1 + r]` region
+/// `r`'s)? For each variable some listed state belongs to, its value must be one of them.
+pub fn states_hold(spec: &crate::ir::Spec, states: &[StateId], vars: &[StateId]) -> bool {
+    states.iter().all(|&s| {
+        let var = spec.var_of(s);
+        let value = vars.get(var).copied();
+        value == Some(s)
+            || states
+                .iter()
+                .any(|&o| spec.var_of(o) == var && value == Some(o))
+    })
 }
 
 /// Helper used by both implementations: is the role in a guard's list?

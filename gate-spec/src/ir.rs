@@ -137,6 +137,8 @@ pub type TemplateId = u8;
 pub type RuleId = u16;
 /// Index of a bounded counter in [`Spec::counters`].
 pub type CounterId = u8;
+/// Index of a region in [`Spec::regions`].
+pub type RegionId = u8;
 
 /// A whole compiled spec.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -164,6 +166,10 @@ pub struct Spec {
     /// beside its state, changed by transitions' `inc`/`reset` effects, read by guards.
     #[serde(default)]
     pub counters: Vec<Counter>,
+    /// Regions (`[[region]]`): further state variables that step with the main machine on
+    /// every event, each over its own states (those of [`Spec::states`] whose `region` is it).
+    #[serde(default)]
+    pub regions: Vec<Region>,
     /// The invariants the spec declares about itself (`[[invariant]]`).
     #[serde(default)]
     pub invariants: Vec<crate::invariant::Invariant>,
@@ -194,6 +200,17 @@ pub struct Counter {
     pub span: Span,
     /// The largest value; an `inc` at it keeps it.
     pub max: u16,
+}
+
+/// A region: a state variable of its own beside the main machine's, over the states that
+/// name it (`[[state]] region = "…"`), moved by the transitions from those states. Every
+/// region steps on every event (see `exec`); guards anywhere read it with `in`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Region {
+    pub name: Text,
+    pub span: Span,
+    /// The region's state when the machine starts (one of its own states).
+    pub initial: StateId,
 }
 
 /// A guard's condition on a counter: its value lies in `lo..=hi` (both within `0..=max`).
@@ -643,6 +660,9 @@ pub struct State {
     /// diagrams only, no effect on behaviour.
     #[serde(default)]
     pub group: Option<Text>,
+    /// The region this state belongs to; `None` for the main machine's states.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<RegionId>,
 }
 
 /// How a withholding state withholds.
@@ -703,6 +723,10 @@ pub struct Guard {
     /// Each counter named must lie in its range (at the moment the transition is tried).
     #[serde(default)]
     pub counters: Vec<CounterGuard>,
+    /// `in`: the machine or a region must be in one of these states when the transition is
+    /// tried (states of one variable are alternatives; each variable named must hold).
+    #[serde(default, skip_serializing_if = "<[StateId]>::is_empty")]
+    pub states: List<StateId>,
     pub span: Option<Span>,
 }
 
@@ -895,6 +919,32 @@ impl Spec {
     }
     pub fn state_name(&self, id: StateId) -> &str {
         &self.states[id as usize].name
+    }
+    /// The state variable a state belongs to: 0 for the main machine, `1 + r` for region `r`
+    /// (`Snapshot::state` is variable 0, `Snapshot::regions[r]` variable `1 + r`).
+    pub fn var_of(&self, id: StateId) -> usize {
+        self.states[id as usize]
+            .region
+            .map_or(0, |r| usize::from(r) + 1)
+    }
+    /// The states of one state variable (0 = the main machine, `1 + r` = region `r`), as ids.
+    pub fn states_of(&self, var: usize) -> impl Iterator<Item = StateId> + '_ {
+        (0..self.states.len())
+            .filter(move |&i| self.var_of(i as StateId) == var)
+            .map(|i| i as StateId)
+    }
+    /// The initial state of each state variable: the main machine's, then each region's.
+    pub fn initials(&self) -> Vec<StateId> {
+        std::iter::once(self.initial)
+            .chain(self.regions.iter().map(|r| r.initial))
+            .collect()
+    }
+    /// A state's name as tools show it: `REGION.STATE` for a region's state, else its name.
+    pub fn state_label(&self, id: StateId) -> String {
+        match self.states[id as usize].region {
+            Some(r) => format!("{}.{}", self.regions[r as usize].name, self.state_name(id)),
+            None => self.state_name(id).to_string(),
+        }
     }
     /// A counter guard in the spec's syntax (`edits >= 40`, `edits == 0`, `edits >= 3, edits <= 9`).
     pub fn counter_guard_text(&self, g: &CounterGuard) -> String {

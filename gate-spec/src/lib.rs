@@ -24,6 +24,7 @@ pub mod parse;
 pub mod pattern;
 pub mod quiet;
 pub mod refine;
+pub mod region;
 pub mod relax;
 
 use diag::Diagnostics;

@@ -14,6 +14,7 @@ use toml::Spanned;
 mod calendar;
 mod counter;
 mod invariant;
+mod region;
 
 type Value<'i> = Spanned<DeValue<'i>>;
 
@@ -499,6 +500,7 @@ pub fn parse_root(
             "profile",
             "invariant",
             "counter",
+            "region",
         ],
         diags,
     );
@@ -514,6 +516,7 @@ pub fn parse_root(
     let role_tables = section_tables(root, "role", diags);
     let profile_tables = section_tables(root, "profile", diags);
     let counter_tables = section_tables(root, "counter", diags);
+    let region_tables = section_tables(root, "region", diags);
 
     let mut tiers = Names::new("tier");
     let mut kinds = Names::new("kind");
@@ -525,6 +528,7 @@ pub fn parse_root(
     let mut rules = Names::new("rule");
     let mut profiles = Names::new("profile");
     let mut counters = Names::new("counter");
+    let mut regions = Names::new("region");
 
     let declare = |tables: &[(&DeTable, Span)], names: &mut Names, diags: &mut Diagnostics| {
         for (t, span) in tables {
@@ -546,6 +550,7 @@ pub fn parse_root(
     declare(&role_tables, &mut roles, diags);
     declare(&profile_tables, &mut profiles, diags);
     declare(&counter_tables, &mut counters, diags);
+    declare(&region_tables, &mut regions, diags);
     if let Some((_, span)) = profiles.items.get(MAX_PROFILES) {
         diags.push(Diagnostic::error(
             Code::TooLarge,
@@ -1252,9 +1257,14 @@ pub fn parse_root(
                 "timeout_secs",
                 "restart",
                 "group",
+                "region",
             ],
             diags,
         );
+        let region = region::of_state(&o, &regions, diags);
+        if let Some(r) = region {
+            region::check_state(&o, sname, &regions.items[r as usize].0, diags);
+        }
         let group = o.str("group", diags).and_then(|(text, gspan)| {
             let text = text.trim().to_string();
             if text.is_empty() {
@@ -1324,6 +1334,7 @@ pub fn parse_root(
             timeout_secs,
             restart,
             group: group.map(Into::into),
+            region,
         });
     }
 
@@ -1413,12 +1424,9 @@ pub fn parse_root(
         let mut from_ids = Vec::new();
         let mut from_known = o.get("from").is_some();
         for (f, fspan) in &froms {
-            if f == "*" {
-                from_ids.extend(0..states.items.len());
-            } else if let Some(i) = states.resolve(f, *fspan, diags) {
-                from_ids.push(i);
-            } else {
-                from_known = false;
+            match region::expand_from(f, *fspan, &states, &regions, &ir_states, diags) {
+                Some(ids) => from_ids.extend(ids),
+                None => from_known = false,
             }
         }
         let trigger_errors = diags.error_count();
@@ -1456,6 +1464,7 @@ pub fn parse_root(
                 let mut guard = parse_guard(gt, gspan, &tiers, &kinds, &roles, diags);
                 let o = Obj::new(gt, gspan, "`guard`");
                 guard.counters = counter::parse_guard(source, &o, &counters, &ir_counters, diags);
+                guard.states = region::parse_in(&o, &states, &regions, &ir_states, diags).into();
                 guard
             }
             None => Guard::default(),
@@ -1468,6 +1477,15 @@ pub fn parse_root(
             }
         }
         broken.unresolved_template |= diags.error_count() > effect_errors;
+        region::check_transition(
+            *span,
+            &from_ids,
+            to.flatten(),
+            &effects,
+            &ir_states,
+            &regions,
+            diags,
+        );
         let (Some(trigger), Some(to), false) = (trigger, to, diags.error_count() > errors) else {
             broken.transitions.push(LooseTransition {
                 span: *span,
@@ -1485,6 +1503,17 @@ pub fn parse_root(
                 to: to.unwrap_or(from) as StateId,
                 effects: effects.clone().into(),
             });
+        }
+    }
+
+    let ir_regions = region::parse_all(&region_tables, &regions, &states, &ir_states, diags);
+    if initial.is_some_and(|i| ir_states.get(i).is_some_and(|s| s.region.is_some())) {
+        if let Some((n, s)) = m.str("initial", diags) {
+            diags.push(Diagnostic::error(
+                Code::Region,
+                s,
+                format!("`{n}` is a region's state: the machine's `initial` is one of its own states"),
+            ).with_help("a region names its own initial state in its `[[region]]` table"));
         }
     }
 
@@ -1537,6 +1566,7 @@ pub fn parse_root(
         templates: ir_templates,
         roles: ir_roles,
         counters: ir_counters,
+        regions: ir_regions,
         profiles: ir_profiles,
         invariants,
         alongside,
@@ -1873,7 +1903,7 @@ fn parse_guard(
     diags: &mut Diagnostics,
 ) -> Guard {
     let o = Obj::new(table, span, "`guard`");
-    o.check_keys(&["tier", "kind", "role", "rearm", "counter"], diags);
+    o.check_keys(&["tier", "kind", "role", "rearm", "counter", "in"], diags);
     let tier = o.str("tier", diags).and_then(|(text, tspan)| {
         let t = text.trim();
         let (op, name) = ["<=", ">=", "==", "<", ">"]
@@ -1943,6 +1973,7 @@ fn parse_guard(
         roles,
         rearm: o.bool("rearm", diags),
         counters: Vec::new(),
+        states: Default::default(),
         span: Some(span),
     }
 }

@@ -40,7 +40,8 @@ usage: gate-latency [--calls N] [--audit-rows N] [--replay-events N] [--no-repla
   --callgrind-stride N   count every Nth call (default 8), so the samples spread over the
                       WAL's truncation cycle, on which a call's count depends
   --reversible-calls N  director hook calls per backup series (a small file, a 100 MB tree,
-                      a git reset, a force push; default 10; 0 skips), each with a new gate home
+                      a git reset, a rebase, a force push; default 10; 0 skips), each with a
+                      new gate home
   --bin-dir DIR       where `gate` and `gate-floor` are (default: beside this binary)";
 
 struct Options {

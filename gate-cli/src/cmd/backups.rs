@@ -131,25 +131,40 @@ pub fn backups(args: &BackupsArgs, global: &GlobalArgs) -> Result<i32> {
         return Err(InputError::new("--prune needs --older-than, --max-size or both").into());
     }
     let mut store = open_write(global)?;
-    let removed = backup::prune(&dir, now, older, max)?;
-    let ids: Vec<&str> = removed.iter().map(|m| m.id.as_str()).collect();
-    let bytes: u64 = removed.iter().map(|m| m.bytes).sum();
+    let pruned = backup::prune(&dir, now, older, max)?;
+    let ids: Vec<&str> = pruned.removed.iter().map(|m| m.id.as_str()).collect();
+    let bytes: u64 = pruned.removed.iter().map(|m| m.bytes).sum();
+    let leftovers = json!({"unfinished": pruned.unfinished, "pending": pruned.pending,
+        "vault_backups": pruned.vault_backups, "vaults": pruned.vaults});
     append(
         &mut store,
         record(
             AuditKind::Prune,
             None,
             "pruned",
-            json!({"removed": ids, "bytes": bytes, "older_than_ms": older, "max_size": max}),
+            json!({"removed": ids, "bytes": bytes, "older_than_ms": older, "max_size": max,
+                   "leftovers": leftovers}),
         ),
     )?;
     if global.json {
-        out_json(&json!({"removed": ids, "bytes": bytes}))?;
+        out_json(&json!({"removed": ids, "bytes": bytes, "leftovers": leftovers}))?;
     } else {
-        out(&format!(
-            "removed {} backup(s), {bytes} bytes\n",
-            removed.len()
-        ))?;
+        let mut text = format!("removed {} backup(s), {bytes} bytes\n", ids.len());
+        if !pruned.vault_backups.is_empty() {
+            text.push_str(&format!(
+                "dropped the git commits of {} backup(s) from gate's vaults ({} vault(s) removed)\n",
+                pruned.vault_backups.len(),
+                pruned.vaults.len()
+            ));
+        }
+        if !pruned.pending.is_empty() || !pruned.unfinished.is_empty() {
+            text.push_str(&format!(
+                "removed {} note(s) of calls that never ended and {} unfinished backup(s)\n",
+                pruned.pending.len(),
+                pruned.unfinished.len()
+            ));
+        }
+        out(&text)?;
     }
     Ok(0)
 }

@@ -18,20 +18,24 @@ use std::io::Read;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The `--state` values split by machine: the spec's own (a plain `NAME`), and each machine
-/// beside it (`MACHINE.STATE`, by its index in `alongside`). A machine named twice, or one
-/// that does not run beside the spec, is an input error.
+/// The `--state` values split by machine: the spec's own (a plain `NAME`, or
+/// `REGION.STATE` for one of its regions), and each machine beside it (`MACHINE.STATE`, by
+/// its index in `alongside`). Each machine may be given one state per state variable (its
+/// main state and one per region: `starting_state` checks that). A machine that does not
+/// run beside the spec is an input error.
 fn states_by_machine<'a>(
     engine: &Engine<'_>,
     given: &'a [String],
-) -> Result<(Option<&'a str>, Vec<Option<&'a str>>)> {
+) -> Result<(Vec<&'a str>, Vec<Vec<&'a str>>)> {
     let spec = engine.spec;
-    let mut own = None;
-    let mut beside = vec![None; engine.alongside.len()];
+    let mut own = Vec::new();
+    let mut beside = vec![Vec::new(); engine.alongside.len()];
+    let own_region = |r: &str| spec.regions.iter().any(|x| *x.name == *r);
     for value in given {
         let (slot, name) = match value.split_once('.') {
             None => (&mut own, value.as_str()),
             Some((machine, name)) if machine == &*spec.name => (&mut own, name),
+            Some((region, _)) if own_region(region) => (&mut own, value.as_str()),
             Some((machine, name)) => {
                 let names: Vec<&str> = engine.alongside.iter().map(|m| &*m.spec.name).collect();
                 let Some(i) = names.iter().position(|n| *n == machine) else {
@@ -49,14 +53,32 @@ fn states_by_machine<'a>(
                 (&mut beside[i], name)
             }
         };
-        if slot.replace(name).is_some() {
-            return Err(InputError::new(format!(
-                "--state {value}: that machine's state is already given"
-            ))
-            .into());
-        }
+        slot.push(name);
     }
     Ok((own, beside))
+}
+
+/// The state `--state` names in `spec` (`NAME`, or `REGION.STATE`), or an input error with
+/// did-you-mean.
+fn named_state(spec: &gate_spec::ir::Spec, name: &str) -> Result<gate_spec::ir::StateId> {
+    let ids = 0..spec.states.len() as gate_spec::ir::StateId;
+    let found = ids
+        .clone()
+        .find(|&s| spec.state_label(s) == name || *spec.states[s as usize].name == *name);
+    if let Some(id) = found {
+        return Ok(id);
+    }
+    let names: Vec<String> = ids.map(|s| spec.state_label(s)).collect();
+    let hint = match gate_spec::diag::did_you_mean(name, names.iter().map(String::as_str)) {
+        Some(close) => format!("did you mean `{close}`? "),
+        None => String::new(),
+    };
+    Err(InputError::new(format!(
+        "spec `{}` has no state `{name}` ({hint}its states: {})",
+        spec.name,
+        names.join(", ")
+    ))
+    .into())
 }
 
 /// Where the starting state came from.
@@ -69,29 +91,31 @@ struct Start {
 
 /// The scope's starting state: `--state NAME` in a fresh scope, else the state stored in
 /// `db` for this version of the spec, else the initial state.
-fn starting_state(
-    engine: &Engine<'_>,
-    event: &Event,
-    named: Option<&str>,
-    db: &Path,
-) -> Result<Start> {
+fn starting_state(engine: &Engine<'_>, event: &Event, named: &[&str], db: &Path) -> Result<Start> {
     let spec = engine.spec;
     let mut state = ScopeState::initial(spec, engine.machine);
-    if let Some(name) = named {
-        let Some(id) = spec.states.iter().position(|s| *s.name == *name) else {
-            let names: Vec<&str> = spec.states.iter().map(|s| &*s.name).collect();
-            let hint = match gate_spec::diag::did_you_mean(name, names.iter().copied()) {
-                Some(close) => format!("did you mean `{close}`? "),
-                None => String::new(),
-            };
-            return Err(InputError::new(format!(
-                "spec `{}` has no state `{name}` ({hint}its states: {})",
-                spec.name,
-                names.join(", ")
-            ))
-            .into());
-        };
-        state.machine.state = id as gate_spec::ir::StateId;
+    if !named.is_empty() {
+        // One state per state variable: the main machine's, each region's.
+        let mut given = vec![false; 1 + spec.regions.len()];
+        for name in named {
+            let id = named_state(spec, name)?;
+            let var = spec.var_of(id);
+            if std::mem::replace(&mut given[var], true) {
+                return Err(InputError::new(format!(
+                    "--state {name}: {} of spec `{}` is already given a state",
+                    match var {
+                        0 => "the machine".to_string(),
+                        v => format!("region `{}`", spec.regions[v - 1].name),
+                    },
+                    spec.name
+                ))
+                .into());
+            }
+            match var {
+                0 => state.machine.state = id,
+                v => state.machine.regions[v - 1] = id,
+            }
+        }
         return Ok(Start {
             state,
             source: "--state",
@@ -185,8 +209,9 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         mut state,
         source: state_source,
         fault,
-    } = starting_state(&engine, &event, own_named, &config.db.value)?;
+    } = starting_state(&engine, &event, &own_named, &config.db.value)?;
     let state_before = state.machine.state;
+    let regions_before = state.machine.regions.clone();
     let role = engine.resolve_role(&event, &env, explicit_role);
     let baselines = vec![None; spec.kinds.len()];
     let mut mint = || "(explain)".to_string();
@@ -208,13 +233,18 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
         .map(gate_runtime::effects::project_faults)
         .unwrap_or_default();
     let state_after = state.machine.state;
+    // Each region's state before and after, by region (`[[region]]`).
+    let regions: Vec<(&str, &str, &str)> = (spec.regions.iter())
+        .zip(regions_before.iter().zip(&state.machine.regions))
+        .map(|(r, (a, b))| (&*r.name, spec.state_name(*a), spec.state_name(*b)))
+        .collect();
     let mut faults: Vec<String> = fault.into_iter().collect();
     // The machines beside it, each from its own stored (or initial) state, and the answers
     // combined as the hook combines them.
     let own_verdict = outcome.decision.verdict.clone();
     let mut beside_from = Vec::new();
     gate_runtime::driver::beside(&engine, &mut outcome, |i, m| {
-        let start = starting_state(m, &event, beside_named[i - 1], &config.db.value)?;
+        let start = starting_state(m, &event, &beside_named[i - 1], &config.db.value)?;
         faults.extend(start.fault);
         let mut state = start.state;
         beside_from.push((
@@ -315,6 +345,10 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
                 "to": spec.state_name(state_after),
                 "source": state_source,
             },
+            "regions": regions
+                .iter()
+                .map(|(r, from, to)| json!({"region": r, "from": from, "to": to}))
+                .collect::<Vec<_>>(),
             "event": event,
             "class": class.class,
             "tier": spec.tier_name(class.tier),
@@ -440,6 +474,9 @@ pub fn run(args: &ExplainArgs, global: &GlobalArgs) -> Result<i32> {
             _ => "the spec's initial state",
         }
     ));
+    for (r, from, to) in &regions {
+        t.push_str(&format!("region    {r}: {from} → {to}\n"));
+    }
     if !beside.is_empty() {
         t.push_str(&format!("own       {}\n", own_verdict.name()));
     }

@@ -2,7 +2,8 @@
 //!
 //! Contract (PROTOCOLS.md): exit 0 always, at most one JSON object on stdout, nothing on
 //! stderr. Anything that goes wrong here — an unknown runtime, unreadable or oversized stdin,
-//! a payload that is not JSON, an unknown spec, a store fault, a panic, the internal deadline —
+//! a payload that is not JSON, an unknown spec, a draft (`--spec-file`) that does not load and
+//! check, a store fault, a panic, the internal deadline —
 //! ends in silence (the runtime's own permission flow continues) and the fault is recorded
 //! where possible: in the database, else in `faults.jsonl` beside it.
 
@@ -222,46 +223,45 @@ fn answer(
             (DEFAULT_SPEC, None)
         }
     };
-    let specs = crate::registry::compiled();
-    let (spec, role) = match specs.iter().find(|s| s.name == spec_name) {
-        Some(spec) => (spec, role),
-        None => {
-            fault(format!(
-                "no compiled spec named `{spec_name}`; the default spec answers, with no role"
-            ));
-            (specs.iter().find(|s| s.name == DEFAULT_SPEC)?, None)
-        }
+    // A draft (`--spec-file`) answers in place of the compiled spec, when it loads and
+    // checks; one that does not is a fault like an unknown spec: the compiled spec answers,
+    // with no role (the role may be the draft's, and a role can only lower enforcement).
+    let draft = args.spec_file.as_deref().and_then(|path| {
+        crate::cmd::draft::load(path)
+            .map_err(|why| {
+                fault(format!(
+                    "draft spec file {} cannot answer ({why}); the compiled spec `{spec_name}` \
+                     answers, with no role",
+                    path.display()
+                ))
+            })
+            .ok()
+    });
+    let role = if args.spec_file.is_some() && draft.is_none() {
+        None
+    } else {
+        role
     };
-    let ir = spec.ir();
+    let outliving = config
+        .as_ref()
+        .ok()
+        .and_then(|c| c.outlive_sessions.as_ref())
+        .map_or(&[][..], |o| &o.value[..]);
+    let mut slot = None;
+    let (built, role) = match &draft {
+        Some(d) => (
+            d.policy
+                .engine(&mut slot)
+                .with_outliving(&d.renamed(outliving))
+                .with_gate_paths(&d.files),
+            role,
+        ),
+        None => compiled_engine(spec_name, role, outliving, &fault)?,
+    };
     // The process exits right after answering: freeing what the engine holds would only
     // cost time.
-    // The machines beside it; one this binary does not have cannot answer (a fault, not a
-    // block), and the others still do.
-    let (beside, missing) = crate::cmd::policy::compiled_alongside(spec);
-    if !missing.is_empty() {
-        fault(format!(
-            "spec `{}` runs beside spec(s) this binary does not have ({}); they are skipped",
-            spec.name,
-            missing.join(", ")
-        ));
-    }
-    let engine = std::mem::ManuallyDrop::new(
-        Engine::new(ir, spec.machine)
-            .with_alongside(
-                beside
-                    .into_iter()
-                    .map(|b| Engine::new(b.ir(), b.machine))
-                    .collect(),
-            )
-            // Machine names the spec does not run are ignored here (`gate config` reports them).
-            .with_outliving(
-                config
-                    .as_ref()
-                    .ok()
-                    .and_then(|c| c.outlive_sessions.as_ref())
-                    .map_or(&[][..], |o| &o.value[..]),
-            ),
-    );
+    let engine = std::mem::ManuallyDrop::new(built);
+    let ir = engine.spec;
     // The project profiles, for the machine of the composition that declares them.
     let owner = crate::profile::owner(&engine);
     if !owner.profiles.is_empty() {
@@ -333,8 +333,51 @@ fn answer(
                 c.stateful_fail_closed_after.value
             }),
     };
-    let result = driver::run(&engine, &event, &opts);
+    let mut result = driver::run(&engine, &event, &opts);
     *checkpoint_due = result.checkpoint_due;
     *calibration_due = result.calibration_due;
+    if let Some(draft) = &draft {
+        draft.mark(&mut result.decision);
+    }
     adapters::render(runtime, &event, &result.decision)
+}
+
+/// The engine of the compiled spec `spec_name` with the machines beside it, and the role it
+/// answers as. An unknown name is a fault: the default spec answers, with no role. A machine
+/// beside it that this binary does not have cannot answer (a fault, not a block); the others
+/// still do.
+fn compiled_engine<'r>(
+    spec_name: &str,
+    role: Option<&'r str>,
+    outliving: &[String],
+    fault: &dyn Fn(String),
+) -> Option<(Engine<'static>, Option<&'r str>)> {
+    let specs = crate::registry::compiled();
+    let (spec, role) = match specs.iter().find(|s| s.name == spec_name) {
+        Some(spec) => (spec, role),
+        None => {
+            fault(format!(
+                "no compiled spec named `{spec_name}`; the default spec answers, with no role"
+            ));
+            (specs.iter().find(|s| s.name == DEFAULT_SPEC)?, None)
+        }
+    };
+    let (beside, missing) = crate::cmd::policy::compiled_alongside(spec);
+    if !missing.is_empty() {
+        fault(format!(
+            "spec `{}` runs beside spec(s) this binary does not have ({}); they are skipped",
+            spec.name,
+            missing.join(", ")
+        ));
+    }
+    let engine = Engine::new(spec.ir(), spec.machine)
+        .with_alongside(
+            beside
+                .into_iter()
+                .map(|b| Engine::new(b.ir(), b.machine))
+                .collect(),
+        )
+        // Machine names the spec does not run are ignored here (`gate config` reports them).
+        .with_outliving(outliving);
+    Some((engine, role))
 }

@@ -6,6 +6,7 @@ pub mod diagram;
 pub mod diff;
 mod diff_beside;
 mod diff_classes;
+pub mod draft;
 pub mod explain;
 pub mod hook;
 pub mod policy;

@@ -25,6 +25,9 @@ pub enum Policy {
         path: PathBuf,
         spec: Box<Spec>,
         beside: Vec<Spec>,
+        /// Every file the policy was read from: the draft, the specs it extends, the specs
+        /// beside it and theirs, each once.
+        files: Vec<PathBuf>,
     },
 }
 
@@ -97,7 +100,8 @@ impl Policy {
     /// A spec file, checked; its errors are an input error.
     pub fn draft(path: &Path) -> Result<Policy> {
         // With the specs it extends, found beside it.
-        let spec = Self::checked(path)?;
+        let mut files = Vec::new();
+        let spec = Self::checked(path, &mut files)?;
         // The specs beside it, found beside its file, each once.
         let mut beside: Vec<Spec> = Vec::new();
         let mut queue: Vec<String> = spec.alongside.iter().map(|n| n.to_string()).collect();
@@ -112,7 +116,7 @@ impl Policy {
                 .parent()
                 .unwrap_or_else(|| Path::new(""))
                 .join(format!("{name}.toml"));
-            let other = Self::checked(&file)?;
+            let other = Self::checked(&file, &mut files)?;
             queue.extend(other.alongside.iter().map(|n| n.to_string()));
             beside.push(other);
         }
@@ -120,12 +124,19 @@ impl Policy {
             path: path.to_path_buf(),
             spec: Box::new(spec),
             beside,
+            files,
         })
     }
 
-    /// A spec file compiled and checked on its own; its errors are an input error.
-    fn checked(path: &Path) -> Result<Spec> {
+    /// A spec file compiled and checked on its own; its errors are an input error. The files
+    /// it was read from are added to `files` (each once).
+    fn checked(path: &Path, files: &mut Vec<PathBuf>) -> Result<Spec> {
         let compiled = crate::cmd::compile_spec_file(path)?;
+        for file in &compiled.sources.files {
+            if !files.contains(&file.path) {
+                files.push(file.path.clone());
+            }
+        }
         let rendered = compiled.render();
         match compiled.spec {
             Some(spec) => Ok(spec),

@@ -154,6 +154,14 @@ pub fn status(args: &StatusArgs, global: &GlobalArgs) -> Result<i32> {
                     },
                     m["events"]
                 ));
+                // Each region's state (`[[region]]`), beside the machine's.
+                if let Some(regions) = m["regions"].as_object().filter(|r| !r.is_empty()) {
+                    let parts: Vec<String> = regions
+                        .iter()
+                        .map(|(r, s)| format!("{r} {}", s.as_str().unwrap_or("?")))
+                        .collect();
+                    text.push_str(&format!("    regions: {}\n", parts.join(", ")));
+                }
             }
             None => text.push_str("    (written by a spec version this binary does not have)\n"),
         }
@@ -210,6 +218,7 @@ fn describe_scope(
         "signals": levels,
         "since_arm": state.machine.since_arm,
         "counters": spec.counters.iter().zip(&state.machine.counters).map(|(c, v)| (c.name.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "regions": spec.regions.iter().zip(&state.machine.regions).map(|(r, s)| (r.name.to_string(), json!(spec.state_name(*s)))).collect::<serde_json::Map<_, _>>(),
         "events": state.observer.events,
         "carried": state.carried,
     }))

@@ -1,26 +1,110 @@
 //! Git actions made recoverable: before `reset --hard`, `checkout`/`restore` of work-tree
-//! files, `clean`, `branch -D` or `stash drop`/`clear`, gate records the refs the action can
-//! move or delete (HEAD, every branch tip, every stash entry) in the manifest and under
-//! `refs/gate-backup/<id>/` in that repository (so that their commits are kept), and lists the
-//! files it can discard (`git status`) for the file copy; `gate undo` puts the refs back.
+//! files, `clean`, `branch -D`, `stash drop`/`clear`, `rebase`, `filter-branch` or
+//! `filter-repo`, gate records the refs the action can move or delete (HEAD, every branch tip,
+//! every stash entry; for a whole-history rewrite every ref) in the manifest, fetches their
+//! commits into its own vault (`vault.rs`, out of the agent's reach), and lists the files it
+//! can discard for the file copy; `git_undo.rs` puts the refs back.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Instant;
 
+use super::vault;
+
 use super::run;
 
-/// The git subcommands whose losses a ref record plus a file copy undoes, each with the
-/// second words it must have (empty: any). A command with any other git invocation that
-/// rewrites history (`gc`, `reflog expire`, `filter-repo`, `rebase`, `push`) is not one.
-const RECOVERABLE: &[(&str, &[&str])] = &[
-    ("reset", &[]),
-    ("checkout", &[]),
-    ("restore", &[]),
-    ("clean", &[]),
-    ("branch", &[]),
-    ("stash", &["drop", "clear"]),
+/// Which refs a git action's backup records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// HEAD, every branch tip and the stash: what a reset, a checkout, a clean, a branch
+    /// deletion, a stash drop or a rebase (`--update-refs` included) can move or delete.
+    #[default]
+    Branches,
+    /// Every ref besides (tags, remote-tracking refs, notes, replace refs): what a rewrite of
+    /// the whole history (`filter-repo`, `filter-branch`) changes; refs it creates whose tip
+    /// the backup holds (`refs/original/…`) are removed by the undo.
+    All,
+}
+
+/// One git subcommand whose losses a ref record plus a file copy undoes.
+struct Recoverable {
+    name: &'static str,
+    /// The second words it must have (empty: any).
+    seconds: &'static [&'static str],
+    /// Words that make it something else (a rebase already under way is continued or given
+    /// up, not started).
+    refused: &'static [&'static str],
+    scope: Scope,
+    /// Whether its `write` at the repository moves existing refs to rewritten commits (a
+    /// rebase): backed up even where the tier lets it through.
+    rewrites: bool,
+}
+
+/// The git subcommands whose losses gate can undo. A command with any other git invocation
+/// that rewrites history (`gc`, `reflog expire`, `push`, `update-ref -d`) is not one.
+const RECOVERABLE: &[Recoverable] = &[
+    Recoverable::plain("reset"),
+    Recoverable::plain("checkout"),
+    Recoverable::plain("restore"),
+    Recoverable::plain("clean"),
+    Recoverable::plain("branch"),
+    Recoverable {
+        name: "stash",
+        seconds: &["drop", "clear"],
+        refused: &[],
+        scope: Scope::Branches,
+        rewrites: false,
+    },
+    Recoverable {
+        name: "rebase",
+        seconds: &[],
+        refused: &[
+            "--continue",
+            "--skip",
+            "--abort",
+            "--quit",
+            "--edit-todo",
+            "--show-current-patch",
+        ],
+        scope: Scope::Branches,
+        rewrites: true,
+    },
+    Recoverable {
+        name: "filter-branch",
+        seconds: &[],
+        refused: &[],
+        scope: Scope::All,
+        rewrites: false,
+    },
+    Recoverable {
+        name: "filter-repo",
+        seconds: &[],
+        refused: &[],
+        scope: Scope::All,
+        rewrites: false,
+    },
 ];
+
+impl Recoverable {
+    const fn plain(name: &'static str) -> Self {
+        Recoverable {
+            name,
+            seconds: &[],
+            refused: &[],
+            scope: Scope::Branches,
+            rewrites: false,
+        }
+    }
+}
+
+/// Programs that are a git subcommand on their own (`git-filter-repo` is `git filter-repo`).
+const SUBCOMMAND_PROGRAMS: &[(&str, &str)] = &[("git-filter-repo", "filter-repo")];
+
+/// Files of the git directory a whole-history rewrite changes beside the refs, copied with the
+/// backup: `filter-repo` removes the `origin` remote from `config` and writes its maps to
+/// `filter-repo/`.
+pub const ALL_SCOPE_FILES: &[&str] = &["config", "filter-repo"];
 
 /// Options of `git` itself that take the next word as their value.
 const GIT_VALUE_OPTIONS: &[&str] = &["-C", "-c", "--git-dir", "--work-tree", "--namespace"];
@@ -41,25 +125,98 @@ pub struct GitState {
     pub branches: Vec<(String, String)>,
     /// The stash, newest first: (commit, message).
     pub stash: Vec<(String, String)>,
+    /// Which refs were recorded.
+    #[serde(default)]
+    pub scope: Scope,
+    /// Whether the action rewrites commits (a rebase, a filter): a recorded ref now at a
+    /// commit its saved tip does not hold may be the action's own work, so newer work is told
+    /// by commit time (see `git_undo::moved_on`).
+    #[serde(default)]
+    pub rewrite: bool,
+    /// With [`Scope::All`], every other ref: (ref name, object).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<(String, String)>,
+    /// The vault holding the commits, relative to the store (`git/<key>.git`, see
+    /// `vault.rs`). None: a backup made by an older gate, which kept them under
+    /// `refs/gate-backup/<id>/` in the repository itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vault: Option<String>,
 }
 
-/// Whether every git invocation in `command` is one whose losses gate can undo.
-pub fn recoverable(command: &str) -> Result<(), String> {
+/// One invocation of git: its subcommand and the words after it.
+type Invocation<'a> = (Option<&'a str>, Vec<&'a str>);
+
+/// Refs and what they point at: (ref name, object) each.
+pub(super) type Refs = Vec<(String, String)>;
+
+/// The invocations of git in `command`.
+fn invocations(command: &str) -> Result<Vec<Invocation<'_>>, String> {
     if command.contains("$(") || command.contains('`') || command.contains('\n') {
         return Err("the git command is built at run time".to_string());
     }
     let words: Vec<&str> = command.split_whitespace().collect();
-    let mut seen = false;
+    let mut out = Vec::new();
     for (i, w) in words.iter().enumerate() {
-        if *w != "git" || (i > 0 && !SEPARATORS.contains(&words[i - 1])) {
+        if !starts_command(&words[..i]) {
             continue;
         }
-        seen = true;
-        let (sub, next) = subcommand(&words[i + 1..]);
-        let known = RECOVERABLE.iter().find(|(name, _)| Some(*name) == sub);
+        if *w == "git" {
+            let (sub, at) = subcommand(&words[i + 1..]);
+            let rest = at.map_or_else(Vec::new, |k| until_separator(&words[i + 2 + k..]));
+            out.push((sub, rest));
+        } else if let Some((_, sub)) = SUBCOMMAND_PROGRAMS.iter().find(|(p, _)| p == w) {
+            out.push((Some(*sub), until_separator(&words[i + 1..])));
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a word after `before` starts a command: the first word, one after a separator, or
+/// after variable assignments that do (`GIT_SEQUENCE_EDITOR=: git rebase -i`).
+fn starts_command(before: &[&str]) -> bool {
+    let mut k = before.len();
+    while k > 0 && is_assignment(before[k - 1]) {
+        k -= 1;
+    }
+    k == 0 || SEPARATORS.contains(&before[k - 1])
+}
+
+/// `NAME=value`.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// The words up to the next separator.
+fn until_separator<'a>(words: &[&'a str]) -> Vec<&'a str> {
+    words
+        .iter()
+        .take_while(|w| !SEPARATORS.contains(w))
+        .copied()
+        .collect()
+}
+
+/// Whether every git invocation in `command` is one whose losses gate can undo: the refs its
+/// backup must record.
+pub fn recoverable(command: &str) -> Result<Scope, String> {
+    let found = invocations(command)?;
+    if found.is_empty() {
+        return Err("gate could not find the git command whose refs to keep".to_string());
+    }
+    let mut scope = Scope::Branches;
+    for (sub, rest) in found {
+        let known = RECOVERABLE.iter().find(|r| Some(r.name) == sub);
         match known {
-            Some((_, seconds))
-                if seconds.is_empty() || next.is_some_and(|n| seconds.contains(&n)) => {}
+            Some(r)
+                if (r.seconds.is_empty()
+                    || rest.first().is_some_and(|n| r.seconds.contains(n)))
+                    && !rest.iter().any(|w| r.refused.contains(w)) =>
+            {
+                scope = scope.max(r.scope);
+            }
             _ => {
                 return Err(format!(
                     "`git {}` is not a git action gate can back up",
@@ -68,15 +225,23 @@ pub fn recoverable(command: &str) -> Result<(), String> {
             }
         }
     }
-    if seen {
-        Ok(())
-    } else {
-        Err("gate could not find the git command whose refs to keep".to_string())
-    }
+    Ok(scope)
 }
 
-/// The subcommand after git's own options, and the word after it.
-fn subcommand<'a>(args: &[&'a str]) -> (Option<&'a str>, Option<&'a str>) {
+/// Whether `command` runs a git action whose `write` at the repository moves existing refs
+/// to rewritten commits (a rebase), which a backup records although nothing is deleted.
+pub fn rewrites(command: &str) -> bool {
+    invocations(command).is_ok_and(|found| {
+        found.iter().any(|(sub, rest)| {
+            RECOVERABLE.iter().any(|r| {
+                r.rewrites && Some(r.name) == *sub && !rest.iter().any(|w| r.refused.contains(w))
+            })
+        })
+    })
+}
+
+/// The subcommand after git's own options, and its index in `args`.
+fn subcommand<'a>(args: &[&'a str]) -> (Option<&'a str>, Option<usize>) {
     let mut i = 0;
     while i < args.len() {
         let a = args[i];
@@ -88,8 +253,7 @@ fn subcommand<'a>(args: &[&'a str]) -> (Option<&'a str>, Option<&'a str>) {
         } else if a.starts_with('-') {
             i += 1;
         } else {
-            let next = args.get(i + 1).copied().filter(|n| !SEPARATORS.contains(n));
-            return (Some(a), next);
+            return (Some(a), Some(i));
         }
     }
     (None, None)
@@ -100,11 +264,6 @@ fn subcommand<'a>(args: &[&'a str]) -> (Option<&'a str>, Option<&'a str>) {
 /// [`changed_files`]).
 fn git(dir: &str, args: &[&str], deadline: Instant) -> Result<String, String> {
     run::git(dir, args, deadline)
-}
-
-/// The deadline of the user's own undo (see [`run::git_as_user`]).
-fn unhurried() -> Instant {
-    Instant::now() + std::time::Duration::from_secs(600)
 }
 
 /// The work tree's top directory holding the git directory `git_dir` (`/p/.git`).
@@ -120,38 +279,65 @@ pub fn top(git_dir: &str, deadline: Instant) -> Result<String, String> {
         .to_string())
 }
 
-/// The refs of the repository at `repo` now.
-pub fn capture(repo: &str, deadline: Instant) -> Result<GitState, String> {
+/// The refs of the repository at `repo` now, as far as `scope` records them.
+pub fn capture(repo: &str, scope: Scope, deadline: Instant) -> Result<GitState, String> {
     let head = git(repo, &["rev-parse", "--verify", "-q", "HEAD"], deadline)
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
     let head_ref = git(repo, &["symbolic-ref", "-q", "HEAD"], deadline)
         .ok()
         .map(|s| s.trim().to_string());
-    let branches = git(
-        repo,
-        &[
-            "for-each-ref",
-            "--format=%(refname) %(objectname)",
-            "refs/heads",
-        ],
-        deadline,
-    )?
-    .lines()
-    .filter_map(|l| l.split_once(' '))
-    .map(|(r, o)| (r.to_string(), o.to_string()))
-    .collect();
+    let (branches, others) = refs(repo, scope, deadline)?;
     Ok(GitState {
         repo: repo.to_string(),
         head,
         head_ref,
         branches,
         stash: stash(repo, deadline)?,
+        scope,
+        rewrite: false,
+        others,
+        vault: None,
     })
 }
 
+/// Namespaces no backup records: gate's own (an older gate's backup refs, an undo under way)
+/// and the stash (recorded entry by entry).
+const UNRECORDED: &[&str] = &["refs/gate-backup/", "refs/gate-undo/", "refs/stash"];
+
+/// The branches, and with [`Scope::All`] every other recorded ref: (name, object) each.
+pub(super) fn refs(repo: &str, scope: Scope, deadline: Instant) -> Result<(Refs, Refs), String> {
+    let pattern = match scope {
+        Scope::Branches => "refs/heads",
+        Scope::All => "refs",
+    };
+    let mut branches = Vec::new();
+    let mut others = Vec::new();
+    for line in git(
+        repo,
+        &["for-each-ref", "--format=%(refname) %(objectname)", pattern],
+        deadline,
+    )?
+    .lines()
+    {
+        let Some((name, object)) = line.split_once(' ') else {
+            continue;
+        };
+        if UNRECORDED.iter().any(|u| name.starts_with(u)) {
+            continue;
+        }
+        let pair = (name.to_string(), object.to_string());
+        if name.starts_with("refs/heads/") {
+            branches.push(pair);
+        } else {
+            others.push(pair);
+        }
+    }
+    Ok((branches, others))
+}
+
 /// The stash entries, newest first.
-fn stash(repo: &str, deadline: Instant) -> Result<Vec<(String, String)>, String> {
+pub(super) fn stash(repo: &str, deadline: Instant) -> Result<Vec<(String, String)>, String> {
     if git(
         repo,
         &["rev-parse", "--verify", "-q", "refs/stash"],
@@ -172,23 +358,42 @@ fn stash(repo: &str, deadline: Instant) -> Result<Vec<(String, String)>, String>
     .collect())
 }
 
-/// Writes `state`'s commits under `refs/gate-backup/<id>/` so that no gc drops them.
-pub fn keep(state: &GitState, id: &str, deadline: Instant) -> Result<(), String> {
-    let mut refs: Vec<(String, &str)> = Vec::new();
+/// The refs a backup `id` of `state` keeps in its vault: (object, vault ref) each.
+pub(super) fn kept(state: &GitState, id: &str) -> Vec<(String, String)> {
+    let mut refs = Vec::new();
     if !state.head.is_empty() {
-        refs.push((format!("refs/gate-backup/{id}/HEAD"), &state.head));
+        refs.push((state.head.clone(), vault::backup_ref(id, "HEAD")));
     }
-    for (name, commit) in &state.branches {
-        let short = name.strip_prefix("refs/").unwrap_or(name);
-        refs.push((format!("refs/gate-backup/{id}/{short}"), commit));
+    for (name, object) in state.branches.iter().chain(&state.others) {
+        refs.push((object.clone(), vault::backup_ref(id, name)));
     }
     for (n, (commit, _)) in state.stash.iter().enumerate() {
-        refs.push((format!("refs/gate-backup/{id}/stash/{n}"), commit));
+        refs.push((commit.clone(), vault::backup_ref(id, &format!("stash/{n}"))));
     }
-    for (name, commit) in refs {
-        git(&state.repo, &["update-ref", &name, commit], deadline)?;
-    }
-    Ok(())
+    refs
+}
+
+/// Fetches every object `state` records, with all it reaches, from its repository into the
+/// vault `vault` (under `refs/backups/<id>/`), so that nothing the agent does in the
+/// repository loses them.
+pub fn keep(state: &GitState, vault: &Path, id: &str, deadline: Instant) -> Result<(), String> {
+    vault::ensure(vault, deadline)?;
+    let specs: Vec<String> = kept(state, id)
+        .into_iter()
+        .map(|(object, name)| format!("+{object}:{name}"))
+        .collect();
+    vault::fetch_in(vault, &state.repo, &specs, deadline)
+}
+
+/// The git directory shared by the repository's work trees (absolute).
+pub fn common_dir(repo: &str, deadline: Instant) -> Result<String, String> {
+    Ok(git(
+        repo,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+        deadline,
+    )?
+    .trim()
+    .to_string())
 }
 
 /// The files of the work tree at `repo` that differ from HEAD or are untracked (and, with
@@ -230,78 +435,6 @@ pub fn changed_files(repo: &str, ignored: bool, deadline: Instant) -> Result<Vec
     Ok(files)
 }
 
-/// What in `state`'s repository moved on since: branches with commits the saved tip does
-/// not hold, stash entries made since.
-pub fn moved_on(state: &GitState) -> Result<Vec<String>, String> {
-    let deadline = unhurried();
-    let mut out = Vec::new();
-    for (name, saved) in &state.branches {
-        let Ok(now) = git(
-            &state.repo,
-            &["rev-parse", "--verify", "-q", name],
-            deadline,
-        ) else {
-            continue;
-        };
-        let now = now.trim();
-        if now != saved
-            && git(
-                &state.repo,
-                &["merge-base", "--is-ancestor", now, saved],
-                deadline,
-            )
-            .is_err()
-        {
-            out.push(format!("{} ({name} is at {now})", state.repo));
-        }
-    }
-    let saved: Vec<&str> = state.stash.iter().map(|(c, _)| c.as_str()).collect();
-    if stash(&state.repo, deadline)?
-        .iter()
-        .any(|(c, _)| !saved.contains(&c.as_str()))
-    {
-        out.push(format!("{} (a stash entry was made since)", state.repo));
-    }
-    Ok(out)
-}
-
-/// Puts `state`'s refs back: every branch tip, HEAD (and the index and tracked files when
-/// HEAD's commit changed), and the stash list.
-pub fn restore(state: &GitState) -> Result<(), String> {
-    let deadline = unhurried();
-    let repo = state.repo.as_str();
-    let head_now = git(repo, &["rev-parse", "--verify", "-q", "HEAD"], deadline)
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default();
-    for (name, commit) in &state.branches {
-        git(repo, &["update-ref", name, commit], deadline)?;
-    }
-    match &state.head_ref {
-        Some(r) => git(repo, &["symbolic-ref", "HEAD", r], deadline).map(drop)?,
-        None if !state.head.is_empty() => git(
-            repo,
-            &["update-ref", "--no-deref", "HEAD", &state.head],
-            deadline,
-        )
-        .map(drop)?,
-        None => {}
-    }
-    if !state.head.is_empty() && head_now != state.head {
-        git(repo, &["read-tree", "--reset", "-u", "HEAD"], deadline)?;
-    }
-    let now: Vec<String> = stash(repo, deadline)?.into_iter().map(|(c, _)| c).collect();
-    let saved: Vec<String> = state.stash.iter().map(|(c, _)| c.clone()).collect();
-    if now != saved {
-        if !now.is_empty() {
-            git(repo, &["update-ref", "-d", "refs/stash"], deadline)?;
-        }
-        for (commit, message) in state.stash.iter().rev() {
-            git(repo, &["stash", "store", "-m", message, commit], deadline)?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,19 +449,53 @@ mod tests {
             "git stash drop",
             "cd x && git stash clear",
             "git restore a.txt",
+            "git rebase main",
+            "git rebase -i --update-refs HEAD~3",
+            "GIT_SEQUENCE_EDITOR=: git rebase -i HEAD~2",
         ] {
-            assert!(recoverable(ok).is_ok(), "{ok}");
+            assert_eq!(recoverable(ok), Ok(Scope::Branches), "{ok}");
+        }
+        for all in [
+            "git filter-repo --path x --invert-paths",
+            "git-filter-repo --strip-blobs-bigger-than 10M",
+            "git filter-branch --tree-filter 'rm -f x' HEAD",
+            "git reset --hard && git filter-branch -f -- --all",
+        ] {
+            assert_eq!(recoverable(all), Ok(Scope::All), "{all}");
         }
         for bad in [
             "git gc --prune=now",
             "git reflog expire --all",
-            "git filter-repo --path x",
+            "git rebase --continue",
+            "git rebase main && git rebase --abort",
+            "git update-ref -d refs/heads/main",
             "git stash && git stash drop",
             "git reset --hard && git gc",
             "git $(echo reset) --hard",
             "rm -rf .git",
         ] {
             assert!(recoverable(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_rebase_is_a_rewrite_backed_up_though_nothing_is_deleted() {
+        for yes in [
+            "git rebase main",
+            "git rebase -i HEAD~2",
+            "git -C sub rebase --onto main old feature",
+            "git fetch && git rebase origin/main",
+        ] {
+            assert!(rewrites(yes), "{yes}");
+        }
+        for no in [
+            "git commit -m x",
+            "git rebase --continue",
+            "git rebase --abort",
+            "echo git rebase main",
+            "git $(echo rebase) main",
+        ] {
+            assert!(!rewrites(no), "{no}");
         }
     }
 }

@@ -3,27 +3,30 @@
 //! where it cannot, the action stays withheld.
 //!
 //! `plan.rs` reads the action's effects into the locations to copy (or why none can be),
-//! `copy.rs` copies trees exactly within a budget, `git.rs` records and restores a
-//! repository's refs for the git actions that lose them, `push.rs` keeps a remote's old tips
-//! for a forced push, `run.rs` runs git within the hook's deadline, `settle.rs` records the state an
-//! action left when its tool call ends, `store.rs` is the store on disk (one directory per
-//! backup with its manifest; listing, sizes, pruning), `undo.rs` restores one.
+//! `copy.rs` copies trees exactly within a budget, `git.rs` records a repository's refs for
+//! the git actions that lose or rewrite them and `git_undo.rs` restores them, `vault.rs` keeps
+//! their commits in gate's store, `push.rs` keeps a remote's old tips for a forced push,
+//! `run.rs` runs git within the hook's deadline, `settle.rs` records the state an action left
+//! when its tool call ends, `store.rs` is the store on disk (one directory per backup with
+//! its manifest; listing, sizes, pruning), `undo.rs` restores one.
 
 mod copy;
 mod git;
+mod git_undo;
 mod plan;
 mod push;
 mod run;
 mod settle;
 mod store;
 mod undo;
+mod vault;
 
 pub use copy::{CopyError, Size};
-pub use git::GitState;
+pub use git::{GitState, Scope};
 pub use plan::{loses, outermost, repos, roots};
 pub use push::{PushState, PushedRef};
 pub use settle::settle;
-pub use store::{list, prune, store_dir, BackupStore, Entry, Manifest, Root, RootKind};
+pub use store::{list, prune, store_dir, BackupStore, Entry, Manifest, Pruned, Root, RootKind};
 pub use undo::{undo, UndoError, Undone, SETTLE_MS};
 
 use crate::event::Event;
@@ -43,6 +46,13 @@ pub trait Protector: Send + Sync {
     /// recoverable (it then stays withheld).
     fn protect(&self, event: &Event, class: &Classification, now_ms: i64)
         -> Result<Backup, String>;
+}
+
+/// Whether mode `reversible` backs the action up even where its tier lets it through: it
+/// loses local files ([`loses`]), or it is a git action whose write at the repository moves
+/// existing refs to rewritten commits (a rebase; see `git::rewrites`).
+pub fn backs_up(effects: &[crate::effects::Effect], command: Option<&str>) -> bool {
+    loses(effects) || (plan::writes_repository(effects) && command.is_some_and(git::rewrites))
 }
 
 /// A backup just made.

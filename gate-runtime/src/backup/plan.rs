@@ -133,6 +133,30 @@ pub fn deletes_in(effects: &[Effect], dir: &str) -> bool {
         .any(|e| e.act == Act::Delete && (e.target == dir || below(&e.target, dir)))
 }
 
+/// `effects` with every `write` at a repository read as a `history` there: for a git action
+/// whose write moves existing refs to rewritten commits (a rebase, `git::rewrites`), which a
+/// record of the refs makes recoverable, not a copy of the git directory.
+pub fn as_rewrite(effects: &[Effect]) -> Vec<Effect> {
+    effects
+        .iter()
+        .map(|e| match (e.act, e.place) {
+            (Act::Write, Place::Vcs) => Effect {
+                act: Act::History,
+                place: Place::Vcs,
+                target: e.target.clone(),
+            },
+            _ => e.clone(),
+        })
+        .collect()
+}
+
+/// Whether the action writes at a repository (see [`as_rewrite`]).
+pub fn writes_repository(effects: &[Effect]) -> bool {
+    effects
+        .iter()
+        .any(|e| (e.act, e.place) == (Act::Write, Place::Vcs))
+}
+
 /// Whether the action loses local files (see [`LOSSY`]).
 pub fn loses(effects: &[Effect]) -> bool {
     effects
@@ -221,6 +245,20 @@ mod tests {
         assert_eq!(roots(&push).unwrap(), Vec::<String>::new());
         assert!(roots(&push[..1]).is_err());
         assert!(!pushes(&push[..1]));
+    }
+
+    #[test]
+    fn a_rebases_write_at_the_repository_is_kept_by_its_refs_not_copied() {
+        let rebase = [
+            e(Act::Write, Place::Vcs, "/p/.git"),
+            e(Act::Read, Place::Source, "/p/src"),
+        ];
+        assert!(writes_repository(&rebase));
+        assert_eq!(roots(&rebase).unwrap(), vec!["/p/.git".to_string()]);
+        let read = as_rewrite(&rebase);
+        assert_eq!(roots(&read).unwrap(), Vec::<String>::new());
+        assert_eq!(repos(&read), vec!["/p/.git".to_string()]);
+        assert!(!writes_repository(&[e(Act::Write, Place::Source, "/p/a")]));
     }
 
     #[test]

@@ -2,15 +2,17 @@
 //! (`--force`, `-f`, `--force-with-lease`, `+refspec`, `--mirror`, `--delete`, `:ref`,
 //! `--prune`) is let through, gate asks git itself which remote refs the push would change
 //! (the same push with `--dry-run --porcelain`), fetches each one's current tip from the
-//! remote into `refs/gate-backup/<id>/remote/<remote>/<ref>` of the local repository, and
-//! records the tip the push will leave there; `gate undo` pushes the old tips back (and
-//! deletes the refs the push created), refusing where the remote has moved on since.
+//! remote into `refs/backups/<id>/remote/<remote>/<ref>` of gate's vault for the repository
+//! (`vault.rs`, out of the agent's reach), and records the tip the push will leave there;
+//! `gate undo` pushes the old tips back from the vault (and deletes the refs the push
+//! created), refusing where the remote has moved on since.
 //! Every git run is bounded by the hook's deadline: a remote that cannot be read in time
 //! leaves the push to the tier's next mode.
 
-use super::run;
+use super::{run, vault};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Instant;
 
 /// One remote ref a push changes.
@@ -22,7 +24,9 @@ pub struct PushedRef {
     pub old: Option<String>,
     /// The tip the push leaves (none: the push deletes it).
     pub new: Option<String>,
-    /// The local ref holding `old` (`refs/gate-backup/<id>/remote/<remote>/heads/main`).
+    /// The ref of the vault holding `old` (`refs/backups/<id>/remote/<remote>/heads/main`;
+    /// in a backup of an older gate, a ref of the local repository under
+    /// `refs/gate-backup/<id>/`).
     pub kept: Option<String>,
 }
 
@@ -34,6 +38,10 @@ pub struct PushState {
     /// Where the push goes, as git names it.
     pub url: String,
     pub refs: Vec<PushedRef>,
+    /// The vault holding the old tips, relative to the store (`git/<key>.git`); none: a
+    /// backup of an older gate, which kept them in the local repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vault: Option<String>,
 }
 
 /// Characters that make a command more than one plain `git push`: quoting, expansion,
@@ -119,12 +127,14 @@ fn label(args: &[String]) -> String {
     "default".to_string()
 }
 
-/// What the push in `command` would change, each changed remote ref's tip fetched into
-/// `refs/gate-backup/<id>/remote/…` first; all by `deadline`.
+/// What the push in `command` would change, each changed remote ref's tip fetched into the
+/// vault of the repository it is pushed from (in the backup store `store`) first; all by
+/// `deadline`.
 pub fn record(
     cwd: &str,
     command: &str,
     id: &str,
+    store: &Path,
     deadline: Instant,
 ) -> Result<Vec<PushState>, String> {
     let (dir, args) = invocation(cwd, command)?;
@@ -144,6 +154,14 @@ pub fn record(
         ));
     }
     let label = label(&args);
+    let top = run::git(&dir, &["rev-parse", "--show-toplevel"], deadline)
+        .map(|t| t.trim().to_string())
+        .unwrap_or_else(|_| dir.clone());
+    let at = Vault {
+        name: vault::name(&top),
+        store,
+        id,
+    };
     let mut states = Vec::new();
     for (n, (url, lines)) in porcelain(&out).into_iter().enumerate() {
         let place = if n == 0 {
@@ -151,7 +169,7 @@ pub fn record(
         } else {
             format!("{label}.{n}")
         };
-        states.push(keep(&dir, &url, &lines, id, &place, deadline)?);
+        states.push(keep(&dir, &url, &lines, &at, &place, deadline)?);
     }
     if states.iter().all(|s| s.refs.is_empty()) {
         return Err("the push would change no remote ref gate can keep".to_string());
@@ -199,13 +217,20 @@ fn porcelain(out: &str) -> Vec<(String, Vec<Line>)> {
     blocks
 }
 
-/// Fetches the current tip of every ref in `lines` that exists on `url` into a backup ref and
-/// resolves the tips the push will leave.
+/// Where a push's old tips are kept: the vault `name` of the store `store`, for backup `id`.
+struct Vault<'a> {
+    name: String,
+    store: &'a Path,
+    id: &'a str,
+}
+
+/// Fetches the current tip of every ref in `lines` that exists on `url` into a ref of the
+/// vault and resolves the tips the push will leave.
 fn keep(
     dir: &str,
     url: &str,
     lines: &[Line],
-    id: &str,
+    at: &Vault<'_>,
     place: &str,
     deadline: Instant,
 ) -> Result<PushState, String> {
@@ -214,7 +239,7 @@ fn keep(
     for l in lines {
         let kept = (l.flag != '*').then(|| {
             let short = l.to.strip_prefix("refs/").unwrap_or(&l.to);
-            format!("refs/gate-backup/{id}/remote/{place}/{short}")
+            vault::backup_ref(at.id, &format!("remote/{place}/{short}"))
         });
         if let Some(k) = &kept {
             specs.push(format!("+{}:{k}", l.to));
@@ -235,22 +260,15 @@ fn keep(
             kept,
         });
     }
+    let vault = vault::path(at.store, &at.name);
+    let v = vault.to_string_lossy();
     if !specs.is_empty() {
-        let mut fetch = vec![
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--no-recurse-submodules",
-            "--upload-pack=git-upload-pack",
-            url,
-        ];
-        fetch.extend(specs.iter().map(String::as_str));
-        run::git(dir, &fetch, deadline)?;
+        vault::ensure(&vault, deadline)?;
+        vault::fetch_in(&vault, &absolute(dir, url), &specs, deadline)?;
     }
     for (r, l) in refs.iter_mut().zip(lines) {
         let Some(kept) = &r.kept else { continue };
-        let old = run::git(dir, &["rev-parse", "--verify", "-q", kept], deadline)?
+        let old = run::git(&v, &["rev-parse", "--verify", "-q", kept], deadline)?
             .trim()
             .to_string();
         // The tip fetched is the one the dry run saw (`old..new`, `old...new`).
@@ -264,7 +282,20 @@ fn keep(
         dir: dir.to_string(),
         url: url.to_string(),
         refs,
+        vault: Some(at.name.clone()),
     })
+}
+
+/// `url` as git would read it from `dir`, for a git running elsewhere: a relative local path
+/// (`../remote.git`) made absolute; a URL (`ssh://…`, `file://…`) or an scp-like `host:path`
+/// as it is.
+fn absolute(dir: &str, url: &str) -> String {
+    let scp_like = url.find(':').is_some_and(|c| !url[..c].contains('/'));
+    if url.starts_with('/') || url.contains("://") || scp_like {
+        url.to_string()
+    } else {
+        format!("{}/{url}", dir.trim_end_matches('/'))
+    }
 }
 
 /// The remote refs that moved since the push: not at the tip it left them at.
@@ -294,9 +325,10 @@ fn remote_tips(state: &PushState) -> Result<BTreeMap<String, String>, String> {
         .collect())
 }
 
-/// Pushes the old tips back (deleting the refs the push created, and the backup's own refs
-/// where a `--mirror` push copied them to the remote too).
-pub fn restore(state: &PushState, id: &str) -> Result<(), String> {
+/// Pushes the old tips back from the vault (in the backup store `store`), deleting the refs
+/// the push created (and, for a backup of an older gate, the backup's own refs where a
+/// `--mirror` push copied them to the remote too).
+pub fn restore(state: &PushState, store: &Path, id: &str) -> Result<(), String> {
     let mut specs: Vec<String> = state
         .refs
         .iter()
@@ -312,15 +344,31 @@ pub fn restore(state: &PushState, id: &str) -> Result<(), String> {
             .filter(|name| name.starts_with(&own))
             .map(|name| format!(":{name}")),
     );
+    let (from, url) = match &state.vault {
+        Some(name) => {
+            let v = vault::path(store, name);
+            if !v.join("HEAD").is_file() {
+                return Err(format!(
+                    "the remote's old tips are gone from gate's store ({} is missing)",
+                    v.display()
+                ));
+            }
+            (
+                v.to_string_lossy().into_owned(),
+                absolute(&state.dir, &state.url),
+            )
+        }
+        None => (state.dir.clone(), state.url.clone()),
+    };
     let mut args = vec![
         "push",
         "--quiet",
         "--no-verify",
         "--receive-pack=git-receive-pack",
-        &state.url,
+        &url,
     ];
     args.extend(specs.iter().map(String::as_str));
-    run::git_as_user(&state.dir, &args).map(drop)
+    run::git_as_user(&from, &args).map(drop)
 }
 
 #[cfg(test)]
@@ -356,6 +404,21 @@ mod tests {
         assert_eq!(label(&args("-o ci.skip --force up +main")), "up");
         assert_eq!(label(&args("--force ../remote.git main")), "url");
         assert_eq!(label(&args("--force")), "default");
+    }
+
+    #[test]
+    fn a_relative_remote_path_is_read_from_the_pushing_directory() {
+        assert_eq!(absolute("/p/", "../r.git"), "/p/../r.git");
+        assert_eq!(absolute("/p", "r.git"), "/p/r.git");
+        for kept in [
+            "/srv/r.git",
+            "file:///srv/r.git",
+            "ssh://git@host/r.git",
+            "git@github.com:o/r.git",
+            "https://host/r.git",
+        ] {
+            assert_eq!(absolute("/p", kept), kept);
+        }
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! directory and link at or below each location the backup holds, with its kind, size,
 //! permission bits, inode and modification time to the nanosecond. A backup whose call never
 //! reported its end (no post-tool hook, or the record could not be made in time) falls back
-//! to the modification-time check of `undo.rs`.
+//! to the modification-time check of `undo.rs`. For a git action that rewrites commits (a
+//! rebase, a filter) it also records every ref the action left, so that a commit made on a
+//! rewritten branch afterwards is told from the action's own rewritten ones exactly.
 
 use super::store::{Entry, Manifest};
 use serde::{Deserialize, Serialize};
@@ -15,6 +17,14 @@ use std::time::Instant;
 
 /// The record's file name inside a backup's directory.
 const AFTER: &str = "after.json";
+
+/// The file recording the refs a rewriting git action left ([`RefsAfter`]).
+const REFS_AFTER: &str = "refs-after.json";
+
+/// Every ref of each repository whose backup records a rewrite (a rebase, a filter), as the
+/// action left them: repository → (ref name → object). Against it `gate undo` tells a commit
+/// made on a rewritten branch after the action from the action's own rewritten commits.
+pub type RefsAfter = BTreeMap<String, BTreeMap<String, String>>;
 
 /// The directory of the store holding, per tool call whose action was backed up and has not
 /// ended yet, a file named by the call's hash that holds the backup's id.
@@ -59,6 +69,11 @@ pub fn settle(store: &Path, call: &str, deadline: Instant) -> io::Result<Option<
     let dir = store.join(id.trim());
     let manifest: Manifest =
         serde_json::from_slice(&fs::read(dir.join("manifest.json"))?).map_err(io::Error::other)?;
+    if let Some(refs) = refs_now(&manifest, deadline) {
+        let tmp = dir.join("refs-after.tmp");
+        fs::write(&tmp, serde_json::to_vec(&refs).map_err(io::Error::other)?)?;
+        fs::rename(tmp, dir.join(REFS_AFTER))?;
+    }
     let Some(state) = state_of(&manifest, deadline)? else {
         return Ok(None);
     };
@@ -66,6 +81,71 @@ pub fn settle(store: &Path, call: &str, deadline: Instant) -> io::Result<Option<
     fs::write(&tmp, serde_json::to_vec(&state).map_err(io::Error::other)?)?;
     fs::rename(tmp, dir.join(AFTER))?;
     Ok(Some(manifest.id))
+}
+
+/// The refs of each repository `m` records a rewrite of, now (by `deadline`); none where
+/// there is no such repository or one could not be read in time.
+fn refs_now(m: &Manifest, deadline: Instant) -> Option<RefsAfter> {
+    let mut out = RefsAfter::new();
+    for state in m.git.iter().filter(|s| s.rewrite) {
+        let list = super::run::git(
+            &state.repo,
+            &["for-each-ref", "--format=%(refname) %(objectname)"],
+            deadline,
+        )
+        .ok()?;
+        let refs = list
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .map(|(name, object)| (name.to_string(), object.to_string()))
+            .collect();
+        out.insert(state.repo.clone(), refs);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The refs the rewriting git actions of `entry` left, where its call's end recorded them.
+pub fn refs_after(entry: &Entry) -> io::Result<Option<RefsAfter>> {
+    match fs::read(entry.dir.join(REFS_AFTER)) {
+        Ok(text) => serde_json::from_slice(&text)
+            .map(Some)
+            .map_err(io::Error::other),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Removes the notes of tool calls that never ended (the user declined the call, the runtime
+/// has no post-tool event) whose backup is no longer in the store (`live`: the backup
+/// directories there) or, with `older_than_ms`, that are older than that; returns the ids
+/// they named.
+pub fn prune(
+    store: &Path,
+    live: &std::collections::BTreeSet<String>,
+    now_ms: i64,
+    older_than_ms: Option<i64>,
+) -> io::Result<Vec<String>> {
+    let Ok(read) = fs::read_dir(store.join(PENDING)) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in read {
+        let path = entry?.path();
+        let id = fs::read_to_string(&path).unwrap_or_default();
+        let id = id.trim();
+        let modified = fs::metadata(&path)?
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |t| t.as_millis() as i64);
+        let old = older_than_ms.is_some_and(|age| now_ms - modified > age);
+        if old || !live.contains(id) {
+            fs::remove_file(&path)?;
+            out.push(id.to_string());
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// The state of `m`'s locations now; none where the walk passed `deadline`.

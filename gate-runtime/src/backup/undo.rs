@@ -6,7 +6,7 @@
 //! it is refused unless forced.
 
 use super::copy;
-use super::git;
+use super::git_undo;
 use super::push;
 use super::store::{Entry, RootKind};
 use std::path::{Path, PathBuf};
@@ -54,6 +54,33 @@ impl std::fmt::Display for UndoError {
 /// Restores `entry`; refuses when a location changed after the action unless `force`.
 pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
     let m = &entry.manifest;
+    let store = entry.dir.parent().unwrap_or(Path::new("."));
+    let io = |e: String| UndoError::Io(std::io::Error::other(e));
+    // The saved commits are brought back first (the checks below need them), and their
+    // temporary refs removed whatever the outcome.
+    let mut prepared = Vec::with_capacity(m.git.len());
+    let mut result = Ok(());
+    for state in &m.git {
+        result = git_undo::prepare(state, store, &m.id).map_err(io);
+        if result.is_err() {
+            break;
+        }
+        prepared.push(state);
+    }
+    let result = result.and_then(|()| check_and_restore(entry, store, force));
+    let mut finished = Ok(());
+    for state in prepared {
+        finished = finished.and(git_undo::finish(state, &m.id).map_err(io));
+    }
+    let done = result?;
+    finished?;
+    Ok(done)
+}
+
+/// The undo once the saved commits are present: the moved-on check (unless `force`), then
+/// the restore.
+fn check_and_restore(entry: &Entry, store: &Path, force: bool) -> Result<Undone, UndoError> {
+    let m = &entry.manifest;
     let after = m.created_ms.saturating_add(SETTLE_MS);
     if !force {
         // Exactly, against the state the action left where its call's end recorded it; else
@@ -68,9 +95,11 @@ pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
                 newer
             }
         };
+        let refs_after = super::settle::refs_after(entry).map_err(UndoError::Io)?;
         for state in &m.git {
+            let after = refs_after.as_ref().and_then(|r| r.get(&state.repo));
             newer.extend(
-                git::moved_on(state)
+                git_undo::moved_on(state, m.created_ms, SETTLE_MS, after)
                     .map_err(|e| UndoError::Io(std::io::Error::other(e)))?
                     .into_iter()
                     .map(PathBuf::from),
@@ -93,12 +122,12 @@ pub fn undo(entry: &Entry, force: bool) -> Result<Undone, UndoError> {
         created: Vec::new(),
     };
     for state in &m.git {
-        git::restore(state).map_err(|e| UndoError::Io(std::io::Error::other(e)))?;
+        git_undo::restore(state).map_err(|e| UndoError::Io(std::io::Error::other(e)))?;
         done.restored
             .push(format!("the git refs of {}", state.repo));
     }
     for state in &m.pushes {
-        push::restore(state, &m.id).map_err(|e| UndoError::Io(std::io::Error::other(e)))?;
+        push::restore(state, store, &m.id).map_err(|e| UndoError::Io(std::io::Error::other(e)))?;
         done.restored.extend(
             state
                 .refs

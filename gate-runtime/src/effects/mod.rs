@@ -79,6 +79,9 @@ pub(crate) struct Sink {
     /// Shell code the command has another machine or a container run (`ssh host CMD`,
     /// `docker exec C CMD`, `kubectl exec P -- CMD`).
     pub(crate) remote: Vec<String>,
+    /// Shell code the command has a container run (`docker exec C CMD`, `kubectl exec P --
+    /// CMD`): its working directory is the image's, unknown here (not a home).
+    pub(crate) contained: Vec<String>,
     /// The permissions the command sets keep the owner's access and give nobody else any
     /// (`chmod 600 key`, `chmod -R go-rwx ~/.ssh`): on credentials that is what they should
     /// be, so it is no permissions change at a `secrets` place (elsewhere it still is one:
@@ -198,12 +201,22 @@ pub(crate) enum RawTarget {
     /// effect (of its act) only at one of gate's locations, and only when nothing the model
     /// understood acts on the same text (`open('.claude/settings.json').read()` is a read).
     Mention(String),
+    /// A file or directory code is loaded from (`git -c core.hooksPath=DIR`): `opaque` at its
+    /// place where that place is foreign (`code_options::foreign`: a temporary directory, a
+    /// path outside the project), nothing elsewhere.
+    Loads(String),
 }
 
 impl Sink {
     /// `act` on the path `target` as written.
     pub(crate) fn path(&mut self, act: Act, target: &str) {
         self.raw.push((act, RawTarget::Path(target.to_string())));
+    }
+
+    /// Code loaded from the path `from` ([`RawTarget::Loads`]).
+    pub(crate) fn loads(&mut self, from: &str) {
+        self.raw
+            .push((Act::Opaque, RawTarget::Loads(from.to_string())));
     }
 
     /// `act` at a place with no path (`remote`, `none`, `unknown`).
@@ -254,6 +267,12 @@ impl Sink {
     /// paths placed as that machine's (see `shell::remote_place`).
     pub(crate) fn remote_script(&mut self, code: &str) {
         self.remote.push(code.to_string());
+    }
+
+    /// Shell code run in a container: analysed as a line there, from a working directory
+    /// this machine cannot know (the image's), its paths placed as another machine's.
+    pub(crate) fn container_script(&mut self, code: &str) {
+        self.contained.push(code.to_string());
     }
 
     /// Code the model cannot follow: `opaque`, and `opaque` at every protected place the

@@ -781,16 +781,21 @@ pub fn effects_of_parsed(
                 let parsed = shell::parse(script);
                 effects_of_parsed(&parsed, script, &inner, depth + 1, out);
             }
-            for script in &sink.remote {
+            let remote = sink.remote.iter().map(|s| (s, remote_where()));
+            let contained = sink.contained.iter().map(|s| (s, container_where()));
+            for (script, there_at) in remote.chain(contained) {
                 let mut there = Vec::new();
                 let parsed = shell::parse(script);
-                effects_of_parsed(&parsed, script, &remote_where(), depth + 1, &mut there);
+                effects_of_parsed(&parsed, script, &there_at, depth + 1, &mut there);
                 out.extend(there.into_iter().map(|e| Effect {
                     place: remote_place(e.place),
                     ..e
                 }));
             }
-        } else if !sink.scripts.is_empty() || !sink.remote.is_empty() || !sink.scripts_in.is_empty()
+        } else if !sink.scripts.is_empty()
+            || !sink.remote.is_empty()
+            || !sink.contained.is_empty()
+            || !sink.scripts_in.is_empty()
         {
             let mut deep = Sink::default();
             deep.opaque(line);
@@ -1074,6 +1079,17 @@ fn remote_where() -> Where {
         home: REMOTE_HOME.to_string(),
         gate: Vec::new(),
         disk: false,
+    }
+}
+
+/// Where a container's command is read: a machine of its own (as [`remote_where`]), whose
+/// working directory is the image's, which this machine cannot know: `.` there is no home
+/// (`docker compose run app chown -R 1000 .` is the image's directory, often a mounted
+/// project, not the container user's home).
+fn container_where() -> Where {
+    Where {
+        cwd: "$WORKDIR".to_string(),
+        ..remote_where()
     }
 }
 
@@ -1699,6 +1715,16 @@ fn flush_one(
             place: *place,
             target: name.clone(),
         }),
+        RawTarget::Loads(text) => {
+            let (place, resolved) = places::place_in(text, cwd, oldpwd, at);
+            if super::code_options::foreign(place, false) {
+                out.push(Effect {
+                    act,
+                    place,
+                    target: resolved,
+                });
+            }
+        }
         RawTarget::Mention(text) => {
             // A string in code the model cannot follow that names a path: only gate's own
             // files count, and only when no effect of the command already names the path.

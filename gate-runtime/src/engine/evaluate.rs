@@ -30,6 +30,8 @@ pub(super) struct Scratch {
     texts: Texts,
     /// The rendered steer templates of one evaluation (emptied after use).
     steer_text: Vec<String>,
+    /// Per region: its state's timer ran out before this event.
+    region_timeouts: Vec<bool>,
 }
 
 impl<'s> Engine<'s> {
@@ -178,6 +180,14 @@ impl<'s> Engine<'s> {
             .timeout_secs
             .map(|secs| since.saturating_add(i64::from(secs) * 1000));
         let timeout = deadline.is_some_and(|d| now >= d);
+        let region_deadlines = super::region_timers::deadlines(
+            spec,
+            &mut state.observer,
+            &state.machine,
+            now,
+            &mut scratch.region_timeouts,
+        );
+        let regions_before = state.machine.regions.clone();
         let input = Input {
             phase,
             tier: tool_event.then_some(class.tier),
@@ -188,6 +198,7 @@ impl<'s> Engine<'s> {
             checkpoints: &scratch.checkpoints,
             backstop,
             timeout,
+            region_timeouts: &scratch.region_timeouts,
             rearm_secs_ok,
             approved: cx.approved,
         };
@@ -253,13 +264,24 @@ impl<'s> Engine<'s> {
             }
             match tr.trigger {
                 Trigger::Timeout => {
-                    // An expiry happened at its deadline, not at this event: recorded so.
-                    by_timeout = true;
-                    let deadline = deadline.unwrap_or(now);
+                    // An expiry happened at its deadline, not at this event: recorded so. A
+                    // region's timer is its own (and moves only the region).
+                    let region =
+                        super::region_timers::deadline_of(spec, tr.from, &region_deadlines);
+                    let in_region = spec.var_of(tr.from) != 0;
+                    by_timeout |= !in_region;
+                    let deadline = if in_region { region } else { deadline }.unwrap_or(now);
+                    let since = match spec.var_of(tr.from) {
+                        0 => since,
+                        v => (state.observer.region_since_ms.get(v - 1))
+                            .copied()
+                            .flatten()
+                            .unwrap_or(now),
+                    };
                     notes.push(Note {
                         kind: "timeout",
                         detail: Detail::Json(json!({
-                            "state": spec.state_name(tr.from),
+                            "state": spec.state_label(tr.from),
                             "deadline_ms": deadline,
                             "after_secs": (deadline.saturating_sub(since)).max(0) / 1000,
                         })),
@@ -317,6 +339,15 @@ impl<'s> Engine<'s> {
             }
         }
         let to_state = state.machine.state;
+        super::region_timers::after_step(
+            spec,
+            &mut state.observer,
+            &regions_before,
+            &state.machine,
+            fired,
+            &region_deadlines,
+            now,
+        );
         // The time the machine moved: a timeout's deadline, else this event.
         let moved_at = match (deadline, backstop_at) {
             (Some(d), _) if by_timeout => d,
@@ -462,10 +493,11 @@ impl<'s> Engine<'s> {
         // Mode `reversible`: an action the tier would withhold is made recoverable first
         // (never one gate denies whatever the spec says); the grant is not minted for it.
         // An action the tier lets through that loses files (a delete, an overwrite, a move, a
-        // permissions change) is backed up too: the always-on backup of seed L15b.
+        // permissions change, a rebase's rewrite of the refs) is backed up too: the always-on
+        // backup of seed L15b.
         let protected = if mode == Mode::Reversible
             && phase == Phase::PreTool
-            && (block.is_some() || crate::backup::loses(&class.effects))
+            && (block.is_some() || crate::backup::backs_up(&class.effects, event.target.as_deref()))
             && crate::effects::self_protection(&class.effects).is_none()
             && crate::effects::catastrophic(&class.effects).is_none()
         {
@@ -747,6 +779,7 @@ mod tests {
                 level,
                 since_arm: 0,
                 counters: Vec::new(),
+                regions: Vec::new(),
             };
             let before: Vec<bool> = pairs.iter().map(|p| p.0).collect();
             let after: Vec<bool> = pairs.iter().map(|p| p.1).collect();

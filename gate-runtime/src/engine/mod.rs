@@ -26,6 +26,7 @@
 mod evaluate;
 mod outcome;
 mod quiet;
+mod region_timers;
 mod roles;
 mod templates;
 mod texts;
@@ -70,6 +71,12 @@ impl ScopeState {
             && (self.machine.counters.iter())
                 .zip(&spec.counters)
                 .all(|(v, c)| *v <= c.max)
+            && self.machine.regions.len() == spec.regions.len()
+            && (self.machine.regions.iter().enumerate()).all(|(r, s)| {
+                spec.states
+                    .get(*s as usize)
+                    .is_some_and(|st| st.region == Some(r as gate_spec::ir::RegionId))
+            })
     }
 }
 
@@ -154,6 +161,18 @@ impl<'s> Engine<'s> {
     /// `[machine] alongside` names, resolved by the caller).
     pub fn with_alongside(mut self, machines: Vec<Engine<'s>>) -> Engine<'s> {
         self.alongside = machines;
+        self
+    }
+
+    /// This engine, and every machine beside it, with `paths` (absolute) counted among gate's
+    /// own locations ([`Classifier::with_gate_paths`]): the files of a draft policy, which
+    /// self-protection then keeps from the agent as it keeps gate's configuration.
+    pub fn with_gate_paths(mut self, paths: &[String]) -> Engine<'s> {
+        self.classifier = self.classifier.with_gate_paths(paths);
+        self.alongside = std::mem::take(&mut self.alongside)
+            .into_iter()
+            .map(|m| m.with_gate_paths(paths))
+            .collect();
         self
     }
 

@@ -208,6 +208,21 @@ impl<'s> Classifier<'s> {
         self
     }
 
+    /// A classifier that counts `paths` (absolute files or directories) among gate's own
+    /// locations, beside those the environment names: a policy read from a file (a draft)
+    /// judges the agent, so the agent must not be able to edit it.
+    pub fn with_gate_paths(mut self, paths: &[String]) -> Self {
+        let mut at = self.places.take().unwrap_or_else(|| Where::from_env(""));
+        at.gate.extend(
+            paths
+                .iter()
+                .filter(|p| p.starts_with('/'))
+                .map(|p| crate::effects::places::normalise(p)),
+        );
+        self.places = OnceCell::from(at);
+        self
+    }
+
     /// The index, once this classifier has classified before (see [`Classifier`]).
     fn index(&self) -> Option<&Index> {
         if let Some(index) = self.index.get() {

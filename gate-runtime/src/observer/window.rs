@@ -65,6 +65,10 @@ pub struct ObserverState {
     /// event that moved it there, or the deadline when a timeout moved it.
     #[serde(default)]
     pub state_since_ms: Option<i64>,
+    /// Per region (`Spec::regions`): when it entered its current state, as `state_since_ms`
+    /// is for the main machine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub region_since_ms: Vec<Option<i64>>,
     /// Pre-tool actions seen in this scope (the clock of templates' `quiet_actions`).
     #[serde(default)]
     pub actions: u64,

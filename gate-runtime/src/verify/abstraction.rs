@@ -286,14 +286,12 @@ impl CounterTruth for AbstractCounters {
     }
 }
 
-/// An upper bound on the abstract exploration's steps (as `budget::size` bounds the exact
-/// one): states × re-arm values × ages × extended letters × roles.
+/// An upper bound on the abstract exploration's steps: the exact bound (`budget::size`:
+/// states of every state variable × re-arm values × ages × letters × roles) over the
+/// extended letters, without the counters' value vectors.
 pub fn size(spec: &Spec, extended: usize) -> u128 {
-    spec.states.len() as u128
-        * (u128::from(spec.rearm.min_actions) + 1)
-        * 3
-        * extended as u128
-        * (spec.roles.len() as u128 + 1)
+    let s = super::budget::size(spec, extended);
+    s.steps / s.counter_vectors.max(1)
 }
 
 #[cfg(test)]

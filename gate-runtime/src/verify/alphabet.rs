@@ -3,7 +3,7 @@
 //! shape is realised as a machine memory and input from an explored control node.
 
 use gate_spec::exec::{Input, Snapshot};
-use gate_spec::ir::{CheckpointId, KindId, Phase, SignalId, Spec, TierId};
+use gate_spec::ir::{CheckpointId, KindId, Phase, RegionId, SignalId, Spec, TierId};
 
 /// The one extra trigger an abstract event carries besides its phase (and tier and action).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -24,6 +24,8 @@ pub enum Extra {
     Backstop,
     /// The state's own timer ran out (only in a state with `timeout_secs`).
     Timeout,
+    /// This region's state's own timer ran out (only in a region state with `timeout_secs`).
+    RegionTimeout(RegionId),
 }
 
 /// One abstract event. The role is not part of it: an identity's role is fixed for a whole
@@ -78,6 +80,10 @@ impl Letter {
             }
             Extra::Backstop => out.push_str(", the window reaches its backstop"),
             Extra::Timeout => out.push_str(", the state's timer runs out"),
+            Extra::RegionTimeout(r) => out.push_str(&format!(
+                ", the timer of region {}'s state runs out",
+                spec.regions[r as usize].name
+            )),
         }
         if !self.secs_ok && spec.rearm.min_secs > 0 {
             out.push_str(&format!(
@@ -122,9 +128,18 @@ impl Age {
 /// Seconds unmet appear only when the spec has a seconds floor (else they equal met).
 pub fn letters(spec: &Spec) -> Vec<Letter> {
     let mut extras = vec![Extra::None, Extra::Approved, Extra::Backstop];
-    if spec.states.iter().any(|s| s.timeout_secs.is_some()) {
+    let timed = |var: usize| {
+        spec.states_of(var)
+            .any(|s| spec.states[s as usize].timeout_secs.is_some())
+    };
+    if timed(0) {
         extras.push(Extra::Timeout);
     }
+    extras.extend(
+        (0..spec.regions.len())
+            .filter(|&r| timed(r + 1))
+            .map(|r| Extra::RegionTimeout(r as RegionId)),
+    );
     extras.extend((0..spec.checkpoints.len()).map(|c| Extra::Checkpoint(c as CheckpointId)));
     for s in 0..spec.signals.len() {
         extras.push(Extra::Rise(s as SignalId));
@@ -174,6 +189,7 @@ pub struct Realised {
     pub checkpoints: Vec<bool>,
     pub backstop: bool,
     pub timeout: bool,
+    pub region_timeouts: Vec<bool>,
 }
 
 impl Realised {
@@ -189,6 +205,7 @@ impl Realised {
             checkpoints: &self.checkpoints,
             backstop: self.backstop,
             timeout: self.timeout,
+            region_timeouts: &self.region_timeouts,
             rearm_secs_ok: letter.secs_ok,
             approved: matches!(letter.extra, Extra::Approved),
         }
@@ -216,7 +233,9 @@ pub fn realise(spec: &Spec, node: &super::explorer::Node, letter: &Letter) -> Op
         count: vec![0; n],
         since_arm: node.since_arm,
         counters: node.counters.clone(),
+        regions: node.regions.clone(),
     };
+    let mut region_timeouts = vec![false; spec.regions.len()];
     let mut raw = vec![false; n];
     let mut enabled = vec![false; n];
     let mut checkpoints = vec![false; spec.checkpoints.len()];
@@ -293,6 +312,15 @@ pub fn realise(spec: &Spec, node: &super::explorer::Node, letter: &Letter) -> Op
             }
             timeout = true;
         }
+        Extra::RegionTimeout(r) => {
+            // As `Timeout`, for the region's own state.
+            let timed = (node.regions.get(r as usize))
+                .is_some_and(|&s| spec.states[s as usize].timeout_secs.is_some());
+            if age == Age::New || !timed {
+                return None;
+            }
+            region_timeouts[r as usize] = true;
+        }
     }
     Some(Realised {
         memory,
@@ -301,5 +329,6 @@ pub fn realise(spec: &Spec, node: &super::explorer::Node, letter: &Letter) -> Op
         checkpoints,
         backstop,
         timeout,
+        region_timeouts,
     })
 }

@@ -37,8 +37,11 @@ pub fn size(spec: &Spec, letters: usize) -> Size {
         .iter()
         .map(|c| u128::from(c.max) + 1)
         .product();
-    let nodes =
-        spec.states.len() as u128 * (u128::from(spec.rearm.min_actions) + 1) * 3 * counter_vectors;
+    // The main machine's states times each region's: the product is explored.
+    let states: u128 = (0..=spec.regions.len())
+        .map(|var| spec.states_of(var).count().max(1) as u128)
+        .product();
+    let nodes = states * (u128::from(spec.rearm.min_actions) + 1) * 3 * counter_vectors;
     let roles = spec.roles.len() + 1;
     Size {
         nodes,

@@ -64,15 +64,27 @@ pub fn machine_consistent(spec: &Spec, graphs: &[Graph], reference: bool) -> Fin
         for (i, step) in g.steps.iter().enumerate() {
             f.checked += 1;
             let letter = &g.letters[step.letter];
-            let mut state = g.nodes[step.from].state;
+            // Each state variable (the main machine's, each region's) chains on its own.
+            let node = &g.nodes[step.from];
+            let mut vars: Vec<StateId> = std::iter::once(node.state)
+                .chain(node.regions.iter().copied())
+                .collect();
             let mut why = None;
             for &t in &step.fired {
                 let tr = &spec.transitions[t as usize];
-                if tr.from != state {
+                let var = spec.var_of(tr.from);
+                let Some(state) = vars.get_mut(var) else {
+                    why = Some(format!(
+                        "transition {} fired in a region the memory has no state for",
+                        transition_text(spec, t)
+                    ));
+                    continue;
+                };
+                if tr.from != *state {
                     why = Some(format!(
                         "transition {} fired from state {}",
                         transition_text(spec, t),
-                        spec.state_name(state)
+                        spec.state_label(*state)
                     ));
                 }
                 if matches!(tr.trigger, Trigger::Tier(_) | Trigger::Action)
@@ -83,9 +95,10 @@ pub fn machine_consistent(spec: &Spec, graphs: &[Graph], reference: bool) -> Fin
                         letter.phase.as_str()
                     ));
                 }
-                state = tr.to;
+                *state = tr.to;
             }
-            if state != g.nodes[step.to].state {
+            let to = &g.nodes[step.to];
+            if vars[0] != to.state || vars[1..] != to.regions[..] {
                 why = Some("the machine left a state no fired transition leads to".to_string());
             }
             if let Some(why) = why {
@@ -177,7 +190,7 @@ pub fn closed_states(spec: &Spec) -> Vec<StateId> {
         .filter(|t| t.trigger == Trigger::Approved && t.to != t.from)
         .map(|t| t.to)
         .collect();
-    (0..spec.states.len() as StateId)
+    spec.states_of(0)
         .filter(|s| {
             let st = &spec.states[*s as usize];
             !st.window && st.withhold.is_none() && !granted.contains(s)
@@ -224,23 +237,25 @@ pub fn window_licenses_nothing(spec: &Spec, machine: &Stepper<'_>, graphs: &[Gra
         return f;
     }
     for g in graphs {
-        // The control memory besides the state: the re-arm counter and the bounded counters.
-        let counters: BTreeSet<(u16, &[u16])> = g
+        // The control memory besides the state: the re-arm counter, the bounded counters and
+        // the regions' states.
+        let counters: BTreeSet<(u16, &[u16], &[StateId])> = g
             .nodes
             .iter()
-            .map(|n| (n.since_arm, n.counters.as_slice()))
+            .map(|n| (n.since_arm, n.counters.as_slice(), n.regions.as_slice()))
             .collect();
         for (li, letter) in g.letters.iter().enumerate() {
             if !letter.is_plain_action() {
                 continue;
             }
-            for &(counter, values) in &counters {
+            for &(counter, values, regions) in &counters {
                 let withheld = |state: StateId| {
                     let node = Node {
                         state,
                         since_arm: counter,
                         age: Age::Acted,
                         counters: values.to_vec(),
+                        regions: regions.to_vec(),
                     };
                     step_machine(machine, spec, &node, letter, g.role).map(|(after, fired)| {
                         super::answer::verdicts(

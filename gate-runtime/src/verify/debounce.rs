@@ -67,6 +67,7 @@ pub fn explore(spec: &Spec, machine: &dyn Machine) -> Debouncers {
                     checkpoints: &checkpoints,
                     backstop: false,
                     timeout: false,
+                    region_timeouts: &[],
                     rearm_secs_ok: true,
                     approved: false,
                 };

@@ -136,9 +136,17 @@ pub fn statement(spec: &Spec, inv: &Invariant) -> String {
     format!("{subject}: {claim}")
 }
 
+/// Every state variable's value at a node: the main machine's state, then each region's.
+fn node_vars(node: &Node) -> Vec<gate_spec::ir::StateId> {
+    std::iter::once(node.state)
+        .chain(node.regions.iter().copied())
+        .collect()
+}
+
 /// Whether a node (the state an event arrives in, and the identity) is one `when` admits.
 fn admits_node(spec: &Spec, w: &When, graph: &Graph, node: &Node) -> bool {
-    (w.states.is_empty() || w.states.contains(&node.state))
+    // States of the main machine and of regions alike: each variable named must hold.
+    (w.states.is_empty() || gate_spec::exec::states_hold(spec, &w.states, &node_vars(node)))
         && w.window
             .is_none_or(|win| spec.states[node.state as usize].window == win)
         && (w.roles.is_empty() || w.roles.contains(&graph.role))
@@ -214,7 +222,8 @@ pub fn check(spec: &Spec, inv: &Invariant, graphs: &[Graph]) -> Finding {
                     let mut queue = VecDeque::from([start]);
                     let mut reached = false;
                     while let Some(n) = queue.pop_front() {
-                        if targets.contains(&g.nodes[n].state) {
+                        let vars = node_vars(&g.nodes[n]);
+                        if targets.iter().any(|t| vars.get(spec.var_of(*t)) == Some(t)) {
                             reached = true;
                             break;
                         }

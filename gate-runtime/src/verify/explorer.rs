@@ -4,8 +4,8 @@
 //! machine under test on every letter when a reference is given, the reference once per
 //! class), and the graph is the one stepping every letter gives.
 //!
-//! A node is the control part of a machine's memory (state, re-arm counter and the value of
-//! every bounded counter, each saturating, so there are finitely many) and the identity's
+//! A node is the control part of a machine's memory (state, each region's state, re-arm
+//! counter and the value of every bounded counter, each saturating, so there are finitely many) and the identity's
 //! [`Age`]. The debouncers are left out: they evolve independently of the control
 //! state (exec.rs rule 2 reads only the samples), so every edge is a free input here and is
 //! checked on its own in [`super::debounce`]. Breadth first means the first path found to a
@@ -81,6 +81,9 @@ pub struct Node {
     pub age: Age,
     /// Value per counter (`Spec::counters`).
     pub counters: Vec<u16>,
+    /// State per region (`Spec::regions`): the product of every region with the main
+    /// machine is explored.
+    pub regions: Vec<StateId>,
 }
 
 /// One explored step: a letter from a node, what fired, where it went, what the hook answers.
@@ -250,6 +253,7 @@ fn explore_classes(
         since_arm: init.since_arm,
         age: Age::New,
         counters: init.counters,
+        regions: init.regions,
     };
     let mut index: BTreeMap<Node, usize> = BTreeMap::from([(start.clone(), 0)]);
     let mut graph = Graph {
@@ -314,6 +318,7 @@ fn explore_classes(
                 since_arm: after.since_arm,
                 age: node.age.after(letter.phase),
                 counters: after.counters.clone(),
+                regions: after.regions.clone(),
             };
             let to = match index.get(&next) {
                 Some(&i) => i,

@@ -43,6 +43,7 @@ pub fn replay(
             since_arm: memory.since_arm,
             age,
             counters: memory.counters.clone(),
+            regions: memory.regions.clone(),
         };
         let realised = realise(spec, &node, letter).ok_or(i)?;
         let mut after = realised.memory.clone();

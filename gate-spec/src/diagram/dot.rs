@@ -50,6 +50,12 @@ pub fn render(shape: &Shape) -> String {
     out.push_str("    node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=11];\n");
     out.push_str("    edge [fontname=\"Helvetica\", fontsize=9];\n");
     out.push_str("    \"__initial\" [shape=point, width=0.15, label=\"\"];\n");
+    for r in 0..shape.spec.regions.len() {
+        let _ = writeln!(
+            out,
+            "    \"__initial_{r}\" [shape=point, width=0.15, label=\"\"];"
+        );
+    }
     for m in 0..shape.markers.len() {
         let _ = writeln!(
             out,
@@ -80,6 +86,13 @@ pub fn render(shape: &Shape) -> String {
         "    \"__initial\" -> \"{}\";",
         text(&shape.nodes[shape.initial()].id)
     );
+    for (r, n) in shape.region_initials().into_iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "    \"__initial_{r}\" -> \"{}\";",
+            text(&shape.nodes[n].id)
+        );
+    }
     for edge in &shape.edges {
         let mut attrs = format!("label=\"{}\"", wrapped(&edge.label));
         if edge.back {

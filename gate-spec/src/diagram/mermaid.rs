@@ -46,6 +46,9 @@ pub fn render(shape: &Shape) -> String {
     out.push_str("    classDef marker fill:#ffffff,stroke:#64748b,stroke-dasharray:4 3\n");
     out.push_str("    classDef start fill:#111827,stroke:#111827\n");
     out.push_str("    start_marker(( )):::start\n");
+    for r in 0..shape.spec.regions.len() {
+        let _ = writeln!(out, "    start_marker_{r}(( )):::start");
+    }
     for m in 0..shape.markers.len() {
         let _ = writeln!(
             out,
@@ -77,6 +80,9 @@ pub fn render(shape: &Shape) -> String {
         "    start_marker --> {}",
         id(&shape.nodes[shape.initial()])
     );
+    for (r, n) in shape.region_initials().into_iter().enumerate() {
+        let _ = writeln!(out, "    start_marker_{r} --> {}", id(&shape.nodes[n]));
+    }
     for edge in shape.edges.iter().filter(|e| e.from != End::Node(e.to)) {
         let _ = writeln!(
             out,

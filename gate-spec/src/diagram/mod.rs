@@ -212,6 +212,10 @@ pub fn guard_text(spec: &Spec, guard: &Guard) -> String {
         None => {}
     }
     parts.extend(guard.counters.iter().map(|g| spec.counter_guard_text(g)));
+    if !guard.states.is_empty() {
+        let names: Vec<String> = guard.states.iter().map(|s| spec.state_label(*s)).collect();
+        parts.push(format!("in={}", names.join("|")));
+    }
     parts.join(", ")
 }
 
@@ -367,7 +371,7 @@ t = "t"
         let spec =
             self::spec(&source.replace("name = \"b\"\n", "name = \"b\"\ntimeout_secs = 5\n"));
         let shape = Shape::new(&spec, View::Overview);
-        assert_eq!(shape.markers, [Vec::<StateId>::new()]);
+        assert_eq!(shape.markers, [(0, Vec::<StateId>::new())]);
         assert_eq!(shape.marker_text(0), "any state");
         let any: Vec<&shape::Edge> = shape
             .edges

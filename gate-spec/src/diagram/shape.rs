@@ -34,6 +34,8 @@ pub struct Family {
     /// `Some(exceptions)` when it is drawn from an "any state" marker: the states (other
     /// than its target) it does not leave from, at most [`MAX_EXCEPTIONS`].
     pub any_but: Option<Vec<StateId>>,
+    /// The state variable it moves: 0 for the main machine, `1 + r` for region `r`.
+    pub var: usize,
 }
 
 /// A node drawn: one state, or a group of states drawn as one.
@@ -88,9 +90,10 @@ pub struct Shape<'a> {
     /// The nodes in drawing order; the initial state's comes first.
     pub layout: Vec<Block>,
     pub families: Vec<Family>,
-    /// The "any state" markers, each the states it leaves out (none for "any state"), in
-    /// the order their first family is declared.
-    pub markers: Vec<Vec<StateId>>,
+    /// The "any state" markers, each the state variable it stands for (0 the main machine,
+    /// `1 + r` region `r`) and the states it leaves out (none for "any state"), in the order
+    /// their first family is declared.
+    pub markers: Vec<(usize, Vec<StateId>)>,
     pub edges: Vec<Edge>,
 }
 
@@ -123,10 +126,13 @@ impl<'a> Shape<'a> {
             order[*n] = position;
         }
         let families = families(spec);
-        let mut markers: Vec<Vec<StateId>> = Vec::new();
-        for but in families.iter().filter_map(|f| f.any_but.as_ref()) {
-            if !markers.contains(but) {
-                markers.push(but.clone());
+        let mut markers: Vec<(usize, Vec<StateId>)> = Vec::new();
+        for f in &families {
+            if let Some(but) = &f.any_but {
+                let marker = (f.var, but.clone());
+                if !markers.contains(&marker) {
+                    markers.push(marker);
+                }
             }
         }
         let ends = Ends {
@@ -171,14 +177,30 @@ impl<'a> Shape<'a> {
         out
     }
 
-    /// A marker's text: `any state`, `any state but open, granted`.
+    /// A marker's text: `any state`, `any state but open, granted`, `any tests state` (of
+    /// region `tests`).
     pub fn marker_text(&self, marker: usize) -> String {
-        let but = &self.markers[marker];
+        let (var, but) = &self.markers[marker];
+        let any = match var {
+            0 => "any state".to_string(),
+            v => format!("any {} state", self.spec.regions[v - 1].name),
+        };
         if but.is_empty() {
-            return "any state".to_string();
+            return any;
         }
         let names: Vec<&str> = but.iter().map(|s| self.spec.state_name(*s)).collect();
-        format!("any state but {}", names.join(", "))
+        format!("{any} but {}", names.join(", "))
+    }
+
+    /// The node each region's initial state is drawn in, by region.
+    pub fn region_initials(&self) -> Vec<usize> {
+        (self.spec.regions.iter())
+            .map(|r| {
+                (self.nodes.iter())
+                    .position(|n| n.states.contains(&r.initial))
+                    .unwrap_or_default()
+            })
+            .collect()
     }
 
     /// The node the spec's initial state is drawn in.
@@ -190,12 +212,13 @@ impl<'a> Shape<'a> {
     }
 }
 
-/// The spec's groups in the order their first state is declared, the initial state's group
-/// moved first; ungrouped states are unnamed groups of one, in place.
+/// The main machine's groups in the order their first state is declared, the initial
+/// state's group moved first; ungrouped states are unnamed groups of one, in place. Regions'
+/// states are drawn apart ([`nodes`]).
 fn groups(spec: &Spec) -> Vec<(Option<String>, Vec<StateId>)> {
     let mut groups: Vec<(Option<String>, Vec<StateId>)> = Vec::new();
-    for (i, state) in spec.states.iter().enumerate() {
-        let id = i as StateId;
+    for id in spec.states_of(0) {
+        let state = &spec.states[id as usize];
         let name = state.group.as_ref().map(|g| g.to_string());
         match groups
             .iter_mut()
@@ -279,6 +302,17 @@ fn nodes(
             }
         }
     }
+    // Each region is a cluster of its own, every state apart, its initial state first.
+    for (r, region) in spec.regions.iter().enumerate() {
+        let mut states: Vec<StateId> = spec.states_of(r + 1).collect();
+        states.sort_by_key(|&s| s != region.initial);
+        let members: Vec<usize> = (nodes.len()..nodes.len() + states.len()).collect();
+        nodes.extend(states.iter().map(|s| state_node(spec, *s)));
+        layout.push(Block::Cluster {
+            name: format!("region {}", region.name),
+            nodes: members,
+        });
+    }
     (nodes, layout)
 }
 
@@ -305,12 +339,13 @@ pub fn families(spec: &Spec) -> Vec<Family> {
                 from: vec![t.from],
                 to: t.to,
                 any_but: None,
+                var: spec.var_of(t.from),
             }),
         }
     }
     for family in &mut families {
         family.from.sort_unstable();
-        let missing: Vec<StateId> = (0..spec.states.len() as StateId)
+        let missing: Vec<StateId> = (spec.states_of(family.var))
             .filter(|s| *s != family.to && !family.from.contains(s))
             .collect();
         if family.from.len() >= MIN_ANY_SOURCES && missing.len() <= MAX_EXCEPTIONS {
@@ -323,7 +358,7 @@ pub fn families(spec: &Spec) -> Vec<Family> {
 /// How states and markers map to drawn ends.
 struct Ends<'x> {
     node_of: &'x [usize],
-    markers: &'x [Vec<StateId>],
+    markers: &'x [(usize, Vec<StateId>)],
     order: &'x [usize],
 }
 
@@ -334,7 +369,7 @@ impl Ends<'_> {
             Some(but) => vec![End::Any(
                 self.markers
                     .iter()
-                    .position(|m| m == but)
+                    .position(|(var, m)| *var == family.var && m == but)
                     .unwrap_or_default(),
             )],
             None => {

@@ -29,7 +29,7 @@ pub fn states(spec: &Spec, out: &mut String) {
     out.push_str("| State | Group | While in it |\n|---|---|---|\n");
     for (i, state) in spec.states.iter().enumerate() {
         let mut facts = Vec::new();
-        if i as StateId == spec.initial {
+        if spec.initials().contains(&(i as StateId)) {
             facts.push("initial".to_string());
         }
         let note = super::state_note(spec, i as StateId);
@@ -39,7 +39,7 @@ pub fn states(spec: &Spec, out: &mut String) {
         let _ = writeln!(
             out,
             "| `{}` | {} | {} |",
-            state.name,
+            spec.state_label(i as StateId),
             cell(state.group.as_deref().unwrap_or("")),
             cell(&facts.join(", "))
         );
@@ -54,9 +54,13 @@ fn from_cell(spec: &Spec, family: &Family) -> String {
             .collect();
         names.join(", ")
     };
+    let any = match family.var {
+        0 => "any state".to_string(),
+        v => format!("any `{}` state", spec.regions[v - 1].name),
+    };
     match &family.any_but {
-        Some(but) if but.is_empty() => "any state".to_string(),
-        Some(but) => format!("any state but {}", names(but)),
+        Some(but) if but.is_empty() => any,
+        Some(but) => format!("{any} but {}", names(but)),
         None => names(&family.from),
     }
 }

@@ -679,10 +679,19 @@ fn step(
         )
         .map(|i| i as KindId)
     });
-    // `SPEC.STATE` names a state of a machine beside the spec's own.
+    // `SPEC.STATE` names a state of a machine beside the spec's own; `REGION.STATE` one of
+    // the spec's own regions (`[[region]]`), whose state names are unique in the spec.
+    let own_region = |m: &str| spec.regions.iter().any(|r| *r.name == *m);
+    let region_state = s.state.as_ref().and_then(|st| {
+        st.get_ref()
+            .split_once('.')
+            .filter(|(m, _)| own_region(m))
+            .map(|(_, n)| Spanned::new(st.span(), n.to_string()))
+    });
     let qualified = s
         .state
         .as_ref()
+        .filter(|_| region_state.is_none())
         .and_then(|st| st.get_ref().split_once('.').map(|(m, n)| (st, m, n)));
     let mut beside_state = None;
     if let Some((st, machine, name)) = qualified {
@@ -715,9 +724,9 @@ fn step(
             )),
         }
     }
-    let state = s
-        .state
+    let state = region_state
         .as_ref()
+        .or(s.state.as_ref())
         .filter(|_| qualified.is_none())
         .and_then(|st| {
             lookup(
@@ -728,6 +737,21 @@ fn step(
             )
             .map(|i| i as StateId)
         });
+    // `REGION.STATE` must name a state of that region.
+    if let (Some(st), Some(id)) = (s.state.as_ref(), state) {
+        if let Some((region, name)) = st.get_ref().split_once('.').filter(|(m, _)| own_region(m)) {
+            let own = spec.states[id as usize].region;
+            if own.map(|r| &*spec.regions[r as usize].name) != Some(region) {
+                problems.push(problem(
+                    st.span(),
+                    format!(
+                        "region `{region}` has no state `{name}` (it is `{}`)",
+                        spec.state_label(id)
+                    ),
+                ));
+            }
+        }
+    }
     if !tool_phase {
         for (key, given) in [("rule", &s.rule), ("tier", &s.tier), ("kind", &s.kind)] {
             if let Some(v) = given {

@@ -2,7 +2,7 @@
 //! holds cases, each a sequence of hook events with the answer expected of each; every case
 //! runs through the hook's own path against a database of its own (`run.rs`), so a passing
 //! case is what the hooks would answer. `--coverage` lists the rules, transitions and
-//! templates no case exercised.
+//! templates no case exercised, of the spec and, apart, of each machine beside it.
 //!
 //! Which spec a file is run against: `--spec-file PATH` or `--spec NAME` when given; else the
 //! spec it is named after (`specs/tests/guard.test.toml` → `specs/guard.toml`), run compiled when this binary has
@@ -213,7 +213,7 @@ pub fn load(path: &Path, spec: &Spec) -> Result<TestFile> {
 /// Run every case of a checked file.
 pub fn run_file(planned: &Planned, tests: &TestFile) -> Result<FileReport> {
     let spec = planned.policy.spec();
-    let mut coverage = Coverage::new(spec);
+    let mut coverage = Coverage::new(spec, &planned.policy.beside());
     let mut cases = Vec::new();
     let mut slot = None;
     let engine = planned.policy.engine(&mut slot);
@@ -261,9 +261,88 @@ fn spec_source(policy: &Policy) -> Option<gate_spec::compose::Sources> {
         Policy::Draft { path, .. } => path.clone(),
         Policy::Compiled(c) => PathBuf::from(c.path),
     };
+    source_of(&path, policy.spec())
+}
+
+/// Where the source of `beside`, a machine beside the policy's own, can be read: its file
+/// beside the draft, or the compiled spec's.
+fn beside_source(policy: &Policy, beside: &Spec) -> Option<gate_spec::compose::Sources> {
+    let path = match policy {
+        Policy::Draft { path, .. } => path
+            .parent()
+            .unwrap_or_else(|| Path::new(""))
+            .join(format!("{}.toml", beside.name)),
+        Policy::Compiled(_) => PathBuf::from(compiled_spec(&beside.name).ok()?.path),
+    };
+    source_of(&path, beside)
+}
+
+/// The sources of the spec file at `path`, when it still compiles to `spec`.
+fn source_of(path: &Path, spec: &Spec) -> Option<gate_spec::compose::Sources> {
     let shown = |p: &std::path::Path| p.display().to_string();
-    let compiled = gate_spec::compile_file(&path, &shown).ok()?;
-    (compiled.spec?.hash == policy.spec().hash).then_some(compiled.sources)
+    let compiled = gate_spec::compile_file(path, &shown).ok()?;
+    (compiled.spec?.hash == spec.hash).then_some(compiled.sources)
+}
+
+/// One machine's coverage as JSON: counts, and every item no case exercised.
+fn coverage_json(
+    label: &str,
+    spec: &Spec,
+    c: &Coverage,
+    source: Option<&gate_spec::compose::Sources>,
+) -> Value {
+    let missed: Vec<Value> = missed(spec, c, source)
+        .into_iter()
+        .map(|(what, name, at)| {
+            let inherited = inherited(&at, source);
+            let (file, line) = at.unzip();
+            json!({"what": what, "name": name, "file": file, "line": line, "inherited": inherited})
+        })
+        .collect();
+    json!({
+        "spec": label,
+        "rules": [c.rules.iter().filter(|x| **x).count(), c.rules.len()],
+        "transitions": [c.transitions.iter().filter(|x| **x).count(), c.transitions.len()],
+        "templates": [c.templates.iter().filter(|x| **x).count(), c.templates.len()],
+        "missed": missed,
+    })
+}
+
+/// One machine's coverage in words under `title`: counts, the author's own missed items one
+/// by one, and those inherited from the specs it extends counted per file (`--json` lists
+/// them, marked `inherited`).
+fn coverage_text(
+    title: &str,
+    spec: &Spec,
+    c: &Coverage,
+    source: Option<&gate_spec::compose::Sources>,
+) -> String {
+    let count = |v: &[bool]| format!("{}/{}", v.iter().filter(|x| **x).count(), v.len());
+    let mut text = format!(
+        "{title}: rules {}, transitions {}, templates {}\n",
+        count(&c.rules),
+        count(&c.transitions),
+        count(&c.templates)
+    );
+    let mut from_bases: BTreeMap<String, usize> = BTreeMap::new();
+    for (what, name, at) in missed(spec, c, source) {
+        if inherited(&at, source) {
+            if let Some((file, _)) = at {
+                *from_bases.entry(file).or_default() += 1;
+            }
+            continue;
+        }
+        let at = at
+            .map(|(file, line)| format!(" ({file}:{line})"))
+            .unwrap_or_default();
+        text.push_str(&format!("  no case exercises {what} {name}{at}\n"));
+    }
+    for (file, n) in &from_bases {
+        text.push_str(&format!(
+            "  inherited from {file}: {n} item(s) no case exercises (--json lists them)\n"
+        ));
+    }
+    text
 }
 
 /// Where an item is declared: its file (the spec's own or one it extends) and line.
@@ -408,23 +487,18 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Result<i32> {
                 .iter()
                 .map(|(label, (i, c))| {
                     let policy = &planned[*i].policy;
-                    let spec = policy.spec();
                     let source = spec_source(policy);
-                    let missed: Vec<Value> = missed(spec, c, source.as_ref())
-                        .into_iter()
-                        .map(|(what, name, at)| {
-                            let inherited = inherited(&at, source.as_ref());
-                            let (file, line) = at.unzip();
-                            json!({"what": what, "name": name, "file": file, "line": line, "inherited": inherited})
+                    let mut entry = coverage_json(label, policy.spec(), c, source.as_ref());
+                    // The machines beside it, each apart.
+                    entry["beside"] = policy
+                        .beside()
+                        .iter()
+                        .zip(&c.beside)
+                        .map(|(b, bc)| {
+                            coverage_json(&b.name, b, bc, beside_source(policy, b).as_ref())
                         })
                         .collect();
-                    json!({
-                        "spec": label,
-                        "rules": [c.rules.iter().filter(|x| **x).count(), c.rules.len()],
-                        "transitions": [c.transitions.iter().filter(|x| **x).count(), c.transitions.len()],
-                        "templates": [c.templates.iter().filter(|x| **x).count(), c.templates.len()],
-                        "missed": missed,
-                    })
+                    entry
                 })
                 .collect();
             report["coverage"] = json!(list);
@@ -451,34 +525,20 @@ pub fn run(args: &TestArgs, global: &GlobalArgs) -> Result<i32> {
         if args.coverage {
             for (label, (i, c)) in &coverage {
                 let policy = &planned[*i].policy;
-                let spec = policy.spec();
                 let source = spec_source(policy);
-                let count =
-                    |v: &[bool]| format!("{}/{}", v.iter().filter(|x| **x).count(), v.len());
-                text.push_str(&format!(
-                    "coverage of {label}: rules {}, transitions {}, templates {}\n",
-                    count(&c.rules),
-                    count(&c.transitions),
-                    count(&c.templates)
+                text.push_str(&coverage_text(
+                    &format!("coverage of {label}"),
+                    policy.spec(),
+                    c,
+                    source.as_ref(),
                 ));
-                // The author's own items one by one; those inherited from the specs it
-                // extends counted per file (`--json` lists them, marked `inherited`).
-                let mut from_bases: BTreeMap<String, usize> = BTreeMap::new();
-                for (what, name, at) in missed(spec, c, source.as_ref()) {
-                    if inherited(&at, source.as_ref()) {
-                        if let Some((file, _)) = at {
-                            *from_bases.entry(file).or_default() += 1;
-                        }
-                        continue;
-                    }
-                    let at = at
-                        .map(|(file, line)| format!(" ({file}:{line})"))
-                        .unwrap_or_default();
-                    text.push_str(&format!("  no case exercises {what} {name}{at}\n"));
-                }
-                for (file, n) in &from_bases {
-                    text.push_str(&format!(
-                        "  inherited from {file}: {n} item(s) no case exercises (--json lists them)\n"
+                // Each machine beside it, apart: its items are its own, not the spec's.
+                for (b, bc) in policy.beside().iter().zip(&c.beside) {
+                    text.push_str(&coverage_text(
+                        &format!("coverage of {label}, machine beside `{}`", b.name),
+                        b,
+                        bc,
+                        beside_source(policy, b).as_ref(),
                     ));
                 }
             }

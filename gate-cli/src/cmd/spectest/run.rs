@@ -29,14 +29,31 @@ pub struct Coverage {
     pub transitions: Vec<bool>,
     /// A template was rendered into a verdict (a fired effect or a withholding state).
     pub templates: Vec<bool>,
+    /// The same of each machine beside the spec's own (`alongside`), in the engine's order,
+    /// kept apart: an item of a machine beside is that machine's, never the spec's.
+    pub beside: Vec<Coverage>,
 }
 
 impl Coverage {
-    pub fn new(spec: &Spec) -> Coverage {
+    /// Nothing exercised yet of `spec` and of the machines `beside` it.
+    pub fn new(spec: &Spec, beside: &[&Spec]) -> Coverage {
         Coverage {
             rules: vec![false; spec.rules.len()],
             transitions: vec![false; spec.transitions.len()],
             templates: vec![false; spec.templates.len()],
+            beside: beside.iter().map(|b| Coverage::new(b, &[])).collect(),
+        }
+    }
+
+    /// Add what one evaluation exercised of the machines beside the spec's own.
+    fn add_beside(&mut self, engine: &Engine<'_>, outcome: &Outcome, phase: Phase) {
+        for ((c, a), m) in self
+            .beside
+            .iter_mut()
+            .zip(&outcome.alongside)
+            .zip(&engine.alongside)
+        {
+            c.add(m.spec, &a.outcome, phase, a.state);
         }
     }
 
@@ -65,6 +82,9 @@ impl Coverage {
 
     /// Merge another run's coverage of the same spec.
     pub fn merge(&mut self, other: &Coverage) {
+        for (a, b) in self.beside.iter_mut().zip(&other.beside) {
+            a.merge(b);
+        }
         for (a, b) in [
             (&mut self.rules, &other.rules),
             (&mut self.transitions, &other.transitions),
@@ -231,7 +251,8 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
     let db = dir.path().join("gate.db");
     let env = |name: &str| case.env.get(name).cloned();
     // The control state of every scope the case touched, followed from the fired transitions.
-    let mut states: HashMap<String, StateId> = HashMap::new();
+    // Per scope, every state variable's state: the machine's, then each region's.
+    let mut states: HashMap<String, Vec<StateId>> = HashMap::new();
     let result = |failure| CaseResult {
         name: case.name.clone(),
         line: case.line,
@@ -313,17 +334,22 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
         }
         let outcome = &run.outcome;
         let scope = driver::scope_key(spec.scope, &event);
-        let state = states.entry(scope).or_insert(spec.initial);
-        if let Some(&t) = outcome.fired.last() {
-            *state = spec.transitions[t as usize].to;
+        let vars = states.entry(scope).or_insert_with(|| spec.initials());
+        for &t in &outcome.fired {
+            let tr = &spec.transitions[t as usize];
+            if let Some(v) = vars.get_mut(spec.var_of(tr.from)) {
+                *v = tr.to;
+            }
         }
-        let state_after = *state;
+        let vars = vars.clone();
+        let state_after = vars[0];
         coverage.add(
             spec,
             outcome,
             event.phase.unwrap_or(Phase::Other),
             state_after,
         );
+        coverage.add_beside(engine, outcome, event.phase.unwrap_or(Phase::Other));
         let tool_phase = matches!(
             event.phase,
             Some(Phase::PreTool | Phase::PostTool | Phase::PostToolFailure)
@@ -334,7 +360,9 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
             rule: c.rule.map(|r| spec.rules[r as usize].name.to_string()),
             tier: tool_phase.then(|| spec.tiers[c.tier as usize].name.to_string()),
             kind: tool_phase.then(|| spec.kinds[c.kind as usize].name.to_string()),
-            state: std::iter::once(spec.state_name(state_after).to_string())
+            state: vars
+                .iter()
+                .map(|s| spec.state_label(*s))
                 .chain(
                     outcome
                         .alongside
@@ -351,7 +379,7 @@ pub fn run_case(engine: &Engine<'_>, case: &Case, coverage: &mut Coverage) -> Re
             && e.rule.is_none_or(|r| c.rule == Some(r))
             && e.tier.is_none_or(|t| tool_phase && c.tier == t)
             && e.kind.is_none_or(|k| tool_phase && c.kind == k)
-            && e.state.is_none_or(|s| state_after == s)
+            && e.state.is_none_or(|s| vars.get(spec.var_of(s)) == Some(&s))
             && e.beside_state
                 .is_none_or(|(i, s)| outcome.alongside.get(i).is_some_and(|a| a.state == s));
         if !ok {

@@ -86,7 +86,6 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     interpreters::model,
     runners::model,
     agents::model,
-    packages::model,
     // The programs written as data (`commands/*.toml`).
     table::model,
     cloud::model,

@@ -1,359 +1,110 @@
-//! Package managers read rather than matched: the node managers (their scripts and
-//! lifecycle run), cargo (gate's own install), the python tools and pip (runners run a
-//! command, a package source set in their configuration) and image pushes.
-//!
-//! Publishing is `publish`, withdrawing (`unpublish`, `deprecate`, `yank`, `dist-tag rm`)
-//! `unpublish`; a dry run is neither. Installs are a `fetch` (with a
-//! `write` of `node_modules` for the node managers). Package runners (`npx`, `pnpm dlx`,
-//! `bunx`, `uvx`, `uv run`, `poetry run`, `pipx run`) run the command they are given: it
-//! is analysed in turn. The registries, release tools and build tools whose forms are words
-//! (twine, gem, vsce, ovsx, composer, lerna, changesets, maturin, goreleaser,
-//! semantic-release, release-it, np, brew, maven, gradle, dotnet, nuget) are data:
-//! `commands/packages.toml`; `helm push` is in
-//! `commands/orchestration.toml`.
+//! What the package managers' data (`commands/packages.toml`, `commands/packages-node.toml`)
+//! cannot say, reached by name as analysers: the scripts of a `package.json` a node manager
+//! runs (`npm test`, `yarn build`, `bun run x.ts`, an install's lifecycle scripts), the
+//! command a package runner runs (`npx`, `pipenv run`, `rye run`: analysed in turn), a
+//! package source set in a manager's configuration (`npm config set registry …`: `cron`),
+//! and an install or removal of gate itself (`cargo install --path gate-cli`).
 
 use std::borrow::Cow;
 
+use super::super::getopt::Args;
 use super::super::{Cmd, How, Runs, Sink};
 use gate_spec::effect::{Act, Place};
 
 type Words<'c, 'a> = &'c [Cow<'a, str>];
 
-pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    let args = cmd.args;
-    let program = cmd.program;
-    // `pip3`, `pip3.12`.
-    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    match base {
-        "npm" | "pnpm" | "yarn" | "bun" => node(program, args, out),
-        "npx" | "bunx" | "pnpx" => run(args, &["-p", "--package", "-c", "--call"], out),
-        "uvx" => run(args, &["--from", "--with", "--python"], out),
-        "cargo" => cargo(args, out),
-        "poetry" | "uv" | "hatch" | "flit" | "pdm" | "pipx" | "rye" => python_tool(base, args, out),
-        "pip" | "pipenv" => match first_word(args) {
-            Some("install" | "download" | "wheel" | "sync") => {
-                out.place(Act::Fetch, Place::Remote);
-                for r in values(args, &["-r", "--requirement", "-c", "--constraint"]) {
-                    out.path(Act::Read, r);
-                }
-            }
-            Some("uninstall" | "remove") => out.path(Act::Write, ".venv"),
-            Some("run") => run(&args[1..], &[], out),
-            Some("config") => {
-                if let Some("set" | "unset" | "edit") = first_word(&args[1..]) {
-                    out.path(Act::Write, "~/.config/pip/pip.conf");
-                    config_source(&args[1..], "~/.config/pip/pip.conf", out);
-                }
-            }
-            _ => {}
-        },
-        "docker" | "podman" | "buildah" | "nerdctl" => return image_push(args, out),
-        _ => return false,
-    }
-    true
+/// Where the package is (`--prefix DIR`, `-C DIR`, `--dir`, `--cwd`), and whether the
+/// command runs in other packages of a workspace (`-w X`, `--filter X`, `-r`) than that one.
+fn package_dir(args: &Args<'_>) -> (Option<String>, bool) {
+    let dir = args
+        .values(&["prefix", "C", "dir", "cwd"])
+        .last()
+        .map(str::to_string);
+    let elsewhere = args.any(&[
+        "filter",
+        "F",
+        "w",
+        "workspace",
+        "workspaces",
+        "r",
+        "recursive",
+        "all",
+    ]);
+    (dir, elsewhere)
 }
 
-fn first_word<'c>(args: Words<'c, '_>) -> Option<&'c str> {
-    args.iter().map(|a| &**a).find(|a| !a.starts_with('-'))
-}
-
-fn values<'c, 'n>(args: Words<'c, '_>, names: &'n [&'n str]) -> impl Iterator<Item = &'c str> + 'n
-where
-    'c: 'n,
-{
-    args.windows(2)
-        .filter(move |w| names.contains(&&*w[0]))
-        .map(|w| &*w[1])
-}
-
-fn dry(args: Words<'_, '_>) -> bool {
-    args.iter().any(|a| {
-        matches!(
-            &**a,
-            "--dry-run" | "-n" | "--dryrun" | "--dry_run" | "--dry-run=true"
-        )
-    })
-}
-
-fn publish(args: Words<'_, '_>, out: &mut Sink) {
-    if !dry(args) {
-        out.none(Act::Publish);
-    }
-}
-
-fn withdraw(args: Words<'_, '_>, out: &mut Sink) {
-    if !dry(args) {
-        out.none(Act::Unpublish);
-    }
-}
-
-/// Words joined back into shell code, each quoted when it needs to be.
-fn shell_words(words: &[&str]) -> String {
-    let mut s = String::new();
-    for (i, w) in words.iter().enumerate() {
-        if i > 0 {
-            s.push(' ');
-        }
-        if w.is_empty()
-            || w.contains(|c: char| c.is_whitespace() || "'\"\\$`;&|<>(){}*?".contains(c))
-        {
-            s.push('\'');
-            s.push_str(&w.replace('\'', "'\\''"));
-            s.push('\'');
-        } else {
-            s.push_str(w);
-        }
-    }
-    s
-}
-
-/// A runner's command: the words after its own options (`valued` take a value), analysed as
-/// shell code.
-fn run(args: Words<'_, '_>, valued: &[&str], out: &mut Sink) {
-    let mut k = 0;
-    while let Some(a) = args.get(k) {
-        if a == "--" {
-            k += 1;
-            break;
-        }
-        if !a.starts_with('-') {
-            break;
-        }
-        k += if valued.contains(&&**a) { 2 } else { 1 };
-    }
-    let rest: Vec<&str> = args.iter().skip(k).map(|a| &**a).collect();
-    if rest.is_empty() {
-        return;
-    }
-    out.script(&shell_words(&rest));
-}
-
-/// npm, pnpm, yarn and bun.
-fn node(program: &str, args: Words<'_, '_>, out: &mut Sink) {
-    let mut k = 0;
-    // Where the package is (`--prefix DIR`, `-C DIR`, `--cwd DIR`), and whether the command
-    // runs in other packages of a workspace (`-w X`, `--filter X`, `-r`) than that one.
-    let mut dir: Option<String> = None;
-    let mut elsewhere = false;
-    let mut option = |a: &str, value: Option<&str>| match a {
-        "--prefix" | "-C" | "--dir" | "--cwd" => dir = value.map(str::to_string),
-        "--filter" | "-F" | "-w" | "--workspace" | "--workspaces" | "-ws" | "-r"
-        | "--recursive" | "--all" => elsewhere = true,
-        _ => {}
-    };
-    // Leading options (`--prefix DIR`, `-w`, `--filter X`, `-C DIR`).
-    while let Some(a) = args.get(k) {
-        if !a.starts_with('-') {
-            break;
-        }
-        let valued = matches!(
-            &**a,
-            "--prefix" | "--filter" | "-F" | "-C" | "--dir" | "--cwd" | "-w" | "--workspace"
-        );
-        option(a, args.get(k + 1).map(|v| &**v).filter(|_| valued));
-        if let Some((name, value)) = a.split_once('=') {
-            option(name, Some(value));
-        }
-        k += if valued { 2 } else { 1 };
-    }
-    let Some(sub) = args.get(k).map(|a| &**a) else {
-        if program == "yarn" {
-            out.place(Act::Fetch, Place::Remote);
-            out.path(Act::Write, "node_modules");
-            lifecycle(dir, elsewhere, out);
-        }
-        return;
-    };
-    // npm runs the command an unambiguous abbreviation names (`npm publ`, `npm unp`).
-    let sub = if program == "npm" {
-        npm_command(sub)
+/// The scripts `names` of the package (each with its `pre`/`post`), read from its
+/// `package.json`; scripts of other packages of a workspace are not read here: `opaque`.
+fn scripts(args: &Args<'_>, names: Vec<String>, out: &mut Sink) {
+    let (dir, elsewhere) = package_dir(args);
+    if elsewhere {
+        out.opaque("");
     } else {
-        sub
-    };
-    let rest = &args[k + 1..];
-    // Options after the subcommand say the same (`npm run build --prefix web`); the
-    // script's own words come after `--`.
-    let mut j = 0;
-    while let Some(a) = rest.get(j) {
-        if a == "--" {
-            break;
-        }
-        let valued = matches!(
-            &**a,
-            "--prefix" | "--filter" | "-F" | "-C" | "--dir" | "--cwd" | "-w" | "--workspace"
-        );
-        option(a, rest.get(j + 1).map(|v| &**v).filter(|_| valued));
-        if let Some((name, value)) = a.split_once('=') {
-            option(name, Some(value));
-        }
-        j += if valued { 2 } else { 1 };
-    }
-    let run_scripts = |names: Vec<String>, out: &mut Sink| {
-        if elsewhere {
-            // Scripts of other packages of the workspace: not read here.
-            out.opaque("");
-        } else {
-            out.runs(Runs::Scripts {
-                dir: dir.clone(),
-                names,
-            });
-        }
-    };
-    match sub {
-        "publish" => publish(rest, out),
-        "unpublish" | "deprecate" | "undeprecate" => withdraw(rest, out),
-        "dist-tag" | "dist-tags" => match first_word(rest) {
-            Some("rm" | "remove") => withdraw(rest, out),
-            Some("add") => publish(rest, out),
-            _ => {}
-        },
-        "npm" if program == "yarn" => match first_word(rest) {
-            Some("publish") => publish(rest, out),
-            Some("tag") if rest.iter().any(|a| a == "remove") => withdraw(rest, out),
-            _ => {}
-        },
-        "install" | "i" | "add" | "ci" | "update" | "up" | "upgrade" | "remove" | "rm"
-        | "uninstall" | "un" | "dedupe" | "prune" | "link" | "rebuild" | "import" => {
-            out.place(Act::Fetch, Place::Remote);
-            let global = rest.iter().any(|a| a == "-g" || a == "--global");
-            if !global {
-                out.path(Act::Write, "node_modules");
-            }
-            // An install of the package itself (no package named) runs its own lifecycle
-            // scripts (`preinstall`, `install`, `postinstall`, `prepare`).
-            let named = rest.iter().any(|a| !a.starts_with('-'));
-            let installs = matches!(sub, "install" | "i" | "ci" | "rebuild");
-            if installs && !named && !global && !rest.iter().any(|a| a == "--ignore-scripts") {
-                run_scripts(lifecycle_names(), out);
-            }
-        }
-        "exec" | "x" | "dlx" => run(rest, &["-p", "--package", "-c", "--call"], out),
-        "ls" | "list" | "view" | "info" | "show" | "outdated" | "audit" | "why" | "explain"
-        | "search" | "whoami" | "ping" | "doctor" | "help" | "--version" | "-v" | "version"
-            if !rest.iter().any(|a| a == "fix") =>
-        {
-            if matches!(
-                sub,
-                "view" | "info" | "show" | "outdated" | "audit" | "search"
-            ) {
-                out.place(Act::Fetch, Place::Remote);
-            }
-        }
-        "audit" => {
-            out.place(Act::Fetch, Place::Remote);
-            out.path(Act::Write, "node_modules");
-        }
-        "login" | "adduser" | "logout" => out.path(Act::Write, "~/.npmrc"),
-        "config" | "c" | "set" => match first_word(rest) {
-            Some("get" | "list" | "ls") | None => {}
-            _ => {
-                out.path(Act::Write, "~/.npmrc");
-                config_source(rest, "~/.npmrc", out);
-            }
-        },
-        "owner" | "access" | "team" | "token" | "org" | "star" | "unstar" => {
-            out.place(Act::Send, Place::Remote)
-        }
-        // A script of the package's `package.json`.
-        "run" | "run-script" | "rum" | "urn" => {
-            out.none(Act::Exec);
-            match first_word(rest) {
-                // `bun run FILE` runs the file when it names one.
-                Some(name) if program == "bun" && is_file_like(name) => {
-                    out.path(Act::Read, name);
-                    out.runs(Runs::File {
-                        path: name.to_string(),
-                        how: How::Lang(super::Lang::Js),
-                        args: Vec::new(),
-                        optional: false,
-                    });
-                }
-                Some(name) => run_scripts(vec![name.to_string()], out),
-                None => {}
-            }
-        }
-        "test" | "t" | "tst" | "start" | "stop" | "restart"
-            if program != "bun" || sub != "test" =>
-        {
-            out.none(Act::Exec);
-            let name = match sub {
-                "t" | "tst" => "test",
-                s => s,
-            };
-            let mut names = vec![name.to_string()];
-            if name == "restart" {
-                names.extend(["stop".to_string(), "start".to_string()]);
-            }
-            run_scripts(names, out);
-        }
-        // yarn, pnpm and bun run a script by its name alone (`yarn build`).
-        name if !(program == "npm"
-            || BUILTINS.contains(&name)
-            || name.starts_with('-')
-            || program == "bun" && BUN_BUILTINS.contains(&name)) =>
-        {
-            out.none(Act::Exec);
-            run_scripts(vec![name.to_string()], out);
-        }
-        _ => out.none(Act::Exec),
+        out.runs(Runs::Scripts { dir, names });
     }
 }
 
-/// The package manager commands that are no script name (`yarn build` runs a script,
-/// `yarn why` does not); bun's own also include `build`, `test`, `pm` and `repl`.
-const BUILTINS: &[&str] = &[
-    "init",
-    "create",
-    "pack",
-    "cache",
-    "bin",
-    "global",
-    "workspace",
-    "workspaces",
-    "plugin",
-    "set",
-    "version",
-    "versions",
-    "upgrade-interactive",
-    "licenses",
-    "outdated",
-    "owner",
-    "team",
-    "config",
-    "patch",
-    "patch-commit",
-    "store",
-    "env",
-    "setup",
-    "server",
-    "deploy",
-    "fetch",
-    "import",
-    "node",
-    "policies",
-    "generate-lock-entry",
-    "check",
-    "autoclean",
-    "tag",
-    "unlink",
-    "unplug",
-    "constraints",
-    "dedupe",
-    "explain",
-    "npm",
-    "stage",
-    "completions",
-    "root",
-    "recursive",
-    "help",
-    "info",
-    "why",
-    "list",
-    "login",
-    "logout",
-    "access",
-];
-const BUN_BUILTINS: &[&str] = &["build", "test", "pm", "repl", "upgrade", "init", "create"];
+/// `npm run NAME` (`run-script`, `yarn run`, `pnpm run`): the script the first operand
+/// after the path names; `bun run FILE` runs the file when it names one.
+pub(crate) fn node_run(cmd: &Cmd<'_, '_>, args: &Args<'_>, rest: Words<'_, '_>, out: &mut Sink) {
+    let Some(name) = rest.first().map(|w| &**w) else {
+        return;
+    };
+    if cmd.program == "bun" && is_file_like(name) {
+        out.path(Act::Read, name);
+        out.runs(Runs::File {
+            path: name.to_string(),
+            how: How::Lang(super::Lang::Js),
+            args: Vec::new(),
+            optional: false,
+        });
+        return;
+    }
+    scripts(args, vec![name.to_string()], out);
+}
+
+/// `npm test`, `npm start`, `yarn build`: the script the subcommand word itself names
+/// (npm's `t`/`tst` and unambiguous abbreviations of its script commands spelled out;
+/// `restart` runs `stop` and `start` too).
+pub(crate) fn node_script(cmd: &Cmd<'_, '_>, args: &Args<'_>, rest: Words<'_, '_>, out: &mut Sink) {
+    let at = args.operands.len().saturating_sub(rest.len() + 1);
+    let Some(word) = args.operands.get(at).map(|w| &**w) else {
+        return;
+    };
+    let name = match word {
+        "t" | "tst" => "test",
+        w if cmd.program == "npm" => {
+            let mut found = SCRIPT_COMMANDS.iter().filter(|c| c.starts_with(w));
+            match (found.next(), found.next()) {
+                (Some(only), None) => only,
+                _ => w,
+            }
+        }
+        w => w,
+    };
+    let mut names = vec![name.to_string()];
+    if name == "restart" {
+        names.extend(["stop".to_string(), "start".to_string()]);
+    }
+    scripts(args, names, out);
+}
+
+/// npm's commands that run the script of their name.
+const SCRIPT_COMMANDS: &[&str] = &["test", "start", "stop", "restart"];
+
+/// An install of the package itself (no package named, not global, scripts not ignored:
+/// `npm install`, `npm ci`, `yarn`) runs its lifecycle scripts (`preinstall`, `install`,
+/// `postinstall`, `prepare`).
+pub(crate) fn node_install(_: &Cmd<'_, '_>, args: &Args<'_>, rest: Words<'_, '_>, out: &mut Sink) {
+    if !rest.is_empty() || args.any(&["g", "global", "ignore-scripts"]) {
+        return;
+    }
+    let names = ["install", "prepare", "prepublish"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    scripts(args, names, out);
+}
 
 /// Whether a word `bun run` is given names a file rather than a script (`index.ts`,
 /// `./x.js`).
@@ -364,30 +115,68 @@ fn is_file_like(word: &str) -> bool {
             .any(|e| word.ends_with(e))
 }
 
-/// The scripts an install of the package itself runs (each with its `pre`/`post`).
-fn lifecycle_names() -> Vec<String> {
-    ["install", "prepare", "prepublish"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
-}
+/// The subcommands after which a package runner's command starts (`npm exec`, `pnpm dlx`,
+/// `bun x`, `uv run`, `uv tool run`, `pipenv run`).
+const RUNNER_WORDS: &[&str] = &["exec", "x", "dlx", "run"];
 
-/// `yarn` alone: an install of the package itself.
-fn lifecycle(dir: Option<String>, elsewhere: bool, out: &mut Sink) {
-    if elsewhere {
-        out.opaque("");
+/// The runners' own options that take a value (`npx -p PKG`, `uvx --from X`, `uv run
+/// --env-file F`, `pipx run --spec X`).
+const RUNNER_VALUED: &[&str] = &[
+    "-p",
+    "--package",
+    "-c",
+    "--call",
+    "--from",
+    "--with",
+    "--python",
+    "--env-file",
+    "-e",
+    "--env",
+    "--spec",
+    "--pip-args",
+];
+
+/// A package runner's command (`npx rimraf x`, `npm exec -- sh -c …`, `pipenv run sh -c …`):
+/// the words after the runner's own options, analysed as shell code. (The shell parser
+/// peels most runners before any model sees them; this reads the rest.)
+pub(crate) fn runner(cmd: &Cmd<'_, '_>, args: &Args<'_>, rest: Words<'_, '_>, out: &mut Sink) {
+    let words = cmd.args;
+    let start = if rest.len() == args.operands.len() {
+        // The program is the runner (`npx`, `uvx`): its command starts at its first operand.
+        0
     } else {
-        out.runs(Runs::Scripts {
-            dir,
-            names: lifecycle_names(),
-        });
+        words
+            .iter()
+            .position(|w| RUNNER_WORDS.contains(&&**w))
+            .map_or(words.len(), |i| i + 1)
+    };
+    let mut k = start;
+    while let Some(a) = words.get(k) {
+        if a == "--" {
+            k += 1;
+            break;
+        }
+        if !a.starts_with('-') {
+            break;
+        }
+        k += if RUNNER_VALUED.contains(&&**a) { 2 } else { 1 };
+    }
+    let command: Vec<&str> = words.iter().skip(k).map(|a| &**a).collect();
+    if !command.is_empty() {
+        out.script(&crate::shell::quote_argv(&command));
     }
 }
 
 /// `… config set KEY VALUE` (or `KEY=VALUE`): a key that says where packages come from is
-/// `cron` at the configuration file, as the same line written into it is.
-fn config_source(args: Words<'_, '_>, file: &str, out: &mut Sink) {
-    let words: Vec<&str> = args
+/// `cron` at the configuration file (pip's for pip, else `~/.npmrc`), as the same line
+/// written into it is.
+pub(crate) fn package_config(cmd: &Cmd<'_, '_>, _: &Args<'_>, rest: Words<'_, '_>, out: &mut Sink) {
+    let file = if cmd.program.starts_with("pip") {
+        "~/.config/pip/pip.conf"
+    } else {
+        "~/.npmrc"
+    };
+    let words: Vec<&str> = rest
         .iter()
         .map(|a| &**a)
         .filter(|a| !a.starts_with('-'))
@@ -404,67 +193,17 @@ fn config_source(args: Words<'_, '_>, file: &str, out: &mut Sink) {
     }
 }
 
-fn cargo(args: Words<'_, '_>, out: &mut Sink) {
-    let mut k = 0;
-    while args
-        .get(k)
-        .is_some_and(|a| a.starts_with('-') || a.starts_with('+'))
-    {
-        k += if matches!(&*args[k], "-C" | "--config" | "-Z") {
-            2
-        } else {
-            1
-        };
-    }
-    let Some(sub) = args.get(k).map(|a| &**a) else {
-        return;
-    };
-    let rest = &args[k + 1..];
-    match sub {
-        "publish" => publish(rest, out),
-        "yank" => {
-            if rest.iter().any(|a| a == "--undo") {
-                out.place(Act::Send, Place::Remote);
-            } else {
-                withdraw(rest, out);
-            }
-        }
-        "owner" => out.place(Act::Send, Place::Remote),
-        "install" | "fetch" | "search" | "info" | "login" => {
-            out.place(Act::Fetch, Place::Remote);
-            if sub == "login" {
-                out.path(Act::Write, "~/.cargo/credentials.toml");
-            }
-            // Installing gate (`--path gate-cli`, `--git URL --bin gate`, `gate-cli`) puts
-            // another gate binary where the hooks may run it: a change to gate.
-            if sub == "install" && names_gate(rest) {
-                out.place(Act::Write, Place::Gate);
-            }
-        }
-        "uninstall" => {
-            if names_gate(rest) {
-                out.place(Act::Write, Place::Gate);
-            } else {
-                out.none(Act::Exec);
-            }
-        }
-        "update" | "generate-lockfile" => {
-            out.place(Act::Fetch, Place::Remote);
-            out.path(Act::Write, "Cargo.lock");
-        }
-        "add" | "remove" | "rm" => {
-            out.place(Act::Fetch, Place::Remote);
-            out.path(Act::Write, "Cargo.toml");
-        }
-        "clean" => out.path(Act::Delete, "target"),
-        "tree" | "metadata" | "locate-project" | "pkgid" | "version" | "--version" | "-V"
-        | "help" | "verify-project" | "read-manifest" => {}
-        _ => out.none(Act::Exec),
+/// `cargo install`/`uninstall` of gate (`--path gate-cli`, `--git URL --bin gate`,
+/// `gate-cli`) puts another gate binary where the hooks may run it, or removes it: a change
+/// to gate.
+pub(crate) fn cargo_gate(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    if names_gate(cmd.args) {
+        out.place(Act::Write, Place::Gate);
     }
 }
 
-/// Whether a `cargo install`/`uninstall` names gate: a crate, path, repository or binary
-/// called `gate` or `gate-cli` (`--path ./gate-cli`, `--git https://…/gate.git --bin gate`).
+/// Whether the words name gate: a crate, path, repository or binary called `gate` or
+/// `gate-cli` (`--path ./gate-cli`, `--git https://…/gate.git --bin gate`).
 fn names_gate(args: Words<'_, '_>) -> bool {
     args.iter().any(|a| {
         let value = a.split_once('=').map_or(&**a, |(_, v)| v);
@@ -477,246 +216,6 @@ fn names_gate(args: Words<'_, '_>) -> bool {
         let name = name.split('@').next().unwrap_or(name);
         matches!(name, "gate" | "gate-cli" | "gate.exe")
     })
-}
-
-fn python_tool(tool: &str, args: Words<'_, '_>, out: &mut Sink) {
-    let mut k = 0;
-    while args.get(k).is_some_and(|a| a.starts_with('-')) {
-        k += if matches!(
-            &*args[k],
-            "--directory" | "--project" | "-C" | "--python" | "-p"
-        ) {
-            2
-        } else {
-            1
-        };
-    }
-    let Some(sub) = args.get(k).map(|a| &**a) else {
-        return;
-    };
-    let rest = &args[k + 1..];
-    match (tool, sub) {
-        (_, "publish") => publish(rest, out),
-        ("hatch" | "flit" | "pdm", "upload") => publish(rest, out),
-        ("uv", "pip") => match first_word(rest) {
-            Some("install" | "sync" | "compile") => out.place(Act::Fetch, Place::Remote),
-            Some("uninstall") => out.path(Act::Write, ".venv"),
-            _ => {}
-        },
-        ("uv" | "poetry" | "pdm" | "rye" | "hatch", "run") => {
-            run(
-                rest,
-                &[
-                    "--with",
-                    "--python",
-                    "-p",
-                    "--env-file",
-                    "--from",
-                    "--package",
-                    "-e",
-                    "--env",
-                ],
-                out,
-            );
-            for f in values(rest, &["--env-file"]) {
-                out.path(Act::Read, f);
-            }
-        }
-        ("uv", "tool") if first_word(rest) == Some("run") => {
-            let at = rest.iter().position(|a| a == "run").map_or(0, |i| i + 1);
-            run(&rest[at..], &["--from", "--with", "--python"], out);
-        }
-        ("pipx", "run") => run(rest, &["--spec", "--python", "--pip-args"], out),
-        (
-            _,
-            "install" | "add" | "sync" | "lock" | "update" | "upgrade" | "remove" | "inject"
-            | "reinstall" | "venv" | "init" | "new" | "build",
-        ) => {
-            out.place(Act::Fetch, Place::Remote);
-            if tool != "pipx" {
-                out.path(Act::Write, ".venv");
-            }
-        }
-        (
-            _,
-            "show" | "list" | "tree" | "check" | "version" | "--version" | "help" | "env"
-            | "config" | "search" | "export",
-        ) => {}
-        ("hatch", "shell") | ("poetry", "shell") => {}
-        _ => out.none(Act::Exec),
-    }
-}
-
-/// `docker push`, `docker image push`, `docker buildx build --push` (and podman, buildah,
-/// nerdctl): publish. Other container commands are the cloud family's.
-fn image_push(args: Words<'_, '_>, out: &mut Sink) -> bool {
-    let words: Vec<&str> = args
-        .iter()
-        .map(|a| &**a)
-        .filter(|a| !a.starts_with('-'))
-        .take(2)
-        .collect();
-    let pushes = match words.as_slice() {
-        ["push", ..] | ["image" | "manifest", "push", ..] => true,
-        ["buildx" | "build", ..] | ["image", "build", ..] | ["bud", ..] => args.iter().any(|a| {
-            a == "--push" || a.starts_with("--output=type=registry") || a.contains("push=true")
-        }),
-        ["compose", "push", ..] => true,
-        _ => false,
-    };
-    if pushes {
-        if !dry(args) {
-            out.none(Act::Publish);
-        }
-        if words.first().is_some_and(|w| *w != "push") && words.get(1) != Some(&"push") {
-            // A build that runs its Dockerfile's steps first.
-            out.none(Act::Exec);
-        }
-    }
-    pushes
-}
-
-/// npm's commands, as `npm help` lists them: a word that is a prefix of exactly one of them
-/// (and no command or alias itself) is that command, as npm's own abbreviation reading does.
-const NPM_COMMANDS: &[&str] = &[
-    "access",
-    "adduser",
-    "audit",
-    "bugs",
-    "cache",
-    "ci",
-    "completion",
-    "config",
-    "dedupe",
-    "deprecate",
-    "diff",
-    "dist-tag",
-    "docs",
-    "doctor",
-    "edit",
-    "exec",
-    "explain",
-    "explore",
-    "find-dupes",
-    "fund",
-    "get",
-    "help",
-    "help-search",
-    "hook",
-    "init",
-    "install",
-    "install-ci-test",
-    "install-test",
-    "link",
-    "ll",
-    "login",
-    "logout",
-    "ls",
-    "org",
-    "outdated",
-    "owner",
-    "pack",
-    "ping",
-    "pkg",
-    "prefix",
-    "profile",
-    "prune",
-    "publish",
-    "query",
-    "rebuild",
-    "repo",
-    "restart",
-    "root",
-    "run-script",
-    "sbom",
-    "search",
-    "set",
-    "shrinkwrap",
-    "star",
-    "stars",
-    "start",
-    "stop",
-    "team",
-    "test",
-    "token",
-    "undeprecate",
-    "uninstall",
-    "unpublish",
-    "unstar",
-    "update",
-    "version",
-    "view",
-    "whoami",
-];
-
-/// npm's aliases of its commands (`npm i`, `npm rm`, `npm run`), which are never abbreviations.
-const NPM_ALIASES: &[&str] = &[
-    "i",
-    "in",
-    "ins",
-    "inst",
-    "insta",
-    "instal",
-    "isnt",
-    "isnta",
-    "isntal",
-    "isntall",
-    "add",
-    "un",
-    "unlink",
-    "remove",
-    "rm",
-    "r",
-    "run",
-    "rum",
-    "urn",
-    "t",
-    "tst",
-    "c",
-    "x",
-    "ln",
-    "la",
-    "list",
-    "up",
-    "upgrade",
-    "udpate",
-    "author",
-    "home",
-    "issues",
-    "info",
-    "show",
-    "v",
-    "s",
-    "se",
-    "find",
-    "it",
-    "cit",
-    "clean-install",
-    "clean-install-test",
-    "sit",
-    "ddp",
-    "hlep",
-    "create",
-    "innit",
-    "login",
-    "logout",
-    "adduser",
-    "add-user",
-    "verison",
-    "why",
-    "dist-tags",
-];
-
-/// The npm command `word` names: itself, or the one command it is an unambiguous prefix of.
-fn npm_command(word: &str) -> &str {
-    if word.starts_with('-') || NPM_COMMANDS.contains(&word) || NPM_ALIASES.contains(&word) {
-        return word;
-    }
-    let mut found = NPM_COMMANDS.iter().filter(|c| c.starts_with(word));
-    match (found.next(), found.next()) {
-        (Some(only), None) => only,
-        _ => word,
-    }
 }
 
 #[cfg(test)]

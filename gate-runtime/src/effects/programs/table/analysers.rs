@@ -4,17 +4,28 @@
 //! process selections, mounts and devices, services and firewall rules, the shell's own
 //! state: `programs/system/`), SQL handed to a database tool, the network programs whose
 //! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`) and the forge CLIs'
-//! API calls, release assets and clones (`programs/vcs/forge.rs`). Each is reached from
-//! `analyser = "name"`.
+//! API calls, release assets and clones (`programs/vcs/forge.rs`), and git's subcommands
+//! whose words need reading (`programs/vcs/git/`), and the package managers' scripts,
+//! runners, configured sources and installs of gate (`programs/packages.rs`). Each is
+//! reached from `analyser = "name"`.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
 pub(crate) use super::super::network::{
     ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
 };
+pub(crate) use super::super::packages::{
+    cargo_gate, node_install, node_run, node_script, package_config, runner,
+};
 pub(crate) use super::super::vcs::forge::{
     api_call as forge_api, assets as forge_assets, clone as forge_clone,
 };
+pub(crate) use super::super::vcs::git::{
+    git_alias, git_apply, git_checkout, git_checkout_index, git_clean, git_clone, git_config,
+    git_difftool, git_filter_repo, git_init, git_mv, git_options, git_push, git_rebase, git_reset,
+    git_restore, git_rm, git_run, git_stash, git_submodule, git_switch, git_worktree,
+};
+pub(crate) use super::super::vcs::jj::{jj_clone, jj_config};
 use gate_spec::effect::{Act, Place};
 use std::borrow::Cow;
 
@@ -51,6 +62,36 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "forge_api" => forge_api,
         "forge_assets" => forge_assets,
         "forge_clone" => forge_clone,
+        "git_alias" => git_alias,
+        "git_apply" => git_apply,
+        "git_checkout" => git_checkout,
+        "git_checkout_index" => git_checkout_index,
+        "git_clean" => git_clean,
+        "git_clone" => git_clone,
+        "git_config" => git_config,
+        "git_difftool" => git_difftool,
+        "git_filter_repo" => git_filter_repo,
+        "git_init" => git_init,
+        "git_mv" => git_mv,
+        "git_options" => git_options,
+        "git_push" => git_push,
+        "git_rebase" => git_rebase,
+        "git_reset" => git_reset,
+        "git_restore" => git_restore,
+        "git_rm" => git_rm,
+        "git_run" => git_run,
+        "git_stash" => git_stash,
+        "git_submodule" => git_submodule,
+        "git_switch" => git_switch,
+        "git_worktree" => git_worktree,
+        "jj_config" => jj_config,
+        "jj_clone" => jj_clone,
+        "node_run" => node_run,
+        "node_script" => node_script,
+        "node_install" => node_install,
+        "runner" => runner,
+        "package_config" => package_config,
+        "cargo_gate" => cargo_gate,
         _ => return None,
     })
 }
@@ -65,7 +106,7 @@ pub(crate) fn remote_after_dashdash(
     if let Some(i) = cmd.args.iter().position(|a| a == "--") {
         let words: Vec<&str> = cmd.args[i + 1..].iter().map(|a| &**a).collect();
         if !words.is_empty() {
-            out.remote_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
+            out.container_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
         }
     }
 }
@@ -177,7 +218,7 @@ pub(crate) fn in_container(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], 
     // `args[k]` is the container, image or service; the rest is the command.
     let words: Vec<&str> = args.iter().skip(k + 1).map(|a| &**a).collect();
     if !words.is_empty() {
-        out.remote_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
+        out.container_script(&fed(&crate::shell::quote_argv(&words), cmd.stdin));
     }
 }
 

@@ -38,17 +38,15 @@ pub(crate) fn lists_every(cmd: &Cmd<'_, '_>) -> bool {
     !inert(&args)
         && p.forms
             .iter()
-            .find(|f| {
-                matches(f, ops)
-                    .is_some_and(|rest| f.when.iter().all(|c| holds(c, &args, rest, cmd)))
-            })
-            .is_some_and(|f| f.lists)
+            .find_map(|f| fits(p, f, ops, &args, cmd))
+            .is_some_and(|(f, _)| f.lists)
 }
 
-/// The operands with the program's leading words that are no part of the path skipped.
+/// The operands with the program's leading words that are no part of the path skipped
+/// (each a word or a pattern: `+*` for cargo's `+nightly`).
 fn skipped<'o, 'a>(p: &Program, mut ops: &'o [Cow<'a, str>]) -> &'o [Cow<'a, str>] {
     while let Some(first) = ops.first() {
-        if !p.skip.contains(&&**first) {
+        if !p.skip.iter().any(|s| one_word_is(s, first)) {
             break;
         }
         ops = &ops[1..];
@@ -56,49 +54,119 @@ fn skipped<'o, 'a>(p: &Program, mut ops: &'o [Cow<'a, str>]) -> &'o [Cow<'a, str
     ops
 }
 
+/// Read `cmd` through its built-in program's forms again, without the code its program runs
+/// before them (a git alias's expansion: the global options were read already); `false`
+/// when there is no such program.
+pub(crate) fn run_forms(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    builtin::find(cmd.program).is_some_and(|program| run_with(program, cmd, false, out))
+}
+
 /// Read `cmd` through `p`; `false` when `p` is `partial` and no form of it matches (the
 /// command is read as one of a program gate has no model of).
 pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    run_with(p, cmd, true, out)
+}
+
+fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> bool {
     let args = read(p, cmd.args);
     let ops = skipped(p, &args.operands);
     // `prog help …` prints help in every CLI that has the word.
     if ops.first().is_some_and(|w| w == "help") {
         return true;
     }
+    let from = out.raw.len();
+    if let Some(before) = p.before.filter(|_| before) {
+        before(cmd, &args, ops, out);
+        mark(out, from, p.source);
+    }
     let inert = inert(&args) || p.inert.iter().any(|c| holds(c, &args, &[], cmd));
-    let found = p.forms.iter().find_map(|f| {
-        let rest = matches(f, ops)?;
-        f.when
-            .iter()
-            .all(|c| holds(c, &args, rest, cmd))
-            .then_some((f, rest))
-    });
+    let found = p.forms.iter().find_map(|f| fits(p, f, ops, &args, cmd));
+    let dir = p.dir.map(|name| directory(&args, name));
+    let dir = dir.as_deref().filter(|d| !d.is_empty());
     match found {
         // Code the command runs elsewhere is read even under `--help`: whose option it is
         // cannot always be told, and uncertainty lowers nothing.
-        Some((f, rest)) if !inert || f.analyser.is_some() => {
+        Some((f, own))
+            if !(inert || own.as_ref().is_some_and(self::inert)) || f.analyser.is_some() =>
+        {
             let from = out.raw.len();
+            let inert = inert || own.as_ref().is_some_and(self::inert);
+            let (args, rest) = match &own {
+                Some(own) => (own, &own.operands[..]),
+                None => (&args, &ops[f.path.len()..]),
+            };
             if !inert {
-                write(f.effects, rest, &args, out);
+                write(f.effects, rest, args, dir, out);
             }
             if let Some(analyse) = f.analyser {
-                analyse(cmd, &args, rest, out);
+                analyse(cmd, args, rest, out);
             }
             mark(out, from, f.source);
         }
+        Some(_) => {}
         None if p.partial => return false,
         // Code that reads the whole command decides what `--help` means itself.
         None if p.analyser.is_some() || !inert => {
             let from = out.raw.len();
             match p.analyser {
                 Some(analyse) => analyse(cmd, &args, ops, out),
-                None => write(p.otherwise, ops, &args, out),
+                None => write(p.otherwise, ops, &args, dir, out),
             }
             mark(out, from, p.source);
         }
         _ => {}
     }
     true
+}
+
+/// The form `f` when `ops` is of it and its conditions hold, with the words after its path
+/// read through its own options when it has them.
+fn fits<'f, 'a>(
+    p: &Program,
+    f: &'f Form,
+    ops: &[Cow<'a, str>],
+    args: &Args<'a>,
+    cmd: &Cmd<'_, '_>,
+) -> Option<(&'f Form, Option<Args<'a>>)> {
+    match &f.options {
+        None => {
+            let rest = matches(f, ops)?;
+            f.when
+                .iter()
+                .all(|c| holds(c, args, rest, cmd))
+                .then_some((f, None))
+        }
+        Some(grammar) => {
+            if ops.len() < f.path.len() || !f.path.iter().zip(ops).all(|(a, w)| word_is(a, w)) {
+                return None;
+            }
+            let own = getopt::read_as(grammar, p.style, &ops[f.path.len()..]);
+            let rest = &own.operands[..];
+            let fits = (!f.end || rest.is_empty())
+                && (f.verb.is_empty()
+                    || rest
+                        .iter()
+                        .skip(usize::from(f.verb_from).saturating_sub(f.path.len()))
+                        .any(|w| word_is(f.verb, w)))
+                && f.when.iter().all(|c| holds(c, &own, rest, cmd));
+            fits.then_some((f, Some(own)))
+        }
+    }
+}
+
+/// The directory the values of option `name` (`R|repository`: either) lead to, each seen
+/// from the one before (`git -C a -C b`: `a/b`); empty when none is given.
+fn directory(args: &Args<'_>, name: &str) -> String {
+    let mut dir: Option<String> = None;
+    let given = args
+        .opts
+        .iter()
+        .filter(|o| name.split('|').any(|n| n == o.name))
+        .filter_map(|o| o.value.as_deref());
+    for v in given.filter(|v| !v.is_empty()) {
+        dir = Some(super::vcs::join(dir.as_deref(), v));
+    }
+    dir.unwrap_or_default()
 }
 
 /// `words` read through `p`'s options: its own, and its subcommands' after the first
@@ -206,25 +274,36 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
         Cond::Lacks(n) => !n.split('|').any(|n| args.has(n)),
         Cond::Is(n, v) => args.value(n) == Some(*v),
         Cond::IsNot(n, v) => args.has(n) && args.value(n) != Some(*v),
+        Cond::ValueHas(n, t) => args.values(&[n]).any(|v| v.contains(t)),
         Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| w.contains(t)),
         Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| w.contains(t)),
         Cond::Every => cmd.args.iter().any(|a| a == EVERY_LISTED),
     }
 }
 
-fn write(effects: &[Eff], rest: &[Cow<'_, str>], args: &Args<'_>, out: &mut Sink) {
+fn write(
+    effects: &[Eff],
+    rest: &[Cow<'_, str>],
+    args: &Args<'_>,
+    dir: Option<&str>,
+    out: &mut Sink,
+) {
+    let at = |out: &mut Sink, act, path: &str| match dir {
+        Some(_) => out.path(act, &super::vcs::join(dir, path)),
+        None => out.path(act, path),
+    };
     for e in effects {
         match &e.at {
             At::Place(Place::Nowhere) => out.none(e.act),
             At::Place(place) => out.place(e.act, *place),
-            At::Path(path) => out.path(e.act, path),
+            At::Path(path) => at(out, e.act, path),
             At::Operand(n) => {
                 if let Some(w) = rest.get(usize::from(*n) - 1) {
-                    out.path(e.act, w);
+                    at(out, e.act, w);
                 }
             }
-            At::Operands => rest.iter().for_each(|w| out.path(e.act, w)),
-            At::Value(name) => args.values(&[*name]).for_each(|v| out.path(e.act, v)),
+            At::Operands => rest.iter().for_each(|w| at(out, e.act, w)),
+            At::Value(name) => args.values(&[*name]).for_each(|v| at(out, e.act, v)),
         }
     }
 }

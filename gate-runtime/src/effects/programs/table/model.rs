@@ -13,6 +13,10 @@ pub(crate) struct Program {
     /// The options after the first operand, when they are not `grammar`'s.
     pub sub: Option<Grammar>,
     pub style: Style,
+    /// The option whose values are the directory relative targets resolve from.
+    pub dir: Option<&'static str>,
+    /// Code run on every command before its form (global options that carry code).
+    pub before: Option<Analyser>,
     /// Any of these holds: the command changes nothing.
     pub inert: &'static [Cond],
     /// Leading operand words that are no part of the subcommand path.
@@ -39,6 +43,8 @@ pub(crate) struct Form {
     pub when: &'static [Cond],
     pub effects: &'static [Eff],
     pub analyser: Option<Analyser>,
+    /// The subcommand's own options, read from the words after the path.
+    pub options: Option<Grammar>,
     /// The command prints every item of its kind (`brew list`).
     pub lists: bool,
 }
@@ -50,6 +56,7 @@ pub(crate) enum Cond {
     Lacks(&'static str),
     Is(&'static str, &'static str),
     IsNot(&'static str, &'static str),
+    ValueHas(&'static str, &'static str),
     OperandHas(u8, &'static str),
     OperandLacks(u8, &'static str),
     Every,

@@ -134,13 +134,9 @@ fn program(p: schema::Program) -> Program {
             long_value: texts(p.long_value),
             posix: p.posix,
         },
-        sub: p.sub.map(|o| Grammar {
-            short: text(o.short),
-            short_value: text(o.short_value),
-            long: texts(o.long),
-            long_value: texts(o.long_value),
-            posix: false,
-        }),
+        sub: p.sub.map(grammar),
+        dir: p.dir.map(text),
+        before: p.before.as_deref().and_then(analysers::by_name),
         style: match p.style {
             schema::StyleName::Gnu => Style::Gnu,
             schema::StyleName::Exact => Style::Exact,
@@ -156,6 +152,16 @@ fn program(p: schema::Program) -> Program {
     }
 }
 
+fn grammar(o: schema::Options) -> Grammar {
+    Grammar {
+        short: text(o.short),
+        short_value: text(o.short_value),
+        long: texts(o.long),
+        long_value: texts(o.long_value),
+        posix: false,
+    }
+}
+
 fn form(f: schema::Form) -> Form {
     Form {
         source: text(f.source),
@@ -167,6 +173,7 @@ fn form(f: schema::Form) -> Form {
         effects: leak(f.effects.into_iter().map(eff).collect()),
         // The schema admits only names the registry has (a test keeps them in step).
         analyser: f.analyser.as_deref().and_then(analysers::by_name),
+        options: f.options.map(grammar),
         lists: f.lists,
     }
 }
@@ -177,6 +184,7 @@ fn cond(c: schema::Cond) -> Cond {
         schema::Cond::Lacks(n) => Cond::Lacks(text(n)),
         schema::Cond::Is(n, v) => Cond::Is(text(n), text(v)),
         schema::Cond::IsNot(n, v) => Cond::IsNot(text(n), text(v)),
+        schema::Cond::ValueHas(n, v) => Cond::ValueHas(text(n), text(v)),
         schema::Cond::OperandHas(i, t) => Cond::OperandHas(i, text(t)),
         schema::Cond::OperandLacks(i, t) => Cond::OperandLacks(i, text(t)),
         schema::Cond::Every => Cond::Every,

@@ -40,6 +40,36 @@ pub const ANALYSERS: &[&str] = &[
     "forge_api",
     "forge_assets",
     "forge_clone",
+    "git_alias",
+    "git_apply",
+    "git_checkout",
+    "git_checkout_index",
+    "git_clean",
+    "git_clone",
+    "git_config",
+    "git_difftool",
+    "git_filter_repo",
+    "git_init",
+    "git_mv",
+    "git_options",
+    "git_push",
+    "git_rebase",
+    "git_reset",
+    "git_restore",
+    "git_rm",
+    "git_run",
+    "git_stash",
+    "git_submodule",
+    "git_switch",
+    "git_worktree",
+    "jj_config",
+    "jj_clone",
+    "node_run",
+    "node_script",
+    "node_install",
+    "runner",
+    "package_config",
+    "cargo_gate",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).
@@ -80,6 +110,12 @@ pub struct Program {
     /// global options come before the subcommand, each subcommand's after: `docker -H h rm
     /// -f c`, `docker-compose -f x.yml rm -fv`).
     pub sub: Option<Options>,
+    /// The option whose values (each seen from the one before) are the directory the
+    /// command's relative targets resolve from (`git -C DIR`; `R|repository`: either).
+    pub dir: Option<String>,
+    /// Code run on every command before its form, for global options that carry code or
+    /// settings (`git -c core.pager=…`).
+    pub before: Option<String>,
     /// Any of these holds: the command changes nothing (`--version`, `-h`).
     pub inert: Vec<Cond>,
     /// Leading operand words that are no part of the subcommand path (`run-all`).
@@ -114,6 +150,9 @@ pub struct Form {
     pub when: Vec<Cond>,
     pub effects: Vec<Eff>,
     pub analyser: Option<String>,
+    /// The options of this subcommand, read from the words after the path in place of the
+    /// program's (`git symbolic-ref -qd HEAD`: `-d` is symbolic-ref's, not git's).
+    pub options: Option<Options>,
     /// The command prints every item of its kind, one a line (`brew list`): a command
     /// handed its output acts on all of them (the `every` condition).
     pub lists: bool,
@@ -132,6 +171,8 @@ pub enum Cond {
     Is(String, String),
     /// It is given, with no value or another value.
     IsNot(String, String),
+    /// One of its values contains the text (`output~push=true`).
+    ValueHas(String, String),
     /// Operand N (1-based, after the path) contains the text.
     OperandHas(u8, String),
     /// Operand N is absent or does not contain the text.
@@ -195,6 +236,8 @@ struct RawProgram {
     #[serde(default)]
     posix: bool,
     sub: Option<Options>,
+    dir: Option<Spanned<String>>,
+    before: Option<Spanned<String>>,
     #[serde(default)]
     inert: Vec<Spanned<String>>,
     #[serde(default)]
@@ -225,6 +268,7 @@ struct RawForm {
     #[serde(default)]
     effects: Vec<Spanned<String>>,
     analyser: Option<Spanned<String>>,
+    options: Option<Options>,
     #[serde(default)]
     lists: bool,
     #[serde(default)]
@@ -300,6 +344,7 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
     let sub_long = p
         .sub
         .iter()
+        .chain(p.forms.iter().filter_map(|f| f.get_ref().options.as_ref()))
         .flat_map(|s| s.long.iter().chain(&s.long_value));
     for name in p.long.iter().chain(&p.long_value).chain(sub_long) {
         if name.starts_with('-') || name.is_empty() {
@@ -320,6 +365,8 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         long_value: p.long_value,
         posix: p.posix,
         sub: p.sub,
+        dir: None,
+        before: None,
         inert: Vec::new(),
         skip: p.skip,
         forms: Vec::new(),
@@ -359,11 +406,29 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
             ));
         }
     }
+    if let Some(d) = &p.dir {
+        if d.get_ref()
+            .split('|')
+            .any(|n| declared(&out, None, n) != Some(true))
+        {
+            return Err((
+                Some(d.span().start),
+                format!(
+                    "`dir = \"{}\"`: no option with a value of that name",
+                    d.get_ref()
+                ),
+            ));
+        }
+        out.dir = Some(d.get_ref().clone());
+    }
+    if let Some(b) = &p.before {
+        out.before = Some(analyser(b)?);
+    }
     for c in &p.inert {
-        out.inert.push(cond(&out, c)?);
+        out.inert.push(cond(&out, None, c)?);
     }
     for e in &p.otherwise {
-        out.otherwise.push(effect(&out, e, false)?);
+        out.otherwise.push(effect(&out, None, e, false)?);
     }
     for f in p.forms {
         let span = f.span();
@@ -412,13 +477,14 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
     for c in &f.when {
         label.push_str(&format!(" [{}]", c.get_ref()));
     }
+    let own = f.options.as_ref();
     let mut when = Vec::new();
     for c in &f.when {
-        when.push(cond(p, c)?);
+        when.push(cond(p, own, c)?);
     }
     let mut effects = Vec::new();
     for e in &f.effects {
-        effects.push(effect(p, e, true)?);
+        effects.push(effect(p, own, e, true)?);
     }
     let analyser = match &f.analyser {
         Some(a) => Some(analyser(a)?),
@@ -433,6 +499,7 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
         when,
         effects,
         analyser,
+        options: f.options,
         lists: f.lists,
         examples: f.examples,
     })
@@ -487,9 +554,9 @@ fn abbreviation_ok(a: &str) -> bool {
     }
 }
 
-/// Whether `p` declares option `name` (among its own or its subcommands' options);
-/// `Some(true)` when it takes a value.
-fn declared(p: &Program, name: &str) -> Option<bool> {
+/// Whether `p` declares option `name` (among its own or its subcommands' options, or the
+/// form's own `form` ones); `Some(true)` when it takes a value.
+fn declared(p: &Program, form: Option<&Options>, name: &str) -> Option<bool> {
     let own = Options {
         short: p.short.clone(),
         short_value: p.short_value.clone(),
@@ -497,7 +564,7 @@ fn declared(p: &Program, name: &str) -> Option<bool> {
         long_value: p.long_value.clone(),
     };
     let mut found = None;
-    for o in std::iter::once(&own).chain(&p.sub) {
+    for o in std::iter::once(&own).chain(&p.sub).chain(form) {
         match declared_in(o, name) {
             Some(true) => return Some(true),
             Some(false) => found = Some(false),
@@ -527,8 +594,8 @@ fn declared_in(o: &Options, name: &str) -> Option<bool> {
     }
 }
 
-fn option(p: &Program, name: &str, offset: usize) -> Result<(), Fault> {
-    match declared(p, name) {
+fn option(p: &Program, form: Option<&Options>, name: &str, offset: usize) -> Result<(), Fault> {
+    match declared(p, form, name) {
         Some(_) => Ok(()),
         None => Err((
             Some(offset),
@@ -550,7 +617,7 @@ fn operand_index(text: &str, offset: usize) -> Result<u8, Fault> {
     }
 }
 
-fn cond(p: &Program, c: &Spanned<String>) -> Result<Cond, Fault> {
+fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond, Fault> {
     let offset = c.span().start;
     let text = c.get_ref().as_str();
     if text == "every" {
@@ -574,12 +641,16 @@ fn cond(p: &Program, c: &Spanned<String>) -> Result<Cond, Fault> {
             Cond::OperandHas(n, needle.to_string())
         });
     }
+    if let Some((name, needle)) = body.split_once('~').filter(|(n, _)| !n.contains('=')) {
+        option(p, form, name, offset)?;
+        return Ok(Cond::ValueHas(name.into(), needle.into()));
+    }
     if let Some((name, value)) = body.split_once("!=") {
-        option(p, name, offset)?;
+        option(p, form, name, offset)?;
         return Ok(Cond::IsNot(name.into(), value.into()));
     }
     if let Some((name, value)) = body.split_once('=') {
-        option(p, name, offset)?;
+        option(p, form, name, offset)?;
         return Ok(Cond::Is(name.into(), value.into()));
     }
     if body.is_empty() || body.starts_with('-') {
@@ -591,7 +662,7 @@ fn cond(p: &Program, c: &Spanned<String>) -> Result<Cond, Fault> {
         ));
     }
     for name in body.split('|') {
-        option(p, name, offset)?;
+        option(p, form, name, offset)?;
     }
     Ok(if negated {
         Cond::Lacks(body.into())
@@ -600,7 +671,12 @@ fn cond(p: &Program, c: &Spanned<String>) -> Result<Cond, Fault> {
     })
 }
 
-fn effect(p: &Program, e: &Spanned<String>, operands: bool) -> Result<Eff, Fault> {
+fn effect(
+    p: &Program,
+    form: Option<&Options>,
+    e: &Spanned<String>,
+    operands: bool,
+) -> Result<Eff, Fault> {
     let offset = e.span().start;
     let text = e.get_ref().as_str();
     let Some((act, target)) = text.split_once('@') else {
@@ -627,7 +703,7 @@ fn effect(p: &Program, e: &Spanned<String>, operands: bool) -> Result<Eff, Fault
             At::Operands
         } else if what.starts_with(|c: char| c.is_ascii_digit()) {
             At::Operand(operand_index(what, offset)?)
-        } else if declared(p, what) == Some(true) {
+        } else if declared(p, form, what) == Some(true) {
             At::Value(what.to_string())
         } else {
             return Err((

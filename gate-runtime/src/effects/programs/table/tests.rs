@@ -375,3 +375,20 @@ fn an_option_value_target_is_each_value() {
         vec!["read@secrets", "read@source", "send@remote", "send@secrets"]
     );
 }
+
+/// A container's working directory is its image's, not a home: `.` there is unknown, while
+/// `~` there is still the home and `.` over ssh still the remote home.
+#[test]
+fn a_containers_working_directory_is_unknown_not_its_home() {
+    for line in [
+        "docker-compose run -u root app chown 111:120 . -R",
+        "docker exec web rm -rf .",
+        "kubectl exec pod -- rm -rf ./cache",
+    ] {
+        let e = effects(line);
+        assert!(!e.iter().any(|x| x.ends_with("@home")), "{line}: {e:?}");
+        assert!(e.iter().any(|x| x.ends_with("@unknown")), "{line}: {e:?}");
+    }
+    assert!(has("docker exec web rm -rf ~", "delete@home"));
+    assert!(has("ssh host rm -rf .", "delete@home"));
+}

@@ -1,6 +1,6 @@
-//! Version control: git (global options, subcommands and their option grammars, aliases given
-//! with `-c`), hg, svn, jj, hub (git with GitHub's commands), and the forge CLIs' analysers
-//! (gh, glab, tea: their forms are `commands/forge.toml`).
+//! Version control: hg, svn, hub (git with GitHub's commands), and the analysers git's, jj's
+//! and the forge CLIs' data reach by name (git's and jj's forms are `commands/vcs.toml`;
+//! gh, glab, tea's `commands/forge.toml`).
 //!
 //! Local history rewrites and discarded work are `history` at the repository's metadata
 //! (`vcs`), with the paths they overwrite or delete; pushes are `send` at `remote`, forced
@@ -13,11 +13,11 @@ use super::super::{Cmd, Sink};
 use gate_spec::effect::{Act, Place};
 
 pub(crate) mod forge;
-mod git;
+pub(crate) mod git;
 mod hg;
 
 pub(crate) use git::{git_stored, GitCall, GIT_VIEWERS};
-mod jj;
+pub(crate) mod jj;
 mod svn;
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
@@ -41,16 +41,17 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                         out,
                     );
                 }
-                _ => git::model(cmd.args, cmd.stdin, out),
+                // The rest is git's.
+                _ => {
+                    super::table::model(
+                        &Cmd {
+                            program: "git",
+                            ..*cmd
+                        },
+                        out,
+                    );
+                }
             }
-            true
-        }
-        "git" => {
-            git::model(cmd.args, cmd.stdin, out);
-            true
-        }
-        "git-filter-repo" | "bfg" => {
-            git::rewrite_all(cmd.args, cmd.program == "bfg", out);
             true
         }
         "hg" | "chg" => {
@@ -59,10 +60,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         }
         "svn" => {
             svn::model(cmd.args, out);
-            true
-        }
-        "jj" => {
-            jj::model(cmd.args, out);
             true
         }
         _ => false,

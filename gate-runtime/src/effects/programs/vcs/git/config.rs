@@ -24,6 +24,9 @@ const RUNS_CODE_KEYS: &[&str] = &[
     "ssh.variant",
 ];
 
+/// Of [`RUNS_CODE_KEYS`], those whose value is a path code is loaded from.
+const LOADS_FROM_KEYS: &[&str] = &["core.hookspath", "core.fsmonitor", "include.path"];
+
 /// Keys whose value is shell code git runs (`sh -c VALUE`): analysed as such.
 const SHELL_KEYS: &[&str] = &[
     "core.pager",
@@ -97,6 +100,11 @@ pub(super) fn config_key(ctx: &mut Ctx, kv: &str, out: &mut Sink) {
     } else if RUNS_CODE_KEYS.contains(&k.as_str()) || k.starts_with("includeif.") {
         if !matches!(value, "" | "false" | "0" | "no" | "off") || k == "core.hookspath" {
             out.opaque(kv);
+            // A directory or file of code (hooks, an included configuration, a monitor
+            // program): from a temporary or outside place it is foreign code.
+            if LOADS_FROM_KEYS.contains(&k.as_str()) || k.starts_with("includeif.") {
+                out.loads(value);
+            }
         }
     } else if SHELL_KEYS.contains(&k.as_str())
         || SHELL_KEY_ENDINGS.iter().any(|e| k.ends_with(e))
@@ -163,7 +171,7 @@ pub(super) fn config(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
         "/etc/gitconfig".to_string()
     } else if let Some(f) = a.value("f").or(a.value("file")) {
         ctx.at(f)
-    } else if ctx.git_dir {
+    } else if ctx.git_dir.is_some() {
         String::new()
     } else {
         ctx.at(".git/config")
@@ -287,5 +295,17 @@ mod tests {
         ));
         assert!(has("git bisect run rm -rf ~", "delete@home"));
         assert_eq!(effects("git frobnicate"), vec!["exec@none"]);
+        // Code loaded from a temporary or outside place is foreign; the project's is not.
+        for line in [
+            "git -c core.hooksPath=/tmp/h commit -m x",
+            "git -c include.path=/tmp/evil.cfg log",
+            "git --exec-path=/tmp/x status",
+        ] {
+            assert!(has(line, "opaque@temp"), "{line}");
+        }
+        assert!(!has(
+            "git -c core.hooksPath=.githooks commit -m x",
+            "opaque@temp"
+        ));
     }
 }

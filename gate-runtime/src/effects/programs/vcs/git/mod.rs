@@ -1,18 +1,25 @@
-//! git: its global options (`-C`, `-c`, `--git-dir`, `--work-tree`, …), aliases given with
-//! `-c alias.x=…`, and each subcommand's option grammar (long options by unambiguous prefix,
-//! as git's parse-options accepts them): what rewrites history or discards work, what only
-//! writes the repository's metadata, what talks to a remote, and what only reads.
+//! git's code that data cannot say: its global options (`-C`, `-c`, `--git-dir`,
+//! `--work-tree`, …) as the context the subcommands act in, aliases given with `-c
+//! alias.x=…`, and the subcommands whose words need reading (what discards work, pushes,
+//! configuration, patches). Which subcommand is which, and the forms data can say (reads,
+//! metadata writes, branch and tag deletion, ref plumbing), are `commands/vcs.toml`, which
+//! reaches this code by name ([`entries`]).
 
 use std::borrow::Cow;
 
 mod config;
 pub(crate) use config::VIEWERS as GIT_VIEWERS;
+mod entries;
 mod refs;
 mod work;
 
-use config::{config, config_key, runs_code};
-use refs::{branch, clone, push, rebase, submodule, tag, worktree};
-use work::{apply, checkout, checkout_index, clean, mv, reset, restore, rm, stash, switch};
+pub(crate) use entries::{
+    git_alias, git_apply, git_checkout, git_checkout_index, git_clean, git_clone, git_config,
+    git_difftool, git_filter_repo, git_init, git_mv, git_options, git_push, git_rebase, git_reset,
+    git_restore, git_rm, git_run, git_stash, git_submodule, git_switch, git_worktree,
+};
+
+use config::{config_key, runs_code};
 
 use super::super::super::getopt::{self, Grammar};
 use super::super::super::Sink;
@@ -64,8 +71,8 @@ struct Ctx<'s> {
     dir: Option<String>,
     /// `--work-tree` (or `core.worktree`): the tree that discarding commands act on.
     work_tree: Option<String>,
-    /// `--git-dir`: the metadata is elsewhere than `.git`.
-    git_dir: bool,
+    /// `--git-dir`: the metadata is elsewhere than `.git`, there.
+    git_dir: Option<String>,
     /// `-c alias.NAME=BODY`.
     aliases: Vec<(String, String)>,
 }
@@ -85,8 +92,11 @@ impl Ctx<'_> {
 
     /// `act` at the repository's metadata.
     fn vcs(&self, out: &mut Sink, act: Act) {
-        if self.git_dir {
+        if let Some(dir) = &self.git_dir {
+            // The metadata is read where `--git-dir` names it, whatever that place is (gate's
+            // own store among them): a repository there is not one to change unseen.
             out.place(act, Place::Vcs);
+            out.path(Act::Read, dir);
         } else {
             out.path(act, &self.at(".git"));
         }
@@ -132,37 +142,6 @@ impl Ctx<'_> {
     }
 }
 
-/// `git ARGS…`.
-pub(super) fn model(args: Words<'_, '_>, stdin: Option<&str>, out: &mut Sink) {
-    let g = getopt::read(&GLOBAL, args);
-    let mut ctx = Ctx {
-        stdin,
-        ..Ctx::default()
-    };
-    for o in &g.opts {
-        let v = o.value.as_deref();
-        match (&*o.name, v) {
-            ("C", Some(d)) if !d.is_empty() => ctx.dir = Some(ctx.at(d)),
-            ("work-tree", Some(w)) => ctx.work_tree = Some(ctx.at(w)),
-            ("git-dir", Some(_)) => ctx.git_dir = true,
-            ("c", Some(kv)) => config_key(&mut ctx, kv, out),
-            ("config-env", Some(kv)) => {
-                // `KEY=ENVVAR`: the value is not on the line.
-                let key = kv.split_once('=').map_or(kv, |(k, _)| k);
-                if runs_code(key) {
-                    out.opaque(kv);
-                }
-            }
-            ("exec-path", Some(p)) => out.opaque(p),
-            _ => {}
-        }
-    }
-    let Some((sub, rest)) = g.operands.split_first() else {
-        return;
-    };
-    subcommand(&ctx, sub, rest, out, 0);
-}
-
 /// Where a git command runs and which subcommand it is, as its global options say: what a
 /// live hook call needs to read the repository's stored configuration and hooks
 /// (`effects::gitdisk`).
@@ -200,14 +179,13 @@ pub(crate) fn git_stored(args: Words<'_, '_>) -> GitCall {
 
 /// `git filter-repo`, `bfg`: every commit rewritten, unless filter-repo is only asked to
 /// analyse or to rehearse (it then writes its reports under `.git/filter-repo/`).
-pub(super) fn rewrite_all(args: Words<'_, '_>, bfg: bool, out: &mut Sink) {
-    let ctx = Ctx::default();
+fn rewrite_all(ctx: &Ctx, args: Words<'_, '_>, bfg: bool, out: &mut Sink) {
     if !bfg && filter_repo_reads(args) {
         ctx.vcs(out, Act::Write);
         return;
     }
     ctx.vcs(out, Act::History);
-    out.path(Act::Overwrite, ".");
+    out.path(Act::Overwrite, &ctx.root());
 }
 
 /// Whether `git filter-repo` leaves history as it is: `--analyze` (reports only) or
@@ -222,313 +200,6 @@ fn filter_repo_reads(args: Words<'_, '_>) -> bool {
 /// Whether `word` is `long` or an abbreviation of it at least `min` characters long.
 fn is_prefix_of(word: &str, long: &str, min: usize) -> bool {
     word.len() >= min && long.starts_with(word)
-}
-
-/// Every `--output FILE`/`--output=FILE` of a reading subcommand (`diff`, `log`).
-fn output_option(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
-    let mut k = 0;
-    while let Some(a) = args.get(k) {
-        k += 1;
-        if a == "--" {
-            break;
-        }
-        if let Some(v) = a.strip_prefix("--output=") {
-            out.path(Act::Overwrite, &ctx.at(v));
-        } else if a == "--output" {
-            if let Some(v) = args.get(k) {
-                out.path(Act::Overwrite, &ctx.at(v));
-            }
-        }
-    }
-}
-
-const READ_ONLY: &[&str] = &[
-    "status",
-    "log",
-    "diff",
-    "show",
-    "blame",
-    "annotate",
-    "shortlog",
-    "describe",
-    "rev-parse",
-    "rev-list",
-    "ls-files",
-    "ls-tree",
-    "grep",
-    "cat-file",
-    "show-ref",
-    "for-each-ref",
-    "help",
-    "version",
-    "whatchanged",
-    "name-rev",
-    "merge-base",
-    "count-objects",
-    "fsck",
-    "verify-commit",
-    "verify-tag",
-    "verify-pack",
-    "check-ignore",
-    "check-attr",
-    "check-ref-format",
-    "check-mailmap",
-    "var",
-    "cherry",
-    "range-diff",
-    "diff-tree",
-    "diff-files",
-    "diff-index",
-    "show-branch",
-    "get-tar-commit-id",
-    "column",
-    "stripspace",
-    "request-pull",
-    "show-index",
-    "unpack-file",
-    "merge-tree",
-    "patch-id",
-    "bugreport",
-    "diagnose",
-    "hook",
-];
-
-/// Subcommands that write only the repository's metadata (index, refs, objects, config).
-const WRITES_VCS: &[&str] = &[
-    "add",
-    "commit",
-    "notes",
-    "replace",
-    "pack-refs",
-    "repack",
-    "rerere",
-    "commit-graph",
-    "multi-pack-index",
-    "maintenance",
-    "remote",
-    "mktag",
-    "mktree",
-    "commit-tree",
-    "update-index",
-    "read-tree",
-    "write-tree",
-    "prune-packed",
-    "fast-import",
-    "unpack-objects",
-    "index-pack",
-    "pack-objects",
-    "sparse-checkout",
-    "stage",
-    "citool",
-    "gui",
-    "annex",
-];
-
-fn subcommand(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: usize) {
-    if READ_ONLY.contains(&sub) {
-        output_option(ctx, args, out);
-        return;
-    }
-    if WRITES_VCS.contains(&sub) {
-        ctx.vcs(out, Act::Write);
-        return;
-    }
-    match sub {
-        "push" => push(args, out),
-        "reset" => reset(ctx, args, out),
-        "clean" => clean(ctx, args, out),
-        "checkout" => checkout(ctx, args, out),
-        "switch" => switch(ctx, args, out),
-        "restore" => restore(ctx, args, out),
-        "stash" => stash(ctx, args, out),
-        "checkout-index" => checkout_index(ctx, args, out),
-        "branch" => branch(ctx, args, out),
-        "tag" => tag(ctx, args, out),
-        "reflog" => {
-            if args
-                .first()
-                .is_some_and(|a| matches!(&**a, "expire" | "delete" | "drop"))
-            {
-                ctx.vcs(out, Act::History);
-            }
-        }
-        // Deleting HEAD leaves a repository git no longer recognises; pointing it elsewhere
-        // is a checkout without the files.
-        "symbolic-ref" => {
-            if getopt::read(&SYMBOLIC_REF, args).any(&["d", "delete"]) {
-                ctx.vcs(out, Act::History);
-            } else {
-                ctx.vcs(out, Act::Write);
-            }
-        }
-        "update-ref" => {
-            let a = getopt::read(&UPDATE_REF, args);
-            if a.any(&["d", "stdin"]) {
-                ctx.vcs(out, Act::History);
-            } else {
-                ctx.vcs(out, Act::Write);
-            }
-        }
-        "filter-repo" if filter_repo_reads(args) => ctx.vcs(out, Act::Write),
-        "filter-branch" | "filter-repo" => {
-            ctx.vcs(out, Act::History);
-            out.path(Act::Overwrite, &ctx.root());
-        }
-        "rebase" => rebase(ctx, args, out),
-        "gc" => {
-            let a = getopt::read(&GC, args);
-            let prune_now = a
-                .value("prune")
-                .is_some_and(|v| matches!(v, "now" | "all") || v.starts_with("now"));
-            if a.has("aggressive") || prune_now {
-                ctx.vcs(out, Act::History);
-            } else {
-                ctx.vcs(out, Act::Write);
-            }
-        }
-        "prune" => {
-            if !getopt::read(&PRUNE, args).any(&["n", "dry-run"]) {
-                ctx.vcs(out, Act::Write);
-            }
-        }
-        "worktree" => worktree(ctx, args, out),
-        "rm" => rm(ctx, args, out),
-        "mv" => mv(ctx, args, out),
-        "apply" => apply(ctx, args, out),
-        "am" => {
-            ctx.vcs(out, Act::Write);
-            if !getopt::read(&SEQUENCE, args).any(&["abort", "quit", "show-current-patch"]) {
-                out.path(Act::Write, &ctx.root());
-            }
-        }
-        "clone" => clone(ctx, args, out),
-        "init" => {
-            let a = getopt::read(&INIT, args);
-            let dir = a.operands.first().map_or_else(|| ctx.root(), |d| ctx.at(d));
-            if a.has("bare") {
-                out.path(Act::Write, &dir);
-            } else {
-                out.path(Act::Write, &join(Some(&dir), ".git"));
-            }
-        }
-        "fetch" | "ls-remote" => out.place(Act::Fetch, Place::Remote),
-        "pull" => {
-            out.place(Act::Fetch, Place::Remote);
-            ctx.vcs(out, Act::Write);
-            out.path(Act::Write, &ctx.root());
-        }
-        "merge" | "cherry-pick" | "revert" | "mergetool" => {
-            ctx.vcs(out, Act::Write);
-            if !getopt::read(&SEQUENCE, args).any(&["abort", "quit", "continue"]) {
-                out.path(Act::Write, &ctx.root());
-            }
-        }
-        "config" => config(ctx, args, out),
-        "submodule" => submodule(ctx, args, out),
-        "bisect" => {
-            if args.first().is_some_and(|a| a == "run") && args.len() > 1 {
-                out.script(&shell_words(&args[1..]));
-            }
-            ctx.vcs(out, Act::Write);
-        }
-        "difftool" => {
-            let a = getopt::read(&DIFFTOOL, args);
-            if let Some(cmd) = a.value("extcmd").or(a.value("x")) {
-                out.script(cmd);
-            }
-        }
-        "archive" => {
-            let a = getopt::read(&ARCHIVE, args);
-            if let Some(f) = a.value("o").or(a.value("output")) {
-                out.path(Act::Overwrite, &ctx.at(f));
-            }
-            if a.value("remote").is_some() {
-                out.place(Act::Fetch, Place::Remote);
-            }
-        }
-        "bundle" => match args.first().map(|a| &**a) {
-            Some("create") => {
-                if let Some(f) = args[1..].iter().find(|a| !a.starts_with('-')) {
-                    out.path(Act::Overwrite, &ctx.at(f));
-                }
-            }
-            Some("unbundle") => ctx.vcs(out, Act::Write),
-            _ => {}
-        },
-        "format-patch" => {
-            let a = getopt::read(&FORMAT_PATCH, args);
-            if !a.has("stdout") {
-                let dir = a.value("o").or(a.value("output-directory")).unwrap_or(".");
-                out.path(Act::Write, &join(Some(&ctx.at(dir)), "*.patch"));
-            }
-        }
-        "send-email" => {
-            out.place(Act::Send, Place::Remote);
-            for f in args.iter().filter(|a| !a.starts_with('-')) {
-                out.path(Act::Read, &ctx.at(f));
-            }
-        }
-        "daemon" | "instaweb" | "http-backend" | "upload-pack" | "upload-archive" => {
-            out.place(Act::Send, Place::Remote)
-        }
-        "credential" | "credential-store" | "credential-cache" => match args.last().map(|a| &**a) {
-            Some("fill" | "get") => out.path(Act::Read, "~/.git-credentials"),
-            Some("approve" | "reject" | "store" | "erase") => {
-                out.path(Act::Write, "~/.git-credentials")
-            }
-            _ => {}
-        },
-        "hash-object" => {
-            if getopt::read(&HASH_OBJECT, args).has("w") {
-                ctx.vcs(out, Act::Write);
-            }
-        }
-        "lfs" => match args.first().map(|a| &**a) {
-            Some("fetch" | "pull" | "clone") => {
-                out.place(Act::Fetch, Place::Remote);
-                out.path(Act::Write, &ctx.root());
-            }
-            Some("push") => out.place(Act::Send, Place::Remote),
-            Some("checkout") => out.path(Act::Write, &ctx.root()),
-            Some("ls-files" | "status" | "env" | "version" | "track" | "locks") | None => {}
-            Some(_) => ctx.vcs(out, Act::Write),
-        },
-        _ => alias(ctx, sub, args, out, depth),
-    }
-}
-
-/// A subcommand no grammar names: an alias given with `-c`, else a `git-NAME` program or an
-/// alias from the user's configuration, unknown.
-fn alias(ctx: &Ctx, sub: &str, args: Words<'_, '_>, out: &mut Sink, depth: usize) {
-    let found = ctx
-        .aliases
-        .iter()
-        .rev()
-        .find(|(n, _)| n.eq_ignore_ascii_case(sub));
-    let Some((_, body)) = found else {
-        // `git-NAME` on PATH: its words read as any unknown program's are.
-        super::super::model_git_external(sub, args, out);
-        out.none(Act::Exec);
-        return;
-    };
-    if let Some(code) = body.strip_prefix('!') {
-        let mut script = code.to_string();
-        if !args.is_empty() {
-            script.push(' ');
-            script.push_str(&shell_words(args));
-        }
-        out.script(&script);
-        return;
-    }
-    let mut words: Vec<Cow<'_, str>> = body
-        .split_whitespace()
-        .map(|w| Cow::Owned(w.trim_matches(['"', '\'']).to_string()))
-        .collect();
-    words.extend(args.iter().cloned());
-    match words.split_first() {
-        Some((sub2, rest)) if depth < 4 => subcommand(ctx, sub2, rest, out, depth + 1),
-        _ => out.none(Act::Exec),
-    }
 }
 
 /// Words joined back into shell code, each quoted when it needs to be.
@@ -551,151 +222,6 @@ fn shell_words(words: Words<'_, '_>) -> String {
     }
     s
 }
-
-/// `git symbolic-ref [-m REASON] [-q] [--short] [--no-recurse] [-d|--delete] NAME [REF]`.
-const SYMBOLIC_REF: Grammar = Grammar {
-    short: "dq",
-    short_value: "m",
-    long: &["delete", "quiet", "short", "recurse", "no-recurse"],
-    long_value: &[],
-    posix: false,
-};
-
-/// `git prune [-n] [-v] [--progress] [--expire TIME] [HEAD…]`.
-const PRUNE: Grammar = Grammar {
-    short: "nv",
-    short_value: "",
-    long: &["dry-run", "verbose", "progress", "no-progress"],
-    long_value: &["expire"],
-    posix: false,
-};
-
-/// The sequencer's controls of `merge`, `cherry-pick`, `revert` and `am` (their other
-/// options only matter for what a new operation writes).
-const SEQUENCE: Grammar = Grammar {
-    short: "",
-    short_value: "msSX",
-    long: &["abort", "quit", "continue", "skip", "show-current-patch"],
-    long_value: &[
-        "strategy",
-        "strategy-option",
-        "mainline",
-        "gpg-sign",
-        "cleanup",
-    ],
-    posix: false,
-};
-
-/// `git hash-object [-t TYPE] [-w] [--path FILE | --no-filters] [--stdin] FILE…`.
-const HASH_OBJECT: Grammar = Grammar {
-    short: "w",
-    short_value: "t",
-    long: &["stdin", "stdin-paths", "no-filters", "literally"],
-    long_value: &["path"],
-    posix: false,
-};
-
-const UPDATE_REF: Grammar = Grammar {
-    short: "dz",
-    short_value: "m",
-    long: &["no-deref", "stdin", "create-reflog"],
-    long_value: &[],
-    posix: false,
-};
-
-const GC: Grammar = Grammar {
-    short: "q",
-    short_value: "",
-    long: &[
-        "aggressive",
-        "auto",
-        "quiet",
-        "force",
-        "keep-largest-pack",
-        "no-prune",
-        "prune",
-        "cruft",
-        "no-cruft",
-        "detach",
-        "no-detach",
-    ],
-    long_value: &["max-cruft-size"],
-    posix: false,
-};
-
-const INIT: Grammar = Grammar {
-    short: "q",
-    short_value: "b",
-    long: &["quiet", "bare", "shared"],
-    long_value: &[
-        "template",
-        "separate-git-dir",
-        "object-format",
-        "initial-branch",
-        "ref-format",
-    ],
-    posix: false,
-};
-
-const DIFFTOOL: Grammar = Grammar {
-    short: "dygt",
-    short_value: "x",
-    long: &["dir-diff", "no-prompt", "prompt", "gui", "trust-exit-code"],
-    long_value: &["tool", "extcmd"],
-    posix: false,
-};
-
-const ARCHIVE: Grammar = Grammar {
-    short: "lv0123456789",
-    short_value: "o",
-    long: &["list", "verbose", "worktree-attributes"],
-    long_value: &[
-        "format",
-        "prefix",
-        "output",
-        "remote",
-        "exec",
-        "add-file",
-        "add-virtual-file",
-        "mtime",
-    ],
-    posix: false,
-};
-
-const FORMAT_PATCH: Grammar = Grammar {
-    short: "nNsqkp",
-    short_value: "ov",
-    long: &[
-        "stdout",
-        "numbered",
-        "no-numbered",
-        "signoff",
-        "cover-letter",
-        "quiet",
-        "rfc",
-        "attach",
-        "inline",
-        "thread",
-        "no-thread",
-        "root",
-        "keep-subject",
-    ],
-    long_value: &[
-        "output-directory",
-        "start-number",
-        "subject-prefix",
-        "in-reply-to",
-        "to",
-        "cc",
-        "from",
-        "suffix",
-        "reroll-count",
-        "base",
-        "range-diff",
-        "interdiff",
-    ],
-    posix: false,
-};
 
 #[cfg(test)]
 mod tests {
@@ -751,6 +277,23 @@ mod tests {
         none("git -c color.ui=always log");
         none("git -c core.pager=cat log");
     }
+    #[test]
+    fn a_repository_named_by_git_dir_is_read_where_it_is() {
+        let vault = "~/.local/state/gate/gate.backups/git/k.git";
+        for line in [
+            format!("git --git-dir={vault} update-ref -d refs/backups/b1/HEAD"),
+            format!("git --git-dir {vault} gc --prune=now"),
+            "git -C ~ --git-dir=.local/state/gate/gate.backups/git/k.git reflog expire --all"
+                .to_string(),
+        ] {
+            assert!(has(&line, "read@gate"), "{line}: {:?}", effects(&line));
+            assert!(has(&line, "history@vcs"), "{line}: {:?}", effects(&line));
+        }
+        assert!(!has("git --git-dir=../other/.git commit -m x", "read@gate"));
+        // Reading a repository kept in gate's hook settings is a read there, nothing more.
+        assert_eq!(effects("git --git-dir=.claude log"), vec!["read@gate"]);
+    }
+
     #[test]
     fn metadata_writes_are_writes_at_vcs() {
         for line in [

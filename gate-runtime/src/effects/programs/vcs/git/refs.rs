@@ -1,11 +1,12 @@
-//! git subcommands on refs and remotes: pushes (forced, deleting, mirroring, `+refspec`,
-//! `:ref`), branches and tags deleted or forced, rebases (and the commands `--exec` runs),
-//! worktrees, clones and submodules.
+//! git subcommands on refs and remotes whose words need reading: pushes (forced, deleting,
+//! mirroring, `+refspec`, `:ref`), rebases (and the commands `--exec` runs), worktrees,
+//! clones, new repositories, submodules, and the diff tool's command. (Branch and tag
+//! deletion are forms of `commands/vcs.toml`.)
 
 use super::super::super::super::getopt::{self, Args, Grammar};
 use super::super::super::super::Sink;
 use super::super::is_remote;
-use super::{config_key, shell_words, Ctx, Words};
+use super::{config_key, join, shell_words, Ctx, Words};
 use gate_spec::effect::{Act, Place};
 
 /// `git submodule deinit [-f|--force] [--all | -- PATH…]`.
@@ -96,148 +97,6 @@ pub(super) fn push(args: Words<'_, '_>, out: &mut Sink) {
     }
     if let Some(v) = a.value("receive-pack").or(a.value("exec")) {
         out.opaque(v);
-    }
-}
-
-const BRANCH: Grammar = Grammar {
-    short: "dDfmMcCrlavqit",
-    short_value: "u",
-    long: &[
-        "delete",
-        "force",
-        "move",
-        "copy",
-        "all",
-        "remotes",
-        "list",
-        "verbose",
-        "quiet",
-        "ignore-case",
-        "show-current",
-        "track",
-        "no-track",
-        "unset-upstream",
-        "edit-description",
-        "merged",
-        "no-merged",
-        "contains",
-        "no-contains",
-        "color",
-        "no-color",
-        "column",
-        "no-column",
-        "omit-empty",
-        "create-reflog",
-        "recurse-submodules",
-        "abbrev",
-        "no-abbrev",
-    ],
-    long_value: &["set-upstream-to", "sort", "format", "points-at"],
-    posix: false,
-};
-
-pub(super) fn branch(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
-    let a = getopt::read(&BRANCH, args);
-    let force = a.any(&["f", "force"]);
-    if a.has("D") || a.any(&["d", "delete"]) && force {
-        ctx.vcs(out, Act::History);
-    } else if a.any(&["d", "delete"]) {
-        ctx.vcs(out, Act::Write);
-    } else if a.any(&["M", "C"]) || a.any(&["m", "move", "c", "copy"]) && force {
-        ctx.vcs(out, Act::History);
-    } else if a.any(&[
-        "m",
-        "move",
-        "c",
-        "copy",
-        "u",
-        "set-upstream-to",
-        "unset-upstream",
-        "edit-description",
-    ]) {
-        ctx.vcs(out, Act::Write);
-    } else if a.any(&[
-        "l",
-        "list",
-        "a",
-        "all",
-        "r",
-        "remotes",
-        "v",
-        "verbose",
-        "show-current",
-        "merged",
-        "no-merged",
-        "contains",
-        "no-contains",
-        "points-at",
-        "format",
-    ]) || a.operands.is_empty()
-    {
-        // Listing.
-    } else if force {
-        // `branch -f NAME REV`: moves an existing branch, dropping its commits.
-        ctx.vcs(out, Act::History);
-    } else {
-        ctx.vcs(out, Act::Write);
-    }
-}
-
-const TAG: Grammar = Grammar {
-    short: "adflsvn",
-    short_value: "mFu",
-    long: &[
-        "annotate",
-        "sign",
-        "no-sign",
-        "delete",
-        "force",
-        "list",
-        "verify",
-        "column",
-        "no-column",
-        "contains",
-        "no-contains",
-        "merged",
-        "no-merged",
-        "ignore-case",
-        "create-reflog",
-        "edit",
-        "omit-empty",
-    ],
-    long_value: &[
-        "message",
-        "file",
-        "local-user",
-        "sort",
-        "format",
-        "points-at",
-        "cleanup",
-        "trailer",
-        "color",
-    ],
-    posix: false,
-};
-
-pub(super) fn tag(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
-    let a = getopt::read(&TAG, args);
-    if a.any(&["d", "delete", "f", "force"]) {
-        ctx.vcs(out, Act::History);
-    } else if a.any(&[
-        "l",
-        "list",
-        "v",
-        "verify",
-        "n",
-        "contains",
-        "no-contains",
-        "merged",
-        "no-merged",
-        "points-at",
-    ]) || a.operands.is_empty()
-    {
-    } else {
-        ctx.vcs(out, Act::Write);
     }
 }
 
@@ -456,6 +315,48 @@ pub(super) fn clone(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
         }
     };
     out.path(Act::Write, &dest);
+}
+
+const INIT: Grammar = Grammar {
+    short: "q",
+    short_value: "b",
+    long: &["quiet", "bare", "shared"],
+    long_value: &[
+        "template",
+        "separate-git-dir",
+        "object-format",
+        "initial-branch",
+        "ref-format",
+    ],
+    posix: false,
+};
+
+/// `git init [--bare] [DIR]`: the new repository's metadata (the directory itself when
+/// bare).
+pub(super) fn init(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
+    let a = getopt::read(&INIT, args);
+    let dir = a.operands.first().map_or_else(|| ctx.root(), |d| ctx.at(d));
+    if a.has("bare") {
+        out.path(Act::Write, &dir);
+    } else {
+        out.path(Act::Write, &join(Some(&dir), ".git"));
+    }
+}
+
+const DIFFTOOL: Grammar = Grammar {
+    short: "dygt",
+    short_value: "x",
+    long: &["dir-diff", "no-prompt", "prompt", "gui", "trust-exit-code"],
+    long_value: &["tool", "extcmd"],
+    posix: false,
+};
+
+/// `git difftool -x CMD`: the command it runs on each pair of files.
+pub(super) fn difftool(_: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
+    let a = getopt::read(&DIFFTOOL, args);
+    if let Some(cmd) = a.value("extcmd").or(a.value("x")) {
+        out.script(cmd);
+    }
 }
 
 pub(super) fn submodule(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
