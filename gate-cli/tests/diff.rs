@@ -151,7 +151,7 @@ fn default_to_release_train_compares_over_abstracted_counters() {
         "{t}"
     );
     assert!(
-        t.contains("pre_tool tier=migration kind=delegate [counters edits<40, green==0]"),
+        t.contains("pre_tool tier=migration kind=delegate [counters edits<40]"),
         "{t}"
     );
     assert!(
