@@ -10,7 +10,7 @@ use common::gate_in_repo as gate;
 use std::process::Output;
 
 /// Whether a compiled spec is beyond the exact explorer's budget (`verify::budget`): only
-/// release_train, whose six counters multiply its space (gate-runtime's exhaustive test
+/// release_train, whose five counters multiply its space (gate-runtime's exhaustive test
 /// holds that list); it is explored with its counters abstracted.
 fn beyond_exact(compiled: &gate_spec::exec::CompiledSpec) -> bool {
     let spec = compiled.ir();
