@@ -80,6 +80,31 @@ fn secret_candidates(at: &Where) -> Vec<String> {
         .collect()
 }
 
+/// Whether a read of `target` could reach a credential file under home at all: a pattern, or
+/// a directory that is home, above it, or above one of [`HOME_SECRETS`]. Decided on the text
+/// alone, so that the usual read (a file in the project) builds no candidates and reads no disk.
+fn may_hold_home_secret(target: &str, at: &Where) -> bool {
+    if !target.starts_with('/') || !at.home.starts_with('/') {
+        return false;
+    }
+    if target.split('/').any(places::is_glob) {
+        return true;
+    }
+    let home = at.home.trim_end_matches('/');
+    let dir = target.trim_end_matches('/');
+    if dir.is_empty() || dir == home || places::below(home, dir) {
+        return true;
+    }
+    let Some(rel) = dir.strip_prefix(home).and_then(|r| r.strip_prefix('/')) else {
+        return false;
+    };
+    HOME_SECRETS.iter().any(|secret| {
+        secret
+            .strip_prefix(rel)
+            .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
 /// The key a read of `target` (resolved, absolute, possibly a shell pattern) reaches, if any.
 /// `whole`: the program reads content (anything but a lister of names, which reads none of
 /// it, whatever the pattern names).
@@ -147,7 +172,9 @@ pub(super) fn push(target: &str, whole: bool, at: &Where, out: &mut Vec<Effect>)
     }
     // The user's credential files a directory or a pattern reaches (not one it names: that
     // read is already at `secrets`).
-    if places::place_of(target, "/", None, at).0 == Place::Secrets {
+    if !may_hold_home_secret(target, at)
+        || places::place_of(target, "/", None, at).0 == Place::Secrets
+    {
         return;
     }
     let secrets = reached_of(target, whole, &secret_candidates(at), at);
@@ -178,6 +205,33 @@ mod tests {
                 "/home/u/proj/specs/draft.toml".into(),
             ],
             disk: false,
+        }
+    }
+
+    #[test]
+    fn only_home_its_parents_patterns_and_directories_above_a_credential_file_may_hold_one() {
+        let at = at();
+        for target in [
+            "/",
+            "/home",
+            "/home/u",
+            "/home/u/",
+            "/home/u/.ssh",
+            "/home/u/.config",
+            "/home/u/.config/gcloud",
+            "/home/u/proj/*",
+        ] {
+            assert!(may_hold_home_secret(target, &at), "{target}");
+        }
+        for target in [
+            "/home/u/proj/src/main.rs",
+            "/home/u/.config/nvim",
+            "/home/u/.sshx",
+            "/home/uv",
+            "/etc",
+            "relative/path",
+        ] {
+            assert!(!may_hold_home_secret(target, &at), "{target}");
         }
     }
 
