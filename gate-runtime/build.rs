@@ -171,6 +171,8 @@ fn conds(v: &[Cond]) -> String {
             Cond::OperandHas(i, t) => format!("Cond::OperandHas({i}, {t:?})"),
             Cond::OperandLacks(i, t) => format!("Cond::OperandLacks({i}, {t:?})"),
             Cond::Every => "Cond::Every".into(),
+            Cond::Only(n) => format!("Cond::Only({n:?})"),
+            Cond::NotOnly(n) => format!("Cond::NotOnly({n:?})"),
         })
         .collect::<Vec<_>>()
         .join(", ")

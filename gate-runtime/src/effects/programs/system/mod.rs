@@ -1,8 +1,8 @@
 //! System programs whose words need reading rather than matching: processes (kill,
 //! pkill, killall) and power, services and firewall rules read whole, the reversible user
-//! changes, swap and mounts, block devices, the shell's aliases and environment. One file
-//! per sub-family, each reached by name from `commands/system.toml` (`analyser = "…"`),
-//! which also holds the programs whose forms are words.
+//! changes, the shell's aliases and environment. One file per sub-family, each reached by
+//! name from `commands/system.toml` (`analyser = "…"`), which also holds the programs whose
+//! forms are words (mounts, file systems and devices are all data: `commands/storage.toml`).
 
 use super::super::{Cmd, Sink};
 
@@ -12,7 +12,6 @@ mod reversible;
 
 pub(crate) use process::narrow as narrow_process_pattern;
 mod shell_state;
-mod storage;
 
 /// Processes and power (`analyser = "processes"`).
 pub(crate) fn processes(cmd: &Cmd<'_, '_>, out: &mut Sink) {
@@ -22,11 +21,6 @@ pub(crate) fn processes(cmd: &Cmd<'_, '_>, out: &mut Sink) {
 /// Services, firewall rules and users read whole (`analyser = "admin"`).
 pub(crate) fn admin(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     admin::model(cmd, out);
-}
-
-/// Mounts, file systems and block devices (`analyser = "storage"`).
-pub(crate) fn storage(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    storage::model(cmd, out);
 }
 
 /// The shell's environment, aliases and builtins that keep code (`analyser =

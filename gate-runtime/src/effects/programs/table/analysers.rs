@@ -42,7 +42,7 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "docker_compose" => docker_compose,
         "processes" => processes,
         "admin" => admin,
-        "storage" => storage,
+        "parted_script" => parted_script,
         "shell_state" => shell_state,
         "sql_options" => sql_options,
         "sql_operands" => sql_operands,
@@ -278,10 +278,58 @@ pub(crate) fn admin(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &m
     super::super::system::admin(cmd, out);
 }
 
-/// Mounts, swap, file systems and block devices (`mount`, `mkfs.*`, `fdisk`, …:
-/// `system/storage.rs`).
-pub(crate) fn storage(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
-    super::super::system::storage(cmd, out);
+/// The words of a `parted` script that only print or set how it prints (`parted -s /dev/sda
+/// unit MiB print`); any other word (`mklabel`, `rm`, `resizepart`) changes the disk.
+const PARTED_PRINTS: &[&str] = &[
+    "print",
+    "p",
+    "unit",
+    "s",
+    "B",
+    "kB",
+    "MB",
+    "GB",
+    "TB",
+    "KiB",
+    "MiB",
+    "GiB",
+    "TiB",
+    "%",
+    "cyl",
+    "chs",
+    "compact",
+    "free",
+    "list",
+    "all",
+    "devices",
+    "align-check",
+    "opt",
+    "minimal",
+    "min",
+    "optimal",
+    "help",
+    "quit",
+    "version",
+];
+
+/// `parted [OPTS] [DEVICE [COMMAND…]]`: a script of words after the device. A script of
+/// printing words, or a listing option, reads; any other script, or none (an interactive
+/// session), changes the device.
+pub(crate) fn parted_script(
+    _: &Cmd<'_, '_>,
+    args: &Args<'_>,
+    ops: &[Cow<'_, str>],
+    out: &mut Sink,
+) {
+    let listing = ["l", "list", "h", "help", "v", "version"]
+        .iter()
+        .any(|n| args.has(n));
+    let script = ops.get(1..).unwrap_or_default();
+    let prints = !script.is_empty() && script.iter().all(|w| PARTED_PRINTS.contains(&&**w));
+    if !listing && !prints {
+        let device: Vec<&str> = ops.iter().take(1).map(|w| &**w).collect();
+        super::devices(&device, &mut |out, act, path| out.path(act, path), out);
+    }
 }
 
 /// The shell's environment, aliases and the builtins that keep code (`env`, `alias`,

@@ -17,7 +17,7 @@ mod tests;
 
 use super::super::getopt::{self, Args};
 use super::super::{Cmd, Sink, EVERY_LISTED};
-use gate_spec::effect::Place;
+use gate_spec::effect::{Act, Place};
 use model::{At, Cond, Eff, Form, Program};
 use std::borrow::Cow;
 
@@ -278,7 +278,18 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
         Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| w.contains(t)),
         Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| w.contains(t)),
         Cond::Every => cmd.args.iter().any(|a| a == EVERY_LISTED),
+        Cond::Only(names) => only(args, names),
+        Cond::NotOnly(names) => !only(args, names),
     }
+}
+
+/// Whether every option given is one of `names` (`p|print`), none unknown.
+fn only(args: &Args<'_>, names: &str) -> bool {
+    args.unknown.is_empty()
+        && args
+            .opts
+            .iter()
+            .all(|o| names.split('|').any(|n| n == o.name))
 }
 
 fn write(
@@ -293,6 +304,24 @@ fn write(
         None => out.path(act, path),
     };
     for e in effects {
+        if e.act == Act::Device && !matches!(e.at, At::Place(_) | At::Path(_)) {
+            let name = [match &e.at {
+                At::Value(name) => *name,
+                _ => "",
+            }];
+            let words: Vec<&str> = match &e.at {
+                At::Operand(n) => rest
+                    .get(usize::from(*n) - 1)
+                    .map(|w| &**w)
+                    .into_iter()
+                    .collect(),
+                At::Operands => rest.iter().map(|w| &**w).collect(),
+                At::Value(_) => args.values(&name).collect(),
+                At::Place(_) | At::Path(_) => Vec::new(),
+            };
+            devices(&words, &mut |out, act, path| at(out, act, path), out);
+            continue;
+        }
         match &e.at {
             At::Place(Place::Nowhere) => out.none(e.act),
             At::Place(place) => out.place(e.act, *place),
@@ -305,6 +334,41 @@ fn write(
             At::Operands => rest.iter().for_each(|w| at(out, e.act, w)),
             At::Value(name) => args.values(&[*name]).for_each(|v| at(out, e.act, v)),
         }
+    }
+}
+
+/// What an image file of a disk is named (`disk.img`): a block-device tool given one writes
+/// an ordinary file.
+const IMAGE_EXTENSIONS: &[&str] = &[".img", ".iso", ".raw", ".qcow2", ".bin", ".vhd", ".vmdk"];
+
+/// `device` on words a block-device tool is given (`device@$1` in the data). A device node,
+/// or a name that may hold one (`$DEV`, a pattern), is the device at that path; a path that
+/// is no device node (`./disk.img`, `~/fs.raw`, `vm.qcow2`) is an image file, overwritten;
+/// a name that is no path (a pool `tank`, a volume `vg0/lv0`) is a device gate cannot place,
+/// as is a device only a variable or pattern names, or none named at all.
+pub(super) fn devices(words: &[&str], at: &mut dyn FnMut(&mut Sink, Act, &str), out: &mut Sink) {
+    let mut named = false;
+    let mut unplaced = false;
+    for word in words {
+        let variable = word.starts_with('$');
+        let pattern = word.contains(['*', '?', '[']);
+        let path = word.starts_with(['/', '~'])
+            || word.starts_with("./")
+            || word.starts_with("../")
+            || IMAGE_EXTENSIONS.iter().any(|e| word.ends_with(e));
+        if variable || path {
+            let act = if word.starts_with("/dev/") || variable {
+                Act::Device
+            } else {
+                Act::Overwrite
+            };
+            at(out, act, word);
+            named = true;
+        }
+        unplaced |= variable || pattern;
+    }
+    if !named || unplaced {
+        out.none(Act::Device);
     }
 }
 

@@ -60,6 +60,8 @@ pub(crate) enum Cond {
     OperandHas(u8, &'static str),
     OperandLacks(u8, &'static str),
     Every,
+    Only(&'static str),
+    NotOnly(&'static str),
 }
 
 /// An act at a target.

@@ -188,6 +188,8 @@ fn cond(c: schema::Cond) -> Cond {
         schema::Cond::OperandHas(i, t) => Cond::OperandHas(i, text(t)),
         schema::Cond::OperandLacks(i, t) => Cond::OperandLacks(i, text(t)),
         schema::Cond::Every => Cond::Every,
+        schema::Cond::Only(n) => Cond::Only(text(n)),
+        schema::Cond::NotOnly(n) => Cond::NotOnly(text(n)),
     }
 }
 

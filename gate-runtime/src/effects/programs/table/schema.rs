@@ -20,7 +20,7 @@ pub const ANALYSERS: &[&str] = &[
     "docker_compose",
     "processes",
     "admin",
-    "storage",
+    "parted_script",
     "shell_state",
     "sql_options",
     "sql_operands",
@@ -179,6 +179,12 @@ pub enum Cond {
     OperandLacks(u8, String),
     /// The command is handed every item a listing names (`docker rm $(docker ps -aq)`).
     Every,
+    /// Every option given is one of these (`only:p|print|v`; none given holds too): a
+    /// command whose options only print. Negated (`!only:…`), another option is given, an
+    /// unknown one included.
+    Only(String),
+    /// Another option than these is given.
+    NotOnly(String),
 }
 
 /// An effect: an act at a target.
@@ -428,7 +434,7 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         out.inert.push(cond(&out, None, c)?);
     }
     for e in &p.otherwise {
-        out.otherwise.push(effect(&out, None, e, false)?);
+        out.otherwise.push(effect(&out, None, e)?);
     }
     for f in p.forms {
         let span = f.span();
@@ -484,7 +490,7 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
     }
     let mut effects = Vec::new();
     for e in &f.effects {
-        effects.push(effect(p, own, e, true)?);
+        effects.push(effect(p, own, e)?);
     }
     let analyser = match &f.analyser {
         Some(a) => Some(analyser(a)?),
@@ -627,6 +633,16 @@ fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond
         Some(rest) => (true, rest),
         None => (false, text),
     };
+    if let Some(names) = body.strip_prefix("only:") {
+        for name in names.split('|') {
+            option(p, form, name, offset)?;
+        }
+        return Ok(if negated {
+            Cond::NotOnly(names.into())
+        } else {
+            Cond::Only(names.into())
+        });
+    }
     if let Some(operand) = body.strip_prefix('$') {
         let Some((n, needle)) = operand.split_once('~') else {
             return Err((
@@ -671,12 +687,7 @@ fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond
     })
 }
 
-fn effect(
-    p: &Program,
-    form: Option<&Options>,
-    e: &Spanned<String>,
-    operands: bool,
-) -> Result<Eff, Fault> {
+fn effect(p: &Program, form: Option<&Options>, e: &Spanned<String>) -> Result<Eff, Fault> {
     let offset = e.span().start;
     let text = e.get_ref().as_str();
     let Some((act, target)) = text.split_once('@') else {
@@ -693,12 +704,6 @@ fn effect(
         ));
     };
     let at = if let Some(what) = target.strip_prefix('$') {
-        if !operands {
-            return Err((
-                Some(offset),
-                format!("`{text}`: `otherwise` has no operands to name"),
-            ));
-        }
         if what == "*" {
             At::Operands
         } else if what.starts_with(|c: char| c.is_ascii_digit()) {

@@ -306,7 +306,9 @@ fn a_program_read_by_an_analyser() {
     assert_eq!(ok[0].analyser.as_deref(), Some("processes"));
     // The built-in programs read by code are found by name and by prefix.
     assert!(builtin::find("kill").is_some_and(|p| p.analyser.is_some()));
-    assert!(builtin::find("mkfs.ext4").is_some_and(|p| p.analyser.is_some()));
+    assert!(builtin::find("parted").is_some_and(|p| p.analyser.is_some()));
+    assert!(builtin::find("mkfs.ext4").is_some_and(|p| p.names.contains(&"mkfs")));
+    assert!(builtin::find("mkfs.vfat").is_some_and(|p| p.names.contains(&"mkfs.vfat")));
 }
 
 #[test]
