@@ -1,7 +1,8 @@
 //! Database clients and framework tasks: SQL read from arguments, `-c`/`-e`, files,
 //! here-strings, here-documents and piped stdin, classed as destroy (DROP, TRUNCATE, DELETE
-//! or UPDATE without WHERE, …), write or read ([`sql`]); redis and mongo commands; framework
-//! resets and migrations ([`frameworks`]).
+//! or UPDATE without WHERE, …), write or read ([`sql`]); redis commands, mongo shell code and
+//! InfluxQL ([`nosql`], reached from `commands/database.toml`); framework resets and
+//! migrations ([`frameworks`]).
 
 mod clients;
 mod frameworks;
@@ -11,7 +12,7 @@ pub(super) mod sql;
 use super::super::{Cmd, Sink};
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    clients::model(cmd, out) || nosql::model(cmd, out) || frameworks::model(cmd, out)
+    clients::model(cmd, out) || frameworks::model(cmd, out)
 }
 
 /// `python manage.py …` and `django-admin …` (asked by the interpreters family).
@@ -31,6 +32,7 @@ pub(super) fn sql_text(text: &str, out: &mut Sink) {
 
 /// Whether a `redis-cli …` lists every key.
 pub(super) use nosql::lists_every_key as redis_lists_every_key;
+pub(crate) use nosql::{influxql, redis};
 
 /// Shell words joined back into a line, quoted where needed.
 pub(super) fn shell_join<S: AsRef<str>>(words: &[S]) -> String {

@@ -1,7 +1,7 @@
-//! Redis and MongoDB commands, and the database administration programs (`dropdb`,
-//! `mysqladmin drop`, `pg_restore --clean`, `mongorestore --drop`, …).
+//! Redis commands and MongoDB shell code, and InfluxQL (the database administration
+//! programs are data: `commands/database.toml`).
 
-use gate_spec::effect::{Act, Place};
+use gate_spec::effect::Act;
 
 use super::super::super::getopt::{self, Grammar};
 use super::super::super::{Cmd, Sink, EVERY_LISTED};
@@ -147,76 +147,6 @@ const REDIS_READ: &[&str] = &[
     "FUNCTION",
 ];
 
-pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    let first = cmd.args.first().map(|a| &**a);
-    match cmd.program {
-        "redis-cli" | "valkey-cli" | "keydb-cli" => redis(cmd, out),
-        "influx" => influx(cmd, out),
-        "dropdb" => out.none(Act::DbDestroy),
-        "createdb" | "createuser" | "dropuser" => out.none(Act::DbWrite),
-        "pg_dropcluster" => out.none(Act::DbDestroy),
-        "pg_restore" => {
-            let clean = cmd.args.iter().any(|a| {
-                a == "--clean" || a.starts_with("--cle") || (is_bundle(a) && a.contains('c'))
-            });
-            let to_db = cmd.args.iter().any(|a| {
-                a.starts_with("--dbname")
-                    || a.starts_with("-d")
-                    || (is_bundle(a) && a.contains('d'))
-            });
-            if clean && to_db {
-                out.none(Act::DbDestroy);
-            } else if to_db {
-                out.none(Act::DbWrite);
-            }
-        }
-        "mongorestore" | "mongoimport" => {
-            if cmd
-                .args
-                .iter()
-                .any(|a| a == "--drop" || a == "--mode=delete")
-            {
-                out.none(Act::DbDestroy);
-            } else {
-                out.none(Act::DbWrite);
-            }
-        }
-        "mysqladmin" | "mariadb-admin" => {
-            let ops: Vec<&str> = cmd
-                .args
-                .iter()
-                .map(|a| &**a)
-                .filter(|a| !a.starts_with('-'))
-                .collect();
-            for (k, op) in ops.iter().enumerate() {
-                match op.to_ascii_lowercase().as_str() {
-                    "drop" => out.none(Act::DbDestroy),
-                    "create" | "password" | "flush-privileges" | "reload" | "refresh" => {
-                        out.none(Act::DbWrite)
-                    }
-                    "shutdown" => out.none(Act::Service),
-                    "kill" => out.none(Act::Kill),
-                    _ if k > 0 && matches!(ops[k - 1], "drop" | "create" | "kill") => {}
-                    _ => {}
-                }
-            }
-        }
-        "pg_ctl" | "pg_ctlcluster" => {
-            if cmd
-                .args
-                .iter()
-                .any(|a| a == "stop" || a == "restart" || a == "kill")
-            {
-                out.none(Act::Service);
-            }
-        }
-        "mongod" | "redis-server" => out.none(Act::Exec),
-        _ => return false,
-    }
-    let _ = first;
-    true
-}
-
 /// Whether a `redis-cli …` lists every key of its database: `KEYS *`, or `--scan` with no
 /// pattern or the pattern `*`.
 pub(crate) fn lists_every_key(args: &[std::borrow::Cow<'_, str>]) -> bool {
@@ -231,59 +161,16 @@ pub(crate) fn lists_every_key(args: &[std::borrow::Cow<'_, str>]) -> bool {
     }
 }
 
-/// `influx` (InfluxDB 2 CLI): `delete` removes points (every point in the time range
-/// unless a `--predicate` narrows it, as an unfiltered `deleteMany({})` does), deleting a
-/// bucket, organisation or database destroys it; writes and set-up change data; queries read.
-fn influx(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    // The 1.x shell runs InfluxQL given by `-execute` (Go flags: one dash or two, the value
-    // attached by `=` or the next word).
-    for (k, a) in cmd.args.iter().enumerate() {
-        let name = a.trim_start_matches('-');
-        let value = match name.split_once('=') {
-            Some(("execute", v)) => Some(v),
-            None if a.starts_with('-') && name == "execute" => cmd.args.get(k + 1).map(|v| &**v),
-            _ => None,
-        };
-        if let Some(ql) = value {
-            super::sql::analyse(ql, out).emit(out);
-        }
-    }
-    let words: Vec<&str> = cmd
-        .args
-        .iter()
-        .map(|a| &**a)
-        .filter(|a| !a.starts_with('-'))
-        .take(2)
-        .collect();
-    let narrowed = cmd
-        .args
-        .iter()
-        .any(|a| a == "-p" || a.starts_with("--predicate"));
-    match words.as_slice() {
-        ["delete", ..] if narrowed => out.none(Act::DbWrite),
-        ["delete", ..] => out.none(Act::DbDestroy),
-        ["bucket" | "org" | "v1" | "dbrp" | "stacks" | "remote" | "replication", "delete" | "rm", ..] => {
-            out.none(Act::DbDestroy)
-        }
-        ["backup", ..] => {}
-        ["restore", ..] if cmd.args.iter().any(|a| a == "--full") => out.none(Act::DbDestroy),
-        ["write" | "restore" | "setup" | "apply" | "bucket" | "org" | "user" | "auth", ..] => {
-            let reads = words
-                .get(1)
-                .is_some_and(|w| matches!(*w, "list" | "ls" | "find"));
-            if !reads {
-                out.none(Act::DbWrite)
-            }
-        }
-        _ => {}
+/// InfluxQL a 1.x `influx -execute` runs, read as SQL is.
+pub(crate) fn influxql(args: &getopt::Args<'_>, out: &mut Sink) {
+    for ql in args.values(&["execute"]) {
+        super::sql::analyse(ql, out).emit(out);
     }
 }
 
-fn is_bundle(a: &str) -> bool {
-    a.starts_with('-') && !a.starts_with("--") && a.len() > 1
-}
-
-fn redis(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+/// Redis commands, any case: the operands, else each line of standard input; `--rdb` and
+/// `--eval` files; `--cluster call` runs its command on every node.
+pub(crate) fn redis(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     let a = getopt::read(&REDIS, cmd.args);
     if let Some(f) = a.value("rdb").or(a.value("functions-rdb")) {
         out.path(Act::Overwrite, f);
@@ -432,7 +319,6 @@ pub(crate) fn mongo_js(code: &str, out: &mut Sink) {
     if write {
         out.none(Act::DbWrite);
     }
-    let _ = Place::Nowhere;
 }
 
 #[cfg(test)]
@@ -496,46 +382,6 @@ mod tests {
     }
 
     #[test]
-    fn influx_deletes_and_writes() {
-        for line in [
-            "influx delete --bucket b --start 1970-01-01T00:00:00Z --stop 2030-01-01T00:00:00Z",
-            "influx delete -b metrics --start 2020-01-01T00:00:00Z --stop now",
-            "influx bucket delete -n metrics",
-            "influx org delete -i 0123",
-        ] {
-            assert!(has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
-        }
-        assert_eq!(
-            effects("influx delete --bucket b --start 2020-01-01T00:00:00Z --stop 2021-01-01T00:00:00Z --predicate '_measurement=\"cpu\"'"),
-            ["db_write@none"]
-        );
-        assert_eq!(effects("influx write -b b 'cpu v=1'"), ["db_write@none"]);
-        for line in [
-            "influx -execute \"drop measurement $1\" -database=gsw",
-            "influx -host influx.example.com -execute \"DROP SERIES FROM /.*/\" -database=gsw",
-            "influx -database db1 -execute=\"DROP DATABASE db1\"",
-        ] {
-            assert!(has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
-        }
-        for line in [
-            "influx -database db1 -execute \"create database db1\" -port 8086",
-            "influx -execute 'SHOW MEASUREMENTS' -database=gsw",
-        ] {
-            assert!(!has(line, "db_destroy@none"), "{line}: {:?}", effects(line));
-        }
-        for benign in [
-            "influx query 'from(bucket:\"b\")'",
-            "influx bucket list",
-            "influx backup /tmp/b",
-        ] {
-            assert!(
-                !has(benign, "db_destroy@none") && !has(benign, "db_write@none"),
-                "{benign}"
-            );
-        }
-    }
-
-    #[test]
     fn mongo_shell_code() {
         for line in [
             "mongosh app --eval 'db.dropDatabase()'",
@@ -560,37 +406,6 @@ mod tests {
         assert_eq!(
             effects("mongosh --eval 'print(\"db.x.drop()\")'"),
             Vec::<String>::new()
-        );
-    }
-
-    #[test]
-    fn admin_programs() {
-        assert_eq!(effects("dropdb app"), vec!["db_destroy@none"]);
-        assert_eq!(
-            effects("dropdb -h h -U u --if-exists app"),
-            vec!["db_destroy@none"]
-        );
-        assert_eq!(effects("createdb app"), vec!["db_write@none"]);
-        assert_eq!(
-            effects("mysqladmin -u root drop shop"),
-            vec!["db_destroy@none"]
-        );
-        assert_eq!(effects("mysqladmin -f DROP shop"), vec!["db_destroy@none"]);
-        assert_eq!(effects("mysqladmin create shop"), vec!["db_write@none"]);
-        assert_eq!(effects("mysqladmin status"), Vec::<String>::new());
-        assert_eq!(
-            effects("pg_restore --clean -d app x.dump"),
-            vec!["db_destroy@none"]
-        );
-        assert_eq!(
-            effects("pg_restore -c -d app x.dump"),
-            vec!["db_destroy@none"]
-        );
-        assert_eq!(effects("pg_restore -d app x.dump"), vec!["db_write@none"]);
-        assert_eq!(effects("pg_restore -l x.dump"), Vec::<String>::new());
-        assert_eq!(
-            effects("mongorestore --drop dump/"),
-            vec!["db_destroy@none"]
         );
     }
 }

@@ -43,6 +43,8 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "processes" => processes,
         "admin" => admin,
         "parted_script" => parted_script,
+        "redis" => redis,
+        "influxql" => influxql,
         "shell_state" => shell_state,
         "sql_options" => sql_options,
         "sql_operands" => sql_operands,
@@ -330,6 +332,16 @@ pub(crate) fn parted_script(
         let device: Vec<&str> = ops.iter().take(1).map(|w| &**w).collect();
         super::devices(&device, &mut |out, act, path| out.path(act, path), out);
     }
+}
+
+/// Redis commands, any case, as operands or fed on standard input (`database/nosql.rs`).
+pub(crate) fn redis(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    super::super::database::redis(cmd, out);
+}
+
+/// InfluxQL given by `-execute`, read as SQL (`influx -execute 'DROP MEASUREMENT m'`).
+pub(crate) fn influxql(_: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    super::super::database::influxql(args, out);
 }
 
 /// The shell's environment, aliases and the builtins that keep code (`env`, `alias`,

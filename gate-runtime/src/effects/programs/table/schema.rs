@@ -21,6 +21,8 @@ pub const ANALYSERS: &[&str] = &[
     "processes",
     "admin",
     "parted_script",
+    "redis",
+    "influxql",
     "shell_state",
     "sql_options",
     "sql_operands",
