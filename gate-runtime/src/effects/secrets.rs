@@ -419,10 +419,17 @@ fn prints(p: &Printer, cmd: &SimpleCommand<'_>) -> bool {
             .map(|a| &**a)
             .filter(|a| !a.starts_with('-'))
     };
-    // Where the path starts among the operands (adjacent words).
+    // Where the path starts among the operands (adjacent words); its last word may be a
+    // resource written with its name (`kubectl get secret/db`).
     let at = (0..=cmd.args.len()).find(|&k| {
         let mut words = operands().skip(k);
-        p.path.iter().all(|w| words.next() == Some(*w))
+        p.path.iter().enumerate().all(|(i, w)| {
+            words.next().is_some_and(|word| {
+                word == *w
+                    || (i + 1 == p.path.len()
+                        && word.strip_prefix(*w).is_some_and(|n| n.starts_with('/')))
+            })
+        })
     });
     let Some(at) = at else {
         return false;

@@ -339,8 +339,19 @@ pub(super) fn socat(args: &[Cow<'_, str>], out: &mut Sink) {
     }
 }
 
+/// rclone's subcommands. Its global flags are many and most take a value (`--min-age 7d`,
+/// `--transfers 8`), so the subcommand is the first operand that is one of these words.
+const RCLONE_SUBCOMMANDS: &[&str] = &[
+    "sync", "bisync", "delete", "deletefile", "purge", "rmdir", "rmdirs", "cleanup", "dedupe",
+    "copy", "copyto", "copyurl", "move", "moveto", "mount", "nfsmount", "config", "serve", "ls",
+    "lsd", "lsl", "lsf", "lsjson", "size", "cat", "about", "check", "md5sum", "sha1sum",
+    "hashsum", "tree", "ncdu", "version", "listremotes", "help", "mkdir", "touch", "rcat",
+    "link", "backend", "cryptcheck", "cryptdecode", "obscure", "settier", "test", "selfupdate",
+    "genautocomplete", "completion", "rc", "rcd", "authorize", "checksum", "gitannex",
+];
+
 pub(super) fn rclone(args: &[Cow<'_, str>], out: &mut Sink) {
-    let ops: Vec<&str> = args
+    let words: Vec<&str> = args
         .iter()
         .map(|a| &**a)
         .filter(|a| !a.starts_with('-'))
@@ -351,9 +362,14 @@ pub(super) fn rclone(args: &[Cow<'_, str>], out: &mut Sink) {
     {
         return;
     }
-    let Some((&sub, ops)) = ops.split_first() else {
+    let Some(at_sub) = words.iter().position(|w| RCLONE_SUBCOMMANDS.contains(w)) else {
+        // No subcommand rclone has: what it does is not known.
+        if !words.is_empty() {
+            out.none(Act::Exec);
+        }
         return;
     };
+    let (sub, ops) = (words[at_sub], &words[at_sub + 1..]);
     let at = |out: &mut Sink, act: Act, remote_act: Act, spec: &str| {
         if is_remote_spec(spec) {
             out.place(remote_act, Place::Remote);
@@ -494,6 +510,15 @@ mod tests {
         ));
         assert!(has("rclone sync s3:bucket/site ./dist", "delete@outputs"));
         assert!(has("rclone delete s3:bucket/x", "cloud_delete@remote"));
+        // Global flags with values before the subcommand.
+        for line in [
+            "sudo rclone --min-age 7d delete gdsecret:host",
+            "rclone --config /etc/rclone.conf --transfers 8 purge remote:old",
+            "rclone -v --max-age 30d sync ./site s3:bucket",
+        ] {
+            assert!(has(line, "cloud_delete@remote"), "{line}: {:?}", effects(line));
+        }
+        assert_eq!(effects("rclone --config x.conf lsd remote:"), vec!["fetch@remote"]);
         assert!(has("rclone purge remote:path", "cloud_delete@remote"));
         assert!(has("rclone copy . remote:backup", "send@remote"));
         assert!(!has("rclone copy . remote:backup", "cloud_delete@remote"));

@@ -448,6 +448,10 @@ fn kill(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             || t.contains("pidof")
     });
     out.none(if every { Act::KillAll } else { Act::Kill });
+    // Process 1 is init: signalled, the machine (or the container it runs) stops.
+    if targets.contains(&"1") {
+        out.none(Act::Power);
+    }
 }
 
 #[cfg(test)]
@@ -526,6 +530,15 @@ mod tests {
         assert_eq!(effects("killall -HUP nginx"), Vec::<String>::new());
         assert_eq!(effects("pkill -USR1 -f gunicorn"), Vec::<String>::new());
         assert!(has("killall -9 nginx", "kill_all@none"));
+    }
+
+    #[test]
+    fn signalling_init_stops_the_machine() {
+        for line in ["kill -TERM 1", "sudo kill 1", "kill -s HUP 1", "kill -9 -- 1"] {
+            assert!(has(line, "power@none"), "{line}: {:?}", effects(line));
+        }
+        assert!(!has("kill -TERM 12", "power@none"));
+        assert!(!has("kill -0 1", "power@none"));
     }
 
     #[test]

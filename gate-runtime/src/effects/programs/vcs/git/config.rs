@@ -224,8 +224,7 @@ pub(super) fn config(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
             let k = key.to_ascii_lowercase();
             let later = (runs_code(&k) && !is_plain_viewer(value))
                 || k == "credential.helper"
-                || (k.starts_with("url.")
-                    && (k.ends_with(".insteadof") || k.ends_with(".pushinsteadof")))
+                || redirects_elsewhere(key, value)
                 || (k.starts_with("alias.") && value.starts_with('!'));
             if later {
                 if file.is_empty() {
@@ -245,9 +244,56 @@ pub(super) fn config(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     }
 }
 
+/// Whether `url.BASE.insteadOf PREFIX` (or `pushInsteadOf`) sends URLs to another host:
+/// a rewrite between a host's HTTPS and SSH addresses (`url.git@github.com:.insteadOf
+/// https://github.com/`) keeps them where they were going.
+fn redirects_elsewhere(key: &str, prefix: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    let Some(rest) = lower.strip_prefix("url.") else {
+        return false;
+    };
+    let Some(base_len) = [".insteadof", ".pushinsteadof"]
+        .iter()
+        .find_map(|s| rest.strip_suffix(s).map(str::len))
+    else {
+        return false;
+    };
+    let base = &key["url.".len().."url.".len() + base_len];
+    match (url_host(base), url_host(prefix)) {
+        (Some(a), Some(b)) => !a.eq_ignore_ascii_case(b),
+        _ => true,
+    }
+}
+
+/// The host of a git URL or URL prefix (`https://h/…`, `ssh://u@h:22/…`, `u@h:path`).
+fn url_host(url: &str) -> Option<&str> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
+    let host = rest.split(['/', ':']).next()?;
+    (!host.is_empty() && host.contains('.')).then_some(host)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::super::super::testing::{effects, has};
+
+    #[test]
+    fn a_url_rewrite_to_another_host_is_kept_for_later_commands() {
+        for line in [
+            "git config --global url.https://evil.example/.insteadOf https://github.com/",
+            "git config url.git@evil.example:x/.pushInsteadOf git@github.com:",
+            "git config --global url.\"$MIRROR\".insteadOf https://github.com/",
+        ] {
+            assert!(has(line, "cron@dotfiles") || has(line, "cron@vcs"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "git config --global url.'git@github.com:'.insteadOf 'https://github.com/'",
+            "git config --global url.ssh://git@gitlab.com/.insteadOf https://gitlab.com/",
+            "git config url.https://github.com/.insteadOf git@github.com:",
+        ] {
+            assert!(!has(line, "cron@dotfiles") && !has(line, "cron@vcs"), "{line}: {:?}", effects(line));
+        }
+    }
 
     #[test]
     fn config_flags_and_aliases() {

@@ -80,7 +80,8 @@ pub(super) fn reset(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
             Some(_) => Reach::All,
         };
         out.tree(Act::Overwrite, &ctx.root(), reach);
-    } else if a.any(&["merge", "keep"]) {
+    } else if a.has("merge") {
+        // Staged changes to files the reset updates are discarded.
         ctx.vcs(out, Act::History);
     } else {
         ctx.vcs(out, Act::Write);
@@ -98,6 +99,11 @@ const CLEAN: Grammar = Grammar {
 pub(super) fn clean(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     let a = getopt::read(&CLEAN, args);
     if a.any(&["n", "dry-run"]) {
+        return;
+    }
+    // `-i` asks what to delete on the terminal; with no answers on standard input it reads
+    // none and deletes nothing (answers fed in are read as the deletion they choose).
+    if a.any(&["i", "interactive"]) && ctx.stdin.is_none() {
         return;
     }
     // Without `-f` git refuses unless `clean.requireForce` is off, which the line cannot
@@ -566,7 +572,11 @@ mod tests {
         }
         assert!(has("git reset --hard", "overwrite@project"));
         assert!(has("git reset --merge ORIG_HEAD", "history@vcs"));
-        assert!(has("git reset --keep HEAD~1", "history@vcs"));
+        // `--keep` aborts rather than lose a local change, and the commits stay in the reflog.
+        assert_eq!(effects("git reset --keep HEAD~1"), vec!["write@vcs"]);
+        assert_eq!(effects("git clean --interactive -d"), Vec::<String>::new());
+        assert_eq!(effects("git clean -di"), Vec::<String>::new());
+        assert!(has("printf '1\\n' | git clean -i -d", "history@vcs"));
         assert!(has("git -C ~ reset --hard", "overwrite@home"));
         assert!(has(
             "git -C /home/u/proj/.claude reset --hard",
@@ -587,7 +597,6 @@ mod tests {
             "git clean --forc -d",
             "git clean -f -e .env",
             "git clean -fX",
-            "git clean -i",
             "cd /tmp && git -C /home/u/proj clean -fdx",
         ] {
             assert!(has(line, "delete@project"), "{line}: {:?}", effects(line));
