@@ -240,3 +240,14 @@ fn real2_corpus_row_by_row() {
         "the corpus is too small"
     );
 }
+
+/// A third corpus of real command lines (scripts, Makefiles, CI steps, Dockerfiles, READMEs and
+/// dotfiles of public repositories), gathered after the first two and never tuned to.
+#[test]
+fn real3_corpus_row_by_row() {
+    let f = check("real3.tsv");
+    assert!(
+        f.destructive >= 100 && f.benign >= 350,
+        "the corpus is too small"
+    );
+}
