@@ -342,12 +342,59 @@ pub(super) fn socat(args: &[Cow<'_, str>], out: &mut Sink) {
 /// rclone's subcommands. Its global flags are many and most take a value (`--min-age 7d`,
 /// `--transfers 8`), so the subcommand is the first operand that is one of these words.
 const RCLONE_SUBCOMMANDS: &[&str] = &[
-    "sync", "bisync", "delete", "deletefile", "purge", "rmdir", "rmdirs", "cleanup", "dedupe",
-    "copy", "copyto", "copyurl", "move", "moveto", "mount", "nfsmount", "config", "serve", "ls",
-    "lsd", "lsl", "lsf", "lsjson", "size", "cat", "about", "check", "md5sum", "sha1sum",
-    "hashsum", "tree", "ncdu", "version", "listremotes", "help", "mkdir", "touch", "rcat",
-    "link", "backend", "cryptcheck", "cryptdecode", "obscure", "settier", "test", "selfupdate",
-    "genautocomplete", "completion", "rc", "rcd", "authorize", "checksum", "gitannex",
+    "sync",
+    "bisync",
+    "delete",
+    "deletefile",
+    "purge",
+    "rmdir",
+    "rmdirs",
+    "cleanup",
+    "dedupe",
+    "copy",
+    "copyto",
+    "copyurl",
+    "move",
+    "moveto",
+    "mount",
+    "nfsmount",
+    "config",
+    "serve",
+    "ls",
+    "lsd",
+    "lsl",
+    "lsf",
+    "lsjson",
+    "size",
+    "cat",
+    "about",
+    "check",
+    "md5sum",
+    "sha1sum",
+    "hashsum",
+    "tree",
+    "ncdu",
+    "version",
+    "listremotes",
+    "help",
+    "mkdir",
+    "touch",
+    "rcat",
+    "link",
+    "backend",
+    "cryptcheck",
+    "cryptdecode",
+    "obscure",
+    "settier",
+    "test",
+    "selfupdate",
+    "genautocomplete",
+    "completion",
+    "rc",
+    "rcd",
+    "authorize",
+    "checksum",
+    "gitannex",
 ];
 
 pub(super) fn rclone(args: &[Cow<'_, str>], out: &mut Sink) {
@@ -516,9 +563,16 @@ mod tests {
             "rclone --config /etc/rclone.conf --transfers 8 purge remote:old",
             "rclone -v --max-age 30d sync ./site s3:bucket",
         ] {
-            assert!(has(line, "cloud_delete@remote"), "{line}: {:?}", effects(line));
+            assert!(
+                has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
         }
-        assert_eq!(effects("rclone --config x.conf lsd remote:"), vec!["fetch@remote"]);
+        assert_eq!(
+            effects("rclone --config x.conf lsd remote:"),
+            vec!["fetch@remote"]
+        );
         assert!(has("rclone purge remote:path", "cloud_delete@remote"));
         assert!(has("rclone copy . remote:backup", "send@remote"));
         assert!(!has("rclone copy . remote:backup", "cloud_delete@remote"));

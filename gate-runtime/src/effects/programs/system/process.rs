@@ -534,7 +534,12 @@ mod tests {
 
     #[test]
     fn signalling_init_stops_the_machine() {
-        for line in ["kill -TERM 1", "sudo kill 1", "kill -s HUP 1", "kill -9 -- 1"] {
+        for line in [
+            "kill -TERM 1",
+            "sudo kill 1",
+            "kill -s HUP 1",
+            "kill -9 -- 1",
+        ] {
             assert!(has(line, "power@none"), "{line}: {:?}", effects(line));
         }
         assert!(!has("kill -TERM 12", "power@none"));

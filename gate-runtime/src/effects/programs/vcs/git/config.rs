@@ -284,14 +284,22 @@ mod tests {
             "git config url.git@evil.example:x/.pushInsteadOf git@github.com:",
             "git config --global url.\"$MIRROR\".insteadOf https://github.com/",
         ] {
-            assert!(has(line, "cron@dotfiles") || has(line, "cron@vcs"), "{line}: {:?}", effects(line));
+            assert!(
+                has(line, "cron@dotfiles") || has(line, "cron@vcs"),
+                "{line}: {:?}",
+                effects(line)
+            );
         }
         for line in [
             "git config --global url.'git@github.com:'.insteadOf 'https://github.com/'",
             "git config --global url.ssh://git@gitlab.com/.insteadOf https://gitlab.com/",
             "git config url.https://github.com/.insteadOf git@github.com:",
         ] {
-            assert!(!has(line, "cron@dotfiles") && !has(line, "cron@vcs"), "{line}: {:?}", effects(line));
+            assert!(
+                !has(line, "cron@dotfiles") && !has(line, "cron@vcs"),
+                "{line}: {:?}",
+                effects(line)
+            );
         }
     }
 
