@@ -197,12 +197,45 @@ pub(crate) fn real_path(path: &str) -> Option<String> {
     (full != path).then_some(full)
 }
 
+/// What the disk says about an action's effects in a live hook call: the places links lead
+/// to ([`through_links`]), and that an overwrite of a path where nothing is creates a file
+/// ([`nothing_there`]).
+pub(crate) fn read_disk(at: &Where, out: &mut Vec<Effect>) {
+    through_links(at, out);
+    nothing_there(at, out);
+}
+
+/// An overwrite of a path where there is nothing (no file, directory or link) loses nothing:
+/// it creates the file, a `write` (`curl -o ~/Downloads/i.sh URL`, `echo x > ~/notes.txt`
+/// when neither exists). A pattern, an unresolved target and gate's own files keep theirs.
+fn nothing_there(at: &Where, out: &mut [Effect]) {
+    if !at.disk {
+        return;
+    }
+    for e in out.iter_mut() {
+        if e.act != Act::Overwrite
+            || e.place == Place::Gate
+            || !e.target.starts_with('/')
+            || e.target.contains(['*', '?', '['])
+        {
+            continue;
+        }
+        let absent = matches!(
+            std::fs::symlink_metadata(&e.target),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound
+        );
+        if absent {
+            e.act = Act::Write;
+        }
+    }
+}
+
 /// For each change whose target is reached through a symbolic link, the same change at the
 /// place the link leads to, when that place is another class than its name said (`ln -s
 /// ~/Documents docs`, then `rm -rf docs/*` deletes inside `~/Documents`); and for a write
 /// through a hard link, the same write at gate's file when the file is one of gate's
 /// (compared by device and inode, not by name).
-pub(crate) fn through_links(at: &Where, out: &mut Vec<Effect>) {
+fn through_links(at: &Where, out: &mut Vec<Effect>) {
     if !at.disk {
         return;
     }

@@ -53,7 +53,7 @@ impl Scratch {
         super::begin_reads();
         effects_of_line(line, &self.at(true), &mut out);
         let _ = super::end_reads();
-        super::disk::through_links(&self.at(true), &mut out);
+        super::disk::read_disk(&self.at(true), &mut out);
         labels(&out)
     }
 
@@ -804,5 +804,52 @@ fn a_temporary_directory_a_script_makes_is_temporary() {
     assert!(has(
         &s.without_disk("t=$(mktemp -p \"$D\"); rm -rf \"$t\""),
         "delete@unknown"
+    ));
+}
+
+#[test]
+fn an_overwrite_where_nothing_is_creates_a_file() {
+    let s = Scratch::new();
+    s.write("notes.txt", "kept\n");
+    let home = s.home.display().to_string();
+    std::fs::create_dir_all(s.home.join("Downloads")).unwrap();
+    std::fs::write(s.home.join("Downloads/old.sh"), "echo old\n").unwrap();
+    // Nothing there: created, not overwritten.
+    for (line, want) in [
+        ("echo hi > ~/notes-new.txt", "write@outside"),
+        (
+            "curl -fsSL -o ~/Downloads/install.sh https://example.com/i.sh",
+            "write@outside",
+        ),
+        ("tar -cf ~/backup.tar .", "write@outside"),
+        ("echo x > notes-2.txt", "write@source"),
+    ] {
+        let e = s.effects(line);
+        assert!(has(&e, want), "{line}: {e:?}");
+        assert!(
+            !e.iter().any(|x| x.starts_with("overwrite@")),
+            "{line}: {e:?}"
+        );
+    }
+    // Something there: its content is lost.
+    for (line, want) in [
+        ("echo hi > ~/Downloads/old.sh", "overwrite@outside"),
+        ("echo x > notes.txt", "overwrite@source"),
+        ("echo x > ~/Downloads", "overwrite@outside"),
+    ] {
+        let e = s.effects(line);
+        assert!(has(&e, want), "{line}: {e:?}");
+    }
+    // A pattern, or gate's own file, keeps its overwrite.
+    assert!(has(
+        &s.effects("cp x ~/Downloads/*.sh"),
+        "overwrite@outside"
+    ));
+    let e = s.effects(&format!("echo x > {home}/proj/.claude/new.json"));
+    assert!(!e.iter().any(|x| x == "write@gate"), "{e:?}");
+    // Without the disk (a replay, a test) nothing changes.
+    assert!(has(
+        &s.without_disk("echo hi > ~/notes-new.txt"),
+        "overwrite@outside"
     ));
 }

@@ -181,7 +181,7 @@ pub fn effects_of_event_parsed(
             });
         }
     }
-    super::disk::through_links(at, out);
+    super::disk::read_disk(at, out);
     also_runs_later(at, out);
     if let Some(text) = event.written.as_deref() {
         super::written::effects_of_written(text, at, out);
