@@ -205,16 +205,22 @@ pub(crate) fn read_disk(at: &Where, out: &mut Vec<Effect>) {
     nothing_there(at, out);
 }
 
-/// An overwrite of a path where there is nothing (no file, directory or link) loses nothing:
-/// it creates the file, a `write` (`curl -o ~/Downloads/i.sh URL`, `echo x > ~/notes.txt`
-/// when neither exists). A pattern, an unresolved target and gate's own files keep theirs.
+/// An overwrite of a path outside the project where there is nothing (no file, directory or
+/// link) loses nothing: it creates the file, a `write` (`curl -o ~/Downloads/i.sh URL`,
+/// `echo x > ~/notes.txt` when neither exists). A pattern, an unresolved target and gate's
+/// own files keep theirs; so does the project's own (where the director's backups record a
+/// created file, so that its undo removes it).
 fn nothing_there(at: &Where, out: &mut [Effect]) {
     if !at.disk {
         return;
     }
     for e in out.iter_mut() {
+        let outside_the_project = matches!(
+            e.place,
+            Place::Outside | Place::System | Place::Dotfiles | Place::Home
+        );
         if e.act != Act::Overwrite
-            || e.place == Place::Gate
+            || !outside_the_project
             || !e.target.starts_with('/')
             || e.target.contains(['*', '?', '['])
         {
