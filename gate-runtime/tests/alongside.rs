@@ -4,6 +4,9 @@
 //! machine's ask but not the other's deny, the degraded path, and a stored replay that writes
 //! what per-event hooks write.
 
+mod common;
+
+use common::specs::shipped;
 use gate_runtime::driver::{self, Batch, Options};
 use gate_runtime::engine::Engine;
 use gate_runtime::event::{Event, Runtime};
@@ -15,13 +18,9 @@ use std::path::Path;
 
 const T0: i64 = 1_767_225_600_000;
 
-fn compiled(name: &str) -> &'static gate_spec::exec::CompiledSpec {
-    gate_specs::ALL.iter().find(|s| s.name == name).unwrap()
-}
-
 /// `default_trust` as the binary builds it: default's own machine, trust_levels beside it.
 fn default_trust() -> Engine<'static> {
-    let own = compiled("default_trust");
+    let own = shipped("default_trust");
     assert_eq!(
         own.ir().alongside,
         ["trust_levels"],
@@ -34,8 +33,8 @@ fn default_trust() -> Engine<'static> {
 /// (which denies the guard's destructive actions at every level, having no grants) default's
 /// asks meet a deny: the pair the grant and degraded tests need.
 fn beside_default(name: &str) -> Engine<'static> {
-    let own = compiled("default_trust");
-    let other = compiled(name);
+    let own = shipped("default_trust");
+    let other = shipped(name);
     Engine::new(own.ir(), own.machine).with_alongside(vec![Engine::new(other.ir(), other.machine)])
 }
 
