@@ -7,7 +7,8 @@
 mod common;
 
 use common::specs::shipped;
-use gate_runtime::driver::{self, Batch, Options};
+use common::store::{no_env, persisting};
+use gate_runtime::driver::{self, Batch};
 use gate_runtime::engine::Engine;
 use gate_runtime::event::{Event, Runtime};
 use gate_runtime::interp::Interpreter;
@@ -53,20 +54,7 @@ fn bash(session: &str, command: &str) -> Event {
 }
 
 fn run(engine: &Engine<'_>, db: &Path, event: &Event, now_ms: i64) -> driver::RunResult {
-    let env = |_: &str| None;
-    let opts = Options {
-        db_path: Some(db.to_path_buf()),
-        role: None,
-        env: &env,
-        now_ms,
-        persist: true,
-        busy_timeout: driver::BUSY_TIMEOUT,
-        defer_checkpoint: false,
-        exits_after: false,
-        fail_closed: &[],
-        stateful_fail_closed_after: 0,
-    };
-    let result = driver::run(engine, event, &opts);
+    let result = driver::run(engine, event, &persisting(db, now_ms));
     assert!(result.faults.is_empty(), "{:?}", result.faults);
     result
 }
@@ -301,19 +289,7 @@ fn the_degraded_answer_keeps_every_machines_stateless_blocks() {
     let db = dir.path().join("gate.db");
     std::fs::create_dir(&db).unwrap();
     let engine = beside_default("trust");
-    let env = |_: &str| None;
-    let opts = Options {
-        db_path: Some(db.clone()),
-        role: None,
-        env: &env,
-        now_ms: T0,
-        persist: true,
-        busy_timeout: driver::BUSY_TIMEOUT,
-        defer_checkpoint: false,
-        exits_after: false,
-        fail_closed: &[],
-        stateful_fail_closed_after: 0,
-    };
+    let opts = persisting(&db, T0);
     let r = driver::run(&engine, &bash("s-4", "git push --force origin main"), &opts);
     assert!(r.degraded);
     assert!(matches!(r.decision.verdict, Verdict::Deny { .. }), "{r:?}");
@@ -353,8 +329,7 @@ fn a_stored_replay_writes_what_the_hooks_write() {
     for (e, at) in &events {
         answers.push(run(&engine, &hooks, e, *at).decision.verdict);
     }
-    let env = |_: &str| None;
-    let mut b = Batch::new(&engine, None, &env);
+    let mut b = Batch::new(&engine, None, &no_env);
     let mut store = Store::open(&batch).unwrap();
     let mut replayed = Vec::new();
     for chunk in events.chunks(5) {

@@ -9,6 +9,7 @@
 mod common;
 
 use common::specs::shipped;
+use common::store::{no_env, persisting};
 use gate_runtime::driver::{self, Batch, Options, Pipeline};
 use gate_runtime::engine::Engine;
 use gate_runtime::event::{Event, Runtime, Status};
@@ -38,10 +39,6 @@ fn engine_of(c: &'static CompiledSpec) -> Engine<'static> {
         })
         .collect();
     Engine::new(c.ir(), c.machine).with_alongside(beside)
-}
-
-fn no_env(_: &str) -> Option<String> {
-    None
 }
 
 fn event(session: &str, agent: Option<&str>, phase: Phase, command: Option<&str>) -> Event {
@@ -171,16 +168,8 @@ fn run_per_event(engine: &Engine<'_>, db: &Path, events: &[(Event, i64)]) -> Vec
                 engine,
                 e,
                 &Options {
-                    db_path: Some(db.to_path_buf()),
-                    role: None,
-                    env: &no_env,
-                    now_ms: *now,
-                    persist: true,
                     busy_timeout: Duration::from_secs(5),
-                    defer_checkpoint: false,
-                    exits_after: false,
-                    fail_closed: &[],
-                    stateful_fail_closed_after: 0,
+                    ..persisting(db, *now)
                 },
             );
             assert!(!r.degraded, "store fault: {:?}", r.faults);

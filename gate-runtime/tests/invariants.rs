@@ -9,6 +9,7 @@
 mod common;
 
 use common::engine::evaluate;
+use common::store::persisting;
 use common::tools::{set_call, status_in, TOOLS};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -606,21 +607,12 @@ const FAULTS: [Fault; 6] = [
 ];
 
 fn run_at(engine: &Engine<'_>, event: &Event, db: &Path, now_ms: i64) -> driver::RunResult {
-    let env = |_: &str| None;
     driver::run(
         engine,
         event,
         &Options {
-            db_path: Some(db.to_path_buf()),
-            role: None,
-            env: &env,
-            now_ms,
-            persist: true,
             busy_timeout: Duration::from_millis(40),
-            defer_checkpoint: false,
-            exits_after: false,
-            fail_closed: &[],
-            stateful_fail_closed_after: 0,
+            ..persisting(db, now_ms)
         },
     )
 }

@@ -6,4 +6,5 @@
 pub mod engine;
 pub mod lines;
 pub mod specs;
+pub mod store;
 pub mod tools;
