@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::specs::shipped;
+use common::specs::{compile, shipped};
 use common::store::{no_env, persisting};
 use gate_runtime::driver::{self, Batch};
 use gate_runtime::engine::Engine;
@@ -177,8 +177,7 @@ effects = [{effect}]
 say = "{verdict} from {verdict}s"
 "#
     );
-    let (spec, diags) = gate_spec::compile(&text);
-    spec.unwrap_or_else(|| panic!("{diags:?}"))
+    compile(&text)
 }
 
 /// Each machine is keyed by its own `scope`: a session-scoped spec beside a
@@ -203,8 +202,7 @@ max_actions = 10
 [[state]]
 name = "s"
 "#;
-    let (beside, diags) = gate_spec::compile(beside_src);
-    let beside = beside.unwrap_or_else(|| panic!("{diags:?}"));
+    let beside = compile(beside_src);
     let (i_own, i_beside) = (Interpreter::new(&own), Interpreter::new(&beside));
     let engine = Engine::new(&own, &i_own).with_alongside(vec![Engine::new(&beside, &i_beside)]);
     let mut e = bash("s-8", "make");
