@@ -110,6 +110,36 @@ fn ok(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `gate undo ID` refuses: what the action touched moved on since, and the error says so,
+/// naming each of `naming`.
+fn undo_refused_as_moved_on(p: &Project, id: &str, naming: &[&str]) {
+    let out = p.gate(&["undo", id], &[], b"");
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("moved on") && naming.iter().all(|n| err.contains(n)),
+        "{err}"
+    );
+}
+
+/// A commit of newer work (`file` added) on the checked-out branch of `dir`.
+fn commit_newer_work(dir: &Path, file: &str) {
+    fs::write(dir.join(file), b"newer work\n").unwrap();
+    git(dir, &["add", file]);
+    git(dir, &["commit", "-q", "-m", "newer"]);
+}
+
+/// `path` last modified well after the action had settled (ten minutes from now).
+fn modified_later(path: &Path) {
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(600);
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+}
+
 #[test]
 fn the_directors_rm_rf_is_allowed_runs_and_is_undone_exactly() {
     let p = Project::new();
@@ -222,18 +252,8 @@ fn undo_refuses_where_the_state_moved_on_unless_forced() {
     fs::write(&notes, b"v1").unwrap();
     let id = backup_id(&hook(&p, "echo v2 > notes.txt"));
     fs::write(&notes, b"v3: newer work").unwrap();
-    // Written well after the action had settled.
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(600);
-    fs::File::options()
-        .write(true)
-        .open(&notes)
-        .unwrap()
-        .set_modified(later)
-        .unwrap();
-    let out = p.gate(&["undo", &id], &[], b"");
-    assert_ne!(out.status.code(), Some(0));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("moved on") && err.contains("--force"), "{err}");
+    modified_later(&notes);
+    undo_refused_as_moved_on(&p, &id, &["--force"]);
     assert_eq!(fs::read(&notes).unwrap(), b"v3: newer work");
     ok(&p.gate(&["undo", &id, "--force"], &[], b""));
     assert_eq!(fs::read(&notes).unwrap(), b"v1");
@@ -444,16 +464,8 @@ fn a_git_undo_refuses_where_the_branch_moved_on_unless_forced() {
     let tip = git(&dir, &["rev-parse", "main"]);
     let id = backup_id(&hook(&p, "git reset --hard HEAD~1"));
     git(&dir, &["reset", "-q", "--hard", "HEAD~1"]);
-    fs::write(dir.join("b.txt"), b"newer work\n").unwrap();
-    git(&dir, &["add", "b.txt"]);
-    git(&dir, &["commit", "-q", "-m", "newer"]);
-    let out = p.gate(&["undo", &id], &[], b"");
-    assert_ne!(out.status.code(), Some(0));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("moved on") && err.contains("refs/heads/main"),
-        "{err}"
-    );
+    commit_newer_work(&dir, "b.txt");
+    undo_refused_as_moved_on(&p, &id, &["refs/heads/main"]);
     assert_ne!(git(&dir, &["rev-parse", "main"]), tip);
     ok(&p.gate(&["undo", &id, "--force"], &[], b""));
     assert_eq!(git(&dir, &["rev-parse", "main"]), tip);
@@ -596,18 +608,10 @@ fn a_push_undo_refuses_where_the_remote_moved_on_unless_forced() {
     let id = backup_id(&hook(&p, "git push -f origin main"));
     git(&dir, &["push", "-q", "-f", "origin", "main"]);
     // Someone pushes newer work on top of the forced push.
-    fs::write(dir.join("b.txt"), b"newer work\n").unwrap();
-    git(&dir, &["add", "b.txt"]);
-    git(&dir, &["commit", "-q", "-m", "newer"]);
+    commit_newer_work(&dir, "b.txt");
     git(&dir, &["push", "-q", "origin", "main"]);
     let newer = git(&bare, &["rev-parse", "main"]);
-    let out = p.gate(&["undo", &id], &[], b"");
-    assert_ne!(out.status.code(), Some(0));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("moved on") && err.contains("refs/heads/main"),
-        "{err}"
-    );
+    undo_refused_as_moved_on(&p, &id, &["refs/heads/main"]);
     assert_eq!(git(&bare, &["rev-parse", "main"]), newer);
     ok(&p.gate(&["undo", &id, "--force"], &[], b""));
     assert_eq!(git(&bare, &["rev-parse", "main"]), old_main);
@@ -667,16 +671,8 @@ fn a_created_file_written_since_is_not_removed_unless_forced() {
     let fresh = p.project.join("fresh.txt");
     let id = backup_id(&hook(&p, "echo draft > fresh.txt"));
     fs::write(&fresh, b"work written on top of what the action made").unwrap();
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(600);
-    fs::File::options()
-        .write(true)
-        .open(&fresh)
-        .unwrap()
-        .set_modified(later)
-        .unwrap();
-    let out = p.gate(&["undo", &id], &[], b"");
-    assert_ne!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("moved on"));
+    modified_later(&fresh);
+    undo_refused_as_moved_on(&p, &id, &[]);
     assert!(fresh.exists());
     ok(&p.gate(&["undo", &id, "--force"], &[], b""));
     assert!(!fresh.exists());
@@ -717,13 +713,7 @@ fn once_the_call_ended_a_change_right_after_the_action_is_noticed_exactly() {
         .exists());
     // Written a moment after the action (within what modification times could tell apart).
     fs::write(&notes, b"v3: newer work").unwrap();
-    let out = p.gate(&["undo", &id], &[], b"");
-    assert_ne!(out.status.code(), Some(0), "{out:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("moved on") && err.contains("notes.txt"),
-        "{err}"
-    );
+    undo_refused_as_moved_on(&p, &id, &["notes.txt"]);
     ok(&p.gate(&["undo", &id, "--force"], &[], b""));
     assert_eq!(fs::read(&notes).unwrap(), b"v1");
     // Untouched since its call ended: undone.
@@ -818,16 +808,8 @@ fn a_commit_on_a_rebased_branch_right_after_the_rebase_is_newer_work() {
     call(&p, "PostToolUse", "git rebase main", "toolu_r1");
     // A commit on the rebased branch within the same minute: only the refs the rebase left
     // tell it from the rebase's own rewritten commits.
-    fs::write(dir.join("h.txt"), b"newer work\n").unwrap();
-    git(&dir, &["add", "h.txt"]);
-    git(&dir, &["commit", "-q", "-m", "newer"]);
-    let out = p.gate(&["undo", &id], &[], b"");
-    assert_ne!(out.status.code(), Some(0), "{out:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("moved on") && err.contains("feature2"),
-        "{err}"
-    );
+    commit_newer_work(&dir, "h.txt");
+    undo_refused_as_moved_on(&p, &id, &["feature2"]);
     ok(&p.gate(&["undo", &id, "--force"], &[], b""));
     assert_eq!(git_state(&dir), before);
     // Untouched since the rebase's call ended: undone without --force.

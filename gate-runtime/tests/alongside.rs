@@ -4,7 +4,11 @@
 //! machine's ask but not the other's deny, the degraded path, and a stored replay that writes
 //! what per-event hooks write.
 
-use gate_runtime::driver::{self, Batch, Options};
+mod common;
+
+use common::specs::{compile, shipped};
+use common::store::{no_env, persisting};
+use gate_runtime::driver::{self, Batch};
 use gate_runtime::engine::Engine;
 use gate_runtime::event::{Event, Runtime};
 use gate_runtime::interp::Interpreter;
@@ -15,13 +19,9 @@ use std::path::Path;
 
 const T0: i64 = 1_767_225_600_000;
 
-fn compiled(name: &str) -> &'static gate_spec::exec::CompiledSpec {
-    gate_specs::ALL.iter().find(|s| s.name == name).unwrap()
-}
-
 /// `default_trust` as the binary builds it: default's own machine, trust_levels beside it.
 fn default_trust() -> Engine<'static> {
-    let own = compiled("default_trust");
+    let own = shipped("default_trust");
     assert_eq!(
         own.ir().alongside,
         ["trust_levels"],
@@ -34,8 +34,8 @@ fn default_trust() -> Engine<'static> {
 /// (which denies the guard's destructive actions at every level, having no grants) default's
 /// asks meet a deny: the pair the grant and degraded tests need.
 fn beside_default(name: &str) -> Engine<'static> {
-    let own = compiled("default_trust");
-    let other = compiled(name);
+    let own = shipped("default_trust");
+    let other = shipped(name);
     Engine::new(own.ir(), own.machine).with_alongside(vec![Engine::new(other.ir(), other.machine)])
 }
 
@@ -54,20 +54,7 @@ fn bash(session: &str, command: &str) -> Event {
 }
 
 fn run(engine: &Engine<'_>, db: &Path, event: &Event, now_ms: i64) -> driver::RunResult {
-    let env = |_: &str| None;
-    let opts = Options {
-        db_path: Some(db.to_path_buf()),
-        role: None,
-        env: &env,
-        now_ms,
-        persist: true,
-        busy_timeout: driver::BUSY_TIMEOUT,
-        defer_checkpoint: false,
-        exits_after: false,
-        fail_closed: &[],
-        stateful_fail_closed_after: 0,
-    };
-    let result = driver::run(engine, event, &opts);
+    let result = driver::run(engine, event, &persisting(db, now_ms));
     assert!(result.faults.is_empty(), "{:?}", result.faults);
     result
 }
@@ -190,8 +177,7 @@ effects = [{effect}]
 say = "{verdict} from {verdict}s"
 "#
     );
-    let (spec, diags) = gate_spec::compile(&text);
-    spec.unwrap_or_else(|| panic!("{diags:?}"))
+    compile(&text)
 }
 
 /// Each machine is keyed by its own `scope`: a session-scoped spec beside a
@@ -216,8 +202,7 @@ max_actions = 10
 [[state]]
 name = "s"
 "#;
-    let (beside, diags) = gate_spec::compile(beside_src);
-    let beside = beside.unwrap_or_else(|| panic!("{diags:?}"));
+    let beside = compile(beside_src);
     let (i_own, i_beside) = (Interpreter::new(&own), Interpreter::new(&beside));
     let engine = Engine::new(&own, &i_own).with_alongside(vec![Engine::new(&beside, &i_beside)]);
     let mut e = bash("s-8", "make");
@@ -302,19 +287,7 @@ fn the_degraded_answer_keeps_every_machines_stateless_blocks() {
     let db = dir.path().join("gate.db");
     std::fs::create_dir(&db).unwrap();
     let engine = beside_default("trust");
-    let env = |_: &str| None;
-    let opts = Options {
-        db_path: Some(db.clone()),
-        role: None,
-        env: &env,
-        now_ms: T0,
-        persist: true,
-        busy_timeout: driver::BUSY_TIMEOUT,
-        defer_checkpoint: false,
-        exits_after: false,
-        fail_closed: &[],
-        stateful_fail_closed_after: 0,
-    };
+    let opts = persisting(&db, T0);
     let r = driver::run(&engine, &bash("s-4", "git push --force origin main"), &opts);
     assert!(r.degraded);
     assert!(matches!(r.decision.verdict, Verdict::Deny { .. }), "{r:?}");
@@ -354,8 +327,7 @@ fn a_stored_replay_writes_what_the_hooks_write() {
     for (e, at) in &events {
         answers.push(run(&engine, &hooks, e, *at).decision.verdict);
     }
-    let env = |_: &str| None;
-    let mut b = Batch::new(&engine, None, &env);
+    let mut b = Batch::new(&engine, None, &no_env);
     let mut store = Store::open(&batch).unwrap();
     let mut replayed = Vec::new();
     for chunk in events.chunks(5) {

@@ -6,6 +6,10 @@
 //! comparison for `driver::Pipeline` (evaluation on one thread, the transaction on a writer
 //! thread), which a stored replay uses.
 
+mod common;
+
+use common::specs::shipped;
+use common::store::{no_env, persisting};
 use gate_runtime::driver::{self, Batch, Options, Pipeline};
 use gate_runtime::engine::Engine;
 use gate_runtime::event::{Event, Runtime, Status};
@@ -22,14 +26,6 @@ use std::time::Duration;
 
 const T0: i64 = 1_700_000_000_000;
 
-fn compiled(name: &str) -> &'static CompiledSpec {
-    gate_specs::ALL
-        .iter()
-        .copied()
-        .find(|c| c.name == name)
-        .expect("shipped spec")
-}
-
 /// The engine of a shipped spec with the machines beside it (`[machine] alongside`), as the
 /// binary builds it.
 fn engine_of(c: &'static CompiledSpec) -> Engine<'static> {
@@ -38,15 +34,11 @@ fn engine_of(c: &'static CompiledSpec) -> Engine<'static> {
         .alongside
         .iter()
         .map(|name| {
-            let b = compiled(name);
+            let b = shipped(name);
             Engine::new(b.ir(), b.machine)
         })
         .collect();
     Engine::new(c.ir(), c.machine).with_alongside(beside)
-}
-
-fn no_env(_: &str) -> Option<String> {
-    None
 }
 
 fn event(session: &str, agent: Option<&str>, phase: Phase, command: Option<&str>) -> Event {
@@ -176,16 +168,8 @@ fn run_per_event(engine: &Engine<'_>, db: &Path, events: &[(Event, i64)]) -> Vec
                 engine,
                 e,
                 &Options {
-                    db_path: Some(db.to_path_buf()),
-                    role: None,
-                    env: &no_env,
-                    now_ms: *now,
-                    persist: true,
                     busy_timeout: Duration::from_secs(5),
-                    defer_checkpoint: false,
-                    exits_after: false,
-                    fail_closed: &[],
-                    stateful_fail_closed_after: 0,
+                    ..persisting(db, *now)
                 },
             );
             assert!(!r.degraded, "store fault: {:?}", r.faults);
@@ -369,7 +353,7 @@ fn batch_equals_per_event(spec_name: &str, per_txn: usize) {
 }
 
 fn written_equals_per_event(spec_name: &str, per_txn: usize, run_batched: Runner) {
-    let c = compiled(spec_name);
+    let c = shipped(spec_name);
     let engine = engine_of(c);
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = twin_stores(dir.path(), c);
@@ -455,7 +439,7 @@ fn written_equals_per_event(spec_name: &str, per_txn: usize, run_batched: Runner
 /// while their grant is pending and after it expired, times going back, several scopes,
 /// batches of 7 events and of one.
 fn private_pipeline_equals_per_event(spec_name: &str, per_txn: usize) {
-    let c = compiled(spec_name);
+    let c = shipped(spec_name);
     let engine = engine_of(c);
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a").join("gate.db");
@@ -549,7 +533,7 @@ fn a_private_pipeline_writes_what_per_event_runs_write_default_trust() {
 
 #[test]
 fn a_shared_database_is_asked() {
-    let c = compiled("default");
+    let c = shipped("default");
     let engine = Engine::new(c.ir(), c.machine);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("gate.db");
@@ -631,7 +615,7 @@ fn pipeline_writes_what_per_event_runs_write_one_event_per_batch() {
 
 #[test]
 fn stored_replay_summary_equals_the_in_memory_replay() {
-    let c = compiled("default");
+    let c = shipped("default");
     let engine = Engine::new(c.ir(), c.machine);
     let events = trace(2, 300);
     let mut memory = Replayer::new(&engine);
@@ -660,7 +644,7 @@ fn stored_replay_summary_equals_the_in_memory_replay() {
 
 #[test]
 fn a_failed_batch_writes_and_counts_nothing() {
-    let c = compiled("default");
+    let c = shipped("default");
     let engine = Engine::new(c.ir(), c.machine);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("gate.db");
@@ -703,7 +687,7 @@ fn a_failed_batch_writes_and_counts_nothing() {
 /// (event, boundary, steer, …) stay rows of their own.
 #[test]
 fn an_events_transitions_are_one_row_in_order() {
-    let c = compiled("default");
+    let c = shipped("default");
     let engine = Engine::new(c.ir(), c.machine);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("gate.db");
@@ -753,7 +737,7 @@ fn an_events_transitions_are_one_row_in_order() {
 /// by another connection while the writer's is open) rejects the update of the chain head.
 #[test]
 fn a_commit_that_fails_while_the_next_batch_is_evaluated_loses_both_and_nothing_else() {
-    let c = compiled("default");
+    let c = shipped("default");
     let engine = Engine::new(c.ir(), c.machine);
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = twin_stores(dir.path(), c);
@@ -840,7 +824,7 @@ fn a_commit_that_fails_while_the_next_batch_is_evaluated_loses_both_and_nothing_
 /// replay wrote. At the end it is truncated as a hook's commit would leave it.
 #[test]
 fn a_pipelines_wal_stays_short_and_is_truncated_at_the_end() {
-    let c = compiled("default");
+    let c = shipped("default");
     let engine = Engine::new(c.ir(), c.machine);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("gate.db");

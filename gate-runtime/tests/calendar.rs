@@ -3,12 +3,13 @@
 //! `while:` steers on every action in the window, and a clock or zone the engine cannot
 //! read fails open (no steer) with a fault in the audit notes.
 
-use gate_runtime::engine::{Context, Engine, Outcome, ScopeState};
-use gate_runtime::event::{Event, Runtime};
-use gate_runtime::interp::Interpreter;
-use gate_runtime::observer::Baselines;
+mod common;
+
+use common::engine::{pre_tool, Scope};
+use common::specs::{compile, leak};
+use gate_runtime::engine::Outcome;
 use gate_runtime::verdict::Verdict;
-use gate_spec::ir::{ActionClass, Family, Phase, Spec};
+use gate_spec::ir::{ActionClass, Family, Spec};
 
 const SPEC: &str = r#"
 [machine]
@@ -44,9 +45,7 @@ frozen = "Release freeze: Friday afternoon in Berlin."
 "#;
 
 fn spec() -> Spec {
-    let (spec, diags) = gate_spec::compile(SPEC);
-    assert!(!diags.has_errors(), "{:?}", diags.items);
-    spec.expect("compiles")
+    compile(SPEC)
 }
 
 /// Milliseconds of a UTC date and time (`2026-11-27T14:00`).
@@ -60,32 +59,14 @@ fn utc(date: &str, hh: i64, mm: i64) -> i64 {
     (days * 86_400 + hh * 3600 + mm * 60) * 1000
 }
 
-fn edit(now: i64) -> Event {
-    Event {
-        runtime: Some(Runtime::ClaudeCode),
-        phase: Some(Phase::PreTool),
-        hook_event: "PreToolUse".to_string(),
-        timestamp_ms: Some(now),
-        session_id: Some("s".to_string()),
-        cwd: Some("/repo".to_string()),
-        tool: Some("Edit".to_string()),
-        class: Some(ActionClass::Write),
-        target: Some("/repo/src/lib.rs".to_string()),
-        ..Event::default()
-    }
-}
-
-fn at(engine: &Engine<'_>, state: &mut ScopeState, now: i64) -> Outcome {
-    let baselines: Baselines = vec![None; engine.spec.kinds.len()];
-    let mut mint = || "g".to_string();
-    let mut cx = Context {
-        now_ms: now,
-        role: None,
-        approved: false,
-        baselines: &baselines,
-        grant_id: &mut mint,
-    };
-    engine.evaluate(state, &edit(now), &mut cx)
+/// An edit of the project's source at `now`, evaluated in `scope`.
+fn at(scope: &mut Scope, now: i64) -> Outcome {
+    scope.evaluate(&pre_tool(
+        "Edit",
+        ActionClass::Write,
+        "/repo/src/lib.rs",
+        now,
+    ))
 }
 
 fn steers(o: &Outcome) -> bool {
@@ -115,41 +96,32 @@ fn the_date_check_fixture_is_right() {
 
 #[test]
 fn friday_after_three_in_berlin_steers_every_action_and_nothing_else() {
-    let spec = spec();
-    let interp = Interpreter::new(&spec);
-    let engine = Engine::new(&spec, &interp);
-    let mut state = ScopeState::initial(&spec, &interp);
+    let mut scope = Scope::new(leak(spec()));
     // Thursday afternoon: open.
-    assert!(!steers(&at(&engine, &mut state, utc("2026-11-26", 15, 0))));
+    assert!(!steers(&at(&mut scope, utc("2026-11-26", 15, 0))));
     // Friday 13:59 UTC is 14:59 in Berlin (CET): still open.
-    assert!(!steers(&at(&engine, &mut state, utc("2026-11-27", 13, 59))));
+    assert!(!steers(&at(&mut scope, utc("2026-11-27", 13, 59))));
     // 14:00 UTC is 15:00 in Berlin: frozen, on every action while it lasts.
-    let o = at(&engine, &mut state, utc("2026-11-27", 14, 0));
+    let o = at(&mut scope, utc("2026-11-27", 14, 0));
     assert!(steers(&o), "{:?}", o.proposed);
     assert_eq!(faults(&o), 0);
-    assert!(steers(&at(&engine, &mut state, utc("2026-11-27", 20, 0))));
+    assert!(steers(&at(&mut scope, utc("2026-11-27", 20, 0))));
     // 23:00 UTC is midnight in Berlin: Saturday, open again.
-    assert!(!steers(&at(&engine, &mut state, utc("2026-11-27", 23, 0))));
+    assert!(!steers(&at(&mut scope, utc("2026-11-27", 23, 0))));
 }
 
 #[test]
 fn summer_time_moves_the_window_by_an_hour() {
-    let spec = spec();
-    let interp = Interpreter::new(&spec);
-    let engine = Engine::new(&spec, &interp);
-    let mut state = ScopeState::initial(&spec, &interp);
+    let mut scope = Scope::new(leak(spec()));
     // In June Berlin is UTC+2 (CEST): 13:00 UTC is 15:00 there.
-    assert!(!steers(&at(&engine, &mut state, utc("2026-06-26", 12, 59))));
-    assert!(steers(&at(&engine, &mut state, utc("2026-06-26", 13, 0))));
+    assert!(!steers(&at(&mut scope, utc("2026-06-26", 12, 59))));
+    assert!(steers(&at(&mut scope, utc("2026-06-26", 13, 0))));
 }
 
 #[test]
 fn a_clock_that_cannot_be_read_fails_open_and_is_recorded() {
-    let spec = spec();
-    let interp = Interpreter::new(&spec);
-    let engine = Engine::new(&spec, &interp);
-    let mut state = ScopeState::initial(&spec, &interp);
-    let o = at(&engine, &mut state, 0);
+    let mut scope = Scope::new(leak(spec()));
+    let o = at(&mut scope, 0);
     assert!(!steers(&o));
     assert_eq!(faults(&o), 1);
 }
@@ -162,10 +134,8 @@ fn a_zone_the_database_lacks_fails_open_and_is_recorded() {
     if let Family::Calendar { zone, .. } = &mut spec.signals[0].family {
         *zone = "Mars/Olympus_Mons".into();
     }
-    let interp = Interpreter::new(&spec);
-    let engine = Engine::new(&spec, &interp);
-    let mut state = ScopeState::initial(&spec, &interp);
-    let o = at(&engine, &mut state, utc("2026-11-27", 14, 0));
+    let mut scope = Scope::new(leak(spec));
+    let o = at(&mut scope, utc("2026-11-27", 14, 0));
     assert!(!steers(&o));
     assert_eq!(faults(&o), 1);
     let note = o.notes.iter().find(|n| n.kind == "fault").expect("a fault");

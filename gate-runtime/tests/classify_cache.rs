@@ -37,17 +37,20 @@ const TOOLS: [&str; 12] = [
 ];
 
 /// Literal pieces of every shipped path glob, as paths.
+/// A word a glob matches: its literal parts joined by `x`.
+fn literal(glob: &str) -> String {
+    glob.split(['*', '?', '{', '}', ',', '[', ']'])
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
 fn glob_paths() -> Vec<String> {
     let mut out = Vec::new();
     for compiled in specs() {
         for rule in &compiled.ir().rules {
             for g in rule.paths.iter().chain(&rule.except_paths) {
-                let lit: String = g
-                    .text
-                    .split(['*', '?', '{', '}', ',', '[', ']'])
-                    .filter(|p| !p.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("x");
+                let lit = literal(&g.text);
                 out.push(lit.clone());
                 out.push(format!("/home/u/proj/{}", lit.trim_start_matches('/')));
                 out.push(format!("src/{}", lit.trim_start_matches('/')));
@@ -138,12 +141,7 @@ fn checkpoint_targets() -> Vec<String> {
     for compiled in specs() {
         for c in &compiled.ir().checkpoints {
             for g in &c.targets {
-                let lit: String = g
-                    .text
-                    .split(['*', '?', '{', '}', ',', '[', ']'])
-                    .filter(|p| !p.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("x");
+                let lit = literal(&g.text);
                 out.push(lit.clone());
                 out.push(format!("docs/{lit}"));
                 out.push(format!("{lit} --all"));

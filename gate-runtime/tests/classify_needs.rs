@@ -16,6 +16,7 @@ use proptest::prelude::*;
 
 mod common;
 use common::lines::{corpus, line_strategy, refs};
+use common::specs::shipped;
 
 fn specs() -> impl Iterator<Item = &'static CompiledSpec> {
     assert!(!gate_specs::ALL.is_empty(), "no shipped spec compiled");
@@ -139,11 +140,7 @@ fn the_emitted_needs_are_the_needs_of_the_patterns() {
 fn the_needs_skip_patterns_of_the_lines_program() {
     // Not an equivalence test: the prefilter must actually reject something, or the tests
     // below would compare the same work twice.
-    let compiled = gate_specs::ALL
-        .iter()
-        .copied()
-        .find(|c| c.name == "default")
-        .expect("the default spec ships");
+    let compiled = shipped("default");
     let table = table(compiled);
     let parsed = shell::parse("git reset --hard");
     let mut room = Vec::new();

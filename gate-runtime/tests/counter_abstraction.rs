@@ -4,14 +4,12 @@
 //! abstraction is too coarse (a guard that reads a value no run reaches, an increment read by
 //! a later trigger of the same event) it says "not proven", never "proven".
 
+mod common;
+
+use common::specs::{compile, finding};
 use gate_runtime::interp::Interpreter;
 use gate_runtime::verify::{self, Report};
 use gate_spec::ir::Spec;
-
-fn compile(source: &str) -> Spec {
-    let (spec, diags) = gate_spec::compile(source);
-    spec.unwrap_or_else(|| panic!("does not compile: {:?}", diags.items))
-}
 
 const HEAD: &str = r#"
 machine.name = "t"
@@ -106,11 +104,7 @@ fn both(body: &str) -> (Spec, Report, Report) {
 }
 
 fn holds(r: &Report, name: &str) -> bool {
-    r.invariants
-        .iter()
-        .find(|f| f.name == name)
-        .unwrap_or_else(|| panic!("{name} checked"))
-        .holds()
+    finding(r, name).holds()
 }
 
 #[test]
@@ -158,11 +152,7 @@ fn a_precise_abstraction_proves_what_the_exact_explorer_does() {
     assert!(holds(&abs, "low_explore_never_withheld"));
     // The fourth edit is denied: refuted exactly, and abstractly with an abstract trace.
     assert!(!holds(&exact, "edits_never_denied"));
-    let f = abs
-        .invariants
-        .iter()
-        .find(|f| f.name == "edits_never_denied")
-        .expect("checked");
+    let f = finding(&abs, "edits_never_denied");
     let trace = f.counterexample.as_ref().expect("an abstract trace");
     let last = trace.events.last().expect("one event at least");
     assert!(last.event.contains("counters edits>=3"), "{}", last.event);
@@ -177,11 +167,7 @@ fn a_precise_abstraction_proves_what_the_exact_explorer_does() {
 fn a_value_no_run_reaches_leaves_the_invariant_not_proven() {
     let (_, exact, abs) = both(NEVER_COUNTED);
     assert!(holds(&exact, "edits_never_denied"));
-    let f = abs
-        .invariants
-        .iter()
-        .find(|f| f.name == "edits_never_denied")
-        .expect("checked");
+    let f = finding(&abs, "edits_never_denied");
     assert!(!f.holds() && f.counterexample.is_some() && f.undecided.is_none());
 }
 

@@ -3,6 +3,9 @@
 //! event seeing the new value), the compiled example equal to it, the counters persisted and
 //! restored with the scope's state, and `gate verify` exploring every counter value.
 
+mod common;
+
+use common::specs::{compile, finding, shipped};
 use gate_runtime::engine::ScopeState;
 use gate_runtime::interp::Interpreter;
 use gate_runtime::verify;
@@ -55,9 +58,7 @@ tired = "three edits"
 "#;
 
 fn spec() -> Spec {
-    let (spec, diags) = gate_spec::compile(SPEC);
-    assert!(!diags.has_errors(), "{:?}", diags.items);
-    spec.expect("compiles")
+    compile(SPEC)
 }
 
 fn step(machine: &dyn Machine, memory: &mut Snapshot, phase: Phase, kind: Option<u8>) -> Vec<u16> {
@@ -120,10 +121,7 @@ fn a_stored_memory_keeps_its_counters_and_one_out_of_range_is_not_fitted() {
     over.machine.counters = vec![];
     assert!(!over.fits(&spec), "a counter missing");
     // A spec without counters stores exactly what it stored before counters existed.
-    let plain = gate_specs::ALL
-        .iter()
-        .find(|c| c.name == "jwc")
-        .expect("jwc is compiled");
+    let plain = shipped("jwc");
     let plain_state = ScopeState::initial(plain.ir(), plain.machine);
     let json = serde_json::to_string(&plain_state).expect("serialises");
     assert!(!json.contains("counters"), "{json}");
@@ -153,20 +151,13 @@ fn verify_explores_every_counter_value() {
 
 #[test]
 fn the_compiled_example_counts_as_the_interpreter_does() {
-    let compiled = gate_specs::ALL
-        .iter()
-        .find(|c| c.name == "example")
-        .expect("example is compiled");
+    let compiled = shipped("example");
     let spec = compiled.ir();
     assert_eq!(spec.counters.len(), 1);
     let interp = Interpreter::new(spec);
     let report = verify::verify(spec, compiled.machine, Some(&interp))
         .expect("within the exploration budget");
-    let consistent = report
-        .invariants
-        .iter()
-        .find(|f| f.name == "machine_consistent")
-        .expect("checked");
+    let consistent = finding(&report, "machine_consistent");
     assert!(consistent.holds() && consistent.checked > 0);
     let values: std::collections::BTreeSet<u16> = verify::explore_all(spec, compiled.machine, None)
         .expect("within the exploration budget")

@@ -9,22 +9,11 @@
 //! exact space is beyond the budget (release_train: five counters) is explored with its
 //! counters abstracted, on the interpreter, and must be proven so.
 
+mod common;
+
+use common::specs::{compile_path, finding, fixture_path, verified};
 use gate_runtime::interp::Interpreter;
 use gate_runtime::verify::{self, Answer};
-use gate_spec::ir::Spec;
-
-fn compile(path: &str) -> Spec {
-    let source = std::fs::read_to_string(path).expect("fixture readable");
-    let (spec, diags) = gate_spec::compile(&source);
-    spec.unwrap_or_else(|| panic!("{path} does not compile: {:?}", diags.items))
-}
-
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/../tests/fixtures/specs/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
 
 #[test]
 fn exhaustive_every_spec() {
@@ -99,14 +88,9 @@ fn exhaustive_every_spec() {
 /// first event; the built-in invariant finds it, with that one event as the counterexample.
 #[test]
 fn forbidden_first_action_of_the_old_trust_spec_is_found() {
-    let old = compile(&fixture("trust_first_action_allowed.toml"));
-    let interp = Interpreter::new(&old);
-    let report = verify::verify(&old, &interp, None).expect("within the exploration budget");
-    let f = report
-        .invariants
-        .iter()
-        .find(|f| f.name == "forbidden_never_allowed")
-        .expect("the built-in runs");
+    let old = compile_path(&fixture_path("trust_first_action_allowed.toml"));
+    let report = verified(&old);
+    let f = finding(&report, "forbidden_never_allowed");
     let c = f.counterexample.as_ref().expect("the hole is found");
     assert_eq!(c.events.len(), 1, "{}", c.render(""));
     assert!(
@@ -124,14 +108,9 @@ fn forbidden_first_action_of_the_old_trust_spec_is_found() {
         .collect();
     assert_eq!(others, ["forbidden_never_allowed"]);
     // The shipped spec, fixed, holds it, and blocked is among its forbidden tiers.
-    let current = compile(concat!(env!("CARGO_MANIFEST_DIR"), "/../specs/trust.toml"));
-    let interp = Interpreter::new(&current);
-    let report = verify::verify(&current, &interp, None).expect("within the exploration budget");
-    let f = report
-        .invariants
-        .iter()
-        .find(|f| f.name == "forbidden_never_allowed")
-        .expect("the built-in runs");
+    let current = compile_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../specs/trust.toml"));
+    let report = verified(&current);
+    let f = finding(&report, "forbidden_never_allowed");
     assert!(f.holds());
     assert!(
         f.note.as_deref().unwrap_or("").contains("blocked"),

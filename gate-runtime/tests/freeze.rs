@@ -2,14 +2,14 @@
 //! in any spelling starts the freeze, only a successful tag counts, the freeze is the state's
 //! own 30-minute timer (no tier backstop ends it), and its end is recorded at the deadline.
 
-use gate_runtime::engine::{Context, Engine, Outcome, ScopeState};
+mod common;
+
+use common::engine::{evaluate, Scope, T0};
+use gate_runtime::engine::Outcome;
 use gate_runtime::event::{Event, Runtime, Status};
-use gate_runtime::interp::Interpreter;
 use gate_runtime::verdict::Verdict;
 use gate_spec::ir::{ActionClass, Phase, Spec};
 use std::path::Path;
-
-const T0: i64 = 1_700_000_000_000;
 
 fn freeze() -> &'static Spec {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/freeze.toml");
@@ -25,26 +25,20 @@ fn freeze() -> &'static Spec {
 }
 
 struct Run {
-    spec: &'static Spec,
-    engine: Engine<'static>,
-    state: ScopeState,
+    scope: Scope,
     now: i64,
 }
 
 impl Run {
     fn new() -> Run {
-        let spec = freeze();
-        let machine: &'static Interpreter<'static> = Box::leak(Box::new(Interpreter::new(spec)));
         Run {
-            spec,
-            engine: Engine::new(spec, machine),
-            state: ScopeState::initial(spec, machine),
+            scope: Scope::new(freeze()),
             now: T0,
         }
     }
 
     fn state(&self) -> &str {
-        self.spec.state_name(self.state.machine.state)
+        self.scope.state_name()
     }
 
     fn event(&self, phase: Phase, tool: &str, target: &str, status: Option<Status>) -> Event {
@@ -74,19 +68,15 @@ impl Run {
     }
 
     fn eval(&mut self, event: &Event, approved: bool) -> Outcome {
-        let mut n = 0;
-        let mut mint = || {
-            n += 1;
-            format!("grant{n}")
-        };
-        let mut cx = Context {
-            now_ms: self.now,
-            role: None,
+        let scope = &mut self.scope;
+        evaluate(
+            &scope.engine,
+            &mut scope.state,
+            event,
+            self.now,
+            None,
             approved,
-            baselines: &Vec::new(),
-            grant_id: &mut mint,
-        };
-        self.engine.evaluate(&mut self.state, event, &mut cx)
+        )
     }
 
     fn ran(&mut self, command: &str, ok: bool) -> Outcome {
@@ -189,7 +179,7 @@ fn the_freeze_ends_at_its_deadline_and_is_recorded_then() {
         .iter()
         .find(|n| n.kind == "timeout")
         .expect("a timeout note");
-    let detail = timeout.detail_json(run.spec);
+    let detail = timeout.detail_json(run.scope.spec);
     assert_eq!(detail["state"], "frozen");
     assert_eq!(detail["deadline_ms"], T0 + 1_800_000);
     assert_eq!(detail["after_secs"], 1800);

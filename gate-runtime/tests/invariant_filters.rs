@@ -4,101 +4,26 @@
 //! filter and refuted without it, by a counterexample whose last event is the one the filter
 //! leaves out.
 
-use gate_runtime::interp::Interpreter;
-use gate_runtime::verify::{self, Finding};
+mod common;
 
-/// A spec in which `high` actions are withheld except on the events the filters speak of:
-/// idle asks (an approval lifts it), `cooling` denies until its timer runs out (the timer
-/// moves it back to idle, which lets the action through), and the window `open` denies until
-/// it reaches its backstop (which closes it).
-const SPEC: &str = r#"
-[machine]
-name = "filters"
-initial = "idle"
-kinds = ["explore"]
+use common::specs::{compile, finding, fixture, verified};
+use gate_runtime::verify::Finding;
 
-[[tier]]
-name = "low"
-mode = "gate"
-max_actions = 10
+/// The spec of `tests/fixtures/specs/timers.toml`, in which `high` actions are withheld
+/// except on the events the filters speak of: idle asks (an approval lifts it), `cooling`
+/// denies until its timer runs out (the timer moves it back to idle, which lets the action
+/// through), and the window `open` denies until it reaches its backstop (which closes it).
+fn spec_text() -> String {
+    fixture("timers.toml")
+}
 
-[[tier]]
-name = "high"
-mode = "gate"
-max_actions = 3
-
-[[state]]
-name = "idle"
-
-[[state]]
-name = "cooling"
-timeout_secs = 60
-
-[[state]]
-name = "open"
-window = true
-
-[[transition]]
-from = "idle"
-on = "tier:high"
-effects = ["ask:no"]
-
-[[transition]]
-from = "idle"
-on = "tier:low"
-to = "cooling"
-
-[[transition]]
-from = "idle"
-on = "event:prompt"
-to = "open"
-
-[[transition]]
-from = "cooling"
-on = "timeout"
-to = "idle"
-
-[[transition]]
-from = "cooling"
-on = "tier:high"
-effects = ["deny:no"]
-
-[[transition]]
-from = "cooling"
-on = "event:session_end"
-to = "idle"
-
-[[transition]]
-from = "open"
-on = "backstop"
-to = "idle"
-
-[[transition]]
-from = "open"
-on = "tier:high"
-effects = ["deny:no"]
-
-[[transition]]
-from = "open"
-on = "event:session_end"
-to = "idle"
-
-[template]
-no = "no"
-"#;
-
-/// `SPEC` with one invariant, verified; the finding of that invariant.
+/// The spec with one invariant, verified; the finding of that invariant.
 fn verify_with(invariant: &str) -> Finding {
-    let source = format!("{SPEC}\n[[invariant]]\nname = \"claim\"\n{invariant}\n");
-    let (spec, diags) = gate_spec::compile(&source);
-    let spec = spec.unwrap_or_else(|| panic!("{:?}", diags.items));
-    let interp = Interpreter::new(&spec);
-    let report = verify::verify(&spec, &interp, None).expect("within the exploration budget");
-    report
-        .invariants
-        .into_iter()
-        .find(|f| f.name == "claim")
-        .expect("checked")
+    let spec = compile(&format!(
+        "{}\n[[invariant]]\nname = \"claim\"\n{invariant}\n",
+        spec_text()
+    ));
+    finding(&verified(&spec), "claim").clone()
 }
 
 /// Proven with `filter`, refuted without it, the counterexample's last event saying `what`.
@@ -180,7 +105,8 @@ fn a_misspelled_filter_is_an_error_with_did_you_mean() {
         ("backstp", "backstop"),
     ] {
         let source = format!(
-            "{SPEC}\n[[invariant]]\nname = \"claim\"\n{typo} = false\ntier = \"high\"\nnever = \"allow\"\n"
+            "{}\n[[invariant]]\nname = \"claim\"\n{typo} = false\ntier = \"high\"\nnever = \"allow\"\n",
+            spec_text()
         );
         let (spec, diags) = gate_spec::compile(&source);
         assert!(spec.is_none(), "{typo} is accepted");
@@ -201,7 +127,8 @@ fn a_misspelled_filter_is_an_error_with_did_you_mean() {
 fn a_filter_of_events_is_an_error_on_a_reachable_claim() {
     for key in ["approved", "timeout", "backstop"] {
         let source = format!(
-            "{SPEC}\n[[invariant]]\nname = \"claim\"\n{key} = true\nreachable = \"idle\"\n"
+            "{}\n[[invariant]]\nname = \"claim\"\n{key} = true\nreachable = \"idle\"\n",
+            spec_text()
         );
         let (spec, diags) = gate_spec::compile(&source);
         assert!(spec.is_none(), "{key} on a reachable claim is accepted");

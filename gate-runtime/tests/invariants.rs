@@ -8,16 +8,17 @@
 
 mod common;
 
-use common::tools::TOOLS;
+use common::engine::evaluate;
+use common::store::persisting;
+use common::tools::{set_call, status_in, TOOLS};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use gate_runtime::driver::{self, Options};
-use gate_runtime::engine::{Context, Engine, ScopeState};
-use gate_runtime::event::{Event, Runtime, Status};
+use gate_runtime::engine::{Engine, ScopeState};
+use gate_runtime::event::{Event, Runtime};
 use gate_runtime::interp::Interpreter;
-use gate_runtime::observer::Baselines;
 use gate_runtime::store::{key_path, AuditFilter, Store};
 use gate_runtime::verdict::Verdict;
 use gate_runtime::verify::builtin::closed_states;
@@ -245,22 +246,8 @@ fn make_event(r: &RawEvent, now_ms: i64, last_tool: &mut usize) -> Event {
         if phase == Phase::PreTool {
             *last_tool = r.tool as usize % TOOLS.len();
         }
-        let (tool, target, class) = TOOLS[*last_tool];
-        e.tool = Some(tool.to_string());
-        e.class = Some(class);
-        if !target.is_empty() {
-            e.target = Some(target.to_string());
-        }
-        if target.starts_with('/') {
-            e.paths = vec![target.to_string()];
-        }
-        if phase != Phase::PreTool {
-            e.status = Some(if r.fail || phase == Phase::PostToolFailure {
-                Status::Failure
-            } else {
-                Status::Success
-            });
-        }
+        set_call(&mut e, TOOLS[*last_tool]);
+        e.status = status_in(phase, r.fail);
     }
     if phase == Phase::Prompt {
         e.prompt = Some(PROMPTS[r.tool as usize % PROMPTS.len()].to_string());
@@ -287,30 +274,6 @@ fn role_of(spec: &Spec, r: u8) -> Option<RoleId> {
         0 => None,
         i => Some((i - 1) as RoleId),
     }
-}
-
-fn evaluate(
-    engine: &Engine<'_>,
-    state: &mut ScopeState,
-    event: &Event,
-    now_ms: i64,
-    role: Option<RoleId>,
-    approved: bool,
-) -> gate_runtime::engine::Outcome {
-    let baselines: Baselines = vec![None; engine.spec.kinds.len()];
-    let mut n = 0u32;
-    let mut mint = || {
-        n += 1;
-        format!("g{n}")
-    };
-    let mut cx = Context {
-        now_ms,
-        role,
-        approved,
-        baselines: &baselines,
-        grant_id: &mut mint,
-    };
-    engine.evaluate(state, event, &mut cx)
 }
 
 fn all_specs() -> &'static [&'static CompiledSpec] {
@@ -644,21 +607,12 @@ const FAULTS: [Fault; 6] = [
 ];
 
 fn run_at(engine: &Engine<'_>, event: &Event, db: &Path, now_ms: i64) -> driver::RunResult {
-    let env = |_: &str| None;
     driver::run(
         engine,
         event,
         &Options {
-            db_path: Some(db.to_path_buf()),
-            role: None,
-            env: &env,
-            now_ms,
-            persist: true,
             busy_timeout: Duration::from_millis(40),
-            defer_checkpoint: false,
-            exits_after: false,
-            fail_closed: &[],
-            stateful_fail_closed_after: 0,
+            ..persisting(db, now_ms)
         },
     )
 }

@@ -3,6 +3,10 @@
 //! and what calibration learns from it (R8), when a background calibration becomes due, and
 //! the one-shot grant through an approval the store chains (L8).
 
+mod common;
+
+use common::specs::shipped;
+use common::store::persisting;
 use gate_runtime::driver::{self, Options, CALIBRATE_EVERY};
 use gate_runtime::engine::{Engine, ScopeState};
 use gate_runtime::event::{Event, Runtime, Status};
@@ -27,7 +31,7 @@ impl Hooks {
     fn new() -> Hooks {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("gate.db");
-        let c = gate_specs::ALL.iter().find(|c| c.name == "jwc").unwrap();
+        let c = shipped("jwc");
         Hooks {
             _dir: dir,
             db,
@@ -43,21 +47,12 @@ impl Hooks {
         e.timestamp_ms = Some(self.now);
         e.session_id = Some(self.session.clone());
         e.cwd = Some("/repo".into());
-        let no_env = |_: &str| None;
         let r = driver::run(
             &self.engine,
             &e,
             &Options {
-                db_path: Some(self.db.clone()),
-                role: None,
-                env: &no_env,
-                now_ms: self.now,
-                persist: true,
                 busy_timeout: Duration::from_secs(5),
-                defer_checkpoint: false,
-                exits_after: false,
-                fail_closed: &[],
-                stateful_fail_closed_after: 0,
+                ..persisting(&self.db, self.now)
             },
         );
         assert!(!r.degraded, "store fault: {:?}", r.faults);

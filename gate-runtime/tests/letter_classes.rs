@@ -5,6 +5,9 @@
 //! the same nodes in the same order, the same parents, and step for step the same letter,
 //! target, fired transitions and verdicts; with a reference machine, the same mismatches.
 
+mod common;
+
+use common::specs::{compile_path, fixture_path};
 use gate_runtime::interp::Interpreter;
 use gate_runtime::verify::{alphabet, budget, explorer, Graph};
 use gate_spec::exec::Machine;
@@ -75,79 +78,9 @@ impl Machine for Misreads<'_> {
     }
 }
 
-const SMALL: &str = r#"
-[machine]
-name = "small"
-initial = "idle"
-kinds = ["explore", "edit", "test", "plan"]
-
-[[tier]]
-name = "low"
-mode = "gate"
-max_actions = 10
-
-[[tier]]
-name = "high"
-mode = "gate"
-max_actions = 10
-
-[[counter]]
-name = "edits"
-max = 4
-
-[[checkpoint]]
-name = "green"
-events = ["prompt"]
-targets = ["green"]
-
-[[checkpoint]]
-name = "red"
-events = ["prompt"]
-targets = ["red"]
-
-[[role]]
-name = "reviewer"
-env = ["GATE_ROLE=reviewer"]
-
-[[state]]
-name = "idle"
-
-[[state]]
-name = "busy"
-
-[[transition]]
-from = "idle"
-on = "event:pre_tool"
-guard = { kind = ["edit", "plan"], counter = "edits < 3" }
-effects = ["inc:edits"]
-
-[[transition]]
-from = "idle"
-on = "event:pre_tool"
-guard = { kind = ["edit", "plan"], counter = "edits >= 3" }
-to = "busy"
-effects = ["inc:edits", "steer:s"]
-
-[[transition]]
-from = "busy"
-on = "tier:high"
-guard = { kind = "test" }
-effects = ["ask:s"]
-
-[[transition]]
-from = "*"
-on = "checkpoint:green"
-to = "idle"
-effects = ["reset:edits"]
-
-[template]
-s = "s"
-"#;
-
 #[test]
 fn classes_equal_the_plain_exploration_on_a_spec_made_to_have_them() {
-    let (spec, diags) = gate_spec::compile(SMALL);
-    let spec = spec.unwrap_or_else(|| panic!("{:?}", diags.items));
+    let spec = compile_path(&fixture_path("letter_classes.toml"));
     let interp = Interpreter::new(&spec);
     both("small", &spec, &interp, None);
     both("small beside itself", &spec, &interp, Some(&interp));

@@ -3,11 +3,12 @@
 //! silent until that many seconds passed (the injected clock); a state timer with
 //! `restart = true` restarts on every transition that stays in its state.
 
-use gate_runtime::engine::{Context, Engine, Outcome, ScopeState};
-use gate_runtime::event::{Event, Runtime};
-use gate_runtime::interp::Interpreter;
+mod common;
+
+use common::engine::{bash, Scope, T0};
+use common::specs::{compile, leak};
+use gate_runtime::engine::Outcome;
 use gate_runtime::verdict::Verdict;
-use gate_spec::ir::{ActionClass, Phase, Spec};
 
 const SPEC: &str = r#"
 [machine]
@@ -63,50 +64,15 @@ nudge = { text = "Run the tests.", quiet_actions = 5 }
 hurry = { text = "Pushing again.", quiet_secs = 10 }
 "#;
 
-const T0: i64 = 1_700_000_000_000;
-
-struct Run {
-    spec: &'static Spec,
-    engine: Engine<'static>,
-    state: ScopeState,
-}
+struct Run(Scope);
 
 impl Run {
     fn new(source: &str) -> Run {
-        let (spec, diags) = gate_spec::compile(source);
-        let spec: &'static Spec = Box::leak(Box::new(
-            spec.unwrap_or_else(|| panic!("{:?}", diags.items)),
-        ));
-        let machine: &'static Interpreter<'static> = Box::leak(Box::new(Interpreter::new(spec)));
-        Run {
-            spec,
-            engine: Engine::new(spec, machine),
-            state: ScopeState::initial(spec, machine),
-        }
+        Run(Scope::new(leak(compile(source))))
     }
 
     fn run(&mut self, command: &str, at_ms: i64) -> Outcome {
-        let event = Event {
-            runtime: Some(Runtime::ClaudeCode),
-            phase: Some(Phase::PreTool),
-            hook_event: "pre_tool".to_string(),
-            timestamp_ms: Some(T0 + at_ms),
-            session_id: Some("s1".to_string()),
-            cwd: Some("/repo".to_string()),
-            tool: Some("Bash".to_string()),
-            class: Some(ActionClass::Exec),
-            target: Some(command.to_string()),
-            ..Event::default()
-        };
-        let mut mint = || "grant1".to_string();
-        let mut cx = Context {
-            now_ms: T0 + at_ms,
-            role: None,
-            approved: false,
-            baselines: &Vec::new(),
-            grant_id: &mut mint,
-        };
-        self.engine.evaluate(&mut self.state, &event, &mut cx)
+        self.0.evaluate(&bash(command, T0 + at_ms))
     }
 
     /// `S` where `command`, run `count` times `step_ms` apart, was steered with `text`, `.`
@@ -128,7 +94,7 @@ impl Run {
     }
 
     fn state(&self) -> &str {
-        self.spec.state_name(self.state.machine.state)
+        self.0.state_name()
     }
 }
 
@@ -156,8 +122,8 @@ fn quiet_state_is_kept_with_the_scope() {
     let mut run = Run::new(SPEC);
     run.run("ls", 1000);
     // The stored state, read back (as the hook does between calls), still knows.
-    let stored = serde_json::to_string(&run.state.observer).unwrap();
-    run.state.observer = serde_json::from_str(&stored).unwrap();
+    let stored = serde_json::to_string(&run.0.state.observer).unwrap();
+    run.0.state.observer = serde_json::from_str(&stored).unwrap();
     assert!(matches!(
         run.run("ls", 2000).decision.verdict,
         Verdict::Allow

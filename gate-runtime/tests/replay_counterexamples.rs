@@ -3,31 +3,28 @@
 //! event (`verify::replay`), it passes through the same states, fires the same transitions,
 //! gets the same answers, and its last event breaks the invariant it is given for.
 
+mod common;
+
+use common::specs::{compile, compile_path, finding, fixture, fixture_path, verified};
 use gate_runtime::interp::Interpreter;
 use gate_runtime::verify::counterexample::{role_name, transition_text};
-use gate_runtime::verify::{self, replay, Counterexample};
+use gate_runtime::verify::{replay, Counterexample};
 use gate_spec::invariant::Claim;
 use gate_spec::ir::{RoleId, Spec};
 
-fn compile(source: &str) -> Spec {
-    let (spec, diags) = gate_spec::compile(source);
-    spec.unwrap_or_else(|| panic!("does not compile: {:?}", diags.items))
-}
-
 /// Broken on purpose: each breaks at least one invariant, built-in or declared.
 fn broken() -> Vec<(&'static str, Spec)> {
-    let fixture = format!(
-        "{}/../tests/fixtures/specs/trust_first_action_allowed.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
     vec![
         (
             "trust before its first-action fix",
-            compile(&std::fs::read_to_string(fixture).expect("fixture readable")),
+            compile_path(&fixture_path("trust_first_action_allowed.toml")),
         ),
         ("a counter that denies the fourth edit", compile(COUNTED)),
         ("a withholding state with no way out", compile(STUCK)),
-        ("a timer that leaves the denying state", compile(TIMED)),
+        (
+            "a timer that leaves the denying state",
+            compile(&format!("{}{TIMED}", fixture("timers.toml"))),
+        ),
     ]
 }
 
@@ -128,53 +125,9 @@ to = "idle"
 jailed = "jailed"
 "#;
 
-/// `cooling` denies high actions until its timer runs out; the invariant forgets the timer.
+/// Added to `tests/fixtures/specs/timers.toml`, whose `cooling` denies high actions until its
+/// timer runs out: the invariant forgets the timer.
 const TIMED: &str = r#"
-[machine]
-name = "timed"
-initial = "idle"
-kinds = ["explore"]
-
-[[tier]]
-name = "low"
-mode = "gate"
-max_actions = 10
-
-[[tier]]
-name = "high"
-mode = "gate"
-max_actions = 3
-
-[[state]]
-name = "idle"
-
-[[state]]
-name = "cooling"
-timeout_secs = 60
-
-[[transition]]
-from = "idle"
-on = "tier:low"
-to = "cooling"
-
-[[transition]]
-from = "cooling"
-on = "timeout"
-to = "idle"
-
-[[transition]]
-from = "cooling"
-on = "tier:high"
-effects = ["deny:no"]
-
-[[transition]]
-from = "cooling"
-on = "event:session_end"
-to = "idle"
-
-[template]
-no = "no"
-
 [[invariant]]
 name = "cooling_denies_high"
 state = "cooling"
@@ -211,8 +164,7 @@ fn replay_equal(spec: &Spec, c: &Counterexample) -> Vec<replay::Replayed> {
 fn every_counterexample_replays_on_the_interpreter() {
     let mut replayed = 0;
     for (what, spec) in broken() {
-        let interp = Interpreter::new(&spec);
-        let report = verify::verify(&spec, &interp, None).expect("within the exploration budget");
+        let report = verified(&spec);
         let mut traced = 0;
         for f in &report.invariants {
             let Some(c) = &f.counterexample else { continue };
@@ -253,12 +205,10 @@ fn every_counterexample_replays_on_the_interpreter() {
 fn a_trace_that_does_not_chain_is_caught() {
     let spec = compile(COUNTED);
     let interp = Interpreter::new(&spec);
-    let report = verify::verify(&spec, &interp, None).expect("within the exploration budget");
-    let c = report
-        .invariants
-        .iter()
-        .find(|f| f.name == "edits_never_denied")
-        .and_then(|f| f.counterexample.clone())
+    let report = verified(&spec);
+    let c = finding(&report, "edits_never_denied")
+        .counterexample
+        .clone()
         .expect("refuted");
     assert_eq!(c.trace.len(), 4, "{}", c.render(""));
     replay_equal(&spec, &c);

@@ -1,11 +1,13 @@
 //! Rules that apply to a role (`roles = [..]` on a `[[rule]]`): a read-only reviewer is one
 //! rule of the policy, not a second machine, and the rule changes nothing for anyone else.
 
-use gate_runtime::engine::{Context, Engine, ScopeState};
-use gate_runtime::event::{Event, Runtime};
-use gate_runtime::interp::Interpreter;
+mod common;
+
+use common::engine::{bash, Scope, T0};
+use common::specs::{compile, leak};
+use gate_runtime::event::Event;
 use gate_runtime::verdict::Verdict;
-use gate_spec::ir::{Phase, RoleId, Spec};
+use gate_spec::ir::{RoleId, Spec};
 
 const SPEC: &str = r#"
 [machine]
@@ -49,41 +51,23 @@ forbidden = "{reason}"
 "#;
 
 fn spec() -> &'static Spec {
-    let (spec, diags) = gate_spec::compile(SPEC);
-    assert!(!diags.has_errors(), "the spec compiles: {:?}", diags.items);
-    Box::leak(Box::new(spec.expect("a spec")))
+    leak(compile(SPEC))
 }
 
-fn bash(line: &str) -> Event {
+/// The shell running `line` in a project, with no class given by the runtime.
+fn shell(line: &str) -> Event {
     Event {
-        runtime: Some(Runtime::ClaudeCode),
-        phase: Some(Phase::PreTool),
-        hook_event: "PreToolUse".to_string(),
-        timestamp_ms: Some(1_700_000_000_000),
-        session_id: Some("s1".to_string()),
         cwd: Some("/home/dev/project".to_string()),
-        tool: Some("Bash".to_string()),
-        target: Some(line.to_string()),
-        ..Event::default()
+        class: None,
+        ..bash(line, T0)
     }
 }
 
 fn verdict(role: Option<&str>, line: &str) -> (Verdict, String) {
     let spec = spec();
-    let machine: &'static Interpreter<'static> = Box::leak(Box::new(Interpreter::new(spec)));
-    let engine = Engine::new(spec, machine);
     let role: Option<RoleId> =
         role.map(|name| spec.roles.iter().position(|r| r.name == name).unwrap() as RoleId);
-    let mut state = ScopeState::initial(spec, machine);
-    let mut mint = || "grant1".to_string();
-    let mut cx = Context {
-        now_ms: 1_700_000_000_000,
-        role,
-        approved: false,
-        baselines: &Vec::new(),
-        grant_id: &mut mint,
-    };
-    let out = engine.evaluate(&mut state, &bash(line), &mut cx);
+    let out = Scope::new(spec).evaluate_as(&shell(line), role, false);
     let rule = out
         .classification
         .rule

@@ -5,25 +5,20 @@
 //! values the scenario knows), the control state and the audit labels. The `jwc_*` tests
 //! are the requirement tests named by the jwc spec's documentation, one per table row.
 
+mod common;
+
+use common::specs::shipped;
+use common::tools::set_call;
 use gate_runtime::engine::{ClosedBy, Context, Engine, Outcome, ScopeState};
 use gate_runtime::event::{Event, Runtime, Status};
 use gate_runtime::observer::{self, Baselines, Segment};
 use gate_runtime::verdict::Verdict;
-use gate_spec::exec::CompiledSpec;
 use gate_spec::ir::{
     ActionClass, Effect, Mode, Phase, RoleId, Scope, Spec, TemplatePart, TemplateVar,
 };
 
 // ------------------------------------------------------------------------------------------
 // The scenario driver
-
-fn compiled(name: &str) -> &'static CompiledSpec {
-    gate_specs::ALL
-        .iter()
-        .copied()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("spec `{name}` is not shipped"))
-}
 
 const T0: i64 = 1_700_000_000_000;
 
@@ -44,7 +39,7 @@ struct Sim {
 
 impl Sim {
     fn new(name: &str) -> Sim {
-        let c = compiled(name);
+        let c = shipped(name);
         let spec = c.ir();
         Sim {
             spec,
@@ -125,14 +120,7 @@ impl Sim {
             t if t.starts_with("mcp__") => ActionClass::Mcp,
             _ => ActionClass::Other,
         };
-        e.tool = Some(tool.to_string());
-        e.class = Some(class);
-        if !target.is_empty() {
-            e.target = Some(target.to_string());
-        }
-        if target.starts_with('/') {
-            e.paths = vec![target.to_string()];
-        }
+        set_call(&mut e, (tool, target, class));
         e.status = status;
         e
     }
@@ -469,7 +457,7 @@ fn jwc_r5_each_signal_fires_boundary() {
 
 #[test]
 fn jwc_r5a_rearm_floor() {
-    let spec = compiled("jwc").ir();
+    let spec = shipped("jwc").ir();
     assert_eq!((spec.rearm.min_actions, spec.rearm.min_secs), (3, 20));
     let mut sim = Sim::new("jwc");
     open_window(&mut sim); // armed at T0
@@ -610,7 +598,7 @@ fn jwc_r6_rearm_without_evidence_recorded() {
 
 #[test]
 fn jwc_r7_high_tier_shorter_window() {
-    let spec = compiled("jwc").ir();
+    let spec = shipped("jwc").ir();
     let tier = |n: &str| spec.tiers.iter().position(|t| t.name == n).unwrap() as u8;
     let seg = |max: &str| Segment {
         kind_counts: vec![0; spec.kinds.len()],
@@ -640,7 +628,7 @@ fn jwc_r7_high_tier_shorter_window() {
 
 #[test]
 fn jwc_r8_baseline_clamped() {
-    let spec = compiled("jwc").ir();
+    let spec = shipped("jwc").ir();
     let edit = spec.kinds.iter().position(|k| k.name == "edit").unwrap();
     let mut seg = Segment {
         kind_counts: vec![0; spec.kinds.len()],
@@ -731,7 +719,7 @@ fn jwc_r9_no_evidence_never_blocks() {
 
 #[test]
 fn jwc_r10_only_protected_withholds() {
-    let spec = compiled("jwc").ir();
+    let spec = shipped("jwc").ir();
     for t in &spec.tiers {
         let want = if t.name == "protected" {
             Mode::Gate
@@ -758,7 +746,7 @@ fn jwc_r10_only_protected_withholds() {
 
 #[test]
 fn jwc_r11_every_transition_recorded() {
-    let spec = compiled("jwc").ir();
+    let spec = shipped("jwc").ir();
     // Every transition with an effect labels its audit row.
     for (i, t) in spec.transitions.iter().enumerate() {
         let has_effects = !t.effects.is_empty();
@@ -781,7 +769,7 @@ fn jwc_r11_every_transition_recorded() {
 
 #[test]
 fn jwc_r12_signal_disabled_without_status() {
-    let spec = compiled("jwc").ir();
+    let spec = shipped("jwc").ir();
     let failing = spec
         .signals
         .iter()
@@ -987,7 +975,7 @@ fn jwc_l8_grant_spent_on_the_next_action() {
 
 #[test]
 fn jwc_l10_no_declared_phases() {
-    let spec = compiled("jwc").ir();
+    let spec = shipped("jwc").ir();
     let names: Vec<&str> = spec.states.iter().map(|s| s.name.as_ref()).collect();
     assert_eq!(
         names,
@@ -1000,7 +988,7 @@ fn jwc_l10_no_declared_phases() {
 
 #[test]
 fn jwc_l11_snapshot_per_scope() {
-    let spec = compiled("jwc").ir();
+    let spec = shipped("jwc").ir();
     assert_eq!(spec.scope, Scope::SessionAgent);
     let mut main = Sim::new("jwc");
     let ev = main.tool_event(Phase::PreTool, "Edit", "/repo/a.rs", None);
@@ -1409,7 +1397,7 @@ fn waypoints_stop_needs_evidence_since_the_last_edit() {
 /// standard budget, each on its own per-minute rate signal.
 #[test]
 fn trust_rate_scales_with_level() {
-    let spec = compiled("trust").ir();
+    let spec = shipped("trust").ir();
     let rate = |name: &str| {
         let s = spec
             .signals

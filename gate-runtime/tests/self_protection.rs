@@ -3,14 +3,22 @@
 //! gate's own files, state, config or an agent's hook settings, approves one of gate's asks,
 //! or reads its audit key is denied, on every tool surface the engine sees.
 
-use gate_runtime::engine::{Context, Engine, ScopeState};
+mod common;
+
+use common::engine::evaluate;
+use common::specs::shipped;
+use gate_runtime::engine::{Engine, ScopeState};
 use gate_runtime::event::{Event, Runtime, Status};
 use gate_runtime::verdict::Verdict;
+use gate_runtime::verify::explorer;
 use gate_spec::ir::{ActionClass, Phase};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
 const CWD: &str = "/home/dev/proj";
+
+/// The clock of every event (January 2026).
+const T0: i64 = 1_767_225_600_000;
 
 /// What the events of a prefix do: ordinary work of every kind, failures, prompts.
 const PREFIX: &[(&str, &str)] = &[
@@ -117,9 +125,7 @@ fn no_reachable_state_lets_an_agent_change_gate() {
                 let roles = spec.roles.len();
                 let role = (role as usize % (roles + 1)).checked_sub(1).map(|r| r as u8);
                 let mut state = ScopeState::initial(spec, compiled.machine);
-                let baselines = vec![None; spec.kinds.len()];
-                let mut now = 1_767_225_600_000i64;
-                let mut mint = || "g".to_string();
+                let mut now = T0;
                 for (i, phase, dt) in prefix {
                     let (tool, target) = PREFIX[i];
                     let phase = [
@@ -129,28 +135,12 @@ fn no_reachable_state_lets_an_agent_change_gate() {
                         Phase::Prompt,
                     ][phase as usize];
                     now += i64::from(dt);
-                    let mut cx = Context {
-                        now_ms: now,
-                        role,
-                        approved: false,
-                        baselines: &baselines,
-                        grant_id: &mut mint,
-                    };
-                    engine.evaluate(&mut state, &event(tool, target, Vec::new(), phase), &mut cx);
+                    let e = event(tool, target, Vec::new(), phase);
+                    evaluate(&engine, &mut state, &e, now, role, false);
                 }
                 let (tool, target, paths) = &protected[which];
-                let mut cx = Context {
-                    now_ms: now + 1000,
-                    role,
-                    approved,
-                    baselines: &baselines,
-                    grant_id: &mut mint,
-                };
-                let out = engine.evaluate(
-                    &mut state,
-                    &event(tool, target, paths.clone(), Phase::PreTool),
-                    &mut cx,
-                );
+                let e = event(tool, target, paths.clone(), Phase::PreTool);
+                let out = evaluate(&engine, &mut state, &e, now + 1000, role, approved);
                 prop_assert!(
                     matches!(out.decision.verdict, Verdict::Deny { .. }),
                     "spec {}, role {:?}, approved {approved}: {tool} {target} got {:?} (effects {:?})",
@@ -195,19 +185,10 @@ fn what_a_tool_names_anywhere_in_its_input_is_protected() {
     for compiled in gate_specs::ALL {
         let spec = compiled.ir();
         let engine = Engine::new(spec, compiled.machine);
-        for role in std::iter::once(None).chain((0..spec.roles.len()).map(|r| Some(r as u8))) {
+        for role in explorer::roles(spec) {
             for e in &events {
                 let mut state = ScopeState::initial(spec, compiled.machine);
-                let baselines = vec![None; spec.kinds.len()];
-                let mut mint = || "g".to_string();
-                let mut cx = Context {
-                    now_ms: 1_767_225_600_000,
-                    role,
-                    approved: false,
-                    baselines: &baselines,
-                    grant_id: &mut mint,
-                };
-                let out = engine.evaluate(&mut state, e, &mut cx);
+                let out = evaluate(&engine, &mut state, e, T0, role, false);
                 assert!(
                     matches!(out.decision.verdict, Verdict::Deny { .. }),
                     "spec {}, role {role:?}: {e:?} got {:?} (effects {:?})",
@@ -232,20 +213,8 @@ fn reading_gate_settings_is_not_denied_by_the_boundary() {
             ("Bash", "ls ~/.codex"),
         ] {
             let mut state = ScopeState::initial(spec, compiled.machine);
-            let baselines = vec![None; spec.kinds.len()];
-            let mut mint = || "g".to_string();
-            let mut cx = Context {
-                now_ms: 1_767_225_600_000,
-                role: None,
-                approved: false,
-                baselines: &baselines,
-                grant_id: &mut mint,
-            };
-            let out = engine.evaluate(
-                &mut state,
-                &event(tool, target, Vec::new(), Phase::PreTool),
-                &mut cx,
-            );
+            let e = event(tool, target, Vec::new(), Phase::PreTool);
+            let out = evaluate(&engine, &mut state, &e, T0, None, false);
             assert!(
                 gate_runtime::effects::self_protection(&out.classification.effects).is_none(),
                 "{}: {tool} {target}: {:?}",
@@ -268,28 +237,12 @@ fn a_draft_policy_s_files_are_gate_s_own() {
         ("Edit", draft.clone()),
         ("Write", "specs/draft.toml".to_string()),
     ];
-    let compiled = gate_specs::ALL
-        .iter()
-        .find(|c| c.name == "default")
-        .unwrap();
+    let compiled = shipped("default");
     let spec = compiled.ir();
     let answer = |engine: &Engine<'_>, tool: &str, target: &str| {
         let mut state = ScopeState::initial(spec, compiled.machine);
-        let baselines = vec![None; spec.kinds.len()];
-        let mut mint = || "g".to_string();
-        let mut cx = Context {
-            now_ms: 1_767_225_600_000,
-            role: None,
-            approved: false,
-            baselines: &baselines,
-            grant_id: &mut mint,
-        };
-        engine
-            .evaluate(
-                &mut state,
-                &event(tool, target, Vec::new(), Phase::PreTool),
-                &mut cx,
-            )
+        let e = event(tool, target, Vec::new(), Phase::PreTool);
+        evaluate(engine, &mut state, &e, T0, None, false)
             .decision
             .verdict
     };

@@ -1,7 +1,10 @@
 //! A new database built aside and moved into place (`Store::create_staged`, `Staged::publish`):
 //! what it leaves on disk, what it refuses, and that a failed batch still rolls back whole.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::store::temp_db;
+use std::path::Path;
 use std::time::Duration;
 
 use gate_runtime::store::{
@@ -11,12 +14,6 @@ use rusqlite::Connection;
 use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(5);
-
-fn temp_db() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let db = dir.path().join("state").join("gate.db");
-    (dir, db)
-}
 
 fn record(i: i64) -> AuditRecord {
     AuditRecord {

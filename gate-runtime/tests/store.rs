@@ -1,6 +1,9 @@
 //! Store tests: files and modes, migrations, refusal of a future schema, audit chain
 //! tampering, grants, redaction on disk, queries and the fallback log.
 
+mod common;
+
+use common::store::temp_db;
 use std::path::{Path, PathBuf};
 
 use gate_runtime::store::{
@@ -32,12 +35,6 @@ INSERT INTO grants (id, action_hash, summary, created, expires)
     VALUES ('oldgrant', 'act', 'rm -rf build', 1000, 999999999999);
 PRAGMA user_version = 1;
 ";
-
-fn temp_db() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let db = dir.path().join("state").join("gate.db");
-    (dir, db)
-}
 
 fn record(i: i64) -> AuditRecord {
     AuditRecord {

@@ -6,12 +6,14 @@
 
 mod common;
 
-use common::tools::TOOLS;
-use gate_runtime::engine::{Context, Engine, ScopeState};
-use gate_runtime::event::{Event, Runtime, Status};
-use gate_runtime::observer::Baselines;
+use common::engine::evaluate;
+use common::specs::{compile, finding, verified};
+use common::tools::{set_call, status_in, TOOLS};
+use gate_runtime::engine::{Engine, ScopeState};
+use gate_runtime::event::{Event, Runtime};
 use gate_runtime::verify::answer::verdicts;
-use gate_spec::ir::{Phase, RoleId};
+use gate_runtime::verify::explorer;
+use gate_spec::ir::Phase;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -33,22 +35,8 @@ fn event(phase_pick: u8, tool: u8, fail: bool, now: i64) -> Event {
         ..Event::default()
     };
     if phase.is_tool() {
-        let (tool, target, class) = TOOLS[tool as usize % TOOLS.len()];
-        e.tool = Some(tool.to_string());
-        e.class = Some(class);
-        if !target.is_empty() {
-            e.target = Some(target.to_string());
-        }
-        if target.starts_with('/') {
-            e.paths = vec![target.to_string()];
-        }
-        if phase != Phase::PreTool {
-            e.status = Some(if fail || phase == Phase::PostToolFailure {
-                Status::Failure
-            } else {
-                Status::Success
-            });
-        }
+        set_call(&mut e, TOOLS[tool as usize % TOOLS.len()]);
+        e.status = status_in(phase, fail);
     }
     if phase == Phase::Prompt {
         e.prompt = Some("go on".to_string());
@@ -79,25 +67,14 @@ fn the_explorers_verdict_is_the_engines() {
             for compiled in gate_specs::ALL {
                 let spec = compiled.ir();
                 let engine = Engine::new(spec, compiled.machine);
-                let roles =
-                    std::iter::once(None).chain((0..spec.roles.len()).map(|r| Some(r as RoleId)));
-                for role in roles {
+                for role in explorer::roles(spec) {
                     let mut state = ScopeState::initial(spec, compiled.machine);
                     let mut now = 1_700_000_000_000i64;
                     for &(phase, tool, fail, dt, approve) in &trace {
                         now += i64::from(dt);
                         let e = event(phase, tool, fail, now);
                         let approved = approve && e.phase == Some(Phase::PreTool);
-                        let baselines: Baselines = vec![None; spec.kinds.len()];
-                        let mut mint = || "g".to_string();
-                        let mut cx = Context {
-                            now_ms: now,
-                            role,
-                            approved,
-                            baselines: &baselines,
-                            grant_id: &mut mint,
-                        };
-                        let o = engine.evaluate(&mut state, &e, &mut cx);
+                        let o = evaluate(&engine, &mut state, &e, now, role, approved);
                         let phase = e.phase.unwrap_or(Phase::Other);
                         let v = verdicts(
                             spec,
@@ -194,19 +171,10 @@ always = "allow"
 name = "idle_comes_back"
 reachable = "idle"
 "#;
-    let (spec, diags) = gate_spec::compile(source);
-    let spec = spec.unwrap_or_else(|| panic!("{:?}", diags.items));
+    let spec = compile(source);
     assert_eq!(spec.invariants.len(), 3);
-    let interp = gate_runtime::interp::Interpreter::new(&spec);
-    let report =
-        gate_runtime::verify::verify(&spec, &interp, None).expect("within the exploration budget");
-    let find = |name: &str| {
-        report
-            .invariants
-            .iter()
-            .find(|f| f.name == name)
-            .unwrap_or_else(|| panic!("{name} was checked"))
-    };
+    let report = verified(&spec);
+    let find = |name: &str| finding(&report, name);
     let proven = find("high_never_allowed_in_idle");
     assert!(proven.holds() && !proven.builtin && proven.checked > 0);
     let refuted = find("everything_passes")
@@ -294,18 +262,9 @@ state = "idle"
 tier = "low"
 never = ["deny"]
 "#;
-    let (spec, diags) = gate_spec::compile(source);
-    let spec = spec.unwrap_or_else(|| panic!("{:?}", diags.items));
-    let interp = gate_runtime::interp::Interpreter::new(&spec);
-    let report =
-        gate_runtime::verify::verify(&spec, &interp, None).expect("within the exploration budget");
-    let find = |name: &str| {
-        report
-            .invariants
-            .iter()
-            .find(|f| f.name == name)
-            .unwrap_or_else(|| panic!("{name} was checked"))
-    };
+    let spec = compile(source);
+    let report = verified(&spec);
+    let find = |name: &str| finding(&report, name);
     // Arriving in idle, the edge moves the machine to warm and the level denies on that same
     // event: an event arriving in idle can deny.
     let at_edge = find("idle_never_denies")

@@ -1894,6 +1894,25 @@ fn parse_trigger(
     }
 }
 
+/// A `role` list (a guard's, an invariant's): each a declared role, `none` standing for no
+/// role recognised.
+fn role_list<C: FromIterator<Option<RoleId>>>(
+    o: &Obj<'_, '_>,
+    roles: &Names,
+    diags: &mut Diagnostics,
+) -> C {
+    o.strings("role", diags)
+        .into_iter()
+        .filter_map(|(n, s)| {
+            if n == "none" {
+                Some(None)
+            } else {
+                roles.resolve(&n, s, diags).map(|i| Some(i as RoleId))
+            }
+        })
+        .collect()
+}
+
 fn parse_guard(
     table: &DeTable<'_>,
     span: Span,
@@ -1956,17 +1975,7 @@ fn parse_guard(
         .into_iter()
         .filter_map(|(n, s)| kinds.resolve(&n, s, diags).map(|i| i as KindId))
         .collect();
-    let roles = o
-        .strings("role", diags)
-        .into_iter()
-        .filter_map(|(n, s)| {
-            if n == "none" {
-                Some(None)
-            } else {
-                roles.resolve(&n, s, diags).map(|i| Some(i as RoleId))
-            }
-        })
-        .collect();
+    let roles = role_list(&o, roles, diags);
     Guard {
         tier,
         kinds,

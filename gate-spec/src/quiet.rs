@@ -47,27 +47,14 @@ pub fn check(spec: &Spec, diags: &mut Diagnostics) {
 mod tests {
     use crate::diag::Code;
 
-    const BASE: &str = r#"
-[machine]
-name = "q"
-initial = "idle"
-kinds = ["code"]
-[[tier]]
-name = "low"
-mode = "steer"
-max_actions = 10
-[[state]]
-name = "idle"
-[[transition]]
-from = "idle"
-on = "action"
-effects = ["EFFECT"]
-[template]
-nudge = { text = "run the tests", quiet_actions = 5 }
-"#;
+    /// A steer from a quiet template, whose effect the test swaps.
+    const BASE: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/specs/quiet_nudge.toml"
+    ));
 
     fn codes(effect: &str) -> Vec<Code> {
-        let (_, diags) = crate::compile(&BASE.replace("EFFECT", effect));
+        let (_, diags) = crate::compile(&BASE.replace("steer:nudge", effect));
         diags.items.iter().map(|d| d.code).collect()
     }
 

@@ -5,7 +5,7 @@
 //! for a batch) and [`Grants`] (asked per event, or remembered for a batch). Also the keys an
 //! event is stored under (scope, action hash) and the audit rows an outcome becomes.
 
-use crate::engine::{ClosedBy, Context, Detail, Engine, Note, Outcome, ScopeState};
+use crate::engine::{Context, Detail, Engine, Note, Outcome, ScopeState};
 use crate::event::{cut_text, Event, MAX_STORED_ERROR_BYTES};
 use crate::observer::Baselines;
 use crate::redact::{push_object, redact, Field};
@@ -466,15 +466,7 @@ fn evaluate_machine<D: Db + ?Sized>(
             session: event.session_id.clone().unwrap_or_default(),
             actions: i64::from(w.actions),
             secs: w.secs.min(i64::MAX as u64) as i64,
-            closed_by: match w.closed_by {
-                ClosedBy::Boundary => store::ClosedBy::Boundary,
-                ClosedBy::Backstop => store::ClosedBy::Backstop,
-                ClosedBy::SessionEnd => store::ClosedBy::SessionEnd,
-                ClosedBy::Stop => store::ClosedBy::Stop,
-                ClosedBy::Checkpoint => store::ClosedBy::Checkpoint,
-                ClosedBy::Approval => store::ClosedBy::Approval,
-                ClosedBy::Other => store::ClosedBy::Other,
-            },
+            closed_by: w.closed_by,
             contaminated: !notes_before.is_empty(),
             closed_ms: outcome.now_ms,
         })?;

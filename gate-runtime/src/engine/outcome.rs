@@ -7,8 +7,9 @@ use gate_spec::ir::{Effect, Mode, SignalId, Spec, StateId, Text};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Why a window closed (for calibration: only real boundaries give uncontaminated lengths).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Why a window closed (for calibration: only real boundaries give uncontaminated lengths);
+/// the store keeps it with the window by its [`ClosedBy::as_str`] name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClosedBy {
     /// A signal edge (other than a budget signal's): the work changed.
@@ -25,6 +26,37 @@ pub enum ClosedBy {
     Approval,
     /// Any other trigger (a prompt, a compaction, an action's tier, any action).
     Other,
+}
+
+impl ClosedBy {
+    /// Every value, in declaration order.
+    pub const ALL: [ClosedBy; 7] = [
+        ClosedBy::Boundary,
+        ClosedBy::Backstop,
+        ClosedBy::SessionEnd,
+        ClosedBy::Stop,
+        ClosedBy::Checkpoint,
+        ClosedBy::Approval,
+        ClosedBy::Other,
+    ];
+
+    /// The name the store keeps (the serde name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClosedBy::Boundary => "boundary",
+            ClosedBy::Backstop => "backstop",
+            ClosedBy::SessionEnd => "session_end",
+            ClosedBy::Stop => "stop",
+            ClosedBy::Checkpoint => "checkpoint",
+            ClosedBy::Approval => "approval",
+            ClosedBy::Other => "other",
+        }
+    }
+
+    /// The value whose [`as_str`](Self::as_str) name is `s`.
+    pub fn parse(s: &str) -> Option<ClosedBy> {
+        ClosedBy::ALL.into_iter().find(|c| c.as_str() == s)
+    }
 }
 
 /// A window that closed on this event.
@@ -275,6 +307,16 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The stored name of every cause is its serde name, and reads back as itself.
+    #[test]
+    fn closed_by_is_stored_by_its_serde_name() {
+        for c in ClosedBy::ALL {
+            assert_eq!(serde_json::to_value(c).unwrap(), json!(c.as_str()));
+            assert_eq!(ClosedBy::parse(c.as_str()), Some(c));
+        }
+        assert_eq!(ClosedBy::parse("Boundary"), None);
+    }
 
     #[test]
     fn object_is_what_json_builds() {

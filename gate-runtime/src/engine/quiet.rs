@@ -52,24 +52,10 @@ mod tests {
     use gate_spec::ir::Quiet;
 
     fn spec(quiet: Quiet) -> Spec {
-        let source = r#"
-[machine]
-name = "q"
-initial = "idle"
-kinds = ["code"]
-[[tier]]
-name = "low"
-mode = "steer"
-max_actions = 10
-[[state]]
-name = "idle"
-[[transition]]
-from = "idle"
-on = "action"
-effects = ["steer:nudge"]
-[template]
-nudge = { text = "run the tests", quiet_actions = 1 }
-"#;
+        let source = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/specs/quiet_nudge.toml"
+        ));
         let (spec, diags) = gate_spec::compile(source);
         let mut spec = spec.unwrap_or_else(|| panic!("{diags:?}"));
         spec.templates[0].quiet = Some(quiet);

@@ -1149,15 +1149,7 @@ fn scan_word<'a, 's>(
             }
             b'\'' => {
                 w.mark_quoted();
-                sc.i += 1;
-                while let Some(q) = sc.peek() {
-                    ctx.steps += 1;
-                    sc.i += 1;
-                    if q == b'\'' {
-                        break;
-                    }
-                    w.push(q, ctx);
-                }
+                single_quoted(ctx, sc, &mut w);
             }
             b'"' => {
                 w.mark_quoted();
@@ -1250,17 +1242,7 @@ fn extglob<'a>(
                     sc.i += 1;
                 }
             }
-            b'\'' => {
-                sc.i += 1;
-                while let Some(q) = sc.peek() {
-                    ctx.steps += 1;
-                    sc.i += 1;
-                    if q == b'\'' {
-                        break;
-                    }
-                    w.push(q, ctx);
-                }
-            }
+            b'\'' => single_quoted(ctx, sc, w),
             b'"' => {
                 sc.i += 1;
                 if double_quoted(ctx, sc, depth, term, wrappers, w) {
@@ -1273,6 +1255,20 @@ fn extglob<'a>(
                 sc.i += 1;
             }
         }
+    }
+}
+
+/// A `'…'` at its opening quote, through its closing one, into the word: every byte between
+/// them as it is.
+fn single_quoted(ctx: &mut Ctx<'_>, sc: &mut Scanner<'_>, w: &mut Word<'_>) {
+    sc.i += 1;
+    while let Some(q) = sc.peek() {
+        ctx.steps += 1;
+        sc.i += 1;
+        if q == b'\'' {
+            break;
+        }
+        w.push(q, ctx);
     }
 }
 

@@ -10,48 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{Store, StoreError, Txn, HEADER_BASELINES};
 
-/// What closed a window (the engine's `ClosedBy`, as stored). Only `boundary` windows are
+/// What closed a window: the engine's own, stored by name. Only `boundary` windows are
 /// learned from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClosedBy {
-    Boundary,
-    Backstop,
-    SessionEnd,
-    Stop,
-    Checkpoint,
-    Approval,
-    Other,
-}
-
-impl ClosedBy {
-    /// Every value, in declaration order.
-    pub const ALL: [ClosedBy; 7] = [
-        ClosedBy::Boundary,
-        ClosedBy::Backstop,
-        ClosedBy::SessionEnd,
-        ClosedBy::Stop,
-        ClosedBy::Checkpoint,
-        ClosedBy::Approval,
-        ClosedBy::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClosedBy::Boundary => "boundary",
-            ClosedBy::Backstop => "backstop",
-            ClosedBy::SessionEnd => "session_end",
-            ClosedBy::Stop => "stop",
-            ClosedBy::Checkpoint => "checkpoint",
-            ClosedBy::Approval => "approval",
-            ClosedBy::Other => "other",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<ClosedBy> {
-        ClosedBy::ALL.into_iter().find(|c| c.as_str() == s)
-    }
-}
+pub use crate::engine::ClosedBy;
 
 /// One closed window.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -3,5 +3,8 @@
 // Every test binary that declares `mod common` compiles all of it and uses a part.
 #![allow(dead_code)]
 
+pub mod engine;
 pub mod lines;
+pub mod specs;
+pub mod store;
 pub mod tools;

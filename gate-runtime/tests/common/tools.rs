@@ -1,7 +1,8 @@
 //! A pool of tool calls that spans the shipped specs' tiers, kinds and checkpoints, for the
-//! property tests that draw events from it.
+//! property tests that draw events from it, and how a call is written into an event.
 
-use gate_spec::ir::ActionClass;
+use gate_runtime::event::{Event, Status};
+use gate_spec::ir::{ActionClass, Phase};
 
 /// A tool call from a pool that spans the shipped specs' tiers, kinds and checkpoints.
 pub const TOOLS: &[(&str, &str, ActionClass)] = &[
@@ -38,3 +39,26 @@ pub const TOOLS: &[(&str, &str, ActionClass)] = &[
     ("WebFetch", "https://example.com", ActionClass::Network),
     ("Task", "explore the code", ActionClass::Spawn),
 ];
+
+/// `e` made a call of `tool` (of `class`) on `target`: the target where there is one, also as
+/// the call's path where it is absolute.
+pub fn set_call(e: &mut Event, (tool, target, class): (&str, &str, ActionClass)) {
+    e.tool = Some(tool.to_string());
+    e.class = Some(class);
+    if !target.is_empty() {
+        e.target = Some(target.to_string());
+    }
+    if target.starts_with('/') {
+        e.paths = vec![target.to_string()];
+    }
+}
+
+/// The status a call's event in `phase` reports: none before the call; after it, a failure
+/// where the call `failed` or the phase is the failure's own, else a success.
+pub fn status_in(phase: Phase, failed: bool) -> Option<Status> {
+    (phase != Phase::PreTool).then_some(if failed || phase == Phase::PostToolFailure {
+        Status::Failure
+    } else {
+        Status::Success
+    })
+}

@@ -12,7 +12,7 @@
 use super::{section_tables, span_of, truncate, Names, Obj};
 use crate::diag::{did_you_mean, Code, Diagnostic, Diagnostics};
 use crate::invariant::{Answer, Claim, Invariant, When};
-use crate::ir::{KindId, Phase, RoleId, SignalId, Span, StateId, TierId};
+use crate::ir::{KindId, Phase, SignalId, Span, StateId, TierId};
 use toml::de::DeTable;
 
 /// The keys an invariant may have.
@@ -94,17 +94,7 @@ fn when(o: &Obj<'_, '_>, names: &Scope<'_>, diags: &mut Diagnostics) -> When {
             super::parse_enum(&text, s, "phase", &Phase::ALL, Phase::as_str, diags)
         })
         .collect();
-    let roles = o
-        .strings("role", diags)
-        .into_iter()
-        .filter_map(|(n, s)| {
-            if n == "none" {
-                Some(None)
-            } else {
-                names.roles.resolve(&n, s, diags).map(|i| Some(i as RoleId))
-            }
-        })
-        .collect();
+    let roles = super::role_list(o, names.roles, diags);
     When {
         states: resolve_all(o, "state", names.states, |i| i as StateId, diags),
         window: o.bool("window", diags),

@@ -17,28 +17,9 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     match cmd.program {
         p if SHELLS.contains(&p) => shell(cmd, out),
         "source" | "." => {
-            let mut words = cmd.args.iter().map(|a| &**a);
-            let first = words.next();
-            let first = if first == Some("--") {
-                words.next()
-            } else {
-                first
-            };
-            match first {
-                // `source /dev/stdin <<< CODE`: what standard input holds.
-                Some(file) if reads_stdin(file) && cmd.stdin.is_some() => {
-                    out.script(cmd.stdin.unwrap_or_default());
-                }
-                Some(file) => {
-                    out.path(Act::Read, file);
-                    out.none(Act::Exec);
-                    out.runs(Runs::File {
-                        path: file.to_string(),
-                        how: How::Shell,
-                        args: words.map(str::to_string).collect(),
-                        optional: false,
-                    });
-                }
+            let k = usize::from(cmd.args.first().is_some_and(|a| a == "--"));
+            match cmd.args.get(k) {
+                Some(file) => script_file(cmd, file, &cmd.args[k + 1..], out),
                 None => out.none(Act::Exec),
             }
         }
@@ -51,6 +32,25 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         _ => return false,
     }
     true
+}
+
+/// `FILE ARG…` run by a shell (`bash FILE`, `source FILE`): the file is read and runs with
+/// the arguments; a file that is standard input (`bash /dev/stdin <<< CODE`, `source
+/// /dev/stdin <<< CODE`) runs what standard input holds.
+fn script_file(cmd: &Cmd<'_, '_>, file: &str, args: &[Cow<'_, str>], out: &mut Sink) {
+    match cmd.stdin {
+        Some(code) if reads_stdin(file) => out.script(code),
+        _ => {
+            out.path(Act::Read, file);
+            out.none(Act::Exec);
+            out.runs(Runs::File {
+                path: file.to_string(),
+                how: How::Shell,
+                args: args.iter().map(|a| a.to_string()).collect(),
+                optional: false,
+            });
+        }
+    }
 }
 
 /// A file operand that is the program's own standard input.
@@ -103,20 +103,7 @@ fn shell(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         return;
     }
     match args.get(k).filter(|_| !from_stdin) {
-        // `bash /dev/stdin <<< CODE`: the file is standard input.
-        Some(file) if reads_stdin(file) && cmd.stdin.is_some() => {
-            out.script(cmd.stdin.unwrap_or_default());
-        }
-        Some(file) => {
-            out.path(Act::Read, file);
-            out.none(Act::Exec);
-            out.runs(Runs::File {
-                path: file.to_string(),
-                how: How::Shell,
-                args: args[k + 1..].iter().map(|a| a.to_string()).collect(),
-                optional: false,
-            });
-        }
+        Some(file) => script_file(cmd, file, &args[k + 1..], out),
         None => match cmd.stdin {
             // `bash <<'EOF' … EOF`, `sh < x.sh` once the file is read: the code it runs.
             Some(code) => out.script(code),
@@ -324,6 +311,11 @@ mod tests {
             runs(".", &["./env.sh", "x"]),
             [file("./env.sh", How::Shell, &["x"])]
         );
+        assert_eq!(
+            runs("source", &["--", "env.sh", "a", "--"]),
+            [file("env.sh", How::Shell, &["a", "--"])]
+        );
+        assert!(runs("source", &["--"]).is_empty());
         // A syntax check runs nothing; stdin and an interactive shell are no file.
         assert!(runs("bash", &["-n", "x.sh"]).is_empty());
         assert!(runs("bash", &["-s", "x"]).is_empty());
