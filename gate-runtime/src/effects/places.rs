@@ -453,8 +453,10 @@ fn expand_vars(t: &str, cwd: &str, home: &str, oldpwd: Option<&str>) -> (String,
             "TMPDIR" | "TMP" | "TEMP" => Some("/tmp"),
             _ => None,
         };
+        let after = &t[(i + 1 + len).min(t.len())..];
         match value {
             Some(v) => out.push_str(v),
+            None if inside_a_name(&out, after) => out.push('*'),
             None => {
                 out.clear();
                 unknown = true;
@@ -463,6 +465,23 @@ fn expand_vars(t: &str, cwd: &str, home: &str, oldpwd: Option<&str>) -> (String,
         i += 1 + len;
     }
     (out, unknown)
+}
+
+/// Whether a value the line does not show stands inside one file name, between the text
+/// already expanded (`before`) and what follows it: after literal text of the same name
+/// (`./x-${TAG}.tgz`, `logs/$(date +%F).log`), or at the start of a name in a known directory
+/// with literal text after it in the same name (`/tmp/$X.log`, `build/$N.o`). There it is
+/// read as a pattern over that name (`logs/*.log`): the set is bounded by where it is drawn
+/// from and by the text around it. A value that is a whole name, or that starts the word
+/// (`$DIR`, `$DIR/x`, `$X.log`, which may be any path), leaves the root unknown.
+fn inside_a_name(before: &str, after: &str) -> bool {
+    let name_before = before.rsplit('/').next().unwrap_or("");
+    let name_after = after.split('/').next().unwrap_or("");
+    let literal = |s: &str| !s.is_empty() && !s.contains(['$', '`']);
+    if literal(name_before) {
+        return true;
+    }
+    !before.is_empty() && before.ends_with('/') && literal(name_after)
 }
 
 /// Normalise an absolute path lexically (`//`, `.`, `..`).
@@ -1119,6 +1138,17 @@ mod tests {
             ("src/*", Place::Source),
             ("*.log", Place::Source),
             ("/tmp/x", Place::Temp),
+            // A value inside one name is a pattern over it; a whole name or the word's
+            // start may be any path.
+            ("/tmp/$X.log", Place::Temp),
+            ("./x-${TAG:1}.tgz", Place::Source),
+            ("logs/$(date +%F).log", Place::Source),
+            ("build/$NAME.o", Place::Outputs),
+            ("target/app-${VERSION}-linux.tar.gz", Place::Outputs),
+            ("$X.log", Place::Unknown),
+            ("build/$X", Place::Unknown),
+            ("build/$X/y", Place::Unknown),
+            ("/tmp/${A}${B}", Place::Unknown),
             ("/var/tmp/x", Place::Temp),
             ("/var/lib/apt/lists/*", Place::Temp),
             ("/var/cache/apt/archives", Place::Temp),
