@@ -62,8 +62,8 @@ pub const ANALYSERS: &[&str] = &[
     "git_submodule",
     "git_switch",
     "git_worktree",
-    "jj_config",
-    "jj_clone",
+    "clone",
+    "svn_checkout",
     "node_run",
     "node_script",
     "node_install",
@@ -116,6 +116,11 @@ pub struct Program {
     /// Code run on every command before its form, for global options that carry code or
     /// settings (`git -c core.pager=…`).
     pub before: Option<String>,
+    /// Options (`a|b`) whose value is a shell line the program runs (`svn --diff-cmd`).
+    pub code_options: Option<String>,
+    /// Options whose values are `KEY=VALUE` settings, and the key prefixes (compared in any
+    /// case) whose value is code the program runs (`hg --config hooks.x=…`): `opaque`.
+    pub code_settings: Option<CodeSettings>,
     /// Any of these holds: the command changes nothing (`--version`, `-h`).
     pub inert: Vec<Cond>,
     /// Leading operand words that are no part of the subcommand path (`run-all`).
@@ -132,6 +137,16 @@ pub struct Program {
     /// Where `otherwise` is written (`commands/x.toml: prog`).
     pub source: String,
     pub examples: Vec<Example>,
+}
+
+/// Settings given by options whose value names code the program runs.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeSettings {
+    /// The options (`config|config-toml`).
+    pub options: String,
+    /// The key prefixes (`hooks.`, `ui.editor`).
+    pub keys: Vec<String>,
 }
 
 /// One form of a program: where it is in the subcommand tree, when it applies, what it does.
@@ -177,6 +192,10 @@ pub enum Cond {
     OperandHas(u8, String),
     /// Operand N is absent or does not contain the text.
     OperandLacks(u8, String),
+    /// Some operand contains the text (`$*~://`).
+    AnyOperandHas(String),
+    /// No operand contains the text.
+    NoOperandHas(String),
     /// The command is handed every item a listing names (`docker rm $(docker ps -aq)`).
     Every,
 }
@@ -198,6 +217,10 @@ pub enum At {
     Operand(u8),
     /// Every operand after the subcommand path.
     Operands,
+    /// The last operand (`$-1`: a copy's destination).
+    Last,
+    /// Every operand but the last (`$*-1`: a copy's sources).
+    AllButLast,
     /// The value of an option.
     Value(String),
 }
@@ -238,6 +261,8 @@ struct RawProgram {
     sub: Option<Options>,
     dir: Option<Spanned<String>>,
     before: Option<Spanned<String>>,
+    code_options: Option<Spanned<String>>,
+    code_settings: Option<Spanned<CodeSettings>>,
     #[serde(default)]
     inert: Vec<Spanned<String>>,
     #[serde(default)]
@@ -367,6 +392,8 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         sub: p.sub,
         dir: None,
         before: None,
+        code_options: None,
+        code_settings: None,
         inert: Vec::new(),
         skip: p.skip,
         forms: Vec::new(),
@@ -407,22 +434,26 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         }
     }
     if let Some(d) = &p.dir {
-        if d.get_ref()
-            .split('|')
-            .any(|n| declared(&out, None, n) != Some(true))
-        {
-            return Err((
-                Some(d.span().start),
-                format!(
-                    "`dir = \"{}\"`: no option with a value of that name",
-                    d.get_ref()
-                ),
-            ));
-        }
+        valued(&out, d.get_ref(), d.span().start, "dir")?;
         out.dir = Some(d.get_ref().clone());
     }
     if let Some(b) = &p.before {
         out.before = Some(analyser(b)?);
+    }
+    if let Some(c) = &p.code_options {
+        valued(&out, c.get_ref(), c.span().start, "code_options")?;
+        out.code_options = Some(c.get_ref().clone());
+    }
+    if let Some(c) = &p.code_settings {
+        let s = c.get_ref();
+        valued(&out, &s.options, c.span().start, "code_settings.options")?;
+        if s.keys.is_empty() || s.keys.iter().any(String::is_empty) {
+            return Err((
+                Some(c.span().start),
+                "`code_settings.keys`: name the setting prefixes whose value is code".into(),
+            ));
+        }
+        out.code_settings = Some(s.clone());
     }
     for c in &p.inert {
         out.inert.push(cond(&out, None, c)?);
@@ -503,6 +534,17 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
         lists: f.lists,
         examples: f.examples,
     })
+}
+
+/// Check that each of the options `names` (`a|b`) is declared with a value.
+fn valued(p: &Program, names: &str, offset: usize, key: &str) -> Result<(), Fault> {
+    if names.split('|').any(|n| declared(p, None, n) != Some(true)) {
+        return Err((
+            Some(offset),
+            format!("`{key} = \"{names}\"`: no option with a value of that name"),
+        ));
+    }
+    Ok(())
 }
 
 /// An analyser's name, when the registry has it.
@@ -631,9 +673,16 @@ fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond
         let Some((n, needle)) = operand.split_once('~') else {
             return Err((
                 Some(offset),
-                format!("`{text}`: an operand condition is `$N~text`"),
+                format!("`{text}`: an operand condition is `$N~text` or `$*~text`"),
             ));
         };
+        if n == "*" {
+            return Ok(if negated {
+                Cond::NoOperandHas(needle.to_string())
+            } else {
+                Cond::AnyOperandHas(needle.to_string())
+            });
+        }
         let n = operand_index(n, offset)?;
         return Ok(if negated {
             Cond::OperandLacks(n, needle.to_string())
@@ -701,6 +750,10 @@ fn effect(
         }
         if what == "*" {
             At::Operands
+        } else if what == "-1" {
+            At::Last
+        } else if what == "*-1" {
+            At::AllButLast
         } else if what.starts_with(|c: char| c.is_ascii_digit()) {
             At::Operand(operand_index(what, offset)?)
         } else if declared(p, form, what) == Some(true) {

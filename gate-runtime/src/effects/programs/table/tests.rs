@@ -392,3 +392,66 @@ fn a_containers_working_directory_is_unknown_not_its_home() {
     assert!(has("docker exec web rm -rf ~", "delete@home"));
     assert!(has("ssh host rm -rf .", "delete@home"));
 }
+
+/// What the format says of operands and code-carrying options, read from a project's file as
+/// from a built-in: `$*~text` (some operand holds it), `!$*~text` (none does), `$-1` (the last
+/// operand), `$*-1` (every one but the last), `code_options` (a value is a shell line the
+/// program runs) and `code_settings` (a `KEY=VALUE` setting whose key names code: opaque).
+#[test]
+fn operand_sets_and_code_carrying_options() {
+    let text = r#"version = 1
+[[program]]
+names = ["vc"]
+style = "gnu"
+long_value = ["hook-cmd", "set"]
+code_options = "hook-cmd"
+code_settings = { options = "set", keys = ["hooks."] }
+
+[[program.form]]
+path = ["cp"]
+when = ["$*~://"]
+effects = ["send@remote"]
+
+[[program.form]]
+path = ["cp"]
+when = ["!$*~://"]
+effects = ["read@$*-1", "write@$-1"]
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("vc.toml"), text).unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    let remote = effects("vc cp a https://h/b");
+    let local = effects("vc cp a /etc/hosts ~/.bashrc");
+    let one = effects("vc cp ~/x");
+    let hook = effects("vc --hook-cmd 'rm -rf ~' cp a b");
+    let setting = effects("vc --set HOOKS.post=x cp a b");
+    let other = effects("vc --set user.name=me cp a b");
+    project::end();
+    // The generic reading of a program gate has no model of adds what it adds (`exec`).
+    let generic = |l: &str| effects(l);
+    let mine = |got: Vec<String>, line: &str| -> Vec<String> {
+        let base = generic(line);
+        got.into_iter().filter(|e| !base.contains(e)).collect()
+    };
+    assert_eq!(mine(remote, "vc cp a https://h/b"), ["send@remote"]);
+    assert_eq!(
+        mine(local, "vc cp a /etc/hosts ~/.bashrc"),
+        ["read@source", "read@system", "write@dotfiles"]
+    );
+    assert_eq!(mine(one, "vc cp ~/x"), ["write@outside"]);
+    assert!(hook.contains(&"delete@home".to_string()), "{hook:?}");
+    assert!(setting.contains(&"opaque@none".to_string()), "{setting:?}");
+    assert!(!other.iter().any(|e| e.starts_with("opaque")), "{other:?}");
+    let head = "version = 1\n[[program]]\nnames = [\"p\"]\nlong = [\"x\"]\n";
+    let e = error(&format!("{head}code_options = \"x\"\n"));
+    assert!(
+        e.contains("`code_options = \"x\"`: no option with a value"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "{head}code_settings = {{ options = \"config\", keys = [\"hooks.\"] }}\n"
+    ));
+    assert!(e.contains("`code_settings.options = \"config\"`"), "{e}");
+}
