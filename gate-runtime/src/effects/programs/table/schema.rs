@@ -6,6 +6,7 @@
 
 use gate_spec::effect::{Act, Place};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use toml::Spanned;
 
 /// The format's version; a file says `version = 1`.
@@ -237,8 +238,19 @@ pub struct Example {
 #[serde(deny_unknown_fields)]
 struct RawFile {
     version: Spanned<u32>,
+    /// Option sets declared once and named by the forms (`options = "git-branch"`).
+    #[serde(default)]
+    option_sets: BTreeMap<String, Options>,
     #[serde(default, rename = "program")]
     programs: Vec<Spanned<RawProgram>>,
+}
+
+/// A form's (or a program's `sub`) options: written out, or the name of a file's option set.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawOptions {
+    Named(String),
+    Inline(Options),
 }
 
 #[derive(Deserialize)]
@@ -258,7 +270,7 @@ struct RawProgram {
     long_value: Vec<String>,
     #[serde(default)]
     posix: bool,
-    sub: Option<Options>,
+    sub: Option<RawOptions>,
     dir: Option<Spanned<String>>,
     before: Option<Spanned<String>>,
     code_options: Option<Spanned<String>>,
@@ -293,7 +305,7 @@ struct RawForm {
     #[serde(default)]
     effects: Vec<Spanned<String>>,
     analyser: Option<Spanned<String>>,
-    options: Option<Options>,
+    options: Option<RawOptions>,
     #[serde(default)]
     lists: bool,
     #[serde(default)]
@@ -331,7 +343,7 @@ pub fn parse(file: &str, text: &str, examples_required: bool) -> Result<Vec<Prog
         .into_iter()
         .map(|p| {
             let span = p.span();
-            program(file, p.into_inner(), examples_required)
+            program(file, p.into_inner(), &raw.option_sets, examples_required)
                 .map_err(|(offset, m)| err(offset.unwrap_or(span.start), m))
         })
         .collect()
@@ -339,7 +351,44 @@ pub fn parse(file: &str, text: &str, examples_required: bool) -> Result<Vec<Prog
 
 type Fault = (Option<usize>, String);
 
-fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program, Fault> {
+/// Options written out, or the option set they name.
+fn resolve(
+    sets: &BTreeMap<String, Options>,
+    raw: Option<RawOptions>,
+) -> Result<Option<Options>, Fault> {
+    match raw {
+        None => Ok(None),
+        Some(RawOptions::Inline(o)) => Ok(Some(o)),
+        Some(RawOptions::Named(name)) => match sets.get(&name) {
+            Some(o) => Ok(Some(o.clone())),
+            None => {
+                let known: Vec<&str> = sets.keys().map(String::as_str).collect();
+                Err((
+                    None,
+                    format!(
+                        "unknown option set `{name}` (this file's `[option_sets.NAME]`: {})",
+                        known.join(", ")
+                    ),
+                ))
+            }
+        },
+    }
+}
+
+fn program(
+    file: &str,
+    mut p: RawProgram,
+    sets: &BTreeMap<String, Options>,
+    examples_required: bool,
+) -> Result<Program, Fault> {
+    let sub = resolve(sets, p.sub.take())?;
+    let mut forms = Vec::new();
+    for f in std::mem::take(&mut p.forms) {
+        let span = f.span();
+        let mut f = f.into_inner();
+        let own = resolve(sets, f.options.take()).map_err(|(_, m)| (Some(span.start), m))?;
+        forms.push((span, f, own));
+    }
     let names_at = p.names.span().start;
     let names = p.names.into_inner();
     let Some(first) = names.first().cloned() else {
@@ -366,10 +415,9 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
             ))
         }
     };
-    let sub_long = p
-        .sub
+    let sub_long = sub
         .iter()
-        .chain(p.forms.iter().filter_map(|f| f.get_ref().options.as_ref()))
+        .chain(forms.iter().filter_map(|(_, _, own)| own.as_ref()))
         .flat_map(|s| s.long.iter().chain(&s.long_value));
     for name in p.long.iter().chain(&p.long_value).chain(sub_long) {
         if name.starts_with('-') || name.is_empty() {
@@ -389,7 +437,7 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         long: p.long,
         long_value: p.long_value,
         posix: p.posix,
-        sub: p.sub,
+        sub,
         dir: None,
         before: None,
         code_options: None,
@@ -461,10 +509,9 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
     for e in &p.otherwise {
         out.otherwise.push(effect(&out, None, e, false)?);
     }
-    for f in p.forms {
-        let span = f.span();
-        let f = f.into_inner();
-        let made = form(file, &first, &out, f).map_err(|(o, m)| (o.or(Some(span.start)), m))?;
+    for (span, f, own) in forms {
+        let made =
+            form(file, &first, &out, f, own).map_err(|(o, m)| (o.or(Some(span.start)), m))?;
         if examples_required && made.examples.is_empty() {
             return Err((
                 Some(span.start),
@@ -479,7 +526,13 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
     Ok(out)
 }
 
-fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Fault> {
+fn form(
+    file: &str,
+    program: &str,
+    p: &Program,
+    f: RawForm,
+    options: Option<Options>,
+) -> Result<Form, Fault> {
     let mut path = Vec::new();
     for w in &f.path {
         path.push(pattern(w)?);
@@ -508,7 +561,7 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
     for c in &f.when {
         label.push_str(&format!(" [{}]", c.get_ref()));
     }
-    let own = f.options.as_ref();
+    let own = options.as_ref();
     let mut when = Vec::new();
     for c in &f.when {
         when.push(cond(p, own, c)?);
@@ -530,7 +583,7 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
         when,
         effects,
         analyser,
-        options: f.options,
+        options,
         lists: f.lists,
         examples: f.examples,
     })

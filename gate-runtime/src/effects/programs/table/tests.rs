@@ -455,3 +455,34 @@ effects = ["read@$*-1", "write@$-1"]
     ));
     assert!(e.contains("`code_settings.options = \"config\"`"), "{e}");
 }
+
+/// An option set declared once is what each form naming it reads, as if written there; a
+/// name the file does not declare is an error at the form.
+#[test]
+fn an_option_set_is_declared_once_and_named() {
+    let text = |options: &str| {
+        format!(
+            "version = 1\n[option_sets]\nrm-opts = {{ short = \"qd\", long = [\"delete\"] }}\n\
+             [[program]]\nnames = [\"p\"]\n[[program.form]]\npath = [\"x\"]\noptions = {options}\n\
+             when = [\"d|delete\"]\neffects = [\"delete@$1\"]\n\
+             examples = [{{ line = \"p x -qd a\", effects = [\"delete@source\"] }}]\n"
+        )
+    };
+    let named = schema::parse("commands/x.toml", &text("\"rm-opts\""), true).unwrap();
+    let inline = schema::parse(
+        "commands/x.toml",
+        &text("{ short = \"qd\", long = [\"delete\"] }"),
+        true,
+    )
+    .unwrap();
+    let options = |p: &[schema::Program]| format!("{:?}", p[0].forms[0].options);
+    assert_eq!(options(&named), options(&inline));
+    assert!(options(&named).contains("\"qd\""));
+    let e = error(&text("\"rm\""));
+    assert!(
+        e.starts_with("commands/x.toml:6:1: unknown option set `rm`"),
+        "{e}"
+    );
+    // The built-in files name theirs: git's branch forms read one set.
+    assert!(has("git branch -Dr origin/x", "history@vcs"));
+}
