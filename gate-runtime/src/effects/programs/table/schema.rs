@@ -241,12 +241,16 @@ struct RawFile {
     /// Option sets declared once and named by the forms (`options = "git-branch"`).
     #[serde(default)]
     option_sets: BTreeMap<String, Options>,
+    /// Runs of forms several programs share, named where each includes them
+    /// (`[[program.form]] forms = "node-installs"`).
+    #[serde(default)]
+    form_sets: BTreeMap<String, Vec<Spanned<RawForm>>>,
     #[serde(default, rename = "program")]
     programs: Vec<Spanned<RawProgram>>,
 }
 
 /// A form's (or a program's `sub`) options: written out, or the name of a file's option set.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(untagged)]
 enum RawOptions {
     Named(String),
@@ -260,6 +264,8 @@ struct RawProgram {
     #[serde(default)]
     prefixes: Vec<String>,
     style: Option<Spanned<String>>,
+    /// An option set that is the program's own options (in place of `short`, `long`, …).
+    options: Option<Spanned<String>>,
     #[serde(default)]
     short: String,
     #[serde(default)]
@@ -290,9 +296,11 @@ struct RawProgram {
     forms: Vec<Spanned<RawForm>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawForm {
+    /// This entry stands for the forms of the file's form set of that name, in order.
+    forms: Option<Spanned<String>>,
     #[serde(default)]
     path: Vec<Spanned<String>>,
     #[serde(default)]
@@ -339,17 +347,100 @@ pub fn parse(file: &str, text: &str, examples_required: bool) -> Result<Vec<Prog
         ));
     }
     let err = |offset: usize, message: String| at(file, text, offset, &message);
+    let sets = Sets {
+        options: &raw.option_sets,
+        forms: &raw.form_sets,
+        used: std::cell::RefCell::new(Vec::new()),
+    };
+    for (name, forms) in &raw.form_sets {
+        if let Some(f) = forms.iter().find(|f| f.get_ref().forms.is_some()) {
+            return Err(err(
+                f.span().start,
+                format!("form set `{name}`: a set's forms are forms, not other sets"),
+            ));
+        }
+        if examples_required {
+            if let Some(f) = forms.iter().find(|f| f.get_ref().examples.is_empty()) {
+                return Err(err(
+                    f.span().start,
+                    format!("a form of set `{name}` shows no example (examples = [{{ line = …, effects = […] }}])"),
+                ));
+            }
+        }
+    }
     raw.programs
         .into_iter()
         .map(|p| {
             let span = p.span();
-            program(file, p.into_inner(), &raw.option_sets, examples_required)
+            program(file, p.into_inner(), &sets, examples_required)
                 .map_err(|(offset, m)| err(offset.unwrap_or(span.start), m))
         })
         .collect()
 }
 
 type Fault = (Option<usize>, String);
+
+/// A file's shared declarations: its option sets and form sets (and which form sets a
+/// program included already: a set's examples are shown once, with its first use).
+struct Sets<'f> {
+    options: &'f BTreeMap<String, Options>,
+    forms: &'f BTreeMap<String, Vec<Spanned<RawForm>>>,
+    used: std::cell::RefCell<Vec<String>>,
+}
+
+/// A program's form entries with each `forms = "SET"` replaced by the set's forms, and
+/// whether each came from a set already shown (its examples are the set's, checked there).
+fn expand(
+    sets: &Sets<'_>,
+    forms: Vec<Spanned<RawForm>>,
+) -> Result<Vec<(Spanned<RawForm>, bool)>, Fault> {
+    let mut out = Vec::new();
+    for f in forms {
+        let Some(name) = f.get_ref().forms.clone() else {
+            out.push((f, false));
+            continue;
+        };
+        let r = f.get_ref();
+        if !r.path.is_empty()
+            || r.end
+            || r.verb.is_some()
+            || !r.when.is_empty()
+            || !r.effects.is_empty()
+            || r.analyser.is_some()
+            || r.options.is_some()
+            || r.lists
+            || !r.examples.is_empty()
+        {
+            return Err((
+                Some(f.span().start),
+                "a form that includes a form set (`forms = \"NAME\"`) says nothing else".into(),
+            ));
+        }
+        let Some(set) = sets.forms.get(name.get_ref()) else {
+            let known: Vec<&str> = sets.forms.keys().map(String::as_str).collect();
+            return Err((
+                Some(name.span().start),
+                format!(
+                    "unknown form set `{}` (this file's `[[form_sets.NAME]]`: {})",
+                    name.get_ref(),
+                    known.join(", ")
+                ),
+            ));
+        };
+        let shown = sets.used.borrow().contains(name.get_ref());
+        if !shown {
+            sets.used.borrow_mut().push(name.get_ref().clone());
+        }
+        for g in set {
+            let mut g = g.clone();
+            if shown {
+                g.get_mut().examples.clear();
+            }
+            out.push((g, shown));
+        }
+    }
+    Ok(out)
+}
 
 /// Options written out, or the option set they name.
 fn resolve(
@@ -378,16 +469,44 @@ fn resolve(
 fn program(
     file: &str,
     mut p: RawProgram,
-    sets: &BTreeMap<String, Options>,
+    sets: &Sets<'_>,
     examples_required: bool,
 ) -> Result<Program, Fault> {
-    let sub = resolve(sets, p.sub.take())?;
+    if let Some(name) = p.options.take() {
+        let written = !p.short.is_empty()
+            || !p.short_value.is_empty()
+            || !p.long.is_empty()
+            || !p.long_value.is_empty();
+        let own = resolve(
+            sets.options,
+            Some(RawOptions::Named(name.get_ref().clone())),
+        )
+        .map_err(|(_, m)| (Some(name.span().start), m))?;
+        match own {
+            Some(o) if !written => {
+                p.short = o.short;
+                p.short_value = o.short_value;
+                p.long = o.long;
+                p.long_value = o.long_value;
+            }
+            _ => {
+                return Err((
+                    Some(name.span().start),
+                    "a program's `options` set is its options: no `short`, `short_value`, \
+                     `long` or `long_value` beside it"
+                        .into(),
+                ))
+            }
+        }
+    }
+    let sub = resolve(sets.options, p.sub.take())?;
     let mut forms = Vec::new();
-    for f in std::mem::take(&mut p.forms) {
+    for (f, shown) in expand(sets, std::mem::take(&mut p.forms))? {
         let span = f.span();
         let mut f = f.into_inner();
-        let own = resolve(sets, f.options.take()).map_err(|(_, m)| (Some(span.start), m))?;
-        forms.push((span, f, own));
+        let own =
+            resolve(sets.options, f.options.take()).map_err(|(_, m)| (Some(span.start), m))?;
+        forms.push((span, f, own, shown));
     }
     let names_at = p.names.span().start;
     let names = p.names.into_inner();
@@ -417,7 +536,7 @@ fn program(
     };
     let sub_long = sub
         .iter()
-        .chain(forms.iter().filter_map(|(_, _, own)| own.as_ref()))
+        .chain(forms.iter().filter_map(|(_, _, own, _)| own.as_ref()))
         .flat_map(|s| s.long.iter().chain(&s.long_value));
     for name in p.long.iter().chain(&p.long_value).chain(sub_long) {
         if name.starts_with('-') || name.is_empty() {
@@ -509,10 +628,10 @@ fn program(
     for e in &p.otherwise {
         out.otherwise.push(effect(&out, None, e, false)?);
     }
-    for (span, f, own) in forms {
+    for (span, f, own, shown) in forms {
         let made =
             form(file, &first, &out, f, own).map_err(|(o, m)| (o.or(Some(span.start)), m))?;
-        if examples_required && made.examples.is_empty() {
+        if examples_required && !shown && made.examples.is_empty() {
             return Err((
                 Some(span.start),
                 format!(

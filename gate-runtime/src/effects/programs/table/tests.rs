@@ -486,3 +486,77 @@ fn an_option_set_is_declared_once_and_named() {
     // The built-in files name theirs: git's branch forms read one set.
     assert!(has("git branch -Dr origin/x", "history@vcs"));
 }
+
+/// A run of forms several programs share is written once (`[[form_sets.NAME]]`) and stands
+/// where each program includes it (`forms = "NAME"`), read against that program's options;
+/// a program's own options may be an option set.
+#[test]
+fn a_form_set_stands_where_it_is_included() {
+    let text = r#"version = 1
+[option_sets.common]
+short = "f"
+long = ["force"]
+
+[[form_sets.wipes]]
+path = ["wipe"]
+when = ["f|force"]
+effects = ["delete@$1"]
+examples = [{ line = "a wipe -f x", effects = ["delete@source"] }]
+
+[[program]]
+names = ["a"]
+options = "common"
+[[program.form]]
+path = ["keep"]
+examples = [{ line = "a keep", effects = [] }]
+[[program.form]]
+forms = "wipes"
+
+[[program]]
+names = ["b"]
+options = "common"
+[[program.form]]
+forms = "wipes"
+"#;
+    let programs = schema::parse("commands/x.toml", text, true).unwrap();
+    assert_eq!(programs[0].forms.len(), 2);
+    assert_eq!(programs[1].forms.len(), 1);
+    assert_eq!(
+        programs[1].forms[0].source,
+        "commands/x.toml: b wipe [f|force]"
+    );
+    assert_eq!(programs[1].long, ["force"]);
+    // Its examples are shown once, with its first use.
+    assert_eq!(programs[0].forms[1].examples.len(), 1);
+    assert!(programs[1].forms[0].examples.is_empty());
+    let e = error(&text.replace("forms = \"wipes\"\n\n", "forms = \"wipe\"\n\n"));
+    assert!(e.contains("unknown form set `wipe`"), "{e}");
+    let e = error(&text.replace(
+        "[[program.form]]\nforms = \"wipes\"\n\n",
+        "[[program.form]]\nforms = \"wipes\"\nend = true\n\n",
+    ));
+    assert!(e.contains("says nothing else"), "{e}");
+    let e = error(&text.replace(
+        "names = [\"b\"]\noptions = \"common\"",
+        "names = [\"b\"]\noptions = \"common\"\nshort = \"q\"",
+    ));
+    assert!(e.contains("is its options"), "{e}");
+    let e = error(&text.replace(
+        "examples = [{ line = \"a wipe -f x\", effects = [\"delete@source\"] }]\n",
+        "",
+    ));
+    assert!(e.contains("a form of set `wipes` shows no example"), "{e}");
+    // The built-in managers read their shared sets: pnpm's, yarn's and bun's installs.
+    for line in [
+        "pnpm install",
+        "yarn add left-pad",
+        "bun add -g x",
+        "yarn config set registry https://e.x",
+    ] {
+        assert!(
+            has(line, "fetch@remote") || has(line, "cron@secrets"),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+}
