@@ -75,7 +75,7 @@ fn main() {
         }
         for f in &p.forms {
             for e in &f.examples {
-                example(&mut out, &f.source, e);
+                example(&mut out, f.examples_from.as_ref().unwrap_or(&f.source), e);
             }
         }
     }

@@ -173,6 +173,9 @@ pub struct Form {
     /// handed its output acts on all of them (the `every` condition).
     pub lists: bool,
     pub examples: Vec<Example>,
+    /// Where the examples are written, when not with the form itself: the form set it was
+    /// included from (`commands/packages-node.toml: form set node-installs`).
+    pub examples_from: Option<String>,
 }
 
 /// A condition on the command line.
@@ -393,11 +396,11 @@ struct Sets<'f> {
 fn expand(
     sets: &Sets<'_>,
     forms: Vec<Spanned<RawForm>>,
-) -> Result<Vec<(Spanned<RawForm>, bool)>, Fault> {
+) -> Result<Vec<(Spanned<RawForm>, Option<String>, bool)>, Fault> {
     let mut out = Vec::new();
     for f in forms {
         let Some(name) = f.get_ref().forms.clone() else {
-            out.push((f, false));
+            out.push((f, None, false));
             continue;
         };
         let r = f.get_ref();
@@ -436,7 +439,7 @@ fn expand(
             if shown {
                 g.get_mut().examples.clear();
             }
-            out.push((g, shown));
+            out.push((g, Some(name.get_ref().clone()), shown));
         }
     }
     Ok(out)
@@ -501,12 +504,12 @@ fn program(
     }
     let sub = resolve(sets.options, p.sub.take())?;
     let mut forms = Vec::new();
-    for (f, shown) in expand(sets, std::mem::take(&mut p.forms))? {
+    for (f, set, shown) in expand(sets, std::mem::take(&mut p.forms))? {
         let span = f.span();
         let mut f = f.into_inner();
         let own =
             resolve(sets.options, f.options.take()).map_err(|(_, m)| (Some(span.start), m))?;
-        forms.push((span, f, own, shown));
+        forms.push((span, f, own, (set, shown)));
     }
     let names_at = p.names.span().start;
     let names = p.names.into_inner();
@@ -628,9 +631,10 @@ fn program(
     for e in &p.otherwise {
         out.otherwise.push(effect(&out, None, e, false)?);
     }
-    for (span, f, own, shown) in forms {
-        let made =
+    for (span, f, own, (set, shown)) in forms {
+        let mut made =
             form(file, &first, &out, f, own).map_err(|(o, m)| (o.or(Some(span.start)), m))?;
+        made.examples_from = set.map(|s| format!("{file}: form set {s}"));
         if examples_required && !shown && made.examples.is_empty() {
             return Err((
                 Some(span.start),
@@ -705,6 +709,7 @@ fn form(
         options,
         lists: f.lists,
         examples: f.examples,
+        examples_from: None,
     })
 }
 

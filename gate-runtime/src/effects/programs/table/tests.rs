@@ -529,6 +529,10 @@ forms = "wipes"
     // Its examples are shown once, with its first use.
     assert_eq!(programs[0].forms[1].examples.len(), 1);
     assert!(programs[1].forms[0].examples.is_empty());
+    assert_eq!(
+        programs[0].forms[1].examples_from.as_deref(),
+        Some("commands/x.toml: form set wipes")
+    );
     let e = error(&text.replace("forms = \"wipes\"\n\n", "forms = \"wipe\"\n\n"));
     assert!(e.contains("unknown form set `wipe`"), "{e}");
     let e = error(&text.replace(
