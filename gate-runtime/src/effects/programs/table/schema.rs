@@ -391,16 +391,24 @@ struct Sets<'f> {
     used: std::cell::RefCell<Vec<String>>,
 }
 
-/// A program's form entries with each `forms = "SET"` replaced by the set's forms, and
-/// whether each came from a set already shown (its examples are the set's, checked there).
-fn expand(
-    sets: &Sets<'_>,
-    forms: Vec<Spanned<RawForm>>,
-) -> Result<Vec<(Spanned<RawForm>, Option<String>, bool)>, Fault> {
+/// A form of a program, with the form set it was included from, and whether that set was
+/// shown already (its examples are the set's, checked there).
+struct Entry {
+    form: Spanned<RawForm>,
+    set: Option<String>,
+    shown: bool,
+}
+
+/// A program's form entries with each `forms = "SET"` replaced by the set's forms.
+fn expand(sets: &Sets<'_>, forms: Vec<Spanned<RawForm>>) -> Result<Vec<Entry>, Fault> {
     let mut out = Vec::new();
     for f in forms {
         let Some(name) = f.get_ref().forms.clone() else {
-            out.push((f, None, false));
+            out.push(Entry {
+                form: f,
+                set: None,
+                shown: false,
+            });
             continue;
         };
         let r = f.get_ref();
@@ -439,7 +447,11 @@ fn expand(
             if shown {
                 g.get_mut().examples.clear();
             }
-            out.push((g, Some(name.get_ref().clone()), shown));
+            out.push(Entry {
+                form: g,
+                set: Some(name.get_ref().clone()),
+                shown,
+            });
         }
     }
     Ok(out)
@@ -504,7 +516,12 @@ fn program(
     }
     let sub = resolve(sets.options, p.sub.take())?;
     let mut forms = Vec::new();
-    for (f, set, shown) in expand(sets, std::mem::take(&mut p.forms))? {
+    for Entry {
+        form: f,
+        set,
+        shown,
+    } in expand(sets, std::mem::take(&mut p.forms))?
+    {
         let span = f.span();
         let mut f = f.into_inner();
         let own =
