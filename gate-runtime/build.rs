@@ -75,7 +75,7 @@ fn main() {
         }
         for f in &p.forms {
             for e in &f.examples {
-                example(&mut out, &f.source, e);
+                example(&mut out, f.examples_from.as_ref().unwrap_or(&f.source), e);
             }
         }
     }
@@ -104,7 +104,7 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        dir: {:?},\n        before: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        source: {:?},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        source: {:?},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
@@ -115,6 +115,15 @@ fn program(out: &mut String, p: &Program) {
         p.dir,
         match &p.before {
             Some(a) => format!("Some(analysers::{a} as Analyser)"),
+            None => "None".into(),
+        },
+        p.code_options,
+        match &p.code_settings {
+            Some(c) => format!(
+                "Some(CodeSettings {{ options: {:?}, keys: {} }})",
+                c.options,
+                strs(&c.keys)
+            ),
             None => "None".into(),
         },
         conds(&p.inert),
@@ -170,6 +179,8 @@ fn conds(v: &[Cond]) -> String {
             Cond::ValueHas(n, v) => format!("Cond::ValueHas({n:?}, {v:?})"),
             Cond::OperandHas(i, t) => format!("Cond::OperandHas({i}, {t:?})"),
             Cond::OperandLacks(i, t) => format!("Cond::OperandLacks({i}, {t:?})"),
+            Cond::AnyOperandHas(t) => format!("Cond::AnyOperandHas({t:?})"),
+            Cond::NoOperandHas(t) => format!("Cond::NoOperandHas({t:?})"),
             Cond::Every => "Cond::Every".into(),
             Cond::Only(n) => format!("Cond::Only({n:?})"),
             Cond::NotOnly(n) => format!("Cond::NotOnly({n:?})"),
@@ -186,6 +197,8 @@ fn effs(v: &[Eff]) -> String {
                 At::Path(s) => format!("At::Path({s:?})"),
                 At::Operand(i) => format!("At::Operand({i})"),
                 At::Operands => "At::Operands".into(),
+                At::Last => "At::Last".into(),
+                At::AllButLast => "At::AllButLast".into(),
                 At::Value(n) => format!("At::Value({n:?})"),
             };
             format!("Eff {{ act: Act::{:?}, at: {at} }}", e.act)

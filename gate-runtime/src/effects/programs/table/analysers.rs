@@ -25,7 +25,7 @@ pub(crate) use super::super::vcs::git::{
     git_difftool, git_filter_repo, git_init, git_mv, git_options, git_push, git_rebase, git_reset,
     git_restore, git_rm, git_run, git_stash, git_submodule, git_switch, git_worktree,
 };
-pub(crate) use super::super::vcs::jj::{jj_clone, jj_config};
+pub(crate) use super::super::vcs::{clone, svn_checkout};
 use gate_spec::effect::{Act, Place};
 use std::borrow::Cow;
 
@@ -86,8 +86,8 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "git_submodule" => git_submodule,
         "git_switch" => git_switch,
         "git_worktree" => git_worktree,
-        "jj_config" => jj_config,
-        "jj_clone" => jj_clone,
+        "clone" => clone,
+        "svn_checkout" => svn_checkout,
         "node_run" => node_run,
         "node_script" => node_script,
         "node_install" => node_install,

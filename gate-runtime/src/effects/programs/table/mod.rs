@@ -75,8 +75,11 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
         return true;
     }
     let from = out.raw.len();
-    if let Some(before) = p.before.filter(|_| before) {
-        before(cmd, &args, ops, out);
+    if before {
+        if let Some(before) = p.before {
+            before(cmd, &args, ops, out);
+        }
+        code(p, &args, out);
         mark(out, from, p.source);
     }
     let inert = inert(&args) || p.inert.iter().any(|c| holds(c, &args, &[], cmd));
@@ -117,6 +120,41 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
         _ => {}
     }
     true
+}
+
+/// The code the program's options carry: shell lines (`code_options`), and settings whose
+/// key names code it runs (`code_settings`: what runs is unknown, `opaque`).
+fn code(p: &Program, args: &Args<'_>, out: &mut Sink) {
+    if let Some(names) = p.code_options {
+        for o in &args.opts {
+            if let Some(v) = o.value.as_deref() {
+                if names.split('|').any(|n| n == o.name) {
+                    out.script(v);
+                }
+            }
+        }
+    }
+    if let Some(s) = &p.code_settings {
+        for o in &args.opts {
+            let Some(kv) = o.value.as_deref() else {
+                continue;
+            };
+            if !s.options.split('|').any(|n| n == o.name) {
+                continue;
+            }
+            let key = kv.split('=').next().unwrap_or("").to_ascii_lowercase();
+            if s.keys.iter().any(|k| key.starts_with(k)) {
+                out.opaque(kv);
+            }
+        }
+    }
+}
+
+/// The directory `cmd`'s built-in program resolves relative targets from (its `dir`
+/// option's values in `args`), when it has one and the line gives it.
+pub(crate) fn directory_of(cmd: &Cmd<'_, '_>, args: &Args<'_>) -> Option<String> {
+    let name = builtin::find(cmd.program)?.dir?;
+    Some(directory(args, name)).filter(|d| !d.is_empty())
 }
 
 /// The form `f` when `ops` is of it and its conditions hold, with the words after its path
@@ -277,6 +315,8 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
         Cond::ValueHas(n, t) => args.values(&[n]).any(|v| v.contains(t)),
         Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| w.contains(t)),
         Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| w.contains(t)),
+        Cond::AnyOperandHas(t) => rest.iter().any(|w| w.contains(t)),
+        Cond::NoOperandHas(t) => !rest.iter().any(|w| w.contains(t)),
         Cond::Every => cmd.args.iter().any(|a| a == EVERY_LISTED),
         Cond::Only(names) => only(args, names),
         Cond::NotOnly(names) => !only(args, names),
@@ -332,6 +372,15 @@ fn write(
                 }
             }
             At::Operands => rest.iter().for_each(|w| at(out, e.act, w)),
+            At::Last => {
+                if let Some(w) = rest.last() {
+                    at(out, e.act, w);
+                }
+            }
+            At::AllButLast => {
+                let all_but = rest.len().saturating_sub(1);
+                rest[..all_but].iter().for_each(|w| at(out, e.act, w));
+            }
             At::Value(name) => args.values(&[*name]).for_each(|v| at(out, e.act, v)),
         }
     }

@@ -17,6 +17,10 @@ pub(crate) struct Program {
     pub dir: Option<&'static str>,
     /// Code run on every command before its form (global options that carry code).
     pub before: Option<Analyser>,
+    /// Options (`a|b`) whose value is a shell line the program runs.
+    pub code_options: Option<&'static str>,
+    /// Options whose `KEY=VALUE` settings run code when the key starts so.
+    pub code_settings: Option<CodeSettings>,
     /// Any of these holds: the command changes nothing.
     pub inert: &'static [Cond],
     /// Leading operand words that are no part of the subcommand path.
@@ -29,6 +33,13 @@ pub(crate) struct Program {
     pub partial: bool,
     /// Where the program (and its `otherwise`) is written.
     pub source: &'static str,
+}
+
+/// Settings options (`config|config-toml`) and the key prefixes whose value is code.
+#[derive(Debug)]
+pub(crate) struct CodeSettings {
+    pub options: &'static str,
+    pub keys: &'static [&'static str],
 }
 
 /// A form: a place in the subcommand tree, the conditions it needs, its effects.
@@ -59,6 +70,8 @@ pub(crate) enum Cond {
     ValueHas(&'static str, &'static str),
     OperandHas(u8, &'static str),
     OperandLacks(u8, &'static str),
+    AnyOperandHas(&'static str),
+    NoOperandHas(&'static str),
     Every,
     Only(&'static str),
     NotOnly(&'static str),
@@ -78,6 +91,8 @@ pub(crate) enum At {
     Path(&'static str),
     Operand(u8),
     Operands,
+    Last,
+    AllButLast,
     Value(&'static str),
 }
 

@@ -8,7 +8,7 @@
 use super::super::super::getopt::{Grammar, Style};
 use super::super::super::{Cmd, Sink};
 use super::analysers;
-use super::model::{At, Cond, Eff, Form, Program};
+use super::model::{At, CodeSettings, Cond, Eff, Form, Program};
 use super::schema;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -137,6 +137,11 @@ fn program(p: schema::Program) -> Program {
         sub: p.sub.map(grammar),
         dir: p.dir.map(text),
         before: p.before.as_deref().and_then(analysers::by_name),
+        code_options: p.code_options.map(text),
+        code_settings: p.code_settings.map(|c| CodeSettings {
+            options: text(c.options),
+            keys: texts(c.keys),
+        }),
         style: match p.style {
             schema::StyleName::Gnu => Style::Gnu,
             schema::StyleName::Exact => Style::Exact,
@@ -187,6 +192,8 @@ fn cond(c: schema::Cond) -> Cond {
         schema::Cond::ValueHas(n, v) => Cond::ValueHas(text(n), text(v)),
         schema::Cond::OperandHas(i, t) => Cond::OperandHas(i, text(t)),
         schema::Cond::OperandLacks(i, t) => Cond::OperandLacks(i, text(t)),
+        schema::Cond::AnyOperandHas(t) => Cond::AnyOperandHas(text(t)),
+        schema::Cond::NoOperandHas(t) => Cond::NoOperandHas(text(t)),
         schema::Cond::Every => Cond::Every,
         schema::Cond::Only(n) => Cond::Only(text(n)),
         schema::Cond::NotOnly(n) => Cond::NotOnly(text(n)),
@@ -201,6 +208,8 @@ fn eff(e: schema::Eff) -> Eff {
             schema::At::Path(s) => At::Path(text(s)),
             schema::At::Operand(n) => At::Operand(n),
             schema::At::Operands => At::Operands,
+            schema::At::Last => At::Last,
+            schema::At::AllButLast => At::AllButLast,
             schema::At::Value(n) => At::Value(text(n)),
         },
     }

@@ -6,6 +6,7 @@
 
 use gate_spec::effect::{Act, Place};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use toml::Spanned;
 
 /// The format's version; a file says `version = 1`.
@@ -64,8 +65,8 @@ pub const ANALYSERS: &[&str] = &[
     "git_submodule",
     "git_switch",
     "git_worktree",
-    "jj_config",
-    "jj_clone",
+    "clone",
+    "svn_checkout",
     "node_run",
     "node_script",
     "node_install",
@@ -118,6 +119,11 @@ pub struct Program {
     /// Code run on every command before its form, for global options that carry code or
     /// settings (`git -c core.pager=…`).
     pub before: Option<String>,
+    /// Options (`a|b`) whose value is a shell line the program runs (`svn --diff-cmd`).
+    pub code_options: Option<String>,
+    /// Options whose values are `KEY=VALUE` settings, and the key prefixes (compared in any
+    /// case) whose value is code the program runs (`hg --config hooks.x=…`): `opaque`.
+    pub code_settings: Option<CodeSettings>,
     /// Any of these holds: the command changes nothing (`--version`, `-h`).
     pub inert: Vec<Cond>,
     /// Leading operand words that are no part of the subcommand path (`run-all`).
@@ -134,6 +140,16 @@ pub struct Program {
     /// Where `otherwise` is written (`commands/x.toml: prog`).
     pub source: String,
     pub examples: Vec<Example>,
+}
+
+/// Settings given by options whose value names code the program runs.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeSettings {
+    /// The options (`config|config-toml`).
+    pub options: String,
+    /// The key prefixes (`hooks.`, `ui.editor`).
+    pub keys: Vec<String>,
 }
 
 /// One form of a program: where it is in the subcommand tree, when it applies, what it does.
@@ -159,6 +175,9 @@ pub struct Form {
     /// handed its output acts on all of them (the `every` condition).
     pub lists: bool,
     pub examples: Vec<Example>,
+    /// Where the examples are written, when not with the form itself: the form set it was
+    /// included from (`commands/packages-node.toml: form set node-installs`).
+    pub examples_from: Option<String>,
 }
 
 /// A condition on the command line.
@@ -179,6 +198,10 @@ pub enum Cond {
     OperandHas(u8, String),
     /// Operand N is absent or does not contain the text.
     OperandLacks(u8, String),
+    /// Some operand contains the text (`$*~://`).
+    AnyOperandHas(String),
+    /// No operand contains the text.
+    NoOperandHas(String),
     /// The command is handed every item a listing names (`docker rm $(docker ps -aq)`).
     Every,
     /// Every option given is one of these (`only:p|print|v`; none given holds too): a
@@ -206,6 +229,10 @@ pub enum At {
     Operand(u8),
     /// Every operand after the subcommand path.
     Operands,
+    /// The last operand (`$-1`: a copy's destination).
+    Last,
+    /// Every operand but the last (`$*-1`: a copy's sources).
+    AllButLast,
     /// The value of an option.
     Value(String),
 }
@@ -222,8 +249,23 @@ pub struct Example {
 #[serde(deny_unknown_fields)]
 struct RawFile {
     version: Spanned<u32>,
+    /// Option sets declared once and named by the forms (`options = "git-branch"`).
+    #[serde(default)]
+    option_sets: BTreeMap<String, Options>,
+    /// Runs of forms several programs share, named where each includes them
+    /// (`[[program.form]] forms = "node-installs"`).
+    #[serde(default)]
+    form_sets: BTreeMap<String, Vec<Spanned<RawForm>>>,
     #[serde(default, rename = "program")]
     programs: Vec<Spanned<RawProgram>>,
+}
+
+/// A form's (or a program's `sub`) options: written out, or the name of a file's option set.
+#[derive(Clone, Deserialize)]
+#[serde(untagged)]
+enum RawOptions {
+    Named(String),
+    Inline(Options),
 }
 
 #[derive(Deserialize)]
@@ -233,6 +275,8 @@ struct RawProgram {
     #[serde(default)]
     prefixes: Vec<String>,
     style: Option<Spanned<String>>,
+    /// An option set that is the program's own options (in place of `short`, `long`, …).
+    options: Option<Spanned<String>>,
     #[serde(default)]
     short: String,
     #[serde(default)]
@@ -243,9 +287,11 @@ struct RawProgram {
     long_value: Vec<String>,
     #[serde(default)]
     posix: bool,
-    sub: Option<Options>,
+    sub: Option<RawOptions>,
     dir: Option<Spanned<String>>,
     before: Option<Spanned<String>>,
+    code_options: Option<Spanned<String>>,
+    code_settings: Option<Spanned<CodeSettings>>,
     #[serde(default)]
     inert: Vec<Spanned<String>>,
     #[serde(default)]
@@ -261,9 +307,11 @@ struct RawProgram {
     forms: Vec<Spanned<RawForm>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawForm {
+    /// This entry stands for the forms of the file's form set of that name, in order.
+    forms: Option<Spanned<String>>,
     #[serde(default)]
     path: Vec<Spanned<String>>,
     #[serde(default)]
@@ -276,7 +324,7 @@ struct RawForm {
     #[serde(default)]
     effects: Vec<Spanned<String>>,
     analyser: Option<Spanned<String>>,
-    options: Option<Options>,
+    options: Option<RawOptions>,
     #[serde(default)]
     lists: bool,
     #[serde(default)]
@@ -310,11 +358,32 @@ pub fn parse(file: &str, text: &str, examples_required: bool) -> Result<Vec<Prog
         ));
     }
     let err = |offset: usize, message: String| at(file, text, offset, &message);
+    let sets = Sets {
+        options: &raw.option_sets,
+        forms: &raw.form_sets,
+        used: std::cell::RefCell::new(Vec::new()),
+    };
+    for (name, forms) in &raw.form_sets {
+        if let Some(f) = forms.iter().find(|f| f.get_ref().forms.is_some()) {
+            return Err(err(
+                f.span().start,
+                format!("form set `{name}`: a set's forms are forms, not other sets"),
+            ));
+        }
+        if examples_required {
+            if let Some(f) = forms.iter().find(|f| f.get_ref().examples.is_empty()) {
+                return Err(err(
+                    f.span().start,
+                    format!("a form of set `{name}` shows no example (examples = [{{ line = …, effects = […] }}])"),
+                ));
+            }
+        }
+    }
     raw.programs
         .into_iter()
         .map(|p| {
             let span = p.span();
-            program(file, p.into_inner(), examples_required)
+            program(file, p.into_inner(), &sets, examples_required)
                 .map_err(|(offset, m)| err(offset.unwrap_or(span.start), m))
         })
         .collect()
@@ -322,7 +391,151 @@ pub fn parse(file: &str, text: &str, examples_required: bool) -> Result<Vec<Prog
 
 type Fault = (Option<usize>, String);
 
-fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program, Fault> {
+/// A file's shared declarations: its option sets and form sets (and which form sets a
+/// program included already: a set's examples are shown once, with its first use).
+struct Sets<'f> {
+    options: &'f BTreeMap<String, Options>,
+    forms: &'f BTreeMap<String, Vec<Spanned<RawForm>>>,
+    used: std::cell::RefCell<Vec<String>>,
+}
+
+/// A form of a program, with the form set it was included from, and whether that set was
+/// shown already (its examples are the set's, checked there).
+struct Entry {
+    form: Spanned<RawForm>,
+    set: Option<String>,
+    shown: bool,
+}
+
+/// A program's form entries with each `forms = "SET"` replaced by the set's forms.
+fn expand(sets: &Sets<'_>, forms: Vec<Spanned<RawForm>>) -> Result<Vec<Entry>, Fault> {
+    let mut out = Vec::new();
+    for f in forms {
+        let Some(name) = f.get_ref().forms.clone() else {
+            out.push(Entry {
+                form: f,
+                set: None,
+                shown: false,
+            });
+            continue;
+        };
+        let r = f.get_ref();
+        if !r.path.is_empty()
+            || r.end
+            || r.verb.is_some()
+            || !r.when.is_empty()
+            || !r.effects.is_empty()
+            || r.analyser.is_some()
+            || r.options.is_some()
+            || r.lists
+            || !r.examples.is_empty()
+        {
+            return Err((
+                Some(f.span().start),
+                "a form that includes a form set (`forms = \"NAME\"`) says nothing else".into(),
+            ));
+        }
+        let Some(set) = sets.forms.get(name.get_ref()) else {
+            let known: Vec<&str> = sets.forms.keys().map(String::as_str).collect();
+            return Err((
+                Some(name.span().start),
+                format!(
+                    "unknown form set `{}` (this file's `[[form_sets.NAME]]`: {})",
+                    name.get_ref(),
+                    known.join(", ")
+                ),
+            ));
+        };
+        let shown = sets.used.borrow().contains(name.get_ref());
+        if !shown {
+            sets.used.borrow_mut().push(name.get_ref().clone());
+        }
+        for g in set {
+            let mut g = g.clone();
+            if shown {
+                g.get_mut().examples.clear();
+            }
+            out.push(Entry {
+                form: g,
+                set: Some(name.get_ref().clone()),
+                shown,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Options written out, or the option set they name.
+fn resolve(
+    sets: &BTreeMap<String, Options>,
+    raw: Option<RawOptions>,
+) -> Result<Option<Options>, Fault> {
+    match raw {
+        None => Ok(None),
+        Some(RawOptions::Inline(o)) => Ok(Some(o)),
+        Some(RawOptions::Named(name)) => match sets.get(&name) {
+            Some(o) => Ok(Some(o.clone())),
+            None => {
+                let known: Vec<&str> = sets.keys().map(String::as_str).collect();
+                Err((
+                    None,
+                    format!(
+                        "unknown option set `{name}` (this file's `[option_sets.NAME]`: {})",
+                        known.join(", ")
+                    ),
+                ))
+            }
+        },
+    }
+}
+
+fn program(
+    file: &str,
+    mut p: RawProgram,
+    sets: &Sets<'_>,
+    examples_required: bool,
+) -> Result<Program, Fault> {
+    if let Some(name) = p.options.take() {
+        let written = !p.short.is_empty()
+            || !p.short_value.is_empty()
+            || !p.long.is_empty()
+            || !p.long_value.is_empty();
+        let own = resolve(
+            sets.options,
+            Some(RawOptions::Named(name.get_ref().clone())),
+        )
+        .map_err(|(_, m)| (Some(name.span().start), m))?;
+        match own {
+            Some(o) if !written => {
+                p.short = o.short;
+                p.short_value = o.short_value;
+                p.long = o.long;
+                p.long_value = o.long_value;
+            }
+            _ => {
+                return Err((
+                    Some(name.span().start),
+                    "a program's `options` set is its options: no `short`, `short_value`, \
+                     `long` or `long_value` beside it"
+                        .into(),
+                ))
+            }
+        }
+    }
+    let sub = resolve(sets.options, p.sub.take())?;
+    let mut forms = Vec::new();
+    for Entry {
+        form: f,
+        set,
+        shown,
+    } in expand(sets, std::mem::take(&mut p.forms))?
+    {
+        let span = f.span();
+        let mut f = f.into_inner();
+        let own =
+            resolve(sets.options, f.options.take()).map_err(|(_, m)| (Some(span.start), m))?;
+        forms.push((span, f, own, (set, shown)));
+    }
     let names_at = p.names.span().start;
     let names = p.names.into_inner();
     let Some(first) = names.first().cloned() else {
@@ -349,10 +562,9 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
             ))
         }
     };
-    let sub_long = p
-        .sub
+    let sub_long = sub
         .iter()
-        .chain(p.forms.iter().filter_map(|f| f.get_ref().options.as_ref()))
+        .chain(forms.iter().filter_map(|(_, _, own, _)| own.as_ref()))
         .flat_map(|s| s.long.iter().chain(&s.long_value));
     for name in p.long.iter().chain(&p.long_value).chain(sub_long) {
         if name.starts_with('-') || name.is_empty() {
@@ -372,9 +584,11 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         long: p.long,
         long_value: p.long_value,
         posix: p.posix,
-        sub: p.sub,
+        sub,
         dir: None,
         before: None,
+        code_options: None,
+        code_settings: None,
         inert: Vec::new(),
         skip: p.skip,
         forms: Vec::new(),
@@ -415,22 +629,26 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
         }
     }
     if let Some(d) = &p.dir {
-        if d.get_ref()
-            .split('|')
-            .any(|n| declared(&out, None, n) != Some(true))
-        {
-            return Err((
-                Some(d.span().start),
-                format!(
-                    "`dir = \"{}\"`: no option with a value of that name",
-                    d.get_ref()
-                ),
-            ));
-        }
+        valued(&out, d.get_ref(), d.span().start, "dir")?;
         out.dir = Some(d.get_ref().clone());
     }
     if let Some(b) = &p.before {
         out.before = Some(analyser(b)?);
+    }
+    if let Some(c) = &p.code_options {
+        valued(&out, c.get_ref(), c.span().start, "code_options")?;
+        out.code_options = Some(c.get_ref().clone());
+    }
+    if let Some(c) = &p.code_settings {
+        let s = c.get_ref();
+        valued(&out, &s.options, c.span().start, "code_settings.options")?;
+        if s.keys.is_empty() || s.keys.iter().any(String::is_empty) {
+            return Err((
+                Some(c.span().start),
+                "`code_settings.keys`: name the setting prefixes whose value is code".into(),
+            ));
+        }
+        out.code_settings = Some(s.clone());
     }
     for c in &p.inert {
         out.inert.push(cond(&out, None, c)?);
@@ -438,11 +656,11 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
     for e in &p.otherwise {
         out.otherwise.push(effect(&out, None, e)?);
     }
-    for f in p.forms {
-        let span = f.span();
-        let f = f.into_inner();
-        let made = form(file, &first, &out, f).map_err(|(o, m)| (o.or(Some(span.start)), m))?;
-        if examples_required && made.examples.is_empty() {
+    for (span, f, own, (set, shown)) in forms {
+        let mut made =
+            form(file, &first, &out, f, own).map_err(|(o, m)| (o.or(Some(span.start)), m))?;
+        made.examples_from = set.map(|s| format!("{file}: form set {s}"));
+        if examples_required && !shown && made.examples.is_empty() {
             return Err((
                 Some(span.start),
                 format!(
@@ -456,7 +674,13 @@ fn program(file: &str, p: RawProgram, examples_required: bool) -> Result<Program
     Ok(out)
 }
 
-fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Fault> {
+fn form(
+    file: &str,
+    program: &str,
+    p: &Program,
+    f: RawForm,
+    options: Option<Options>,
+) -> Result<Form, Fault> {
     let mut path = Vec::new();
     for w in &f.path {
         path.push(pattern(w)?);
@@ -485,7 +709,7 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
     for c in &f.when {
         label.push_str(&format!(" [{}]", c.get_ref()));
     }
-    let own = f.options.as_ref();
+    let own = options.as_ref();
     let mut when = Vec::new();
     for c in &f.when {
         when.push(cond(p, own, c)?);
@@ -507,10 +731,22 @@ fn form(file: &str, program: &str, p: &Program, f: RawForm) -> Result<Form, Faul
         when,
         effects,
         analyser,
-        options: f.options,
+        options,
         lists: f.lists,
         examples: f.examples,
+        examples_from: None,
     })
+}
+
+/// Check that each of the options `names` (`a|b`) is declared with a value.
+fn valued(p: &Program, names: &str, offset: usize, key: &str) -> Result<(), Fault> {
+    if names.split('|').any(|n| declared(p, None, n) != Some(true)) {
+        return Err((
+            Some(offset),
+            format!("`{key} = \"{names}\"`: no option with a value of that name"),
+        ));
+    }
+    Ok(())
 }
 
 /// An analyser's name, when the registry has it.
@@ -649,9 +885,16 @@ fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond
         let Some((n, needle)) = operand.split_once('~') else {
             return Err((
                 Some(offset),
-                format!("`{text}`: an operand condition is `$N~text`"),
+                format!("`{text}`: an operand condition is `$N~text` or `$*~text`"),
             ));
         };
+        if n == "*" {
+            return Ok(if negated {
+                Cond::NoOperandHas(needle.to_string())
+            } else {
+                Cond::AnyOperandHas(needle.to_string())
+            });
+        }
         let n = operand_index(n, offset)?;
         return Ok(if negated {
             Cond::OperandLacks(n, needle.to_string())
@@ -708,6 +951,10 @@ fn effect(p: &Program, form: Option<&Options>, e: &Spanned<String>) -> Result<Ef
     let at = if let Some(what) = target.strip_prefix('$') {
         if what == "*" {
             At::Operands
+        } else if what == "-1" {
+            At::Last
+        } else if what == "*-1" {
+            At::AllButLast
         } else if what.starts_with(|c: char| c.is_ascii_digit()) {
             At::Operand(operand_index(what, offset)?)
         } else if declared(p, form, what) == Some(true) {

@@ -394,3 +394,175 @@ fn a_containers_working_directory_is_unknown_not_its_home() {
     assert!(has("docker exec web rm -rf ~", "delete@home"));
     assert!(has("ssh host rm -rf .", "delete@home"));
 }
+
+/// What the format says of operands and code-carrying options, read from a project's file as
+/// from a built-in: `$*~text` (some operand holds it), `!$*~text` (none does), `$-1` (the last
+/// operand), `$*-1` (every one but the last), `code_options` (a value is a shell line the
+/// program runs) and `code_settings` (a `KEY=VALUE` setting whose key names code: opaque).
+#[test]
+fn operand_sets_and_code_carrying_options() {
+    let text = r#"version = 1
+[[program]]
+names = ["vc"]
+style = "gnu"
+long_value = ["hook-cmd", "set"]
+code_options = "hook-cmd"
+code_settings = { options = "set", keys = ["hooks."] }
+
+[[program.form]]
+path = ["cp"]
+when = ["$*~://"]
+effects = ["send@remote"]
+
+[[program.form]]
+path = ["cp"]
+when = ["!$*~://"]
+effects = ["read@$*-1", "write@$-1"]
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("vc.toml"), text).unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    let remote = effects("vc cp a https://h/b");
+    let local = effects("vc cp a /etc/hosts ~/.bashrc");
+    let one = effects("vc cp ~/x");
+    let hook = effects("vc --hook-cmd 'rm -rf ~' cp a b");
+    let setting = effects("vc --set HOOKS.post=x cp a b");
+    let other = effects("vc --set user.name=me cp a b");
+    project::end();
+    // The generic reading of a program gate has no model of adds what it adds (`exec`).
+    let generic = |l: &str| effects(l);
+    let mine = |got: Vec<String>, line: &str| -> Vec<String> {
+        let base = generic(line);
+        got.into_iter().filter(|e| !base.contains(e)).collect()
+    };
+    assert_eq!(mine(remote, "vc cp a https://h/b"), ["send@remote"]);
+    assert_eq!(
+        mine(local, "vc cp a /etc/hosts ~/.bashrc"),
+        ["read@source", "read@system", "write@dotfiles"]
+    );
+    assert_eq!(mine(one, "vc cp ~/x"), ["write@outside"]);
+    assert!(hook.contains(&"delete@home".to_string()), "{hook:?}");
+    assert!(setting.contains(&"opaque@none".to_string()), "{setting:?}");
+    assert!(!other.iter().any(|e| e.starts_with("opaque")), "{other:?}");
+    let head = "version = 1\n[[program]]\nnames = [\"p\"]\nlong = [\"x\"]\n";
+    let e = error(&format!("{head}code_options = \"x\"\n"));
+    assert!(
+        e.contains("`code_options = \"x\"`: no option with a value"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "{head}code_settings = {{ options = \"config\", keys = [\"hooks.\"] }}\n"
+    ));
+    assert!(e.contains("`code_settings.options = \"config\"`"), "{e}");
+}
+
+/// An option set declared once is what each form naming it reads, as if written there; a
+/// name the file does not declare is an error at the form.
+#[test]
+fn an_option_set_is_declared_once_and_named() {
+    let text = |options: &str| {
+        format!(
+            "version = 1\n[option_sets]\nrm-opts = {{ short = \"qd\", long = [\"delete\"] }}\n\
+             [[program]]\nnames = [\"p\"]\n[[program.form]]\npath = [\"x\"]\noptions = {options}\n\
+             when = [\"d|delete\"]\neffects = [\"delete@$1\"]\n\
+             examples = [{{ line = \"p x -qd a\", effects = [\"delete@source\"] }}]\n"
+        )
+    };
+    let named = schema::parse("commands/x.toml", &text("\"rm-opts\""), true).unwrap();
+    let inline = schema::parse(
+        "commands/x.toml",
+        &text("{ short = \"qd\", long = [\"delete\"] }"),
+        true,
+    )
+    .unwrap();
+    let options = |p: &[schema::Program]| format!("{:?}", p[0].forms[0].options);
+    assert_eq!(options(&named), options(&inline));
+    assert!(options(&named).contains("\"qd\""));
+    let e = error(&text("\"rm\""));
+    assert!(
+        e.starts_with("commands/x.toml:6:1: unknown option set `rm`"),
+        "{e}"
+    );
+    // The built-in files name theirs: git's branch forms read one set.
+    assert!(has("git branch -Dr origin/x", "history@vcs"));
+}
+
+/// A run of forms several programs share is written once (`[[form_sets.NAME]]`) and stands
+/// where each program includes it (`forms = "NAME"`), read against that program's options;
+/// a program's own options may be an option set.
+#[test]
+fn a_form_set_stands_where_it_is_included() {
+    let text = r#"version = 1
+[option_sets.common]
+short = "f"
+long = ["force"]
+
+[[form_sets.wipes]]
+path = ["wipe"]
+when = ["f|force"]
+effects = ["delete@$1"]
+examples = [{ line = "a wipe -f x", effects = ["delete@source"] }]
+
+[[program]]
+names = ["a"]
+options = "common"
+[[program.form]]
+path = ["keep"]
+examples = [{ line = "a keep", effects = [] }]
+[[program.form]]
+forms = "wipes"
+
+[[program]]
+names = ["b"]
+options = "common"
+[[program.form]]
+forms = "wipes"
+"#;
+    let programs = schema::parse("commands/x.toml", text, true).unwrap();
+    assert_eq!(programs[0].forms.len(), 2);
+    assert_eq!(programs[1].forms.len(), 1);
+    assert_eq!(
+        programs[1].forms[0].source,
+        "commands/x.toml: b wipe [f|force]"
+    );
+    assert_eq!(programs[1].long, ["force"]);
+    // Its examples are shown once, with its first use.
+    assert_eq!(programs[0].forms[1].examples.len(), 1);
+    assert!(programs[1].forms[0].examples.is_empty());
+    assert_eq!(
+        programs[0].forms[1].examples_from.as_deref(),
+        Some("commands/x.toml: form set wipes")
+    );
+    let e = error(&text.replace("forms = \"wipes\"\n\n", "forms = \"wipe\"\n\n"));
+    assert!(e.contains("unknown form set `wipe`"), "{e}");
+    let e = error(&text.replace(
+        "[[program.form]]\nforms = \"wipes\"\n\n",
+        "[[program.form]]\nforms = \"wipes\"\nend = true\n\n",
+    ));
+    assert!(e.contains("says nothing else"), "{e}");
+    let e = error(&text.replace(
+        "names = [\"b\"]\noptions = \"common\"",
+        "names = [\"b\"]\noptions = \"common\"\nshort = \"q\"",
+    ));
+    assert!(e.contains("is its options"), "{e}");
+    let e = error(&text.replace(
+        "examples = [{ line = \"a wipe -f x\", effects = [\"delete@source\"] }]\n",
+        "",
+    ));
+    assert!(e.contains("a form of set `wipes` shows no example"), "{e}");
+    // The built-in managers read their shared sets: pnpm's, yarn's and bun's installs.
+    for line in [
+        "pnpm install",
+        "yarn add left-pad",
+        "bun add -g x",
+        "yarn config set registry https://e.x",
+    ] {
+        assert!(
+            has(line, "fetch@remote") || has(line, "cron@secrets"),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+}

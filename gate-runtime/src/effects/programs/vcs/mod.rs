@@ -1,6 +1,7 @@
-//! Version control: hg, svn, hub (git with GitHub's commands), and the analysers git's, jj's
-//! and the forge CLIs' data reach by name (git's and jj's forms are `commands/vcs.toml`;
-//! gh, glab, tea's `commands/forge.toml`).
+//! Version control: hub (git with GitHub's commands), and the analysers the version control
+//! data reaches by name: git's (`git/`), the forge CLIs' (`forge.rs`), and here the clones
+//! and checkouts of the others (hg, jj, svn). The forms of git, jj, hg and svn are
+//! `commands/vcs.toml`; gh, glab, tea's `commands/forge.toml`.
 //!
 //! Local history rewrites and discarded work are `history` at the repository's metadata
 //! (`vcs`), with the paths they overwrite or delete; pushes are `send` at `remote`, forced
@@ -9,16 +10,16 @@
 
 use std::borrow::Cow;
 
+use super::super::getopt::Args;
 use super::super::{Cmd, Sink};
 use gate_spec::effect::{Act, Place};
 
 pub(crate) mod forge;
 pub(crate) mod git;
-mod hg;
+#[cfg(test)]
+mod tests;
 
 pub(crate) use git::{git_stored, GitCall, GIT_VIEWERS};
-pub(crate) mod jj;
-mod svn;
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     match cmd.program {
@@ -52,14 +53,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                     );
                 }
             }
-            true
-        }
-        "hg" | "chg" => {
-            hg::model(cmd.args, out);
-            true
-        }
-        "svn" => {
-            svn::model(cmd.args, out);
             true
         }
         _ => false,
@@ -104,20 +97,6 @@ pub(super) fn is_remote(s: &str) -> bool {
     }
 }
 
-/// The effect of `act` on each operand (seen from `dir`), or on `dir` itself when none.
-pub(super) fn each(out: &mut Sink, act: Act, dir: Option<&str>, ops: &[Cow<'_, str>]) {
-    if ops.is_empty() {
-        out.path(act, dir.unwrap_or("."));
-    }
-    for o in ops {
-        out.path(act, &join(dir, o));
-    }
-}
-
-pub(super) fn meta(out: &mut Sink, act: Act, dir: Option<&str>, name: &str) {
-    out.path(act, &join(dir, name));
-}
-
 /// `clone SOURCE [DEST]`: a fetch (or a read of a local source) and a write at the
 /// destination (the source's last component when none).
 pub(super) fn clone_like(out: &mut Sink, dir: Option<&str>, ops: &[Cow<'_, str>]) {
@@ -141,4 +120,46 @@ pub(super) fn clone_like(out: &mut Sink, dir: Option<&str>, ops: &[Cow<'_, str>]
             .to_string(),
     };
     out.path(Act::Write, &join(dir, &dest));
+}
+
+/// `clone SOURCE [DEST]` (`hg clone`, `jj git clone`): a fetch (or a read of a local
+/// source) and the destination written, seen from the program's `dir` option (`-R`).
+pub(crate) fn clone(cmd: &Cmd<'_, '_>, args: &Args<'_>, rest: &[Cow<'_, str>], out: &mut Sink) {
+    let dir = super::table::directory_of(cmd, args);
+    clone_like(out, dir.as_deref(), rest);
+}
+
+/// `svn checkout|export SOURCE [DEST]`: a fetch from a repository URL (`://`, or `^/` for
+/// one relative to the working copy's repository), a read of a local source (`svn export .
+/// DIR`), and the destination (the source's last component when none) written, or
+/// overwritten with `--force`.
+pub(crate) fn svn_checkout(
+    _: &Cmd<'_, '_>,
+    args: &Args<'_>,
+    rest: &[Cow<'_, str>],
+    out: &mut Sink,
+) {
+    let Some(src) = rest.first() else {
+        return;
+    };
+    if src.contains("://") || src.starts_with('^') {
+        out.place(Act::Fetch, Place::Remote);
+    } else {
+        out.path(Act::Read, src);
+    }
+    let dest = match rest.get(1) {
+        Some(d) => d.to_string(),
+        None => src
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(".")
+            .to_string(),
+    };
+    let act = if args.has("force") {
+        Act::Overwrite
+    } else {
+        Act::Write
+    };
+    out.path(act, &dest);
 }
