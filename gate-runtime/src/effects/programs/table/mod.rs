@@ -356,6 +356,11 @@ fn write(
                     .into_iter()
                     .collect(),
                 At::Operands => rest.iter().map(|w| &**w).collect(),
+                At::Last => rest.last().map(|w| &**w).into_iter().collect(),
+                At::AllButLast => rest
+                    .split_last()
+                    .map(|(_, but)| but.iter().map(|w| &**w).collect())
+                    .unwrap_or_default(),
                 At::Value(_) => args.values(&name).collect(),
                 At::Place(_) | At::Path(_) => Vec::new(),
             };
