@@ -484,6 +484,15 @@ fn inside_a_name(before: &str, after: &str) -> bool {
     !before.is_empty() && before.ends_with('/') && literal(name_after)
 }
 
+/// Whether a resolved target whose root is unknown (`?/x.txt`) names one file: a last name
+/// with no pattern in it (not `?/`, `?/*`, `?/*.md`).
+pub fn names_one_file(resolved: &str) -> bool {
+    resolved
+        .strip_prefix("?/")
+        .and_then(|rest| rest.rsplit('/').next())
+        .is_some_and(|name| !name.is_empty() && !is_glob(name) && name != "..")
+}
+
 /// Normalise an absolute path lexically (`//`, `.`, `..`).
 pub fn normalise(p: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();

@@ -1782,6 +1782,17 @@ fn flush_one(
                 } else {
                     act
                 };
+                // An overwrite of one named file in a directory that a value the line does
+                // not show decides (`> "$dir/_rg"`, `cp x "$OUT"/`) is bounded by its name:
+                // a file written there, not anything replaced anywhere.
+                let act = if act == Act::Overwrite
+                    && place == Place::Unknown
+                    && places::names_one_file(&resolved)
+                {
+                    Act::Write
+                } else {
+                    act
+                };
                 // Removing or moving a directory acts on everything in it (a tree the
                 // model names says what it reaches itself).
                 let whole = matches!(act, Act::Delete | Act::Move)
