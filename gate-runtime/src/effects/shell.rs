@@ -301,7 +301,17 @@ pub fn effects_of_parsed(
                     {
                         Some((_, Some(code))) if depth < MAX_NESTING => sink.script(code),
                         Some(_) => sink.opaque(line),
-                        None => super::code_options::variable_runs(name, value, &mut sink),
+                        None => {
+                            super::code_options::variable_runs(name, value, &mut sink);
+                            // A program by a path whose text is not there to read (missing,
+                            // binary, or no disk to look at): code from where it lies, which
+                            // may be written before the command runs it.
+                            let unread = !at.disk
+                                || super::disk::read_text(&file, super::runs::MAX_SCRIPT).is_err();
+                            if first.contains('/') && unread {
+                                sink.loads(first);
+                            }
+                        }
                     }
                 }
                 // A file loaded first that the line wrote: its text, unread as code.

@@ -6,6 +6,7 @@
 
 pub(super) mod calls;
 mod decoded;
+mod imported;
 pub(crate) mod scan;
 mod tables;
 
