@@ -64,6 +64,20 @@ pub fn effects_of_parsed(
     depth: usize,
     out: &mut Vec<Effect>,
 ) {
+    effects_after(parsed, line, at, depth, &[], out);
+}
+
+/// Effects of a parsed line run after an enclosing line wrote the files `earlier` (with
+/// their text when it shows it): code nested in a command of that line (`sh -c 'sh x.sh'`,
+/// `EDITOR='sh /tmp/e.sh' git commit`) runs the files the line wrote before it as they are.
+fn effects_after(
+    parsed: &Parsed<'_>,
+    line: &str,
+    at: &Where,
+    depth: usize,
+    earlier: &[(String, Option<String>)],
+    out: &mut Vec<Effect>,
+) {
     let mut cwd = at.cwd.clone();
     // The working directory of the top level, kept apart from what a `cd` inside a
     // subshell or group does (which ends with the group).
@@ -111,7 +125,7 @@ pub fn effects_of_parsed(
     let mut fetched: Vec<String> = Vec::new();
     // Files the line has written so far, with their text when the line shows it
     // (`echo 'rm -rf ~' > x.sh && bash x.sh`).
-    let mut written: Vec<(String, Option<String>)> = Vec::new();
+    let mut written: Vec<(String, Option<String>)> = earlier.to_vec();
     // What the line has done with secrets: read, printed, copied, carried on.
     let mut secrets = super::secrets::Line::default();
     // The commands that read gate's binary (what they write is a copy of gate).
@@ -280,7 +294,15 @@ pub fn effects_of_parsed(
                     match written.iter().find(|(p, _)| *p == file) {
                         Some((_, Some(code))) if depth < MAX_NESTING => sink.script(code),
                         Some(_) => sink.opaque(line),
-                        None => super::code_options::variable_runs(name, value, &mut sink),
+                        None => {
+                            super::code_options::variable_runs(name, value, &mut sink);
+                            // Not there to read: code from where it lies (as a program below).
+                            let unread = !at.disk
+                                || super::disk::read_text(&file, super::runs::MAX_SCRIPT).is_err();
+                            if unread {
+                                sink.loads(value);
+                            }
+                        }
                     }
                 }
                 // Directories searched for code by name: a module the line wrote there.
@@ -780,7 +802,7 @@ pub fn effects_of_parsed(
                     ..at.clone()
                 };
                 let parsed = shell::parse(script);
-                effects_of_parsed(&parsed, script, &inner, depth + 1, out);
+                effects_after(&parsed, script, &inner, depth + 1, &written, out);
             }
             // Code read from the disk, run where its program runs it.
             for (dir, script) in &sink.scripts_in {
@@ -789,7 +811,7 @@ pub fn effects_of_parsed(
                     ..at.clone()
                 };
                 let parsed = shell::parse(script);
-                effects_of_parsed(&parsed, script, &inner, depth + 1, out);
+                effects_after(&parsed, script, &inner, depth + 1, &written, out);
             }
             let remote = sink.remote.iter().map(|s| (s, remote_where()));
             let contained = sink.contained.iter().map(|s| (s, container_where()));

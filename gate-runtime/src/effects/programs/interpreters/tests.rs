@@ -530,3 +530,43 @@ fn python_archive_calls_write_their_archive_and_what_they_unpack() {
         );
     }
 }
+
+/// Python's archive modules run as programs are the archivers they stand for.
+#[test]
+fn python_archive_modules_are_their_archivers() {
+    for line in [
+        "python3 -m zipfile -e /tmp/x.zip .claude",
+        "python3 -m tarfile -e /tmp/x.tar ~/.claude",
+        "python3 -m tarfile --extract /tmp/x.tar .claude/",
+        "python3 -m zipfile -c .claude/settings.json src",
+    ] {
+        let e = effects(line);
+        assert!(e.iter().any(|e| e.ends_with("@gate")), "{line}: {e:?}");
+    }
+    for line in [
+        "python3 -m zipfile -l a.zip",
+        "python3 -m zipfile -e a.zip build",
+        "python3 -m tarfile -c dist.tar dist",
+    ] {
+        let e = effects(line);
+        assert!(!e.iter().any(|e| e.ends_with("@gate")), "{line}: {e:?}");
+    }
+}
+
+/// A file the line wrote and a command's own code runs later (a variable's program, a
+/// nested shell) is run as the text the line wrote.
+#[test]
+fn a_written_script_run_by_nested_code_is_its_text() {
+    for line in [
+        "printf 'rm -rf ~' > /tmp/e.sh && EDITOR='sh /tmp/e.sh' git commit",
+        "echo 'rm -rf ~' | tee /tmp/p.sh && PAGER='sh /tmp/p.sh' git log",
+        "echo 'rm -rf ~' > /tmp/x.sh; bash -c 'bash /tmp/x.sh'",
+        "echo 'import os; os.system(\"rm -rf ~\")' > /tmp/x.py && sh -c 'python3 /tmp/x.py'",
+    ] {
+        assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+    }
+    assert!(!has(
+        "echo 'echo hi' > /tmp/x.sh; bash -c 'bash /tmp/x.sh'",
+        "delete@home"
+    ));
+}
