@@ -652,10 +652,12 @@ fn value_runs(runs: Runs, value: &str, out: &mut Sink) {
             // `LESSOPEN='|lesspipe %s'`: the pipe marks are less's, `%s` the file.
             let code = value.trim_start_matches('|').replace("%s", "\"$FILE\"");
             out.script(&code);
+            out.program(&code);
         }
         Runs::After(prefix) => {
             if let Some(code) = value.strip_prefix(prefix) {
                 out.script(code);
+                out.program(code);
             }
         }
         Runs::There => out.remote_script(value),
@@ -1122,6 +1124,48 @@ mod tests {
             "PYTHONBREAKPOINT=pudb.set_trace pytest -x",
         ] {
             assert!(!has(line, "opaque@unknown"), "{line}: {:?}", effects(line));
+        }
+    }
+
+    /// A program an option or a git setting names by a path whose text is not there to
+    /// read is code from where it lies, as one a variable names.
+    #[test]
+    fn a_program_an_option_or_setting_names_is_code_from_where_it_lies() {
+        for line in [
+            "tar --to-command=/tmp/x -xf a.tar",
+            "tar -I /tmp/x -xf a.tar",
+            "rsync -e /tmp/x a host:b",
+            "man -P /tmp/p ls",
+            "zip -TT /tmp/t -T a.zip x",
+            "sort --compress-program=/tmp/c big.txt",
+            "git -c core.sshCommand=/tmp/s fetch",
+            "git -c core.pager=/tmp/p log",
+            "git -c diff.external=/tmp/d diff",
+            "git -c credential.helper=/tmp/c push",
+            "git -c core.editor='/tmp/e --wait' commit",
+            "git -c gpg.program=/tmp/g commit -S -m x",
+            "git -c uploadpack.packObjectsHook=/tmp/h fetch",
+            "git difftool --extcmd=/tmp/d",
+            "git rebase --exec /tmp/x HEAD~2",
+            "git bisect run /tmp/x",
+            "ssh -o ProxyCommand=/tmp/p host",
+            "ssh -o 'ProxyCommand /tmp/p %h' host",
+            "less '+!/tmp/x' README.md",
+            "git fetch --upload-pack=/tmp/u origin",
+        ] {
+            assert!(has(line, "opaque@temp"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "tar -I zstd -xf a.tar.zst",
+            "rsync -e 'ssh -p 2222' a host:b",
+            "git -c core.pager=less log",
+            "git -c credential.helper=store push",
+            "git -c core.editor='code --wait' commit",
+            "git rebase --exec 'cargo test' HEAD~2",
+            "git bisect run ./test.sh",
+            "ssh -o ProxyCommand='ssh -W %h:%p bastion' host",
+        ] {
+            assert!(!has(line, "opaque@temp"), "{line}: {:?}", effects(line));
         }
     }
 }

@@ -296,12 +296,8 @@ fn effects_after(
                         Some(_) => sink.opaque(line),
                         None => {
                             super::code_options::variable_runs(name, value, &mut sink);
-                            // Not there to read: code from where it lies (as a program below).
-                            let unread = !at.disk
-                                || super::disk::read_text(&file, super::runs::MAX_SCRIPT).is_err();
-                            if unread {
-                                sink.loads(value);
-                            }
+                            // Not there to read: code from where it lies.
+                            sink.program(value);
                         }
                     }
                 }
@@ -323,17 +319,7 @@ fn effects_after(
                     {
                         Some((_, Some(code))) if depth < MAX_NESTING => sink.script(code),
                         Some(_) => sink.opaque(line),
-                        None => {
-                            super::code_options::variable_runs(name, value, &mut sink);
-                            // A program by a path whose text is not there to read (missing,
-                            // binary, or no disk to look at): code from where it lies, which
-                            // may be written before the command runs it.
-                            let unread = !at.disk
-                                || super::disk::read_text(&file, super::runs::MAX_SCRIPT).is_err();
-                            if first.contains('/') && unread {
-                                sink.loads(first);
-                            }
-                        }
+                        None => super::code_options::variable_runs(name, value, &mut sink),
                     }
                 }
                 // A file loaded first that the line wrote: its text, unread as code.
@@ -371,6 +357,9 @@ fn effects_after(
             stdin: stdin.as_deref(),
             stdin_file,
         };
+        // Whether a family of the model knows the program (the generic reading of an
+        // unknown one's operands, `./deploy.sh ./dist`, does not make it known).
+        let mut family_known = true;
         if let Some(resolved) = computed_word(&cmd.program_path, &scoped, commands, i) {
             // The program itself is computed: run what the line set it to, if it did
             // (`g=gate; $g approve …`, `{rm,-rf,x}`), else what runs is unknown.
@@ -398,6 +387,7 @@ fn effects_after(
             }
         } else if !program.is_empty() {
             let known = programs::model(&view, &mut sink);
+            family_known = known;
             // An owner given by substitution is the running user only when what substitutes
             // it says so (`$(id -u):$(id -g)`, `$(whoami)`).
             sink.admin_in_project &= substitutions_name_user(commands, i);
@@ -442,7 +432,8 @@ fn effects_after(
         if at.disk && known_cwd {
             // A program named by its path that the model does not know (`./run.sh`,
             // `bin/deploy`): the file is what runs. A system program is not read.
-            let unknown = sink.raw[own_from..] == [(Act::Exec, RawTarget::Place(Place::Nowhere))];
+            let unknown = !family_known
+                || sink.raw[own_from..] == [(Act::Exec, RawTarget::Place(Place::Nowhere))];
             if unknown && cmd.program_path.contains('/') {
                 let (place, _) = places::place_of(&cmd.program_path, &cwd, oldpwd.as_deref(), at);
                 if place != Place::System {
@@ -1747,6 +1738,18 @@ fn flush_one(
             place: *place,
             target: name.clone(),
         }),
+        RawTarget::Program(text) => {
+            let (place, resolved) = places::place_in(text, cwd, oldpwd, at);
+            let unread =
+                || !at.disk || super::disk::read_text(&resolved, super::runs::MAX_SCRIPT).is_err();
+            if super::code_options::foreign(place, false) && unread() {
+                out.push(Effect {
+                    act,
+                    place,
+                    target: resolved,
+                });
+            }
+        }
         RawTarget::Loads(text) => {
             let (place, resolved) = places::place_in(text, cwd, oldpwd, at);
             if super::code_options::foreign(place, false) {

@@ -103,6 +103,7 @@ pub(crate) fn git_push(_: &Cmd<'_, '_>, _: &Args<'_>, rest: Words<'_, '_>, out: 
 pub(crate) fn git_run(_: &Cmd<'_, '_>, _: &Args<'_>, rest: Words<'_, '_>, out: &mut Sink) {
     if !rest.is_empty() {
         out.script(&shell_words(rest));
+        out.program(&rest[0]);
     }
 }
 
