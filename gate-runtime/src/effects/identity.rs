@@ -70,8 +70,9 @@ pub(super) fn copies(
     out: &mut Vec<Effect>,
 ) {
     let mine = &out[from..];
-    let lists = LISTERS.contains(&&*parsed.commands[i].program);
-    if !lists && mine.iter().any(|e| e.act == Act::Read && is_binary(e)) {
+    if mine.iter().any(|e| e.act == Act::Read && is_binary(e))
+        && !LISTERS.contains(&&*parsed.commands[i].program)
+    {
         read_gate.push(i);
     }
     if read_gate.is_empty() {
