@@ -40,6 +40,11 @@ pub(crate) enum Runs {
     /// A directory or file the program reads and writes as its own, whatever it is asked
     /// (`GIT_DIR=.claude git init`): a write at gate's files when it names them.
     Writes,
+    /// A callable named `module.attr`, imported by name and called with the program's own
+    /// arguments (`PYTHONBREAKPOINT=os.system` calls `os.system` with what `breakpoint()` is
+    /// given): one of the listed hooks (debuggers) does what it says; any other runs code
+    /// gate cannot follow, with arguments it does not see (`opaque` at `unknown`).
+    Callable(&'static [&'static str]),
 }
 
 /// Options of one family of programs whose value is code they run: the programs' names,
@@ -142,6 +147,15 @@ pub(crate) const VARIABLES: &[(&str, Runs)] = &[
     // Compilers and wrappers a build runs (`make`, `cargo`, `./configure`, `cc` crates).
     ("CC", Runs::Line),
     ("CXX", Runs::Line),
+    ("CPP", Runs::Line),
+    ("LD", Runs::Line),
+    ("AR", Runs::Line),
+    ("FC", Runs::Line),
+    ("OBJC", Runs::Line),
+    ("PKG_CONFIG", Runs::Line),
+    ("CARGO_BUILD_RUSTC", Runs::Line),
+    ("CARGO_BUILD_RUSTDOC", Runs::Line),
+    ("CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER", Runs::Line),
     ("RUSTC", Runs::Line),
     ("RUSTC_WRAPPER", Runs::Line),
     ("RUSTC_WORKSPACE_WRAPPER", Runs::Line),
@@ -154,7 +168,7 @@ pub(crate) const VARIABLES: &[(&str, Runs)] = &[
     ("GIT_CONFIG", Runs::Load),
     ("PYTHONSTARTUP", Runs::Load),
     ("PERL5DB", Runs::Load),
-    ("PYTHONBREAKPOINT", Runs::Load),
+    ("PYTHONBREAKPOINT", Runs::Callable(DEBUGGERS)),
     ("NPM_CONFIG_USERCONFIG", Runs::Load),
     ("npm_config_userconfig", Runs::Load),
     ("PHPRC", Runs::Load),
@@ -218,14 +232,151 @@ pub(crate) const VARIABLES: &[(&str, Runs)] = &[
     ),
 ];
 
-/// How the value of variable `name` runs, when it is one of [`VARIABLES`] or a function
-/// bash exports to the shells it starts (`BASH_FUNC_ls%%='() { …; }'`: the body runs when
-/// a child shell calls the name).
+/// Families of variables named by a pattern, `PREFIX…SUFFIX` (the middle is a target, a
+/// registry), whose value runs like one of [`VARIABLES`]: cargo's runner and linker for a
+/// target (`CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER=/tmp/r.sh cargo test`) and a
+/// registry's credential provider.
+const VARIABLE_FAMILIES: &[(&str, &str, Runs)] = &[
+    ("CARGO_TARGET_", "_RUNNER", Runs::Line),
+    ("CARGO_TARGET_", "_LINKER", Runs::Line),
+    ("CARGO_REGISTRIES_", "_CREDENTIAL_PROVIDER", Runs::Line),
+    ("CARGO_REGISTRY_", "_CREDENTIAL_PROVIDER", Runs::Line),
+];
+
+/// Python's breakpoint hooks that are debuggers (`PYTHONBREAKPOINT`), and the values that
+/// turn the hook off.
+const DEBUGGERS: &[&str] = &[
+    "0",
+    "pdb.set_trace",
+    "ipdb.set_trace",
+    "pudb.set_trace",
+    "pdbr.set_trace",
+    "web_pdb.set_trace",
+    "remote_pdb.set_trace",
+    "madbg.set_trace",
+    "IPython.embed",
+    "IPython.core.debugger.set_trace",
+    "debugpy.breakpoint",
+];
+
+/// How the value of variable `name` runs, when it is one of [`VARIABLES`] or
+/// [`VARIABLE_FAMILIES`], or a function bash exports to the shells it starts
+/// (`BASH_FUNC_ls%%='() { …; }'`: the body runs when a child shell calls the name).
 pub(crate) fn variable(name: &str) -> Option<Runs> {
     if name.starts_with("BASH_FUNC_") {
         return Some(Runs::After("()"));
     }
-    VARIABLES.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
+    VARIABLES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, r)| *r)
+        .or_else(|| {
+            VARIABLE_FAMILIES
+                .iter()
+                .find(|(pre, suf, _)| {
+                    name.len() > pre.len() + suf.len()
+                        && name.starts_with(pre)
+                        && name.ends_with(suf)
+                })
+                .map(|(_, _, r)| *r)
+        })
+}
+
+/// Modules an interpreter's option variable may load by name that are instrumentation every
+/// project uses (`PERL5OPT=-MCarp::Always`, `NODE_OPTIONS='-r ts-node/register'`,
+/// `RUBYOPT=-rbundler/setup`): what they do is known. Any other module loaded by name into
+/// every interpreter the command starts comes from a search path the agent can extend or
+/// install into: code gate cannot read (`opaque` at `unknown`).
+const KNOWN_PRELOADS: &[&str] = &[
+    // perl (`-M`, `-m`; `-d:NAME` loads `Devel::NAME`).
+    "strict",
+    "warnings",
+    "utf8",
+    "lib",
+    "open",
+    "diagnostics",
+    "Carp",
+    "Carp::Always",
+    "Devel::Cover",
+    "Devel::NYTProf",
+    "Devel::Confess",
+    "Devel::Trace",
+    "Devel::DProf",
+    "Devel::SmallProf",
+    "Data::Dumper",
+    "local::lib",
+    // node (`-r`, `--require`, `--import`, `--loader`).
+    "ts-node/register",
+    "ts-node/esm",
+    "ts-node/register/transpile-only",
+    "tsx",
+    "tsx/cjs",
+    "tsx/esm",
+    "esm",
+    "dotenv/config",
+    "source-map-support/register",
+    "@babel/register",
+    "@swc/register",
+    "@swc-node/register",
+    "esbuild-register",
+    "module-alias/register",
+    "tsconfig-paths/register",
+    "reflect-metadata",
+    "@opentelemetry/auto-instrumentations-node/register",
+    "dd-trace/init",
+    "newrelic",
+    "elastic-apm-node/start",
+    "@sentry/node/preload",
+    "global-agent/bootstrap",
+    "pnpapi",
+    "./.pnp.cjs",
+    // ruby (`-r`).
+    "bundler/setup",
+    "rubygems",
+    "json",
+    "pp",
+    "set",
+    "simplecov",
+    "debug",
+    "pry",
+    "byebug",
+];
+
+/// The modules a `Preload` value loads by name, not by path (`-Mx::y`, `-r ts-node/register`,
+/// `-d:NYTProf` as `Devel::NYTProf`), with perl's import list after `=` dropped.
+fn preloaded_modules<'v>(value: &'v str, flags: &[&str]) -> Vec<std::borrow::Cow<'v, str>> {
+    let words: Vec<&str> = value.split_whitespace().collect();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        for f in flags {
+            let named = if *w == *f {
+                words.get(i + 1).copied()
+            } else if w.len() > f.len() && w.starts_with(f) {
+                Some(w[f.len()..].trim_start_matches(['=', ':']))
+            } else {
+                None
+            };
+            let Some(m) = named.filter(|m| !m.is_empty() && !m.starts_with('-')) else {
+                continue;
+            };
+            // A path (`-r ./x.js`, `/tmp/x.js`) is placed by [`loaded_from`].
+            if m.contains('/') && (m.starts_with(['.', '/', '~', '$'])) {
+                continue;
+            }
+            // Perl's `-MName=import,list`, and `-d:Name` for `Devel::Name`.
+            let m = if *f == "-M" || *f == "-m" {
+                m.split(['=', ' ']).next().unwrap_or(m)
+            } else {
+                m
+            };
+            if *f == "-d" && w.starts_with("-d:") {
+                out.push(std::borrow::Cow::Owned(format!("Devel::{m}")));
+            } else {
+                out.push(std::borrow::Cow::Borrowed(m));
+            }
+        }
+    }
+    out
 }
 
 /// Where code loaded into a program comes from makes it foreign: a temporary directory
@@ -501,10 +652,12 @@ fn value_runs(runs: Runs, value: &str, out: &mut Sink) {
             // `LESSOPEN='|lesspipe %s'`: the pipe marks are less's, `%s` the file.
             let code = value.trim_start_matches('|').replace("%s", "\"$FILE\"");
             out.script(&code);
+            out.program(&code);
         }
         Runs::After(prefix) => {
             if let Some(code) = value.strip_prefix(prefix) {
                 out.script(code);
+                out.program(code);
             }
         }
         Runs::There => out.remote_script(value),
@@ -544,6 +697,19 @@ fn value_runs(runs: Runs, value: &str, out: &mut Sink) {
                     })
                     .collect();
                 out.opaque(&named.join(" "));
+            }
+            // Perl's `-M` is `use TEXT;`: code after the name (`-Mx;system(…)`) is code.
+            let unknown = preloaded_modules(value, flags)
+                .iter()
+                .any(|m| !KNOWN_PRELOADS.contains(&&**m) || m.contains([';', '(', '`']));
+            if unknown {
+                out.place(gate_spec::effect::Act::Opaque, Place::Unknown);
+            }
+        }
+        Runs::Callable(known) => {
+            if !known.contains(&value) {
+                out.opaque(value);
+                out.place(gate_spec::effect::Act::Opaque, Place::Unknown);
             }
         }
     }
@@ -846,6 +1012,160 @@ mod tests {
         ));
         for line in ["HOME=/tmp/h ls", "git status", "HOME=/home/u git log"] {
             assert!(!has(line, "opaque@none"), "{line}: {:?}", effects(line));
+        }
+    }
+
+    /// A program a variable names by a path whose text is not there to read (in a test,
+    /// never) is code from where it lies: foreign in a temporary or outside directory, for
+    /// every variable of the kind (families by pattern included); a program by name, or
+    /// from the project or the system, is not.
+    #[test]
+    fn a_program_a_variable_names_is_code_from_where_it_lies() {
+        for (var, prog) in [
+            ("RUSTC_WRAPPER", "cargo build"),
+            ("RUSTC_WORKSPACE_WRAPPER", "cargo build"),
+            ("CARGO_BUILD_RUSTC_WRAPPER", "cargo check"),
+            ("CARGO_BUILD_RUSTC", "cargo build"),
+            ("RUSTC", "cargo build"),
+            ("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER", "cargo test"),
+            ("CARGO_TARGET_AARCH64_APPLE_DARWIN_LINKER", "cargo build"),
+            ("CARGO_REGISTRIES_MY_CREDENTIAL_PROVIDER", "cargo publish"),
+            ("GIT_SSH", "git fetch"),
+            ("GIT_SSH_COMMAND", "git fetch"),
+            ("GIT_ASKPASS", "git push"),
+            ("SSH_ASKPASS", "ssh-add"),
+            ("GIT_EDITOR", "git commit"),
+            ("EDITOR", "git commit"),
+            ("VISUAL", "crontab -e"),
+            ("PAGER", "git log"),
+            ("GIT_EXTERNAL_DIFF", "git diff"),
+            ("CC", "make"),
+            ("LD", "make"),
+            ("PKG_CONFIG", "cargo build"),
+            ("SHELL", "script -qc true /dev/null"),
+            ("CONFIG_SHELL", "./configure"),
+            ("npm_config_script_shell", "npm test"),
+        ] {
+            for line in [
+                format!("{var}=/tmp/w.sh {prog}"),
+                format!("{var}='/var/tmp/w --flag' {prog}"),
+                format!("export {var}=/tmp/w.sh; {prog}"),
+                format!("env {var}=/opt/other/w {prog}"),
+            ] {
+                assert!(
+                    has(&line, "opaque@temp") || has(&line, "opaque@outside"),
+                    "{line}: {:?}",
+                    effects(&line)
+                );
+            }
+            for line in [
+                format!("{var}=sccache {prog}"),
+                format!("{var}=vim {prog}"),
+                format!("{var}=/usr/bin/less {prog}"),
+                format!("{var}=./scripts/wrap.sh {prog}"),
+            ] {
+                assert!(
+                    !has(&line, "opaque@temp") && !has(&line, "opaque@outside"),
+                    "{line}: {:?}",
+                    effects(&line)
+                );
+            }
+        }
+        // A variable that only looks like one of a family runs nothing.
+        assert!(!has("CARGO_TARGET_DIR=/tmp/t cargo build", "opaque@temp"));
+    }
+
+    /// A module loaded by name from an interpreter's option variable: instrumentation every
+    /// project uses is known; any other, or code after perl's `-M` name, is code gate
+    /// cannot read, acting where it cannot say.
+    #[test]
+    fn modules_option_variables_load_by_name() {
+        for line in [
+            "PERL5OPT=-Mx perl -e 1",
+            "PERL5OPT=-Mx::y perl -e 1",
+            "PERL5OPT='-MCarp;system(q(rm -rf ~))' perl -e 1",
+            "PERL5OPT=-d:Evil perl a.pl",
+            "export PERL5OPT=-mEvil; git send-email x",
+            "NODE_OPTIONS='--require evil-pkg' node a.js",
+            "NODE_OPTIONS='--import=some-loader' npm test",
+            "RUBYOPT=-rhack ruby a.rb",
+        ] {
+            assert!(has(line, "opaque@unknown"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "PERL5OPT=-Mstrict perl -e 1",
+            "PERL5OPT='-MCarp::Always' prove -l",
+            "PERL5OPT=-MDevel::Cover prove -l t",
+            "PERL5OPT=-d:NYTProf perl a.pl",
+            "NODE_OPTIONS='-r ts-node/register' node a.js",
+            "NODE_OPTIONS='--require dotenv/config' node app.js",
+            "NODE_OPTIONS=--max-old-space-size=4096 npm run build",
+            "RUBYOPT=-rbundler/setup ruby a.rb",
+            "RUBYOPT=-W0 ruby a.rb",
+        ] {
+            assert!(!has(line, "opaque@unknown"), "{line}: {:?}", effects(line));
+        }
+    }
+
+    /// Python's breakpoint hook names a callable: a debugger is what it says; any other
+    /// callable runs with arguments gate does not see.
+    #[test]
+    fn a_breakpoint_hook_other_than_a_debugger_is_unknown_code() {
+        for line in [
+            "PYTHONBREAKPOINT=os.system python3 -c 'breakpoint(\"rm -rf ~\")'",
+            "PYTHONBREAKPOINT=x.y python3 app.py",
+            "export PYTHONBREAKPOINT=subprocess.call; pytest",
+        ] {
+            assert!(has(line, "opaque@unknown"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "PYTHONBREAKPOINT=0 pytest",
+            "PYTHONBREAKPOINT=ipdb.set_trace python3 app.py",
+            "PYTHONBREAKPOINT=pudb.set_trace pytest -x",
+        ] {
+            assert!(!has(line, "opaque@unknown"), "{line}: {:?}", effects(line));
+        }
+    }
+
+    /// A program an option or a git setting names by a path whose text is not there to
+    /// read is code from where it lies, as one a variable names.
+    #[test]
+    fn a_program_an_option_or_setting_names_is_code_from_where_it_lies() {
+        for line in [
+            "tar --to-command=/tmp/x -xf a.tar",
+            "tar -I /tmp/x -xf a.tar",
+            "rsync -e /tmp/x a host:b",
+            "man -P /tmp/p ls",
+            "zip -TT /tmp/t -T a.zip x",
+            "sort --compress-program=/tmp/c big.txt",
+            "git -c core.sshCommand=/tmp/s fetch",
+            "git -c core.pager=/tmp/p log",
+            "git -c diff.external=/tmp/d diff",
+            "git -c credential.helper=/tmp/c push",
+            "git -c core.editor='/tmp/e --wait' commit",
+            "git -c gpg.program=/tmp/g commit -S -m x",
+            "git -c uploadpack.packObjectsHook=/tmp/h fetch",
+            "git difftool --extcmd=/tmp/d",
+            "git rebase --exec /tmp/x HEAD~2",
+            "git bisect run /tmp/x",
+            "ssh -o ProxyCommand=/tmp/p host",
+            "ssh -o 'ProxyCommand /tmp/p %h' host",
+            "less '+!/tmp/x' README.md",
+            "git fetch --upload-pack=/tmp/u origin",
+        ] {
+            assert!(has(line, "opaque@temp"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "tar -I zstd -xf a.tar.zst",
+            "rsync -e 'ssh -p 2222' a host:b",
+            "git -c core.pager=less log",
+            "git -c credential.helper=store push",
+            "git -c core.editor='code --wait' commit",
+            "git rebase --exec 'cargo test' HEAD~2",
+            "git bisect run ./test.sh",
+            "ssh -o ProxyCommand='ssh -W %h:%p bastion' host",
+        ] {
+            assert!(!has(line, "opaque@temp"), "{line}: {:?}", effects(line));
         }
     }
 }

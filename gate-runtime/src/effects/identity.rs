@@ -17,10 +17,38 @@ use crate::shell::Parsed;
 /// File names gate's binary has.
 const BINARY_NAMES: &[&str] = &["gate", "gate.exe"];
 
+/// Directories gate's binary is installed in, by how their paths end: a copy of one
+/// (`rsync -a ~/.cargo/bin/ /tmp/b/`, `cp -a ~/.local/bin /tmp/b`) holds gate.
+const BINARY_DIRS: &[&str] = &["/.cargo/bin", "/.local/bin"];
+
+/// Programs that read a file or directory for its names, sizes or digests, never its bytes
+/// whole: what they write (`ls ~/.cargo/bin > tools.txt`) is no copy.
+const LISTERS: &[&str] = &[
+    "ls",
+    "ll",
+    "tree",
+    "du",
+    "stat",
+    "file",
+    "find",
+    "fd",
+    "wc",
+    "sha256sum",
+    "sha1sum",
+    "md5sum",
+    "b2sum",
+    "cksum",
+    "readlink",
+    "realpath",
+];
+
 /// Whether an effect's target is gate's binary: a file named `gate` that is gate's (its
 /// executable, or one installed in `~/.cargo/bin` or `~/.local/bin`) or a build of it
-/// (`target/release/gate`).
+/// (`target/release/gate`), or one of gate's install directories, which holds it.
 fn is_binary(e: &Effect) -> bool {
+    if e.place == Place::Gate && BINARY_DIRS.iter().any(|d| e.target.ends_with(d)) {
+        return true;
+    }
     matches!(e.place, Place::Gate | Place::Outputs)
         && e.target
             .rsplit('/')
@@ -42,7 +70,9 @@ pub(super) fn copies(
     out: &mut Vec<Effect>,
 ) {
     let mine = &out[from..];
-    if mine.iter().any(|e| e.act == Act::Read && is_binary(e)) {
+    if mine.iter().any(|e| e.act == Act::Read && is_binary(e))
+        && !LISTERS.contains(&&*parsed.commands[i].program)
+    {
         read_gate.push(i);
     }
     if read_gate.is_empty() {
@@ -202,6 +232,9 @@ mod tests {
             "cat ~/.cargo/bin/gate | tee /tmp/g > /dev/null",
             "cp target/release/gate /tmp/x",
             "cp ./target/debug/gate ~/bin/g",
+            "rsync -a ~/.cargo/bin/ /tmp/b/",
+            "cp -a ~/.local/bin /tmp/b",
+            "tar -cf /tmp/b.tar -C ~ .cargo/bin",
         ] {
             assert!(has(line, "write@gate"), "{line}: {:?}", effects(line));
         }
@@ -218,6 +251,8 @@ mod tests {
             "sha256sum ~/.cargo/bin/gate",
             "cp -r ~/.config/gate-old /tmp/x",
             "ls -l ~/.cargo/bin/gate",
+            "ls ~/.cargo/bin > /tmp/tools.txt",
+            "cp ~/.cargo/bin/rg /tmp/rg",
         ] {
             assert!(!has(line, "write@gate"), "{line}: {:?}", effects(line));
         }

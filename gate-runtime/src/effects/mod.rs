@@ -205,12 +205,28 @@ pub(crate) enum RawTarget {
     /// place where that place is foreign (`code_options::foreign`: a temporary directory, a
     /// path outside the project), nothing elsewhere.
     Loads(String),
+    /// A program run by the path another program or a setting names (`RUSTC_WRAPPER=PATH`,
+    /// `tar -I PATH`, `git -c core.pager=PATH`): as [`RawTarget::Loads`] when its text is
+    /// not there to read (missing, binary, or no disk to look at), since what the program
+    /// that runs it finds there later is unknown; read, its text is analysed where it runs.
+    Program(String),
 }
 
 impl Sink {
     /// `act` on the path `target` as written.
     pub(crate) fn path(&mut self, act: Act, target: &str) {
         self.raw.push((act, RawTarget::Path(target.to_string())));
+    }
+
+    /// The program that shell text or a command line `code` starts, when it names it by a
+    /// path (`/tmp/w.sh`, `'/var/tmp/w --flag'`): [`RawTarget::Program`].
+    pub(crate) fn program(&mut self, code: &str) {
+        let first = code.split_whitespace().next().unwrap_or("");
+        let first = first.trim_matches(['\'', '"']);
+        if first.contains('/') {
+            self.raw
+                .push((Act::Opaque, RawTarget::Program(first.to_string())));
+        }
     }
 
     /// Code loaded from the path `from` ([`RawTarget::Loads`]).

@@ -116,6 +116,21 @@ fn a_script_a_shell_runs_is_read_as_shell_lines() {
         assert!(!has(&s.without_disk(line), "delete@home"), "{line}");
     }
     assert!(has(&s.effects("bin/deploy"), "delete@gate"));
+    // With operands the generic reading takes for paths, and run by another program.
+    for line in [
+        "./run.sh .",
+        "./run.sh ./dist",
+        "bin/deploy ../x.tar",
+        "find . -exec ./run.sh {} \\;",
+        "find . -name '*.o' -exec bin/deploy {} +",
+        "timeout 60 ./run.sh .",
+    ] {
+        let e = s.effects(line);
+        assert!(
+            has(&e, "delete@home") || has(&e, "delete@gate"),
+            "{line}: {e:?}"
+        );
+    }
     assert!(has(&s.effects(". env.sh"), "write@gate"));
     assert!(has(&s.effects("bash args.sh ~"), "delete@home"));
     assert!(has(&s.effects("bash args.sh build"), "delete@outputs"));

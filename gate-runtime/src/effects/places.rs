@@ -722,6 +722,10 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
     if parts.iter().any(|c| names_any(c, VCS_DIRS)) {
         return Place::Vcs;
     }
+    // Shared memory is a temporary directory anyone can write, not a device.
+    if parts.len() >= 3 && parts[0] == "dev" && parts[1] == "shm" {
+        return Place::Temp;
+    }
     if parts.first().is_some_and(|c| c == "dev") {
         return match parts.get(1) {
             Some(d) if !is_glob(d) && (HARMLESS_DEVICES.contains(&d.as_str())) => Place::Nowhere,
@@ -775,9 +779,6 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
     }
     let top = parts[0].as_str();
     if matches!(top, "tmp") || parts.starts_with(&["var".into(), "tmp".into()]) {
-        return Place::Temp;
-    }
-    if parts.len() >= 2 && parts[0] == "dev" && parts[1] == "shm" {
         return Place::Temp;
     }
     // Any depth below the root (`find / -name x`): system directories among the rest.
@@ -1159,6 +1160,7 @@ mod tests {
             ("build/$X/y", Place::Unknown),
             ("/tmp/${A}${B}", Place::Unknown),
             ("/var/tmp/x", Place::Temp),
+            ("/dev/shm/x.so", Place::Temp),
             ("/var/lib/apt/lists/*", Place::Temp),
             ("/var/cache/apt/archives", Place::Temp),
             ("/var/cache", Place::System),

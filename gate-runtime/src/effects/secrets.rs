@@ -14,7 +14,7 @@ mod tables;
 
 use tables::{
     Printer, HOST_VARIABLE_PARTS, LOOPBACK, NOT_SECRET_VARIABLES, PRINTERS, QUIET, QUIET_WITH,
-    SECRET_VARIABLE_PARTS, SECRET_VARIABLE_WORDS, SHOWS_FILES, TRANSMITTERS, UPLOADS,
+    SECRET_VARIABLE_PARTS, SECRET_VARIABLE_WORDS, SHOWS_FILES, TO_STDOUT, TRANSMITTERS, UPLOADS,
     VARIABLE_HOMES,
 };
 
@@ -481,7 +481,7 @@ fn option_value<'w>(args: &'w [std::borrow::Cow<'_, str>], o: &str) -> Option<&'
 /// Whether `cmd` prints the content of what it reads (see [`QUIET`] and [`QUIET_WITH`]).
 fn prints_content(cmd: &SimpleCommand<'_>) -> bool {
     let program = &*cmd.program;
-    if QUIET.contains(&program) || TRANSMITTERS.contains(&program) {
+    if QUIET.contains(&program) && !packs_to_stdout(cmd) || TRANSMITTERS.contains(&program) {
         return false;
     }
     match QUIET_WITH.iter().find(|(p, _)| *p == program) {
@@ -490,6 +490,48 @@ fn prints_content(cmd: &SimpleCommand<'_>) -> bool {
                 || o.starts_with('-') && option_value(&cmd.args, o).is_some()
         }),
         None => true,
+    }
+}
+
+/// Whether `cmd`, a packer or compressor, writes what it packs to standard output (see
+/// [`TO_STDOUT`]): an option that says so, an archive named `-` (`tar cf -`, `tar czf -`,
+/// `zip -r - dir`), a tar creating with no archive named (its default is standard output),
+/// or a filter with no file operand.
+fn packs_to_stdout(cmd: &SimpleCommand<'_>) -> bool {
+    let program = &*cmd.program;
+    let Some((_, opts, filter)) = TO_STDOUT.iter().find(|(p, _, _)| p.contains(&program)) else {
+        return false;
+    };
+    let args = &cmd.args;
+    if opts.iter().any(|o| option_value(args, o).is_some()) {
+        return true;
+    }
+    if *filter && args.iter().all(|a| a.starts_with('-') && a.len() > 1) {
+        return true;
+    }
+    match program {
+        "zip" => args.iter().any(|a| a == "-"),
+        "tar" | "gtar" | "bsdtar" => {
+            // The archive: `-f -`, `--file=-`, or the word after old-style letters with `f`.
+            let old_style = args.first().filter(|a| !a.starts_with('-')).map(|a| &**a);
+            let named = option_value(args, "-f")
+                .or_else(|| option_value(args, "--file"))
+                .or_else(|| {
+                    old_style
+                        .filter(|a| a.contains('f'))
+                        .map(|_| args.get(1).map_or("", |v| &**v))
+                });
+            match named {
+                Some(archive) => archive == "-",
+                None => {
+                    let letters = old_style.unwrap_or("");
+                    letters.contains('c')
+                        || option_value(args, "-c").is_some()
+                        || args.iter().any(|a| a == "--create")
+                }
+            }
+        }
+        _ => false,
     }
 }
 

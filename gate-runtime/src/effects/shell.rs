@@ -64,6 +64,20 @@ pub fn effects_of_parsed(
     depth: usize,
     out: &mut Vec<Effect>,
 ) {
+    effects_after(parsed, line, at, depth, &[], out);
+}
+
+/// Effects of a parsed line run after an enclosing line wrote the files `earlier` (with
+/// their text when it shows it): code nested in a command of that line (`sh -c 'sh x.sh'`,
+/// `EDITOR='sh /tmp/e.sh' git commit`) runs the files the line wrote before it as they are.
+fn effects_after(
+    parsed: &Parsed<'_>,
+    line: &str,
+    at: &Where,
+    depth: usize,
+    earlier: &[(String, Option<String>)],
+    out: &mut Vec<Effect>,
+) {
     let mut cwd = at.cwd.clone();
     // The working directory of the top level, kept apart from what a `cd` inside a
     // subshell or group does (which ends with the group).
@@ -111,7 +125,7 @@ pub fn effects_of_parsed(
     let mut fetched: Vec<String> = Vec::new();
     // Files the line has written so far, with their text when the line shows it
     // (`echo 'rm -rf ~' > x.sh && bash x.sh`).
-    let mut written: Vec<(String, Option<String>)> = Vec::new();
+    let mut written: Vec<(String, Option<String>)> = earlier.to_vec();
     // What the line has done with secrets: read, printed, copied, carried on.
     let mut secrets = super::secrets::Line::default();
     // The commands that read gate's binary (what they write is a copy of gate).
@@ -280,7 +294,11 @@ pub fn effects_of_parsed(
                     match written.iter().find(|(p, _)| *p == file) {
                         Some((_, Some(code))) if depth < MAX_NESTING => sink.script(code),
                         Some(_) => sink.opaque(line),
-                        None => super::code_options::variable_runs(name, value, &mut sink),
+                        None => {
+                            super::code_options::variable_runs(name, value, &mut sink);
+                            // Not there to read: code from where it lies.
+                            sink.program(value);
+                        }
                     }
                 }
                 // Directories searched for code by name: a module the line wrote there.
@@ -339,6 +357,9 @@ pub fn effects_of_parsed(
             stdin: stdin.as_deref(),
             stdin_file,
         };
+        // Whether a family of the model knows the program (the generic reading of an
+        // unknown one's operands, `./deploy.sh ./dist`, does not make it known).
+        let mut family_known = true;
         if let Some(resolved) = computed_word(&cmd.program_path, &scoped, commands, i) {
             // The program itself is computed: run what the line set it to, if it did
             // (`g=gate; $g approve …`, `{rm,-rf,x}`), else what runs is unknown.
@@ -366,6 +387,7 @@ pub fn effects_of_parsed(
             }
         } else if !program.is_empty() {
             let known = programs::model(&view, &mut sink);
+            family_known = known;
             // An owner given by substitution is the running user only when what substitutes
             // it says so (`$(id -u):$(id -g)`, `$(whoami)`).
             sink.admin_in_project &= substitutions_name_user(commands, i);
@@ -410,7 +432,8 @@ pub fn effects_of_parsed(
         if at.disk && known_cwd {
             // A program named by its path that the model does not know (`./run.sh`,
             // `bin/deploy`): the file is what runs. A system program is not read.
-            let unknown = sink.raw[own_from..] == [(Act::Exec, RawTarget::Place(Place::Nowhere))];
+            let unknown = !family_known
+                || sink.raw[own_from..] == [(Act::Exec, RawTarget::Place(Place::Nowhere))];
             if unknown && cmd.program_path.contains('/') {
                 let (place, _) = places::place_of(&cmd.program_path, &cwd, oldpwd.as_deref(), at);
                 if place != Place::System {
@@ -770,7 +793,7 @@ pub fn effects_of_parsed(
                     ..at.clone()
                 };
                 let parsed = shell::parse(script);
-                effects_of_parsed(&parsed, script, &inner, depth + 1, out);
+                effects_after(&parsed, script, &inner, depth + 1, &written, out);
             }
             // Code read from the disk, run where its program runs it.
             for (dir, script) in &sink.scripts_in {
@@ -779,7 +802,7 @@ pub fn effects_of_parsed(
                     ..at.clone()
                 };
                 let parsed = shell::parse(script);
-                effects_of_parsed(&parsed, script, &inner, depth + 1, out);
+                effects_after(&parsed, script, &inner, depth + 1, &written, out);
             }
             let remote = sink.remote.iter().map(|s| (s, remote_where()));
             let contained = sink.contained.iter().map(|s| (s, container_where()));
@@ -1715,6 +1738,18 @@ fn flush_one(
             place: *place,
             target: name.clone(),
         }),
+        RawTarget::Program(text) => {
+            let (place, resolved) = places::place_in(text, cwd, oldpwd, at);
+            let unread =
+                || !at.disk || super::disk::read_text(&resolved, super::runs::MAX_SCRIPT).is_err();
+            if super::code_options::foreign(place, false) && unread() {
+                out.push(Effect {
+                    act,
+                    place,
+                    target: resolved,
+                });
+            }
+        }
         RawTarget::Loads(text) => {
             let (place, resolved) = places::place_in(text, cwd, oldpwd, at);
             if super::code_options::foreign(place, false) {

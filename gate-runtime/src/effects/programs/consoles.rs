@@ -209,7 +209,10 @@ fn commands(console: &Console, text: &str, out: &mut Sink) {
 
 fn escape(then: Then, text: &str, out: &mut Sink) {
     match then {
-        Then::Shell => out.script(text),
+        Then::Shell => {
+            out.script(text);
+            out.program(text);
+        }
         Then::Code(lang) => super::analyse_code(text, lang, out),
         Then::Opaque => out.opaque(text),
     }

@@ -195,10 +195,59 @@ pub(crate) fn package_config(cmd: &Cmd<'_, '_>, _: &Args<'_>, rest: Words<'_, '_
 
 /// `cargo install`/`uninstall` of gate (`--path gate-cli`, `--git URL --bin gate`,
 /// `gate-cli`) puts another gate binary where the hooks may run it, or removes it: a change
-/// to gate.
+/// to gate. An install with `--force` replaces whatever binaries of the same names are in
+/// the install root's `bin` (`--root DIR`, else `~/.cargo`), whichever package owns them:
+/// each binary it names with `--bin`, or, naming none, any of them (`ROOT/bin/*`, which
+/// holds gate when gate was installed there).
 pub(crate) fn cargo_gate(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    if cmd.args.first().is_some_and(|a| a == "install") {
+        forced_install(&cmd.args[1..], out);
+    }
     if names_gate(cmd.args) {
         out.place(Act::Write, Place::Gate);
+    }
+}
+
+/// The binaries a forced `cargo install` (its words after `install`) replaces.
+fn forced_install(words: Words<'_, '_>, out: &mut Sink) {
+    let mut root = "~/.cargo".to_string();
+    let mut bins: Vec<&str> = Vec::new();
+    let mut forced = false;
+    let mut k = 0;
+    while k < words.len() {
+        let w = &*words[k];
+        let next = words.get(k + 1).map(|v| &**v);
+        match w {
+            "-f" | "--force" => forced = true,
+            "--root" | "--bin" => {
+                if let Some(v) = next {
+                    if w == "--root" {
+                        root = v.to_string();
+                    } else {
+                        bins.push(v);
+                    }
+                }
+                k += 1;
+            }
+            _ => {
+                if let Some(v) = w.strip_prefix("--root=") {
+                    root = v.to_string();
+                } else if let Some(v) = w.strip_prefix("--bin=") {
+                    bins.push(v);
+                }
+            }
+        }
+        k += 1;
+    }
+    if !forced {
+        return;
+    }
+    let dir = format!("{}/bin", root.trim_end_matches('/'));
+    if bins.is_empty() {
+        out.path(Act::Overwrite, &format!("{dir}/*"));
+    }
+    for b in bins {
+        out.path(Act::Overwrite, &format!("{dir}/{b}"));
     }
 }
 
@@ -241,8 +290,29 @@ mod tests {
             "cargo install --path tools/xtask",
             "cargo uninstall ripgrep",
             "cargo build -p gate-cli",
+            "cargo install --path . --bin xtask --force",
+            "cargo install --root /tmp/tools --path . --force",
         ] {
             assert!(!has(line, "write@gate"), "{line}: {:?}", effects(line));
+            assert!(!has(line, "overwrite@gate"), "{line}: {:?}", effects(line));
+        }
+    }
+
+    /// A forced install replaces the binaries of its names in the install root, whichever
+    /// package they came from: naming none, any of them, gate's among them.
+    #[test]
+    fn a_forced_install_replaces_the_binaries_in_its_root() {
+        for line in [
+            "cargo install --path . --force",
+            "cargo install --path . -f",
+            "cargo install --git https://example.com/x/tools --force",
+            "cargo install ripgrep --force",
+            "cargo install --root ~/.cargo --path . --force",
+            "cargo install --root=$HOME/.cargo --path tools --force",
+            "cargo install --path . --bin gate --force",
+            "cargo install --root ~/.local --bin=gate --path . -f",
+        ] {
+            assert!(has(line, "overwrite@gate"), "{line}: {:?}", effects(line));
         }
     }
 

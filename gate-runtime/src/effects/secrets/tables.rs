@@ -164,6 +164,21 @@ pub(super) const QUIET: &[&str] = &[
     "clip.exe", "chezmoi", "stow", "ansible-vault", "ansible-playbook",
 ];
 
+/// Packers and compressors among [`QUIET`] that write what they pack to standard output
+/// instead of a file, where it reaches the transcript as any printed content does
+/// (`tar czf - ~/.aws | base64`, `gzip -c .env`, `cat key | xz | base64`): the program,
+/// the options that send the output there (a short one also bundled: `-dc`), and whether
+/// a filter with no file operand (all its words options) writes there too.
+#[rustfmt::skip]
+pub(super) const TO_STDOUT: &[(&[&str], &[&str], bool)] = &[
+    (&["gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "lzma",
+       "brotli", "compress", "pigz", "pbzip2"],
+     &["-c", "--stdout", "--to-stdout"], true),
+    (&["tar", "gtar", "bsdtar"], &["-O", "--to-stdout"], false),
+    (&["7z", "7za", "7zr"], &["-so"], false),
+    (&["zip"], &[], false),
+];
+
 /// Options under which a program that prints what it reads prints none of it (a count, a
 /// file name, an exit status, an edit in place).
 pub(super) const QUIET_WITH: &[(&str, &[&str])] = &[

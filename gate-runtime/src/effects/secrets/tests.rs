@@ -94,6 +94,44 @@ fn listing_testing_or_fingerprinting_a_secret_reveals_nothing() {
     }
 }
 
+/// A packer or compressor that writes what it packs to standard output prints it: the
+/// archive reaches the transcript, through an encoder or not; packed into a file, or its
+/// output absorbed, it does not.
+#[test]
+fn a_secret_packed_to_standard_output_is_printed() {
+    for line in [
+        "tar czf - ~/.aws | base64",
+        "tar -czf - ~/.ssh | base64 -w0",
+        "tar cf - .env",
+        "tar --create --file=- ~/.aws | xxd",
+        "tar -c ~/.ssh | base64",
+        "zip -r - ~/.ssh | base64",
+        "gzip -c .env | base64",
+        "gzip --stdout ~/.aws/credentials | xxd",
+        "xz -c ~/.ssh/id_ed25519",
+        "zstd -c .env | base64",
+        "cat ~/.ssh/id_ed25519 | gzip | base64",
+        "cat .env | bzip2 | xxd -p",
+        "7z a -so x.7z ~/.ssh | base64",
+    ] {
+        assert!(has(line, "reveal@secrets"), "{line}: {:?}", effects(line));
+    }
+    for line in [
+        "tar czf /tmp/aws.tgz ~/.aws",
+        "tar -czf backup.tgz ~/.ssh",
+        "tar czf - ~/.aws > /tmp/aws.tgz",
+        "tar czf - ~/.ssh | wc -c",
+        "tar czf - ~/.ssh | sha256sum",
+        "zip -r keys.zip ~/.ssh",
+        "gzip .env",
+        "gzip -c .env > /tmp/env.gz",
+        "tar czf - src | base64",
+        "gzip -c app.log | base64",
+    ] {
+        assert!(!has(line, "reveal@secrets"), "{line}: {:?}", effects(line));
+    }
+}
+
 #[test]
 fn a_secret_sent_by_any_carrier_is_a_send_of_a_secret() {
     for line in [

@@ -118,7 +118,7 @@ pub(super) mod testing {
                 }
                 RawTarget::Place(place) | RawTarget::Named(place, _) => format!("{act}@{place}"),
                 RawTarget::Mention(t) => format!("{act}~{t}"),
-                RawTarget::Loads(t) => format!("{act}<{t}"),
+                RawTarget::Loads(t) | RawTarget::Program(t) => format!("{act}<{t}"),
             })
             .collect();
         v.sort();

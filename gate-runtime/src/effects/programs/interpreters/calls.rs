@@ -19,7 +19,7 @@ fn bare_call_ok(lang: Lang) -> bool {
 
 /// Analyse interpreter code: its effectful calls into the sink.
 pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
-    let toks = super::decoded::fold(tokens(code, lang));
+    let toks = super::decoded::fold(super::imported::fold(tokens(code, lang)));
     let mut st = State::default();
     let table: Table = match lang {
         Lang::Python => PYTHON,
@@ -99,7 +99,10 @@ pub(crate) fn analyse(code: &str, lang: Lang, out: &mut Sink) {
                     continue;
                 };
                 // Perl `eval {` is a block, not code in a string.
-                if eff == Eval && lang == Lang::Perl && toks.get(k + 1) == Some(&Tok::P(b'{')) {
+                if matches!(eff, Eval | EvalText)
+                    && lang == Lang::Perl
+                    && toks.get(k + 1) == Some(&Tok::P(b'{'))
+                {
                     continue;
                 }
                 let Some(args) = call_args(&toks, k, bare_call_ok(lang)) else {
@@ -606,6 +609,19 @@ fn apply(eff: Eff, args: &[&[Tok<'_>]], lang: Lang, out: &mut Sink, st: &mut Sta
             st.eval = true;
             st.opaque = true;
         }
+        EvalText => {
+            // Code given as a literal (decoded ones folded in) is read as what it is.
+            st.eval = true;
+            let code = if lang == Lang::Js {
+                pos.last()
+            } else {
+                pos.first()
+            };
+            match code.and_then(|a| lit(a)) {
+                Some(code) => analyse(&code, lang, out),
+                None => st.opaque = true,
+            }
+        }
         Sql => sql(&pos, out),
     }
 }
@@ -641,6 +657,8 @@ fn sql(pos: &[&[Tok<'_>]], out: &mut Sink) {
 /// `open(path, mode)` (and perl's `open(FH, MODE, PATH)` / `open(FH, ">path")`).
 fn open(pos: &[&[Tok<'_>]], all: &[&[Tok<'_>]], lang: Lang, out: &mut Sink, st: &mut State) {
     let mode_act = |m: &str| {
+        // What follows `:` is an encoding (`"r:UTF-8"`) or a compression (`"r:xz"`).
+        let m = m.split(':').next().unwrap_or(m);
         if m.contains('w') || m.contains('x') || m.contains('>') && !m.contains(">>") {
             Some(Act::Overwrite)
         } else if m.contains('a') || m.contains('+') || m.contains(">>") {

@@ -6,6 +6,7 @@
 
 pub(super) mod calls;
 mod decoded;
+mod imported;
 pub(crate) mod scan;
 mod tables;
 
@@ -257,6 +258,41 @@ fn imported_from_cwd(code: &str, out: &mut Sink) {
     }
 }
 
+/// Python's archive modules run as programs (`python3 -m zipfile -e A.zip DIR`, `-m tarfile
+/// -c OUT SRC…`), each read as the archiver that does the same: the module, the words that
+/// extract an archive (then the archive, and the option before the directory, `.` when
+/// none is given), and those that create one (then the archive and its sources).
+const STDLIB_ARCHIVERS: &[(&str, &[&str], &str, &[&str])] = &[
+    ("zipfile", &["unzip", "-o"], "-d", &["zip", "-r"]),
+    ("tarfile", &["tar", "-xf"], "-C", &["tar", "-cf"]),
+];
+
+fn stdlib_archiver(module: &str, words: &[&str], out: &mut Sink) {
+    let Some((_, extract, dir_flag, create)) = STDLIB_ARCHIVERS.iter().find(|(m, ..)| *m == module)
+    else {
+        return;
+    };
+    let mut argv: Vec<&str> = Vec::new();
+    match words {
+        ["-e" | "--extract", archive, rest @ ..] => {
+            argv.extend_from_slice(extract);
+            argv.push(archive);
+            argv.push(dir_flag);
+            argv.push(rest.first().copied().unwrap_or("."));
+        }
+        ["-c" | "--create", archive, sources @ ..] => {
+            argv.extend_from_slice(create);
+            argv.push(archive);
+            argv.extend_from_slice(sources);
+        }
+        ["-l" | "--list" | "-t" | "--test", archive, ..] => out.path(Act::Read, archive),
+        _ => {}
+    }
+    if !argv.is_empty() {
+        out.script(&crate::shell::quote_argv(&argv));
+    }
+}
+
 fn python_module(module: &str, rest: &[Cow<'_, str>], stdin: Option<&str>, out: &mut Sink) {
     let words: Vec<&str> = rest.iter().map(|w| &**w).collect();
     let line = |prog: &str| {
@@ -282,6 +318,7 @@ fn python_module(module: &str, rest: &[Cow<'_, str>], stdin: Option<&str>, out: 
                 out.none(Act::Publish);
             }
         }
+        "zipfile" | "tarfile" => stdlib_archiver(module, &words, out),
         "venv" | "virtualenv" => {
             for w in words.iter().filter(|w| !w.starts_with('-')) {
                 out.path(Act::Write, w);

@@ -28,8 +28,13 @@ pub(super) enum Eff {
     Send,
     /// Fetches a URL, or reads a file.
     ReadOrFetch,
-    /// Runs code it is given (`eval`, `exec`, `Function`).
+    /// Runs code it is given, or code it finds by a name or path it is given (`getattr`,
+    /// `runpy.run_path`, `send`, `dofile`): opaque.
     Eval,
+    /// Runs the code text it is given (`exec`, `eval`, `Function`, `instance_eval`,
+    /// `loadstring`): a literal is analysed as code of the same language; anything else is
+    /// as [`Eff::Eval`].
+    EvalText,
     /// Runs SQL it is given (`cursor.execute("DROP TABLE t")`, `db.exec(…)`, `client.query(…)`):
     /// each string literal of its first argument that reads as SQL.
     Sql,
@@ -91,6 +96,17 @@ pub(super) const PYTHON: Table = &[
     ("=open", Open),
     ("io.open", Open),
     ("codecs.open", Open),
+    // Archives: opened with a mode (`"w:gz"`, `"a"`; reading by default), unpacked into a
+    // directory (everything below it written), or made from a directory into a file.
+    ("tarfile.open", Open),
+    ("tarfile.TarFile", Open),
+    ("=TarFile", Open),
+    ("zipfile.ZipFile", Open),
+    ("zipfile.PyZipFile", Open),
+    ("=ZipFile", Open),
+    ("extractall", Path(Act::Overwrite)),
+    ("shutil.unpack_archive", Copy),
+    ("shutil.make_archive", Path(Act::Overwrite)),
     ("urlopen", Fetch),
     ("urlretrieve", FetchTo),
     ("requests.get", Fetch),
@@ -103,11 +119,11 @@ pub(super) const PYTHON: Table = &[
     ("requests.delete", Send),
     ("httpx.post", Send),
     ("httpx.put", Send),
-    ("=eval", Eval),
-    ("=exec", Eval),
+    ("=eval", EvalText),
+    ("=exec", EvalText),
     ("=__import__", Eval),
     ("=getattr", Eval),
-    ("=compile", Eval),
+    ("=compile", EvalText),
     ("import_module", Eval),
     ("runpy.run_path", Eval),
     ("runpy.run_module", Eval),
@@ -199,8 +215,8 @@ pub(super) const JS: Table = &[
     ("execute", Sql),
     ("$executeRawUnsafe", Sql),
     ("$queryRawUnsafe", Sql),
-    ("=eval", Eval),
-    ("=Function", Eval),
+    ("=eval", EvalText),
+    ("=Function", EvalText),
     ("vm.runInNewContext", Eval),
     ("vm.runInThisContext", Eval),
     ("vm.runInContext", Eval),
@@ -227,7 +243,7 @@ pub(super) const PERL: Table = &[
     ("=mirror", FetchTo),
     ("=get", Fetch),
     ("=getprint", Fetch),
-    ("=eval", Eval),
+    ("=eval", EvalText),
     ("=do", Eval),
 ];
 
@@ -283,10 +299,10 @@ pub(super) const RUBY: Table = &[
     ("HTTP.get", Fetch),
     ("Net::HTTP.post", Send),
     ("HTTP.post", Send),
-    ("=eval", Eval),
-    ("instance_eval", Eval),
-    ("class_eval", Eval),
-    ("module_eval", Eval),
+    ("=eval", EvalText),
+    ("instance_eval", EvalText),
+    ("class_eval", EvalText),
+    ("module_eval", EvalText),
     ("=send", Eval),
     ("public_send", Eval),
     ("const_get", Eval),
@@ -314,7 +330,7 @@ pub(super) const PHP: Table = &[
     ("=fopen", Open),
     ("=file_get_contents", ReadOrFetch),
     ("=curl_exec", Fetch),
-    ("=eval", Eval),
+    ("=eval", EvalText),
     ("=assert", Eval),
     ("=create_function", Eval),
     ("=call_user_func", Eval),
@@ -329,7 +345,7 @@ pub(super) const LUA: Table = &[
     ("os.rename", Move),
     ("io.open", Open),
     ("=load", Eval),
-    ("=loadstring", Eval),
+    ("=loadstring", EvalText),
     ("=dofile", Eval),
     ("=loadfile", Eval),
 ];

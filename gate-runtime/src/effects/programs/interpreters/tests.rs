@@ -121,7 +121,9 @@ fn python_computed_arguments_are_opaque() {
         "python3 -c 'import os; os.system(f\"rm -rf {d}\")'",
         "python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", d])'",
         "python3 -c 'eval(input())'",
-        "python3 -c '__import__(\"os\").system(\"ls\")'",
+        "python3 -c '__import__(name).system(\"ls\")'",
+        "python3 -c 'exec(code)'",
+        "python3 -c 'exec(base64.b64decode(sys.argv[1]))'",
         "python3 -c 'getattr(os, \"sys\" + \"tem\")(\"ls\")'",
         "python3 -c 'import os; os.remove(\"a\" + name)'",
     ] {
@@ -461,4 +463,110 @@ fn a_shell_handed_to_a_socket_is_remote_code() {
     ] {
         assert!(!has(line, "remote_exec@none"), "{line}: {:?}", effects(line));
     }
+}
+
+/// A module got by an import call on a literal is that module, and code given as a literal
+/// (decoded or not) to `exec`/`eval` is read as code of the language.
+#[test]
+fn literal_imports_and_literal_code_are_read_as_written_plainly() {
+    for line in [
+        "python3 -c \"exec(__import__('base64').b64decode('aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ3JtIC1yZiB+Jyk='))\"",
+        "python3 -c \"import base64; exec(base64.b64decode('aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ3JtIC1yZiB+Jyk='))\"",
+        "python3 -c \"exec('import os; os.system(\\\"rm -rf ~\\\")')\"",
+        "python3 -c \"eval(compile('__import__(\\\"os\\\").system(\\\"rm -rf ~\\\")', 'x', 'exec'))\"",
+        "python3 -c 'import os; __import__(\"os\").system(__import__(\"base64\").b64decode(\"cm0gLXJmIH4=\"))'",
+        "python3 -c 'import subprocess; subprocess.run([\"rm\",\"-rf\",__import__(\"os\").path.expanduser(\"~\")])'",
+        "python3 -c 'import importlib; importlib.import_module(\"shutil\").rmtree(__import__(\"os\").path.expanduser(\"~\"))'",
+        "node -e \"require('child_process').execSync(Buffer.from('cm0gLXJmIH4=', 'base64').toString())\"",
+        "node -e \"eval(atob('cmVxdWlyZSgiY2hpbGRfcHJvY2VzcyIpLmV4ZWNTeW5jKCJybSAtcmYgfiIp'))\"",
+        "perl -MMIME::Base64 -e 'eval(decode_base64(\"c3lzdGVtKCJybSAtcmYgfiIp\"))'",
+        "ruby -e 'eval(\"system(%q(rm -rf ~))\")'",
+    ] {
+        assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+    }
+    for line in [
+        "python3 -c \"exec('print(1)')\"",
+        "python3 -c 'print(__import__(\"os\").path.expanduser(\"~\"))'",
+        "python3 -c 'import json; print(eval(\"1+2\"))'",
+    ] {
+        let e = effects(line);
+        assert!(
+            !e.iter()
+                .any(|e| e.starts_with("delete@") || e.starts_with("opaque@")),
+            "{line}: {e:?}"
+        );
+    }
+}
+
+/// Archives python makes, opens for writing and unpacks write where they say.
+#[test]
+fn python_archive_calls_write_their_archive_and_what_they_unpack() {
+    for (line, effect) in [
+        ("python3 -c 'import tarfile; tarfile.open(\".claude/settings.json\", \"w\").close()'", "overwrite@gate"),
+        ("python3 -c 'import tarfile; t = tarfile.open(\"x.tar\"); t.extractall(\".claude\")'", "overwrite@gate"),
+        ("python3 -c 'import zipfile; zipfile.ZipFile(\".claude/settings.json\", \"w\")'", "overwrite@gate"),
+        ("python3 -c 'import zipfile; zipfile.ZipFile(\"x.zip\").extractall(\".claude\")'", "overwrite@gate"),
+        ("python3 -c 'import shutil; shutil.unpack_archive(\"x.tgz\", \".claude\")'", "overwrite@gate"),
+        ("python3 -c 'import shutil; shutil.make_archive(\".claude/settings\", \"zip\", \"src\")'", "overwrite@gate"),
+        ("python3 -c 'import tarfile; tarfile.open(\"/tmp/a.tgz\", \"w:gz\").add(\"src\")'", "overwrite@temp"),
+    ] {
+        assert!(has(line, effect), "{line}: {:?}", effects(line));
+    }
+    // Read modes (a compression after `:` is no mode) read.
+    for line in [
+        "python3 -c 'import tarfile; print(tarfile.open(\"a.tar.xz\", \"r:xz\").getnames())'",
+        "python3 -c 'import zipfile; print(zipfile.ZipFile(\"a.zip\").namelist())'",
+        "python3 -c 'import tarfile; tarfile.open(\"a.tar\").extractall(\"build\")'",
+    ] {
+        let e = effects(line);
+        assert!(
+            !e.iter()
+                .any(|e| e.ends_with("@gate") || e.starts_with("delete@")),
+            "{line}: {e:?}"
+        );
+        assert!(
+            !has(line, "overwrite@source") || line.contains("build"),
+            "{line}: {e:?}"
+        );
+    }
+}
+
+/// Python's archive modules run as programs are the archivers they stand for.
+#[test]
+fn python_archive_modules_are_their_archivers() {
+    for line in [
+        "python3 -m zipfile -e /tmp/x.zip .claude",
+        "python3 -m tarfile -e /tmp/x.tar ~/.claude",
+        "python3 -m tarfile --extract /tmp/x.tar .claude/",
+        "python3 -m zipfile -c .claude/settings.json src",
+    ] {
+        let e = effects(line);
+        assert!(e.iter().any(|e| e.ends_with("@gate")), "{line}: {e:?}");
+    }
+    for line in [
+        "python3 -m zipfile -l a.zip",
+        "python3 -m zipfile -e a.zip build",
+        "python3 -m tarfile -c dist.tar dist",
+    ] {
+        let e = effects(line);
+        assert!(!e.iter().any(|e| e.ends_with("@gate")), "{line}: {e:?}");
+    }
+}
+
+/// A file the line wrote and a command's own code runs later (a variable's program, a
+/// nested shell) is run as the text the line wrote.
+#[test]
+fn a_written_script_run_by_nested_code_is_its_text() {
+    for line in [
+        "printf 'rm -rf ~' > /tmp/e.sh && EDITOR='sh /tmp/e.sh' git commit",
+        "echo 'rm -rf ~' | tee /tmp/p.sh && PAGER='sh /tmp/p.sh' git log",
+        "echo 'rm -rf ~' > /tmp/x.sh; bash -c 'bash /tmp/x.sh'",
+        "echo 'import os; os.system(\"rm -rf ~\")' > /tmp/x.py && sh -c 'python3 /tmp/x.py'",
+    ] {
+        assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+    }
+    assert!(!has(
+        "echo 'echo hi' > /tmp/x.sh; bash -c 'bash /tmp/x.sh'",
+        "delete@home"
+    ));
 }

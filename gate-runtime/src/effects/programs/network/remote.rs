@@ -45,6 +45,10 @@ fn ssh_options(a: &Args<'_>, out: &mut Sink) {
             "proxycommand" | "localcommand" | "knownhostscommand" | "permitlocalcommand"
         ) {
             out.opaque(o);
+            // The command after the key (`ProxyCommand=/tmp/p`, `ProxyCommand /tmp/p`).
+            if let Some((_, command)) = o.split_once(['=', ' ']) {
+                out.program(command.trim_start_matches(['=', ' ']));
+            }
         }
     }
     if let Some(p) = a.value("S") {

@@ -104,6 +104,9 @@ pub(super) fn config_key(ctx: &mut Ctx, kv: &str, out: &mut Sink) {
             // program): from a temporary or outside place it is foreign code.
             if LOADS_FROM_KEYS.contains(&k.as_str()) || k.starts_with("includeif.") {
                 out.loads(value);
+            } else {
+                // A program by its path (`gpg.program=/tmp/g`): code from where it lies.
+                out.program(value);
             }
         }
     } else if SHELL_KEYS.contains(&k.as_str())
@@ -114,11 +117,15 @@ pub(super) fn config_key(ctx: &mut Ctx, kv: &str, out: &mut Sink) {
         let code = value.strip_prefix('!').unwrap_or(value);
         if !is_plain_viewer(code) {
             out.script(code);
+            out.program(code);
         }
     } else if k == "credential.helper" {
-        if let Some(code) = value.strip_prefix('!') {
+        // `!CODE` is shell text; a helper by its path (`/tmp/c`) is run as it is.
+        let code = value.strip_prefix('!').unwrap_or(value);
+        if code.len() < value.len() {
             out.script(code);
         }
+        out.program(code);
     }
 }
 

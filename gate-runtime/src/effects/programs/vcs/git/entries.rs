@@ -10,7 +10,7 @@ use super::super::super::super::getopt::{self, Args};
 use super::super::super::super::{Cmd, Sink};
 use super::super::super::table;
 use super::{config, config_key, refs, runs_code, shell_words, work, Ctx, GLOBAL};
-use gate_spec::effect::Act;
+use gate_spec::effect::{Act, Place};
 
 /// The context the global options of `cmd` set up; what they carry themselves (code in a
 /// `-c` setting) goes into `out`.
@@ -31,10 +31,14 @@ fn globals<'c>(cmd: &Cmd<'c, '_>, out: &mut Sink) -> Ctx<'c> {
             }
             ("c", Some(kv)) => config_key(&mut ctx, kv, out),
             ("config-env", Some(kv)) => {
-                // `KEY=ENVVAR`: the value is not on the line.
+                // `KEY=ENVVAR`: the value is not on the line. For a key whose value is code
+                // or where code is found (`core.pager`, `core.hooksPath`), what runs is
+                // unknown, and so is where it acts.
+                // An alias's body is a command too (`alias.st=VAR`, then `git st`).
                 let key = kv.split_once('=').map_or(kv, |(k, _)| k);
-                if runs_code(key) {
+                if runs_code(key) || key.to_ascii_lowercase().starts_with("alias.") {
                     out.opaque(kv);
+                    out.place(Act::Opaque, Place::Unknown);
                 }
             }
             ("exec-path", Some(p)) => {
@@ -99,6 +103,7 @@ pub(crate) fn git_push(_: &Cmd<'_, '_>, _: &Args<'_>, rest: Words<'_, '_>, out: 
 pub(crate) fn git_run(_: &Cmd<'_, '_>, _: &Args<'_>, rest: Words<'_, '_>, out: &mut Sink) {
     if !rest.is_empty() {
         out.script(&shell_words(rest));
+        out.program(&rest[0]);
     }
 }
 
@@ -179,5 +184,33 @@ pub(crate) fn git_alias(cmd: &Cmd<'_, '_>, _: &Args<'_>, ops: Words<'_, '_>, out
     };
     if !table::run_forms(&expanded, out) {
         out.none(Act::Exec);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::super::testing::{effects, has};
+
+    /// `--config-env=KEY=VAR` takes the value from a variable the line does not show: for a
+    /// key that runs code or says where code is found, what runs is unknown, and so is where
+    /// it acts; other keys, and code keys with the value shown, are as `-c`.
+    #[test]
+    fn a_code_setting_from_the_environment_is_unknown_code() {
+        for line in [
+            "git --config-env=core.hooksPath=HOOKS commit -m x",
+            "git --config-env=core.pager=X log",
+            "git --config-env core.sshCommand=SSH fetch",
+            "git --config-env=alias.st=CMD st",
+            "git --config-env=diff.x.textconv=T diff",
+        ] {
+            assert!(has(line, "opaque@unknown"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "git --config-env=user.name=GIT_NAME commit -m x",
+            "git --config-env=http.extraHeader=AUTH fetch",
+            "git -c core.pager=less log",
+        ] {
+            assert!(!has(line, "opaque@unknown"), "{line}: {:?}", effects(line));
+        }
     }
 }

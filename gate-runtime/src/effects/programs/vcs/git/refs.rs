@@ -157,6 +157,7 @@ pub(super) fn rebase(ctx: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     let a = getopt::read(&REBASE, args);
     for cmd in a.values(&["x", "exec"]) {
         out.script(cmd);
+        out.program(cmd);
     }
     // A rebase onto an upstream rewrites the commits since it, local ones as a rule, which
     // the reflog keeps: recoverable, unlike a forced push or a hard reset of uncommitted
@@ -356,6 +357,7 @@ pub(super) fn difftool(_: &Ctx, args: Words<'_, '_>, out: &mut Sink) {
     let a = getopt::read(&DIFFTOOL, args);
     if let Some(cmd) = a.value("extcmd").or(a.value("x")) {
         out.script(cmd);
+        out.program(cmd);
     }
 }
 
