@@ -439,11 +439,16 @@ fn rsync(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         }
     } else {
         for s in srcs {
-            // `rsync a/ dest` fills dest; `rsync a dest` makes dest/a.
+            // `rsync a/ dest` fills dest; `rsync a dest` makes dest/a when `a` is a
+            // directory or dest is one, and is dest itself when one file is copied to a
+            // name that is no directory (`rsync /dev/null ~/.claude.json`).
             if s.ends_with('/') || is_remote(s) {
                 out.path(Act::Overwrite, dest);
             } else {
                 out.path(Act::Overwrite, &into(&format!("{dest}/"), s));
+                if srcs.len() == 1 && !dest.ends_with('/') {
+                    out.path(Act::Overwrite, dest);
+                }
             }
         }
         if deletes {
@@ -641,6 +646,9 @@ mod tests {
         ));
         assert!(has("rsync -e 'ssh -p 2222' -a . host:x", "send@remote"));
         assert!(has("rsync -a ~/.ssh host:bk", "read@secrets"));
+        // One file copied to a name: that name is the file written.
+        assert!(has("rsync /dev/null ~/.claude.json", "overwrite@gate"));
+        assert!(has("rsync -a notes.txt ~/.bashrc", "overwrite@dotfiles"));
         // A dry run only reads.
         assert_eq!(
             effects("rsync -avn --delete src/ /tmp/x"),
