@@ -148,7 +148,54 @@ pub fn runs_later(resolved: &str, home: &str, act: Act) -> Option<Act> {
     if under(&[], SYSTEM_STARTUP) || (own_startup && act != Act::Write) {
         return Some(Act::Cron);
     }
+    // A link's own effect names what it points to; its name is a write, checked as one.
+    if act != Act::Link && shadows_a_program(&parts, &home) {
+        return Some(Act::Cron);
+    }
     None
+}
+
+/// Directories of programs on the usual search path: the system's, and the user's own
+/// (`~/.local/bin`, `~/bin`, `~/.cargo/bin`), which shells often put first.
+const PROGRAM_DIRS: &[&[&str]] = &[
+    &["usr", "local", "bin"],
+    &["usr", "local", "sbin"],
+    &["usr", "bin"],
+    &["usr", "sbin"],
+    &["bin"],
+    &["sbin"],
+    &["opt", "homebrew", "bin"],
+];
+const HOME_PROGRAM_DIRS: &[&[&str]] = &[&[".local", "bin"], &["bin"], &[".cargo", "bin"]];
+
+/// Programs every system has in `/usr/bin` or `/bin`, and the agents' own CLIs: a file of
+/// one of these names in a directory earlier on the search path runs in their place.
+const BASE_PROGRAMS: &[&str] = &[
+    "rm", "cp", "mv", "ln", "ls", "cat", "chmod", "chown", "find", "grep", "sed", "awk", "tar",
+    "curl", "wget", "ssh", "scp", "rsync", "sh", "bash", "zsh", "dash", "env", "sudo", "su",
+    "doas", "python3", "perl", "make", "kill", "tee", "xargs", "dd", "git", "gpg", "id", "whoami",
+    "ps", "which", "test", "head", "tail", "sort", "cut", "date", "gate", "claude", "codex",
+    "gemini", "copilot",
+];
+
+/// Whether a file at `parts` is a base program put in a directory of programs (`cp x
+/// ~/.local/bin/git`, `install evil /usr/local/bin/sudo`): it runs in place of that program
+/// in every later command that names it. A tool of its own name (`~/.local/bin/mytool`,
+/// `/usr/local/bin/kubectl`) shadows nothing.
+fn shadows_a_program(parts: &[&str], home: &[&str]) -> bool {
+    let Some((name, dir)) = parts.split_last() else {
+        return false;
+    };
+    let in_dir = |base: &[&str], list: &[&[&str]]| {
+        list.iter().any(|d| {
+            dir.len() == base.len() + d.len()
+                && dir[..base.len()] == *base
+                && dir[base.len()..] == **d
+        })
+    };
+    let program_dir =
+        in_dir(&[], PROGRAM_DIRS) || (!home.is_empty() && in_dir(home, HOME_PROGRAM_DIRS));
+    program_dir && BASE_PROGRAMS.contains(name)
 }
 
 /// Whether a write target, as written, could be a file whose text this module reads (a
@@ -366,6 +413,30 @@ pub fn text_is_cron(lands: Lands, text: &str, is_temp: impl Fn(&str) -> bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_base_program_put_earlier_on_the_search_path_runs_later() {
+        let h = "/home/u";
+        for p in [
+            "/home/u/.local/bin/git",
+            "/home/u/bin/sudo",
+            "/home/u/.cargo/bin/ls",
+            "/usr/local/bin/ssh",
+            "/opt/homebrew/bin/claude",
+        ] {
+            assert_eq!(runs_later(p, h, Act::Write), Some(Act::Cron), "{p}");
+        }
+        for p in [
+            "/home/u/.local/bin/mytool",
+            "/usr/local/bin/kubectl",
+            "/usr/local/bin/composer",
+            "/home/u/proj/bin/git",
+            "/home/u/.local/share/git",
+            "/usr/bin/python",
+        ] {
+            assert_eq!(runs_later(p, h, Act::Write), None, "{p}");
+        }
+    }
 
     #[test]
     fn one_named_unit_in_a_service_directory_is_a_service_definition() {
