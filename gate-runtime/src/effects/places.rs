@@ -778,8 +778,19 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
         return Place::Outside;
     }
     let top = parts[0].as_str();
-    if matches!(top, "tmp") || parts.starts_with(&["var".into(), "tmp".into()]) {
-        return Place::Temp;
+    let temp_depth = if top == "tmp" {
+        Some(1)
+    } else if parts.starts_with(&["var".into(), "tmp".into()]) {
+        Some(2)
+    } else {
+        None
+    };
+    if let Some(depth) = temp_depth {
+        // The shared temporary directory itself, or every entry of it (`rm -rf /tmp/*`),
+        // holds other programs' sockets, locks and sessions: the system's, not scratch.
+        let whole =
+            parts.len() == depth || (parts.len() == depth + 1 && is_everything(&parts[depth]));
+        return if whole { Place::System } else { Place::Temp };
     }
     // Any depth below the root (`find / -name x`): system directories among the rest.
     if top == "**" {
@@ -1160,6 +1171,11 @@ mod tests {
             ("build/$X/y", Place::Unknown),
             ("/tmp/${A}${B}", Place::Unknown),
             ("/var/tmp/x", Place::Temp),
+            ("/tmp", Place::System),
+            ("/tmp/*", Place::System),
+            ("/var/tmp/*", Place::System),
+            ("/tmp/*.log", Place::Temp),
+            ("/tmp/build-*", Place::Temp),
             ("/dev/shm/x.so", Place::Temp),
             ("/var/lib/apt/lists/*", Place::Temp),
             ("/var/cache/apt/archives", Place::Temp),
