@@ -1061,11 +1061,28 @@ fn runs_stdin(cmd: &SimpleCommand<'_>) -> bool {
     if !STDIN_RUNNERS.contains(&p) && !STDIN_RUNNERS.contains(&base) {
         return false;
     }
-    // `python script.py` runs the script, not stdin; `python -` and `python` read stdin.
-    match cmd.args.iter().find(|a| !a.starts_with('-')) {
-        None => true,
-        Some(a) => a == "-" || a.starts_with("/dev/stdin") || a.starts_with("<("),
+    // `python script.py` runs the script, not stdin; `python -` and `python` read stdin. A
+    // shell given `-s` reads its code on stdin whatever operands follow: they are its
+    // positional parameters (`curl URL | sh -s -- -b ~/bin v1.2`).
+    let shell = programs::is_shell(p) || programs::is_shell(base);
+    let mut given_s = false;
+    let mut args = cmd.args.iter();
+    while let Some(a) = args.next() {
+        if a == "--" {
+            return given_s || args.next().is_none_or(|f| names_stdin(f));
+        }
+        if a.len() > 1 && a.starts_with('-') {
+            given_s |= shell && !a.starts_with("--") && a.contains('s') && !a.contains('c');
+            continue;
+        }
+        return given_s || names_stdin(a);
     }
+    true
+}
+
+/// Whether a word a runner is given as the file to run is its standard input.
+fn names_stdin(word: &str) -> bool {
+    word == "-" || word.starts_with("/dev/stdin") || word.starts_with("<(")
 }
 
 /// The home and working directory a remote command is read in: a home of its own (so `~`
