@@ -356,12 +356,18 @@ pub fn effects_of_parsed(
                 // On the line, what the whole line names; in nested code (a script read
                 // from the disk, `sh -c` text), what this command names: a long script's
                 // every word is not this command's.
-                None if depth == 0 => sink.opaque(line),
+                None if depth == 0 => {
+                    sink.opaque(line);
+                    let word = make_variable(commands, i).unwrap_or(&cmd.program_path);
+                    programs::computed(word, &args, &mut sink);
+                }
                 None => {
                     let words: Vec<&str> = std::iter::once(&*cmd.program_path)
                         .chain(args.iter().map(|a| &**a))
                         .collect();
-                    sink.opaque(&words.join(" "))
+                    sink.opaque(&words.join(" "));
+                    let word = make_variable(commands, i).unwrap_or(&cmd.program_path);
+                    programs::computed(word, &args, &mut sink);
                 }
             }
         } else if !program.is_empty() {
@@ -833,6 +839,21 @@ fn located_program(commands: &[SimpleCommand<'_>], i: usize) -> Option<String> {
         };
         Some(name.rsplit('/').next().unwrap_or(name).to_string())
     })
+}
+
+/// A command word `$(NAME)` as a Makefile writes a variable (`$(PYTHON) manage.py …`): the
+/// substitution's own command, which the parser lists before the command that uses it, is
+/// the bare upper-case `NAME`. Read by its name, as `$NAME` would be.
+fn make_variable<'c>(commands: &'c [SimpleCommand<'_>], i: usize) -> Option<&'c str> {
+    if !commands[i].program_path.starts_with("$(") {
+        return None;
+    }
+    let c = commands[..i].last()?;
+    let upper = !c.program.is_empty()
+        && c.program
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    (in_substitution(c) && c.args.is_empty() && upper).then_some(&*c.program)
 }
 
 /// What a command word the shell computes stands for: `None` when it is written plainly;
