@@ -1,7 +1,7 @@
 //! Storage: mounts and swap (`mount`, `umount`, `swapon`, `diskutil unmount`) as `mount`,
 //! `swapoff` as `service`;
 //! formatting, partitioning, wiping and destroying volumes (`mkfs*`, `wipefs`, `fdisk`,
-//! `parted`, `blkdiscard`, `cryptsetup luksFormat`, `zpool destroy`, `lvremove`, `mdadm
+//! `parted`, `blkdiscard`, `cryptsetup luksFormat`, `zpool destroy`, `lvremove`, `pvcreate`, `mdadm
 //! --zero-superblock`, …) as `device`, with the device as written when the line names one.
 //! Listings (`fdisk -l`, `parted -l`, `lsblk`) do nothing.
 
@@ -467,7 +467,8 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 _ => {}
             }
         }
-        "lvremove" | "vgremove" | "pvremove" | "lvreduce" | "vgreduce" => {
+        // `pvcreate` writes a volume label over the start of each device it is given.
+        "lvremove" | "vgremove" | "pvremove" | "pvcreate" | "lvreduce" | "vgreduce" => {
             if !has(&["-t", "--test", "--help", "-h"]) {
                 device(
                     &operands(args, &["-S", "--select", "--config", "--reportformat"]),
@@ -736,6 +737,8 @@ mod tests {
             "mdadm --zero-superblock /dev/sdb1",
             "lvremove /dev/vg0/lv0",
             "pvremove /dev/sdb",
+            "pvcreate /dev/sdc",
+            "sudo pvcreate -ff /dev/mapper/crypt",
             "badblocks -wsv /dev/sdb",
             "nvme format /dev/nvme0n1",
             "diskutil eraseDisk APFS X /dev/disk2",
