@@ -375,6 +375,7 @@ pub fn effects_of_parsed(
             // An owner given by substitution is the running user only when what substitutes
             // it says so (`$(id -u):$(id -g)`, `$(whoami)`).
             sink.admin_in_project &= substitutions_name_user(commands, i);
+            sink.to_self_owner &= substitutions_name_user(commands, i);
             // Unknown under `sudo`/`doas`: what it destroys is the system's.
             if !known
                 && cmd
@@ -1811,9 +1812,15 @@ fn flush_one(
                 let installs_service = place == Place::System
                     && (sink.shares_read_only || sink.to_system_owner)
                     && super::later::is_service_definition(&resolved);
-                let act = if act == Act::Permissions
-                    && (sink.admin_in_project && place == Place::Project || installs_service)
-                {
+                // A public mode on locally installed software or served content, and one's
+                // own dotfiles given back to oneself, are undone as they were done.
+                let administers = match place {
+                    Place::Project => sink.admin_in_project,
+                    Place::System => sink.public_mode && places::is_local_software(&resolved),
+                    Place::Dotfiles => sink.to_self_owner,
+                    _ => false,
+                };
+                let act = if act == Act::Permissions && (administers || installs_service) {
                     // A service definition given the owner and mode its manager expects is
                     // installed, as it would be by `install -m 644 -o root`.
                     Act::Admin
