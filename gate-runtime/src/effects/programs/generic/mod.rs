@@ -497,5 +497,16 @@ fn package_manager(program: &str, args: &[Cow<'_, str>], out: &mut Sink) -> bool
         out.place(Act::Delete, Place::System);
         return true;
     }
+    // A package named without its architecture or version (`ufw:amd64`, `sudo=1.9*`).
+    let machine = args.iter().any(|a| {
+        let name = a.split([':', '=']).next().unwrap_or(a);
+        verbs::MACHINE_PACKAGES
+            .iter()
+            .any(|p| p.eq_ignore_ascii_case(name))
+    });
+    if removes && machine {
+        out.none(Act::Service);
+        return true;
+    }
     false
 }

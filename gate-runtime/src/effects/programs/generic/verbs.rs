@@ -238,6 +238,45 @@ pub(crate) const REINSTALLABLE: &[&str] = &[
     "vagrant-plugin",
 ];
 
+/// Packages the machine is reached, protected or administered by (its firewall, its ssh
+/// server, `sudo`, its network manager, its mandatory access control): removing one stops
+/// that service for good and may cut every user off a remote machine (`service`), as
+/// stopping what [`super::super::system`] calls a critical unit is. Names as the
+/// distributions' package managers spell them.
+pub(crate) const MACHINE_PACKAGES: &[&str] = &[
+    "ufw",
+    "firewalld",
+    "nftables",
+    "iptables",
+    "iptables-persistent",
+    "netfilter-persistent",
+    "openssh-server",
+    "openssh",
+    "ssh",
+    "sshd",
+    "sudo",
+    "doas",
+    "systemd",
+    "network-manager",
+    "networkmanager",
+    "netplan.io",
+    "ifupdown",
+    "systemd-networkd",
+    "wpasupplicant",
+    "wpa_supplicant",
+    "apparmor",
+    "selinux-policy",
+    "selinux-policy-targeted",
+    "auditd",
+    "audit",
+    "fail2ban",
+    "tailscale",
+    "cloudflared",
+    "dbus",
+    "polkit",
+    "policykit-1",
+];
+
 /// Overrides that let a package manager remove what it protects (essential packages,
 /// dependencies of others).
 pub(crate) const PACKAGE_OVERRIDES: &[&str] = &[
