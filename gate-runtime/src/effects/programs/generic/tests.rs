@@ -238,6 +238,25 @@ fn git_external_subcommands() {
 }
 
 #[test]
+fn a_cmdlet_named_by_a_destroying_verb_destroys() {
+    for line in [
+        "Remove-AzResourceGroup -Name $resourceGroup -Force -AsJob",
+        "Remove-AzStorageAccount -ResourceGroupName rg -Name acct",
+        "Remove-ADUser -Identity bob",
+    ] {
+        assert!(destroys(line), "{line}: {:?}", effects(line));
+    }
+    for line in [
+        "Remove-Variable x",
+        "Remove-Module PSReadLine",
+        "Get-AzResourceGroup -Name rg",
+        "remove-me --now",
+    ] {
+        assert!(!destroys(line), "{line}: {:?}", effects(line));
+    }
+}
+
+#[test]
 fn removing_what_the_machine_is_reached_or_protected_by_stops_it() {
     for line in [
         "apt-get purge --auto-remove ufw",
