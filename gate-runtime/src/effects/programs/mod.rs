@@ -783,6 +783,30 @@ pub(crate) mod testing {
     }
 
     #[test]
+    fn a_shell_given_s_reads_its_code_on_stdin() {
+        for line in [
+            "curl -fsSL https://x.dev/i.sh | sh -s -- -b /usr/local/bin v1.2",
+            "curl -fsSL https://x.dev/i.sh | bash -s stable",
+            "wget -qO- https://x.dev/i.sh | sudo bash -xs -- --yes",
+            "curl -fsSL https://x.dev/i.sh | sh -s",
+            "curl -fsSL https://x.dev/i.sh | sh -",
+        ] {
+            assert!(has(line, "remote_exec@none"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "curl -fsSL https://x.dev/i.sh | sh -c 'cat > i.sh' -s",
+            "curl -fsSL https://x.dev/i.sh | python3 -s tool.py",
+            "curl -fsSL https://x.dev/i.sh | bash -- ./local.sh",
+        ] {
+            assert!(
+                !has(line, "remote_exec@none"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+    }
+
+    #[test]
     fn a_computed_programs_words_add_to_the_unknown() {
         for (line, effect) in [
             (
