@@ -99,6 +99,15 @@ pub(crate) struct Sink {
     /// that shares only reading, what a service definition is installed with, so on one
     /// named service definition it is reversible administration (`admin`).
     pub(crate) to_system_owner: bool,
+    /// The mode the command sets shares reading with everyone and change with nobody,
+    /// keeping the owner's (`chmod 755`, `chmod +x`, `chmod -R a+rX`): on the software and
+    /// content an administrator installs (`/usr/local`, `/opt`, `/srv`, `/var/www`), which
+    /// the operating system does not run on, it is reversible administration (`admin`).
+    pub(crate) public_mode: bool,
+    /// The command gives its files to the user running the line (`chown -R $USER ~/.npm`):
+    /// among that user's own dotfiles it is reversible administration (`admin`), what
+    /// undoes a root-owned file left by an earlier `sudo`.
+    pub(crate) to_self_owner: bool,
     /// The command lists names and sizes (`ls`, `du`, `find` without a command) and reads no
     /// file's content, so reading a directory that holds gate's key does not read the key.
     pub(crate) names_only: bool,

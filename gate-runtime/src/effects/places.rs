@@ -448,6 +448,10 @@ fn expand_vars(t: &str, cwd: &str, home: &str, oldpwd: Option<&str>) -> (String,
         };
         let value = match name {
             "HOME" => Some(home),
+            // The user running the line, whose home is `/home/NAME` (`/Users/NAME`).
+            "USER" | "LOGNAME" => user_of(home),
+            // A number, one path component whatever its value.
+            "UID" | "EUID" => Some("UID"),
             "PWD" => Some(cwd),
             "OLDPWD" => oldpwd,
             "TMPDIR" | "TMP" | "TEMP" => Some("/tmp"),
@@ -491,6 +495,18 @@ pub fn names_one_file(resolved: &str) -> bool {
         .strip_prefix("?/")
         .and_then(|rest| rest.rsplit('/').next())
         .is_some_and(|name| !name.is_empty() && !is_glob(name) && name != "..")
+}
+
+/// The name of the user whose home directory is `home`, when the home says it.
+fn user_of(home: &str) -> Option<&str> {
+    if home.trim_end_matches('/') == "/root" {
+        return Some("root");
+    }
+    let name = home
+        .strip_prefix("/home/")
+        .or_else(|| home.strip_prefix("/Users/"))?
+        .trim_end_matches('/');
+    (!name.is_empty() && !name.contains('/')).then_some(name)
 }
 
 /// Normalise an absolute path lexically (`//`, `.`, `..`).
@@ -822,6 +838,19 @@ pub fn classify(r: &Resolved, at: &Where) -> Place {
         return Place::System;
     }
     Place::Outside
+}
+
+/// Where an administrator installs their own software and content, apart from the
+/// operating system's (the file-system hierarchy's `/usr/local`, `/opt`, `/srv`, and served
+/// content in `/var/www`): these directories and everything below them. `resolved` is an
+/// absolute path as [`Resolved::display`] gives it.
+pub(crate) fn is_local_software(resolved: &str) -> bool {
+    const LOCAL: &[&str] = &["/usr/local", "/opt", "/srv", "/var/www"];
+    LOCAL.iter().any(|d| {
+        resolved
+            .strip_prefix(d)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
 }
 
 /// gate's own locations that a directory may contain, as absolute paths (whether or not they

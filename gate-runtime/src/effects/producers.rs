@@ -18,6 +18,10 @@ enum Yields {
     Pids,
     /// The directory that holds the path given (`dirname`).
     Parent,
+    /// The user running the line, by name (`whoami`, `id -un`) or id (`id -u`): the shell's
+    /// own spelling of it, `$USER` or `$UID`, which an owner operand reads as that user
+    /// (`chown -R $(whoami) ~/.npm`) and a path resolves as the home says.
+    User,
 }
 
 /// One producer: its program, the words one of which it must be given (empty: none
@@ -42,7 +46,7 @@ const PRODUCERS: &[Producer] = &[
     Producer {
         program: "whoami",
         needs: &[],
-        yields: Yields::Word,
+        yields: Yields::User,
         example: "cp a.txt backup-$(whoami).txt",
     },
     Producer {
@@ -77,9 +81,15 @@ const PRODUCERS: &[Producer] = &[
     },
     Producer {
         program: "id",
-        needs: &["-u", "-un", "-g", "-gn", "-nu", "-ng"],
-        yields: Yields::Word,
+        needs: &["-u", "-un", "-nu"],
+        yields: Yields::User,
         example: "mv x.log x-$(id -un).log",
+    },
+    Producer {
+        program: "id",
+        needs: &["-g", "-gn", "-ng"],
+        yields: Yields::Word,
+        example: "mv x.log x-$(id -gn).log",
     },
     Producer {
         program: "git",
@@ -147,6 +157,12 @@ pub(super) fn value(program: &str, args: &[Cow<'_, str>]) -> Option<String> {
             _ => "word".to_string(),
         }),
         Yields::Pids => bounded_pids(program, &words).then(|| PID.to_string()),
+        // Another user named (`id -u jenkins`): their id, a word.
+        Yields::User if words.iter().any(|w| !w.starts_with('-')) => Some("word".to_string()),
+        Yields::User if program == "id" && !words.iter().any(|w| w.contains('n')) => {
+            Some("$UID".to_string())
+        }
+        Yields::User => Some("$USER".to_string()),
         Yields::Parent => {
             let path = words.iter().rev().find(|w| !w.starts_with('-'))?;
             Some(format!("{}/..", path.trim_end_matches('/')))
@@ -373,7 +389,7 @@ mod tests {
                     "{}: {e:?}",
                     p.example
                 ),
-                Yields::Word | Yields::Parent => assert!(
+                Yields::Word | Yields::Parent | Yields::User => assert!(
                     !e.is_empty() && !e.iter().any(|x| x.ends_with("@unknown")),
                     "{}: {e:?}",
                     p.example
@@ -467,7 +483,12 @@ mod tests {
         assert_eq!(of("date +%F").as_deref(), Some("0"));
         assert_eq!(of("date +%Y/%m/%d").as_deref(), Some("0/0/0"));
         assert_eq!(of("date").as_deref(), Some("0"));
-        assert_eq!(of("whoami").as_deref(), Some("word"));
+        assert_eq!(of("whoami").as_deref(), Some("$USER"));
+        assert_eq!(of("id -un").as_deref(), Some("$USER"));
+        assert_eq!(of("id -u -n").as_deref(), Some("$USER"));
+        assert_eq!(of("id -u").as_deref(), Some("$UID"));
+        assert_eq!(of("id -u jenkins").as_deref(), Some("word"));
+        assert_eq!(of("id -gn").as_deref(), Some("word"));
         assert_eq!(of("git rev-parse --short HEAD").as_deref(), Some("word"));
         assert_eq!(of("git status"), None);
         assert_eq!(of("lsof -ti:3000").as_deref(), Some(PID));

@@ -377,12 +377,18 @@ fn effects_after(
                 // On the line, what the whole line names; in nested code (a script read
                 // from the disk, `sh -c` text), what this command names: a long script's
                 // every word is not this command's.
-                None if depth == 0 => sink.opaque(line),
+                None if depth == 0 => {
+                    sink.opaque(line);
+                    let word = make_variable(commands, i).unwrap_or(&cmd.program_path);
+                    programs::computed(word, &args, &mut sink);
+                }
                 None => {
                     let words: Vec<&str> = std::iter::once(&*cmd.program_path)
                         .chain(args.iter().map(|a| &**a))
                         .collect();
-                    sink.opaque(&words.join(" "))
+                    sink.opaque(&words.join(" "));
+                    let word = make_variable(commands, i).unwrap_or(&cmd.program_path);
+                    programs::computed(word, &args, &mut sink);
                 }
             }
         } else if !program.is_empty() {
@@ -391,6 +397,7 @@ fn effects_after(
             // An owner given by substitution is the running user only when what substitutes
             // it says so (`$(id -u):$(id -g)`, `$(whoami)`).
             sink.admin_in_project &= substitutions_name_user(commands, i);
+            sink.to_self_owner &= substitutions_name_user(commands, i);
             // Unknown under `sudo`/`doas`: what it destroys is the system's.
             if !known
                 && cmd
@@ -858,6 +865,21 @@ fn located_program(commands: &[SimpleCommand<'_>], i: usize) -> Option<String> {
     })
 }
 
+/// A command word `$(NAME)` as a Makefile writes a variable (`$(PYTHON) manage.py …`): the
+/// substitution's own command, which the parser lists before the command that uses it, is
+/// the bare upper-case `NAME`. Read by its name, as `$NAME` would be.
+fn make_variable<'c>(commands: &'c [SimpleCommand<'_>], i: usize) -> Option<&'c str> {
+    if !commands[i].program_path.starts_with("$(") {
+        return None;
+    }
+    let c = commands[..i].last()?;
+    let upper = !c.program.is_empty()
+        && c.program
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    (in_substitution(c) && c.args.is_empty() && upper).then_some(&*c.program)
+}
+
 /// What a command word the shell computes stands for: `None` when it is written plainly;
 /// `Some(Some(text))`, the words it makes, as a line to read (`$cmd`, `r$x`, `${g}`,
 /// `"$(command -v gate)"`, `{rm,-rf,x}`, split on the line's `IFS`); `Some(None)` when what
@@ -1084,11 +1106,28 @@ fn runs_stdin(cmd: &SimpleCommand<'_>) -> bool {
     if !STDIN_RUNNERS.contains(&p) && !STDIN_RUNNERS.contains(&base) {
         return false;
     }
-    // `python script.py` runs the script, not stdin; `python -` and `python` read stdin.
-    match cmd.args.iter().find(|a| !a.starts_with('-')) {
-        None => true,
-        Some(a) => a == "-" || a.starts_with("/dev/stdin") || a.starts_with("<("),
+    // `python script.py` runs the script, not stdin; `python -` and `python` read stdin. A
+    // shell given `-s` reads its code on stdin whatever operands follow: they are its
+    // positional parameters (`curl URL | sh -s -- -b ~/bin v1.2`).
+    let shell = programs::is_shell(p) || programs::is_shell(base);
+    let mut given_s = false;
+    let mut args = cmd.args.iter();
+    while let Some(a) = args.next() {
+        if a == "--" {
+            return given_s || args.next().is_none_or(|f| names_stdin(f));
+        }
+        if a.len() > 1 && a.starts_with('-') {
+            given_s |= shell && !a.starts_with("--") && a.contains('s') && !a.contains('c');
+            continue;
+        }
+        return given_s || names_stdin(a);
     }
+    true
+}
+
+/// Whether a word a runner is given as the file to run is its standard input.
+fn names_stdin(word: &str) -> bool {
+    word == "-" || word.starts_with("/dev/stdin") || word.starts_with("<(")
 }
 
 /// The home and working directory a remote command is read in: a home of its own (so `~`
@@ -1808,9 +1847,15 @@ fn flush_one(
                 let installs_service = place == Place::System
                     && (sink.shares_read_only || sink.to_system_owner)
                     && super::later::is_service_definition(&resolved);
-                let act = if act == Act::Permissions
-                    && (sink.admin_in_project && place == Place::Project || installs_service)
-                {
+                // A public mode on locally installed software or served content, and one's
+                // own dotfiles given back to oneself, are undone as they were done.
+                let administers = match place {
+                    Place::Project => sink.admin_in_project,
+                    Place::System => sink.public_mode && places::is_local_software(&resolved),
+                    Place::Dotfiles => sink.to_self_owner,
+                    _ => false,
+                };
+                let act = if act == Act::Permissions && (administers || installs_service) {
                     // A service definition given the owner and mode its manager expects is
                     // installed, as it would be by `install -m 644 -o root`.
                     Act::Admin

@@ -87,6 +87,22 @@ pub(crate) fn node_script(cmd: &Cmd<'_, '_>, args: &Args<'_>, rest: Words<'_, '_
         names.extend(["stop".to_string(), "start".to_string()]);
     }
     scripts(args, names, out);
+    bin_of_that_name(cmd, word, out);
+}
+
+/// yarn, pnpm and bun run the package's binary of that name when no script has it (`yarn
+/// wrangler d1 delete db`, `pnpm rimraf dist`): the words from the name on are read as that
+/// command too, added to the script's reading (which a live hook call takes from
+/// `package.json`); npm runs only scripts.
+fn bin_of_that_name(cmd: &Cmd<'_, '_>, word: &str, out: &mut Sink) {
+    if !matches!(cmd.program, "yarn" | "pnpm" | "bun") {
+        return;
+    }
+    let Some(k) = cmd.args.iter().position(|a| a == word) else {
+        return;
+    };
+    let words: Vec<&str> = cmd.args[k..].iter().map(|a| &**a).collect();
+    out.script(&crate::shell::quote_argv(&words));
 }
 
 /// npm's commands that run the script of their name.

@@ -86,6 +86,9 @@ pub(super) const SECRET_VARIABLE_WORDS: &[&str] = &[
     "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "APIKEY", "API_KEY",
     "ACCESS_KEY", "PRIVATE_KEY", "SIGNING_KEY", "ENCRYPTION_KEY", "MASTER_KEY", "AUTH_KEY",
     "CLIENT_KEY", "SESSION_KEY", "COOKIE", "DATABASE_URL", "_DSN", "_PASS", "_PWD",
+    // A cluster's whole configuration, its tokens and client keys included, as CI passes it
+    // (`KUBECONFIG` is the file's path).
+    "KUBE_CONFIG",
 ];
 
 /// Whole parts (between `_`) of a variable name that say it holds a secret, too short to
@@ -94,8 +97,13 @@ pub(super) const SECRET_VARIABLE_WORDS: &[&str] = &[
 pub(super) const SECRET_VARIABLE_PARTS: &[&str] = &["PAT"];
 
 /// Variables with a secret word that hold none (`SSH_AUTH_SOCK` is a socket's path).
-pub(super) const NOT_SECRET_VARIABLES: &[&str] =
-    &["SSH_AUTH_SOCK", "GPG_TTY", "TOKENIZERS_PARALLELISM"];
+pub(super) const NOT_SECRET_VARIABLES: &[&str] = &[
+    "SSH_AUTH_SOCK",
+    "GPG_TTY",
+    "TOKENIZERS_PARALLELISM",
+    "KUBE_CONFIG_PATH",
+    "KUBE_CONFIG_PATHS",
+];
 
 /// Credentials whose service gate knows (variable name, the hosts it is used with): sending
 /// one to its own service is its ordinary use (`curl -H "Authorization: Bearer

@@ -151,6 +151,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             out.shares_read_only = access.is_some_and(super::mode::Access::shares_read_only);
             out.owner_gains_only = access.is_some_and(|a| a.owner_gains_only);
             out.admin_in_project = access.is_some_and(super::mode::Access::conventional);
+            out.public_mode = access.is_some_and(super::mode::Access::public_read_only);
             each(
                 out,
                 Act::Permissions,
@@ -161,9 +162,10 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "chown" | "chgrp" | "gchown" | "gchgrp" | "lchown" => {
             let a = getopt::read(&CHOWN, cmd.args);
             let skip = usize::from(!a.has("reference"));
-            out.admin_in_project = skip == 1
+            out.to_self_owner = skip == 1
                 && !cmd.program.ends_with("chgrp")
                 && a.operands.first().is_some_and(|o| super::owner::is_self(o));
+            out.admin_in_project = out.to_self_owner;
             out.to_system_owner = skip == 1
                 && !cmd.program.ends_with("chgrp")
                 && a.operands
@@ -420,6 +422,51 @@ mod tests {
             );
         }
         assert!(has("chmod 755 /etc", "permissions@system"));
+    }
+
+    #[test]
+    fn public_modes_on_locally_installed_software_are_administration() {
+        for line in [
+            "sudo chmod +x /usr/local/bin/docker-compose",
+            "chmod 755 /var/www",
+            "sudo chmod -R a+rX /srv",
+            "sudo chmod 755 /opt",
+        ] {
+            assert_eq!(effects(line), ["admin@system"], "{line}");
+        }
+        for line in [
+            "sudo chmod 4755 /usr/local/bin/helper",
+            "sudo chmod -R 777 /var/www",
+            "sudo chmod 750 /srv",
+            "sudo chmod +x /usr/bin/tool",
+            "chmod 644 /etc/shadow",
+        ] {
+            assert_eq!(effects(line), ["permissions@system"], "{line}");
+        }
+    }
+
+    #[test]
+    fn ones_own_dotfiles_given_back_are_administration() {
+        for line in [
+            "sudo chown -R $USER ~/.npm",
+            "sudo chown -R $(whoami) ~/.npm",
+            "sudo chown -R \"$(id -u):$(id -g)\" ~/.docker",
+            "sudo chown -R $USER:$USER /home/$USER/.cache/x ~/.gradle",
+        ] {
+            assert!(has(line, "admin@dotfiles"), "{line}: {:?}", effects(line));
+            assert!(!has(line, "permissions@dotfiles"), "{line}");
+        }
+        for line in [
+            "sudo chown -R root ~/.npm",
+            "sudo chown -R $(id -u jenkins) ~/.npm",
+            "chgrp -R staff ~/.npm",
+        ] {
+            assert!(
+                has(line, "permissions@dotfiles"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub(super) struct Access {
     /// Group or others gain write, or a set-id bit is set: someone else may change the file
     /// or run it as its owner.
     pub shares_change: bool,
+    /// Group or others lose read permission, or are set to a mode without it (`750`, `o-r`,
+    /// `go=`): a file kept from the users who read it.
+    pub withholds_read: bool,
     /// Only the owner gains permissions (`u+rwX`, `u+w`): the owner may set their own
     /// file's mode anyway, so nobody can do anything they could not before.
     pub owner_gains_only: bool,
@@ -37,6 +40,13 @@ impl Access {
     pub(super) fn shares_read_only(self) -> bool {
         !self.revokes_owner && !self.shares_change
     }
+
+    /// Shares reading with everyone and change with nobody, keeping the owner's access
+    /// (`755`, `644`, `+x`, `a+rX`): the mode installed software and served content have,
+    /// which no one gains or loses anything by but execution.
+    pub(super) fn public_read_only(self) -> bool {
+        self.shares_read_only() && !self.withholds_read
+    }
 }
 
 /// What `mode` does, or `None` when it cannot be read (a copy such as `g=u`, a variable).
@@ -59,6 +69,7 @@ fn octal(mode: &str, recursive: bool) -> Option<Access> {
         grants_others: group != 0 || other != 0,
         opens_to_all: other & 2 != 0 || special & 6 != 0,
         shares_change: group & 2 != 0 || other & 2 != 0 || special & 6 != 0,
+        withholds_read: group & 4 == 0 || other & 4 == 0,
         owner_gains_only: false,
     })
 }
@@ -69,6 +80,7 @@ fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
         grants_others: false,
         opens_to_all: false,
         shares_change: false,
+        withholds_read: false,
         owner_gains_only: true,
     };
     for clause in mode.split(',') {
@@ -109,6 +121,9 @@ fn symbolic(mode: &str, recursive: bool) -> Option<Access> {
             let loses_search = recursive && perms.contains(['x', 'X']) == (op == '-');
             if owner && op != '+' && (loses_read || loses_search) {
                 access.revokes_owner = true;
+            }
+            if others && (op == '-' && perms.contains('r') || op == '=' && !perms.contains('r')) {
+                access.withholds_read = true;
             }
             if others && op != '-' && !perms.is_empty() {
                 access.grants_others = true;
@@ -194,6 +209,35 @@ mod tests {
         ] {
             assert!(
                 !read(mode, true).is_some_and(|a| a.owner_gains_only),
+                "{mode}"
+            );
+        }
+    }
+
+    #[test]
+    fn public_modes_share_reading_with_everyone_and_change_with_nobody() {
+        for mode in [
+            "755",
+            "0755",
+            "644",
+            "444",
+            "+x",
+            "a+x",
+            "a+rX",
+            "go+r",
+            "u+x,go+rx",
+        ] {
+            assert!(
+                read(mode, false).is_some_and(Access::public_read_only),
+                "{mode}"
+            );
+        }
+        for mode in [
+            "750", "700", "640", "600", "o-r", "go=", "go-rwx", "a=x", "775", "777", "4755", "000",
+            "u-r", "o+w",
+        ] {
+            assert!(
+                !read(mode, false).is_some_and(Access::public_read_only),
                 "{mode}"
             );
         }

@@ -225,6 +225,23 @@ fn find_verb(args: &[Cow<'_, str>]) -> Option<(Verb, usize, usize)> {
     None
 }
 
+/// The verb of a PowerShell cmdlet's name (`Remove-AzResourceGroup`: `Remove`), unless its
+/// noun is one the generic reading leaves alone ([`verbs::SESSION_NOUNS`]: the session's own
+/// state, or a cmdlet the Windows family reads).
+fn cmdlet_verb(program: &str) -> Option<Verb> {
+    let (verb, noun) = program.split_once('-')?;
+    let cased = |w: &str| w.starts_with(|c: char| c.is_ascii_uppercase());
+    if !cased(verb)
+        || !cased(noun)
+        || verbs::SESSION_NOUNS
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(noun))
+    {
+        return None;
+    }
+    lookup(verb)
+}
+
 /// Whether a word after an option is read as a verb rather than as the option's value: a
 /// whole word of a table (`delete`, `list`), or a word with a part that changes something
 /// (`delete-stack`); a harmless part alone (`test-topic`, `list-view`) is a value.
@@ -286,8 +303,9 @@ pub(crate) fn model(program: &str, args: &[Cow<'_, str>], scope: Scope, out: &mu
     if sql_option(args, out) {
         return true;
     }
-    // A program named by a destroying verb (`wipe -rf ~/old`, `nuke ./build`): its operands.
-    if lookup(program) == Some(Verb::Destroy) {
+    // A program named by a destroying verb (`wipe -rf ~/old`, `nuke ./build`, a PowerShell
+    // cmdlet `Remove-AzResourceGroup`): its operands.
+    if lookup(program) == Some(Verb::Destroy) || cmdlet_verb(program) == Some(Verb::Destroy) {
         destroy(args, scope, out);
         return true;
     }
@@ -495,6 +513,17 @@ fn package_manager(program: &str, args: &[Cow<'_, str>], out: &mut Sink) -> bool
         .any(|a| verbs::PACKAGE_OVERRIDES.contains(&&**a) || a.starts_with("--force-remove"));
     if removes && overrides {
         out.place(Act::Delete, Place::System);
+        return true;
+    }
+    // A package named without its architecture or version (`ufw:amd64`, `sudo=1.9*`).
+    let machine = args.iter().any(|a| {
+        let name = a.split([':', '=']).next().unwrap_or(a);
+        verbs::MACHINE_PACKAGES
+            .iter()
+            .any(|p| p.eq_ignore_ascii_case(name))
+    });
+    if removes && machine {
+        out.none(Act::Service);
         return true;
     }
     false

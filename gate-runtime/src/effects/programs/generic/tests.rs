@@ -238,6 +238,55 @@ fn git_external_subcommands() {
 }
 
 #[test]
+fn a_cmdlet_named_by_a_destroying_verb_destroys() {
+    for line in [
+        "Remove-AzResourceGroup -Name $resourceGroup -Force -AsJob",
+        "Remove-AzStorageAccount -ResourceGroupName rg -Name acct",
+        "Remove-ADUser -Identity bob",
+    ] {
+        assert!(destroys(line), "{line}: {:?}", effects(line));
+    }
+    for line in [
+        "Remove-Variable x",
+        "Remove-Module PSReadLine",
+        "Get-AzResourceGroup -Name rg",
+        "remove-me --now",
+    ] {
+        assert!(!destroys(line), "{line}: {:?}", effects(line));
+    }
+}
+
+#[test]
+fn removing_what_the_machine_is_reached_or_protected_by_stops_it() {
+    for line in [
+        "apt-get purge --auto-remove ufw",
+        "sudo apt remove -y openssh-server",
+        "sudo yum erase firewalld",
+        "sudo pacman -R openssh",
+        "sudo apk del sudo",
+        "sudo apt-get remove ufw:amd64",
+    ] {
+        assert!(
+            effects(line).contains(&"service@none".to_string()),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+    for line in [
+        "sudo apt-get install ufw",
+        "sudo apt-get remove -y nodejs",
+        "sudo apt purge sudo-ldap",
+        "apt show openssh-server",
+    ] {
+        assert!(
+            !effects(line).contains(&"service@none".to_string()),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+}
+
+#[test]
 fn privileged_unknown_programs_destroy_the_systems_state() {
     assert!(effects("sudo dpkg -P --force-all libc6").contains(&"delete@system".to_string()));
     assert!(effects("sudo pacman -Rdd glibc").contains(&"delete@system".to_string()));

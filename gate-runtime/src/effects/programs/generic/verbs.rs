@@ -33,7 +33,7 @@ pub(crate) const DESTROY: &[Entry] = entries![
                  "apptainer delete -F library://u/c/x:1"],
     "del" => ["mytool del item-1", "wine reg del 'HKCU\\Software\\X'"],
     "rm" => ["mytool rm x", "ctr images rm x"],
-    "rmi" => ["nerdctl-like rmi img", "crictl rmi img"],
+    "rmi" => ["nerdctl-like rmi img", "ctr-like rmi img"],
     "rmdir" => ["mytool rmdir projects"],
     "remove" => ["mytool remove x", "cli remove_item x", "pwsh-like Remove-Item x", "tool RemoveThing x"],
     "destroy" => ["vagrant destroy -f", "acmectl destroy env"],
@@ -236,6 +236,75 @@ pub(crate) const REINSTALLABLE: &[&str] = &[
     "codium",
     "cursor",
     "vagrant-plugin",
+];
+
+/// Nouns of PowerShell cmdlets the generic reading leaves alone: the session's own state,
+/// whose removal (`Remove-Variable x`, `Remove-Module PSReadLine`, `Remove-Job 3`) ends with
+/// the session, and the cmdlets the Windows family reads (`Remove-Item`).
+pub(crate) const SESSION_NOUNS: &[&str] = &[
+    "Variable",
+    "Module",
+    "PSDrive",
+    "Job",
+    "Event",
+    "TypeData",
+    "PSSession",
+    "Alias",
+    "PSBreakpoint",
+    "PSSnapin",
+    "PSReadLineKeyHandler",
+    // Read by the Windows family itself (`windows/cmdlets.rs`), where a line is PowerShell.
+    "Item",
+    "ItemProperty",
+    "Content",
+    "Disk",
+    "Log",
+    "RecycleBin",
+    "LocalGroupMember",
+    "LocalUser",
+    "NetFirewallRule",
+    "Partition",
+    "PhysicalDisk",
+    "Service",
+];
+
+/// Packages the machine is reached, protected or administered by (its firewall, its ssh
+/// server, `sudo`, its network manager, its mandatory access control): removing one stops
+/// that service for good and may cut every user off a remote machine (`service`), as
+/// stopping what [`super::super::system`] calls a critical unit is. Names as the
+/// distributions' package managers spell them.
+pub(crate) const MACHINE_PACKAGES: &[&str] = &[
+    "ufw",
+    "firewalld",
+    "nftables",
+    "iptables",
+    "iptables-persistent",
+    "netfilter-persistent",
+    "openssh-server",
+    "openssh",
+    "ssh",
+    "sshd",
+    "sudo",
+    "doas",
+    "systemd",
+    "network-manager",
+    "networkmanager",
+    "netplan.io",
+    "ifupdown",
+    "systemd-networkd",
+    "wpasupplicant",
+    "wpa_supplicant",
+    "apparmor",
+    "selinux-policy",
+    "selinux-policy-targeted",
+    "auditd",
+    "audit",
+    "fail2ban",
+    "tailscale",
+    "cloudflared",
+    "dbus",
+    "polkit",
+    "policykit-1",
 ];
 
 /// Overrides that let a package manager remove what it protects (essential packages,

@@ -343,6 +343,57 @@ pub(super) fn socat(args: &[Cow<'_, str>], out: &mut Sink) {
     }
 }
 
+/// rclone's options that take a value (global and filter flags), so that a value
+/// (`--config rclone.conf`, `--exclude-from x.txt`) is not read as the subcommand or a
+/// remote. Flags it does not list are taken as flags.
+const RCLONE: Grammar = Grammar {
+    short: "nivqPLV",
+    short_value: "",
+    long: &["dry-run", "interactive", "verbose", "quiet", "progress"],
+    long_value: &[
+        "config",
+        "exclude",
+        "exclude-from",
+        "include",
+        "include-from",
+        "filter",
+        "filter-from",
+        "files-from",
+        "files-from-raw",
+        "log-file",
+        "log-level",
+        "transfers",
+        "checkers",
+        "bwlimit",
+        "min-age",
+        "max-age",
+        "min-size",
+        "max-size",
+        "max-depth",
+        "max-transfer",
+        "backup-dir",
+        "suffix",
+        "compare-dest",
+        "copy-dest",
+        "stats",
+        "retries",
+        "low-level-retries",
+        "timeout",
+        "contimeout",
+        "user-agent",
+        "order-by",
+        "buffer-size",
+        "cache-dir",
+        "password-command",
+        "track-renames-strategy",
+        "max-delete",
+        "cutoff-mode",
+        "tpslimit",
+        "multi-thread-streams",
+    ],
+    posix: false,
+};
+
 /// rclone's subcommands. Its global flags are many and most take a value (`--min-age 7d`,
 /// `--transfers 8`), so the subcommand is the first operand that is one of these words.
 const RCLONE_SUBCOMMANDS: &[&str] = &[
@@ -402,17 +453,13 @@ const RCLONE_SUBCOMMANDS: &[&str] = &[
 ];
 
 pub(super) fn rclone(args: &[Cow<'_, str>], out: &mut Sink) {
-    let words: Vec<&str> = args
-        .iter()
-        .map(|a| &**a)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    if args
-        .iter()
-        .any(|a| a == "-n" || a == "--dry-run" || a == "--interactive" || a == "-i")
-    {
+    let parsed = getopt::read(&RCLONE, args);
+    if parsed.any(&["n", "dry-run", "i", "interactive"]) {
         return;
     }
+    let words: Vec<&str> = parsed.operands.iter().map(|a| &**a).collect();
+    // A flag the grammar does not list may have taken a value: the subcommand is the first
+    // operand that is one.
     let Some(at_sub) = words.iter().position(|w| RCLONE_SUBCOMMANDS.contains(w)) else {
         // No subcommand rclone has: what it does is not known.
         if !words.is_empty() {
@@ -587,5 +634,21 @@ mod tests {
             Vec::<String>::new()
         );
         assert_eq!(effects("rclone ls remote:x"), vec!["fetch@remote"]);
+        // Options' values are not the subcommand or a remote.
+        for line in [
+            "rclone --config rclone.conf sync my_local my_remote: --exclude-from exclude.txt",
+            "rclone -P --transfers 8 sync ./site remote:site",
+            "rclone sync --filter-from rules.txt ./site remote:site --log-level INFO",
+        ] {
+            assert!(
+                has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+        assert!(!has(
+            "rclone --config rclone.conf copy ./site remote:site",
+            "cloud_delete@remote"
+        ));
     }
 }
