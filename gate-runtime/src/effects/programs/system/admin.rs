@@ -254,18 +254,30 @@ fn iptables(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         "--rename-chain",
     ];
     let mut k = 0;
+    // The change the command makes: `adds` for a rule appended or inserted, `other` for
+    // every other change (delete, flush, policy, chains).
+    let (mut adds, mut other) = (false, false);
+    let mut jump: Option<&str> = None;
+    let mut table: Option<&str> = None;
     while let Some(w) = cmd.args.get(k) {
         k += 1;
         let w: &str = w;
         if VALUES.contains(&w) {
+            let value = cmd.args.get(k).map(|v| &**v);
+            match w {
+                "-j" | "--jump" => jump = value,
+                "-t" | "--table" => table = value,
+                _ => {}
+            }
             k += 1;
             continue;
         }
         let name = w.split('=').next().unwrap_or(w);
         if w.starts_with("--") {
             if CHANGE_LONG.contains(&name) {
-                out.none(Act::Firewall);
-                return;
+                let add = matches!(name, "--append" | "--insert");
+                adds |= add;
+                other |= !add;
             }
             continue;
         }
@@ -273,11 +285,23 @@ fn iptables(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             if flags.chars().any(|c| "ADIRFXZNPE".contains(c))
                 && !flags.chars().any(|c| c.is_ascii_digit())
             {
-                out.none(Act::Firewall);
-                return;
+                let add = flags.chars().all(|c| "AI".contains(c));
+                adds |= add;
+                other |= !add;
             }
         }
     }
+    if !(adds || other) {
+        return;
+    }
+    // A rule that only lets traffic in, in the filter table (`-I INPUT -p tcp --dport 8080 -j
+    // ACCEPT`), opens a port as `ufw allow` does: reversible administration. Dropping,
+    // rejecting or redirecting traffic, and every other change, is the firewall's.
+    let opens = adds
+        && !other
+        && jump.is_some_and(|j| j.eq_ignore_ascii_case("ACCEPT"))
+        && table.is_none_or(|t| t == "filter");
+    out.none(if opens { Act::Admin } else { Act::Firewall });
 }
 
 /// `nft [OPTS] COMMAND …` or `nft -f FILE`: `list`, `describe`, `monitor` only read; every
@@ -423,6 +447,18 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_that_only_lets_traffic_in_opens_a_port() {
+        for line in [
+            "iptables -I INPUT -s 1.2.3.4 -j ACCEPT",
+            "sudo iptables -A INPUT -p tcp --dport 8080 -j ACCEPT",
+            "iptables -I INPUT 1 -i tun+ -s $VPN_SUBNET/24 -j ACCEPT",
+            "ip6tables --append INPUT -p udp --dport 51820 --jump ACCEPT",
+        ] {
+            assert_eq!(effects(line), vec!["admin@none"], "{line}");
+        }
+    }
+
+    #[test]
     fn firewall() {
         for line in [
             "iptables -F",
@@ -433,8 +469,9 @@ mod tests {
             "iptables --policy INPUT ACCEPT",
             "iptables -A INPUT -p tcp --dport 22 -j DROP",
             "iptables -D INPUT 1",
-            "iptables -I INPUT -s 1.2.3.4 -j ACCEPT",
             "iptables -Z",
+            "iptables -t nat -A PREROUTING -p tcp --dport 80 -j DNAT --to-destination 10.0.0.2",
+            "iptables -A INPUT -j REJECT",
             "ip6tables -F",
             "iptables -vF",
             "nft flush ruleset",
