@@ -128,6 +128,12 @@ const PRODUCERS: &[Producer] = &[
         example: "kill $(fuser 8080/tcp)",
     },
     Producer {
+        program: "jobs",
+        needs: &["-p"],
+        yields: Yields::Pids,
+        example: "kill $(jobs -p)",
+    },
+    Producer {
         program: "dirname",
         needs: &[],
         yields: Yields::Parent,
@@ -224,6 +230,8 @@ fn bounded_pids(program: &str, words: &[&str]) -> bool {
                     .iter()
                     .all(|p| super::programs::narrow_process_pattern(p))
         }
+        // The shell's own background jobs.
+        "jobs" => true,
         "fuser" => {
             !operands.is_empty()
                 && operands
@@ -307,6 +315,8 @@ fn keeps_lines(program: &str, words: &[&str]) -> bool {
             .all(|w| w.len() > 1 && w[1..].bytes().all(|b| matches!(b, b'n' | b'u' | b'r'))),
         "uniq" => words.is_empty(),
         "sed" => matches!(words, ["1d"] | ["-e", "1d"]),
+        // Runs of blanks squeezed to one: the same lines, fields as `cut -d ' '` reads them.
+        "tr" => matches!(words, ["-s", " "]),
         _ => false,
     }
 }
@@ -314,6 +324,9 @@ fn keeps_lines(program: &str, words: &[&str]) -> bool {
 /// The field an `awk` program prints, when all it does is print one field of each line it
 /// selects: `{print $2}`, `/LISTEN/ {print $2}`, `NR>1 {print $1}`.
 fn printed_field(program: &str, words: &[&str]) -> Option<usize> {
+    if program == "cut" {
+        return cut_field(words);
+    }
     if !matches!(program, "awk" | "gawk" | "mawk") {
         return None;
     }
@@ -336,6 +349,37 @@ fn printed_field(program: &str, words: &[&str]) -> Option<usize> {
         .strip_prefix('$')?;
     (selects && field.bytes().all(|b| b.is_ascii_digit()))
         .then(|| field.parse().ok())
+        .flatten()
+        .filter(|f| *f > 0)
+}
+
+/// The field `cut -d ' ' -f N` prints (`-d' '`, `-f2`, `--fields=2` alike): one field of
+/// lines split at single blanks (after `tr -s ' '`).
+fn cut_field(words: &[&str]) -> Option<usize> {
+    let (mut delim, mut field) = (None, None);
+    let mut k = 0;
+    while let Some(w) = words.get(k) {
+        k += 1;
+        let mut value = |short: &str, long: &str| {
+            if *w == short || *w == long {
+                k += 1;
+                words.get(k - 1).copied()
+            } else {
+                w.strip_prefix(short)
+                    .filter(|v| !v.is_empty())
+                    .or_else(|| w.strip_prefix(long).and_then(|v| v.strip_prefix('=')))
+            }
+        };
+        if let Some(d) = value("-d", "--delimiter") {
+            delim = Some(d);
+        } else if let Some(f) = value("-f", "--fields") {
+            field = f.parse::<usize>().ok();
+        } else {
+            return None;
+        }
+    }
+    (delim == Some(" "))
+        .then_some(field)
         .flatten()
         .filter(|f| *f > 0)
 }

@@ -600,7 +600,28 @@ fn effects_after(
                 // (or, when the words come from where the line does not show, such as
                 // `xargs -a FILE`, with an operand that stands for them).
                 let mut again = Sink::default();
-                let unseen = [Cow::Borrowed("$XARGS_INPUT")];
+                // The pipeline that feeds it, first stage first: a producer of process ids
+                // (`lsof -ti:3000 | xargs kill`) stands for the ids it selects, as the same
+                // pipeline in a substitution does; any other producer for a list the line
+                // does not show (`ps ux | grep x | awk '{print $2}' | xargs kill`, as `kill
+                // $(…)`).
+                let mut chain = Vec::new();
+                let mut stage = i;
+                while let Some(p) = fed_by(stage).next().filter(|_| chain.len() < 16) {
+                    chain.push(p);
+                    stage = p;
+                }
+                chain.reverse();
+                let pids = super::producers::pipeline(
+                    chain
+                        .iter()
+                        .map(|&p| (&*commands[p].program, commands[p].args.as_slice())),
+                );
+                let unseen = match pids {
+                    Some(pid) => [Cow::Owned(pid)],
+                    None if !chain.is_empty() => [Cow::Borrowed("$(…)")],
+                    None => [Cow::Borrowed("$XARGS_INPUT")],
+                };
                 let fill: Vec<Cow<'_, str>> = if named.is_empty() {
                     unseen.to_vec()
                 } else {
