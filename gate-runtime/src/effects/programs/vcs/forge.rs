@@ -75,6 +75,15 @@ fn api(args: &[Cow<'_, str>], out: &mut Sink) {
             out.path(Act::Read, f);
         }
     }
+    // A ref set with `force` (`PATCH repos/o/r/git/refs/heads/main -F force=true`) is a
+    // forced push: the commits it leaves behind are gone from the branch.
+    let endpoint = a.operands.first().map(|e| &**e).unwrap_or("");
+    let forced = fields
+        .iter()
+        .any(|f| f.eq_ignore_ascii_case("force=true") || f.eq_ignore_ascii_case("force=1"));
+    if endpoint.contains("git/refs") && forced && method.as_deref() != Some("GET") {
+        out.place(Act::History, Place::Remote);
+    }
     match method.as_deref() {
         Some("DELETE") => out.place(Act::CloudDelete, Place::Remote),
         Some("GET" | "HEAD") => out.place(Act::Fetch, Place::Remote),
@@ -87,6 +96,24 @@ fn api(args: &[Cow<'_, str>], out: &mut Sink) {
 #[cfg(test)]
 mod tests {
     use super::super::super::testing::{effects, has};
+
+    #[test]
+    fn a_ref_forced_through_the_api_is_a_forced_push() {
+        for line in [
+            "gh api repos/o/r/git/refs/heads/main -X PATCH -f sha=abc -F force=true",
+            "gh api -X PATCH \"repos/${OWNER}/r/git/refs/heads/${BRANCH}\" -f \"sha=${SHA}\" -F \"force=true\"",
+        ] {
+            assert!(has(line, "history@remote"), "{line}: {:?}", effects(line));
+        }
+        assert!(!has(
+            "gh api repos/o/r/git/refs/heads/main -X PATCH -f sha=abc",
+            "history@remote"
+        ));
+        assert!(!has(
+            "gh api repos/o/r/git/refs/heads/main",
+            "history@remote"
+        ));
+    }
 
     #[test]
     fn hub_deletes_repositories_and_speaks_gh() {
