@@ -95,6 +95,9 @@ pub(crate) struct Sink {
     /// owner may set them anyway, so wherever the files are it is no change of who may use
     /// them (gate's own files excepted: a mode may be what keeps them from being written).
     pub(crate) owner_gains_only: bool,
+    /// The command rewrites its files in place from a script, keeping no copy (`sed -i`,
+    /// `perl -pi`, `gawk -i inplace`): on a system file the old text is gone, an overwrite.
+    pub(crate) rewrites_in_place: bool,
     /// The command gives its files to the system's owner (`chown root:root F`): with a mode
     /// that shares only reading, what a service definition is installed with, so on one
     /// named service definition it is reversible administration (`admin`).

@@ -1883,6 +1883,13 @@ fn flush_one(
                 } else {
                     act
                 };
+                // A system file rewritten in place with no copy kept (`sed -i 's/a/b/'
+                // /etc/x.conf`) loses its old text: an overwrite, as replacing it would be.
+                let act = if act == Act::Write && sink.rewrites_in_place && place == Place::System {
+                    Act::Overwrite
+                } else {
+                    act
+                };
                 // An overwrite of one named file in a directory that a value the line does
                 // not show decides (`> "$dir/_rg"`, `cp x "$OUT"/`) is bounded by its name:
                 // a file written there, not anything replaced anywhere.

@@ -62,6 +62,9 @@ fn long<'n>(spelled: &str, names: &'n [(&'n str, u8)]) -> Option<(&'n str, u8)> 
 fn sed(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     let args = cmd.args;
     let mut in_place = false;
+    // A suffix keeps the old text beside the file (`-i.bak`, `--in-place=.orig`, BSD `-i
+    // .bak`).
+    let mut backup = false;
     let mut script_given = false;
     let mut scripts: Vec<&str> = Vec::new();
     let mut ops: Vec<&str> = Vec::new();
@@ -84,7 +87,10 @@ fn sed(cmd: &Cmd<'_, '_>, out: &mut Sink) {
                 None => (l, None),
             };
             match long(spelled, SED_LONG) {
-                Some(("in-place", _)) => in_place = true,
+                Some(("in-place", _)) => {
+                    in_place = true;
+                    backup |= inline.is_some_and(|v| !v.is_empty());
+                }
                 Some(("expression", _)) => {
                     script_given = true;
                     match inline {
@@ -119,7 +125,9 @@ fn sed(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             match c {
                 'i' | 'I' => {
                     in_place = true;
+                    backup |= !rest.is_empty();
                     if rest.is_empty() && bsd_suffix(args, k) {
+                        backup |= args.get(k).is_some_and(|a| !a.is_empty());
                         k += 1;
                     }
                     break;
@@ -169,6 +177,7 @@ fn sed(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         empties |= deletes_every_line(script);
     }
     // An in-place edit that deletes every line leaves the file empty: its text is gone.
+    out.rewrites_in_place |= in_place && !backup;
     let act = match (in_place, empties) {
         (true, true) => Act::Overwrite,
         (true, false) => Act::Write,
@@ -399,6 +408,7 @@ fn perl(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
             "s/.*//" | "s/.*//s" | "s/^.*$//" | "s/^.*//" | "$_=\"\"" | "$_=''" | "undef$_"
         )
     });
+    out.rewrites_in_place = true;
     each(
         out,
         if empties { Act::Overwrite } else { Act::Write },
@@ -485,6 +495,7 @@ fn awk(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         .copied()
         .filter(|o| !is_assignment(o))
         .collect();
+    out.rewrites_in_place = true;
     each(out, Act::Write, &files);
     true
 }
@@ -562,10 +573,24 @@ mod tests {
             vec!["read@source", "write@source"]
         );
         assert!(has("sed -i '/^alias/d' ~/.bashrc", "write@dotfiles"));
-        assert!(has(
+        // A system file rewritten in place with no copy kept loses its old text; with a
+        // backup suffix the old text stays beside it.
+        for line in [
             "sudo sed -i 's/x/y/' /etc/ssh/sshd_config",
-            "write@system"
-        ));
+            "sed -i '/^include /d' /etc/ipsec.conf",
+            "sed -Ei 's/a/b/' /etc/pacman.conf",
+            "sed --in-place -e 's/a/b/' /etc/hosts",
+        ] {
+            assert!(has(line, "overwrite@system"), "{line}: {:?}", effects(line));
+        }
+        for line in [
+            "sed -i.bak 's/x/y/' /etc/ssh/sshd_config",
+            "sed --in-place=.orig 's/a/b/' /etc/hosts",
+            "sed -i '.bak' 's/a/b/' /etc/hosts",
+        ] {
+            assert!(has(line, "write@system"), "{line}: {:?}", effects(line));
+            assert!(!has(line, "overwrite@system"), "{line}");
+        }
         assert!(has("sed -i -- 's/x/y/' .env", "write@secrets"));
         assert!(has(
             "sed --expression='s/x/y/' --in-place .claude/settings.json",
@@ -622,7 +647,10 @@ mod tests {
             vec!["write@source"]
         );
         assert!(has("perl -pi -e 's/a/b/' ~/.bashrc", "write@dotfiles"));
-        assert!(has("sudo perl -i -pe 's/x/y/' /etc/hosts", "write@system"));
+        assert!(has(
+            "sudo perl -i -pe 's/x/y/' /etc/hosts",
+            "overwrite@system"
+        ));
         assert!(has("perl -pi -e 'system(\"x\")' a", "opaque@none"));
         // Without -i: the interpreters family's, not written here.
         assert!(!has("perl -pe 's/a/b/' a.txt", "write@source"));
