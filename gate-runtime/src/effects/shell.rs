@@ -1840,66 +1840,8 @@ fn flush_one(
             for word in places::braces(text) {
                 // After a `cd` that could not be resolved, relative words are unknown.
                 let (place, resolved) = places::place_in(&word, cwd, oldpwd, at);
-                if place == Place::Nowhere && act != Act::Read {
-                    // `/dev/null` and the like: no effect worth a rule.
+                let Some(act) = act_at(sink, act, place, &resolved) else {
                     continue;
-                }
-                if act == Act::Permissions
-                    && place == Place::Secrets
-                    && (sink.owner_only
-                        || (sink.shares_read_only && super::secrets::is_public(&resolved)))
-                {
-                    // Credentials made private, a public file made readable: what they
-                    // should be.
-                    continue;
-                }
-                if act == Act::Permissions && sink.owner_gains_only && place != Place::Gate {
-                    continue;
-                }
-                if act == Act::Write
-                    && place == Place::Secrets
-                    && super::secrets::is_host_list(&resolved)
-                {
-                    // Host keys added to the list of known hosts (`ssh-keyscan h >>
-                    // ~/.ssh/known_hosts`): what ssh itself does on a first connection.
-                    // Replacing the list is still an overwrite.
-                    continue;
-                }
-                let installs_service = place == Place::System
-                    && (sink.shares_read_only || sink.to_system_owner)
-                    && super::later::is_service_definition(&resolved);
-                // A public mode on locally installed software or served content, and one's
-                // own dotfiles given back to oneself, are undone as they were done.
-                let administers = match place {
-                    Place::Project => sink.admin_in_project,
-                    Place::System => sink.public_mode && places::is_local_software(&resolved),
-                    Place::Dotfiles => sink.to_self_owner,
-                    _ => false,
-                };
-                let act = if act == Act::Permissions && (administers || installs_service) {
-                    // A service definition given the owner and mode its manager expects is
-                    // installed, as it would be by `install -m 644 -o root`.
-                    Act::Admin
-                } else {
-                    act
-                };
-                // A system file rewritten in place with no copy kept (`sed -i 's/a/b/'
-                // /etc/x.conf`) loses its old text: an overwrite, as replacing it would be.
-                let act = if act == Act::Write && sink.rewrites_in_place && place == Place::System {
-                    Act::Overwrite
-                } else {
-                    act
-                };
-                // An overwrite of one named file in a directory that a value the line does
-                // not show decides (`> "$dir/_rg"`, `cp x "$OUT"/`) is bounded by its name:
-                // a file written there, not anything replaced anywhere.
-                let act = if act == Act::Overwrite
-                    && place == Place::Unknown
-                    && places::names_one_file(&resolved)
-                {
-                    Act::Write
-                } else {
-                    act
                 };
                 // Removing or moving a directory acts on everything in it (a tree the
                 // model names says what it reaches itself).
@@ -1935,6 +1877,58 @@ fn flush_one(
             }
         }
     }
+}
+
+/// The act a path effect of `sink` has at the place its target resolved to, or `None` when
+/// at that place it is no effect worth a rule. The command's flags (what mode or owner it
+/// sets, whether it keeps a copy) and the place together decide: credentials made private
+/// are what they should be; a service definition installed, a public mode on local
+/// software, one's own dotfiles given back are administration; a system file rewritten in
+/// place with no copy kept is overwritten; one named file written under a directory a value
+/// decides is only written.
+fn act_at(sink: &Sink, act: Act, place: Place, resolved: &str) -> Option<Act> {
+    // `/dev/null` and the like.
+    if place == Place::Nowhere && act != Act::Read {
+        return None;
+    }
+    if act == Act::Permissions
+        && place == Place::Secrets
+        && (sink.owner_only || (sink.shares_read_only && super::secrets::is_public(resolved)))
+    {
+        return None;
+    }
+    if act == Act::Permissions && sink.owner_gains_only && place != Place::Gate {
+        return None;
+    }
+    // Host keys added to the list of known hosts (`ssh-keyscan h >> ~/.ssh/known_hosts`):
+    // what ssh itself does on a first connection. Replacing the list is still an overwrite.
+    if act == Act::Write && place == Place::Secrets && super::secrets::is_host_list(resolved) {
+        return None;
+    }
+    // A service definition given the owner and mode its manager expects is installed, as it
+    // would be by `install -m 644 -o root`; a public mode on locally installed software or
+    // served content, and one's own dotfiles given back to oneself, are undone as they were
+    // done.
+    let installs_service = place == Place::System
+        && (sink.shares_read_only || sink.to_system_owner)
+        && super::later::is_service_definition(resolved);
+    let administers = match place {
+        Place::Project => sink.admin_in_project,
+        Place::System => sink.public_mode && places::is_local_software(resolved),
+        Place::Dotfiles => sink.to_self_owner,
+        _ => false,
+    };
+    Some(match act {
+        Act::Permissions if administers || installs_service => Act::Admin,
+        // A system file rewritten in place with no copy kept (`sed -i 's/a/b/' /etc/x.conf`)
+        // loses its old text, as replacing it would.
+        Act::Write if sink.rewrites_in_place && place == Place::System => Act::Overwrite,
+        // An overwrite of one named file in a directory a value the line does not show
+        // decides (`> "$dir/_rg"`, `cp x "$OUT"/`) is bounded by its name: a file written
+        // there, not anything replaced anywhere.
+        Act::Overwrite if place == Place::Unknown && places::names_one_file(resolved) => Act::Write,
+        act => act,
+    })
 }
 
 fn dedup(out: &mut Vec<Effect>) {
