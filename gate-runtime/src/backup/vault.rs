@@ -62,6 +62,19 @@ pub fn ensure(vault: &Path, deadline: Instant) -> Result<(), String> {
     run::git(&v, &["config", "core.logAllRefUpdates", "false"], deadline).map(drop)
 }
 
+/// A fetch between the vault and a repository: quiet, nothing but the refs asked for (no
+/// tags, no `FETCH_HEAD`, no submodules, no automatic gc), and git's own upload program
+/// whatever the other side's configuration names.
+const FETCH: &[&str] = &[
+    "fetch",
+    "--quiet",
+    "--no-tags",
+    "--no-write-fetch-head",
+    "--no-recurse-submodules",
+    "--no-auto-gc",
+    "--upload-pack=git-upload-pack",
+];
+
 /// Fetches `specs` (`+<object>:<ref>`, the object an id or a ref of `from`) from the
 /// repository or URL `from` into the vault, by `deadline`. The vault's own configuration is
 /// gate's: nothing the agent configured in its repository decides where the objects go.
@@ -74,16 +87,8 @@ pub fn fetch_in(
     if specs.is_empty() {
         return Ok(());
     }
-    let mut args = vec![
-        "fetch",
-        "--quiet",
-        "--no-tags",
-        "--no-write-fetch-head",
-        "--no-recurse-submodules",
-        "--no-auto-gc",
-        "--upload-pack=git-upload-pack",
-        from,
-    ];
+    let mut args = FETCH.to_vec();
+    args.push(from);
     args.extend(specs.iter().map(String::as_str));
     run::git(&vault.to_string_lossy(), &args, deadline).map(drop)
 }
@@ -99,22 +104,10 @@ pub fn bring_back(vault: &Path, repo: &str, id: &str) -> Result<(), String> {
         ));
     }
     let spec = format!("+{NAMESPACE}/{id}/*:{UNDO_NAMESPACE}/{id}/*");
-    run::git_as_user(
-        repo,
-        &[
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--no-recurse-submodules",
-            "--no-auto-gc",
-            "--update-head-ok",
-            "--upload-pack=git-upload-pack",
-            &vault.to_string_lossy(),
-            &spec,
-        ],
-    )
-    .map(drop)
+    let vault = vault.to_string_lossy();
+    let mut args = FETCH.to_vec();
+    args.extend(["--update-head-ok", &*vault, &spec]);
+    run::git_as_user(repo, &args).map(drop)
 }
 
 /// Removes the refs [`bring_back`] made in `repo` (the commits stay, held by the refs the
