@@ -323,7 +323,9 @@ fn effects_after(
                     }
                 }
                 // A file loaded first that the line wrote: its text, unread as code.
-                Some(super::code_options::Runs::Load) => {
+                Some(
+                    runs @ (super::code_options::Runs::Load | super::code_options::Runs::Settings),
+                ) => {
                     let file = places::place_of(value, &cwd, oldpwd.as_deref(), at).1;
                     match written.iter().find(|(p, _)| *p == file) {
                         Some((_, Some(text))) => sink.opaque(text),
@@ -331,7 +333,7 @@ fn effects_after(
                         None => {
                             super::code_options::variable_runs(name, value, &mut sink);
                             super::code_options::loaded_from(
-                                super::code_options::Runs::Load,
+                                runs,
                                 value,
                                 |d| places::place_of(d, &cwd, oldpwd.as_deref(), at),
                                 &mut sink,

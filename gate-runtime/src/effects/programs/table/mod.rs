@@ -130,6 +130,7 @@ fn code(p: &Program, args: &Args<'_>, out: &mut Sink) {
             if let Some(v) = o.value.as_deref() {
                 if names.split('|').any(|n| n == o.name) {
                     out.script(v);
+                    out.program(v);
                 }
             }
         }
@@ -145,6 +146,10 @@ fn code(p: &Program, args: &Args<'_>, out: &mut Sink) {
             let key = kv.split('=').next().unwrap_or("").to_ascii_lowercase();
             if s.keys.iter().any(|k| key.starts_with(k)) {
                 out.opaque(kv);
+                // A program named by its path (`target.x.linker="/tmp/l"`) is placed.
+                if let Some((_, value)) = kv.split_once('=') {
+                    out.program(value.trim().trim_matches(['"', '\'']));
+                }
             }
         }
     }
