@@ -6,24 +6,28 @@ use super::super::{Cmd, Sink};
 use gate_spec::effect::Act;
 
 mod archive;
-mod attrs;
 mod copy;
 mod edit;
 mod editors;
+mod fd;
 mod find;
+mod mktemp;
 mod mode;
 mod owner;
 mod read;
-mod remove;
+#[cfg(test)]
+mod tests;
 mod write;
 
-pub(crate) use find::{targets as find_targets, Action as FindAction};
+pub(crate) use fd::fd;
+pub(crate) use find::{find, targets as find_targets, Action as FindAction};
+pub(crate) use mktemp::mktemp;
+pub(crate) use mode::chmod_mode;
+pub(crate) use owner::chown_owner;
 
 /// The sub-families, asked in order; the first that knows the program models it.
 const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
-    remove::model,
     copy::model,
-    attrs::model,
     edit::model,
     editors::model,
     write::model,
