@@ -273,3 +273,67 @@ fn truncate_and_fallocate() {
         "overwrite@dotfiles"
     ));
 }
+
+#[test]
+fn a_private_mode_on_ones_own_dotfiles_is_what_they_should_have() {
+    for line in [
+        "chmod 600 ~/.config/app/config.yml",
+        "chmod go-rwx ~/.bashrc",
+        "chmod 0600 ~/.bash_history",
+        "chmod u=rw,go= ~/.npmrc",
+        "chmod -R go-rwx ~/.local/share/app",
+        "chmod 700 ~/.local/bin/tool",
+    ] {
+        assert!(
+            !effects(line).iter().any(|e| e.starts_with("permissions@")),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+    // Opening them, shutting the owner out, or a mode that may give the group what it had
+    // not (`0440` after `600`) is still a change there; so is a private mode elsewhere.
+    for (line, want) in [
+        ("chmod 644 ~/.bashrc", "permissions@dotfiles"),
+        ("chmod 0440 ~/.bashrc", "permissions@dotfiles"),
+        ("chmod 000 ~/.bashrc", "permissions@dotfiles"),
+        ("chmod -R 600 ~/.local/share/app", "permissions@dotfiles"),
+        ("chmod g=u ~/.bashrc", "permissions@dotfiles"),
+        ("chmod 600 /etc/passwd", "permissions@system"),
+        ("chmod 600 \"$F\"", "permissions@unknown"),
+        ("chmod 700 ~", "permissions@home"),
+    ] {
+        assert!(has(line, want), "{line}: {:?}", effects(line));
+    }
+}
+
+#[test]
+fn a_projects_credentials_given_to_the_systems_owner_expose_nothing() {
+    for line in [
+        "sudo chown root:root ca.cer client.cer client.key",
+        "chown root:root certs/server.key",
+        "sudo chown -R 0:0 .env",
+    ] {
+        assert!(
+            !has(line, "permissions@secrets"),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+    for line in [
+        "sudo chown root:root ~/.ssh/id_rsa",
+        "sudo chown nobody client.key",
+        "sudo chown root:docker client.key",
+        "sudo chgrp root client.key",
+        "sudo chown root:root /etc/ssl/private/x.key",
+    ] {
+        assert!(
+            effects(line).iter().any(|e| e.starts_with("permissions@")),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+    assert!(has(
+        "sudo chown root:root ~/.ssh/id_rsa",
+        "permissions@secrets"
+    ));
+}
