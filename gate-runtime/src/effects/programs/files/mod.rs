@@ -1,6 +1,8 @@
-//! File programs: what each does to the paths it names — delete, move, copy, write,
-//! truncate, permissions, links, in-place editors, archives, and the readers. One file per
-//! sub-family; [`model`] asks each in turn.
+//! File programs modelled in code: what each does to the paths it names — move, copy,
+//! write, links, in-place editors, archives, and the readers. One file per sub-family;
+//! [`model`] asks each in turn. The removers, makers and mode, owner and attribute changes
+//! are data (`commands/files.toml`); what they need read is here, reached by name: a mode's
+//! bits (`mode.rs`), an owner (`owner.rs`), `mktemp`'s template, `find` and `fd`.
 
 use super::super::{Cmd, Sink};
 use gate_spec::effect::Act;
