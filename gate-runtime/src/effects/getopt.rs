@@ -21,17 +21,6 @@ pub struct Grammar {
     pub posix: bool,
 }
 
-impl Grammar {
-    /// A grammar with no options at all: every word is an operand.
-    pub const NONE: Grammar = Grammar {
-        short: "",
-        short_value: "",
-        long: &[],
-        long_value: &[],
-        posix: false,
-    };
-}
-
 /// An option found on a command line: its canonical name (one character for a short option,
 /// the full long name for a long one, even when it was abbreviated) and its value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,6 +114,27 @@ pub fn read<'a>(g: &Grammar, words: &[Cow<'a, str>]) -> Args<'a> {
 
 /// Read `words` through `g` as a parser of `style` does.
 pub fn read_as<'a>(g: &Grammar, style: Style, words: &[Cow<'a, str>]) -> Args<'a> {
+    read_with(g, style, words, "")
+}
+
+/// Whether `w` is one dash and then only characters of `chars` (`-x`, `-rwx` for chmod's
+/// `rwxXstugo,+-=`): an operand spelled like options.
+fn dash_operand(w: &str, chars: &str) -> bool {
+    !chars.is_empty()
+        && w.len() > 1
+        && w.starts_with('-')
+        && !w.starts_with("--")
+        && w[1..].chars().all(|c| chars.contains(c))
+}
+
+/// Read `words` through `g` as a parser of `style` does, a word of one dash and then only
+/// characters of `dash_operands` being an operand (`chmod -x f`: the mode `-x`).
+pub fn read_with<'a>(
+    g: &Grammar,
+    style: Style,
+    words: &[Cow<'a, str>],
+    dash_operands: &str,
+) -> Args<'a> {
     let mut out = Args::default();
     let abbrev = style == Style::Gnu;
     let mut k = 0;
@@ -138,6 +148,13 @@ pub fn read_as<'a>(g: &Grammar, style: Style, words: &[Cow<'a, str>]) -> Args<'a
         let w: &str = word;
         if w == "--" {
             only_operands = true;
+            continue;
+        }
+        if dash_operand(w, dash_operands) {
+            out.operands.push(word.clone());
+            if g.posix {
+                only_operands = true;
+            }
             continue;
         }
         let long = match style {

@@ -1,29 +1,35 @@
-//! File programs: what each does to the paths it names — delete, move, copy, write,
-//! truncate, permissions, links, in-place editors, archives, and the readers. One file per
-//! sub-family; [`model`] asks each in turn.
+//! File programs modelled in code: what each does to the paths it names — move, copy,
+//! write, links, in-place editors, archives, and the readers. One file per sub-family;
+//! [`model`] asks each in turn. The removers, makers and mode, owner and attribute changes
+//! are data (`commands/files.toml`); what they need read is here, reached by name: a mode's
+//! bits (`mode.rs`), an owner (`owner.rs`), `mktemp`'s template, `find` and `fd`.
 
 use super::super::{Cmd, Sink};
 use gate_spec::effect::Act;
 
 mod archive;
-mod attrs;
 mod copy;
 mod edit;
 mod editors;
+mod fd;
 mod find;
+mod mktemp;
 mod mode;
 mod owner;
 mod read;
-mod remove;
+#[cfg(test)]
+mod tests;
 mod write;
 
-pub(crate) use find::{targets as find_targets, Action as FindAction};
+pub(crate) use fd::fd;
+pub(crate) use find::{find, targets as find_targets, Action as FindAction};
+pub(crate) use mktemp::mktemp;
+pub(crate) use mode::chmod_mode;
+pub(crate) use owner::chown_owner;
 
 /// The sub-families, asked in order; the first that knows the program models it.
 const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
-    remove::model,
     copy::model,
-    attrs::model,
     edit::model,
     editors::model,
     write::model,

@@ -6,11 +6,13 @@
 //! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`) and the forge CLIs'
 //! API calls, release assets and clones (`programs/vcs/forge.rs`), and git's subcommands
 //! whose words need reading (`programs/vcs/git/`), and the package managers' scripts,
-//! runners, configured sources and installs of gate (`programs/packages.rs`). Each is
+//! runners, configured sources and installs of gate (`programs/packages.rs`), and the file
+//! programs' modes, owners, temporary names and finders (`programs/files/`). Each is
 //! reached from `analyser = "name"`.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
+pub(crate) use super::super::files::{chmod_mode, chown_owner, fd, find, mktemp};
 pub(crate) use super::super::network::{
     ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
 };
@@ -94,6 +96,11 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "runner" => runner,
         "package_config" => package_config,
         "cargo_gate" => cargo_gate,
+        "chmod_mode" => chmod_mode,
+        "chown_owner" => chown_owner,
+        "mktemp" => mktemp,
+        "find" => find,
+        "fd" => fd,
         _ => return None,
     })
 }

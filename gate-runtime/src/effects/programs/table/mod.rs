@@ -71,7 +71,7 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
     let args = read(p, cmd.args);
     let ops = skipped(p, &args.operands);
     // `prog help …` prints help in every CLI that has the word.
-    if ops.first().is_some_and(|w| w == "help") {
+    if p.subcommands && ops.first().is_some_and(|w| w == "help") {
         return true;
     }
     let from = out.raw.len();
@@ -216,16 +216,16 @@ fn directory(args: &Args<'_>, name: &str) -> String {
 /// operand when it has those.
 fn read<'a>(p: &Program, words: &[Cow<'a, str>]) -> Args<'a> {
     let Some(sub) = &p.sub else {
-        return getopt::read_as(&p.grammar, p.style, words);
+        return getopt::read_with(&p.grammar, p.style, words, p.dash_operands);
     };
     let global = getopt::Grammar {
         posix: true,
         ..p.grammar
     };
-    let mut args = getopt::read_as(&global, p.style, words);
+    let mut args = getopt::read_with(&global, p.style, words, p.dash_operands);
     if args.operands.len() > 1 {
         let rest = args.operands.split_off(1);
-        let more = getopt::read_as(sub, p.style, &rest);
+        let more = getopt::read_with(sub, p.style, &rest, p.dash_operands);
         args.opts.extend(more.opts);
         args.operands.extend(more.operands);
         args.unknown.extend(more.unknown);
@@ -317,7 +317,9 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
         Cond::Lacks(n) => !n.split('|').any(|n| args.has(n)),
         Cond::Is(n, v) => args.value(n) == Some(*v),
         Cond::IsNot(n, v) => args.has(n) && args.value(n) != Some(*v),
-        Cond::ValueHas(n, t) => args.values(&[n]).any(|v| v.contains(t)),
+        Cond::ValueHas(n, t) => n
+            .split('|')
+            .any(|n| args.values(&[n]).any(|v| v.contains(t))),
         Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| w.contains(t)),
         Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| w.contains(t)),
         Cond::AnyOperandHas(t) => rest.iter().any(|w| w.contains(t)),
@@ -344,7 +346,9 @@ fn write(
     dir: Option<&str>,
     out: &mut Sink,
 ) {
+    // `-` (standard input or output) and an empty word name no file.
     let at = |out: &mut Sink, act, path: &str| match dir {
+        _ if path == "-" || path.is_empty() => {}
         Some(_) => out.path(act, &super::vcs::join(dir, path)),
         None => out.path(act, path),
     };

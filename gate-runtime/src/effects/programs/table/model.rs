@@ -13,6 +13,10 @@ pub(crate) struct Program {
     /// The options after the first operand, when they are not `grammar`'s.
     pub sub: Option<Grammar>,
     pub style: Style,
+    /// A word of one dash and then only these characters is an operand (`chmod -x f`).
+    pub dash_operands: &'static str,
+    /// `PROG help …` prints help (`false`: `rm help` removes a file named `help`).
+    pub subcommands: bool,
     /// The option whose values are the directory relative targets resolve from.
     pub dir: Option<&'static str>,
     /// Code run on every command before its form (global options that carry code).

@@ -135,6 +135,8 @@ fn program(p: schema::Program) -> Program {
             posix: p.posix,
         },
         sub: p.sub.map(grammar),
+        dash_operands: text(p.dash_operands),
+        subcommands: p.subcommands,
         dir: p.dir.map(text),
         before: p.before.as_deref().and_then(analysers::by_name),
         code_options: p.code_options.map(text),

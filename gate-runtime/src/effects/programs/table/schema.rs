@@ -73,6 +73,11 @@ pub const ANALYSERS: &[&str] = &[
     "runner",
     "package_config",
     "cargo_gate",
+    "chmod_mode",
+    "chown_owner",
+    "mktemp",
+    "find",
+    "fd",
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).
@@ -109,6 +114,12 @@ pub struct Program {
     pub long: Vec<String>,
     pub long_value: Vec<String>,
     pub posix: bool,
+    /// A word of one dash and then only these characters is an operand, not options
+    /// (`chmod -x f`: the mode `-x`; chmod's `rwxXstugo,+-=`).
+    pub dash_operands: String,
+    /// The program has subcommands: `PROG help …` prints help. `false` for a program whose
+    /// operands are only operands (`rm help` removes a file named `help`).
+    pub subcommands: bool,
     /// The options after the first operand, when they are not the program's own (a CLI whose
     /// global options come before the subcommand, each subcommand's after: `docker -H h rm
     /// -f c`, `docker-compose -f x.yml rm -fv`).
@@ -192,7 +203,7 @@ pub enum Cond {
     Is(String, String),
     /// It is given, with no value or another value.
     IsNot(String, String),
-    /// One of its values contains the text (`output~push=true`).
+    /// One of its values contains the text (`output~push=true`; `s|size~+`: of either).
     ValueHas(String, String),
     /// Operand N (1-based, after the path) contains the text.
     OperandHas(u8, String),
@@ -287,6 +298,9 @@ struct RawProgram {
     long_value: Vec<String>,
     #[serde(default)]
     posix: bool,
+    #[serde(default)]
+    dash_operands: String,
+    subcommands: Option<bool>,
     sub: Option<RawOptions>,
     dir: Option<Spanned<String>>,
     before: Option<Spanned<String>>,
@@ -584,6 +598,8 @@ fn program(
         long: p.long,
         long_value: p.long_value,
         posix: p.posix,
+        dash_operands: p.dash_operands,
+        subcommands: p.subcommands.unwrap_or(true),
         sub,
         dir: None,
         before: None,
@@ -903,7 +919,9 @@ fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond
         });
     }
     if let Some((name, needle)) = body.split_once('~').filter(|(n, _)| !n.contains('=')) {
-        option(p, form, name, offset)?;
+        for name in name.split('|') {
+            option(p, form, name, offset)?;
+        }
         return Ok(Cond::ValueHas(name.into(), needle.into()));
     }
     if let Some((name, value)) = body.split_once("!=") {

@@ -566,3 +566,50 @@ forms = "wipes"
         );
     }
 }
+
+#[test]
+fn operands_spelled_as_options_and_programs_without_subcommands() {
+    let text = r#"version = 1
+[[program]]
+names = ["perm"]
+style = "gnu"
+subcommands = false
+dash_operands = "rwx+-"
+short = "R"
+short_value = "s"
+long_value = ["size"]
+otherwise = ["delete@$*"]
+
+[[program.form]]
+when = ["s|size~+"]
+effects = ["write@$*"]
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("perm.toml"), text).unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    // `help` is a file of a program without subcommands; `-` is standard input, no file.
+    let help = effects("perm help ~");
+    let dash = effects("perm -R -rw ~/.ssh");
+    let stdin = effects("perm -");
+    let option = effects("perm -R -x");
+    let grows = effects("perm --size +1 ~/.bashrc");
+    let grows_short = effects("perm -s+1 ~/.bashrc");
+    let cuts = effects("perm -s 0 ~/.bashrc");
+    project::end();
+    assert!(help.contains(&"delete@home".to_string()), "{help:?}");
+    assert!(help.contains(&"delete@source".to_string()), "{help:?}");
+    // `-rw` is an operand; `-R` (not of those characters) an option.
+    assert!(dash.contains(&"delete@source".to_string()), "{dash:?}");
+    assert!(dash.contains(&"delete@secrets".to_string()), "{dash:?}");
+    assert!(!stdin.iter().any(|e| e.starts_with("delete@")), "{stdin:?}");
+    assert!(option.contains(&"delete@source".to_string()), "{option:?}");
+    assert!(grows.contains(&"write@dotfiles".to_string()), "{grows:?}");
+    assert!(!grows.contains(&"delete@dotfiles".to_string()), "{grows:?}");
+    assert!(
+        grows_short.contains(&"write@dotfiles".to_string()),
+        "{grows_short:?}"
+    );
+    assert!(cuts.contains(&"delete@dotfiles".to_string()), "{cuts:?}");
+}
