@@ -125,6 +125,17 @@ pub fn read<'a>(g: &Grammar, words: &[Cow<'a, str>]) -> Args<'a> {
 
 /// Read `words` through `g` as a parser of `style` does.
 pub fn read_as<'a>(g: &Grammar, style: Style, words: &[Cow<'a, str>]) -> Args<'a> {
+    read_with(g, style, "", words)
+}
+
+/// Read `words` as [`read_as`] does, with `optional` the short options whose value is
+/// optional and only ever attached (getopt's `p::`: `mysql -pSECRET`, `-p` alone asks).
+pub fn read_with<'a>(
+    g: &Grammar,
+    style: Style,
+    optional: &str,
+    words: &[Cow<'a, str>],
+) -> Args<'a> {
     let mut out = Args::default();
     let abbrev = style == Style::Gnu;
     let mut k = 0;
@@ -189,6 +200,14 @@ pub fn read_as<'a>(g: &Grammar, style: Style, words: &[Cow<'a, str>]) -> Args<'a
             let mut i = 0;
             while let Some(&c) = bytes.get(i) {
                 i += 1;
+                if optional.contains(c) {
+                    let rest: String = bytes[i..].iter().collect();
+                    out.opts.push(Opt {
+                        name: Cow::Owned(c.to_string()),
+                        value: (!rest.is_empty()).then_some(Cow::Owned(rest)),
+                    });
+                    break;
+                }
                 if g.short_value.contains(c) {
                     let rest: String = bytes[i..].iter().collect();
                     let value = if rest.is_empty() {
@@ -308,6 +327,27 @@ mod tests {
         assert_eq!(a.value("output"), Some("x"));
         assert_eq!(a.value("key"), Some("2"));
         assert_eq!(a.operands, vec!["in"]);
+    }
+
+    #[test]
+    fn optional_values_are_attached_or_absent() {
+        const MYSQL: Grammar = Grammar {
+            short: "vB",
+            short_value: "eu",
+            long: &[],
+            long_value: &[],
+            posix: false,
+        };
+        let a = read_with(&MYSQL, Style::Gnu, "p", &words("-uroot -psecret shop"));
+        assert_eq!(a.value("p"), Some("secret"));
+        assert_eq!(a.value("u"), Some("root"));
+        assert_eq!(a.operands, vec!["shop"]);
+        let a = read_with(&MYSQL, Style::Gnu, "p", &words("-p shop -vpx"));
+        assert!(a.has("p") && a.has("v"));
+        assert_eq!(a.operands, vec!["shop"]);
+        assert_eq!(a.value("p"), Some("x"));
+        // Without it, `-psecret` is a bundle whose `e` takes `cret`.
+        assert_eq!(read(&MYSQL, &words("-psecret")).value("e"), Some("cret"));
     }
 
     #[test]

@@ -35,6 +35,10 @@ fn every_analyser_the_schema_admits_is_registered() {
         assert!(super::analysers::by_name(name).is_some(), "{name}");
     }
     assert!(super::analysers::by_name("nope").is_none());
+    for name in schema::LANGUAGES {
+        assert!(super::analysers::language(name).is_some(), "{name}");
+    }
+    assert!(super::analysers::language("nope").is_none());
 }
 
 fn error(text: &str) -> String {
