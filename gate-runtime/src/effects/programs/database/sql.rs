@@ -561,6 +561,7 @@ fn meta(m: &str, out: &mut Sink, v: &mut Verdict) {
         // mysql `\. file`: source.
         for f in words(rest) {
             out.path(Act::Read, f);
+            v.merge(unread_file(f));
         }
         v.write = true;
         return;
@@ -571,6 +572,7 @@ fn meta(m: &str, out: &mut Sink, v: &mut Verdict) {
         "i" | "ir" | "include" | "include_relative" => {
             for f in words(rest) {
                 out.path(Act::Read, f);
+                v.merge(unread_file(f));
             }
             v.write = true;
         }
@@ -610,6 +612,7 @@ fn line_command(l: &str, out: &mut Sink, v: &mut Verdict) {
         ".read" | "source" | ":r" => {
             if let Some(f) = args.first() {
                 out.path(Act::Read, f);
+                v.merge(unread_file(f));
             }
             v.write = true;
         }
@@ -692,6 +695,11 @@ mod tests {
             "EXPLAIN ANALYZE DELETE FROM t",
             "SELECT format('DROP TABLE %I', tablename) FROM pg_tables \\gexec",
             ".restore backup.db",
+            // A script the text includes is read by its name, as one on the command line.
+            "\\i drop_all.sql",
+            ".read teardown.sql",
+            "source truncate_tables.sql",
+            "\\. wipe.sql",
         ] {
             assert_eq!(verdict(sql), "destroy", "{sql}");
         }
@@ -718,6 +726,8 @@ mod tests {
             "UPDATE t SET x = (SELECT y FROM u WHERE u.id = t.id) WHERE t.id > 5",
             "CALL cleanup()",
             "\\i schema.sql",
+            "source dump.sql",
+            ".read seed.sql",
             "BEGIN EXCLUSIVE; SELECT 1;",
             "begin immediate",
         ] {
