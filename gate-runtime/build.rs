@@ -104,13 +104,15 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        source: {:?},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        short_optional: {:?},\n        queries: {},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        tasks: {},\n        source: {:?},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
         strs(&p.long),
         strs(&p.long_value),
         p.posix,
+        p.short_optional,
+        queries(&p.queries),
         opt_grammar(&p.sub),
         p.dash_operands,
         p.subcommands,
@@ -136,6 +138,7 @@ fn program(out: &mut String, p: &Program) {
             None => "None".into(),
         },
         p.partial,
+        p.tasks,
         p.source,
     );
     for f in &p.forms {
@@ -146,7 +149,7 @@ fn program(out: &mut String, p: &Program) {
         };
         let _ = writeln!(
             out,
-            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, options: {}, lists: {} }},",
+            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, queries: {}, options: {}, lists: {} }},",
             f.source,
             path.join(", "),
             f.end,
@@ -154,6 +157,7 @@ fn program(out: &mut String, p: &Program) {
             f.verb_from,
             conds(&f.when),
             effs(&f.effects),
+            queries(&f.queries),
             opt_grammar(&f.options),
             f.lists,
         );
@@ -171,6 +175,16 @@ fn opt_grammar(o: &Option<schema::Options>) -> String {
     }
 }
 
+fn queries(q: &Option<schema::Queries>) -> String {
+    match q {
+        Some(q) => format!(
+            "Some(Queries {{ language: analysers::{} as Language, text: {:?}, files: {:?}, first: {:?}, split: {:?}, operands: {:?}, database: {}, readonly: {:?}, in_memory: {:?}, output: {:?} }})",
+            q.language, q.text, q.files, q.first, q.split, q.operands, q.database, q.readonly, q.in_memory, q.output
+        ),
+        None => "None".into(),
+    }
+}
+
 fn conds(v: &[Cond]) -> String {
     v.iter()
         .map(|c| match c {
@@ -181,6 +195,8 @@ fn conds(v: &[Cond]) -> String {
             Cond::ValueHas(n, v) => format!("Cond::ValueHas({n:?}, {v:?})"),
             Cond::OperandHas(i, t) => format!("Cond::OperandHas({i}, {t:?})"),
             Cond::OperandLacks(i, t) => format!("Cond::OperandLacks({i}, {t:?})"),
+            Cond::OperandIs(i, t) => format!("Cond::OperandIs({i}, {t:?})"),
+            Cond::OperandIsNot(i, t) => format!("Cond::OperandIsNot({i}, {t:?})"),
             Cond::AnyOperandHas(t) => format!("Cond::AnyOperandHas({t:?})"),
             Cond::NoOperandHas(t) => format!("Cond::NoOperandHas({t:?})"),
             Cond::Every => "Cond::Every".into(),

@@ -8,7 +8,8 @@
 //! whose words need reading (`programs/vcs/git/`), and the package managers' scripts,
 //! runners, configured sources and installs of gate (`programs/packages.rs`), and the file
 //! programs' modes, owners, temporary names and finders (`programs/files/`). Each is
-//! reached from `analyser = "name"`.
+//! reached from `analyser = "name"`. The query languages a program's `queries` are read as
+//! (`language = "sql"`) are named here too.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
@@ -46,7 +47,6 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "admin" => admin,
         "parted_script" => parted_script,
         "redis" => redis,
-        "influxql" => influxql,
         "shell_state" => shell_state,
         "sql_options" => sql_options,
         "sql_operands" => sql_operands,
@@ -341,14 +341,27 @@ pub(crate) fn parted_script(
     }
 }
 
-/// Redis commands, any case, as operands or fed on standard input (`database/nosql.rs`).
-pub(crate) fn redis(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
-    super::super::database::redis(cmd, out);
+/// Redis commands, any case, as operands or fed on standard input (`database/redis.rs`),
+/// read with `redis-cli`'s options as the data declares them.
+pub(crate) fn redis(cmd: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    super::super::database::redis(cmd, args, out);
 }
 
-/// InfluxQL given by `-execute`, read as SQL (`influx -execute 'DROP MEASUREMENT m'`).
-pub(crate) fn influxql(_: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
-    super::super::database::influxql(args, out);
+/// What reads the queries a program runs (a form's or program's `queries`): given query
+/// text or a file of it the line does not show, it writes what it sees into the sink and
+/// says what the queries do to the database.
+pub(crate) type Language = fn(Query<'_>, &mut Sink) -> Verdict;
+pub(crate) use super::super::database::languages::{django, mongo, opaque, sql, Query, Verdict};
+
+/// The query language a project's file names (the built-in files are linked by name).
+pub(crate) fn language(name: &str) -> Option<Language> {
+    Some(match name {
+        "sql" => sql,
+        "mongo" => mongo,
+        "django" => django,
+        "opaque" => opaque,
+        _ => return None,
+    })
 }
 
 /// The shell's environment, aliases and the builtins that keep code (`env`, `alias`,

@@ -9,6 +9,7 @@ pub(crate) mod analysers;
 mod builtin;
 mod model;
 pub(crate) mod project;
+mod queries;
 // Shared with build.rs: the examples it keeps are read only by build.rs and the tests.
 #[allow(dead_code)]
 pub(crate) mod schema;
@@ -86,6 +87,15 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
     let found = p.forms.iter().find_map(|f| fits(p, f, ops, &args, cmd));
     let dir = p.dir.map(|name| directory(&args, name));
     let dir = dir.as_deref().filter(|d| !d.is_empty());
+    if p.tasks
+        && !inert
+        && found
+            .as_ref()
+            .is_some_and(|(f, _)| f.path.is_empty() && !f.verb.is_empty())
+    {
+        tasks(p, ops, &args, cmd, dir, out);
+        return true;
+    }
     match found {
         // Code the command runs elsewhere is read even under `--help`: whose option it is
         // cannot always be told, and uncertainty lowers nothing.
@@ -100,6 +110,9 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
             };
             if !inert {
                 write(f.effects, rest, args, dir, out);
+                if let Some(q) = &f.queries {
+                    queries::read(q, cmd, args, rest, out);
+                }
             }
             if let Some(analyse) = f.analyser {
                 analyse(cmd, args, rest, out);
@@ -115,11 +128,40 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
                 Some(analyse) => analyse(cmd, &args, ops, out),
                 None => write(p.otherwise, ops, &args, dir, out),
             }
+            if let (Some(q), false) = (&p.queries, inert) {
+                queries::read(q, cmd, &args, ops, out);
+            }
             mark(out, from, p.source);
         }
         _ => {}
     }
     true
+}
+
+/// A program that runs each task it is named in turn (`rake db:drop db:create`, `flyway
+/// clean migrate`): each operand is read through the `verb` forms, and the first that
+/// matches it (its conditions seeing every operand) adds its effects.
+fn tasks(
+    p: &Program,
+    ops: &[Cow<'_, str>],
+    args: &Args<'_>,
+    cmd: &Cmd<'_, '_>,
+    dir: Option<&str>,
+    out: &mut Sink,
+) {
+    for (k, w) in ops.iter().enumerate() {
+        let task = p.forms.iter().find(|f| {
+            f.path.is_empty()
+                && f.options.is_none()
+                && word_is(f.verb, w)
+                && f.when.iter().all(|c| holds(c, args, ops, cmd))
+        });
+        if let Some(f) = task {
+            let from = out.raw.len();
+            write(f.effects, &ops[k + 1..], args, dir, out);
+            mark(out, from, f.source);
+        }
+    }
 }
 
 /// The code the program's options carry: shell lines (`code_options`), and settings whose
@@ -215,17 +257,21 @@ fn directory(args: &Args<'_>, name: &str) -> String {
 /// `words` read through `p`'s options: its own, and its subcommands' after the first
 /// operand when it has those.
 fn read<'a>(p: &Program, words: &[Cow<'a, str>]) -> Args<'a> {
+    let extras = getopt::Extras {
+        dash_operands: p.dash_operands,
+        optional: p.short_optional,
+    };
     let Some(sub) = &p.sub else {
-        return getopt::read_with(&p.grammar, p.style, words, p.dash_operands);
+        return getopt::read_with(&p.grammar, p.style, words, extras);
     };
     let global = getopt::Grammar {
         posix: true,
         ..p.grammar
     };
-    let mut args = getopt::read_with(&global, p.style, words, p.dash_operands);
+    let mut args = getopt::read_with(&global, p.style, words, extras);
     if args.operands.len() > 1 {
         let rest = args.operands.split_off(1);
-        let more = getopt::read_with(sub, p.style, &rest, p.dash_operands);
+        let more = getopt::read_with(sub, p.style, &rest, extras);
         args.opts.extend(more.opts);
         args.operands.extend(more.operands);
         args.unknown.extend(more.unknown);
@@ -319,15 +365,22 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
         Cond::IsNot(n, v) => args.has(n) && args.value(n) != Some(*v),
         Cond::ValueHas(n, t) => n
             .split('|')
-            .any(|n| args.values(&[n]).any(|v| v.contains(t))),
-        Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| w.contains(t)),
-        Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| w.contains(t)),
-        Cond::AnyOperandHas(t) => rest.iter().any(|w| w.contains(t)),
-        Cond::NoOperandHas(t) => !rest.iter().any(|w| w.contains(t)),
+            .any(|n| args.values(&[n]).any(|v| contains(v, t))),
+        Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| contains(w, t)),
+        Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| contains(w, t)),
+        Cond::OperandIs(n, t) => operand(*n).is_some_and(|w| t.split('|').any(|t| t == w)),
+        Cond::OperandIsNot(n, t) => !operand(*n).is_some_and(|w| t.split('|').any(|t| t == w)),
+        Cond::AnyOperandHas(t) => rest.iter().any(|w| contains(w, t)),
+        Cond::NoOperandHas(t) => !rest.iter().any(|w| contains(w, t)),
         Cond::Every => cmd.args.iter().any(|a| a == EVERY_LISTED),
         Cond::Only(names) => only(args, names),
         Cond::NotOnly(names) => !only(args, names),
     }
+}
+
+/// Whether `word` contains one of the texts `a|b`.
+fn contains(word: &str, texts: &str) -> bool {
+    texts.split('|').any(|t| word.contains(t))
 }
 
 /// Whether every option given is one of `names` (`p|print`), none unknown.

@@ -2,7 +2,7 @@
 //! `build.rs` from `commands/*.toml` (and made from a project's files by [`super::project`]).
 
 use super::super::super::getopt::{Grammar, Style};
-use super::analysers::Analyser;
+use super::analysers::{Analyser, Language};
 use gate_spec::effect::{Act, Place};
 
 /// One program: its names, option grammar, forms, and what it does when no form matches.
@@ -10,6 +10,10 @@ use gate_spec::effect::{Act, Place};
 pub(crate) struct Program {
     pub names: &'static [&'static str],
     pub grammar: Grammar,
+    /// Short options whose value is optional and only attached (`mysql -pSECRET`).
+    pub short_optional: &'static str,
+    /// The queries a command no form matches runs.
+    pub queries: Option<Queries>,
     /// The options after the first operand, when they are not `grammar`'s.
     pub sub: Option<Grammar>,
     pub style: Style,
@@ -35,6 +39,8 @@ pub(crate) struct Program {
     pub analyser: Option<Analyser>,
     /// A command no form matches is read as one of a program gate has no model of.
     pub partial: bool,
+    /// Each operand is a task the program runs in turn, read through the `verb` forms.
+    pub tasks: bool,
     /// Where the program (and its `otherwise`) is written.
     pub source: &'static str,
 }
@@ -58,10 +64,28 @@ pub(crate) struct Form {
     pub when: &'static [Cond],
     pub effects: &'static [Eff],
     pub analyser: Option<Analyser>,
+    /// The queries the command runs.
+    pub queries: Option<Queries>,
     /// The subcommand's own options, read from the words after the path.
     pub options: Option<Grammar>,
     /// The command prints every item of its kind (`brew list`).
     pub lists: bool,
+}
+
+/// Where a command takes the queries it runs and what reads them (see the schema's
+/// `Queries`); option names are `a|b`, empty for none.
+#[derive(Debug)]
+pub(crate) struct Queries {
+    pub language: Language,
+    pub text: &'static str,
+    pub files: &'static str,
+    pub first: &'static str,
+    pub split: &'static str,
+    pub operands: &'static str,
+    pub database: u8,
+    pub readonly: &'static str,
+    pub in_memory: &'static str,
+    pub output: &'static str,
 }
 
 /// A condition on the command line (see the schema's `Cond`).
@@ -74,6 +98,8 @@ pub(crate) enum Cond {
     ValueHas(&'static str, &'static str),
     OperandHas(u8, &'static str),
     OperandLacks(u8, &'static str),
+    OperandIs(u8, &'static str),
+    OperandIsNot(u8, &'static str),
     AnyOperandHas(&'static str),
     NoOperandHas(&'static str),
     Every,

@@ -8,7 +8,7 @@
 use super::super::super::getopt::{Grammar, Style};
 use super::super::super::{Cmd, Sink};
 use super::analysers;
-use super::model::{At, CodeSettings, Cond, Eff, Form, Program};
+use super::model::{At, CodeSettings, Cond, Eff, Form, Program, Queries};
 use super::schema;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -134,6 +134,8 @@ fn program(p: schema::Program) -> Program {
             long_value: texts(p.long_value),
             posix: p.posix,
         },
+        short_optional: text(p.short_optional),
+        queries: p.queries.map(queries),
         sub: p.sub.map(grammar),
         dash_operands: text(p.dash_operands),
         subcommands: p.subcommands,
@@ -155,6 +157,7 @@ fn program(p: schema::Program) -> Program {
         otherwise: leak(p.otherwise.into_iter().map(eff).collect()),
         analyser: p.analyser.as_deref().and_then(analysers::by_name),
         partial: p.partial,
+        tasks: p.tasks,
         source: text(p.source),
     }
 }
@@ -180,8 +183,25 @@ fn form(f: schema::Form) -> Form {
         effects: leak(f.effects.into_iter().map(eff).collect()),
         // The schema admits only names the registry has (a test keeps them in step).
         analyser: f.analyser.as_deref().and_then(analysers::by_name),
+        queries: f.queries.map(queries),
         options: f.options.map(grammar),
         lists: f.lists,
+    }
+}
+
+/// The schema admits only languages the registry has (a test keeps them in step).
+fn queries(q: schema::Queries) -> Queries {
+    Queries {
+        language: analysers::language(&q.language).unwrap_or(analysers::sql),
+        text: text(q.text),
+        files: text(q.files),
+        first: text(q.first),
+        split: text(q.split),
+        operands: text(q.operands),
+        database: q.database,
+        readonly: text(q.readonly),
+        in_memory: text(q.in_memory),
+        output: text(q.output),
     }
 }
 
@@ -194,6 +214,8 @@ fn cond(c: schema::Cond) -> Cond {
         schema::Cond::ValueHas(n, v) => Cond::ValueHas(text(n), text(v)),
         schema::Cond::OperandHas(i, t) => Cond::OperandHas(i, text(t)),
         schema::Cond::OperandLacks(i, t) => Cond::OperandLacks(i, text(t)),
+        schema::Cond::OperandIs(i, t) => Cond::OperandIs(i, text(t)),
+        schema::Cond::OperandIsNot(i, t) => Cond::OperandIsNot(i, text(t)),
         schema::Cond::AnyOperandHas(t) => Cond::AnyOperandHas(text(t)),
         schema::Cond::NoOperandHas(t) => Cond::NoOperandHas(text(t)),
         schema::Cond::Every => Cond::Every,

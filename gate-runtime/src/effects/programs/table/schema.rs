@@ -23,7 +23,6 @@ pub const ANALYSERS: &[&str] = &[
     "admin",
     "parted_script",
     "redis",
-    "influxql",
     "shell_state",
     "sql_options",
     "sql_operands",
@@ -80,6 +79,54 @@ pub const ANALYSERS: &[&str] = &[
     "fd",
 ];
 
+/// The query languages a program's `queries` may be read as (kept in step with the
+/// runtime's registry by a test): SQL (and the SQL dialects: CQL, InfluxQL, ClickHouse's),
+/// MongoDB shell code, Python run by Django's shell against its models, and code gate does
+/// not read (`opaque`, with the places it names).
+pub const LANGUAGES: &[&str] = &["sql", "mongo", "django", "opaque"];
+
+/// Where a program takes the queries it runs, and what they are read as: the options that
+/// carry query text or name files of it, the operands that are query text, files of it or
+/// the database file, and else standard input (a piped text, or a file redirected in, whose
+/// name is the evidence). See docs/commands.md, "Queries".
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Queries {
+    /// The analyser that reads the text (`sql`, `mongo`, `django`).
+    pub language: String,
+    /// Options (`c|command`) whose value is query text.
+    #[serde(default)]
+    pub text: String,
+    /// Options (`f|file`) whose value names a file of queries (`-`, `/dev/stdin`: the
+    /// input is read).
+    #[serde(default)]
+    pub files: String,
+    /// Of `text` and `files`, those run before the input, which is still read (`sqlite3
+    /// -cmd`, `-init`, `mysql --init-command`).
+    #[serde(default)]
+    pub first: String,
+    /// The character that separates several files in one value (`sqlcmd -i a.sql,b.sql`).
+    #[serde(default)]
+    pub split: String,
+    /// What the operands are: `text` (each is query text), or a word pattern (`*.js`) for
+    /// those that are files of queries; none: the operands are no queries.
+    #[serde(default)]
+    pub operands: String,
+    /// Operand N (from 1) is the database file: read, written when the queries write.
+    #[serde(default)]
+    pub database: u8,
+    /// An option that opens the database read-only.
+    #[serde(default)]
+    pub readonly: String,
+    /// A database operand that names no file (`:memory:`).
+    #[serde(default)]
+    pub in_memory: String,
+    /// Options whose value is a file the results are written to (overwritten), or
+    /// `|command`, a command they are piped to (`psql -o '|sh'`).
+    #[serde(default)]
+    pub output: String,
+}
+
 /// How a program's parser reads options (see `getopt::Style`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StyleName {
@@ -100,6 +147,10 @@ pub struct Options {
     pub long: Vec<String>,
     #[serde(default)]
     pub long_value: Vec<String>,
+    /// Short options whose value is optional and only attached (a program's own options
+    /// only: `short_optional` on the program).
+    #[serde(skip)]
+    pub short_optional: String,
 }
 
 /// One program, validated.
@@ -120,6 +171,10 @@ pub struct Program {
     /// The program has subcommands: `PROG help …` prints help. `false` for a program whose
     /// operands are only operands (`rm help` removes a file named `help`).
     pub subcommands: bool,
+    /// Short options whose value is optional and only attached (`mysql -pSECRET`, `-p`).
+    pub short_optional: String,
+    /// The queries a command no form matches runs (see [`Queries`]).
+    pub queries: Option<Queries>,
     /// The options after the first operand, when they are not the program's own (a CLI whose
     /// global options come before the subcommand, each subcommand's after: `docker -H h rm
     /// -f c`, `docker-compose -f x.yml rm -fv`).
@@ -148,6 +203,9 @@ pub struct Program {
     /// The model knows only the program's forms: a command no form matches is read as one
     /// of a program gate has no model of (`flask run`; `flask db downgrade` is a form).
     pub partial: bool,
+    /// Each operand is a task the program runs in turn (`rake db:drop db:create`): read
+    /// through the `verb` forms, the first matching each adding its effects.
+    pub tasks: bool,
     /// Where `otherwise` is written (`commands/x.toml: prog`).
     pub source: String,
     pub examples: Vec<Example>,
@@ -179,6 +237,8 @@ pub struct Form {
     pub when: Vec<Cond>,
     pub effects: Vec<Eff>,
     pub analyser: Option<String>,
+    /// The queries the command runs (see [`Queries`]).
+    pub queries: Option<Queries>,
     /// The options of this subcommand, read from the words after the path in place of the
     /// program's (`git symbolic-ref -qd HEAD`: `-d` is symbolic-ref's, not git's).
     pub options: Option<Options>,
@@ -209,6 +269,10 @@ pub enum Cond {
     OperandHas(u8, String),
     /// Operand N is absent or does not contain the text.
     OperandLacks(u8, String),
+    /// Operand N is one of these words (`$2=zero`, `$1=first|prev`).
+    OperandIs(u8, String),
+    /// Operand N is absent or none of these words.
+    OperandIsNot(u8, String),
     /// Some operand contains the text (`$*~://`).
     AnyOperandHas(String),
     /// No operand contains the text.
@@ -301,6 +365,9 @@ struct RawProgram {
     #[serde(default)]
     dash_operands: String,
     subcommands: Option<bool>,
+    #[serde(default)]
+    short_optional: String,
+    queries: Option<Spanned<Queries>>,
     sub: Option<RawOptions>,
     dir: Option<Spanned<String>>,
     before: Option<Spanned<String>>,
@@ -315,6 +382,8 @@ struct RawProgram {
     analyser: Option<Spanned<String>>,
     #[serde(default)]
     partial: Option<Spanned<bool>>,
+    #[serde(default)]
+    tasks: bool,
     #[serde(default)]
     examples: Vec<Example>,
     #[serde(default, rename = "form")]
@@ -338,6 +407,7 @@ struct RawForm {
     #[serde(default)]
     effects: Vec<Spanned<String>>,
     analyser: Option<Spanned<String>>,
+    queries: Option<Spanned<Queries>>,
     options: Option<RawOptions>,
     #[serde(default)]
     lists: bool,
@@ -440,6 +510,7 @@ fn expand(sets: &Sets<'_>, forms: Vec<Spanned<RawForm>>) -> Result<Vec<Entry>, F
             || !r.when.is_empty()
             || !r.effects.is_empty()
             || r.analyser.is_some()
+            || r.queries.is_some()
             || r.options.is_some()
             || r.lists
             || !r.examples.is_empty()
@@ -600,6 +671,8 @@ fn program(
         posix: p.posix,
         dash_operands: p.dash_operands,
         subcommands: p.subcommands.unwrap_or(true),
+        short_optional: p.short_optional,
+        queries: None,
         sub,
         dir: None,
         before: None,
@@ -611,6 +684,7 @@ fn program(
         otherwise: Vec::new(),
         analyser: None,
         partial: p.partial.as_ref().is_some_and(|b| *b.get_ref()),
+        tasks: p.tasks,
         examples: p.examples,
     };
     if let Some(b) = p.partial.as_ref().filter(|b| *b.get_ref()) {
@@ -665,6 +739,18 @@ fn program(
             ));
         }
         out.code_settings = Some(s.clone());
+    }
+    if let Some(q) = &p.queries {
+        out.queries = Some(queries(&out, None, q)?);
+        if examples_required && out.examples.is_empty() {
+            return Err((
+                Some(q.span().start),
+                format!(
+                    "program `{}` with `queries` shows no example (examples = [{{ line = …, effects = […] }}])",
+                    out.source
+                ),
+            ));
+        }
     }
     for c in &p.inert {
         out.inert.push(cond(&out, None, c)?);
@@ -738,6 +824,10 @@ fn form(
         Some(a) => Some(analyser(a)?),
         None => None,
     };
+    let queries = match &f.queries {
+        Some(q) => Some(self::queries(p, own, q)?),
+        None => None,
+    };
     Ok(Form {
         source: format!("{file}: {program}{label}"),
         path,
@@ -747,6 +837,7 @@ fn form(
         when,
         effects,
         analyser,
+        queries,
         options,
         lists: f.lists,
         examples: f.examples,
@@ -763,6 +854,61 @@ fn valued(p: &Program, names: &str, offset: usize, key: &str) -> Result<(), Faul
         ));
     }
     Ok(())
+}
+
+/// A `queries` table checked: a known language, its options declared (with a value, but
+/// `readonly`), `first` among `text` and `files`.
+fn queries(p: &Program, form: Option<&Options>, q: &Spanned<Queries>) -> Result<Queries, Fault> {
+    let offset = Some(q.span().start);
+    let q = q.get_ref();
+    let fault = |m: String| Err((offset, format!("`queries`: {m}")));
+    if !LANGUAGES.contains(&q.language.as_str()) {
+        return fault(format!(
+            "unknown language `{}` (known: {})",
+            q.language,
+            LANGUAGES.join(", ")
+        ));
+    }
+    let names = |s: &str| -> Vec<String> {
+        s.split('|')
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    for (key, set) in [
+        ("text", &q.text),
+        ("files", &q.files),
+        ("output", &q.output),
+    ] {
+        for n in names(set) {
+            if declared(p, form, &n) != Some(true) {
+                return fault(format!("`{key}`: `{n}` is no option with a value"));
+            }
+        }
+    }
+    for n in names(&q.readonly) {
+        if declared(p, form, &n).is_none() {
+            return fault(format!("`readonly`: `{n}` is no option"));
+        }
+    }
+    let runs = names(&q.text)
+        .into_iter()
+        .chain(names(&q.files))
+        .collect::<Vec<_>>();
+    if let Some(n) = names(&q.first).into_iter().find(|n| !runs.contains(n)) {
+        return fault(format!("`first`: `{n}` is none of `text` and `files`"));
+    }
+    if q.split.chars().count() > 1 {
+        return fault("`split` is one character".into());
+    }
+    let alts: Vec<String> = q.operands.split('|').map(str::to_string).collect();
+    if q.operands != "text" && !q.operands.is_empty() && !pattern_ok(&alts) {
+        return fault("`operands` is `text` or a word pattern (`*.js`)".into());
+    }
+    if (q.database == 0) && (!q.readonly.is_empty() || !q.in_memory.is_empty()) {
+        return fault("`readonly` and `in_memory` are of a `database` operand".into());
+    }
+    Ok(q.clone())
 }
 
 /// An analyser's name, when the registry has it.
@@ -784,19 +930,25 @@ fn analyser(a: &Spanned<String>) -> Result<String, Fault> {
 /// A path word's alternatives (`delete|rm|delete-*`).
 fn pattern(w: &Spanned<String>) -> Result<Vec<String>, Fault> {
     let alts: Vec<String> = w.get_ref().split('|').map(str::to_string).collect();
-    let positive = alts.iter().any(|a| !a.starts_with('!'));
-    for a in &alts {
-        let a = a.strip_prefix('!').unwrap_or(a);
-        let inner = a.trim_start_matches('*').trim_end_matches('*');
-        let bad_star = a.is_empty() || inner.contains('*') || (a != "*" && inner.is_empty());
-        if bad_star || !abbreviation_ok(a) || !positive {
-            return Err((
+    if !pattern_ok(&alts) {
+        return Err((
                 Some(w.span().start),
                 format!("`{}`: a path word is `word`, `prefix*`, `*suffix`, `*infix*`, `*` or `w[ord]` (`w` and any longer prefix of `word`), alternatives joined by `|`, at least one of them not `!`-marked (`!*local`: not such a word)", w.get_ref()),
-            ));
-        }
+        ));
     }
     Ok(alts)
+}
+
+/// Whether each alternative is a word pattern and one of them is not `!`-marked.
+fn pattern_ok(alts: &[String]) -> bool {
+    let positive = alts.iter().any(|a| !a.starts_with('!'));
+    positive
+        && alts.iter().all(|a| {
+            let a = a.strip_prefix('!').unwrap_or(a);
+            let inner = a.trim_start_matches('*').trim_end_matches('*');
+            let bad_star = a.is_empty() || inner.contains('*') || (a != "*" && inner.is_empty());
+            !bad_star && abbreviation_ok(a)
+        })
 }
 
 /// A word with brackets is `least[rest]`: a non-empty head, the optional rest last, no
@@ -822,6 +974,7 @@ fn declared(p: &Program, form: Option<&Options>, name: &str) -> Option<bool> {
         short_value: p.short_value.clone(),
         long: p.long.clone(),
         long_value: p.long_value.clone(),
+        short_optional: p.short_optional.clone(),
     };
     let mut found = None;
     for o in std::iter::once(&own).chain(&p.sub).chain(form) {
@@ -837,6 +990,9 @@ fn declared(p: &Program, form: Option<&Options>, name: &str) -> Option<bool> {
 fn declared_in(o: &Options, name: &str) -> Option<bool> {
     let mut one = name.chars();
     if let (Some(c), None) = (one.next(), one.next()) {
+        if o.short_optional.contains(c) {
+            return Some(true);
+        }
         if o.short_value.contains(c) || o.long_value.iter().any(|l| l == name) {
             return Some(true);
         }
@@ -898,10 +1054,18 @@ fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond
         });
     }
     if let Some(operand) = body.strip_prefix('$') {
+        if let Some((n, words)) = operand.split_once('=').filter(|(n, _)| !n.contains('~')) {
+            let n = operand_index(n, offset)?;
+            return Ok(if negated {
+                Cond::OperandIsNot(n, words.to_string())
+            } else {
+                Cond::OperandIs(n, words.to_string())
+            });
+        }
         let Some((n, needle)) = operand.split_once('~') else {
             return Err((
                 Some(offset),
-                format!("`{text}`: an operand condition is `$N~text` or `$*~text`"),
+                format!("`{text}`: an operand condition is `$N~text`, `$N=word|word` or `$*~text`"),
             ));
         };
         if n == "*" {

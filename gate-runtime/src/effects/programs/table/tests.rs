@@ -35,6 +35,10 @@ fn every_analyser_the_schema_admits_is_registered() {
         assert!(super::analysers::by_name(name).is_some(), "{name}");
     }
     assert!(super::analysers::by_name("nope").is_none());
+    for name in schema::LANGUAGES {
+        assert!(super::analysers::language(name).is_some(), "{name}");
+    }
+    assert!(super::analysers::language("nope").is_none());
 }
 
 fn error(text: &str) -> String {
@@ -612,4 +616,87 @@ effects = ["write@$*"]
         "{grows_short:?}"
     );
     assert!(cuts.contains(&"delete@dotfiles".to_string()), "{cuts:?}");
+}
+
+/// A `queries` table names a known language and declared options, `first` among those that
+/// carry queries; a program with one shows examples. What it reads is shown by the clients
+/// in `commands/database.toml` (their examples run above).
+#[test]
+fn queries_are_checked_where_they_are_written() {
+    let head = "version = 1\n[[program]]\nnames = [\"q\"]\nshort_value = \"cf\"\nlong = [\"ro\"]\n";
+    let ex = "examples = [{ line = \"q\", effects = [] }]\n";
+    let e = error(&format!("{head}queries = {{ language = \"cobol\" }}\n{ex}"));
+    assert!(e.contains("unknown language `cobol`"), "{e}");
+    let e = error(&format!(
+        "{head}queries = {{ language = \"sql\", text = \"e\" }}\n{ex}"
+    ));
+    assert!(e.contains("`text`: `e` is no option with a value"), "{e}");
+    let e = error(&format!(
+        "{head}queries = {{ language = \"sql\", text = \"ro\" }}\n{ex}"
+    ));
+    assert!(e.contains("`ro` is no option with a value"), "{e}");
+    let e = error(&format!(
+        "{head}queries = {{ language = \"sql\", text = \"c\", first = \"f\" }}\n{ex}"
+    ));
+    assert!(e.contains("`first`: `f` is none of"), "{e}");
+    let e = error(&format!(
+        "{head}queries = {{ language = \"sql\", readonly = \"ro\" }}\n{ex}"
+    ));
+    assert!(e.contains("of a `database` operand"), "{e}");
+    let e = error(&format!(
+        "{head}queries = {{ language = \"sql\", operands = \"a*b*\" }}\n{ex}"
+    ));
+    assert!(e.contains("`operands` is `text` or a word pattern"), "{e}");
+    let e = error(&format!("{head}queries = {{ language = \"sql\" }}\n"));
+    assert!(e.contains("with `queries` shows no example"), "{e}");
+    let ok = format!(
+        "{head}queries = {{ language = \"mongo\", text = \"c\", files = \"f\", first = \"f\", operands = \"*.js|*.mjs\", database = 1, readonly = \"ro\" }}\n{ex}"
+    );
+    assert!(schema::parse("commands/x.toml", &ok, true).is_ok());
+}
+
+/// `$N=word|word` holds when operand N is one of the words; `~a|b` when either text is in it.
+#[test]
+fn operand_words_and_alternative_texts() {
+    let text = "version = 1\n[[program]]\nnames = [\"p\"]\n\
+                [[program.form]]\npath = [\"migrate\"]\nwhen = [\"$2=zero|0\", \"!$1=core\", \"$*~a|b\"]\n\
+                examples = [{ line = \"p migrate app zero\", effects = [] }]\n";
+    let programs = schema::parse("commands/x.toml", text, true).unwrap();
+    assert_eq!(
+        programs[0].forms[0].when,
+        vec![
+            schema::Cond::OperandIs(2, "zero|0".into()),
+            schema::Cond::OperandIsNot(1, "core".into()),
+            schema::Cond::AnyOperandHas("a|b".into()),
+        ]
+    );
+    assert!(super::contains("drop_all", "x|all"));
+    assert!(!super::contains("drop", "x|all"));
+    // The built-ins: an app migrated back to `zero`, not a migration whose name has it.
+    assert!(has("python manage.py migrate shop zero", "db_destroy@none"));
+    assert!(!has(
+        "python manage.py migrate shop 0002_zero_stock",
+        "db_destroy@none"
+    ));
+}
+
+/// A program that runs each task it is named reads every one (`rake db:drop db:create`),
+/// and an option whose value is only attached takes no word after it (`mysql -p shop`).
+#[test]
+fn tasks_in_turn_and_attached_values() {
+    assert_eq!(
+        effects("rake db:drop db:create db:migrate"),
+        ["db_destroy@none", "db_write@none"]
+    );
+    assert_eq!(effects("rake db:version db:migrate"), ["db_write@none"]);
+    assert_eq!(effects("rake test db:version"), Vec::<String>::new());
+    assert_eq!(effects("rake test"), ["exec@none"]);
+    assert_eq!(
+        effects("echo 'DROP TABLE t' | mysql -u root -p shop"),
+        ["db_destroy@none", "exec@none"]
+    );
+    assert_eq!(
+        effects("echo 'DROP TABLE t' | mysql -uroot -psecret shop"),
+        ["db_destroy@none", "exec@none"]
+    );
 }
