@@ -19,9 +19,9 @@ pub(super) fn pairs<'w>(
     let into_dir = args
         .opts
         .iter()
+        .rev()
         .filter(|o| d.into.split('|').any(|n| !n.is_empty() && n == o.name))
-        .filter_map(|o| o.value.as_deref())
-        .last();
+        .find_map(|o| o.value.as_deref());
     if let Some(dir) = into_dir {
         let dir = format!("{}/", dir.trim_end_matches('/'));
         return rest.iter().map(|s| (&**s, Some(into(&dir, s)))).collect();
