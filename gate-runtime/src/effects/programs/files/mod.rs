@@ -1,6 +1,8 @@
-//! File programs: what each does to the paths it names — delete, move, copy, write,
-//! truncate, permissions, links, in-place editors, archives, and the readers. One file per
-//! sub-family; [`model`] asks each in turn.
+//! File programs: what each does to the paths it names — delete, write, truncate,
+//! permissions, in-place editors, archives, and the readers. One file per sub-family;
+//! [`model`] asks each in turn. Moving, copying, linking and the programs that write the
+//! files they name are data (`commands/files-copy.toml`); the analysers it names for what
+//! needs reading (`rsync`, `rename`, `jq`/`yq`, `patch`) are here.
 
 use super::super::{Cmd, Sink};
 use gate_spec::effect::Act;
