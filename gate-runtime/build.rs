@@ -104,7 +104,7 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        short_optional: {:?},\n        queries: {},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        tasks: {},\n        source: {:?},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        short_optional: {:?},\n        queries: {},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        tasks: {},\n        source: {:?},\n        destination: {},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
@@ -140,6 +140,7 @@ fn program(out: &mut String, p: &Program) {
         p.partial,
         p.tasks,
         p.source,
+        destination(p.destination.as_ref()),
     );
     for f in &p.forms {
         let path: Vec<String> = f.path.iter().map(|alts| strs(alts)).collect();
@@ -185,6 +186,19 @@ fn queries(q: &Option<schema::Queries>) -> String {
     }
 }
 
+fn destination(d: Option<&schema::Destination>) -> String {
+    match d {
+        Some(d) => format!(
+            "Some(Destination {{ into: {:?}, exact: {:?}, keep: &[{}], default: {:?} }})",
+            d.into,
+            d.exact,
+            conds(&d.keep),
+            d.default
+        ),
+        None => "None".into(),
+    }
+}
+
 fn conds(v: &[Cond]) -> String {
     v.iter()
         .map(|c| match c {
@@ -218,6 +232,11 @@ fn effs(v: &[Eff]) -> String {
                 At::Last => "At::Last".into(),
                 At::AllButLast => "At::AllButLast".into(),
                 At::Value(n) => format!("At::Value({n:?})"),
+                At::Sources => "At::Sources".into(),
+                At::Landings => "At::Landings".into(),
+                At::SourcesFromLandings => "At::SourcesFromLandings".into(),
+                At::Keyed(k) => format!("At::Keyed({k:?})"),
+                At::OperandWith(i, t) => format!("At::OperandWith({i}, {t:?})"),
             };
             format!("Eff {{ act: Act::{:?}, at: {at} }}", e.act)
         })

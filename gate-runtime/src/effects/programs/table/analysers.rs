@@ -7,13 +7,16 @@
 //! API calls, release assets and clones (`programs/vcs/forge.rs`), and git's subcommands
 //! whose words need reading (`programs/vcs/git/`), and the package managers' scripts,
 //! runners, configured sources and installs of gate (`programs/packages.rs`), and the file
-//! programs' modes, owners, temporary names and finders (`programs/files/`). Each is
-//! reached from `analyser = "name"`. The query languages a program's `queries` are read as
-//! (`language = "sql"`) are named here too.
+//! programs' modes, owners, temporary names and finders, and those whose operands need
+//! reading (`rsync`'s remotes, `rename`'s expression, `jq`'s filter, `patch`'s diff:
+//! `programs/files/`). Each is reached from `analyser = "name"`. The query languages a
+//! program's `queries` are read as (`language = "sql"`) are named here too.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
-pub(crate) use super::super::files::{chmod_mode, chown_owner, fd, find, mktemp};
+pub(crate) use super::super::files::{
+    chmod_mode, chown_owner, fd, find, jq, mktemp, patch, rename, rsync, yq,
+};
 pub(crate) use super::super::network::{
     ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
 };
@@ -101,6 +104,12 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "mktemp" => mktemp,
         "find" => find,
         "fd" => fd,
+        "option_code" => option_code,
+        "rsync" => rsync,
+        "rename" => rename,
+        "jq" => jq,
+        "yq" => yq,
+        "patch" => patch,
         _ => return None,
     })
 }
@@ -368,4 +377,10 @@ pub(crate) fn language(name: &str) -> Option<Language> {
 /// `complete -C`, …: `system/shell_state.rs`).
 pub(crate) fn shell_state(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
     super::super::system::shell_state(cmd, out);
+}
+
+/// The code a program's options carry as `effects/code_options.rs`'s table lists it (`sort
+/// --compress-program=CMD`): each value read as it runs (a shell line, a program).
+pub(crate) fn option_code(cmd: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    crate::effects::code_options::options(cmd.program, args, out);
 }

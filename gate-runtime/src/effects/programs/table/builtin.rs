@@ -5,7 +5,7 @@ use super::super::super::getopt::{Grammar, Style};
 use super::analysers::{self, Analyser, Language};
 #[cfg(test)]
 use super::model::Example;
-use super::model::{At, CodeSettings, Cond, Eff, Form, Program, Queries};
+use super::model::{At, CodeSettings, Cond, Destination, Eff, Form, Program, Queries};
 use gate_spec::effect::{Act, Place};
 
 include!(concat!(env!("OUT_DIR"), "/commands.rs"));

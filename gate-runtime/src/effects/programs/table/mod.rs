@@ -7,6 +7,7 @@
 
 pub(crate) mod analysers;
 mod builtin;
+pub(crate) mod destination;
 mod model;
 pub(crate) mod project;
 mod queries;
@@ -19,7 +20,7 @@ mod tests;
 use super::super::getopt::{self, Args};
 use super::super::{Cmd, Sink, EVERY_LISTED};
 use gate_spec::effect::{Act, Place};
-use model::{At, Cond, Eff, Form, Program};
+use model::{At, Cond, Destination, Eff, Form, Program};
 use std::borrow::Cow;
 
 /// The built-in model of `cmd`'s program, when the files have one: its effects into `out`.
@@ -109,7 +110,8 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
                 None => (&args, &ops[f.path.len()..]),
             };
             if !inert {
-                write(f.effects, rest, args, dir, out);
+                let copy = copy(p, args, rest, cmd);
+                write(f.effects, rest, args, dir, copy, out);
                 if let Some(q) = &f.queries {
                     queries::read(q, cmd, args, rest, out);
                 }
@@ -126,7 +128,7 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
             let from = out.raw.len();
             match p.analyser {
                 Some(analyse) => analyse(cmd, &args, ops, out),
-                None => write(p.otherwise, ops, &args, dir, out),
+                None => write(p.otherwise, ops, &args, dir, copy(p, &args, ops, cmd), out),
             }
             if let (Some(q), false) = (&p.queries, inert) {
                 queries::read(q, cmd, &args, ops, out);
@@ -158,7 +160,7 @@ fn tasks(
         });
         if let Some(f) = task {
             let from = out.raw.len();
-            write(f.effects, &ops[k + 1..], args, dir, out);
+            write(f.effects, &ops[k + 1..], args, dir, None, out);
             mark(out, from, f.source);
         }
     }
@@ -361,8 +363,10 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
     match c {
         Cond::Has(n) => n.split('|').any(|n| args.has(n)),
         Cond::Lacks(n) => !n.split('|').any(|n| args.has(n)),
-        Cond::Is(n, v) => args.value(n) == Some(*v),
-        Cond::IsNot(n, v) => args.has(n) && args.value(n) != Some(*v),
+        Cond::Is(n, v) => args.value(n).is_some_and(|x| v.split('|').any(|v| v == x)),
+        Cond::IsNot(n, v) => {
+            args.has(n) && !args.value(n).is_some_and(|x| v.split('|').any(|v| v == x))
+        }
         Cond::ValueHas(n, t) => n
             .split('|')
             .any(|n| args.values(&[n]).any(|v| contains(v, t))),
@@ -392,20 +396,54 @@ fn only(args: &Args<'_>, names: &str) -> bool {
             .all(|o| names.split('|').any(|n| n == o.name))
 }
 
+/// The program's reading of a copy's operands, when it has one, and whether what a
+/// destination held is kept (one of its `keep` conditions holds).
+fn copy<'p>(
+    p: &'p Program,
+    args: &Args<'_>,
+    rest: &[Cow<'_, str>],
+    cmd: &Cmd<'_, '_>,
+) -> Option<(&'p Destination, bool)> {
+    let d = p.destination.as_ref()?;
+    Some((d, d.keep.iter().any(|c| holds(c, args, rest, cmd))))
+}
+
 fn write(
     effects: &[Eff],
     rest: &[Cow<'_, str>],
     args: &Args<'_>,
     dir: Option<&str>,
+    copy: Option<(&Destination, bool)>,
     out: &mut Sink,
 ) {
-    // `-` (standard input or output) and an empty word name no file.
-    let at = |out: &mut Sink, act, path: &str| match dir {
-        _ if path == "-" || path.is_empty() => {}
+    let file = |out: &mut Sink, act, path: &str| match dir {
         Some(_) => out.path(act, &super::vcs::join(dir, path)),
         None => out.path(act, path),
     };
+    // An operand or a value that is `-` is standard input or output, as every program
+    // reads it, and an empty word names nothing: no file.
+    let at = |out: &mut Sink, act, path: &str| {
+        if path != "-" && !path.is_empty() {
+            file(out, act, path);
+        }
+    };
     for e in effects {
+        if let (At::Sources | At::Landings | At::SourcesFromLandings, Some((d, keep))) =
+            (&e.at, copy)
+        {
+            let act = match e.at {
+                At::Landings if keep && e.act == Act::Overwrite => Act::Write,
+                _ => e.act,
+            };
+            for (src, land) in destination::pairs(d, args, rest) {
+                match e.at {
+                    At::Sources => at(out, act, src),
+                    At::Landings => land.iter().for_each(|l| at(out, act, l)),
+                    _ => at(out, act, &destination::seen_from(src, land.as_deref())),
+                }
+            }
+            continue;
+        }
         if e.act == Act::Device && !matches!(e.at, At::Place(_) | At::Path(_)) {
             let name = [match &e.at {
                 At::Value(name) => *name,
@@ -424,7 +462,13 @@ fn write(
                     .map(|(_, but)| but.iter().map(|w| &**w).collect())
                     .unwrap_or_default(),
                 At::Value(_) => args.values(&name).collect(),
-                At::Place(_) | At::Path(_) => Vec::new(),
+                At::Keyed(k) => keyed(rest, k).collect(),
+                At::OperandWith(..)
+                | At::Place(_)
+                | At::Path(_)
+                | At::Sources
+                | At::Landings
+                | At::SourcesFromLandings => Vec::new(),
             };
             devices(&words, &mut |out, act, path| at(out, act, path), out);
             continue;
@@ -449,8 +493,23 @@ fn write(
                 rest[..all_but].iter().for_each(|w| at(out, e.act, w));
             }
             At::Value(name) => args.values(&[*name]).for_each(|v| at(out, e.act, v)),
+            // `dd of=-` is a file of that name: only an operand or a value alone is a stream.
+            At::Keyed(k) => keyed(rest, k).for_each(|v| file(out, e.act, v)),
+            At::OperandWith(n, tail) => {
+                if let Some(w) = rest.get(usize::from(*n) - 1) {
+                    at(out, e.act, &format!("{w}{tail}"));
+                }
+            }
+            // Read above, with the program's destination (the schema admits them only so).
+            At::Sources | At::Landings | At::SourcesFromLandings => {}
         }
     }
+}
+
+/// The text after `KEY=` of each operand spelled so (`dd of=/dev/sda`: `/dev/sda`).
+fn keyed<'r>(rest: &'r [Cow<'_, str>], key: &'r str) -> impl Iterator<Item = &'r str> + 'r {
+    rest.iter()
+        .filter_map(move |w| w.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
 }
 
 /// What an image file of a disk is named (`disk.img`): a block-device tool given one writes

@@ -43,6 +43,21 @@ pub(crate) struct Program {
     pub tasks: bool,
     /// Where the program (and its `otherwise`) is written.
     pub source: &'static str,
+    /// How a copy's operands are read (`$src`, `$dest`).
+    pub destination: Option<Destination>,
+}
+
+/// A copy's operands (see the schema's `Destination`).
+#[derive(Debug)]
+pub(crate) struct Destination {
+    /// Options (`t|target-directory`) whose value is the directory every operand lands in.
+    pub into: &'static str,
+    /// Options (`T|no-target-directory`): the last operand is the destination itself.
+    pub exact: &'static str,
+    /// Any of these holds: what a destination held is kept; an overwrite there is a write.
+    pub keep: &'static [Cond],
+    /// The directory a lone operand lands in (`ln TARGET`: `.`).
+    pub default: Option<&'static str>,
 }
 
 /// Settings options (`config|config-toml`) and the key prefixes whose value is code.
@@ -124,6 +139,11 @@ pub(crate) enum At {
     Last,
     AllButLast,
     Value(&'static str),
+    Sources,
+    Landings,
+    SourcesFromLandings,
+    Keyed(&'static str),
+    OperandWith(u8, &'static str),
 }
 
 /// An example a form shows: a line and its exact effects.

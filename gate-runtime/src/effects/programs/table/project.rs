@@ -8,7 +8,7 @@
 use super::super::super::getopt::{Grammar, Style};
 use super::super::super::{Cmd, Sink};
 use super::analysers;
-use super::model::{At, CodeSettings, Cond, Eff, Form, Program, Queries};
+use super::model::{At, CodeSettings, Cond, Destination, Eff, Form, Program, Queries};
 use super::schema;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -159,6 +159,12 @@ fn program(p: schema::Program) -> Program {
         partial: p.partial,
         tasks: p.tasks,
         source: text(p.source),
+        destination: p.destination.map(|d| Destination {
+            into: text(d.into),
+            exact: text(d.exact),
+            keep: leak(d.keep.into_iter().map(cond).collect()),
+            default: d.default.map(text),
+        }),
     }
 }
 
@@ -235,6 +241,11 @@ fn eff(e: schema::Eff) -> Eff {
             schema::At::Last => At::Last,
             schema::At::AllButLast => At::AllButLast,
             schema::At::Value(n) => At::Value(text(n)),
+            schema::At::Sources => At::Sources,
+            schema::At::Landings => At::Landings,
+            schema::At::SourcesFromLandings => At::SourcesFromLandings,
+            schema::At::Keyed(k) => At::Keyed(text(k)),
+            schema::At::OperandWith(n, t) => At::OperandWith(n, text(t)),
         },
     }
 }

@@ -77,6 +77,12 @@ pub const ANALYSERS: &[&str] = &[
     "mktemp",
     "find",
     "fd",
+    "option_code",
+    "rsync",
+    "rename",
+    "jq",
+    "yq",
+    "patch",
 ];
 
 /// The query languages a program's `queries` may be read as (kept in step with the
@@ -209,6 +215,25 @@ pub struct Program {
     /// Where `otherwise` is written (`commands/x.toml: prog`).
     pub source: String,
     pub examples: Vec<Example>,
+    /// How a copy's operands are read: its sources, and where each lands (`$src`, `$dest`).
+    pub destination: Option<Destination>,
+}
+
+/// A copy's operands (`destination = { … }`): its sources are every operand but the last (all
+/// of them under an `into` option), and each lands inside a directory (`-t DIR`; the last
+/// operand spelled as one, or named for several sources) or at the last operand itself.
+#[derive(Clone, Debug, Default)]
+pub struct Destination {
+    /// Options (`t|target-directory`) whose value is the directory every operand lands in.
+    pub into: String,
+    /// Options (`T|no-target-directory`) that make the last operand the destination itself,
+    /// never a directory to land in.
+    pub exact: String,
+    /// Conditions any of which keeps what a destination held (`n|no-clobber`, a backup):
+    /// there an `overwrite@$dest` is a `write`.
+    pub keep: Vec<Cond>,
+    /// The directory a lone operand lands in, for a program that takes one (`ln TARGET`: `.`).
+    pub default: Option<String>,
 }
 
 /// Settings given by options whose value names code the program runs.
@@ -259,9 +284,9 @@ pub enum Cond {
     Has(String),
     /// None of them is.
     Lacks(String),
-    /// Its value is this.
+    /// Its value is this (or one of these: `update=none|none-fail`).
     Is(String, String),
-    /// It is given, with no value or another value.
+    /// It is given, with no value or another value (none of these: `backup!=none|off`).
     IsNot(String, String),
     /// One of its values contains the text (`output~push=true`; `s|size~+`: of either).
     ValueHas(String, String),
@@ -310,6 +335,17 @@ pub enum At {
     AllButLast,
     /// The value of an option.
     Value(String),
+    /// A copy's sources (`$src`; see [`Destination`]).
+    Sources,
+    /// Where each of a copy's sources lands (`$dest`).
+    Landings,
+    /// Each source seen from the directory it lands in (`$src-from-dest`: what a relative
+    /// symbolic link points at).
+    SourcesFromLandings,
+    /// The text after `KEY=` of each operand spelled so (`$of=`: `dd of=/dev/sda`).
+    Keyed(String),
+    /// Operand N with text after it (`$2+aa`: the first file `split` names from a prefix).
+    OperandWith(u8, String),
 }
 
 /// A command line and the exact effects it has (`act@place`, sorted).
@@ -388,6 +424,17 @@ struct RawProgram {
     examples: Vec<Example>,
     #[serde(default, rename = "form")]
     forms: Vec<Spanned<RawForm>>,
+    destination: Option<Spanned<RawDestination>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDestination {
+    into: Option<Spanned<String>>,
+    exact: Option<Spanned<String>>,
+    #[serde(default)]
+    keep: Vec<Spanned<String>>,
+    default: Option<String>,
 }
 
 #[derive(Clone, Deserialize)]
@@ -686,7 +733,11 @@ fn program(
         partial: p.partial.as_ref().is_some_and(|b| *b.get_ref()),
         tasks: p.tasks,
         examples: p.examples,
+        destination: None,
     };
+    if let Some(d) = &p.destination {
+        out.destination = Some(destination(&out, d)?);
+    }
     if let Some(b) = p.partial.as_ref().filter(|b| *b.get_ref()) {
         if !p.otherwise.is_empty() || p.analyser.is_some() {
             return Err((
@@ -843,6 +894,29 @@ fn form(
         examples: f.examples,
         examples_from: None,
     })
+}
+
+/// A copy's destination, its options and conditions checked against the program's.
+fn destination(p: &Program, d: &Spanned<RawDestination>) -> Result<Destination, Fault> {
+    let raw = d.get_ref();
+    let mut out = Destination {
+        default: raw.default.clone(),
+        ..Destination::default()
+    };
+    if let Some(into) = &raw.into {
+        valued(p, into.get_ref(), into.span().start, "destination.into")?;
+        out.into = into.get_ref().clone();
+    }
+    if let Some(exact) = &raw.exact {
+        for name in exact.get_ref().split('|') {
+            option(p, None, name, exact.span().start)?;
+        }
+        out.exact = exact.get_ref().clone();
+    }
+    for c in &raw.keep {
+        out.keep.push(cond(p, None, c)?);
+    }
+    Ok(out)
 }
 
 /// Check that each of the options `names` (`a|b`) is declared with a value.
@@ -1137,6 +1211,24 @@ fn effect(p: &Program, form: Option<&Options>, e: &Spanned<String>) -> Result<Ef
             At::Last
         } else if what == "*-1" {
             At::AllButLast
+        } else if matches!(what, "src" | "dest" | "src-from-dest") {
+            if p.destination.is_none() {
+                return Err((
+                    Some(offset),
+                    format!(
+                        "`{text}`: a copy's `$src` and `$dest` need the program's `destination = {{ … }}`"
+                    ),
+                ));
+            }
+            match what {
+                "src" => At::Sources,
+                "dest" => At::Landings,
+                _ => At::SourcesFromLandings,
+            }
+        } else if let Some(key) = what.strip_suffix('=').filter(|k| !k.is_empty()) {
+            At::Keyed(key.to_string())
+        } else if let Some((n, tail)) = what.split_once('+').filter(|(_, t)| !t.is_empty()) {
+            At::OperandWith(operand_index(n, offset)?, tail.to_string())
         } else if what.starts_with(|c: char| c.is_ascii_digit()) {
             At::Operand(operand_index(what, offset)?)
         } else if declared(p, form, what) == Some(true) {

@@ -700,3 +700,105 @@ fn tasks_in_turn_and_attached_values() {
         ["db_destroy@none", "exec@none"]
     );
 }
+
+/// A copy's `destination`: its sources (`$src`), where each lands (`$dest`: inside `-t DIR`,
+/// inside a directory spelling or for several sources, itself under `-T`), what a symbolic
+/// link's target is seen from (`$src-from-dest`), an overwrite kept as a write when a `keep`
+/// condition holds (an `=` condition's value alternatives, `!=` none of them), a lone
+/// operand's `default` directory; `$KEY=` operands and `$N+text`.
+#[test]
+fn a_copys_destination_and_keyed_operands() {
+    let text = r#"version = 1
+[[program]]
+names = ["xcp"]
+style = "gnu"
+short = "nsT"
+short_value = "t"
+long = ["backup", "update"]
+long_value = ["target-directory"]
+destination = { into = "t|target-directory", exact = "T", keep = ["n", "update=none|none-fail", "backup!=none|off"], default = "." }
+otherwise = ["read@$src", "overwrite@$dest"]
+
+[[program.form]]
+when = ["s"]
+effects = ["link@$src-from-dest", "write@$dest"]
+
+[[program]]
+names = ["xdd"]
+otherwise = ["read@$if=", "overwrite@$of=", "write@$1+aa"]
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("x.toml"), text).unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    let lines = [
+        "xcp a.txt ~/.bashrc",
+        "xcp a.txt ~",
+        "xcp a.txt ~/",
+        "xcp -T a.txt ~",
+        "xcp a b ~/.ssh",
+        "xcp -t /etc a.txt",
+        "xcp --target-directory=.claude settings.json",
+        "xcp -n a.txt /etc/hosts",
+        "xcp --update=none-fail a.txt /etc/hosts",
+        "xcp --update a.txt /etc/hosts",
+        "xcp --backup a.txt /etc/hosts",
+        "xcp --backup=off a.txt /etc/hosts",
+        "xcp ~/notes.txt",
+        "xcp -s ../x sub/link",
+        "xcp -s ../../.. .cache/up",
+        "xdd if=/dev/zero of=~/.bashrc",
+        "xdd /etc/part_",
+    ];
+    let got: Vec<Vec<String>> = lines.iter().map(|l| effects(l)).collect();
+    project::end();
+    let want: [&[&str]; 17] = [
+        &["exec@none", "overwrite@dotfiles", "read@source"],
+        &["exec@none", "overwrite@outside", "read@source"],
+        &["exec@none", "overwrite@outside", "read@source"],
+        &["exec@none", "overwrite@home", "read@source"],
+        &["exec@none", "overwrite@secrets", "read@source"],
+        &["exec@none", "overwrite@system", "read@source"],
+        &["exec@none", "opaque@gate", "overwrite@gate", "read@source"],
+        &["exec@none", "read@source", "write@system"],
+        &["exec@none", "read@source", "write@system"],
+        &["exec@none", "overwrite@system", "read@source"],
+        &["exec@none", "read@source", "write@system"],
+        &["exec@none", "overwrite@system", "read@source"],
+        &["exec@none", "overwrite@source", "read@outside"],
+        &["exec@none", "link@source", "write@source"],
+        &["exec@none", "link@home", "write@outputs"],
+        &[
+            "exec@none",
+            "overwrite@dotfiles",
+            "read@none",
+            "write@source",
+        ],
+        &["exec@none", "write@system"],
+    ];
+    let wrong: Vec<String> = lines
+        .iter()
+        .zip(&got)
+        .zip(want)
+        .filter(|((_, got), want)| got != want)
+        .map(|((line, got), want)| format!("{line}: {got:?}, not {want:?}"))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let head = "version = 1\n[[program]]\nnames = [\"p\"]\nshort = \"T\"\nlong_value = [\"dir\"]\n";
+    let e = error(&format!("{head}otherwise = [\"read@$src\"]\n"));
+    assert!(e.contains("need the program's `destination"), "{e}");
+    let e = error(&format!("{head}destination = {{ into = \"T\" }}\n"));
+    assert!(
+        e.contains("`destination.into = \"T\"`: no option with a value"),
+        "{e}"
+    );
+    let e = error(&format!("{head}destination = {{ exact = \"x\" }}\n"));
+    assert!(e.contains("unknown option `x`"), "{e}");
+    let e = error(&format!("{head}destination = {{ keep = [\"-n\"] }}\n"));
+    assert!(e.contains("name an option without dashes"), "{e}");
+    let e = error(&format!("{head}destination = {{ onto = \"dir\" }}\n"));
+    assert!(e.contains("unknown field `onto`"), "{e}");
+    let e = error(&format!("{head}otherwise = [\"write@$0+aa\"]\n"));
+    assert!(e.contains("operands are numbered from $1"), "{e}");
+}
