@@ -7,7 +7,10 @@
 //! temporary directory first or an `LD_PRELOAD` is `cron`), and a package manager's
 //! configuration that names where packages come from (`registry=`, `index-url =`) decides
 //! what code later installs run (`cron`), as a hosts entry or name server that sends a name
-//! elsewhere decides what every later connection reaches (`cron`).
+//! elsewhere decides what every later connection reaches (`cron`). The running kernel's
+//! own files are obeyed at once: a setting written under `/proc/sys` or `/sys` is a
+//! `service` change (as `sysctl -w` is), and `/proc/sysrq-trigger` reboots or halts the
+//! machine (`power`).
 
 use gate_spec::effect::Act;
 
@@ -73,6 +76,15 @@ const SYSTEM_STARTUP: &[&[&str]] = &[
 ];
 
 /// System files that say who may log in and who may act as root.
+/// Files of the running kernel that it obeys when written, and what writing one is: a
+/// setting (`echo 1 > /proc/sys/net/ipv4/ip_forward`, `tee /sys/block/sda/queue/scheduler`)
+/// or a command to the machine (`echo b > /proc/sysrq-trigger` reboots it).
+const KERNEL: &[(&[&str], Act)] = &[
+    (&["proc", "sysrq-trigger"], Act::Power),
+    (&["proc", "sys"], Act::Service),
+    (&["sys"], Act::Service),
+];
+
 const PRIVILEGE: &[&[&str]] = &[
     &["etc", "passwd"],
     &["etc", "shadow"],
@@ -143,6 +155,14 @@ pub fn runs_later(resolved: &str, home: &str, act: Act) -> Option<Act> {
     };
     if under(&[], PRIVILEGE) {
         return Some(Act::Users);
+    }
+    if matches!(act, Act::Write | Act::Overwrite) {
+        let kernel = KERNEL.iter().find(|(file, _)| {
+            parts.len() >= file.len() && parts.iter().zip(file.iter()).all(|(a, b)| a == b)
+        });
+        if let Some((_, obeyed)) = kernel {
+            return Some(*obeyed);
+        }
     }
     let own_startup = !home.is_empty() && under(&home, HOME_STARTUP);
     if under(&[], SYSTEM_STARTUP) || (own_startup && act != Act::Write) {
@@ -413,6 +433,27 @@ pub fn text_is_cron(lands: Lands, text: &str, is_temp: impl Fn(&str) -> bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kernels_files_are_obeyed_when_written() {
+        let h = "/home/u";
+        for p in [
+            "/proc/sys/kernel/sysrq",
+            "/proc/sys/net/ipv4/ip_forward",
+            "/sys/block/sda/queue/scheduler",
+            "/sys/class/net/eth0/mtu",
+        ] {
+            assert_eq!(runs_later(p, h, Act::Write), Some(Act::Service), "{p}");
+        }
+        assert_eq!(
+            runs_later("/proc/sysrq-trigger", h, Act::Overwrite),
+            Some(Act::Power)
+        );
+        // Read, or a name that only begins the same way, it is nothing more.
+        assert_eq!(runs_later("/proc/sys/kernel/sysrq", h, Act::Read), None);
+        assert_eq!(runs_later("/system/x", h, Act::Write), None);
+        assert_eq!(runs_later("/proc/cpuinfo", h, Act::Write), None);
+    }
 
     #[test]
     fn a_base_program_put_earlier_on_the_search_path_runs_later() {

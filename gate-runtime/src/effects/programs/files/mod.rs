@@ -38,12 +38,8 @@ pub(crate) use rename::rename;
 pub(crate) use rsync::rsync;
 
 /// The sub-families, asked in order; the first that knows the program models it.
-const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
-    edit::model,
-    editors::model,
-    archive::model,
-    read::model,
-];
+const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] =
+    &[edit::model, editors::model, archive::model, read::model];
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     PARTS.iter().any(|part| part(cmd, out))

@@ -493,8 +493,10 @@ fn destroy(rest: &[Cow<'_, str>], scope: Scope, out: &mut Sink) {
 }
 
 /// A system package manager: a removal with an override of what it protects (`dpkg -P
-/// --force-all libc6`, `pacman -Rdd glibc`, `rpm -e --nodeps glibc`) deletes at `system`;
-/// an ordinary removal is left to the spec's `system_packages` commands.
+/// --force-all libc6`, `pacman -Rdd glibc`, `rpm -e --nodeps glibc`), or one that purges
+/// the package's configuration and data (`apt purge nginx`, `pacman -Rns x`), deletes at
+/// `system`; one of what keeps the machine reachable and guarded stops a service; any other
+/// removal is reversible administration (`admin`: installed again, it is as it was).
 fn package_manager(program: &str, args: &[Cow<'_, str>], out: &mut Sink) -> bool {
     let short = verbs::SHORT_ACTIONS
         .iter()
@@ -511,10 +513,19 @@ fn package_manager(program: &str, args: &[Cow<'_, str>], out: &mut Sink) -> bool
     let overrides = args
         .iter()
         .any(|a| verbs::PACKAGE_OVERRIDES.contains(&&**a) || a.starts_with("--force-remove"));
-    if removes && overrides {
-        out.place(Act::Delete, Place::System);
-        return true;
-    }
+    let short_purge = verbs::SHORT_PURGES
+        .iter()
+        .find(|(p, _)| *p == program)
+        .map_or("", |(_, letters)| *letters);
+    let purges = args.iter().any(|a| {
+        verbs::PURGES.contains(&&**a)
+            || a.strip_prefix('-').is_some_and(|b| {
+                !b.starts_with('-')
+                    && !short_purge.is_empty()
+                    && b.contains(|c| short_purge.contains(c))
+            })
+    });
+
     // A package named without its architecture or version (`ufw:amd64`, `sudo=1.9*`).
     let machine = args.iter().any(|a| {
         let name = a.split([':', '=']).next().unwrap_or(a);
@@ -522,9 +533,17 @@ fn package_manager(program: &str, args: &[Cow<'_, str>], out: &mut Sink) -> bool
             .iter()
             .any(|p| p.eq_ignore_ascii_case(name))
     });
-    if removes && machine {
-        out.none(Act::Service);
-        return true;
+    if !removes {
+        return false;
     }
-    false
+    if overrides || purges {
+        out.place(Act::Delete, Place::System);
+    }
+    if machine {
+        out.none(Act::Service);
+    }
+    if !(overrides || purges || machine) {
+        out.none(Act::Admin);
+    }
+    true
 }

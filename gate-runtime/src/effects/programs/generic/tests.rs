@@ -212,7 +212,6 @@ fn benign_look_alikes_are_not_read_as_verbs() {
         "acmectl ./delete.sh",
         "acmectl 'delete it'",
         "acmectl build --rm",
-        "sudo apt-get purge -y libfoo",
         "brew uninstall wget",
         "apt-get clean",
         "acmectl foo bar baz delete",
@@ -294,6 +293,50 @@ fn privileged_unknown_programs_destroy_the_systems_state() {
     assert!(effects("sudo acmectl purge cache").contains(&"delete@system".to_string()));
     assert!(!destroys("sudo dpkg -i x.deb"));
     assert!(!destroys("sudo acmectl status"));
+}
+
+/// A purge takes the package's configuration, which the user may have edited, and its data
+/// with it; any other removal is installed again as it was.
+#[test]
+fn purging_a_package_deletes_its_configuration_removing_it_is_administration() {
+    for line in [
+        "sudo apt purge -y nginx",
+        "apt-get remove --purge -y postgresql",
+        "sudo apt-get autoremove --purge",
+        "sudo dpkg -P nginx",
+        "sudo dpkg --purge nginx",
+        "pacman -Rns firefox",
+        "sudo pacman -Rn firefox",
+        "snap remove --purge lxd",
+        "sudo apk del --purge nginx",
+    ] {
+        assert!(
+            effects(line).contains(&"delete@system".to_string()),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+    for line in [
+        "sudo apt remove -y nginx",
+        "sudo dnf remove -y httpd",
+        "yum erase -y mysql-server",
+        "pacman -R firefox",
+        "zypper rm -y apache2",
+        "snap remove lxd",
+        "sudo dpkg -r nginx",
+    ] {
+        let e = effects(line);
+        assert!(e.contains(&"admin@none".to_string()), "{line}: {e:?}");
+        assert!(!destroys(line), "{line}: {e:?}");
+    }
+    for line in [
+        "sudo apt install nginx",
+        "apt list --installed",
+        "pacman -Syu",
+        "dnf search httpd",
+    ] {
+        assert!(!effects(line).contains(&"admin@none".to_string()), "{line}");
+    }
 }
 
 #[test]

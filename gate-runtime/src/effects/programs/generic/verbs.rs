@@ -172,10 +172,19 @@ pub(crate) const DOMAIN_SUFFIXES: &[&str] = &[
 /// that remove. Their operands are system packages.
 pub(crate) const SHORT_ACTIONS: &[(&str, &str)] = &[("dpkg", "Pr"), ("rpm", "e"), ("pacman", "R")];
 
-/// System package managers: removing a named package is the spec's `system_packages`
-/// concern (steered), not a destruction, unless a forcing override is given
-/// ([`PACKAGE_OVERRIDES`]): then it is a delete at `system` (`sudo dpkg -P --force-all
-/// libc6`).
+/// Words and options that make a package removal take the package's configuration (which
+/// the user may have edited) or its data with it: `apt purge`, `apt-get remove --purge`,
+/// `snap remove --purge` (its saved data), `brew uninstall --zap`.
+pub(crate) const PURGES: &[&str] = &["purge", "autopurge", "--purge", "--zap", "--remove-data"];
+
+/// The short action letters that purge, by program, in the removing bundle (`dpkg -P`,
+/// `pacman -Rn`, `pacman -Rns`).
+pub(crate) const SHORT_PURGES: &[(&str, &str)] = &[("dpkg", "P"), ("pacman", "n")];
+
+/// System package managers: removing a named package is reversible administration (it is
+/// installed again as it was), not a destruction, unless a forcing override is given
+/// ([`PACKAGE_OVERRIDES`]) or it purges ([`PURGES`]): then it is a delete at `system`
+/// (`sudo dpkg -P --force-all libc6`, `apt purge nginx`).
 pub(crate) const PACKAGE_MANAGERS: &[&str] = &[
     "apt",
     "apt-get",
