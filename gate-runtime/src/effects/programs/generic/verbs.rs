@@ -34,6 +34,7 @@ pub(crate) const DESTROY: &[Entry] = entries![
     "del" => ["mytool del item-1", "wine reg del 'HKCU\\Software\\X'"],
     "rm" => ["mytool rm x", "ctr images rm x"],
     "rmi" => ["nerdctl-like rmi img", "ctr-like rmi img"],
+    "rb" => ["s3cmd rb s3://bucket --recursive", "mc rb --force local/bucket"],
     "rmdir" => ["mytool rmdir projects"],
     "remove" => ["mytool remove x", "cli remove_item x", "pwsh-like Remove-Item x", "tool RemoveThing x"],
     "destroy" => ["vagrant destroy -f", "acmectl destroy env"],
