@@ -17,6 +17,7 @@ pub(crate) use super::super::network::{
 pub(crate) use super::super::packages::{
     cargo_gate, node_install, node_run, node_script, package_config, runner,
 };
+pub(crate) use super::super::system::{fuser_ports, kill, process_patterns, service_unit, units};
 pub(crate) use super::super::vcs::forge::{
     api_call as forge_api, assets as forge_assets, clone as forge_clone,
 };
@@ -40,8 +41,11 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "ansible" => ansible,
         "in_container" => in_container,
         "docker_compose" => docker_compose,
-        "processes" => processes,
-        "admin" => admin,
+        "kill" => kill,
+        "process_patterns" => process_patterns,
+        "fuser_ports" => fuser_ports,
+        "units" => units,
+        "service_unit" => service_unit,
         "parted_script" => parted_script,
         "redis" => redis,
         "influxql" => influxql,
@@ -267,17 +271,6 @@ pub(crate) fn docker_compose(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>]
         };
         super::run(compose, &inner, out);
     }
-}
-
-/// Processes and power (`kill`, `pkill`, `fuser`, `shutdown`, …: `system/process.rs`).
-pub(crate) fn processes(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
-    super::super::system::processes(cmd, out);
-}
-
-/// Services and firewall rules read whole, and the reversible user changes (`systemctl`,
-/// `iptables`, `ufw`, `useradd`, …: `system/admin.rs`).
-pub(crate) fn admin(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
-    super::super::system::admin(cmd, out);
 }
 
 /// The words of a `parted` script that only print or set how it prints (`parted -s /dev/sda

@@ -13,6 +13,9 @@ pub(crate) struct Program {
     /// The options after the first operand, when they are not `grammar`'s.
     pub sub: Option<Grammar>,
     pub style: Style,
+    /// The options that give the signal the program sends, when it takes one as an option
+    /// (`-9`, `-KILL`: words its grammar does not read).
+    pub signals: Option<&'static str>,
     /// The option whose values are the directory relative targets resolve from.
     pub dir: Option<&'static str>,
     /// Code run on every command before its form (global options that carry code).
@@ -73,6 +76,12 @@ pub(crate) enum Cond {
     AnyOperandHas(&'static str),
     NoOperandHas(&'static str),
     Every,
+    ValueIn(&'static str, &'static str),
+    OperandIs(u8, &'static str),
+    OperandIsNot(u8, &'static str),
+    AnyOperandIs(&'static str),
+    NoOperandIs(&'static str),
+    Signal(&'static str, &'static str),
     Only(&'static str),
     NotOnly(&'static str),
 }
