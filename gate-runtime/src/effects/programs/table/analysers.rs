@@ -1,8 +1,8 @@
 //! Code a form or a program names where data cannot say what a command does: commands run
 //! on another machine or in a container (`kubectl exec P -- CMD`, `docker exec C CMD`),
-//! ansible's module arguments, the system programs whose words need reading (signals and
-//! process selections, mounts and devices, services and firewall rules, the shell's own
-//! state: `programs/system/`), SQL handed to a database tool, the network programs whose
+//! ansible's module arguments, the system programs whose words need reading (`kill`'s
+//! targets, a process pattern's width, `fuser`'s ports, the units a stop names, the shell's
+//! own state: `programs/system/`), SQL handed to a database tool, the network programs whose
 //! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`) and the forge CLIs'
 //! API calls, release assets and clones (`programs/vcs/forge.rs`), and git's subcommands
 //! whose words need reading (`programs/vcs/git/`), and the package managers' scripts,
