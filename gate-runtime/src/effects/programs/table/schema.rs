@@ -923,6 +923,23 @@ fn declared_in(o: &Options, name: &str) -> Option<bool> {
     }
 }
 
+/// An option named in full: a prefix (`add-*`) names options only where they are given or
+/// not (`when = ["add-*"]`), not where a value or the only options given are compared.
+fn exact_option(
+    p: &Program,
+    form: Option<&Options>,
+    name: &str,
+    offset: usize,
+) -> Result<(), Fault> {
+    if name.ends_with('*') {
+        return Err((
+            Some(offset),
+            format!("`{name}`: an option prefix names options given or not, nothing else"),
+        ));
+    }
+    option(p, form, name, offset)
+}
+
 fn option(p: &Program, form: Option<&Options>, name: &str, offset: usize) -> Result<(), Fault> {
     // `add-*`: every option so named, declared or not (`firewall-cmd --add-port=…`).
     if name.len() > 1 && name.ends_with('*') && !name[..name.len() - 1].contains('*') {
@@ -1008,13 +1025,13 @@ fn cond(
             && (n.contains('|') || v.contains(['|', '@']))
     }) {
         for name in names.split('|') {
-            option(p, form, name, offset)?;
+            exact_option(p, form, name, offset)?;
         }
         return Ok(Cond::ValueIn(names.into(), joined(alts)?));
     }
     if let Some(names) = body.strip_prefix("only:") {
         for name in names.split('|') {
-            option(p, form, name, offset)?;
+            exact_option(p, form, name, offset)?;
         }
         return Ok(if negated {
             Cond::NotOnly(names.into())
@@ -1044,15 +1061,15 @@ fn cond(
         });
     }
     if let Some((name, needle)) = body.split_once('~').filter(|(n, _)| !n.contains('=')) {
-        option(p, form, name, offset)?;
+        exact_option(p, form, name, offset)?;
         return Ok(Cond::ValueHas(name.into(), needle.into()));
     }
     if let Some((name, value)) = body.split_once("!=") {
-        option(p, form, name, offset)?;
+        exact_option(p, form, name, offset)?;
         return Ok(Cond::IsNot(name.into(), value.into()));
     }
     if let Some((name, value)) = body.split_once('=') {
-        option(p, form, name, offset)?;
+        exact_option(p, form, name, offset)?;
         return Ok(Cond::Is(name.into(), value.into()));
     }
     if body.is_empty() || body.starts_with('-') {

@@ -681,4 +681,16 @@ fn option_prefixes_and_listed_values() {
     ] {
         assert_eq!(effects(line), want, "{line}");
     }
+    let text = |when: &str| {
+        format!(
+            "version = 1\n[[program]]\nnames = [\"p\"]\n[[program.form]]\nwhen = [\"{when}\"]\n\
+             examples = [{{ line = \"p\", effects = [] }}]\n"
+        )
+    };
+    assert!(schema::parse("commands/x.toml", &text("add-*|drop"), true).is_err());
+    assert!(schema::parse("commands/x.toml", &text("!add-*"), true).is_ok());
+    for when in ["add-*=x|y", "only:add-*", "add-*~x"] {
+        let e = error(&text(when));
+        assert!(e.contains("an option prefix"), "{when}: {e}");
+    }
 }
