@@ -123,14 +123,18 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        signals: {:?},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        source: {:?},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        short_optional: {:?},\n        queries: {},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        signals: {:?},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        tasks: {},\n        source: {:?},\n        destination: {},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
         strs(&p.long),
         strs(&p.long_value),
         p.posix,
+        p.short_optional,
+        queries(&p.queries),
         opt_grammar(&p.sub),
+        p.dash_operands,
+        p.subcommands,
         p.signals,
         p.dir,
         match &p.before {
@@ -154,7 +158,9 @@ fn program(out: &mut String, p: &Program) {
             None => "None".into(),
         },
         p.partial,
+        p.tasks,
         p.source,
+        destination(p.destination.as_ref()),
     );
     for f in &p.forms {
         let path: Vec<String> = f.path.iter().map(|alts| strs(alts)).collect();
@@ -164,7 +170,7 @@ fn program(out: &mut String, p: &Program) {
         };
         let _ = writeln!(
             out,
-            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, options: {}, lists: {} }},",
+            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, queries: {}, options: {}, lists: {} }},",
             f.source,
             path.join(", "),
             f.end,
@@ -172,6 +178,7 @@ fn program(out: &mut String, p: &Program) {
             f.verb_from,
             conds(&f.when),
             effs(&f.effects),
+            queries(&f.queries),
             opt_grammar(&f.options),
             f.lists,
         );
@@ -189,6 +196,29 @@ fn opt_grammar(o: &Option<schema::Options>) -> String {
     }
 }
 
+fn queries(q: &Option<schema::Queries>) -> String {
+    match q {
+        Some(q) => format!(
+            "Some(Queries {{ language: analysers::{} as Language, text: {:?}, files: {:?}, first: {:?}, split: {:?}, operands: {:?}, database: {}, readonly: {:?}, in_memory: {:?}, output: {:?} }})",
+            q.language, q.text, q.files, q.first, q.split, q.operands, q.database, q.readonly, q.in_memory, q.output
+        ),
+        None => "None".into(),
+    }
+}
+
+fn destination(d: Option<&schema::Destination>) -> String {
+    match d {
+        Some(d) => format!(
+            "Some(Destination {{ into: {:?}, exact: {:?}, keep: &[{}], default: {:?} }})",
+            d.into,
+            d.exact,
+            conds(&d.keep),
+            d.default
+        ),
+        None => "None".into(),
+    }
+}
+
 fn conds(v: &[Cond]) -> String {
     v.iter()
         .map(|c| match c {
@@ -199,12 +229,12 @@ fn conds(v: &[Cond]) -> String {
             Cond::ValueHas(n, v) => format!("Cond::ValueHas({n:?}, {v:?})"),
             Cond::OperandHas(i, t) => format!("Cond::OperandHas({i}, {t:?})"),
             Cond::OperandLacks(i, t) => format!("Cond::OperandLacks({i}, {t:?})"),
+            Cond::OperandIs(i, t) => format!("Cond::OperandIs({i}, {t:?})"),
+            Cond::OperandIsNot(i, t) => format!("Cond::OperandIsNot({i}, {t:?})"),
             Cond::AnyOperandHas(t) => format!("Cond::AnyOperandHas({t:?})"),
             Cond::NoOperandHas(t) => format!("Cond::NoOperandHas({t:?})"),
             Cond::Every => "Cond::Every".into(),
             Cond::ValueIn(n, w) => format!("Cond::ValueIn({n:?}, {w:?})"),
-            Cond::OperandIs(i, w) => format!("Cond::OperandIs({i}, {w:?})"),
-            Cond::OperandIsNot(i, w) => format!("Cond::OperandIsNot({i}, {w:?})"),
             Cond::AnyOperandIs(w) => format!("Cond::AnyOperandIs({w:?})"),
             Cond::NoOperandIs(w) => format!("Cond::NoOperandIs({w:?})"),
             Cond::Signal(o, w) => format!("Cond::Signal({o:?}, {w:?})"),
@@ -226,6 +256,11 @@ fn effs(v: &[Eff]) -> String {
                 At::Last => "At::Last".into(),
                 At::AllButLast => "At::AllButLast".into(),
                 At::Value(n) => format!("At::Value({n:?})"),
+                At::Sources => "At::Sources".into(),
+                At::Landings => "At::Landings".into(),
+                At::SourcesFromLandings => "At::SourcesFromLandings".into(),
+                At::Keyed(k) => format!("At::Keyed({k:?})"),
+                At::OperandWith(i, t) => format!("At::OperandWith({i}, {t:?})"),
             };
             format!("Eff {{ act: Act::{:?}, at: {at} }}", e.act)
         })

@@ -157,6 +157,34 @@ fn a_script_written_then_run_is_what_runs() {
     }
 }
 
+/// A program or script in a directory outside the project (here the scratch root, which is
+/// temporary or outside) whose text gate cannot read, missing or not text, is foreign code
+/// there; one it can read is what its text says.
+#[test]
+fn unreadable_code_outside_the_project_is_foreign() {
+    let w = World::new();
+    let scratch = w.root.join("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    std::fs::write(scratch.join("ok.sh"), "#!/bin/sh\nls -la\n").unwrap();
+    std::fs::write(
+        scratch.join("tool"),
+        [0x7f, b'E', b'L', b'F', 0, 1, 0xff, 0xfe],
+    )
+    .unwrap();
+    let s = scratch.display();
+    for line in [
+        format!("bash {s}/absent.sh"),
+        format!("{s}/absent --run"),
+        format!("{s}/tool --run"),
+        format!("sh -c '{s}/tool'"),
+    ] {
+        assert!(blocks(&w.bash(&line)), "{line}");
+    }
+    for line in [format!("bash {s}/ok.sh"), format!("{s}/ok.sh")] {
+        assert!(!blocks(&w.bash(&line)), "{line}");
+    }
+}
+
 #[test]
 fn makefile_package_and_git_configuration_run_what_they_say() {
     let w = World::new();

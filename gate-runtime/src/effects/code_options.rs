@@ -45,6 +45,25 @@ pub(crate) enum Runs {
     /// given): one of the listed hooks (debuggers) does what it says; any other runs code
     /// gate cannot follow, with arguments it does not see (`opaque` at `unknown`).
     Callable(&'static [&'static str]),
+    /// A list of a tool's own options in which one names a program it runs
+    /// (`RUSTFLAGS='-C linker=/tmp/x'`, `GOFLAGS=-toolexec=/tmp/x`): the text after one of
+    /// these prefixes, in any word of the value, is run as [`Runs::Line`].
+    Flags(&'static [&'static str]),
+    /// Python's warning filters (`action:message:category:module:lineno`, comma-separated):
+    /// a category named by a dotted path imports its module by name, running it. A module of
+    /// a package every project installs is known; any other is code gate cannot follow.
+    Warnings,
+    /// Commands in the program's own language, not the shell's (vim's `VIMINIT`, `EXINIT`):
+    /// code gate does not read, `opaque` with the places it names.
+    Text,
+    /// A file of settings that may name a program the tool runs (a kubeconfig's `exec`,
+    /// AWS's `credential_process`, a `.psqlrc`'s `\\!`): as [`Runs::Load`] where the line
+    /// wrote it or it lies in a temporary or outside directory; elsewhere it is the user's
+    /// or the project's own settings, read as the tool reads its default one.
+    Settings,
+    /// A file the program writes what it does to (`GIT_TRACE=/tmp/t`, `SSLKEYLOGFILE`): a
+    /// write there when the value is a path (git's numbers and `true` name no file).
+    WritesFile,
 }
 
 /// Options of one family of programs whose value is code they run: the programs' names,
@@ -169,6 +188,37 @@ pub(crate) const VARIABLES: &[(&str, Runs)] = &[
     ("PYTHONSTARTUP", Runs::Load),
     ("PERL5DB", Runs::Load),
     ("PYTHONBREAKPOINT", Runs::Callable(DEBUGGERS)),
+    ("PYTHONWARNINGS", Runs::Warnings),
+    ("VIMINIT", Runs::Text),
+    ("EXINIT", Runs::Text),
+    ("GVIMINIT", Runs::Text),
+    ("PSQLRC", Runs::Settings),
+    ("IRBRC", Runs::Settings),
+    ("CURL_HOME", Runs::Settings),
+    ("WGETRC", Runs::Settings),
+    // Configuration files that name a program to run for credentials (a kubeconfig's
+    // `exec`, AWS's `credential_process`).
+    ("KUBECONFIG", Runs::Settings),
+    ("AWS_CONFIG_FILE", Runs::Settings),
+    // Compiler flags that name the linker or a wrapper around every tool of a build.
+    ("RUSTFLAGS", Runs::Flags(RUST_RUNS)),
+    ("RUSTDOCFLAGS", Runs::Flags(RUST_RUNS)),
+    ("CARGO_BUILD_RUSTFLAGS", Runs::Flags(RUST_RUNS)),
+    ("CARGO_ENCODED_RUSTFLAGS", Runs::Flags(RUST_RUNS)),
+    (
+        "GOFLAGS",
+        Runs::Flags(&["-toolexec=", "--toolexec=", "-exec=", "--exec="]),
+    ),
+    // Where programs write a trace of what they do, or the session keys of their TLS.
+    ("GIT_TRACE", Runs::WritesFile),
+    ("GIT_TRACE2", Runs::WritesFile),
+    ("GIT_TRACE2_EVENT", Runs::WritesFile),
+    ("GIT_TRACE2_PERF", Runs::WritesFile),
+    ("GIT_TRACE_PACKET", Runs::WritesFile),
+    ("GIT_TRACE_PERFORMANCE", Runs::WritesFile),
+    ("GIT_TRACE_SETUP", Runs::WritesFile),
+    ("GIT_TRACE_CURL", Runs::WritesFile),
+    ("SSLKEYLOGFILE", Runs::WritesFile),
     ("NPM_CONFIG_USERCONFIG", Runs::Load),
     ("npm_config_userconfig", Runs::Load),
     ("PHPRC", Runs::Load),
@@ -241,6 +291,41 @@ const VARIABLE_FAMILIES: &[(&str, &str, Runs)] = &[
     ("CARGO_TARGET_", "_LINKER", Runs::Line),
     ("CARGO_REGISTRIES_", "_CREDENTIAL_PROVIDER", Runs::Line),
     ("CARGO_REGISTRY_", "_CREDENTIAL_PROVIDER", Runs::Line),
+];
+
+/// The prefixes of rustc's options (in a flags variable) whose value is the program that
+/// links (`-C linker=X`, `-Clinker=X`).
+const RUST_RUNS: &[&str] = &["-Clinker=", "linker="];
+
+/// The top-level packages whose warning categories a filter may name and import
+/// (`ignore::urllib3.exceptions.InsecureRequestWarning`): installed libraries, not code the
+/// agent wrote beside the script.
+const KNOWN_WARNING_PACKAGES: &[&str] = &[
+    "warnings",
+    "builtins",
+    "exceptions",
+    "urllib3",
+    "requests",
+    "django",
+    "numpy",
+    "pandas",
+    "scipy",
+    "sklearn",
+    "matplotlib",
+    "sqlalchemy",
+    "setuptools",
+    "pkg_resources",
+    "distutils",
+    "pytest",
+    "_pytest",
+    "pydantic",
+    "botocore",
+    "boto3",
+    "yaml",
+    "jinja2",
+    "tensorflow",
+    "torch",
+    "cryptography",
 ];
 
 /// Python's breakpoint hooks that are debuggers (`PYTHONBREAKPOINT`), and the values that
@@ -402,7 +487,7 @@ pub(crate) fn loaded_from(
     out: &mut Sink,
 ) {
     let files: Vec<&str> = match runs {
-        Runs::Load => value
+        Runs::Load | Runs::Settings => value
             .split([':', ' '])
             .filter(|f| !f.is_empty() && *f != "/dev/null")
             .collect(),
@@ -712,6 +797,32 @@ fn value_runs(runs: Runs, value: &str, out: &mut Sink) {
                 out.place(gate_spec::effect::Act::Opaque, Place::Unknown);
             }
         }
+        Runs::Flags(prefixes) => {
+            for word in value.split([' ', '\t', '\n', '\u{1f}']) {
+                if let Some(program) = prefixes.iter().find_map(|p| word.strip_prefix(p)) {
+                    value_runs(Runs::Line, program, out);
+                }
+            }
+        }
+        Runs::Warnings => {
+            let imports_unknown = value.split(',').any(|filter| {
+                let category = filter.split(':').nth(2).unwrap_or("").trim();
+                let package = category.split('.').next().unwrap_or("");
+                category.contains('.') && !KNOWN_WARNING_PACKAGES.contains(&package)
+            });
+            if imports_unknown {
+                out.opaque(value);
+                out.place(gate_spec::effect::Act::Opaque, Place::Unknown);
+            }
+        }
+        Runs::Text => out.opaque(value),
+        // Placed by the walker ([`loaded_from`]); the value alone says nothing.
+        Runs::Settings => {}
+        Runs::WritesFile => {
+            if value.starts_with(['/', '~', '.', '$']) {
+                out.path(gate_spec::effect::Act::Write, value);
+            }
+        }
     }
 }
 
@@ -772,6 +883,62 @@ mod tests {
     }
 
     /// Each variable that programs run, source or load, set for one command or for the line.
+    /// Flags variables naming a program, warning filters importing a module, an editor's own
+    /// commands, and trace files: each with its benign twin.
+    #[test]
+    fn variables_in_tool_languages_are_read() {
+        for line in [
+            "RUSTFLAGS='-C linker=/tmp/l.sh' cargo build",
+            "RUSTFLAGS=-Clinker=/tmp/l.sh cargo build",
+            "export RUSTFLAGS='-C opt-level=3 -C linker=/tmp/l.sh'; cargo test",
+            "RUSTDOCFLAGS='-C linker=/tmp/l.sh' cargo test --doc",
+            "GOFLAGS=-toolexec=/tmp/t.sh go build ./...",
+            "GOFLAGS='-mod=mod -exec=/tmp/t.sh' go test ./...",
+        ] {
+            assert!(has(line, "opaque@temp"), "{line}: {:?}", effects(line));
+        }
+        // A linker the line names by a path it wrote is that script.
+        assert!(has(
+            "printf 'rm -rf ~' > l.sh; RUSTFLAGS=-Clinker=./l.sh cargo build",
+            "delete@home"
+        ));
+        for line in [
+            "RUSTFLAGS='-C target-cpu=native' cargo build --release",
+            "RUSTFLAGS=-Dwarnings cargo clippy",
+            "GOFLAGS=-mod=vendor go build ./...",
+            "PYTHONWARNINGS=ignore python3 app.py",
+            "PYTHONWARNINGS=ignore::DeprecationWarning pytest",
+            "PYTHONWARNINGS='ignore::urllib3.exceptions.InsecureRequestWarning' python3 a.py",
+            "PYTHONWARNINGS=error::django.utils.deprecation.RemovedInDjango50Warning ./manage.py test",
+            "GIT_TRACE=1 git fetch",
+            "GIT_TRACE=true git status",
+        ] {
+            let e = effects(line);
+            assert!(
+                !e.iter().any(|e| e.starts_with("opaque@") || e.contains("@temp")),
+                "{line}: {e:?}"
+            );
+        }
+        for line in [
+            "PYTHONWARNINGS=ignore::evil.W python3 -c pass",
+            "export PYTHONWARNINGS='default,ignore::x.y.Z'; python3 a.py",
+        ] {
+            assert!(has(line, "opaque@unknown"), "{line}: {:?}", effects(line));
+        }
+        assert!(has("VIMINIT=':!rm -rf ~' vim x", "opaque@unknown"));
+        assert!(has("EXINIT='!rm -rf .claude' ex x", "opaque@gate"));
+        assert!(has("GIT_TRACE=/tmp/t.log git fetch", "write@temp"));
+        assert!(has(
+            "GIT_TRACE2_EVENT=~/.bashrc git status",
+            "write@dotfiles"
+        ));
+        assert!(has("SSLKEYLOGFILE=/tmp/k curl https://x", "write@temp"));
+        assert!(has("KUBECONFIG=/tmp/k kubectl get pods", "opaque@temp"));
+        assert!(!effects("KUBECONFIG=~/.kube/staging kubectl get pods")
+            .iter()
+            .any(|e| e.starts_with("opaque@")));
+    }
+
     #[test]
     fn variables_that_programs_run_are_read_as_the_code() {
         for (var, prog) in [

@@ -21,17 +21,6 @@ pub struct Grammar {
     pub posix: bool,
 }
 
-impl Grammar {
-    /// A grammar with no options at all: every word is an operand.
-    pub const NONE: Grammar = Grammar {
-        short: "",
-        short_value: "",
-        long: &[],
-        long_value: &[],
-        posix: false,
-    };
-}
-
 /// An option found on a command line: its canonical name (one character for a short option,
 /// the full long name for a long one, even when it was abbreviated) and its value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,6 +114,41 @@ pub fn read<'a>(g: &Grammar, words: &[Cow<'a, str>]) -> Args<'a> {
 
 /// Read `words` through `g` as a parser of `style` does.
 pub fn read_as<'a>(g: &Grammar, style: Style, words: &[Cow<'a, str>]) -> Args<'a> {
+    read_with(g, style, words, Extras::default())
+}
+
+/// What a few programs' parsers read beyond getopt's grammar.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Extras<'e> {
+    /// Characters that, after one dash and alone, make an operand, not options (`chmod -x
+    /// f`: the mode `-x`).
+    pub dash_operands: &'e str,
+    /// Short options whose value is optional and only ever attached (getopt's `p::`:
+    /// `mysql -pSECRET`; `-p` alone asks).
+    pub optional: &'e str,
+}
+
+/// Whether `w` is one dash and then only characters of `chars` (`-x`, `-rwx` for chmod's
+/// `rwxXstugo,+-=`): an operand spelled like options.
+fn dash_operand(w: &str, chars: &str) -> bool {
+    !chars.is_empty()
+        && w.len() > 1
+        && w.starts_with('-')
+        && !w.starts_with("--")
+        && w[1..].chars().all(|c| chars.contains(c))
+}
+
+/// Read `words` through `g` as a parser of `style` does, with the program's [`Extras`].
+pub fn read_with<'a>(
+    g: &Grammar,
+    style: Style,
+    words: &[Cow<'a, str>],
+    extras: Extras<'_>,
+) -> Args<'a> {
+    let Extras {
+        dash_operands,
+        optional,
+    } = extras;
     let mut out = Args::default();
     let abbrev = style == Style::Gnu;
     let mut k = 0;
@@ -138,6 +162,13 @@ pub fn read_as<'a>(g: &Grammar, style: Style, words: &[Cow<'a, str>]) -> Args<'a
         let w: &str = word;
         if w == "--" {
             only_operands = true;
+            continue;
+        }
+        if dash_operand(w, dash_operands) {
+            out.operands.push(word.clone());
+            if g.posix {
+                only_operands = true;
+            }
             continue;
         }
         let long = match style {
@@ -189,6 +220,14 @@ pub fn read_as<'a>(g: &Grammar, style: Style, words: &[Cow<'a, str>]) -> Args<'a
             let mut i = 0;
             while let Some(&c) = bytes.get(i) {
                 i += 1;
+                if optional.contains(c) {
+                    let rest: String = bytes[i..].iter().collect();
+                    out.opts.push(Opt {
+                        name: Cow::Owned(c.to_string()),
+                        value: (!rest.is_empty()).then_some(Cow::Owned(rest)),
+                    });
+                    break;
+                }
                 if g.short_value.contains(c) {
                     let rest: String = bytes[i..].iter().collect();
                     let value = if rest.is_empty() {
@@ -321,5 +360,30 @@ mod tests {
         };
         let a = read(&SH, &words("-e script.sh -c x"));
         assert_eq!(a.operands, vec!["script.sh", "-c", "x"]);
+    }
+
+    #[test]
+    fn optional_values_are_attached_or_absent() {
+        const MYSQL: Grammar = Grammar {
+            short: "vB",
+            short_value: "eu",
+            long: &[],
+            long_value: &[],
+            posix: false,
+        };
+        const P: Extras<'static> = Extras {
+            dash_operands: "",
+            optional: "p",
+        };
+        let a = read_with(&MYSQL, Style::Gnu, &words("-uroot -psecret shop"), P);
+        assert_eq!(a.value("p"), Some("secret"));
+        assert_eq!(a.value("u"), Some("root"));
+        assert_eq!(a.operands, vec!["shop"]);
+        let a = read_with(&MYSQL, Style::Gnu, &words("-p shop -vpx"), P);
+        assert!(a.has("p") && a.has("v"));
+        assert_eq!(a.operands, vec!["shop"]);
+        assert_eq!(a.value("p"), Some("x"));
+        // Without it, `-psecret` is a bundle whose `e` takes `cret`.
+        assert_eq!(read(&MYSQL, &words("-psecret")).value("e"), Some("cret"));
     }
 }

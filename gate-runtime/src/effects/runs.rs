@@ -54,14 +54,19 @@ pub(super) fn read(
                 args,
                 optional,
             } => {
-                let abs = resolve(path);
+                let (place, abs) = places::place_of(path, cwd, oldpwd, at);
                 if abs.starts_with('?') {
                     if !optional {
                         sink.opaque(path);
                     }
                     continue;
                 }
-                file(&abs, *how, args, *optional, cwd, earlier, sink);
+                // Code from a temporary or outside directory that cannot be read is foreign
+                // code there (`bash /tmp/x.sh`, `/tmp/x` with no file gate can read).
+                let read = file(&abs, *how, args, *optional, cwd, earlier, sink);
+                if !read && super::code_options::foreign(place, false) {
+                    sink.named(gate_spec::effect::Act::Opaque, place, &abs);
+                }
             }
             Runs::Make {
                 dir,
@@ -88,7 +93,9 @@ pub(super) fn read(
     }
 }
 
-/// The file at `abs`, run `how` with `args`, in `run_in`: its text analysed into `sink`.
+/// The file at `abs`, run `how` with `args`, in `run_in`: its text analysed into `sink`;
+/// `false` when what runs could not be read (a missing, unreadable or changed file, which
+/// is `opaque`).
 pub(super) fn file(
     abs: &str,
     how: How,
@@ -97,20 +104,20 @@ pub(super) fn file(
     run_in: &str,
     earlier: &dyn Fn(&str) -> Earlier,
     sink: &mut Sink,
-) {
+) -> bool {
     let text = match earlier(abs) {
-        Earlier::Shown => return,
+        Earlier::Shown => return true,
         Earlier::Changed => {
             sink.opaque(abs);
-            return;
+            return false;
         }
         Earlier::Wrote(text) => text,
         Earlier::Unchanged => match disk::read_text(abs, MAX_SCRIPT) {
             Ok(t) => t,
-            Err(Unreadable::Missing) if optional => return,
+            Err(Unreadable::Missing) if optional => return true,
             Err(_) => {
                 sink.opaque(abs);
-                return;
+                return false;
             }
         },
     };
@@ -125,8 +132,12 @@ pub(super) fn file(
             sink.scripts_in.push((run_in.to_string(), text));
         }
         Code::Lang(lang) => super::programs::analyse_code(&text, lang, sink),
-        Code::Unknown => sink.opaque(&text),
+        Code::Unknown => {
+            sink.opaque(&text);
+            return false;
+        }
     }
+    true
 }
 
 /// Task runners and the task files they read in the directory they run in, with what the

@@ -323,7 +323,9 @@ fn effects_after(
                     }
                 }
                 // A file loaded first that the line wrote: its text, unread as code.
-                Some(super::code_options::Runs::Load) => {
+                Some(
+                    runs @ (super::code_options::Runs::Load | super::code_options::Runs::Settings),
+                ) => {
                     let file = places::place_of(value, &cwd, oldpwd.as_deref(), at).1;
                     match written.iter().find(|(p, _)| *p == file) {
                         Some((_, Some(text))) => sink.opaque(text),
@@ -331,7 +333,7 @@ fn effects_after(
                         None => {
                             super::code_options::variable_runs(name, value, &mut sink);
                             super::code_options::loaded_from(
-                                super::code_options::Runs::Load,
+                                runs,
                                 value,
                                 |d| places::place_of(d, &cwd, oldpwd.as_deref(), at),
                                 &mut sink,
@@ -1840,7 +1842,7 @@ fn flush_one(
             for word in places::braces(text) {
                 // After a `cd` that could not be resolved, relative words are unknown.
                 let (place, resolved) = places::place_in(&word, cwd, oldpwd, at);
-                let Some(act) = act_at(sink, act, place, &resolved) else {
+                let Some(act) = act_at(sink, act, place, &resolved, at) else {
                     continue;
                 };
                 // Removing or moving a directory acts on everything in it (a tree the
@@ -1886,14 +1888,31 @@ fn flush_one(
 /// software, one's own dotfiles given back are administration; a system file rewritten in
 /// place with no copy kept is overwritten; one named file written under a directory a value
 /// decides is only written.
-fn act_at(sink: &Sink, act: Act, place: Place, resolved: &str) -> Option<Act> {
+fn act_at(sink: &Sink, act: Act, place: Place, resolved: &str, at: &Where) -> Option<Act> {
     // `/dev/null` and the like.
     if place == Place::Nowhere && act != Act::Read {
         return None;
     }
+    // A private mode on credentials or on one's own dotfiles keeps the owner's access and
+    // gives nobody else any (`chmod 600 ~/.config/app.yml`): what they should have.
+    if act == Act::Permissions
+        && matches!(place, Place::Secrets | Place::Dotfiles)
+        && (sink.owner_only
+            || (place == Place::Secrets
+                && sink.shares_read_only
+                && super::secrets::is_public(resolved)))
+    {
+        return None;
+    }
+    // A project's credentials given to the system's owner (`sudo chown root:root
+    // certs/client.key`, as a service's keys are installed): root reads every file already,
+    // so nobody gains access; the user's own keys elsewhere stay theirs.
     if act == Act::Permissions
         && place == Place::Secrets
-        && (sink.owner_only || (sink.shares_read_only && super::secrets::is_public(resolved)))
+        && sink.to_system_owner
+        && places::below(resolved, &at.project)
+        && !places::below(&at.home, &at.project)
+        && at.home.trim_end_matches('/') != at.project.trim_end_matches('/')
     {
         return None;
     }

@@ -43,12 +43,12 @@ pub(crate) fn is_shell(program: &str) -> bool {
 }
 
 /// Whether a command lists every item of its kind, one a line (`docker ps -aq`, `docker
-/// images -q`, `redis-cli KEYS '*'`): a command handed that listing acts on all of them
+/// images -q`, `redis-cli KEYS '*'`, a form written with `lists = true`): a command handed
+/// that listing acts on all of them
 /// ([`super::EVERY_LISTED`]).
 pub(crate) fn lists_every(program: &str, args: &[std::borrow::Cow<'_, str>]) -> bool {
     match program {
         "docker" | "podman" | "nerdctl" => cloud::containers_list_every(args),
-        "redis-cli" | "valkey-cli" | "keydb-cli" => database::redis_lists_every_key(args),
         // A form written as data says so (`lists = true`: `brew list`).
         _ => table::lists_every(&Cmd {
             program,
@@ -80,9 +80,6 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     windows::model,
     files::model,
     vcs::model,
-    // Before packages and cloud: they claim only their own subcommands of shared programs
-    // (`dotnet ef`, `bundle exec`, `mix ecto.*`, `bun -e`) and pass on the rest.
-    database::model,
     interpreters::model,
     runners::model,
     agents::model,

@@ -698,7 +698,16 @@ pub(super) fn peel(words: &[FinalWord<'_>], k: usize, name: &str) -> Peel {
         "pdm" => subcommand(words, k, &PDM, "run", "pdm run"),
         "conda" | "mamba" | "micromamba" => subcommand(words, k, &CONDA, "run", "conda run"),
         "op" => subcommand(words, k, &OP, "run", "op run"),
-        "bundle" | "bundler" => subcommand(words, k, &BUNDLE, "exec", "bundle exec"),
+        // Bundler's `exec`, and its aliases `e`, `ex`, `exe`.
+        "bundle" | "bundler" => {
+            let sub = skip(&BUNDLE);
+            match at(sub) {
+                "exec" | "e" | "ex" | "exe" => {
+                    wrapper(skip_opts(words, sub + 1, &BUNDLE), "bundle exec")
+                }
+                _ => Peel::Program,
+            }
+        }
         "hatch" => {
             let sub = skip(&HATCH);
             if at(sub) != "run" {

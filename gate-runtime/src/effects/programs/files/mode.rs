@@ -1,6 +1,24 @@
 //! A `chmod` mode read for what it does to access: whether the owner keeps read (and, for a
 //! recursive change, the directories' search) permission, and whether anyone else gains
 //! any. Octal (`600`, `0700`, `4755`) and symbolic (`go-rwx`, `a-rwx`, `u=rw,go=`) modes.
+//! Reached by name from `commands/files.toml` (`analyser = "chmod_mode"`), which says which
+//! operands are the files.
+
+use super::super::super::getopt::Args;
+use super::super::super::{Cmd, Sink};
+use std::borrow::Cow;
+
+/// `chmod`'s mode (its first operand: `755`, `go-rwx`, `-x`) read into the sink's flags, which
+/// decide what the permissions change is at each place the files are.
+pub(crate) fn chmod_mode(_: &Cmd<'_, '_>, a: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    let recursive = a.any(&["R", "recursive"]);
+    let access = a.operands.first().and_then(|m| read(m, recursive));
+    out.owner_only = access.is_some_and(Access::owner_only);
+    out.shares_read_only = access.is_some_and(Access::shares_read_only);
+    out.owner_gains_only = access.is_some_and(|a| a.owner_gains_only);
+    out.admin_in_project = access.is_some_and(Access::conventional);
+    out.public_mode = access.is_some_and(Access::public_read_only);
+}
 
 /// What a mode does to a file's access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +68,7 @@ impl Access {
 }
 
 /// What `mode` does, or `None` when it cannot be read (a copy such as `g=u`, a variable).
-pub(super) fn read(mode: &str, recursive: bool) -> Option<Access> {
+fn read(mode: &str, recursive: bool) -> Option<Access> {
     if !mode.is_empty() && mode.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
         return octal(mode, recursive);
     }

@@ -1,6 +1,21 @@
 //! Who an ownership change gives files to: the user running the line (`$USER`, `${USER}`,
 //! `$(id -u)`, `` `whoami` ``, `$UID`, with any group) takes back files of their own, which
 //! is reversible administration of their own tree, not a change of who may use them.
+//! Reached by name from `commands/files.toml` (`analyser = "chown_owner"`), which says which
+//! operands are the files.
+
+use super::super::super::getopt::Args;
+use super::super::super::{Cmd, Sink};
+use std::borrow::Cow;
+
+/// Whom `chown`'s owner operand (its first: `$USER:$USER`, `root:root`) names, into the
+/// sink's flags, which decide what the ownership change is at each place the files are.
+pub(crate) fn chown_owner(_: &Cmd<'_, '_>, a: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    let owner = a.operands.first().map(|o| &**o);
+    out.to_self_owner = owner.is_some_and(is_self);
+    out.admin_in_project = out.to_self_owner;
+    out.to_system_owner = owner.is_some_and(is_system);
+}
 
 /// Spellings of the user running the line, as a shell leaves them in a word.
 const SELF: &[&str] = &[
@@ -28,7 +43,7 @@ const SYSTEM_GROUPS: &[&str] = &["root", "0", "wheel", ""];
 
 /// Whether a `chown` owner operand gives files to the system's owner (`root`, `root:root`,
 /// `0:0`, `root:wheel`): the owner an installed system file has.
-pub(super) fn is_system(spec: &str) -> bool {
+fn is_system(spec: &str) -> bool {
     let (owner, group) = match spec.split_once([':', '.']) {
         Some((o, g)) => (o, Some(g)),
         None => (spec, None),
@@ -49,7 +64,7 @@ fn substituted(word: &str) -> Option<usize> {
 
 /// Whether a `chown` owner operand (`OWNER`, `OWNER:GROUP`, `OWNER.GROUP`, `OWNER:`) names
 /// the user running the line as the new owner.
-pub(super) fn is_self(spec: &str) -> bool {
+fn is_self(spec: &str) -> bool {
     let user = SELF
         .iter()
         .find(|s| spec.starts_with(**s))

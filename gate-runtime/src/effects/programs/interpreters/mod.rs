@@ -152,6 +152,11 @@ fn run(code: Code<'_>, lang: Lang, stdin: Option<&str>, out: &mut Sink) {
 }
 
 /// The script file an interpreter runs, to be read in a live hook call.
+/// A Python script run with nothing on its command line (`manage.py shell < script.py`).
+pub(super) fn runs_python_file(path: &str, out: &mut Sink) {
+    runs_file(path, Lang::Python, &[], out);
+}
+
 fn runs_file(path: &str, lang: Lang, args: &[Cow<'_, str>], out: &mut Sink) {
     out.runs(Runs::File {
         path: path.to_string(),
@@ -213,7 +218,7 @@ fn python(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     if let Code::Script(s, rest) = code {
         let base = s.rsplit('/').next().unwrap_or(s);
         if base == "manage.py" {
-            return super::database::django(rest, cmd.stdin, out);
+            return framework("manage.py", rest, cmd, out);
         }
     }
     run(code, Lang::Python, cmd.stdin, out);
@@ -334,7 +339,15 @@ fn python_module(module: &str, rest: &[Cow<'_, str>], stdin: Option<&str>, out: 
                 }
             }
         }
-        "django" => super::database::django(rest, stdin, out),
+        "django" => {
+            let cmd = Cmd {
+                program: "django-admin",
+                args: rest,
+                stdin,
+                stdin_file: None,
+            };
+            super::table::model(&cmd, out);
+        }
         "alembic" | "flask" | "prisma" => out.script(&line(module)),
         _ => {
             out.none(Act::Exec);
@@ -509,6 +522,18 @@ fn ruby(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     run(code, Lang::Ruby, cmd.stdin, out);
 }
 
+/// A framework's console run by its interpreter (`python manage.py flush`, `php artisan
+/// migrate:fresh`, `php bin/console doctrine:database:drop`): its tasks are data
+/// (`commands/database.toml`), read as the program `console` names.
+fn framework(console: &str, args: &[Cow<'_, str>], cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let cmd = Cmd {
+        program: console,
+        args,
+        ..*cmd
+    };
+    super::table::model(&cmd, out);
+}
+
 fn php(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     // Lint, serve, version, modules, info: nothing runs.
     if cmd.args.iter().any(|a| {
@@ -529,7 +554,7 @@ fn php(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         Code::Script(s, rest) => {
             let base = s.rsplit('/').next().unwrap_or(s);
             match base {
-                "artisan" | "console" => super::database::framework_php(base, rest, out),
+                "artisan" | "console" => framework(base, rest, cmd, out),
                 "composer.phar" | "composer" => {
                     let words: Vec<&str> = rest.iter().map(|w| &**w).collect();
                     out.script(&format!("composer {}", super::database::shell_join(&words)));

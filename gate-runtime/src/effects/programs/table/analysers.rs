@@ -6,11 +6,17 @@
 //! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`) and the forge CLIs'
 //! API calls, release assets and clones (`programs/vcs/forge.rs`), and git's subcommands
 //! whose words need reading (`programs/vcs/git/`), and the package managers' scripts,
-//! runners, configured sources and installs of gate (`programs/packages.rs`). Each is
-//! reached from `analyser = "name"`.
+//! runners, configured sources and installs of gate (`programs/packages.rs`), and the file
+//! programs' modes, owners, temporary names and finders, and those whose operands need
+//! reading (`rsync`'s remotes, `rename`'s expression, `jq`'s filter, `patch`'s diff:
+//! `programs/files/`). Each is reached from `analyser = "name"`. The query languages a
+//! program's `queries` are read as (`language = "sql"`) are named here too.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
+pub(crate) use super::super::files::{
+    chmod_mode, chown_owner, fd, find, jq, mktemp, patch, rename, rsync, yq,
+};
 pub(crate) use super::super::network::{
     ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
 };
@@ -48,7 +54,6 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "service_unit" => service_unit,
         "parted_script" => parted_script,
         "redis" => redis,
-        "influxql" => influxql,
         "shell_state" => shell_state,
         "sql_options" => sql_options,
         "sql_operands" => sql_operands,
@@ -98,6 +103,17 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "runner" => runner,
         "package_config" => package_config,
         "cargo_gate" => cargo_gate,
+        "chmod_mode" => chmod_mode,
+        "chown_owner" => chown_owner,
+        "mktemp" => mktemp,
+        "find" => find,
+        "fd" => fd,
+        "option_code" => option_code,
+        "rsync" => rsync,
+        "rename" => rename,
+        "jq" => jq,
+        "yq" => yq,
+        "patch" => patch,
         _ => return None,
     })
 }
@@ -327,18 +343,37 @@ pub(crate) fn parted_script(
     }
 }
 
-/// Redis commands, any case, as operands or fed on standard input (`database/nosql.rs`).
-pub(crate) fn redis(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
-    super::super::database::redis(cmd, out);
+/// Redis commands, any case, as operands or fed on standard input (`database/redis.rs`),
+/// read with `redis-cli`'s options as the data declares them.
+pub(crate) fn redis(cmd: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    super::super::database::redis(cmd, args, out);
 }
 
-/// InfluxQL given by `-execute`, read as SQL (`influx -execute 'DROP MEASUREMENT m'`).
-pub(crate) fn influxql(_: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
-    super::super::database::influxql(args, out);
+/// What reads the queries a program runs (a form's or program's `queries`): given query
+/// text or a file of it the line does not show, it writes what it sees into the sink and
+/// says what the queries do to the database.
+pub(crate) type Language = fn(Query<'_>, &mut Sink) -> Verdict;
+pub(crate) use super::super::database::languages::{django, mongo, opaque, sql, Query, Verdict};
+
+/// The query language a project's file names (the built-in files are linked by name).
+pub(crate) fn language(name: &str) -> Option<Language> {
+    Some(match name {
+        "sql" => sql,
+        "mongo" => mongo,
+        "django" => django,
+        "opaque" => opaque,
+        _ => return None,
+    })
 }
 
 /// The shell's environment, aliases and the builtins that keep code (`env`, `alias`,
 /// `complete -C`, …: `system/shell_state.rs`).
 pub(crate) fn shell_state(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
     super::super::system::shell_state(cmd, out);
+}
+
+/// The code a program's options carry as `effects/code_options.rs`'s table lists it (`sort
+/// --compress-program=CMD`): each value read as it runs (a shell line, a program).
+pub(crate) fn option_code(cmd: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    crate::effects::code_options::options(cmd.program, args, out);
 }

@@ -2,10 +2,10 @@
 //! parsing at run time), and the lookup of a program by name.
 
 use super::super::super::getopt::{Grammar, Style};
-use super::analysers::{self, Analyser};
+use super::analysers::{self, Analyser, Language};
 #[cfg(test)]
 use super::model::Example;
-use super::model::{At, CodeSettings, Cond, Eff, Form, Program};
+use super::model::{At, CodeSettings, Cond, Destination, Eff, Form, Program, Queries};
 use gate_spec::effect::{Act, Place};
 
 include!(concat!(env!("OUT_DIR"), "/commands.rs"));

@@ -8,8 +8,10 @@
 pub(crate) mod analysers;
 mod builtin;
 pub(crate) use builtin::words;
+pub(crate) mod destination;
 mod model;
 pub(crate) mod project;
+mod queries;
 // Shared with build.rs: the examples it keeps are read only by build.rs and the tests.
 #[allow(dead_code)]
 pub(crate) mod schema;
@@ -19,7 +21,7 @@ mod tests;
 use super::super::getopt::{self, Args};
 use super::super::{Cmd, Sink, EVERY_LISTED};
 use gate_spec::effect::{Act, Place};
-use model::{At, Cond, Eff, Form, Program};
+use model::{At, Cond, Destination, Eff, Form, Program};
 use std::borrow::Cow;
 
 /// The built-in model of `cmd`'s program, when the files have one: its effects into `out`.
@@ -72,7 +74,7 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
     let args = read(p, cmd.args);
     let ops = skipped(p, &args.operands);
     // `prog help …` prints help in every CLI that has the word.
-    if ops.first().is_some_and(|w| w == "help") {
+    if p.subcommands && ops.first().is_some_and(|w| w == "help") {
         return true;
     }
     let from = out.raw.len();
@@ -87,6 +89,15 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
     let found = p.forms.iter().find_map(|f| fits(p, f, ops, &args, cmd));
     let dir = p.dir.map(|name| directory(&args, name));
     let dir = dir.as_deref().filter(|d| !d.is_empty());
+    if p.tasks
+        && !inert
+        && found
+            .as_ref()
+            .is_some_and(|(f, _)| f.path.is_empty() && !f.verb.is_empty())
+    {
+        tasks(p, ops, &args, cmd, dir, out);
+        return true;
+    }
     match found {
         // Code the command runs elsewhere is read even under `--help`: whose option it is
         // cannot always be told, and uncertainty lowers nothing.
@@ -100,7 +111,11 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
                 None => (&args, &ops[f.path.len()..]),
             };
             if !inert {
-                write(f.effects, rest, args, dir, out);
+                let copy = copy(p, args, rest, cmd);
+                write(f.effects, rest, args, dir, copy, out);
+                if let Some(q) = &f.queries {
+                    queries::read(q, cmd, args, rest, out);
+                }
             }
             if let Some(analyse) = f.analyser {
                 analyse(cmd, args, rest, out);
@@ -114,13 +129,42 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
             let from = out.raw.len();
             match p.analyser {
                 Some(analyse) => analyse(cmd, &args, ops, out),
-                None => write(p.otherwise, ops, &args, dir, out),
+                None => write(p.otherwise, ops, &args, dir, copy(p, &args, ops, cmd), out),
+            }
+            if let (Some(q), false) = (&p.queries, inert) {
+                queries::read(q, cmd, &args, ops, out);
             }
             mark(out, from, p.source);
         }
         _ => {}
     }
     true
+}
+
+/// A program that runs each task it is named in turn (`rake db:drop db:create`, `flyway
+/// clean migrate`): each operand is read through the `verb` forms, and the first that
+/// matches it (its conditions seeing every operand) adds its effects.
+fn tasks(
+    p: &Program,
+    ops: &[Cow<'_, str>],
+    args: &Args<'_>,
+    cmd: &Cmd<'_, '_>,
+    dir: Option<&str>,
+    out: &mut Sink,
+) {
+    for (k, w) in ops.iter().enumerate() {
+        let task = p.forms.iter().find(|f| {
+            f.path.is_empty()
+                && f.options.is_none()
+                && word_is(f.verb, w)
+                && f.when.iter().all(|c| holds(c, args, ops, cmd))
+        });
+        if let Some(f) = task {
+            let from = out.raw.len();
+            write(f.effects, &ops[k + 1..], args, dir, None, out);
+            mark(out, from, f.source);
+        }
+    }
 }
 
 /// The code the program's options carry: shell lines (`code_options`), and settings whose
@@ -131,6 +175,7 @@ fn code(p: &Program, args: &Args<'_>, out: &mut Sink) {
             if let Some(v) = o.value.as_deref() {
                 if names.split('|').any(|n| n == o.name) {
                     out.script(v);
+                    out.program(v);
                 }
             }
         }
@@ -146,6 +191,10 @@ fn code(p: &Program, args: &Args<'_>, out: &mut Sink) {
             let key = kv.split('=').next().unwrap_or("").to_ascii_lowercase();
             if s.keys.iter().any(|k| key.starts_with(k)) {
                 out.opaque(kv);
+                // A program named by its path (`target.x.linker="/tmp/l"`) is placed.
+                if let Some((_, value)) = kv.split_once('=') {
+                    out.program(value.trim().trim_matches(['"', '\'']));
+                }
             }
         }
     }
@@ -224,17 +273,21 @@ fn read<'a>(p: &Program, words: &[Cow<'a, str>]) -> Args<'a> {
         }
         _ => words,
     };
+    let extras = getopt::Extras {
+        dash_operands: p.dash_operands,
+        optional: p.short_optional,
+    };
     let Some(sub) = &p.sub else {
-        return getopt::read_as(&p.grammar, p.style, words);
+        return getopt::read_with(&p.grammar, p.style, words, extras);
     };
     let global = getopt::Grammar {
         posix: true,
         ..p.grammar
     };
-    let mut args = getopt::read_as(&global, p.style, words);
+    let mut args = getopt::read_with(&global, p.style, words, extras);
     if args.operands.len() > 1 {
         let rest = args.operands.split_off(1);
-        let more = getopt::read_as(sub, p.style, &rest);
+        let more = getopt::read_with(sub, p.style, &rest, extras);
         args.opts.extend(more.opts);
         args.operands.extend(more.operands);
         args.unknown.extend(more.unknown);
@@ -272,9 +325,9 @@ fn signal_is(cmd: &Cmd<'_, '_>, args: &Args<'_>, options: &str, words: &str) -> 
     })
 }
 
-/// Whether `word` is one of `words` (`a|b`), in any case.
+/// Whether `word` is one of `words` (`a|b`).
 fn one_of(words: &str, word: &str) -> bool {
-    words.split('|').any(|w| w.eq_ignore_ascii_case(word))
+    words.split('|').any(|w| w == word)
 }
 
 /// Whether option `name` is given: a full name, or `prefix-*` for any option so named,
@@ -374,27 +427,36 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
     match c {
         Cond::Has(n) => n.split('|').any(|n| given(args, n)),
         Cond::Lacks(n) => !n.split('|').any(|n| given(args, n)),
-        Cond::Is(n, v) => args.value(n) == Some(*v),
-        Cond::IsNot(n, v) => args.has(n) && args.value(n) != Some(*v),
-        Cond::ValueHas(n, t) => args.values(&[n]).any(|v| v.contains(t)),
-        Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| w.contains(t)),
-        Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| w.contains(t)),
-        Cond::AnyOperandHas(t) => rest.iter().any(|w| w.contains(t)),
-        Cond::NoOperandHas(t) => !rest.iter().any(|w| w.contains(t)),
+        Cond::Is(n, v) => args.value(n).is_some_and(|x| v.split('|').any(|v| v == x)),
+        Cond::IsNot(n, v) => {
+            args.has(n) && !args.value(n).is_some_and(|x| v.split('|').any(|v| v == x))
+        }
+        Cond::ValueHas(n, t) => n
+            .split('|')
+            .any(|n| args.values(&[n]).any(|v| contains(v, t))),
+        Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| contains(w, t)),
+        Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| contains(w, t)),
+        Cond::OperandIs(n, t) => operand(*n).is_some_and(|w| t.split('|').any(|t| t == w)),
+        Cond::OperandIsNot(n, t) => !operand(*n).is_some_and(|w| t.split('|').any(|t| t == w)),
+        Cond::AnyOperandHas(t) => rest.iter().any(|w| contains(w, t)),
+        Cond::NoOperandHas(t) => !rest.iter().any(|w| contains(w, t)),
         Cond::Every => cmd.args.iter().any(|a| a == EVERY_LISTED),
         Cond::ValueIn(names, words) => names.split('|').any(|n| {
             args.values(&[n])
                 .flat_map(|v| v.split(','))
                 .any(|v| one_of(words, v.trim()))
         }),
-        Cond::OperandIs(n, words) => operand(*n).is_some_and(|w| one_of(words, w)),
-        Cond::OperandIsNot(n, words) => !operand(*n).is_some_and(|w| one_of(words, w)),
         Cond::AnyOperandIs(words) => rest.iter().any(|w| one_of(words, w)),
         Cond::NoOperandIs(words) => !rest.iter().any(|w| one_of(words, w)),
         Cond::Signal(options, words) => signal_is(cmd, args, options, words),
         Cond::Only(names) => only(args, names),
         Cond::NotOnly(names) => !only(args, names),
     }
+}
+
+/// Whether `word` contains one of the texts `a|b`.
+fn contains(word: &str, texts: &str) -> bool {
+    texts.split('|').any(|t| word.contains(t))
 }
 
 /// Whether every option given is one of `names` (`p|print`), none unknown.
@@ -406,18 +468,54 @@ fn only(args: &Args<'_>, names: &str) -> bool {
             .all(|o| names.split('|').any(|n| n == o.name))
 }
 
+/// The program's reading of a copy's operands, when it has one, and whether what a
+/// destination held is kept (one of its `keep` conditions holds).
+fn copy<'p>(
+    p: &'p Program,
+    args: &Args<'_>,
+    rest: &[Cow<'_, str>],
+    cmd: &Cmd<'_, '_>,
+) -> Option<(&'p Destination, bool)> {
+    let d = p.destination.as_ref()?;
+    Some((d, d.keep.iter().any(|c| holds(c, args, rest, cmd))))
+}
+
 fn write(
     effects: &[Eff],
     rest: &[Cow<'_, str>],
     args: &Args<'_>,
     dir: Option<&str>,
+    copy: Option<(&Destination, bool)>,
     out: &mut Sink,
 ) {
-    let at = |out: &mut Sink, act, path: &str| match dir {
+    let file = |out: &mut Sink, act, path: &str| match dir {
         Some(_) => out.path(act, &super::vcs::join(dir, path)),
         None => out.path(act, path),
     };
+    // An operand or a value that is `-` is standard input or output, as every program
+    // reads it, and an empty word names nothing: no file.
+    let at = |out: &mut Sink, act, path: &str| {
+        if path != "-" && !path.is_empty() {
+            file(out, act, path);
+        }
+    };
     for e in effects {
+        if let (At::Sources | At::Landings | At::SourcesFromLandings, Some((d, keep))) =
+            (&e.at, copy)
+        {
+            let act = match e.at {
+                At::Landings if keep && e.act == Act::Overwrite => Act::Write,
+                _ => e.act,
+            };
+            for (src, land) in destination::pairs(d, args, rest) {
+                match e.at {
+                    At::Sources => at(out, act, src),
+                    At::Landings => land.iter().for_each(|l| at(out, act, l)),
+                    _ => at(out, act, &destination::seen_from(src, land.as_deref())),
+                }
+            }
+            continue;
+        }
         if e.act == Act::Device && !matches!(e.at, At::Place(_) | At::Path(_)) {
             let name = [match &e.at {
                 At::Value(name) => *name,
@@ -436,7 +534,13 @@ fn write(
                     .map(|(_, but)| but.iter().map(|w| &**w).collect())
                     .unwrap_or_default(),
                 At::Value(_) => args.values(&name).collect(),
-                At::Place(_) | At::Path(_) => Vec::new(),
+                At::Keyed(k) => keyed(rest, k).collect(),
+                At::OperandWith(..)
+                | At::Place(_)
+                | At::Path(_)
+                | At::Sources
+                | At::Landings
+                | At::SourcesFromLandings => Vec::new(),
             };
             devices(&words, &mut |out, act, path| at(out, act, path), out);
             continue;
@@ -461,8 +565,23 @@ fn write(
                 rest[..all_but].iter().for_each(|w| at(out, e.act, w));
             }
             At::Value(name) => args.values(&[*name]).for_each(|v| at(out, e.act, v)),
+            // `dd of=-` is a file of that name: only an operand or a value alone is a stream.
+            At::Keyed(k) => keyed(rest, k).for_each(|v| file(out, e.act, v)),
+            At::OperandWith(n, tail) => {
+                if let Some(w) = rest.get(usize::from(*n) - 1) {
+                    at(out, e.act, &format!("{w}{tail}"));
+                }
+            }
+            // Read above, with the program's destination (the schema admits them only so).
+            At::Sources | At::Landings | At::SourcesFromLandings => {}
         }
     }
+}
+
+/// The text after `KEY=` of each operand spelled so (`dd of=/dev/sda`: `/dev/sda`).
+fn keyed<'r>(rest: &'r [Cow<'_, str>], key: &'r str) -> impl Iterator<Item = &'r str> + 'r {
+    rest.iter()
+        .filter_map(move |w| w.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
 }
 
 /// What an image file of a disk is named (`disk.img`): a block-device tool given one writes

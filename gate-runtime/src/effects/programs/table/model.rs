@@ -2,7 +2,7 @@
 //! `build.rs` from `commands/*.toml` (and made from a project's files by [`super::project`]).
 
 use super::super::super::getopt::{Grammar, Style};
-use super::analysers::Analyser;
+use super::analysers::{Analyser, Language};
 use gate_spec::effect::{Act, Place};
 
 /// One program: its names, option grammar, forms, and what it does when no form matches.
@@ -10,12 +10,20 @@ use gate_spec::effect::{Act, Place};
 pub(crate) struct Program {
     pub names: &'static [&'static str],
     pub grammar: Grammar,
+    /// Short options whose value is optional and only attached (`mysql -pSECRET`).
+    pub short_optional: &'static str,
+    /// The queries a command no form matches runs.
+    pub queries: Option<Queries>,
     /// The options after the first operand, when they are not `grammar`'s.
     pub sub: Option<Grammar>,
     pub style: Style,
     /// The options that give the signal the program sends, when it takes one as an option
     /// (`-9`, `-KILL`: words its grammar does not read).
     pub signals: Option<&'static str>,
+    /// A word of one dash and then only these characters is an operand (`chmod -x f`).
+    pub dash_operands: &'static str,
+    /// `PROG help …` prints help (`false`: `rm help` removes a file named `help`).
+    pub subcommands: bool,
     /// The option whose values are the directory relative targets resolve from.
     pub dir: Option<&'static str>,
     /// Code run on every command before its form (global options that carry code).
@@ -34,8 +42,25 @@ pub(crate) struct Program {
     pub analyser: Option<Analyser>,
     /// A command no form matches is read as one of a program gate has no model of.
     pub partial: bool,
+    /// Each operand is a task the program runs in turn, read through the `verb` forms.
+    pub tasks: bool,
     /// Where the program (and its `otherwise`) is written.
     pub source: &'static str,
+    /// How a copy's operands are read (`$src`, `$dest`).
+    pub destination: Option<Destination>,
+}
+
+/// A copy's operands (see the schema's `Destination`).
+#[derive(Debug)]
+pub(crate) struct Destination {
+    /// Options (`t|target-directory`) whose value is the directory every operand lands in.
+    pub into: &'static str,
+    /// Options (`T|no-target-directory`): the last operand is the destination itself.
+    pub exact: &'static str,
+    /// Any of these holds: what a destination held is kept; an overwrite there is a write.
+    pub keep: &'static [Cond],
+    /// The directory a lone operand lands in (`ln TARGET`: `.`).
+    pub default: Option<&'static str>,
 }
 
 /// Settings options (`config|config-toml`) and the key prefixes whose value is code.
@@ -57,10 +82,28 @@ pub(crate) struct Form {
     pub when: &'static [Cond],
     pub effects: &'static [Eff],
     pub analyser: Option<Analyser>,
+    /// The queries the command runs.
+    pub queries: Option<Queries>,
     /// The subcommand's own options, read from the words after the path.
     pub options: Option<Grammar>,
     /// The command prints every item of its kind (`brew list`).
     pub lists: bool,
+}
+
+/// Where a command takes the queries it runs and what reads them (see the schema's
+/// `Queries`); option names are `a|b`, empty for none.
+#[derive(Debug)]
+pub(crate) struct Queries {
+    pub language: Language,
+    pub text: &'static str,
+    pub files: &'static str,
+    pub first: &'static str,
+    pub split: &'static str,
+    pub operands: &'static str,
+    pub database: u8,
+    pub readonly: &'static str,
+    pub in_memory: &'static str,
+    pub output: &'static str,
 }
 
 /// A condition on the command line (see the schema's `Cond`).
@@ -73,12 +116,12 @@ pub(crate) enum Cond {
     ValueHas(&'static str, &'static str),
     OperandHas(u8, &'static str),
     OperandLacks(u8, &'static str),
+    OperandIs(u8, &'static str),
+    OperandIsNot(u8, &'static str),
     AnyOperandHas(&'static str),
     NoOperandHas(&'static str),
     Every,
     ValueIn(&'static str, &'static str),
-    OperandIs(u8, &'static str),
-    OperandIsNot(u8, &'static str),
     AnyOperandIs(&'static str),
     NoOperandIs(&'static str),
     Signal(&'static str, &'static str),
@@ -103,6 +146,11 @@ pub(crate) enum At {
     Last,
     AllButLast,
     Value(&'static str),
+    Sources,
+    Landings,
+    SourcesFromLandings,
+    Keyed(&'static str),
+    OperandWith(u8, &'static str),
 }
 
 /// An example a form shows: a line and its exact effects.

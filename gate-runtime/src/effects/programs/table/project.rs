@@ -8,7 +8,7 @@
 use super::super::super::getopt::{Grammar, Style};
 use super::super::super::{Cmd, Sink};
 use super::analysers;
-use super::model::{At, CodeSettings, Cond, Eff, Form, Program};
+use super::model::{At, CodeSettings, Cond, Destination, Eff, Form, Program, Queries};
 use super::schema;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -134,7 +134,11 @@ fn program(p: schema::Program) -> Program {
             long_value: texts(p.long_value),
             posix: p.posix,
         },
+        short_optional: text(p.short_optional),
+        queries: p.queries.map(queries),
         sub: p.sub.map(grammar),
+        dash_operands: text(p.dash_operands),
+        subcommands: p.subcommands,
         dir: p.dir.map(text),
         signals: p.signals.map(text),
         before: p.before.as_deref().and_then(analysers::by_name),
@@ -154,7 +158,14 @@ fn program(p: schema::Program) -> Program {
         otherwise: leak(p.otherwise.into_iter().map(eff).collect()),
         analyser: p.analyser.as_deref().and_then(analysers::by_name),
         partial: p.partial,
+        tasks: p.tasks,
         source: text(p.source),
+        destination: p.destination.map(|d| Destination {
+            into: text(d.into),
+            exact: text(d.exact),
+            keep: leak(d.keep.into_iter().map(cond).collect()),
+            default: d.default.map(text),
+        }),
     }
 }
 
@@ -179,8 +190,25 @@ fn form(f: schema::Form) -> Form {
         effects: leak(f.effects.into_iter().map(eff).collect()),
         // The schema admits only names the registry has (a test keeps them in step).
         analyser: f.analyser.as_deref().and_then(analysers::by_name),
+        queries: f.queries.map(queries),
         options: f.options.map(grammar),
         lists: f.lists,
+    }
+}
+
+/// The schema admits only languages the registry has (a test keeps them in step).
+fn queries(q: schema::Queries) -> Queries {
+    Queries {
+        language: analysers::language(&q.language).unwrap_or(analysers::sql),
+        text: text(q.text),
+        files: text(q.files),
+        first: text(q.first),
+        split: text(q.split),
+        operands: text(q.operands),
+        database: q.database,
+        readonly: text(q.readonly),
+        in_memory: text(q.in_memory),
+        output: text(q.output),
     }
 }
 
@@ -193,12 +221,12 @@ fn cond(c: schema::Cond) -> Cond {
         schema::Cond::ValueHas(n, v) => Cond::ValueHas(text(n), text(v)),
         schema::Cond::OperandHas(i, t) => Cond::OperandHas(i, text(t)),
         schema::Cond::OperandLacks(i, t) => Cond::OperandLacks(i, text(t)),
+        schema::Cond::OperandIs(i, t) => Cond::OperandIs(i, text(t)),
+        schema::Cond::OperandIsNot(i, t) => Cond::OperandIsNot(i, text(t)),
         schema::Cond::AnyOperandHas(t) => Cond::AnyOperandHas(text(t)),
         schema::Cond::NoOperandHas(t) => Cond::NoOperandHas(text(t)),
         schema::Cond::Every => Cond::Every,
         schema::Cond::ValueIn(n, w) => Cond::ValueIn(text(n), text(w)),
-        schema::Cond::OperandIs(i, w) => Cond::OperandIs(i, text(w)),
-        schema::Cond::OperandIsNot(i, w) => Cond::OperandIsNot(i, text(w)),
         schema::Cond::AnyOperandIs(w) => Cond::AnyOperandIs(text(w)),
         schema::Cond::NoOperandIs(w) => Cond::NoOperandIs(text(w)),
         schema::Cond::Signal(o, w) => Cond::Signal(text(o), text(w)),
@@ -218,6 +246,11 @@ fn eff(e: schema::Eff) -> Eff {
             schema::At::Last => At::Last,
             schema::At::AllButLast => At::AllButLast,
             schema::At::Value(n) => At::Value(text(n)),
+            schema::At::Sources => At::Sources,
+            schema::At::Landings => At::Landings,
+            schema::At::SourcesFromLandings => At::SourcesFromLandings,
+            schema::At::Keyed(k) => At::Keyed(text(k)),
+            schema::At::OperandWith(n, t) => At::OperandWith(n, text(t)),
         },
     }
 }

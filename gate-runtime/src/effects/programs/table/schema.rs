@@ -26,7 +26,6 @@ pub const ANALYSERS: &[&str] = &[
     "service_unit",
     "parted_script",
     "redis",
-    "influxql",
     "shell_state",
     "sql_options",
     "sql_operands",
@@ -76,7 +75,66 @@ pub const ANALYSERS: &[&str] = &[
     "runner",
     "package_config",
     "cargo_gate",
+    "chmod_mode",
+    "chown_owner",
+    "mktemp",
+    "find",
+    "fd",
+    "option_code",
+    "rsync",
+    "rename",
+    "jq",
+    "yq",
+    "patch",
 ];
+
+/// The query languages a program's `queries` may be read as (kept in step with the
+/// runtime's registry by a test): SQL (and the SQL dialects: CQL, InfluxQL, ClickHouse's),
+/// MongoDB shell code, Python run by Django's shell against its models, and code gate does
+/// not read (`opaque`, with the places it names).
+pub const LANGUAGES: &[&str] = &["sql", "mongo", "django", "opaque"];
+
+/// Where a program takes the queries it runs, and what they are read as: the options that
+/// carry query text or name files of it, the operands that are query text, files of it or
+/// the database file, and else standard input (a piped text, or a file redirected in, whose
+/// name is the evidence). See docs/commands.md, "Queries".
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Queries {
+    /// The analyser that reads the text (`sql`, `mongo`, `django`).
+    pub language: String,
+    /// Options (`c|command`) whose value is query text.
+    #[serde(default)]
+    pub text: String,
+    /// Options (`f|file`) whose value names a file of queries (`-`, `/dev/stdin`: the
+    /// input is read).
+    #[serde(default)]
+    pub files: String,
+    /// Of `text` and `files`, those run before the input, which is still read (`sqlite3
+    /// -cmd`, `-init`, `mysql --init-command`).
+    #[serde(default)]
+    pub first: String,
+    /// The character that separates several files in one value (`sqlcmd -i a.sql,b.sql`).
+    #[serde(default)]
+    pub split: String,
+    /// What the operands are: `text` (each is query text), or a word pattern (`*.js`) for
+    /// those that are files of queries; none: the operands are no queries.
+    #[serde(default)]
+    pub operands: String,
+    /// Operand N (from 1) is the database file: read, written when the queries write.
+    #[serde(default)]
+    pub database: u8,
+    /// An option that opens the database read-only.
+    #[serde(default)]
+    pub readonly: String,
+    /// A database operand that names no file (`:memory:`).
+    #[serde(default)]
+    pub in_memory: String,
+    /// Options whose value is a file the results are written to (overwritten), or
+    /// `|command`, a command they are piped to (`psql -o '|sh'`).
+    #[serde(default)]
+    pub output: String,
+}
 
 /// How a program's parser reads options (see `getopt::Style`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +156,10 @@ pub struct Options {
     pub long: Vec<String>,
     #[serde(default)]
     pub long_value: Vec<String>,
+    /// Short options whose value is optional and only attached (a program's own options
+    /// only: `short_optional` on the program).
+    #[serde(skip)]
+    pub short_optional: String,
 }
 
 /// One program, validated.
@@ -116,6 +178,16 @@ pub struct Program {
     /// no options of its grammar, and the `signal:` condition reads them and the values of
     /// these options (`s|signal`; empty: only the `-SIGNAL` words).
     pub signals: Option<String>,
+    /// A word of one dash and then only these characters is an operand, not options
+    /// (`chmod -x f`: the mode `-x`; chmod's `rwxXstugo,+-=`).
+    pub dash_operands: String,
+    /// The program has subcommands: `PROG help …` prints help. `false` for a program whose
+    /// operands are only operands (`rm help` removes a file named `help`).
+    pub subcommands: bool,
+    /// Short options whose value is optional and only attached (`mysql -pSECRET`, `-p`).
+    pub short_optional: String,
+    /// The queries a command no form matches runs (see [`Queries`]).
+    pub queries: Option<Queries>,
     /// The options after the first operand, when they are not the program's own (a CLI whose
     /// global options come before the subcommand, each subcommand's after: `docker -H h rm
     /// -f c`, `docker-compose -f x.yml rm -fv`).
@@ -144,9 +216,31 @@ pub struct Program {
     /// The model knows only the program's forms: a command no form matches is read as one
     /// of a program gate has no model of (`flask run`; `flask db downgrade` is a form).
     pub partial: bool,
+    /// Each operand is a task the program runs in turn (`rake db:drop db:create`): read
+    /// through the `verb` forms, the first matching each adding its effects.
+    pub tasks: bool,
     /// Where `otherwise` is written (`commands/x.toml: prog`).
     pub source: String,
     pub examples: Vec<Example>,
+    /// How a copy's operands are read: its sources, and where each lands (`$src`, `$dest`).
+    pub destination: Option<Destination>,
+}
+
+/// A copy's operands (`destination = { … }`): its sources are every operand but the last (all
+/// of them under an `into` option), and each lands inside a directory (`-t DIR`; the last
+/// operand spelled as one, or named for several sources) or at the last operand itself.
+#[derive(Clone, Debug, Default)]
+pub struct Destination {
+    /// Options (`t|target-directory`) whose value is the directory every operand lands in.
+    pub into: String,
+    /// Options (`T|no-target-directory`) that make the last operand the destination itself,
+    /// never a directory to land in.
+    pub exact: String,
+    /// Conditions any of which keeps what a destination held (`n|no-clobber`, a backup):
+    /// there an `overwrite@$dest` is a `write`.
+    pub keep: Vec<Cond>,
+    /// The directory a lone operand lands in, for a program that takes one (`ln TARGET`: `.`).
+    pub default: Option<String>,
 }
 
 /// Settings given by options whose value names code the program runs.
@@ -175,6 +269,8 @@ pub struct Form {
     pub when: Vec<Cond>,
     pub effects: Vec<Eff>,
     pub analyser: Option<String>,
+    /// The queries the command runs (see [`Queries`]).
+    pub queries: Option<Queries>,
     /// The options of this subcommand, read from the words after the path in place of the
     /// program's (`git symbolic-ref -qd HEAD`: `-d` is symbolic-ref's, not git's).
     pub options: Option<Options>,
@@ -195,16 +291,20 @@ pub enum Cond {
     Has(String),
     /// None of them is.
     Lacks(String),
-    /// Its value is this.
+    /// Its value is this (or one of these: `update=none|none-fail`).
     Is(String, String),
-    /// It is given, with no value or another value.
+    /// It is given, with no value or another value (none of these: `backup!=none|off`).
     IsNot(String, String),
-    /// One of its values contains the text (`output~push=true`).
+    /// One of its values contains the text (`output~push=true`; `s|size~+`: of either).
     ValueHas(String, String),
     /// Operand N (1-based, after the path) contains the text.
     OperandHas(u8, String),
     /// Operand N is absent or does not contain the text.
     OperandLacks(u8, String),
+    /// Operand N is one of these words (`$2=zero`, `$1=first|prev`, `$2=@privileged-groups`).
+    OperandIs(u8, String),
+    /// Operand N is absent or none of these words.
+    OperandIsNot(u8, String),
     /// Some operand contains the text (`$*~://`).
     AnyOperandHas(String),
     /// No operand contains the text.
@@ -212,12 +312,8 @@ pub enum Cond {
     /// The command is handed every item a listing names (`docker rm $(docker ps -aq)`).
     Every,
     /// Some value of one of the options (`G|groups`), or of a comma-separated list in it
-    /// (`-G docker,sudo`), is one of the words (`0`, `@privileged-groups`), in any case.
+    /// (`-G docker,sudo`), is one of the words (`u|uid=0`, `G|groups=@privileged-groups`).
     ValueIn(String, String),
-    /// Operand N is one of the words, in any case (`$2=@privileged-groups`).
-    OperandIs(u8, String),
-    /// Operand N is absent or none of the words.
-    OperandIsNot(u8, String),
     /// Some operand is one of the words (`$*=sudo|wheel`).
     AnyOperandIs(String),
     /// No operand is.
@@ -257,6 +353,17 @@ pub enum At {
     AllButLast,
     /// The value of an option.
     Value(String),
+    /// A copy's sources (`$src`; see [`Destination`]).
+    Sources,
+    /// Where each of a copy's sources lands (`$dest`).
+    Landings,
+    /// Each source seen from the directory it lands in (`$src-from-dest`: what a relative
+    /// symbolic link points at).
+    SourcesFromLandings,
+    /// The text after `KEY=` of each operand spelled so (`$of=`: `dd of=/dev/sda`).
+    Keyed(String),
+    /// Operand N with text after it (`$2+aa`: the first file `split` names from a prefix).
+    OperandWith(u8, String),
 }
 
 /// A command line and the exact effects it has (`act@place`, sorted).
@@ -314,6 +421,12 @@ struct RawProgram {
     #[serde(default)]
     posix: bool,
     signals: Option<String>,
+    #[serde(default)]
+    dash_operands: String,
+    subcommands: Option<bool>,
+    #[serde(default)]
+    short_optional: String,
+    queries: Option<Spanned<Queries>>,
     sub: Option<RawOptions>,
     dir: Option<Spanned<String>>,
     before: Option<Spanned<String>>,
@@ -329,9 +442,22 @@ struct RawProgram {
     #[serde(default)]
     partial: Option<Spanned<bool>>,
     #[serde(default)]
+    tasks: bool,
+    #[serde(default)]
     examples: Vec<Example>,
     #[serde(default, rename = "form")]
     forms: Vec<Spanned<RawForm>>,
+    destination: Option<Spanned<RawDestination>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDestination {
+    into: Option<Spanned<String>>,
+    exact: Option<Spanned<String>>,
+    #[serde(default)]
+    keep: Vec<Spanned<String>>,
+    default: Option<String>,
 }
 
 #[derive(Clone, Deserialize)]
@@ -351,6 +477,7 @@ struct RawForm {
     #[serde(default)]
     effects: Vec<Spanned<String>>,
     analyser: Option<Spanned<String>>,
+    queries: Option<Spanned<Queries>>,
     options: Option<RawOptions>,
     #[serde(default)]
     lists: bool,
@@ -478,6 +605,7 @@ fn expand(sets: &Sets<'_>, forms: Vec<Spanned<RawForm>>) -> Result<Vec<Entry>, F
             || !r.when.is_empty()
             || !r.effects.is_empty()
             || r.analyser.is_some()
+            || r.queries.is_some()
             || r.options.is_some()
             || r.lists
             || !r.examples.is_empty()
@@ -637,6 +765,10 @@ fn program(
         long_value: p.long_value,
         posix: p.posix,
         signals: p.signals.clone(),
+        dash_operands: p.dash_operands,
+        subcommands: p.subcommands.unwrap_or(true),
+        short_optional: p.short_optional,
+        queries: None,
         sub,
         dir: None,
         before: None,
@@ -648,8 +780,13 @@ fn program(
         otherwise: Vec::new(),
         analyser: None,
         partial: p.partial.as_ref().is_some_and(|b| *b.get_ref()),
+        tasks: p.tasks,
         examples: p.examples,
+        destination: None,
     };
+    if let Some(d) = &p.destination {
+        out.destination = Some(destination(&out, d, sets.words)?);
+    }
     if let Some(b) = p.partial.as_ref().filter(|b| *b.get_ref()) {
         if !p.otherwise.is_empty() || p.analyser.is_some() {
             return Err((
@@ -702,6 +839,18 @@ fn program(
             ));
         }
         out.code_settings = Some(s.clone());
+    }
+    if let Some(q) = &p.queries {
+        out.queries = Some(queries(&out, None, q)?);
+        if examples_required && out.examples.is_empty() {
+            return Err((
+                Some(q.span().start),
+                format!(
+                    "program `{}` with `queries` shows no example (examples = [{{ line = …, effects = […] }}])",
+                    out.source
+                ),
+            ));
+        }
     }
     for c in &p.inert {
         out.inert.push(cond(&out, None, c, sets.words)?);
@@ -776,6 +925,10 @@ fn form(
         Some(a) => Some(analyser(a)?),
         None => None,
     };
+    let queries = match &f.queries {
+        Some(q) => Some(self::queries(p, own, q)?),
+        None => None,
+    };
     Ok(Form {
         source: format!("{file}: {program}{label}"),
         path,
@@ -785,11 +938,39 @@ fn form(
         when,
         effects,
         analyser,
+        queries,
         options,
         lists: f.lists,
         examples: f.examples,
         examples_from: None,
     })
+}
+
+/// A copy's destination, its options and conditions checked against the program's.
+fn destination(
+    p: &Program,
+    d: &Spanned<RawDestination>,
+    words: &BTreeMap<String, Vec<String>>,
+) -> Result<Destination, Fault> {
+    let raw = d.get_ref();
+    let mut out = Destination {
+        default: raw.default.clone(),
+        ..Destination::default()
+    };
+    if let Some(into) = &raw.into {
+        valued(p, into.get_ref(), into.span().start, "destination.into")?;
+        out.into = into.get_ref().clone();
+    }
+    if let Some(exact) = &raw.exact {
+        for name in exact.get_ref().split('|') {
+            option(p, None, name, exact.span().start)?;
+        }
+        out.exact = exact.get_ref().clone();
+    }
+    for c in &raw.keep {
+        out.keep.push(cond(p, None, c, words)?);
+    }
+    Ok(out)
 }
 
 /// Check that each of the options `names` (`a|b`) is declared with a value.
@@ -801,6 +982,61 @@ fn valued(p: &Program, names: &str, offset: usize, key: &str) -> Result<(), Faul
         ));
     }
     Ok(())
+}
+
+/// A `queries` table checked: a known language, its options declared (with a value, but
+/// `readonly`), `first` among `text` and `files`.
+fn queries(p: &Program, form: Option<&Options>, q: &Spanned<Queries>) -> Result<Queries, Fault> {
+    let offset = Some(q.span().start);
+    let q = q.get_ref();
+    let fault = |m: String| Err((offset, format!("`queries`: {m}")));
+    if !LANGUAGES.contains(&q.language.as_str()) {
+        return fault(format!(
+            "unknown language `{}` (known: {})",
+            q.language,
+            LANGUAGES.join(", ")
+        ));
+    }
+    let names = |s: &str| -> Vec<String> {
+        s.split('|')
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    for (key, set) in [
+        ("text", &q.text),
+        ("files", &q.files),
+        ("output", &q.output),
+    ] {
+        for n in names(set) {
+            if declared(p, form, &n) != Some(true) {
+                return fault(format!("`{key}`: `{n}` is no option with a value"));
+            }
+        }
+    }
+    for n in names(&q.readonly) {
+        if declared(p, form, &n).is_none() {
+            return fault(format!("`readonly`: `{n}` is no option"));
+        }
+    }
+    let runs = names(&q.text)
+        .into_iter()
+        .chain(names(&q.files))
+        .collect::<Vec<_>>();
+    if let Some(n) = names(&q.first).into_iter().find(|n| !runs.contains(n)) {
+        return fault(format!("`first`: `{n}` is none of `text` and `files`"));
+    }
+    if q.split.chars().count() > 1 {
+        return fault("`split` is one character".into());
+    }
+    let alts: Vec<String> = q.operands.split('|').map(str::to_string).collect();
+    if q.operands != "text" && !q.operands.is_empty() && !pattern_ok(&alts) {
+        return fault("`operands` is `text` or a word pattern (`*.js`)".into());
+    }
+    if (q.database == 0) && (!q.readonly.is_empty() || !q.in_memory.is_empty()) {
+        return fault("`readonly` and `in_memory` are of a `database` operand".into());
+    }
+    Ok(q.clone())
 }
 
 /// An analyser's name, when the registry has it.
@@ -853,19 +1089,25 @@ fn pattern(
     words: &BTreeMap<String, Vec<String>>,
 ) -> Result<Vec<String>, Fault> {
     let alts = alternatives(w.get_ref(), words, w.span().start)?;
-    let positive = alts.iter().any(|a| !a.starts_with('!'));
-    for a in &alts {
-        let a = a.strip_prefix('!').unwrap_or(a);
-        let inner = a.trim_start_matches('*').trim_end_matches('*');
-        let bad_star = a.is_empty() || inner.contains('*') || (a != "*" && inner.is_empty());
-        if bad_star || !abbreviation_ok(a) || !positive {
-            return Err((
+    if !pattern_ok(&alts) {
+        return Err((
                 Some(w.span().start),
                 format!("`{}`: a path word is `word`, `prefix*`, `*suffix`, `*infix*`, `*` or `w[ord]` (`w` and any longer prefix of `word`), alternatives joined by `|`, at least one of them not `!`-marked (`!*local`: not such a word)", w.get_ref()),
-            ));
-        }
+        ));
     }
     Ok(alts)
+}
+
+/// Whether each alternative is a word pattern and one of them is not `!`-marked.
+fn pattern_ok(alts: &[String]) -> bool {
+    let positive = alts.iter().any(|a| !a.starts_with('!'));
+    positive
+        && alts.iter().all(|a| {
+            let a = a.strip_prefix('!').unwrap_or(a);
+            let inner = a.trim_start_matches('*').trim_end_matches('*');
+            let bad_star = a.is_empty() || inner.contains('*') || (a != "*" && inner.is_empty());
+            !bad_star && abbreviation_ok(a)
+        })
 }
 
 /// A word with brackets is `least[rest]`: a non-empty head, the optional rest last, no
@@ -891,6 +1133,7 @@ fn declared(p: &Program, form: Option<&Options>, name: &str) -> Option<bool> {
         short_value: p.short_value.clone(),
         long: p.long.clone(),
         long_value: p.long_value.clone(),
+        short_optional: p.short_optional.clone(),
     };
     let mut found = None;
     for o in std::iter::once(&own).chain(&p.sub).chain(form) {
@@ -906,6 +1149,9 @@ fn declared(p: &Program, form: Option<&Options>, name: &str) -> Option<bool> {
 fn declared_in(o: &Options, name: &str) -> Option<bool> {
     let mut one = name.chars();
     if let (Some(c), None) = (one.next(), one.next()) {
+        if o.short_optional.contains(c) {
+            return Some(true);
+        }
         if o.short_value.contains(c) || o.long_value.iter().any(|l| l == name) {
             return Some(true);
         }
@@ -1022,7 +1268,8 @@ fn cond(
         !negated
             && !n.contains('~')
             && !n.starts_with('$')
-            && (n.contains('|') || v.contains(['|', '@']))
+            && !n.ends_with('!')
+            && (n.contains('|') || v.contains('@'))
     }) {
         for name in names.split('|') {
             exact_option(p, form, name, offset)?;
@@ -1043,7 +1290,7 @@ fn cond(
         let Some((n, needle)) = operand.split_once('~') else {
             return Err((
                 Some(offset),
-                format!("`{text}`: an operand condition is `$N~text`, `$*~text`, `$N=words` or `$*=words`"),
+                format!("`{text}`: an operand condition is `$N~text`, `$*~text`, `$N=word|word` or `$*=word|word`"),
             ));
         };
         if n == "*" {
@@ -1061,7 +1308,9 @@ fn cond(
         });
     }
     if let Some((name, needle)) = body.split_once('~').filter(|(n, _)| !n.contains('=')) {
-        exact_option(p, form, name, offset)?;
+        for name in name.split('|') {
+            exact_option(p, form, name, offset)?;
+        }
         return Ok(Cond::ValueHas(name.into(), needle.into()));
     }
     if let Some((name, value)) = body.split_once("!=") {
@@ -1113,6 +1362,24 @@ fn effect(p: &Program, form: Option<&Options>, e: &Spanned<String>) -> Result<Ef
             At::Last
         } else if what == "*-1" {
             At::AllButLast
+        } else if matches!(what, "src" | "dest" | "src-from-dest") {
+            if p.destination.is_none() {
+                return Err((
+                    Some(offset),
+                    format!(
+                        "`{text}`: a copy's `$src` and `$dest` need the program's `destination = {{ … }}`"
+                    ),
+                ));
+            }
+            match what {
+                "src" => At::Sources,
+                "dest" => At::Landings,
+                _ => At::SourcesFromLandings,
+            }
+        } else if let Some(key) = what.strip_suffix('=').filter(|k| !k.is_empty()) {
+            At::Keyed(key.to_string())
+        } else if let Some((n, tail)) = what.split_once('+').filter(|(_, t)| !t.is_empty()) {
+            At::OperandWith(operand_index(n, offset)?, tail.to_string())
         } else if what.starts_with(|c: char| c.is_ascii_digit()) {
             At::Operand(operand_index(what, offset)?)
         } else if declared(p, form, what) == Some(true) {

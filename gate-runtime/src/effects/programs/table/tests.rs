@@ -35,6 +35,10 @@ fn every_analyser_the_schema_admits_is_registered() {
         assert!(super::analysers::by_name(name).is_some(), "{name}");
     }
     assert!(super::analysers::by_name("nope").is_none());
+    for name in schema::LANGUAGES {
+        assert!(super::analysers::language(name).is_some(), "{name}");
+    }
+    assert!(super::analysers::language("nope").is_none());
 }
 
 fn error(text: &str) -> String {
@@ -664,7 +668,7 @@ fn a_signal_is_no_option_and_is_compared_by_name() {
 }
 
 /// `prefix-*` names every option so named, declared or not; a value condition reads each
-/// item of a comma-separated value, in any case.
+/// item of a comma-separated value.
 #[test]
 fn option_prefixes_and_listed_values() {
     for (line, want) in [
@@ -674,10 +678,12 @@ fn option_prefixes_and_listed_values() {
         ),
         ("firewall-cmd --add-port=80/tcp", vec!["admin@none"]),
         ("firewall-cmd --query-port=80/tcp", vec![]),
-        ("useradd -G docker,WHEEL bob", vec!["users@none"]),
+        ("useradd -G docker,wheel bob", vec!["users@none"]),
+        // Group names are compared as written: `WHEEL` is not `wheel`.
+        ("useradd -G docker,WHEEL bob", vec!["admin@none"]),
         ("useradd -G docker,video bob", vec!["admin@none"]),
-        ("iptables -A INPUT -j accept", vec!["admin@none"]),
-        ("gpasswd -a bob Sudo", vec!["users@none"]),
+        ("iptables -A INPUT --jump=ACCEPT", vec!["admin@none"]),
+        ("gpasswd -a bob sudo", vec!["users@none"]),
     ] {
         assert_eq!(effects(line), want, "{line}");
     }
@@ -693,4 +699,236 @@ fn option_prefixes_and_listed_values() {
         let e = error(&text(when));
         assert!(e.contains("an option prefix"), "{when}: {e}");
     }
+}
+
+#[test]
+fn operands_spelled_as_options_and_programs_without_subcommands() {
+    let text = r#"version = 1
+[[program]]
+names = ["perm"]
+style = "gnu"
+subcommands = false
+dash_operands = "rwx+-"
+short = "R"
+short_value = "s"
+long_value = ["size"]
+otherwise = ["delete@$*"]
+
+[[program.form]]
+when = ["s|size~+"]
+effects = ["write@$*"]
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("perm.toml"), text).unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    // `help` is a file of a program without subcommands; `-` is standard input, no file.
+    let help = effects("perm help ~");
+    let dash = effects("perm -R -rw ~/.ssh");
+    let stdin = effects("perm -");
+    let option = effects("perm -R -x");
+    let grows = effects("perm --size +1 ~/.bashrc");
+    let grows_short = effects("perm -s+1 ~/.bashrc");
+    let cuts = effects("perm -s 0 ~/.bashrc");
+    project::end();
+    assert!(help.contains(&"delete@home".to_string()), "{help:?}");
+    assert!(help.contains(&"delete@source".to_string()), "{help:?}");
+    // `-rw` is an operand; `-R` (not of those characters) an option.
+    assert!(dash.contains(&"delete@source".to_string()), "{dash:?}");
+    assert!(dash.contains(&"delete@secrets".to_string()), "{dash:?}");
+    assert!(!stdin.iter().any(|e| e.starts_with("delete@")), "{stdin:?}");
+    assert!(option.contains(&"delete@source".to_string()), "{option:?}");
+    assert!(grows.contains(&"write@dotfiles".to_string()), "{grows:?}");
+    assert!(!grows.contains(&"delete@dotfiles".to_string()), "{grows:?}");
+    assert!(
+        grows_short.contains(&"write@dotfiles".to_string()),
+        "{grows_short:?}"
+    );
+    assert!(cuts.contains(&"delete@dotfiles".to_string()), "{cuts:?}");
+}
+
+/// A `queries` table names a known language and declared options, `first` among those that
+/// carry queries; a program with one shows examples. What it reads is shown by the clients
+/// in `commands/database.toml` (their examples run above).
+#[test]
+fn queries_are_checked_where_they_are_written() {
+    let head = "version = 1\n[[program]]\nnames = [\"q\"]\nshort_value = \"cf\"\nlong = [\"ro\"]\n";
+    let ex = "examples = [{ line = \"q\", effects = [] }]\n";
+    let e = error(&format!("{head}queries = {{ language = \"cobol\" }}\n{ex}"));
+    assert!(e.contains("unknown language `cobol`"), "{e}");
+    let e = error(&format!(
+        "{head}queries = {{ language = \"sql\", text = \"e\" }}\n{ex}"
+    ));
+    assert!(e.contains("`text`: `e` is no option with a value"), "{e}");
+    let e = error(&format!(
+        "{head}queries = {{ language = \"sql\", text = \"ro\" }}\n{ex}"
+    ));
+    assert!(e.contains("`ro` is no option with a value"), "{e}");
+    let e = error(&format!(
+        "{head}queries = {{ language = \"sql\", text = \"c\", first = \"f\" }}\n{ex}"
+    ));
+    assert!(e.contains("`first`: `f` is none of"), "{e}");
+    let e = error(&format!(
+        "{head}queries = {{ language = \"sql\", readonly = \"ro\" }}\n{ex}"
+    ));
+    assert!(e.contains("of a `database` operand"), "{e}");
+    let e = error(&format!(
+        "{head}queries = {{ language = \"sql\", operands = \"a*b*\" }}\n{ex}"
+    ));
+    assert!(e.contains("`operands` is `text` or a word pattern"), "{e}");
+    let e = error(&format!("{head}queries = {{ language = \"sql\" }}\n"));
+    assert!(e.contains("with `queries` shows no example"), "{e}");
+    let ok = format!(
+        "{head}queries = {{ language = \"mongo\", text = \"c\", files = \"f\", first = \"f\", operands = \"*.js|*.mjs\", database = 1, readonly = \"ro\" }}\n{ex}"
+    );
+    assert!(schema::parse("commands/x.toml", &ok, true).is_ok());
+}
+
+/// `$N=word|word` holds when operand N is one of the words; `~a|b` when either text is in it.
+#[test]
+fn operand_words_and_alternative_texts() {
+    let text = "version = 1\n[[program]]\nnames = [\"p\"]\n\
+                [[program.form]]\npath = [\"migrate\"]\nwhen = [\"$2=zero|0\", \"!$1=core\", \"$*~a|b\"]\n\
+                examples = [{ line = \"p migrate app zero\", effects = [] }]\n";
+    let programs = schema::parse("commands/x.toml", text, true).unwrap();
+    assert_eq!(
+        programs[0].forms[0].when,
+        vec![
+            schema::Cond::OperandIs(2, "zero|0".into()),
+            schema::Cond::OperandIsNot(1, "core".into()),
+            schema::Cond::AnyOperandHas("a|b".into()),
+        ]
+    );
+    assert!(super::contains("drop_all", "x|all"));
+    assert!(!super::contains("drop", "x|all"));
+    // The built-ins: an app migrated back to `zero`, not a migration whose name has it.
+    assert!(has("python manage.py migrate shop zero", "db_destroy@none"));
+    assert!(!has(
+        "python manage.py migrate shop 0002_zero_stock",
+        "db_destroy@none"
+    ));
+}
+
+/// A program that runs each task it is named reads every one (`rake db:drop db:create`),
+/// and an option whose value is only attached takes no word after it (`mysql -p shop`).
+#[test]
+fn tasks_in_turn_and_attached_values() {
+    assert_eq!(
+        effects("rake db:drop db:create db:migrate"),
+        ["db_destroy@none", "db_write@none"]
+    );
+    assert_eq!(effects("rake db:version db:migrate"), ["db_write@none"]);
+    assert_eq!(effects("rake test db:version"), Vec::<String>::new());
+    assert_eq!(effects("rake test"), ["exec@none"]);
+    assert_eq!(
+        effects("echo 'DROP TABLE t' | mysql -u root -p shop"),
+        ["db_destroy@none", "exec@none"]
+    );
+    assert_eq!(
+        effects("echo 'DROP TABLE t' | mysql -uroot -psecret shop"),
+        ["db_destroy@none", "exec@none"]
+    );
+}
+
+/// A copy's `destination`: its sources (`$src`), where each lands (`$dest`: inside `-t DIR`,
+/// inside a directory spelling or for several sources, itself under `-T`), what a symbolic
+/// link's target is seen from (`$src-from-dest`), an overwrite kept as a write when a `keep`
+/// condition holds (an `=` condition's value alternatives, `!=` none of them), a lone
+/// operand's `default` directory; `$KEY=` operands and `$N+text`.
+#[test]
+fn a_copys_destination_and_keyed_operands() {
+    let text = r#"version = 1
+[[program]]
+names = ["xcp"]
+style = "gnu"
+short = "nsT"
+short_value = "t"
+long = ["backup", "update"]
+long_value = ["target-directory"]
+destination = { into = "t|target-directory", exact = "T", keep = ["n", "update=none|none-fail", "backup!=none|off"], default = "." }
+otherwise = ["read@$src", "overwrite@$dest"]
+
+[[program.form]]
+when = ["s"]
+effects = ["link@$src-from-dest", "write@$dest"]
+
+[[program]]
+names = ["xdd"]
+otherwise = ["read@$if=", "overwrite@$of=", "write@$1+aa"]
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("x.toml"), text).unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    let lines = [
+        "xcp a.txt ~/.bashrc",
+        "xcp a.txt ~",
+        "xcp a.txt ~/",
+        "xcp -T a.txt ~",
+        "xcp a b ~/.ssh",
+        "xcp -t /etc a.txt",
+        "xcp --target-directory=.claude settings.json",
+        "xcp -n a.txt /etc/hosts",
+        "xcp --update=none-fail a.txt /etc/hosts",
+        "xcp --update a.txt /etc/hosts",
+        "xcp --backup a.txt /etc/hosts",
+        "xcp --backup=off a.txt /etc/hosts",
+        "xcp ~/notes.txt",
+        "xcp -s ../x sub/link",
+        "xcp -s ../../.. .cache/up",
+        "xdd if=/dev/zero of=~/.bashrc",
+        "xdd /etc/part_",
+    ];
+    let got: Vec<Vec<String>> = lines.iter().map(|l| effects(l)).collect();
+    project::end();
+    let want: [&[&str]; 17] = [
+        &["exec@none", "overwrite@dotfiles", "read@source"],
+        &["exec@none", "overwrite@outside", "read@source"],
+        &["exec@none", "overwrite@outside", "read@source"],
+        &["exec@none", "overwrite@home", "read@source"],
+        &["exec@none", "overwrite@secrets", "read@source"],
+        &["exec@none", "overwrite@system", "read@source"],
+        &["exec@none", "opaque@gate", "overwrite@gate", "read@source"],
+        &["exec@none", "read@source", "write@system"],
+        &["exec@none", "read@source", "write@system"],
+        &["exec@none", "overwrite@system", "read@source"],
+        &["exec@none", "read@source", "write@system"],
+        &["exec@none", "overwrite@system", "read@source"],
+        &["exec@none", "overwrite@source", "read@outside"],
+        &["exec@none", "link@source", "write@source"],
+        &["exec@none", "link@home", "write@outputs"],
+        &[
+            "exec@none",
+            "overwrite@dotfiles",
+            "read@none",
+            "write@source",
+        ],
+        &["exec@none", "write@system"],
+    ];
+    let wrong: Vec<String> = lines
+        .iter()
+        .zip(&got)
+        .zip(want)
+        .filter(|((_, got), want)| got != want)
+        .map(|((line, got), want)| format!("{line}: {got:?}, not {want:?}"))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let head = "version = 1\n[[program]]\nnames = [\"p\"]\nshort = \"T\"\nlong_value = [\"dir\"]\n";
+    let e = error(&format!("{head}otherwise = [\"read@$src\"]\n"));
+    assert!(e.contains("need the program's `destination"), "{e}");
+    let e = error(&format!("{head}destination = {{ into = \"T\" }}\n"));
+    assert!(
+        e.contains("`destination.into = \"T\"`: no option with a value"),
+        "{e}"
+    );
+    let e = error(&format!("{head}destination = {{ exact = \"x\" }}\n"));
+    assert!(e.contains("unknown option `x`"), "{e}");
+    let e = error(&format!("{head}destination = {{ keep = [\"-n\"] }}\n"));
+    assert!(e.contains("name an option without dashes"), "{e}");
+    let e = error(&format!("{head}destination = {{ onto = \"dir\" }}\n"));
+    assert!(e.contains("unknown field `onto`"), "{e}");
+    let e = error(&format!("{head}otherwise = [\"write@$0+aa\"]\n"));
+    assert!(e.contains("operands are numbered from $1"), "{e}");
 }
