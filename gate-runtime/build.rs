@@ -19,11 +19,15 @@ fn main() {
         .collect();
     files.sort();
     let mut programs: Vec<Program> = Vec::new();
+    let mut words: Vec<(String, Vec<String>, String)> = Vec::new();
     let mut failed = false;
     for path in &files {
         println!("cargo:rerun-if-changed={}", path.display());
         let name = format!("commands/{}", path.file_name().unwrap().to_string_lossy());
         let text = std::fs::read_to_string(path).expect("readable command file");
+        if let Ok(sets) = schema::word_sets(&name, &text) {
+            words.extend(sets.into_iter().map(|(n, w)| (n, w, name.clone())));
+        }
         match schema::parse(&name, &text, true) {
             Ok(p) => programs.extend(p),
             Err(e) => {
@@ -51,7 +55,22 @@ fn main() {
             std::process::exit(1);
         }
     }
+    words.sort();
+    for pair in words.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            println!(
+                "cargo::error=gate-runtime: word set `{}` is declared twice ({} and {})",
+                pair[0].0, pair[0].2, pair[1].2
+            );
+            std::process::exit(1);
+        }
+    }
     let mut out = String::new();
+    out.push_str("/// Every file's word sets, sorted by name (`[word_sets]`).\npub(crate) static WORD_SETS: &[(&str, &[&str])] = &[\n");
+    for (n, w, _) in &words {
+        let _ = writeln!(out, "    ({n:?}, {}),", strs(w));
+    }
+    out.push_str("];\n\n");
     out.push_str(
         "/// Every built-in program, in file order.\npub(crate) static PROGRAMS: &[Program] = &[\n",
     );
@@ -104,7 +123,7 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        short_optional: {:?},\n        queries: {},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        tasks: {},\n        source: {:?},\n        destination: {},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        short_optional: {:?},\n        queries: {},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        signals: {:?},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        tasks: {},\n        source: {:?},\n        destination: {},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
@@ -116,6 +135,7 @@ fn program(out: &mut String, p: &Program) {
         opt_grammar(&p.sub),
         p.dash_operands,
         p.subcommands,
+        p.signals,
         p.dir,
         match &p.before {
             Some(a) => format!("Some(analysers::{a} as Analyser)"),
@@ -214,6 +234,10 @@ fn conds(v: &[Cond]) -> String {
             Cond::AnyOperandHas(t) => format!("Cond::AnyOperandHas({t:?})"),
             Cond::NoOperandHas(t) => format!("Cond::NoOperandHas({t:?})"),
             Cond::Every => "Cond::Every".into(),
+            Cond::ValueIn(n, w) => format!("Cond::ValueIn({n:?}, {w:?})"),
+            Cond::AnyOperandIs(w) => format!("Cond::AnyOperandIs({w:?})"),
+            Cond::NoOperandIs(w) => format!("Cond::NoOperandIs({w:?})"),
+            Cond::Signal(o, w) => format!("Cond::Signal({o:?}, {w:?})"),
             Cond::Only(n) => format!("Cond::Only({n:?})"),
             Cond::NotOnly(n) => format!("Cond::NotOnly({n:?})"),
         })

@@ -1,52 +1,25 @@
-//! System programs whose words need reading rather than matching: processes (kill,
-//! pkill, killall) and power, services and firewall rules read whole, the reversible user
-//! changes, the shell's aliases and environment. One file per sub-family, each reached by
-//! name from `commands/system.toml` (`analyser = "…"`), which also holds the programs whose
-//! forms are words (mounts, file systems and devices are all data: `commands/storage.toml`).
+//! System programs where their words need reading rather than matching: which processes
+//! `kill`'s targets are and how wide a process pattern is, whether `fuser`'s names are
+//! ports, which units a stop names, the shell's aliases and environment. Each is reached by
+//! name from `commands/process.toml` or `commands/system.toml` (`analyser = "…"`), which hold
+//! the programs, their options and every form that is words.
 
 use super::super::{Cmd, Sink};
 
-mod admin;
+#[cfg(test)]
+mod admin_tests;
 mod process;
-mod reversible;
+mod shell_state;
+mod units;
 
 pub(crate) use process::narrow as narrow_process_pattern;
-mod shell_state;
-
-/// Processes and power (`analyser = "processes"`).
-pub(crate) fn processes(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    process::model(cmd, out);
-}
-
-/// Services, firewall rules and users read whole (`analyser = "admin"`).
-pub(crate) fn admin(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    admin::model(cmd, out);
-}
+pub(crate) use process::{fuser_ports, kill, process_patterns};
+pub(crate) use units::{service_unit, units};
 
 /// The shell's environment, aliases and builtins that keep code (`analyser =
 /// "shell_state"`).
 pub(crate) fn shell_state(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     shell_state::model(cmd, out);
-}
-
-/// The operands of a command line: words not starting with `-` (after `--`, every word),
-/// skipping the value of each option in `takes_value` (spelled exactly, e.g. `-u`, `--user`).
-fn operands<'c>(args: &'c [std::borrow::Cow<'_, str>], takes_value: &[&str]) -> Vec<&'c str> {
-    let mut out = Vec::new();
-    let mut k = 0;
-    let mut rest = false;
-    while let Some(w) = args.get(k) {
-        k += 1;
-        let w: &str = w;
-        if rest || !w.starts_with('-') || w == "-" {
-            out.push(w);
-        } else if w == "--" {
-            rest = true;
-        } else if takes_value.contains(&w) {
-            k += 1;
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,58 +1,15 @@
-//! Processes and power: `kill` (every signal spelling; `-1`, `0` and pattern-made lists are
-//! every process), `pkill`/`killall`/`killall5`/`fuser -k`, `loginctl kill-*`, and the
-//! power programs (`shutdown`, `reboot`, `halt`, `poweroff`, `systemctl poweroff`, `init 0`).
+//! Processes read where their words need reading (the programs and their options are data:
+//! `commands/process.toml`): which processes `kill`'s targets are (`-1`, `0` and
+//! pattern-made lists are every process, `1` is init), how wide a `pkill`/`killall`
+//! pattern is, and whether `fuser -k`'s names are ports. The programs a pattern naming them
+//! would end every instance of are data too (`shared-programs`).
 
 use std::borrow::Cow;
 
-use super::super::super::getopt::{self, Grammar};
+use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
-use super::operands;
+use super::super::table::words;
 use gate_spec::effect::Act;
-
-/// Programs whose every instance a pattern naming them would end, the agent's own runtime
-/// among them (Claude Code, Codex, Gemini CLI and Copilot CLI run on node or as these).
-const SHARED_PROGRAMS: &[&str] = &[
-    "node",
-    "nodejs",
-    "python",
-    "python3",
-    "java",
-    "ruby",
-    "perl",
-    "bash",
-    "sh",
-    "zsh",
-    "dash",
-    "fish",
-    "docker",
-    "dockerd",
-    "containerd",
-    "postgres",
-    "mysqld",
-    "redis-server",
-    "nginx",
-    "sshd",
-    "ssh",
-    "systemd",
-    "init",
-    "code",
-    "claude",
-    "codex",
-    "gemini",
-    "copilot",
-    "tmux",
-    "screen",
-    "cargo",
-    "rustc",
-    "go",
-    "deno",
-    "bun",
-    "npm",
-    "yarn",
-    "pnpm",
-    "chrome",
-    "firefox",
-];
 
 /// Whether a process pattern picks out particular processes (`vite --port 5173`,
 /// `my-dev-server`), not every instance of a shared program, and not any process at all
@@ -64,255 +21,33 @@ pub(crate) fn narrow(pattern: &str) -> bool {
         || p.contains(".*")
         || p.contains(".+")
         || p.chars().all(|c| !c.is_alphanumeric());
-    let shared = SHARED_PROGRAMS.iter().any(|s| s.eq_ignore_ascii_case(p));
+    let shared = words("shared-programs")
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(p));
     !wide_regex && !shared
 }
 
-pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    match cmd.program {
-        "kill" => kill(cmd, out),
-        "pkill" | "killall" | "skill" | "pkill2" => pattern_kill(cmd, out),
-        "killall5" => {
-            if !signal_zero(cmd.args, false) {
-                out.none(Act::KillAll);
-            }
-        }
-        "fuser" => fuser(cmd, out),
-        "xkill" => out.none(Act::Kill),
-        "pgrep" | "pidof" | "ps" | "top" | "htop" | "btop" | "uptime" | "w" | "who" => {}
-        "shutdown" => {
-            let cancel_or_warn = cmd
-                .args
-                .iter()
-                .any(|a| matches!(&**a, "-c" | "--cancel" | "-k" | "--help" | "--show"));
-            if !cancel_or_warn {
-                out.none(Act::Power);
-            }
-        }
-        "reboot" | "halt" | "poweroff" | "kexec" | "pm-suspend" | "pm-hibernate"
-        | "pm-suspend-hybrid" | "systemd-hibernate" | "rtcwake" => {
-            let harmless = cmd.args.iter().any(|a| {
-                matches!(
-                    &**a,
-                    "-w" | "--wtmp-only" | "--help" | "-l" | "--load" | "-u" | "--unload"
-                )
-            }) || (cmd.program == "kexec"
-                && !cmd
-                    .args
-                    .iter()
-                    .any(|a| a == "-e" || a == "--exec" || a == "-f" || a == "--force"));
-            if !harmless {
-                out.none(Act::Power);
-            }
-        }
-        "init" | "telinit" => {
-            if let Some("0" | "6" | "1" | "s" | "S" | "single" | "emergency" | "rescue") =
-                operands(cmd.args, &[]).first().copied()
-            {
-                out.none(Act::Power);
-            }
-        }
-        "loginctl" => {
-            let ops = operands(
-                cmd.args,
-                &[
-                    "-p",
-                    "--property",
-                    "-s",
-                    "--signal",
-                    "--kill-whom",
-                    "-H",
-                    "--host",
-                    "-M",
-                    "--machine",
-                    "-n",
-                    "--lines",
-                    "-o",
-                    "--output",
-                ],
-            );
-            match ops.first().copied() {
-                Some(
-                    "poweroff"
-                    | "reboot"
-                    | "halt"
-                    | "suspend"
-                    | "hibernate"
-                    | "hybrid-sleep"
-                    | "suspend-then-hibernate",
-                ) => out.none(Act::Power),
-                Some(
-                    "kill-session" | "kill-user" | "terminate-session" | "terminate-user"
-                    | "terminate-seat",
-                ) => out.none(Act::KillAll),
-                Some(
-                    "lock-session" | "lock-sessions" | "unlock-session" | "unlock-sessions"
-                    | "list-sessions" | "list-users" | "list-seats" | "session-status"
-                    | "user-status" | "seat-status" | "show-session" | "show-user" | "show-seat"
-                    | "activate" | "enable-linger" | "disable-linger" | "attach" | "flush-devices",
-                )
-                | None => {}
-                Some(_) => out.none(Act::Exec),
-            }
-        }
-        "pmset" => {
-            if cmd.args.iter().any(|a| {
-                matches!(
-                    &**a,
-                    "sleepnow" | "displaysleepnow" | "restartnow" | "shutdownnow"
-                )
-            }) {
-                out.none(Act::Power);
-            }
-        }
-        _ => return false,
+/// `pkill`/`killall PATTERN…` once the data has read its selection (`analyser =
+/// "process_patterns"`): those of narrow patterns (`pkill -f 'node server.js'`) is `kill`;
+/// every instance of a shared program or a wide pattern is `kill_all`.
+pub(crate) fn process_patterns(
+    _: &Cmd<'_, '_>,
+    args: &Args<'_>,
+    _: &[Cow<'_, str>],
+    out: &mut Sink,
+) {
+    if args.operands.is_empty() {
+        return;
     }
-    true
+    let narrow = args.operands.iter().all(|p| narrow(p));
+    out.none(if narrow { Act::Kill } else { Act::KillAll });
 }
 
-/// `pkill` (procps): its selection options, read as getopt does (`-fn`, `--new`).
-const PKILL: Grammar = Grammar {
-    short: "cefilnoqvwxAHLV",
-    short_value: "dgGPsStuUF",
-    long: &[
-        "count",
-        "echo",
-        "full",
-        "ignore-case",
-        "list-name",
-        "list-full",
-        "newest",
-        "oldest",
-        "inverse",
-        "lightweight",
-        "exact",
-        "ignore-ancestors",
-        "require-handler",
-        "logpidfile",
-        "version",
-        "help",
-    ],
-    long_value: &[
-        "signal",
-        "delimiter",
-        "pgroup",
-        "group",
-        "parent",
-        "session",
-        "terminal",
-        "euid",
-        "uid",
-        "pidfile",
-        "older",
-        "ns",
-        "nslist",
-        "runstates",
-        "cgroup",
-        "env",
-    ],
-    posix: false,
-};
-
-/// `killall` (psmisc).
-const KILLALL: Grammar = Grammar {
-    short: "egIilqrvVwZ",
-    short_value: "sunoyY",
-    long: &[
-        "exact",
-        "process-group",
-        "ignore-case",
-        "interactive",
-        "list",
-        "quiet",
-        "regexp",
-        "verbose",
-        "version",
-        "wait",
-        "help",
-    ],
-    long_value: &[
-        "signal",
-        "user",
-        "ns",
-        "older-than",
-        "younger-than",
-        "context",
-    ],
-    posix: false,
-};
-
-/// `pkill`/`killall PATTERN…`: the processes a pattern picks out. One (`pkill -n`/`-o`) or
-/// those of a narrow pattern (`pkill -f 'node server.js'`) is `kill`; every instance of a
-/// shared program, a wide pattern or everything of a user, group or parent is `kill_all`.
-/// Listings, version queries and signal 0 (or a reload signal) end nothing.
-fn pattern_kill(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    let killall = cmd.program == "killall";
-    let words = without_signals(cmd.args);
-    let a = getopt::read(if killall { &KILLALL } else { &PKILL }, &words);
-    let listing = if killall {
-        a.any(&["l", "list", "V", "version", "help"])
-    } else {
-        a.any(&["V", "version", "help"])
-    };
-    if listing || signal_zero(cmd.args, true) {
-        return;
-    }
-    // Selected by owner, group, parent, session, terminal or pid file: every process of it.
-    let by_owner = if killall {
-        a.any(&["u", "user", "g", "process-group"])
-    } else {
-        a.any(&[
-            "u", "U", "P", "g", "G", "t", "s", "F", "euid", "uid", "parent", "pgroup", "group",
-            "session", "terminal", "pidfile",
-        ])
-    };
-    if a.operands.is_empty() && !by_owner {
-        return;
-    }
-    let one = !killall && a.any(&["n", "o", "newest", "oldest"]);
-    let narrow = !by_owner
-        && !a.any(&["v", "inverse"])
-        && !a.operands.is_empty()
-        && a.operands.iter().all(|p| narrow(p));
-    out.none(if one || narrow {
-        Act::Kill
-    } else {
-        Act::KillAll
-    });
-}
-
-/// `fuser -k NAME…`: ends the processes using each name. A port (`8080/tcp`, or a number
-/// with `-n tcp`) is the few processes that listen or talk on it; a file system (`-m`) or
-/// a file may be any number of programs.
-fn fuser(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    const FUSER: Grammar = Grammar {
-        short: "aiklmMsuvwV46",
-        short_value: "n",
-        long: &[
-            "all",
-            "interactive",
-            "kill",
-            "list-signals",
-            "mount",
-            "ismountpoint",
-            "silent",
-            "user",
-            "verbose",
-            "writeonly",
-            "version",
-            "ipv4",
-            "ipv6",
-        ],
-        long_value: &["namespace"],
-        posix: false,
-    };
-    // A signal is written `-SIGNAL` (`-9`, `-KILL`): not options of the grammar.
-    let words = without_signals(cmd.args);
-    let a = getopt::read(&FUSER, &words);
-    if !a.any(&["k", "kill"]) || signal_zero(cmd.args, false) {
-        return;
-    }
-    let namespace = a.value("n").or(a.value("namespace"));
+/// `fuser -k NAME…` once the data has read its options (`analyser = "fuser_ports"`): a
+/// port (`8080/tcp`, or a number with `-n tcp`) is the few processes that listen or talk on
+/// it; a file may be any number of programs.
+pub(crate) fn fuser_ports(_: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    let namespace = args.value("n").or(args.value("namespace"));
     let port = |o: &str| {
         let (num, proto) = o
             .split_once('/')
@@ -323,21 +58,8 @@ fn fuser(cmd: &Cmd<'_, '_>, out: &mut Sink) {
                 n.parse::<u16>().is_ok() || n.is_empty() || is_variable(n)
             })
     };
-    let ports = !a.operands.is_empty() && a.operands.iter().all(|o| port(o));
-    out.none(if ports && !a.any(&["m", "M", "mount"]) {
-        Act::Kill
-    } else {
-        Act::KillAll
-    });
-}
-
-/// The words of a command but the signals given as options (`-9`, `-KILL`), which no option
-/// grammar holds.
-fn without_signals<'a>(args: &[Cow<'a, str>]) -> Vec<Cow<'a, str>> {
-    args.iter()
-        .filter(|a| !is_signal_word(a))
-        .cloned()
-        .collect()
+    let ports = !args.operands.is_empty() && args.operands.iter().all(|o| port(o));
+    out.none(if ports { Act::Kill } else { Act::KillAll });
 }
 
 /// Whether a word is one variable expansion (`$PORT`, `${PORT}`), nothing else.
@@ -349,20 +71,8 @@ fn is_variable(w: &str) -> bool {
     name.is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
-/// Whether a word is a signal given as an option (`-9`, `-KILL`, `-SIGTERM`).
-fn is_signal_word(w: &str) -> bool {
-    w.strip_prefix('-').is_some_and(|s| {
-        !s.is_empty()
-            && (s.chars().all(|c| c.is_ascii_digit())
-                || s.len() > 1
-                    && s.chars()
-                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
-    })
-}
-
-/// Whether the signal asked for ends nothing: 0 (a check that the process exists), or, with
-/// `reloads`, a reload / resume signal (sent to every process, HUP still ends shells).
-fn signal_zero(args: &[std::borrow::Cow<'_, str>], reloads: bool) -> bool {
+/// Whether the signal asked for is 0 (a check that the process exists).
+fn signal_zero(args: &[Cow<'_, str>]) -> bool {
     let mut k = 0;
     while let Some(a) = args.get(k) {
         k += 1;
@@ -372,38 +82,22 @@ fn signal_zero(args: &[std::borrow::Cow<'_, str>], reloads: bool) -> bool {
                 .strip_prefix("--signal=")
                 .or_else(|| a.strip_prefix('-').filter(|s| !s.starts_with('-'))),
         };
-        if let Some(s) = sig {
+        let zero = sig.is_some_and(|s| {
             let s = s.trim_start_matches("SIG").trim_start_matches("sig");
-            // 0 checks the process exists; HUP, USR1, USR2, CONT and WINCH ask a daemon to
-            // reload, rotate logs or resume.
-            let upper = s.to_ascii_uppercase();
-            if upper == "0"
-                || reloads
-                    && matches!(
-                        upper.as_str(),
-                        "HUP"
-                            | "1"
-                            | "USR1"
-                            | "10"
-                            | "USR2"
-                            | "12"
-                            | "CONT"
-                            | "18"
-                            | "WINCH"
-                            | "28"
-                    )
-            {
-                return true;
-            }
+            s == "0"
+        });
+        if zero {
+            return true;
         }
     }
     false
 }
 
-/// `kill [-s SIG | -SIG | -n NUM | --signal SIG] [--] TARGET…`: `-1` and `0` are every
-/// process the user can signal (and the caller's group); a list computed by a substitution
-/// (`$(pgrep -f x)`) is a pattern kill; any other target one process. `-l`/`-L` and signal 0 do nothing.
-fn kill(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+/// `kill [-s SIG | -SIG | -n NUM | --signal SIG] [--] TARGET…` (`analyser = "kill"`): `-1`
+/// and `0` are every process the user can signal (and the caller's group); a list computed
+/// by a substitution (`$(pgrep -f x)`) is a pattern kill; any other target one process.
+/// `-l`/`-L` and signal 0 do nothing.
+pub(crate) fn kill(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
     let args = cmd.args;
     let mut signal_given = false;
     let mut targets: Vec<&str> = Vec::new();
@@ -426,16 +120,13 @@ fn kill(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             "-q" | "--queue" | "--timeout" => k += 1,
             "-a" | "--verbose" | "-p" | "--pid" => {}
             w if w.starts_with("--signal=") => signal_given = true,
-            w if !signal_given => {
-                // `-9`, `-KILL`, `-SIGKILL`: the signal. A negative number after the signal
-                // (or after `--`) is a target.
-                let _ = w;
-                signal_given = true;
-            }
+            // `-9`, `-KILL`, `-SIGKILL`: the signal. A negative number after the signal (or
+            // after `--`) is a target.
+            _ if !signal_given => signal_given = true,
             w => targets.push(w),
         }
     }
-    if signal_zero(args, false) || targets.is_empty() {
+    if signal_zero(args) || targets.is_empty() {
         return;
     }
     let every = targets.iter().any(|t| {

@@ -1,8 +1,8 @@
 //! Code a form or a program names where data cannot say what a command does: commands run
 //! on another machine or in a container (`kubectl exec P -- CMD`, `docker exec C CMD`),
-//! ansible's module arguments, the system programs whose words need reading (signals and
-//! process selections, mounts and devices, services and firewall rules, the shell's own
-//! state: `programs/system/`), SQL handed to a database tool, the network programs whose
+//! ansible's module arguments, the system programs whose words need reading (`kill`'s
+//! targets, a process pattern's width, `fuser`'s ports, the units a stop names, the shell's
+//! own state: `programs/system/`), SQL handed to a database tool, the network programs whose
 //! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`) and the forge CLIs'
 //! API calls, release assets and clones (`programs/vcs/forge.rs`), and git's subcommands
 //! whose words need reading (`programs/vcs/git/`), and the package managers' scripts,
@@ -23,6 +23,7 @@ pub(crate) use super::super::network::{
 pub(crate) use super::super::packages::{
     cargo_gate, node_install, node_run, node_script, package_config, runner,
 };
+pub(crate) use super::super::system::{fuser_ports, kill, process_patterns, service_unit, units};
 pub(crate) use super::super::vcs::forge::{
     api_call as forge_api, assets as forge_assets, clone as forge_clone,
 };
@@ -46,8 +47,11 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "ansible" => ansible,
         "in_container" => in_container,
         "docker_compose" => docker_compose,
-        "processes" => processes,
-        "admin" => admin,
+        "kill" => kill,
+        "process_patterns" => process_patterns,
+        "fuser_ports" => fuser_ports,
+        "units" => units,
+        "service_unit" => service_unit,
         "parted_script" => parted_script,
         "redis" => redis,
         "shell_state" => shell_state,
@@ -283,17 +287,6 @@ pub(crate) fn docker_compose(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>]
         };
         super::run(compose, &inner, out);
     }
-}
-
-/// Processes and power (`kill`, `pkill`, `fuser`, `shutdown`, …: `system/process.rs`).
-pub(crate) fn processes(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
-    super::super::system::processes(cmd, out);
-}
-
-/// Services and firewall rules read whole, and the reversible user changes (`systemctl`,
-/// `iptables`, `ufw`, `useradd`, …: `system/admin.rs`).
-pub(crate) fn admin(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
-    super::super::system::admin(cmd, out);
 }
 
 /// The words of a `parted` script that only print or set how it prints (`parted -s /dev/sda

@@ -10,6 +10,14 @@ use gate_spec::effect::{Act, Place};
 
 include!(concat!(env!("OUT_DIR"), "/commands.rs"));
 
+/// The words of the built-in word set `name` (`[word_sets]` in `commands/*.toml`); none
+/// when no file declares it (a test checks that every set an analyser reads is declared).
+pub(crate) fn words(name: &str) -> &'static [&'static str] {
+    WORD_SETS
+        .binary_search_by(|(n, _)| (*n).cmp(name))
+        .map_or(&[], |i| WORD_SETS[i].1)
+}
+
 /// The built-in program named `name` (a binary search over the sorted names, then the few
 /// name prefixes).
 pub(crate) fn find(name: &str) -> Option<&'static Program> {

@@ -7,6 +7,7 @@
 
 pub(crate) mod analysers;
 mod builtin;
+pub(crate) use builtin::words;
 pub(crate) mod destination;
 mod model;
 pub(crate) mod project;
@@ -259,6 +260,19 @@ fn directory(args: &Args<'_>, name: &str) -> String {
 /// `words` read through `p`'s options: its own, and its subcommands' after the first
 /// operand when it has those.
 fn read<'a>(p: &Program, words: &[Cow<'a, str>]) -> Args<'a> {
+    // A signal given as an option (`-9`, `-KILL`) is no option of the grammar.
+    let unsignalled: Vec<Cow<'a, str>>;
+    let words = match p.signals {
+        Some(_) if words.iter().any(|w| signal_word(w).is_some()) => {
+            unsignalled = words
+                .iter()
+                .filter(|w| signal_word(w).is_none())
+                .cloned()
+                .collect();
+            &unsignalled[..]
+        }
+        _ => words,
+    };
     let extras = getopt::Extras {
         dash_operands: p.dash_operands,
         optional: p.short_optional,
@@ -281,9 +295,59 @@ fn read<'a>(p: &Program, words: &[Cow<'a, str>]) -> Args<'a> {
     args
 }
 
+/// The signal a word gives as an option (`-9`, `-KILL`, `-SIGTERM`: digits, or two or more
+/// capitals and digits), as written without its dash.
+pub(crate) fn signal_word(w: &str) -> Option<&str> {
+    w.strip_prefix('-').filter(|s| {
+        !s.is_empty()
+            && (s.chars().all(|c| c.is_ascii_digit())
+                || s.len() > 1
+                    && s.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
+    })
+}
+
+/// Whether the signal `cmd` sends (a `-SIGNAL` word, or a value of one of the `options`),
+/// named without `SIG` in any case, is one of `words` (`0|HUP`).
+fn signal_is(cmd: &Cmd<'_, '_>, args: &Args<'_>, options: &str, words: &str) -> bool {
+    let given = cmd.args.iter().filter_map(|w| signal_word(w));
+    let valued = args
+        .opts
+        .iter()
+        .filter(|o| options.split('|').any(|n| n == o.name))
+        .filter_map(|o| o.value.as_deref());
+    given.chain(valued).any(|s| {
+        let s = s
+            .strip_prefix("SIG")
+            .or_else(|| s.strip_prefix("sig"))
+            .unwrap_or(s);
+        words.split('|').any(|w| w.eq_ignore_ascii_case(s))
+    })
+}
+
+/// Whether `word` is one of `words` (`a|b`).
+fn one_of(words: &str, word: &str) -> bool {
+    words.split('|').any(|w| w == word)
+}
+
+/// Whether option `name` is given: a full name, or `prefix-*` for any option so named,
+/// declared or not (`add-*`).
+fn given(args: &Args<'_>, name: &str) -> bool {
+    match name.strip_suffix('*') {
+        Some(prefix) => {
+            args.opts.iter().any(|o| o.name.starts_with(prefix))
+                || args
+                    .unknown
+                    .iter()
+                    .any(|u| u.split('=').next().unwrap_or("").starts_with(prefix))
+        }
+        None => args.has(name),
+    }
+}
+
 /// What every CLI reads as changing nothing: `--help`, and a dry run (`--dry-run`,
 /// `--dry-run=client`; not `--dry-run=none`).
-fn inert(args: &Args<'_>) -> bool {
+pub(crate) fn inert(args: &Args<'_>) -> bool {
     let named = args
         .opts
         .iter()
@@ -361,8 +425,8 @@ fn one_word_is(a: &str, word: &str) -> bool {
 fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) -> bool {
     let operand = |n: u8| rest.get(usize::from(n) - 1).map(|w| &**w);
     match c {
-        Cond::Has(n) => n.split('|').any(|n| args.has(n)),
-        Cond::Lacks(n) => !n.split('|').any(|n| args.has(n)),
+        Cond::Has(n) => n.split('|').any(|n| given(args, n)),
+        Cond::Lacks(n) => !n.split('|').any(|n| given(args, n)),
         Cond::Is(n, v) => args.value(n).is_some_and(|x| v.split('|').any(|v| v == x)),
         Cond::IsNot(n, v) => {
             args.has(n) && !args.value(n).is_some_and(|x| v.split('|').any(|v| v == x))
@@ -377,6 +441,14 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
         Cond::AnyOperandHas(t) => rest.iter().any(|w| contains(w, t)),
         Cond::NoOperandHas(t) => !rest.iter().any(|w| contains(w, t)),
         Cond::Every => cmd.args.iter().any(|a| a == EVERY_LISTED),
+        Cond::ValueIn(names, words) => names.split('|').any(|n| {
+            args.values(&[n])
+                .flat_map(|v| v.split(','))
+                .any(|v| one_of(words, v.trim()))
+        }),
+        Cond::AnyOperandIs(words) => rest.iter().any(|w| one_of(words, w)),
+        Cond::NoOperandIs(words) => !rest.iter().any(|w| one_of(words, w)),
+        Cond::Signal(options, words) => signal_is(cmd, args, options, words),
         Cond::Only(names) => only(args, names),
         Cond::NotOnly(names) => !only(args, names),
     }

@@ -17,6 +17,9 @@ pub(crate) struct Program {
     /// The options after the first operand, when they are not `grammar`'s.
     pub sub: Option<Grammar>,
     pub style: Style,
+    /// The options that give the signal the program sends, when it takes one as an option
+    /// (`-9`, `-KILL`: words its grammar does not read).
+    pub signals: Option<&'static str>,
     /// A word of one dash and then only these characters is an operand (`chmod -x f`).
     pub dash_operands: &'static str,
     /// `PROG help …` prints help (`false`: `rm help` removes a file named `help`).
@@ -118,6 +121,10 @@ pub(crate) enum Cond {
     AnyOperandHas(&'static str),
     NoOperandHas(&'static str),
     Every,
+    ValueIn(&'static str, &'static str),
+    AnyOperandIs(&'static str),
+    NoOperandIs(&'static str),
+    Signal(&'static str, &'static str),
     Only(&'static str),
     NotOnly(&'static str),
 }

@@ -140,6 +140,7 @@ fn program(p: schema::Program) -> Program {
         dash_operands: text(p.dash_operands),
         subcommands: p.subcommands,
         dir: p.dir.map(text),
+        signals: p.signals.map(text),
         before: p.before.as_deref().and_then(analysers::by_name),
         code_options: p.code_options.map(text),
         code_settings: p.code_settings.map(|c| CodeSettings {
@@ -225,6 +226,10 @@ fn cond(c: schema::Cond) -> Cond {
         schema::Cond::AnyOperandHas(t) => Cond::AnyOperandHas(text(t)),
         schema::Cond::NoOperandHas(t) => Cond::NoOperandHas(text(t)),
         schema::Cond::Every => Cond::Every,
+        schema::Cond::ValueIn(n, w) => Cond::ValueIn(text(n), text(w)),
+        schema::Cond::AnyOperandIs(w) => Cond::AnyOperandIs(text(w)),
+        schema::Cond::NoOperandIs(w) => Cond::NoOperandIs(text(w)),
+        schema::Cond::Signal(o, w) => Cond::Signal(text(o), text(w)),
         schema::Cond::Only(n) => Cond::Only(text(n)),
         schema::Cond::NotOnly(n) => Cond::NotOnly(text(n)),
     }

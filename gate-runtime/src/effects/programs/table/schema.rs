@@ -19,8 +19,11 @@ pub const ANALYSERS: &[&str] = &[
     "ansible",
     "in_container",
     "docker_compose",
-    "processes",
-    "admin",
+    "kill",
+    "process_patterns",
+    "fuser_ports",
+    "units",
+    "service_unit",
     "parted_script",
     "redis",
     "shell_state",
@@ -171,6 +174,10 @@ pub struct Program {
     pub long: Vec<String>,
     pub long_value: Vec<String>,
     pub posix: bool,
+    /// The program takes a signal as an option (`-9`, `-KILL`, `-SIGKILL`): such words are
+    /// no options of its grammar, and the `signal:` condition reads them and the values of
+    /// these options (`s|signal`; empty: only the `-SIGNAL` words).
+    pub signals: Option<String>,
     /// A word of one dash and then only these characters is an operand, not options
     /// (`chmod -x f`: the mode `-x`; chmod's `rwxXstugo,+-=`).
     pub dash_operands: String,
@@ -294,7 +301,7 @@ pub enum Cond {
     OperandHas(u8, String),
     /// Operand N is absent or does not contain the text.
     OperandLacks(u8, String),
-    /// Operand N is one of these words (`$2=zero`, `$1=first|prev`).
+    /// Operand N is one of these words (`$2=zero`, `$1=first|prev`, `$2=@privileged-groups`).
     OperandIs(u8, String),
     /// Operand N is absent or none of these words.
     OperandIsNot(u8, String),
@@ -304,6 +311,17 @@ pub enum Cond {
     NoOperandHas(String),
     /// The command is handed every item a listing names (`docker rm $(docker ps -aq)`).
     Every,
+    /// Some value of one of the options (`G|groups`), or of a comma-separated list in it
+    /// (`-G docker,sudo`), is one of the words (`u|uid=0`, `G|groups=@privileged-groups`).
+    ValueIn(String, String),
+    /// Some operand is one of the words (`$*=sudo|wheel`).
+    AnyOperandIs(String),
+    /// No operand is.
+    NoOperandIs(String),
+    /// The signal the command sends (`-9`, `-KILL`, `-s HUP`, `--signal=SIGUSR1`), named
+    /// without `SIG` in any case, is one of the words (`signal:0|@reload-signals`); the
+    /// options that give it are the program's `signals` (first field).
+    Signal(String, String),
     /// Every option given is one of these (`only:p|print|v`; none given holds too): a
     /// command whose options only print. Negated (`!only:…`), another option is given, an
     /// unknown one included.
@@ -367,6 +385,10 @@ struct RawFile {
     /// (`[[program.form]] forms = "node-installs"`).
     #[serde(default)]
     form_sets: BTreeMap<String, Vec<Spanned<RawForm>>>,
+    /// Lists of words named once (`[word_sets] privileged-groups = […]`): `@name` in a path
+    /// word, a verb or a condition's words stands for them, and analysers read them by name.
+    #[serde(default)]
+    word_sets: BTreeMap<String, Vec<String>>,
     #[serde(default, rename = "program")]
     programs: Vec<Spanned<RawProgram>>,
 }
@@ -398,6 +420,7 @@ struct RawProgram {
     long_value: Vec<String>,
     #[serde(default)]
     posix: bool,
+    signals: Option<String>,
     #[serde(default)]
     dash_operands: String,
     subcommands: Option<bool>,
@@ -470,6 +493,15 @@ fn at(file: &str, text: &str, offset: usize, message: &str) -> String {
     format!("{file}:{line}:{col}: {message}")
 }
 
+/// The word sets a file declares (`[word_sets]`), for the analysers that read them by name.
+pub fn word_sets(file: &str, text: &str) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        at(file, text, offset, e.message().trim())
+    })?;
+    Ok(raw.word_sets)
+}
+
 /// Read and check one file. `file` is how errors and provenance name it
 /// (`commands/cloud.toml`); `examples_required`: every form must show one (the built-ins).
 pub fn parse(file: &str, text: &str, examples_required: bool) -> Result<Vec<Program>, String> {
@@ -492,8 +524,23 @@ pub fn parse(file: &str, text: &str, examples_required: bool) -> Result<Vec<Prog
     let sets = Sets {
         options: &raw.option_sets,
         forms: &raw.form_sets,
+        words: &raw.word_sets,
         used: std::cell::RefCell::new(Vec::new()),
     };
+    for (name, words) in &raw.word_sets {
+        if words.is_empty()
+            || words
+                .iter()
+                .any(|w| w.is_empty() || w.contains('|') || w.starts_with('@'))
+        {
+            return Err(err(
+                raw.version.span().start,
+                format!(
+                    "word set `{name}`: a set is non-empty words, none with `|` or starting `@`"
+                ),
+            ));
+        }
+    }
     for (name, forms) in &raw.form_sets {
         if let Some(f) = forms.iter().find(|f| f.get_ref().forms.is_some()) {
             return Err(err(
@@ -527,6 +574,7 @@ type Fault = (Option<usize>, String);
 struct Sets<'f> {
     options: &'f BTreeMap<String, Options>,
     forms: &'f BTreeMap<String, Vec<Spanned<RawForm>>>,
+    words: &'f BTreeMap<String, Vec<String>>,
     used: std::cell::RefCell<Vec<String>>,
 }
 
@@ -716,6 +764,7 @@ fn program(
         long: p.long,
         long_value: p.long_value,
         posix: p.posix,
+        signals: p.signals.clone(),
         dash_operands: p.dash_operands,
         subcommands: p.subcommands.unwrap_or(true),
         short_optional: p.short_optional,
@@ -736,7 +785,7 @@ fn program(
         destination: None,
     };
     if let Some(d) = &p.destination {
-        out.destination = Some(destination(&out, d)?);
+        out.destination = Some(destination(&out, d, sets.words)?);
     }
     if let Some(b) = p.partial.as_ref().filter(|b| *b.get_ref()) {
         if !p.otherwise.is_empty() || p.analyser.is_some() {
@@ -804,14 +853,14 @@ fn program(
         }
     }
     for c in &p.inert {
-        out.inert.push(cond(&out, None, c)?);
+        out.inert.push(cond(&out, None, c, sets.words)?);
     }
     for e in &p.otherwise {
         out.otherwise.push(effect(&out, None, e)?);
     }
     for (span, f, own, (set, shown)) in forms {
-        let mut made =
-            form(file, &first, &out, f, own).map_err(|(o, m)| (o.or(Some(span.start)), m))?;
+        let mut made = form(file, &first, &out, f, own, sets.words)
+            .map_err(|(o, m)| (o.or(Some(span.start)), m))?;
         made.examples_from = set.map(|s| format!("{file}: form set {s}"));
         if examples_required && !shown && made.examples.is_empty() {
             return Err((
@@ -833,13 +882,14 @@ fn form(
     p: &Program,
     f: RawForm,
     options: Option<Options>,
+    words: &BTreeMap<String, Vec<String>>,
 ) -> Result<Form, Fault> {
     let mut path = Vec::new();
     for w in &f.path {
-        path.push(pattern(w)?);
+        path.push(pattern(w, words)?);
     }
     let verb = match &f.verb {
-        Some(v) => pattern(v)?,
+        Some(v) => pattern(v, words)?,
         None => Vec::new(),
     };
     if path.is_empty() && verb.is_empty() && !f.end && f.when.is_empty() {
@@ -865,7 +915,7 @@ fn form(
     let own = options.as_ref();
     let mut when = Vec::new();
     for c in &f.when {
-        when.push(cond(p, own, c)?);
+        when.push(cond(p, own, c, words)?);
     }
     let mut effects = Vec::new();
     for e in &f.effects {
@@ -897,7 +947,11 @@ fn form(
 }
 
 /// A copy's destination, its options and conditions checked against the program's.
-fn destination(p: &Program, d: &Spanned<RawDestination>) -> Result<Destination, Fault> {
+fn destination(
+    p: &Program,
+    d: &Spanned<RawDestination>,
+    words: &BTreeMap<String, Vec<String>>,
+) -> Result<Destination, Fault> {
     let raw = d.get_ref();
     let mut out = Destination {
         default: raw.default.clone(),
@@ -914,7 +968,7 @@ fn destination(p: &Program, d: &Spanned<RawDestination>) -> Result<Destination, 
         out.exact = exact.get_ref().clone();
     }
     for c in &raw.keep {
-        out.keep.push(cond(p, None, c)?);
+        out.keep.push(cond(p, None, c, words)?);
     }
     Ok(out)
 }
@@ -1001,9 +1055,40 @@ fn analyser(a: &Spanned<String>) -> Result<String, Fault> {
     }
 }
 
-/// A path word's alternatives (`delete|rm|delete-*`).
-fn pattern(w: &Spanned<String>) -> Result<Vec<String>, Fault> {
-    let alts: Vec<String> = w.get_ref().split('|').map(str::to_string).collect();
+/// Alternatives (`a|b|@set`) with each `@set` replaced by the words of the file's set.
+fn alternatives(
+    text: &str,
+    words: &BTreeMap<String, Vec<String>>,
+    offset: usize,
+) -> Result<Vec<String>, Fault> {
+    let mut out = Vec::new();
+    for a in text.split('|') {
+        match a.strip_prefix('@') {
+            Some(name) => match words.get(name) {
+                Some(set) => out.extend(set.iter().cloned()),
+                None => {
+                    let known: Vec<&str> = words.keys().map(String::as_str).collect();
+                    return Err((
+                        Some(offset),
+                        format!(
+                            "unknown word set `{name}` (this file's `[word_sets]`: {})",
+                            known.join(", ")
+                        ),
+                    ));
+                }
+            },
+            None => out.push(a.to_string()),
+        }
+    }
+    Ok(out)
+}
+
+/// A path word's alternatives (`delete|rm|delete-*|@set`).
+fn pattern(
+    w: &Spanned<String>,
+    words: &BTreeMap<String, Vec<String>>,
+) -> Result<Vec<String>, Fault> {
+    let alts = alternatives(w.get_ref(), words, w.span().start)?;
     if !pattern_ok(&alts) {
         return Err((
                 Some(w.span().start),
@@ -1084,7 +1169,28 @@ fn declared_in(o: &Options, name: &str) -> Option<bool> {
     }
 }
 
+/// An option named in full: a prefix (`add-*`) names options only where they are given or
+/// not (`when = ["add-*"]`), not where a value or the only options given are compared.
+fn exact_option(
+    p: &Program,
+    form: Option<&Options>,
+    name: &str,
+    offset: usize,
+) -> Result<(), Fault> {
+    if name.ends_with('*') {
+        return Err((
+            Some(offset),
+            format!("`{name}`: an option prefix names options given or not, nothing else"),
+        ));
+    }
+    option(p, form, name, offset)
+}
+
 fn option(p: &Program, form: Option<&Options>, name: &str, offset: usize) -> Result<(), Fault> {
+    // `add-*`: every option so named, declared or not (`firewall-cmd --add-port=…`).
+    if name.len() > 1 && name.ends_with('*') && !name[..name.len() - 1].contains('*') {
+        return Ok(());
+    }
     match declared(p, form, name) {
         Some(_) => Ok(()),
         None => Err((
@@ -1107,7 +1213,12 @@ fn operand_index(text: &str, offset: usize) -> Result<u8, Fault> {
     }
 }
 
-fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond, Fault> {
+fn cond(
+    p: &Program,
+    form: Option<&Options>,
+    c: &Spanned<String>,
+    words: &BTreeMap<String, Vec<String>>,
+) -> Result<Cond, Fault> {
     let offset = c.span().start;
     let text = c.get_ref().as_str();
     if text == "every" {
@@ -1117,9 +1228,57 @@ fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond
         Some(rest) => (true, rest),
         None => (false, text),
     };
+    let joined = |alts: &str| alternatives(alts, words, offset).map(|v| v.join("|"));
+    if let Some(alts) = body.strip_prefix("signal:") {
+        let Some(options) = &p.signals else {
+            return Err((
+                Some(offset),
+                format!("`{text}`: the program takes no signal (`signals = \"s|signal\"`)"),
+            ));
+        };
+        if negated {
+            return Err((
+                Some(offset),
+                format!("`{text}`: a signal condition is not negated"),
+            ));
+        }
+        return Ok(Cond::Signal(options.clone(), joined(alts)?));
+    }
+    if let Some((n, alts)) = body
+        .strip_prefix('$')
+        .and_then(|o| o.split_once('='))
+        .filter(|(n, _)| !n.contains('~'))
+    {
+        let alts = joined(alts)?;
+        if n == "*" {
+            return Ok(if negated {
+                Cond::NoOperandIs(alts)
+            } else {
+                Cond::AnyOperandIs(alts)
+            });
+        }
+        let n = operand_index(n, offset)?;
+        return Ok(if negated {
+            Cond::OperandIsNot(n, alts)
+        } else {
+            Cond::OperandIs(n, alts)
+        });
+    }
+    if let Some((names, alts)) = body.split_once('=').filter(|(n, v)| {
+        !negated
+            && !n.contains('~')
+            && !n.starts_with('$')
+            && !n.ends_with('!')
+            && (n.contains('|') || v.contains('@'))
+    }) {
+        for name in names.split('|') {
+            exact_option(p, form, name, offset)?;
+        }
+        return Ok(Cond::ValueIn(names.into(), joined(alts)?));
+    }
     if let Some(names) = body.strip_prefix("only:") {
         for name in names.split('|') {
-            option(p, form, name, offset)?;
+            exact_option(p, form, name, offset)?;
         }
         return Ok(if negated {
             Cond::NotOnly(names.into())
@@ -1128,18 +1287,10 @@ fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond
         });
     }
     if let Some(operand) = body.strip_prefix('$') {
-        if let Some((n, words)) = operand.split_once('=').filter(|(n, _)| !n.contains('~')) {
-            let n = operand_index(n, offset)?;
-            return Ok(if negated {
-                Cond::OperandIsNot(n, words.to_string())
-            } else {
-                Cond::OperandIs(n, words.to_string())
-            });
-        }
         let Some((n, needle)) = operand.split_once('~') else {
             return Err((
                 Some(offset),
-                format!("`{text}`: an operand condition is `$N~text`, `$N=word|word` or `$*~text`"),
+                format!("`{text}`: an operand condition is `$N~text`, `$*~text`, `$N=word|word` or `$*=word|word`"),
             ));
         };
         if n == "*" {
@@ -1158,16 +1309,16 @@ fn cond(p: &Program, form: Option<&Options>, c: &Spanned<String>) -> Result<Cond
     }
     if let Some((name, needle)) = body.split_once('~').filter(|(n, _)| !n.contains('=')) {
         for name in name.split('|') {
-            option(p, form, name, offset)?;
+            exact_option(p, form, name, offset)?;
         }
         return Ok(Cond::ValueHas(name.into(), needle.into()));
     }
     if let Some((name, value)) = body.split_once("!=") {
-        option(p, form, name, offset)?;
+        exact_option(p, form, name, offset)?;
         return Ok(Cond::IsNot(name.into(), value.into()));
     }
     if let Some((name, value)) = body.split_once('=') {
-        option(p, form, name, offset)?;
+        exact_option(p, form, name, offset)?;
         return Ok(Cond::Is(name.into(), value.into()));
     }
     if body.is_empty() || body.starts_with('-') {

@@ -292,10 +292,10 @@ fn an_abbreviated_word_matches_its_prefixes() {
 fn a_program_read_by_an_analyser() {
     let head = "version = 1\n[[program]]\nnames = [\"p\"]\n";
     let e = error(&format!(
-        "{head}analyser = \"processes\"\notherwise = [\"exec@none\"]\nexamples = [{{ line = \"p\", effects = [] }}]\n"
+        "{head}analyser = \"kill\"\notherwise = [\"exec@none\"]\nexamples = [{{ line = \"p\", effects = [] }}]\n"
     ));
     assert!(e.contains("has no `otherwise`"), "{e}");
-    let e = error(&format!("{head}analyser = \"processes\"\n"));
+    let e = error(&format!("{head}analyser = \"kill\"\n"));
     assert!(e.contains("shows no example"), "{e}");
     let e = error(&format!(
         "{head}analyser = \"guess\"\nexamples = [{{ line = \"p\", effects = [] }}]\n"
@@ -303,11 +303,11 @@ fn a_program_read_by_an_analyser() {
     assert!(e.contains("unknown analyser `guess`"), "{e}");
     let ok = schema::parse(
         "commands/x.toml",
-        &format!("{head}analyser = \"processes\"\nexamples = [{{ line = \"p\", effects = [] }}]\n"),
+        &format!("{head}analyser = \"kill\"\nexamples = [{{ line = \"p\", effects = [] }}]\n"),
         true,
     )
     .unwrap();
-    assert_eq!(ok[0].analyser.as_deref(), Some("processes"));
+    assert_eq!(ok[0].analyser.as_deref(), Some("kill"));
     // The built-in programs read by code are found by name and by prefix.
     assert!(builtin::find("kill").is_some_and(|p| p.analyser.is_some()));
     assert!(builtin::find("parted").is_some_and(|p| p.analyser.is_some()));
@@ -568,6 +568,136 @@ forms = "wipes"
             "{line}: {:?}",
             effects(line)
         );
+    }
+}
+
+/// Word sets are named once (`[word_sets]`), stand for their words where `@name` is written
+/// (a path word, a verb, a condition's words), and are read by the analysers by name.
+#[test]
+fn a_word_set_stands_for_its_words() {
+    let text = |when: &str| {
+        format!(
+            "version = 1\n[word_sets]\nroots = [\"sudo\", \"wheel\"]\n[[program]]\nnames = [\"p\"]\n\
+             short_value = \"G\"\n[[program.form]]\npath = [\"@roots|other\"]\nwhen = [{when}]\n\
+             effects = [\"users@none\"]\nexamples = [{{ line = \"p sudo\", effects = [] }}]\n"
+        )
+    };
+    let p = schema::parse("commands/x.toml", &text("\"G=@roots\""), true).unwrap();
+    assert_eq!(p[0].forms[0].path, [["sudo", "wheel", "other"]]);
+    assert_eq!(
+        p[0].forms[0].when,
+        [schema::Cond::ValueIn("G".into(), "sudo|wheel".into())]
+    );
+    let p = schema::parse("commands/x.toml", &text("\"!$*=@roots|adm\""), true).unwrap();
+    assert_eq!(
+        p[0].forms[0].when,
+        [schema::Cond::NoOperandIs("sudo|wheel|adm".into())]
+    );
+    let p = schema::parse("commands/x.toml", &text("\"$2=a|b\""), true).unwrap();
+    assert_eq!(
+        p[0].forms[0].when,
+        [schema::Cond::OperandIs(2, "a|b".into())]
+    );
+    let e = error(&text("\"G=@nope\""));
+    assert!(e.contains("unknown word set `nope`"), "{e}");
+    let e = error("version = 1\n[word_sets]\nbad = [\"a|b\"]\n");
+    assert!(e.contains("word set `bad`"), "{e}");
+    // The sets the analysers read are declared in the built-in files.
+    for set in [
+        "shared-programs",
+        "critical-units",
+        "privileged-groups",
+        "harmless-signals",
+    ] {
+        assert!(!builtin::words(set).is_empty(), "{set}");
+    }
+    assert!(builtin::WORD_SETS.windows(2).all(|w| w[0].0 < w[1].0));
+    assert!(builtin::words("nope").is_empty());
+}
+
+/// A program that takes a signal as an option: `-SIGNAL` words are no options of its
+/// grammar, and `signal:` compares the signal given either way, without `SIG`, in any case.
+#[test]
+fn a_signal_is_no_option_and_is_compared_by_name() {
+    let text = |signals: &str| {
+        format!(
+            "version = 1\n[[program]]\nnames = [\"p\"]\n{signals}short = \"HU\"\nshort_value = \"s\"\n\
+             otherwise = [\"kill@none\"]\n[[program.form]]\nwhen = [\"signal:0|hup\"]\n\
+             examples = [{{ line = \"p -HUP x\", effects = [] }}]\n"
+        )
+    };
+    let e = error(&text(""));
+    assert!(e.contains("takes no signal"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("sig.toml"),
+        text("signals = \"s\"\n").replace("names = [\"p\"]", "names = [\"sigtool\"]"),
+    )
+    .unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    let got: Vec<Vec<String>> = [
+        "sigtool -HUP x",
+        "sigtool -SIGHUP x",
+        "sigtool -s sighup x",
+        "sigtool -0 x",
+        "sigtool -9 x",
+        "sigtool -KILL x",
+        "sigtool x",
+    ]
+    .iter()
+    .map(|l| effects(l))
+    .collect();
+    project::end();
+    // A program gate itself does not know keeps the `exec` every unknown program has.
+    let none = vec!["exec@none".to_string()];
+    let kill = vec!["exec@none".to_string(), "kill@none".to_string()];
+    assert_eq!(
+        got,
+        [
+            none.clone(),
+            none.clone(),
+            none.clone(),
+            none,
+            kill.clone(),
+            kill.clone(),
+            kill
+        ]
+    );
+}
+
+/// `prefix-*` names every option so named, declared or not; a value condition reads each
+/// item of a comma-separated value.
+#[test]
+fn option_prefixes_and_listed_values() {
+    for (line, want) in [
+        (
+            "firewall-cmd --add-rich-rule='rule drop'",
+            vec!["firewall@none"],
+        ),
+        ("firewall-cmd --add-port=80/tcp", vec!["admin@none"]),
+        ("firewall-cmd --query-port=80/tcp", vec![]),
+        ("useradd -G docker,wheel bob", vec!["users@none"]),
+        // Group names are compared as written: `WHEEL` is not `wheel`.
+        ("useradd -G docker,WHEEL bob", vec!["admin@none"]),
+        ("useradd -G docker,video bob", vec!["admin@none"]),
+        ("iptables -A INPUT --jump=ACCEPT", vec!["admin@none"]),
+        ("gpasswd -a bob sudo", vec!["users@none"]),
+    ] {
+        assert_eq!(effects(line), want, "{line}");
+    }
+    let text = |when: &str| {
+        format!(
+            "version = 1\n[[program]]\nnames = [\"p\"]\n[[program.form]]\nwhen = [\"{when}\"]\n\
+             examples = [{{ line = \"p\", effects = [] }}]\n"
+        )
+    };
+    assert!(schema::parse("commands/x.toml", &text("add-*|drop"), true).is_err());
+    assert!(schema::parse("commands/x.toml", &text("!add-*"), true).is_ok());
+    for when in ["add-*=x|y", "only:add-*", "add-*~x"] {
+        let e = error(&text(when));
+        assert!(e.contains("an option prefix"), "{when}: {e}");
     }
 }
 
