@@ -104,7 +104,7 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        source: {:?},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        sub: {},\n        style: Style::{style},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        roles: {},\n        source: {:?},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
@@ -134,6 +134,7 @@ fn program(out: &mut String, p: &Program) {
             None => "None".into(),
         },
         p.partial,
+        roles(&p.roles),
         p.source,
     );
     for f in &p.forms {
@@ -144,7 +145,7 @@ fn program(out: &mut String, p: &Program) {
         };
         let _ = writeln!(
             out,
-            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, options: {}, lists: {} }},",
+            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, roles: {}, options: {}, lists: {} }},",
             f.source,
             path.join(", "),
             f.end,
@@ -152,11 +153,16 @@ fn program(out: &mut String, p: &Program) {
             f.verb_from,
             conds(&f.when),
             effs(&f.effects),
+            roles(&f.roles),
             opt_grammar(&f.options),
             f.lists,
         );
     }
     out.push_str("        ],\n    },\n");
+}
+
+fn roles(r: &[(String, String)]) -> String {
+    format!("&{r:?}")
 }
 
 fn opt_grammar(o: &Option<schema::Options>) -> String {

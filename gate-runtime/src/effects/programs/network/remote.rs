@@ -1,20 +1,14 @@
 //! Remote copies, shells and sockets: scp (send or fetch by direction), ssh (a remote
-//! session: send, and its command analysed as a line on that machine), netcat and socat (send; a
-//! shell handed to the network runs remote code), and rclone (sync and delete on remotes).
+//! session: send, and its command analysed as a line on that machine), commands handed to
+//! other machines (`pdsh`, `salt`), socat (send; a shell handed to the network runs remote
+//! code), and rclone (sync and delete on remotes). Their option grammars, and which option
+//! carries what (the roles), are `commands/network.toml`'s.
 
 use std::borrow::Cow;
 
-use super::super::super::getopt::{self, Args, Grammar};
+use super::super::super::getopt::Args;
 use super::super::super::Sink;
 use gate_spec::effect::{Act, Place};
-
-const SCP: Grammar = Grammar {
-    short: "346ABCOpqrTvRd",
-    short_value: "cFiJlmoPSDX",
-    long: &[],
-    long_value: &[],
-    posix: false,
-};
 
 /// Whether an operand of `scp`/`rsync`/`rclone` names another machine (`host:path`,
 /// `user@host:path`, `scp://…`), not a local path.
@@ -32,18 +26,25 @@ fn is_remote_spec(s: &str) -> bool {
     }
 }
 
-/// `ssh -o`/`scp -o` options that run local programs.
+/// The `ssh_config` keys whose value is a program ssh runs here (`ProxyCommand`,
+/// `LocalCommand`): what it does is not read (`opaque`), a program named by a path is.
+const RUNS_LOCAL: &[&str] = &[
+    "proxycommand",
+    "localcommand",
+    "knownhostscommand",
+    "permitlocalcommand",
+];
+
+/// `ssh`/`scp` settings (the `settings` role, `-o KEY=VALUE`) that run local programs, and a
+/// control socket (`control`, `-S`) another process answers.
 fn ssh_options(a: &Args<'_>, out: &mut Sink) {
-    for o in a.values(&["o"]) {
+    for o in a.role_values("settings") {
         let key = o
             .split(['=', ' '])
             .next()
             .unwrap_or("")
             .to_ascii_lowercase();
-        if matches!(
-            key.as_str(),
-            "proxycommand" | "localcommand" | "knownhostscommand" | "permitlocalcommand"
-        ) {
+        if RUNS_LOCAL.contains(&key.as_str()) {
             out.opaque(o);
             // The command after the key (`ProxyCommand=/tmp/p`, `ProxyCommand /tmp/p`).
             if let Some((_, command)) = o.split_once(['=', ' ']) {
@@ -51,14 +52,15 @@ fn ssh_options(a: &Args<'_>, out: &mut Sink) {
             }
         }
     }
-    if let Some(p) = a.value("S") {
+    if let Some(p) = a.role_value("control") {
         out.opaque(p);
     }
 }
 
-pub(super) fn scp(args: &[Cow<'_, str>], out: &mut Sink) {
-    let a = getopt::read(&SCP, args);
-    ssh_options(&a, out);
+/// `scp SRC… DEST`: which side of the copy is another machine decides what is sent or
+/// fetched, and which local files are read or overwritten.
+pub(super) fn scp(a: &Args<'_>, out: &mut Sink) {
+    ssh_options(a, out);
     let Some((dest, sources)) = a.operands.split_last() else {
         return;
     };
@@ -80,31 +82,17 @@ pub(super) fn scp(args: &[Cow<'_, str>], out: &mut Sink) {
     }
 }
 
-const SSH: Grammar = Grammar {
-    short: "46AaCfGgKkMNnqsTtVvXxYy",
-    short_value: "BbcDEeFIiJLlmOoPpQRSWw",
-    long: &[],
-    long_value: &[],
-    posix: true,
-};
-
 /// `ssh HOST [COMMAND…]`: a session or a command on another machine (its command is not
 /// analysed as local code). What it is fed on standard input runs there when no command is
 /// given or the command is a shell reading it (`ssh h <<'EOF' … EOF`, `ssh h 'bash -s' <
 /// deploy.sh`): the text as a line there (a live hook call reads a local file's text into
 /// standard input first), a file not read as code gate does not follow.
-pub(super) fn ssh(
-    args: &[Cow<'_, str>],
-    stdin: Option<&str>,
-    stdin_file: Option<&str>,
-    out: &mut Sink,
-) {
-    let a = getopt::read(&SSH, args);
-    ssh_options(&a, out);
-    if a.any(&["V", "G"]) && a.operands.is_empty() {
+pub(super) fn ssh(a: &Args<'_>, stdin: Option<&str>, stdin_file: Option<&str>, out: &mut Sink) {
+    ssh_options(a, out);
+    if a.has_role("prints") && a.operands.is_empty() {
         return;
     }
-    if let Some(f) = a.value("F") {
+    if let Some(f) = a.role_value("config") {
         out.path(Act::Read, f);
     }
     out.place(Act::Send, Place::Remote);
@@ -114,7 +102,7 @@ pub(super) fn ssh(
         let words: Vec<&str> = command.iter().map(|w| &**w).collect();
         out.remote_script(&words.join(" "));
     }
-    if a.has("n") || !(command.is_empty() || reads_script(command)) {
+    if a.has_role("no_stdin") || !(command.is_empty() || reads_script(command)) {
         return;
     }
     if let Some(text) = stdin {
@@ -195,137 +183,27 @@ fn ssm_parameter_commands(value: &str) -> Vec<String> {
     vec![rest.trim_matches(['"', '\'']).to_string()]
 }
 
-const PDSH: Grammar = Grammar {
-    short: "SbqdNLhe",
-    short_value: "wxgXlRtumfBF",
-    long: &[],
-    long_value: &[],
-    posix: true,
-};
-
-const PSSH: Grammar = Grammar {
-    short: "AvIiPq",
-    short_value: "hHlpoetOxX",
-    long: &[
-        "inline",
-        "inline-stdout",
-        "print",
-        "askpass",
-        "verbose",
-        "send-input",
-    ],
-    long_value: &[
-        "hosts",
-        "host",
-        "user",
-        "par",
-        "outdir",
-        "errdir",
-        "timeout",
-        "option",
-        "extra-args",
-        "extra-arg",
-    ],
-    posix: true,
-};
-
-const CLUSH: Grammar = Grammar {
-    short: "abBdLNqSv",
-    short_value: "wxgXlRtfuoOE",
-    long: &["all", "dshbak"],
-    long_value: &["nodes", "group", "options"],
-    posix: true,
-};
-
-/// A command run on many machines at once (`pdsh -w h1,h2 CMD`, `pssh -h hosts CMD`,
-/// `clush -w @web CMD`): sent there, and analysed as a line on each.
-pub(super) fn fan_out(program: &str, args: &[Cow<'_, str>], out: &mut Sink) {
-    let grammar = match program {
-        "pssh" | "parallel-ssh" => &PSSH,
-        "clush" => &CLUSH,
-        _ => &PDSH,
-    };
-    let a = getopt::read(grammar, args);
+/// A command run on other machines, given as the words it is handed (`pdsh -w h1,h2 CMD`,
+/// `pssh -h hosts CMD`, `salt '*' cmd.run CODE`): a send there, and the words joined as a
+/// line analysed there; the `hosts_file` role names a file of hosts read here.
+pub(super) fn remote_command(a: &Args<'_>, words: &[Cow<'_, str>], out: &mut Sink) {
     out.place(Act::Send, Place::Remote);
-    if let Some(f) = a.value("h").or_else(|| a.value("hosts")) {
+    for f in a.role_values("hosts_file") {
         out.path(Act::Read, f);
     }
-    if !a.operands.is_empty() {
-        let words: Vec<&str> = a.operands.iter().map(|w| &**w).collect();
+    if !words.is_empty() {
+        let words: Vec<&str> = words.iter().map(|w| &**w).collect();
         out.remote_script(&words.join(" "));
     }
 }
 
-/// `salt TARGET FUNCTION [ARGS…]` (and `salt-ssh`): a remote execution function run on the
-/// minions. `cmd.run`/`cmd.shell`/`cmd.script` run their argument as shell code there;
-/// `file.remove`/`file.absent` delete it; the rest change state in ways not read here.
-pub(super) fn salt(args: &[Cow<'_, str>], out: &mut Sink) {
-    let ops: Vec<&str> = args
-        .iter()
-        .map(|a| &**a)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
+/// Paths removed on other machines, given as the words (`salt '*' file.remove PATH`): a
+/// send there, and each removal analysed as a line there (`rm -rf PATH`).
+pub(super) fn remote_removes(words: &[Cow<'_, str>], out: &mut Sink) {
     out.place(Act::Send, Place::Remote);
-    let [_target, function, rest @ ..] = &ops[..] else {
-        return;
-    };
-    let (_, name) = function.split_once('.').unwrap_or(("", function));
-    match (function.split('.').next().unwrap_or(""), name) {
-        ("cmd", "run" | "shell" | "run_all" | "run_stdout" | "exec_code" | "script") => {
-            out.remote_script(&rest.join(" "))
-        }
-        ("file", "remove" | "absent" | "rmdir") => {
-            let code = rest
-                .iter()
-                .map(|p| format!("rm -rf {p}"))
-                .collect::<Vec<_>>();
-            out.remote_script(&code.join("; "))
-        }
-        (_, "test" | "ping" | "version" | "items" | "item" | "get" | "ls" | "list") => {}
-        (_, name) if name.starts_with("list") || name.starts_with("get") => {}
-        _ => out.opaque(function),
-    }
-}
-
-/// `ansible-playbook PLAYBOOK…`: the plays change the inventory's machines in ways gate does
-/// not read (`opaque`); `--check`, `--syntax-check` and the `--list-*` options only read.
-pub(super) fn ansible_playbook(args: &[Cow<'_, str>], out: &mut Sink) {
-    let reads_only = args.iter().any(|a| {
-        matches!(
-            &**a,
-            "--check" | "-C" | "--syntax-check" | "--help" | "-h" | "--version"
-        ) || a.starts_with("--list-")
-    });
-    let books: Vec<&str> = args
-        .iter()
-        .map(|a| &**a)
-        .filter(|a| a.ends_with(".yml") || a.ends_with(".yaml"))
-        .collect();
-    for b in &books {
-        out.path(Act::Read, b);
-    }
-    if reads_only {
-        return;
-    }
-    out.place(Act::Send, Place::Remote);
-    out.opaque(&books.join(" "));
-}
-
-pub(super) fn netcat(args: &[Cow<'_, str>], out: &mut Sink) {
-    out.place(Act::Send, Place::Remote);
-    // `-e PROG` / `-c CMD` / `--exec`, `--sh-exec`, `--lua-exec`: the network drives a local
-    // program (a reverse or bind shell).
-    let mut k = 0;
-    while let Some(w) = args.get(k) {
-        k += 1;
-        let exec = matches!(&**w, "-e" | "-c" | "--exec" | "--sh-exec" | "--lua-exec")
-            || w.starts_with("--exec=")
-            || w.starts_with("--sh-exec=")
-            || (w.starts_with('-') && !w.starts_with("--") && w.len() > 2 && w.ends_with('e'));
-        if exec {
-            out.none(Act::RemoteExec);
-            break;
-        }
+    if !words.is_empty() {
+        let code: Vec<String> = words.iter().map(|p| format!("rm -rf {p}")).collect();
+        out.remote_script(&code.join("; "));
     }
 }
 
@@ -342,57 +220,6 @@ pub(super) fn socat(args: &[Cow<'_, str>], out: &mut Sink) {
         }
     }
 }
-
-/// rclone's options that take a value (global and filter flags), so that a value
-/// (`--config rclone.conf`, `--exclude-from x.txt`) is not read as the subcommand or a
-/// remote. Flags it does not list are taken as flags.
-const RCLONE: Grammar = Grammar {
-    short: "nivqPLV",
-    short_value: "",
-    long: &["dry-run", "interactive", "verbose", "quiet", "progress"],
-    long_value: &[
-        "config",
-        "exclude",
-        "exclude-from",
-        "include",
-        "include-from",
-        "filter",
-        "filter-from",
-        "files-from",
-        "files-from-raw",
-        "log-file",
-        "log-level",
-        "transfers",
-        "checkers",
-        "bwlimit",
-        "min-age",
-        "max-age",
-        "min-size",
-        "max-size",
-        "max-depth",
-        "max-transfer",
-        "backup-dir",
-        "suffix",
-        "compare-dest",
-        "copy-dest",
-        "stats",
-        "retries",
-        "low-level-retries",
-        "timeout",
-        "contimeout",
-        "user-agent",
-        "order-by",
-        "buffer-size",
-        "cache-dir",
-        "password-command",
-        "track-renames-strategy",
-        "max-delete",
-        "cutoff-mode",
-        "tpslimit",
-        "multi-thread-streams",
-    ],
-    posix: false,
-};
 
 /// rclone's subcommands. Its global flags are many and most take a value (`--min-age 7d`,
 /// `--transfers 8`), so the subcommand is the first operand that is one of these words.
@@ -452,9 +279,10 @@ const RCLONE_SUBCOMMANDS: &[&str] = &[
     "gitannex",
 ];
 
-pub(super) fn rclone(args: &[Cow<'_, str>], out: &mut Sink) {
-    let parsed = getopt::read(&RCLONE, args);
-    if parsed.any(&["n", "dry-run", "i", "interactive"]) {
+/// `rclone [FLAGS] SUBCOMMAND …`, read with the option grammar `commands/network.toml`
+/// gives it (its `dry_run` role: a run that changes nothing).
+pub(super) fn rclone(parsed: &Args<'_>, out: &mut Sink) {
+    if parsed.has_role("dry_run") {
         return;
     }
     let words: Vec<&str> = parsed.operands.iter().map(|a| &**a).collect();

@@ -12,7 +12,7 @@
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
 pub(crate) use super::super::network::{
-    ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
+    aria2c, curl, httpie, rclone, remote_command, remote_removes, scp, socat, ssh, wget,
 };
 pub(crate) use super::super::packages::{
     cargo_gate, node_install, node_run, node_script, package_config, runner,
@@ -55,10 +55,8 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "httpie" => httpie,
         "scp" => scp,
         "ssh" => ssh,
-        "fan_out" => fan_out,
-        "salt" => salt,
-        "ansible_playbook" => ansible_playbook,
-        "netcat" => netcat,
+        "remote_command" => remote_command,
+        "remote_removes" => remote_removes,
         "socat" => socat,
         "rclone" => rclone,
         "forge_api" => forge_api,

@@ -31,6 +31,8 @@ pub(crate) struct Program {
     pub analyser: Option<Analyser>,
     /// A command no form matches is read as one of a program gate has no model of.
     pub partial: bool,
+    /// Which options carry what the program's analyser reads: `(role, "a|b")`.
+    pub roles: Roles,
     /// Where the program (and its `otherwise`) is written.
     pub source: &'static str,
 }
@@ -54,11 +56,16 @@ pub(crate) struct Form {
     pub when: &'static [Cond],
     pub effects: &'static [Eff],
     pub analyser: Option<Analyser>,
+    /// Which options carry what the form's analyser reads.
+    pub roles: Roles,
     /// The subcommand's own options, read from the words after the path.
     pub options: Option<Grammar>,
     /// The command prints every item of its kind (`brew list`).
     pub lists: bool,
 }
+
+/// The roles the data gives an analyser: `(role, "a|b")` (see `getopt::Args::role`).
+pub(crate) type Roles = &'static [(&'static str, &'static str)];
 
 /// A condition on the command line (see the schema's `Cond`).
 #[derive(Debug)]

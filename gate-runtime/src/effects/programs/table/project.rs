@@ -153,8 +153,13 @@ fn program(p: schema::Program) -> Program {
         otherwise: leak(p.otherwise.into_iter().map(eff).collect()),
         analyser: p.analyser.as_deref().and_then(analysers::by_name),
         partial: p.partial,
+        roles: roles(p.roles),
         source: text(p.source),
     }
+}
+
+fn roles(r: Vec<(String, String)>) -> &'static [(&'static str, &'static str)] {
+    leak(r.into_iter().map(|(a, b)| (text(a), text(b))).collect())
 }
 
 fn grammar(o: schema::Options) -> Grammar {
@@ -178,6 +183,7 @@ fn form(f: schema::Form) -> Form {
         effects: leak(f.effects.into_iter().map(eff).collect()),
         // The schema admits only names the registry has (a test keeps them in step).
         analyser: f.analyser.as_deref().and_then(analysers::by_name),
+        roles: roles(f.roles),
         options: f.options.map(grammar),
         lists: f.lists,
     }
