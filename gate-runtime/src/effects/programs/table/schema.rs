@@ -127,6 +127,7 @@ pub const ROLES: &[(&str, &[&str])] = &[
     ),
     ("rclone", &["dry_run"]),
     ("remote_command", &["hosts_file"]),
+    ("ansible", &["module", "module_args"]),
 ];
 
 /// How a program's parser reads options (see `getopt::Style`).
