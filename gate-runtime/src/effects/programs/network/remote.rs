@@ -100,7 +100,8 @@ pub(super) fn scp(a: &Args<'_>, out: &mut Sink) {
 /// standard input first), a file not read as code gate does not follow.
 pub(super) fn ssh(a: &Args<'_>, stdin: Option<&str>, stdin_file: Option<&str>, out: &mut Sink) {
     ssh_options(a, out);
-    if a.has_role("prints") && a.operands.is_empty() {
+    // `-V` prints the version, `-G` the configuration the host would get: no connection.
+    if a.has_role("prints") {
         return;
     }
     if let Some(f) = a.role_value("config") {
