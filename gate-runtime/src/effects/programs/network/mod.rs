@@ -50,9 +50,10 @@ pub(crate) fn scp(_: &Cmd<'_, '_>, args: &Args<'_>, _: Words<'_, '_>, out: &mut 
     remote::scp(args, out);
 }
 
-/// `ssh`, `autossh`, `mosh`: a session there, its command (or fed script) a line there.
-pub(crate) fn ssh(cmd: &Cmd<'_, '_>, args: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    remote::ssh(args, cmd.stdin, cmd.stdin_file, out);
+/// `ssh`, `autossh`, `mosh`: a session there, its command (the words it is handed: after
+/// the host, as the data's form says) or fed script a line there.
+pub(crate) fn ssh(cmd: &Cmd<'_, '_>, args: &Args<'_>, command: Words<'_, '_>, out: &mut Sink) {
+    remote::ssh(args, command, cmd.stdin, cmd.stdin_file, out);
 }
 
 /// The words a form (or a program) is handed are a command run on other machines (`pdsh`,

@@ -98,7 +98,13 @@ pub(super) fn scp(a: &Args<'_>, out: &mut Sink) {
 /// given or the command is a shell reading it (`ssh h <<'EOF' … EOF`, `ssh h 'bash -s' <
 /// deploy.sh`): the text as a line there (a live hook call reads a local file's text into
 /// standard input first), a file not read as code gate does not follow.
-pub(super) fn ssh(a: &Args<'_>, stdin: Option<&str>, stdin_file: Option<&str>, out: &mut Sink) {
+pub(super) fn ssh(
+    a: &Args<'_>,
+    command: &[Cow<'_, str>],
+    stdin: Option<&str>,
+    stdin_file: Option<&str>,
+    out: &mut Sink,
+) {
     ssh_options(a, out);
     // `-V` prints the version, `-G` the configuration the host would get: no connection.
     if a.has_role("prints") {
@@ -109,7 +115,6 @@ pub(super) fn ssh(a: &Args<'_>, stdin: Option<&str>, stdin_file: Option<&str>, o
     }
     out.place(Act::Send, Place::Remote);
     // ssh joins the words after the host with spaces and the remote shell reads the result.
-    let command = a.operands.get(1..).unwrap_or_default();
     if !command.is_empty() {
         let words: Vec<&str> = command.iter().map(|w| &**w).collect();
         out.remote_script(&words.join(" "));
