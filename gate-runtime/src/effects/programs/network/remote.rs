@@ -224,80 +224,188 @@ pub(super) fn remote_removes(words: &[Cow<'_, str>], out: &mut Sink) {
     }
 }
 
+/// socat's address types that act on this machine, in any case: a program handed the
+/// connection (`EXEC:`, `SYSTEM:`: `remote_exec`), a file created anew (`CREATE:PATH`:
+/// overwritten) or opened for writing (`OPEN:`, `GOPEN:`, `FILE:`).
+const SOCAT_ADDRESSES: &[(&str, Act)] = &[
+    ("EXEC", Act::RemoteExec),
+    ("SYSTEM", Act::RemoteExec),
+    ("CREATE", Act::Overwrite),
+    ("CREAT", Act::Overwrite),
+    ("OPEN", Act::Write),
+    ("GOPEN", Act::Write),
+    ("FILE", Act::Write),
+];
+
+/// `socat [OPTS] ADDRESS ADDRESS`: a send, and what each address does here
+/// ([`SOCAT_ADDRESSES`]; `TYPE:PATH,OPTION…`).
 pub(super) fn socat(args: &[Cow<'_, str>], out: &mut Sink) {
     out.place(Act::Send, Place::Remote);
     for addr in args.iter().filter(|a| !a.starts_with('-') || *a == "-") {
         let (kind, rest) = addr.split_once([':', ',']).unwrap_or((addr, ""));
         let path = rest.split(',').next().unwrap_or(rest);
-        match kind.to_ascii_uppercase().as_str() {
-            "EXEC" | "SYSTEM" => out.none(Act::RemoteExec),
-            "CREATE" | "CREAT" => out.path(Act::Overwrite, path),
-            "OPEN" | "GOPEN" | "FILE" => out.path(Act::Write, path),
-            _ => {}
+        let found = SOCAT_ADDRESSES
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(kind));
+        match found {
+            Some((_, Act::RemoteExec)) => out.none(Act::RemoteExec),
+            Some((_, act)) => out.path(*act, path),
+            None => {}
         }
     }
 }
 
-/// rclone's subcommands. Its global flags are many and most take a value (`--min-age 7d`,
-/// `--transfers 8`), so the subcommand is the first operand that is one of these words.
-const RCLONE_SUBCOMMANDS: &[&str] = &[
-    "sync",
-    "bisync",
-    "delete",
-    "deletefile",
-    "purge",
-    "rmdir",
-    "rmdirs",
-    "cleanup",
-    "dedupe",
-    "copy",
-    "copyto",
-    "copyurl",
-    "move",
-    "moveto",
-    "mount",
-    "nfsmount",
-    "config",
-    "serve",
-    "ls",
-    "lsd",
-    "lsl",
-    "lsf",
-    "lsjson",
-    "size",
-    "cat",
-    "about",
-    "check",
-    "md5sum",
-    "sha1sum",
-    "hashsum",
-    "tree",
-    "ncdu",
-    "version",
-    "listremotes",
-    "help",
-    "mkdir",
-    "touch",
-    "rcat",
-    "link",
-    "backend",
-    "cryptcheck",
-    "cryptdecode",
-    "obscure",
-    "settier",
-    "test",
-    "selfupdate",
-    "genautocomplete",
-    "completion",
-    "rc",
-    "rcd",
-    "authorize",
-    "checksum",
-    "gitannex",
+/// What an rclone subcommand does to an operand: `here` at a local path (nothing when
+/// `None`), `there` at `remote` when the operand is a remote (`remote:path`).
+#[derive(Clone, Copy)]
+struct Side {
+    here: Option<Act>,
+    there: Act,
+}
+
+const fn side(here: Option<Act>, there: Act) -> Option<Side> {
+    Some(Side { here, there })
+}
+
+/// What an rclone subcommand does with its operands.
+struct Rclone {
+    subcommands: &'static [&'static str],
+    /// The first and second operands (a copy's or sync's source and destination).
+    source: Option<Side>,
+    dest: Option<Side>,
+    /// A remote destination is also sent to (a sync, which deletes there too).
+    sends: bool,
+    /// Every operand (a deletion's targets, a listing's).
+    each: Option<Side>,
+    /// Done whatever the operands (`mount`, `serve`, `copyurl`'s download).
+    always: Option<(Act, Place)>,
+}
+
+const NO_RCLONE: Rclone = Rclone {
+    subcommands: &[],
+    source: None,
+    dest: None,
+    sends: false,
+    each: None,
+    always: None,
+};
+
+/// rclone's subcommands, by what they do. Its global flags are many and most take a value
+/// (`--min-age 7d`, `--transfers 8`), so the subcommand is the first operand that is one of
+/// these words. `config` writes rclone's configuration (unless it only prints); the last
+/// entry's are known and do what is not read here (`exec`).
+const RCLONE: &[Rclone] = &[
+    // A sync makes the destination a copy of the source: what only it holds is deleted.
+    Rclone {
+        subcommands: &["sync", "bisync"],
+        source: side(Some(Act::Read), Act::Fetch),
+        dest: side(Some(Act::Delete), Act::CloudDelete),
+        sends: true,
+        ..NO_RCLONE
+    },
+    Rclone {
+        subcommands: &[
+            "delete",
+            "deletefile",
+            "purge",
+            "rmdir",
+            "rmdirs",
+            "cleanup",
+            "dedupe",
+        ],
+        each: side(Some(Act::Delete), Act::CloudDelete),
+        ..NO_RCLONE
+    },
+    Rclone {
+        subcommands: &["copy", "copyto"],
+        source: side(Some(Act::Read), Act::Fetch),
+        dest: side(Some(Act::Write), Act::Send),
+        ..NO_RCLONE
+    },
+    Rclone {
+        subcommands: &["copyurl"],
+        source: side(Some(Act::Read), Act::Fetch),
+        dest: side(Some(Act::Write), Act::Send),
+        always: Some((Act::Fetch, Place::Remote)),
+        ..NO_RCLONE
+    },
+    Rclone {
+        subcommands: &["move", "moveto"],
+        source: side(Some(Act::Move), Act::CloudDelete),
+        dest: side(Some(Act::Write), Act::Send),
+        ..NO_RCLONE
+    },
+    Rclone {
+        subcommands: &["mount", "nfsmount"],
+        always: Some((Act::Mount, Place::Nowhere)),
+        ..NO_RCLONE
+    },
+    Rclone {
+        subcommands: &["serve"],
+        always: Some((Act::Send, Place::Remote)),
+        ..NO_RCLONE
+    },
+    // Listings and checks: a fetch from each remote they name.
+    Rclone {
+        subcommands: &[
+            "ls",
+            "lsd",
+            "lsl",
+            "lsf",
+            "lsjson",
+            "size",
+            "cat",
+            "about",
+            "check",
+            "md5sum",
+            "sha1sum",
+            "hashsum",
+            "tree",
+            "ncdu",
+            "version",
+            "listremotes",
+            "help",
+        ],
+        each: side(None, Act::Fetch),
+        ..NO_RCLONE
+    },
+    Rclone {
+        subcommands: &["config"],
+        ..NO_RCLONE
+    },
+    Rclone {
+        subcommands: &[
+            "mkdir",
+            "touch",
+            "rcat",
+            "link",
+            "backend",
+            "cryptcheck",
+            "cryptdecode",
+            "obscure",
+            "settier",
+            "test",
+            "selfupdate",
+            "genautocomplete",
+            "completion",
+            "rc",
+            "rcd",
+            "authorize",
+            "checksum",
+            "gitannex",
+        ],
+        always: Some((Act::Exec, Place::Nowhere)),
+        ..NO_RCLONE
+    },
 ];
 
+/// `rclone config` words that only print; any other (`create`, `delete`) writes rclone's
+/// configuration.
+const RCLONE_CONFIG_PRINTS: &[&str] = &["show", "file", "dump", "providers", "paths"];
+
 /// `rclone [FLAGS] SUBCOMMAND …`, read with the option grammar `commands/network.toml`
-/// gives it (its `dry_run` role: a run that changes nothing).
+/// gives it (its `dry_run` role: a run that changes nothing), the subcommand's acts from
+/// [`RCLONE`] at each operand, here or on a remote.
 pub(super) fn rclone(parsed: &Args<'_>, out: &mut Sink) {
     if parsed.has_role("dry_run") {
         return;
@@ -305,7 +413,13 @@ pub(super) fn rclone(parsed: &Args<'_>, out: &mut Sink) {
     let words: Vec<&str> = parsed.operands.iter().map(|a| &**a).collect();
     // A flag the grammar does not list may have taken a value: the subcommand is the first
     // operand that is one.
-    let Some(at_sub) = words.iter().position(|w| RCLONE_SUBCOMMANDS.contains(w)) else {
+    let found = words.iter().enumerate().find_map(|(i, w)| {
+        RCLONE
+            .iter()
+            .find(|r| r.subcommands.contains(w))
+            .map(|r| (i, r))
+    });
+    let Some((at_sub, form)) = found else {
         // No subcommand rclone has: what it does is not known.
         if !words.is_empty() {
             out.none(Act::Exec);
@@ -313,59 +427,38 @@ pub(super) fn rclone(parsed: &Args<'_>, out: &mut Sink) {
         return;
     };
     let (sub, ops) = (words[at_sub], &words[at_sub + 1..]);
-    let at = |out: &mut Sink, act: Act, remote_act: Act, spec: &str| {
-        if is_remote_spec(spec) {
-            out.place(remote_act, Place::Remote);
-        } else {
-            out.path(act, spec);
+    if sub == "config" {
+        if ops
+            .first()
+            .is_some_and(|o| !RCLONE_CONFIG_PRINTS.contains(o))
+        {
+            out.path(Act::Write, "~/.config/rclone/rclone.conf");
         }
-    };
-    match sub {
-        "sync" | "bisync" => {
-            if let [src, dest, ..] = ops {
-                at(out, Act::Read, Act::Fetch, src);
-                at(out, Act::Delete, Act::CloudDelete, dest);
-                if is_remote_spec(dest) {
-                    out.place(Act::Send, Place::Remote);
-                }
-            }
+        return;
+    }
+    if let (Some(source), Some(dest), [src, dst, ..]) = (form.source, form.dest, ops) {
+        rclone_at(out, source, src);
+        rclone_at(out, dest, dst);
+        if form.sends && is_remote_spec(dst) {
+            out.place(Act::Send, Place::Remote);
         }
-        "delete" | "deletefile" | "purge" | "rmdir" | "rmdirs" | "cleanup" | "dedupe" => {
-            for o in ops {
-                at(out, Act::Delete, Act::CloudDelete, o);
-            }
+    }
+    if let Some(each) = form.each {
+        for o in ops {
+            rclone_at(out, each, o);
         }
-        "copy" | "copyto" | "copyurl" | "move" | "moveto" => {
-            if let [src, dest, ..] = ops {
-                let moves = sub.starts_with("move");
-                if moves {
-                    at(out, Act::Move, Act::CloudDelete, src);
-                } else {
-                    at(out, Act::Read, Act::Fetch, src);
-                }
-                if sub == "copyurl" {
-                    out.place(Act::Fetch, Place::Remote);
-                }
-                at(out, Act::Write, Act::Send, dest);
-            }
-        }
-        "mount" | "nfsmount" => out.none(Act::Mount),
-        "config" => {
-            if ops
-                .first()
-                .is_some_and(|o| !matches!(*o, "show" | "file" | "dump" | "providers" | "paths"))
-            {
-                out.path(Act::Write, "~/.config/rclone/rclone.conf");
-            }
-        }
-        "serve" => out.place(Act::Send, Place::Remote),
-        "ls" | "lsd" | "lsl" | "lsf" | "lsjson" | "size" | "cat" | "about" | "check" | "md5sum"
-        | "sha1sum" | "hashsum" | "tree" | "ncdu" | "version" | "listremotes" | "help" => {
-            if ops.iter().any(|o| is_remote_spec(o)) {
-                out.place(Act::Fetch, Place::Remote);
-            }
-        }
-        _ => out.none(Act::Exec),
+    }
+    if let Some((act, place)) = form.always {
+        out.place(act, place);
+    }
+}
+
+/// What `side` does at operand `spec`: there on a remote, else here.
+fn rclone_at(out: &mut Sink, side: Side, spec: &str) {
+    if is_remote_spec(spec) {
+        out.place(side.there, Place::Remote);
+    } else if let Some(here) = side.here {
+        out.path(here, spec);
     }
 }
 
