@@ -123,7 +123,7 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        short_optional: {:?},\n        queries: {},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        signals: {:?},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        tasks: {},\n        source: {:?},\n        destination: {},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        short_optional: {:?},\n        queries: {},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        signals: {:?},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        tasks: {},\n        roles: {},\n        source: {:?},\n        destination: {},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
@@ -159,6 +159,7 @@ fn program(out: &mut String, p: &Program) {
         },
         p.partial,
         p.tasks,
+        roles(&p.roles),
         p.source,
         destination(p.destination.as_ref()),
     );
@@ -170,7 +171,7 @@ fn program(out: &mut String, p: &Program) {
         };
         let _ = writeln!(
             out,
-            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, queries: {}, options: {}, lists: {} }},",
+            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, queries: {}, roles: {}, options: {}, lists: {} }},",
             f.source,
             path.join(", "),
             f.end,
@@ -179,11 +180,16 @@ fn program(out: &mut String, p: &Program) {
             conds(&f.when),
             effs(&f.effects),
             queries(&f.queries),
+            roles(&f.roles),
             opt_grammar(&f.options),
             f.lists,
         );
     }
     out.push_str("        ],\n    },\n");
+}
+
+fn roles(r: &[(String, String)]) -> String {
+    format!("&{r:?}")
 }
 
 fn opt_grammar(o: &Option<schema::Options>) -> String {

@@ -37,6 +37,9 @@ pub struct Args<'a> {
     /// Options the grammar does not know (kept, by their spelling without dashes). Unknown
     /// short options are taken as flags; an unknown long option as a flag, its `=value` kept.
     pub unknown: Vec<Cow<'a, str>>,
+    /// What the options carry, as a command model's data says (`("body", "d|data")`): the
+    /// roles an analyser reads options by (see [`Args::role`]).
+    pub roles: &'static [(&'static str, &'static str)],
 }
 
 impl<'a> Args<'a> {
@@ -57,6 +60,36 @@ impl<'a> Args<'a> {
             .rev()
             .find(|o| o.name == name)
             .and_then(|o| o.value.as_deref())
+    }
+
+    /// The role the data gives option `name` (`body` for `data`), when it gives one.
+    pub fn role_of(&self, name: &str) -> Option<&'static str> {
+        self.roles
+            .iter()
+            .find(|(_, names)| names.split('|').any(|n| n == name))
+            .map(|(role, _)| *role)
+    }
+
+    /// Every option given that carries `role`, in order.
+    pub fn role<'s>(&'s self, role: &'s str) -> impl Iterator<Item = &'s Opt<'a>> + 's {
+        self.opts
+            .iter()
+            .filter(move |o| self.role_of(&o.name) == Some(role))
+    }
+
+    /// Whether an option carrying `role` was given.
+    pub fn has_role(&self, role: &str) -> bool {
+        self.role(role).next().is_some()
+    }
+
+    /// Every value of the options carrying `role`, in order.
+    pub fn role_values<'s>(&'s self, role: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        self.role(role).filter_map(|o| o.value.as_deref())
+    }
+
+    /// The last value of the options carrying `role`.
+    pub fn role_value<'s>(&'s self, role: &'s str) -> Option<&'s str> {
+        self.role_values(role).last()
     }
 
     /// Every value of options named in `names`, in order.

@@ -248,6 +248,11 @@ pub(super) const TRANSMITTERS: &[&str] = &[
     "rclone", "croc", "http", "https", "xh", "openssl", "aws", "gsutil", "gcloud", "az",
     "azcopy", "s3cmd", "s5cmd", "mc", "b2", "lftp", "ftp", "smbclient", "swaks", "mail",
     "mailx", "sendmail", "wormhole",
+    // The rest of `commands/network.toml`'s clients, remote shells and mail senders.
+    "wget2", "aria2c", "axel", "xhs", "httpie", "autossh", "mosh", "pdsh", "pssh",
+    "parallel-ssh", "clush", "salt", "salt-ssh", "ansible", "websocat", "grpcurl",
+    "nc.openbsd", "nc.traditional", "tftp", "ncftp", "msmtp", "mutt", "neomutt", "s-nail",
+    "ssmtp",
 ];
 
 /// Hosts that are this machine: a secret sent there does not leave it.

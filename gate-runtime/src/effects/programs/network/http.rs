@@ -1,227 +1,45 @@
 //! HTTP and FTP downloaders (curl, wget, aria2c, httpie/xh): the fetch, the files the
 //! response is saved to, and what a request sends (data, forms, uploads, and the local files
-//! they read).
+//! they read). Each reads its options by the roles `commands/network.toml` gives them (which
+//! option carries a body, an upload, an output file); what is code here is how a value is
+//! read (`@FILE`, `name=@FILE;type=…`, a method, a URL's file name).
 
-use std::borrow::Cow;
-
-use super::super::super::getopt::{self, Grammar};
+use super::super::super::getopt::Args;
 use super::super::super::Sink;
 use super::method::removal;
 use super::{dir_join, saved, url_file};
 use gate_spec::effect::{Act, Place};
 
-const CURL: Grammar = Grammar {
-    short: "0123469aBfgGhiIjJklLMnNOpqRsSvVZ#",
-    short_value: "AbcCdDeEFHKmoPQrtTuUwxXyYz",
-    long: &[
-        "remote-name",
-        "remote-name-all",
-        "remote-header-name",
-        "location",
-        "location-trusted",
-        "silent",
-        "show-error",
-        "fail",
-        "fail-with-body",
-        "fail-early",
-        "insecure",
-        "include",
-        "head",
-        "verbose",
-        "compressed",
-        "create-dirs",
-        "progress-bar",
-        "no-progress-meter",
-        "get",
-        "http1.0",
-        "http1.1",
-        "http2",
-        "http2-prior-knowledge",
-        "http3",
-        "globoff",
-        "netrc",
-        "netrc-optional",
-        "append",
-        "ipv4",
-        "ipv6",
-        "parallel",
-        "parallel-immediate",
-        "no-buffer",
-        "no-keepalive",
-        "no-sessionid",
-        "tcp-nodelay",
-        "ssl",
-        "ssl-reqd",
-        "tlsv1.2",
-        "tlsv1.3",
-        "raw",
-        "junk-session-cookies",
-        "list-only",
-        "ftp-create-dirs",
-        "ftp-pasv",
-        "disable",
-        "help",
-        "version",
-        "manual",
-        "proxy-insecure",
-        "path-as-is",
-        "remove-on-error",
-        "skip-existing",
-        "clobber",
-        "no-clobber",
-        "anyauth",
-        "basic",
-        "digest",
-        "ntlm",
-        "negotiate",
-        "compressed-ssh",
-        "styled-output",
-        "xattr",
-        "retry-all-errors",
-        "retry-connrefused",
-        "suppress-connect-headers",
-        "trace-time",
-        "ignore-content-length",
-        "post301",
-        "post302",
-        "post303",
-    ],
-    long_value: &[
-        "output",
-        "output-dir",
-        "data",
-        "data-binary",
-        "data-raw",
-        "data-ascii",
-        "data-urlencode",
-        "json",
-        "form",
-        "form-string",
-        "upload-file",
-        "request",
-        "header",
-        "proxy-header",
-        "user",
-        "user-agent",
-        "referer",
-        "cookie",
-        "cookie-jar",
-        "config",
-        "dump-header",
-        "proxy",
-        "proxy-user",
-        "write-out",
-        "max-time",
-        "connect-timeout",
-        "retry",
-        "retry-delay",
-        "retry-max-time",
-        "range",
-        "cert",
-        "cert-type",
-        "key",
-        "key-type",
-        "pass",
-        "cacert",
-        "capath",
-        "url",
-        "resolve",
-        "connect-to",
-        "limit-rate",
-        "max-filesize",
-        "max-redirs",
-        "interface",
-        "dns-servers",
-        "oauth2-bearer",
-        "stderr",
-        "trace",
-        "trace-ascii",
-        "netrc-file",
-        "aws-sigv4",
-        "unix-socket",
-        "abstract-unix-socket",
-        "proto",
-        "proto-redir",
-        "proto-default",
-        "create-file-mode",
-        "etag-save",
-        "etag-compare",
-        "hsts",
-        "alt-svc",
-        "variable",
-        "url-query",
-        "request-target",
-        "pinnedpubkey",
-        "ciphers",
-        "time-cond",
-        "continue-at",
-        "quote",
-        "telnet-option",
-        "speed-time",
-        "speed-limit",
-        "ftp-port",
-        "mail-from",
-        "mail-rcpt",
-        "mail-auth",
-        "keepalive-time",
-        "expect100-timeout",
-        "happy-eyeballs-timeout-ms",
-        "local-port",
-        "socks5",
-        "socks5-hostname",
-        "preproxy",
-        "noproxy",
-        "parallel-max",
-        "rate",
-        "ip-tos",
-        "haproxy-clientip",
-        "doh-url",
-        "engine",
-        "random-file",
-        "egd-file",
-        "krb",
-        "login-options",
-        "sasl-authzid",
-        "service-name",
-        "tls-max",
-    ],
-    posix: false,
-};
-
-pub(super) fn curl(args: &[Cow<'_, str>], out: &mut Sink) {
-    let a = getopt::read(&CURL, args);
-    let dir = a.value("output-dir");
+/// `curl`: what the data's roles say each option carries (`commands/network.toml`).
+pub(super) fn curl(a: &Args<'_>, out: &mut Sink) {
+    let dir = a.role_value("output_dir");
     let urls: Vec<&str> = a
         .operands
         .iter()
         .map(|u| &**u)
-        .chain(a.values(&["url"]))
+        .chain(a.role_values("url"))
         .collect();
     // Files the response (or its headers, cookies, traces) is saved to.
     for o in &a.opts {
         let Some(v) = o.value.as_deref() else {
             continue;
         };
-        match &*o.name {
-            "o" | "output" => saved(out, Act::Overwrite, &dir_join(dir, v)),
-            "D" | "dump-header" | "c" | "cookie-jar" | "trace" | "trace-ascii" | "stderr"
-            | "etag-save" => saved(out, Act::Overwrite, v),
-            "hsts" | "alt-svc" => saved(out, Act::Write, v),
+        match a.role_of(&o.name) {
+            Some("output") => saved(out, Act::Overwrite, &dir_join(dir, v)),
+            Some("saves") => saved(out, Act::Overwrite, v),
+            Some("keeps") => saved(out, Act::Write, v),
             _ => {}
         }
     }
-    if a.any(&["O", "remote-name", "remote-name-all"]) {
-        let names = if a.has("remote-name-all") {
+    if a.has_role("remote_name") || a.has_role("remote_name_all") {
+        let names = if a.has_role("remote_name_all") {
             urls.len()
         } else {
-            a.opts
-                .iter()
-                .filter(|o| o.name == "O" || o.name == "remote-name")
-                .count()
+            a.role("remote_name").count()
         };
         for u in urls.iter().take(names.max(1)) {
             let name = url_file(u);
-            if a.any(&["J", "remote-header-name"]) || name.is_empty() {
+            if a.has_role("header_name") || name.is_empty() {
                 // The server names the file: somewhere in the directory.
                 out.path(Act::Overwrite, &dir_join(dir.or(Some(".")), "*.download"));
             } else {
@@ -229,59 +47,8 @@ pub(super) fn curl(args: &[Cow<'_, str>], out: &mut Sink) {
             }
         }
     }
-    // What is sent: data and forms, with the files they read.
-    let mut sends = false;
-    for o in &a.opts {
-        let v = o.value.as_deref().unwrap_or("");
-        match &*o.name {
-            "d" | "data" | "data-binary" | "data-ascii" | "json" | "data-urlencode" => {
-                sends = true;
-                let file = if o.name == "data-urlencode" {
-                    v.split_once('@').map(|(_, f)| f)
-                } else {
-                    v.strip_prefix('@')
-                };
-                if let Some(f) = file.filter(|f| *f != "-") {
-                    out.path(Act::Read, f);
-                }
-            }
-            "data-raw" | "form-string" | "mail-rcpt" => sends = true,
-            "F" | "form" => {
-                sends = true;
-                if let Some((_, val)) = v.split_once('=') {
-                    if let Some(f) = val.strip_prefix('@').or_else(|| val.strip_prefix('<')) {
-                        let f = f.split(';').next().unwrap_or(f);
-                        if f != "-" {
-                            out.path(Act::Read, f);
-                        }
-                    }
-                }
-            }
-            "T" | "upload-file" => {
-                sends = true;
-                if v != "-" && v != "." {
-                    out.path(Act::Read, v);
-                }
-            }
-            "X" | "request"
-                if !v.eq_ignore_ascii_case("GET") && !v.eq_ignore_ascii_case("HEAD") =>
-            {
-                sends = true;
-            }
-            "H" | "header" => {
-                if let Some(f) = v.strip_prefix('@') {
-                    out.path(Act::Read, f);
-                }
-            }
-            "K" | "config" => {
-                // Options read from a file: any of the above may be there.
-                out.path(Act::Read, v);
-                out.opaque(v);
-            }
-            _ => {}
-        }
-    }
-    let method = a.values(&["X", "request"]).last();
+    let sends = request(a, out);
+    let method = a.role_values("method").last();
     removal(method, sends, &urls, out);
     let mut remote = urls.is_empty();
     for u in &urls {
@@ -305,125 +72,80 @@ pub(super) fn curl(args: &[Cow<'_, str>], out: &mut Sink) {
     }
 }
 
-const WGET: Grammar = Grammar {
-    short: "qvcNrmkpxESbFHKL46hVdr",
-    short_value: "OoaPeiBtTwQUlARDXIn",
-    long: &[
-        "quiet",
-        "verbose",
-        "no-verbose",
-        "continue",
-        "timestamping",
-        "recursive",
-        "mirror",
-        "convert-links",
-        "page-requisites",
-        "force-directories",
-        "no-directories",
-        "no-host-directories",
-        "no-parent",
-        "no-clobber",
-        "adjust-extension",
-        "server-response",
-        "background",
-        "force-html",
-        "span-hosts",
-        "backup-converted",
-        "relative",
-        "inet4-only",
-        "inet6-only",
-        "help",
-        "version",
-        "debug",
-        "no-check-certificate",
-        "content-disposition",
-        "trust-server-names",
-        "spider",
-        "show-progress",
-        "no-cookies",
-        "keep-session-cookies",
-        "ignore-length",
-        "auth-no-challenge",
-        "no-cache",
-        "delete-after",
-        "https-only",
-        "xattr",
-    ],
-    long_value: &[
-        "output-document",
-        "output-file",
-        "append-output",
-        "directory-prefix",
-        "execute",
-        "input-file",
-        "base",
-        "tries",
-        "timeout",
-        "wait",
-        "quota",
-        "user-agent",
-        "level",
-        "accept",
-        "reject",
-        "domains",
-        "exclude-domains",
-        "exclude-directories",
-        "include-directories",
-        "post-data",
-        "post-file",
-        "body-data",
-        "body-file",
-        "method",
-        "header",
-        "user",
-        "password",
-        "http-user",
-        "http-password",
-        "load-cookies",
-        "save-cookies",
-        "certificate",
-        "private-key",
-        "ca-certificate",
-        "limit-rate",
-        "referer",
-        "restrict-file-names",
-        "cut-dirs",
-        "default-page",
-        "config",
-        "rejected-log",
-        "warc-file",
-        "bind-address",
-        "dns-timeout",
-        "connect-timeout",
-        "read-timeout",
-        "waitretry",
-        "progress",
-        "secure-protocol",
-        "proxy-user",
-        "proxy-password",
-        "ftp-user",
-        "ftp-password",
-        "use-askpass",
-        "local-encoding",
-        "remote-encoding",
-        "max-redirect",
-        "output-document",
-    ],
-    posix: false,
-};
+/// What a curl request sends (data and forms, with the local files they read): whether it
+/// sends a body or a changing method.
+fn request(a: &Args<'_>, out: &mut Sink) -> bool {
+    let mut sends = false;
+    for o in &a.opts {
+        let v = o.value.as_deref().unwrap_or("");
+        match a.role_of(&o.name) {
+            // `@FILE` (`name@FILE` for a pair) reads the file; `@-` standard input.
+            Some(role @ ("body" | "body_pairs")) => {
+                sends = true;
+                let file = if role == "body_pairs" {
+                    v.split_once('@').map(|(_, f)| f)
+                } else {
+                    v.strip_prefix('@')
+                };
+                if let Some(f) = file.filter(|f| *f != "-") {
+                    out.path(Act::Read, f);
+                }
+            }
+            Some("body_text") => sends = true,
+            // `name=@FILE` uploads a file, `name=<FILE` sends its text (`;type=…` after).
+            Some("form") => {
+                sends = true;
+                if let Some((_, val)) = v.split_once('=') {
+                    if let Some(f) = val.strip_prefix('@').or_else(|| val.strip_prefix('<')) {
+                        let f = f.split(';').next().unwrap_or(f);
+                        if f != "-" {
+                            out.path(Act::Read, f);
+                        }
+                    }
+                }
+            }
+            Some("upload") => {
+                sends = true;
+                if v != "-" && v != "." {
+                    out.path(Act::Read, v);
+                }
+            }
+            Some("method") if !reads_only(v) => sends = true,
+            Some("header") => {
+                if let Some(f) = v.strip_prefix('@') {
+                    out.path(Act::Read, f);
+                }
+            }
+            Some("config") => {
+                // Options read from a file: any of the above may be there.
+                out.path(Act::Read, v);
+                out.opaque(v);
+            }
+            _ => {}
+        }
+    }
+    sends
+}
 
-pub(super) fn wget(args: &[Cow<'_, str>], out: &mut Sink) {
-    let a = getopt::read(&WGET, args);
+/// Whether an HTTP method only reads (`GET`, `HEAD`, any case).
+fn reads_only(method: &str) -> bool {
+    method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD")
+}
+
+/// `wget`, `wget2`: the document saved (`output`, else a file per URL named by its last
+/// component in the `output_dir`, the directory for a recursive fetch, none for a
+/// `no_save` one), the logs and cookies kept, and what a request sends.
+pub(super) fn wget(a: &Args<'_>, out: &mut Sink) {
     out.place(Act::Fetch, Place::Remote);
-    let dir = a.value("P").or(a.value("directory-prefix"));
-    match a.value("O").or(a.value("output-document")) {
+    let dir = a.role_value("output_dir");
+    match a.role_value("output") {
         Some(f) => saved(out, Act::Overwrite, f),
-        None if a.any(&["spider", "delete-after"]) => {}
-        None if a.any(&["r", "recursive", "m", "mirror"]) => {
+        None if a.has_role("no_save") => {}
+        None if a.has_role("recursive") => {
             out.path(Act::Write, dir.unwrap_or("."));
         }
         None => {
-            let act = if a.any(&["N", "timestamping", "c", "continue"]) {
+            let act = if a.has_role("replaces") {
                 Act::Overwrite
             } else {
                 Act::Write
@@ -438,75 +160,38 @@ pub(super) fn wget(args: &[Cow<'_, str>], out: &mut Sink) {
             }
         }
     }
-    for (name, act) in [
-        ("o", Act::Overwrite),
-        ("output-file", Act::Overwrite),
-        ("a", Act::Write),
-        ("append-output", Act::Write),
-        ("save-cookies", Act::Overwrite),
-        ("rejected-log", Act::Overwrite),
-    ] {
-        if let Some(f) = a.value(name) {
-            saved(out, act, f);
+    for o in &a.opts {
+        let Some(f) = o.value.as_deref() else {
+            continue;
+        };
+        match a.role_of(&o.name) {
+            Some("saves") => saved(out, Act::Overwrite, f),
+            Some("keeps") => saved(out, Act::Write, f),
+            Some("body_file") => out.path(Act::Read, f),
+            Some("reads") if f != "-" => out.path(Act::Read, f),
+            _ => {}
         }
     }
-    for f in a.values(&["post-file", "body-file"]) {
-        out.path(Act::Read, f);
-    }
-    for f in a.values(&["i", "input-file", "load-cookies"]) {
-        if f != "-" {
-            out.path(Act::Read, f);
-        }
-    }
-    let method_sends = a
-        .value("method")
-        .is_some_and(|m| !m.eq_ignore_ascii_case("GET") && !m.eq_ignore_ascii_case("HEAD"));
-    if method_sends || a.any(&["post-data", "post-file", "body-data", "body-file"]) {
+    // A request that deletes (`--method=DELETE`) removes what it names, as curl's does.
+    let method = a.role_values("method").last();
+    let sends =
+        method.is_some_and(|m| !reads_only(m)) || a.has_role("body") || a.has_role("body_file");
+    if sends {
         out.place(Act::Send, Place::Remote);
     }
-    if let Some(c) = a.value("config") {
+    let urls: Vec<&str> = a.operands.iter().map(|u| &**u).collect();
+    removal(method, sends, &urls, out);
+    if let Some(c) = a.role_value("config") {
         out.opaque(c);
     }
 }
 
-const ARIA2C: Grammar = Grammar {
-    short: "cqvhZ",
-    short_value: "odixsjSnTUa",
-    long: &[
-        "continue",
-        "quiet",
-        "check-integrity",
-        "allow-overwrite",
-        "force-sequential",
-    ],
-    long_value: &[
-        "out",
-        "dir",
-        "input-file",
-        "split",
-        "max-concurrent-downloads",
-        "max-connection-per-server",
-        "on-download-complete",
-        "on-download-start",
-        "on-download-error",
-        "on-bt-download-complete",
-        "on-download-stop",
-        "on-download-pause",
-        "torrent-file",
-        "metalink-file",
-        "header",
-        "user-agent",
-        "conf-path",
-        "output",
-    ],
-    posix: false,
-};
-
-pub(super) fn aria2c(args: &[Cow<'_, str>], out: &mut Sink) {
-    let a = getopt::read(&ARIA2C, args);
+/// `aria2c`, `axel`: the file saved (`output` in the `output_dir`, else one per URL), the
+/// lists and torrents read, and the hooks run (`code`: what they do is not read here).
+pub(super) fn aria2c(a: &Args<'_>, out: &mut Sink) {
     out.place(Act::Fetch, Place::Remote);
-    let dir = a.value("d").or(a.value("dir"));
-    match a.value("o").or(a.value("out")).or(a.value("output")) {
+    let dir = a.role_value("output_dir");
+    match a.role_value("output") {
         Some(f) => out.path(Act::Overwrite, &dir_join(dir, f)),
         None => {
             for u in &a.operands {
@@ -516,90 +201,23 @@ pub(super) fn aria2c(args: &[Cow<'_, str>], out: &mut Sink) {
             }
         }
     }
-    for f in a.values(&["i", "input-file", "T", "torrent-file", "M", "metalink-file"]) {
+    for f in a.role_values("reads") {
         out.path(Act::Read, f);
     }
-    for hook in a.values(&[
-        "on-download-complete",
-        "on-download-start",
-        "on-download-error",
-        "on-bt-download-complete",
-        "on-download-stop",
-        "on-download-pause",
-        "conf-path",
-    ]) {
+    for hook in a.role_values("code") {
         out.opaque(hook);
     }
 }
-
-const HTTPIE: Grammar = Grammar {
-    short: "fjmbhvdcFIS",
-    short_value: "pPaAosx",
-    long: &[
-        "form",
-        "json",
-        "multipart",
-        "body",
-        "headers",
-        "verbose",
-        "download",
-        "continue",
-        "follow",
-        "check-status",
-        "ignore-stdin",
-        "offline",
-        "quiet",
-        "stream",
-        "all",
-        "pretty",
-        "compress",
-        "chunked",
-        "ignore-netrc",
-        "path-as-is",
-        "help",
-        "version",
-        "debug",
-        "traceback",
-        "https",
-    ],
-    long_value: &[
-        "print",
-        "history-print",
-        "auth",
-        "auth-type",
-        "output",
-        "session",
-        "session-read-only",
-        "verify",
-        "cert",
-        "cert-key",
-        "cert-key-pass",
-        "proxy",
-        "timeout",
-        "raw",
-        "max-redirects",
-        "max-headers",
-        "style",
-        "format-options",
-        "boundary",
-        "default-scheme",
-        "ssl",
-        "ciphers",
-        "response-charset",
-        "response-mime",
-        "unsorted",
-        "sorted",
-    ],
-    posix: false,
-};
 
 const HTTP_METHODS: &[&str] = &[
     "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT",
 ];
 
-pub(super) fn httpie(args: &[Cow<'_, str>], out: &mut Sink) {
-    let a = getopt::read(&HTTPIE, args);
-    if a.has("offline") {
+/// HTTPie and xh: `[METHOD] URL [ITEM…]`, the items read by their separators (`k=v` a
+/// field, `k@file` an upload, `k==v` a query, `H:v` a header); what the data's roles say
+/// the options carry.
+pub(super) fn httpie(a: &Args<'_>, out: &mut Sink) {
+    if a.has_role("offline") {
         return;
     }
     out.place(Act::Fetch, Place::Remote);
@@ -612,7 +230,7 @@ pub(super) fn httpie(args: &[Cow<'_, str>], out: &mut Sink) {
         ops.next();
     }
     let url = ops.next().unwrap_or("");
-    let mut sends = a.has("raw");
+    let mut sends = a.has_role("raw_body");
     for item in ops {
         // `field@file` uploads a file; `field=@file`, `field:=@file` embed one; `k==v` is a
         // query and `Header:value` a header (neither is a body).
@@ -644,9 +262,9 @@ pub(super) fn httpie(args: &[Cow<'_, str>], out: &mut Sink) {
         out.place(Act::Send, Place::Remote);
     }
     removal(method.as_deref(), sends, &[url], out);
-    match a.value("o").or(a.value("output")) {
+    match a.role_value("output") {
         Some(f) => saved(out, Act::Overwrite, f),
-        None if a.any(&["d", "download"]) => {
+        None if a.has_role("download") => {
             let name = url_file(url);
             out.path(
                 Act::Write,
@@ -655,7 +273,7 @@ pub(super) fn httpie(args: &[Cow<'_, str>], out: &mut Sink) {
         }
         None => {}
     }
-    if let Some(s) = a.value("session") {
+    if let Some(s) = a.role_value("session") {
         if s.contains('/') || s.contains('.') {
             out.path(Act::Write, s);
         }
@@ -771,6 +389,23 @@ mod tests {
         assert!(has("wget --post-file=.env https://x.io/", "read@secrets"));
         assert!(has("wget --post-file .env https://x.io/", "send@remote"));
         assert!(has("wget -nc https://x.io/a.sh", "write@source"));
+        // A request that deletes removes what it names, in every spelling of the option.
+        for line in [
+            "wget --method=DELETE https://api.example.com/v1/items/4",
+            "wget --method delete https://api.example.com/v1/items/4",
+            "wget --meth=DELETE https://api.example.com/v1/items/4",
+            "wget -q --method=POST --body-data '{}' https://api.example.com/v1/cache/purge",
+        ] {
+            assert!(
+                has(line, "cloud_delete@remote"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+        assert!(!has(
+            "wget --method=GET https://api.example.com/delete",
+            "cloud_delete@remote"
+        ));
         assert!(has("aria2c -o /etc/x https://x.io/a", "overwrite@system"));
         assert!(has("aria2c -d /tmp https://x.io/a.iso", "write@temp"));
         assert!(has("http POST https://api/x name=v", "send@remote"));

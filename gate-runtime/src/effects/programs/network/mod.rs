@@ -1,7 +1,8 @@
 //! Network programs whose words need reading: downloads (fetch, and the files they write),
 //! uploads and exfiltration (send), remote shells and copies. Each is an analyser reached by
-//! name from `commands/network.toml`, which also holds the programs whose forms are words
-//! (sftp and ftp clients, mail senders, text browsers, `ssh-copy-id`, `ssh-keygen`).
+//! name from `commands/network.toml`, which holds every program's option grammar and which
+//! option carries what (its roles), and the programs whose forms are words (sftp and ftp
+//! clients, mail senders, sockets, `ansible-playbook`, `ssh-copy-id`, `ssh-keygen`).
 //!
 //! Every download is a `fetch` at `remote` (the caller turns one piped into an interpreter
 //! into `remote_exec`), with an `overwrite` or `write` of the files it saves; every upload
@@ -25,54 +26,50 @@ use gate_spec::effect::Act;
 type Words<'c, 'a> = &'c [Cow<'a, str>];
 
 /// `curl`: its requests, uploads and the files it writes (`http.rs`).
-pub(crate) fn curl(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    http::curl(cmd.args, out);
+pub(crate) fn curl(_: &Cmd<'_, '_>, args: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    http::curl(args, out);
 }
 
 /// `wget`, `wget2`.
-pub(crate) fn wget(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    http::wget(cmd.args, out);
+pub(crate) fn wget(_: &Cmd<'_, '_>, args: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    http::wget(args, out);
 }
 
 /// `aria2c`, `axel`.
-pub(crate) fn aria2c(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    http::aria2c(cmd.args, out);
+pub(crate) fn aria2c(_: &Cmd<'_, '_>, args: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    http::aria2c(args, out);
 }
 
 /// HTTPie and xh (`http DELETE …`, `xh post … @file`).
-pub(crate) fn httpie(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    http::httpie(cmd.args, out);
+pub(crate) fn httpie(_: &Cmd<'_, '_>, args: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    http::httpie(args, out);
 }
 
 /// `scp`: send or fetch by direction (`remote.rs`).
-pub(crate) fn scp(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    remote::scp(cmd.args, out);
+pub(crate) fn scp(_: &Cmd<'_, '_>, args: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    remote::scp(args, out);
 }
 
-/// `ssh`, `autossh`, `mosh`: a session there, its command (or fed script) a line there.
-pub(crate) fn ssh(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    remote::ssh(cmd.args, cmd.stdin, cmd.stdin_file, out);
+/// `ssh`, `autossh`, `mosh`: a session there, its command (the words it is handed: after
+/// the host, as the data's form says) or fed script a line there.
+pub(crate) fn ssh(cmd: &Cmd<'_, '_>, args: &Args<'_>, command: Words<'_, '_>, out: &mut Sink) {
+    remote::ssh(args, command, cmd.stdin, cmd.stdin_file, out);
 }
 
-/// `pdsh`, `pssh`, `clush`: one command run on many machines.
-pub(crate) fn fan_out(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    remote::fan_out(cmd.program, cmd.args, out);
+/// The words a form (or a program) is handed are a command run on other machines (`pdsh`,
+/// `pssh`, `clush`, `salt … cmd.run`).
+pub(crate) fn remote_command(
+    _: &Cmd<'_, '_>,
+    args: &Args<'_>,
+    words: Words<'_, '_>,
+    out: &mut Sink,
+) {
+    remote::remote_command(args, words, out);
 }
 
-/// `salt`, `salt-ssh`: an execution function run on the minions.
-pub(crate) fn salt(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    remote::salt(cmd.args, out);
-}
-
-/// `ansible-playbook`: plays that change the inventory's machines.
-pub(crate) fn ansible_playbook(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    remote::ansible_playbook(cmd.args, out);
-}
-
-/// Raw sockets and tunnels (`nc`, `telnet`, `ngrok`): a shell handed to the network runs
-/// remote code.
-pub(crate) fn netcat(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    remote::netcat(cmd.args, out);
+/// The words a form is handed are paths removed on other machines (`salt … file.remove`).
+pub(crate) fn remote_removes(_: &Cmd<'_, '_>, _: &Args<'_>, words: Words<'_, '_>, out: &mut Sink) {
+    remote::remote_removes(words, out);
 }
 
 /// `socat`: its addresses (`EXEC:`, `CREATE:`).
@@ -81,8 +78,8 @@ pub(crate) fn socat(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut
 }
 
 /// `rclone`: syncs and deletions on remotes.
-pub(crate) fn rclone(cmd: &Cmd<'_, '_>, _: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
-    remote::rclone(cmd.args, out);
+pub(crate) fn rclone(_: &Cmd<'_, '_>, args: &Args<'_>, _: Words<'_, '_>, out: &mut Sink) {
+    remote::rclone(args, out);
 }
 
 /// A file a download writes to, unless it is standard output.

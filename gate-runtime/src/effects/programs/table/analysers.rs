@@ -18,7 +18,7 @@ pub(crate) use super::super::files::{
     chmod_mode, chown_owner, fd, find, jq, mktemp, patch, rename, rsync, yq,
 };
 pub(crate) use super::super::network::{
-    ansible_playbook, aria2c, curl, fan_out, httpie, netcat, rclone, salt, scp, socat, ssh, wget,
+    aria2c, curl, httpie, rclone, remote_command, remote_removes, scp, socat, ssh, wget,
 };
 pub(crate) use super::super::packages::{
     cargo_gate, node_install, node_run, node_script, package_config, runner,
@@ -64,10 +64,8 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "httpie" => httpie,
         "scp" => scp,
         "ssh" => ssh,
-        "fan_out" => fan_out,
-        "salt" => salt,
-        "ansible_playbook" => ansible_playbook,
-        "netcat" => netcat,
+        "remote_command" => remote_command,
+        "remote_removes" => remote_removes,
         "socat" => socat,
         "rclone" => rclone,
         "forge_api" => forge_api,
@@ -150,29 +148,30 @@ fn fed(script: &str, stdin: Option<&str>) -> String {
     )
 }
 
-/// `ansible HOSTS -m MODULE -a ARGS`: a `file` module with `state=absent`, or a shell
-/// module that removes, deletes there; any module but the read-only ones changes the hosts.
+/// The ansible modules whose free-form arguments are a command line run on each host.
+const ANSIBLE_COMMANDS: &[&str] = &["shell", "command", "raw"];
+
+/// The ansible modules that only gather facts or answer (`ping`, `setup`): nothing changes.
+const ANSIBLE_QUERIES: &[&str] = &["ping", "setup"];
+
+/// `ansible HOSTS -m MODULE -a ARGS` (the `module` and `module_args` roles; no module is
+/// `command`): a `file` module with `state=absent` deletes there; a command module's
+/// arguments are analysed as a line run there (`-m shell -a 'rm -rf /srv/app'`); any module
+/// but the queries changes the hosts (a send).
 pub(crate) fn ansible(_: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
-    let module = args
-        .values(&["m", "module-name"])
-        .last()
-        .unwrap_or("command");
-    let margs = args.values(&["a", "args"]).last().unwrap_or("");
-    let deletes = matches!(module, "file" | "ansible.builtin.file")
-        && margs.contains("state=absent")
-        || matches!(
-            module,
-            "shell" | "command" | "raw" | "ansible.builtin.shell" | "ansible.builtin.command"
-        ) && (margs.contains("rm -") || margs.contains("rm  -"));
-    if deletes {
+    let module = args.role_value("module").unwrap_or("command");
+    let name = module.strip_prefix("ansible.builtin.").unwrap_or(module);
+    let margs = args.role_value("module_args").unwrap_or("");
+    if ANSIBLE_QUERIES.contains(&name) {
+        return;
+    }
+    if name == "file" && margs.contains("state=absent") {
         out.place(Act::CloudDelete, Place::Remote);
     }
-    if !matches!(
-        module,
-        "ping" | "setup" | "ansible.builtin.ping" | "ansible.builtin.setup"
-    ) {
-        out.place(Act::Send, Place::Remote);
+    if ANSIBLE_COMMANDS.contains(&name) && !margs.trim().is_empty() {
+        out.remote_script(margs);
     }
+    out.place(Act::Send, Place::Remote);
 }
 
 /// Options of `docker exec`/`run` (and compose's) that take a value.

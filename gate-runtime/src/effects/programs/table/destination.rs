@@ -66,7 +66,7 @@ pub(crate) fn base(path: &str) -> &str {
 
 /// Whether a destination as written is certainly a directory: it ends in `/`, or is `.`,
 /// `..`, `~`, `~user`, `/`, `$HOME`, `$PWD` (or ends in `/.` or `/..`).
-fn is_dir_spelling(dest: &str) -> bool {
+pub(crate) fn is_dir_spelling(dest: &str) -> bool {
     dest.ends_with('/')
         || matches!(
             dest,

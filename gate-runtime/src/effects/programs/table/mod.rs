@@ -71,7 +71,8 @@ pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
 }
 
 fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> bool {
-    let args = read(p, cmd.args);
+    let mut args = read(p, cmd.args);
+    args.roles = p.roles;
     let ops = skipped(p, &args.operands);
     // `prog help …` prints help in every CLI that has the word.
     if p.subcommands && ops.first().is_some_and(|w| w == "help") {
@@ -106,8 +107,22 @@ fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
         {
             let from = out.raw.len();
             let inert = inert || own.as_ref().is_some_and(self::inert);
-            let (args, rest) = match &own {
-                Some(own) => (own, &own.operands[..]),
+            // The roles the form's analyser reads: the form's own, else the program's.
+            let roles = if f.roles.is_empty() { p.roles } else { f.roles };
+            let mut own = own;
+            let relabelled;
+            let (args, rest) = match &mut own {
+                Some(own) => {
+                    own.roles = roles;
+                    (&*own, &own.operands[..])
+                }
+                None if !std::ptr::eq(roles, args.roles) => {
+                    relabelled = Args {
+                        roles,
+                        ..args.clone()
+                    };
+                    (&relabelled, &ops[f.path.len()..])
+                }
                 None => (&args, &ops[f.path.len()..]),
             };
             if !inert {

@@ -44,6 +44,8 @@ pub(crate) struct Program {
     pub partial: bool,
     /// Each operand is a task the program runs in turn, read through the `verb` forms.
     pub tasks: bool,
+    /// Which options carry what the program's analyser reads: `(role, "a|b")`.
+    pub roles: Roles,
     /// Where the program (and its `otherwise`) is written.
     pub source: &'static str,
     /// How a copy's operands are read (`$src`, `$dest`).
@@ -84,6 +86,8 @@ pub(crate) struct Form {
     pub analyser: Option<Analyser>,
     /// The queries the command runs.
     pub queries: Option<Queries>,
+    /// Which options carry what the form's analyser reads.
+    pub roles: Roles,
     /// The subcommand's own options, read from the words after the path.
     pub options: Option<Grammar>,
     /// The command prints every item of its kind (`brew list`).
@@ -105,6 +109,8 @@ pub(crate) struct Queries {
     pub in_memory: &'static str,
     pub output: &'static str,
 }
+/// The roles the data gives an analyser: `(role, "a|b")` (see `getopt::Args::role`).
+pub(crate) type Roles = &'static [(&'static str, &'static str)];
 
 /// A condition on the command line (see the schema's `Cond`).
 #[derive(Debug)]

@@ -159,6 +159,7 @@ fn program(p: schema::Program) -> Program {
         analyser: p.analyser.as_deref().and_then(analysers::by_name),
         partial: p.partial,
         tasks: p.tasks,
+        roles: roles(p.roles),
         source: text(p.source),
         destination: p.destination.map(|d| Destination {
             into: text(d.into),
@@ -167,6 +168,10 @@ fn program(p: schema::Program) -> Program {
             default: d.default.map(text),
         }),
     }
+}
+
+fn roles(r: Vec<(String, String)>) -> &'static [(&'static str, &'static str)] {
+    leak(r.into_iter().map(|(a, b)| (text(a), text(b))).collect())
 }
 
 fn grammar(o: schema::Options) -> Grammar {
@@ -191,6 +196,7 @@ fn form(f: schema::Form) -> Form {
         // The schema admits only names the registry has (a test keeps them in step).
         analyser: f.analyser.as_deref().and_then(analysers::by_name),
         queries: f.queries.map(queries),
+        roles: roles(f.roles),
         options: f.options.map(grammar),
         lists: f.lists,
     }

@@ -36,10 +36,8 @@ pub const ANALYSERS: &[&str] = &[
     "httpie",
     "scp",
     "ssh",
-    "fan_out",
-    "salt",
-    "ansible_playbook",
-    "netcat",
+    "remote_command",
+    "remote_removes",
     "socat",
     "rclone",
     "forge_api",
@@ -135,6 +133,62 @@ pub struct Queries {
     #[serde(default)]
     pub output: String,
 }
+/// The roles each analyser reads from the data (`roles = { body = "d|data" }`): which of
+/// the program's options carry what the analyser reads (a request body, an output file, a
+/// remote command's settings). An analyser not listed reads none.
+pub const ROLES: &[(&str, &[&str])] = &[
+    (
+        "curl",
+        &[
+            "output",
+            "output_dir",
+            "remote_name",
+            "remote_name_all",
+            "header_name",
+            "saves",
+            "keeps",
+            "body",
+            "body_pairs",
+            "body_text",
+            "form",
+            "upload",
+            "method",
+            "header",
+            "config",
+            "url",
+        ],
+    ),
+    (
+        "wget",
+        &[
+            "output",
+            "output_dir",
+            "saves",
+            "keeps",
+            "reads",
+            "body",
+            "body_file",
+            "method",
+            "recursive",
+            "no_save",
+            "replaces",
+            "config",
+        ],
+    ),
+    ("aria2c", &["output", "output_dir", "reads", "code"]),
+    (
+        "httpie",
+        &["output", "download", "offline", "raw_body", "session"],
+    ),
+    ("scp", &["settings", "control"]),
+    (
+        "ssh",
+        &["settings", "control", "config", "no_stdin", "prints"],
+    ),
+    ("rclone", &["dry_run"]),
+    ("remote_command", &["hosts_file"]),
+    ("ansible", &["module", "module_args"]),
+];
 
 /// How a program's parser reads options (see `getopt::Style`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,6 +273,8 @@ pub struct Program {
     /// Each operand is a task the program runs in turn (`rake db:drop db:create`): read
     /// through the `verb` forms, the first matching each adding its effects.
     pub tasks: bool,
+    /// Which options carry what the program's analyser reads: `(role, "a|b")`.
+    pub roles: Vec<(String, String)>,
     /// Where `otherwise` is written (`commands/x.toml: prog`).
     pub source: String,
     pub examples: Vec<Example>,
@@ -271,6 +327,8 @@ pub struct Form {
     pub analyser: Option<String>,
     /// The queries the command runs (see [`Queries`]).
     pub queries: Option<Queries>,
+    /// Which options carry what the form's analyser reads: `(role, "a|b")`.
+    pub roles: Vec<(String, String)>,
     /// The options of this subcommand, read from the words after the path in place of the
     /// program's (`git symbolic-ref -qd HEAD`: `-d` is symbolic-ref's, not git's).
     pub options: Option<Options>,
@@ -439,6 +497,7 @@ struct RawProgram {
     #[serde(default)]
     otherwise: Vec<Spanned<String>>,
     analyser: Option<Spanned<String>>,
+    roles: Option<Spanned<BTreeMap<String, String>>>,
     #[serde(default)]
     partial: Option<Spanned<bool>>,
     #[serde(default)]
@@ -478,6 +537,7 @@ struct RawForm {
     effects: Vec<Spanned<String>>,
     analyser: Option<Spanned<String>>,
     queries: Option<Spanned<Queries>>,
+    roles: Option<Spanned<BTreeMap<String, String>>>,
     options: Option<RawOptions>,
     #[serde(default)]
     lists: bool,
@@ -606,6 +666,7 @@ fn expand(sets: &Sets<'_>, forms: Vec<Spanned<RawForm>>) -> Result<Vec<Entry>, F
             || !r.effects.is_empty()
             || r.analyser.is_some()
             || r.queries.is_some()
+            || r.roles.is_some()
             || r.options.is_some()
             || r.lists
             || !r.examples.is_empty()
@@ -781,6 +842,7 @@ fn program(
         analyser: None,
         partial: p.partial.as_ref().is_some_and(|b| *b.get_ref()),
         tasks: p.tasks,
+        roles: Vec::new(),
         examples: p.examples,
         destination: None,
     };
@@ -817,6 +879,9 @@ fn program(
                 ),
             ));
         }
+    }
+    if let Some(r) = &p.roles {
+        out.roles = roles(&out, None, out.analyser.as_deref(), r)?;
     }
     if let Some(d) = &p.dir {
         valued(&out, d.get_ref(), d.span().start, "dir")?;
@@ -929,6 +994,10 @@ fn form(
         Some(q) => Some(self::queries(p, own, q)?),
         None => None,
     };
+    let roles = match &f.roles {
+        Some(r) => self::roles(p, own, analyser.as_deref(), r)?,
+        None => Vec::new(),
+    };
     Ok(Form {
         source: format!("{file}: {program}{label}"),
         path,
@@ -939,6 +1008,7 @@ fn form(
         effects,
         analyser,
         queries,
+        roles,
         options,
         lists: f.lists,
         examples: f.examples,
@@ -1079,6 +1149,44 @@ fn alternatives(
             },
             None => out.push(a.to_string()),
         }
+    }
+    Ok(out)
+}
+
+/// The roles an entry gives its analyser: each a role the analyser reads, naming options
+/// the program (or the form) declares.
+fn roles(
+    p: &Program,
+    form: Option<&Options>,
+    analyser: Option<&str>,
+    raw: &Spanned<BTreeMap<String, String>>,
+) -> Result<Vec<(String, String)>, Fault> {
+    let offset = raw.span().start;
+    let Some(analyser) = analyser else {
+        return Err((
+            Some(offset),
+            "`roles` say which options carry what an analyser reads: name the `analyser`".into(),
+        ));
+    };
+    let known: &[&str] = ROLES
+        .iter()
+        .find(|(a, _)| *a == analyser)
+        .map_or(&[], |(_, r)| r);
+    let mut out = Vec::new();
+    for (role, names) in raw.get_ref() {
+        if !known.contains(&role.as_str()) {
+            return Err((
+                Some(offset),
+                format!(
+                    "analyser `{analyser}` reads no role `{role}` (its roles: {})",
+                    known.join(", ")
+                ),
+            ));
+        }
+        for name in names.split('|') {
+            option(p, form, name, offset)?;
+        }
+        out.push((role.clone(), names.clone()));
     }
     Ok(out)
 }

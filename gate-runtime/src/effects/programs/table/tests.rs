@@ -2,7 +2,7 @@
 //! a project's additions.
 
 use super::super::testing::{effects, has};
-use super::{builtin, project, schema};
+use super::{analysers, builtin, project, schema};
 
 /// Every example every built-in file shows has exactly the effects it says.
 #[test]
@@ -931,4 +931,57 @@ otherwise = ["read@$if=", "overwrite@$of=", "write@$1+aa"]
     assert!(e.contains("unknown field `onto`"), "{e}");
     let e = error(&format!("{head}otherwise = [\"write@$0+aa\"]\n"));
     assert!(e.contains("operands are numbered from $1"), "{e}");
+}
+
+/// `roles` say which options carry what an analyser reads: each role one the analyser
+/// reads, each option one the entry declares; the analyser reads the options by role, so a
+/// project's program can hand its own options to a built-in analyser.
+#[test]
+fn roles_name_the_options_an_analyser_reads() {
+    let head = "version = 1\n[[program]]\nnames = [\"p\"]\nshort_value = \"bo\"\n";
+    let ex = "examples = [{ line = \"p\", effects = [] }]\n";
+    let e = error(&format!(
+        "{head}analyser = \"curl\"\nroles = {{ bdy = \"b\" }}\n{ex}"
+    ));
+    assert!(e.contains("reads no role `bdy`"), "{e}");
+    let e = error(&format!(
+        "{head}analyser = \"curl\"\nroles = {{ body = \"x\" }}\n{ex}"
+    ));
+    assert!(e.contains("unknown option `x`"), "{e}");
+    let e = error(&format!(
+        "{head}otherwise = [\"send@remote\"]\nroles = {{ body = \"b\" }}\n{ex}"
+    ));
+    assert!(e.contains("name the `analyser`"), "{e}");
+    let form = format!(
+        "{head}otherwise = [\"send@remote\"]\n{ex}[[program.form]]\npath = [\"push\"]\nanalyser = \"remote_command\"\nroles = {{ hosts_file = \"o\" }}\n{ex}"
+    );
+    let ok = schema::parse("commands/x.toml", &form, true).unwrap();
+    assert_eq!(ok[0].forms[0].roles, [("hosts_file".into(), "o".into())]);
+    // Every analyser the roles table names is one the registry has.
+    for (name, _) in schema::ROLES {
+        assert!(analysers::by_name(name).is_some(), "{name}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("api.toml"),
+        "version = 1\n[[program]]\nnames = [\"apicall\"]\nshort_value = \"bo\"\nanalyser = \"curl\"\nroles = { body = \"b\", output = \"o\" }\n",
+    )
+    .unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    let sent = effects("apicall -b @.env -o out.json https://api.example.com/x");
+    let plain = effects("apicall https://api.example.com/x");
+    project::end();
+    for want in [
+        "fetch@remote",
+        "overwrite@source",
+        "read@secrets",
+        "send@remote",
+    ] {
+        assert!(sent.contains(&want.to_string()), "{want}: {sent:?}");
+    }
+    // A program gate did not know runs as itself too (`exec`).
+    assert_eq!(plain, ["exec@none", "fetch@remote"]);
 }
