@@ -215,7 +215,7 @@ fn makefile_package_and_git_configuration_run_what_they_say() {
     for line in [
         "git add -A && git commit -m wip",
         "git checkout -b fix && git commit -am wip",
-        "git stash && git stash pop",
+        "git switch -c other && git commit --allow-empty -m x",
     ] {
         assert!(!blocks(&w.bash(line)), "{line}");
     }
