@@ -216,6 +216,7 @@ fn makefile_package_and_git_configuration_run_what_they_say() {
         "git add -A && git commit -m wip",
         "git checkout -b fix && git commit -am wip",
         "git switch -c other && git commit --allow-empty -m x",
+        "git merge --ff-only other && git commit --allow-empty -m y",
     ] {
         assert!(!blocks(&w.bash(line)), "{line}");
     }

@@ -498,7 +498,14 @@ fn effects_after(
                 // stash`, `git checkout -b`: a `write` at `.git` itself) changes its index,
                 // refs and objects, not the hooks and configuration kept there; anything that
                 // puts files into it names them, or overwrites it.
-                let metadata = |e: &Effect| e.act == Act::Write && e.target.ends_with("/.git");
+                // So does its write of the work tree (`git pull`, `git merge`: a `write` at the
+                // directory that holds `.git`), which never reaches into `.git`.
+                let metadata = |e: &Effect| {
+                    e.act == Act::Write
+                        && (e.target.ends_with("/.git")
+                            || p.strip_prefix(e.target.as_str())
+                                .is_some_and(|r| r.starts_with("/.git/")))
+                };
                 let changed = written.iter().any(|(w, _)| w == p)
                     || fetched.iter().any(|f| f == p)
                     || out.iter().any(|e| {
