@@ -199,6 +199,7 @@ fn form(f: schema::Form) -> Form {
         roles: roles(f.roles),
         options: f.options.map(grammar),
         lists: f.lists,
+        rows: f.rows,
     }
 }
 
