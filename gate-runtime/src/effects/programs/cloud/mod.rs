@@ -1,10 +1,11 @@
 //! What the object-storage CLIs' words need read as code: which side of a copy is a store
-//! (`s3://b/x`, `gs://b`) and which a local path (`object_copy`), and what an aws operation
+//! (`s3://b/x`, `gs://b`) and which a local path (`object_copy`, `object_sync`), and what an aws operation
 //! no form names grants or runs (`cloud_operation`). Each is an analyser reached by name
 //! from `commands/cloud.toml`, which says which subcommands copy, move, sync and delete.
 
 use super::super::getopt::Args;
 use super::super::{Cmd, Sink};
+use super::table::destination::is_dir_spelling;
 use gate_spec::effect::{Act, Place};
 use std::borrow::Cow;
 
@@ -26,7 +27,21 @@ pub(crate) fn object_copy(_: &Cmd<'_, '_>, a: &Args<'_>, ops: &[Cow<'_, str>], o
         return;
     };
     for src in srcs {
-        transfer(out, src, dest);
+        transfer(out, src, dest, true);
+    }
+}
+
+/// A sync (`aws s3 sync`, `gsutil rsync`, `SRC DEST`): as [`object_copy`], but what the
+/// source holds lands in the destination itself, never under it by the source's name.
+pub(crate) fn object_sync(_: &Cmd<'_, '_>, a: &Args<'_>, ops: &[Cow<'_, str>], out: &mut Sink) {
+    if super::table::inert(a) {
+        return;
+    }
+    let Some((dest, srcs)) = ops.split_last() else {
+        return;
+    };
+    for src in srcs {
+        transfer(out, src, dest, false);
     }
 }
 
@@ -34,8 +49,8 @@ fn is_store(word: &str) -> bool {
     word.contains("://")
 }
 
-/// One source copied to `dest`.
-fn transfer(out: &mut Sink, src: &str, dest: &str) {
+/// One source copied to `dest`; `named`: into a directory, it lands under its own name.
+fn transfer(out: &mut Sink, src: &str, dest: &str, named: bool) {
     if is_store(src) {
         out.place(Act::Fetch, Place::Remote);
     } else if src != "-" {
@@ -43,8 +58,9 @@ fn transfer(out: &mut Sink, src: &str, dest: &str) {
     }
     if is_store(dest) {
         out.place(Act::Send, Place::Remote);
-    } else if dest == "." || dest == "./" || (dest.ends_with('/') && dest != "/") {
-        // Into a directory: the copy lands under it, named as the source.
+    } else if named && dest != "/" && is_dir_spelling(dest) {
+        // Into a directory (`dir/`, `.`, `~`, `$HOME`): the copy lands under it, named as
+        // the source. The root is kept whole: a copy there is taken to replace it.
         let name = src
             .trim_end_matches('/')
             .rsplit(['/', ':'])

@@ -15,7 +15,7 @@
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
-pub(crate) use super::super::cloud::{cloud_operation, object_copy};
+pub(crate) use super::super::cloud::{cloud_operation, object_copy, object_sync};
 pub(crate) use super::super::files::{
     chmod_mode, chown_owner, fd, find, jq, mktemp, patch, rename, rsync, yq,
 };
@@ -111,6 +111,7 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "option_code" => option_code,
         "rsync" => rsync,
         "object_copy" => object_copy,
+        "object_sync" => object_sync,
         "cloud_operation" => cloud_operation,
         "rename" => rename,
         "jq" => jq,

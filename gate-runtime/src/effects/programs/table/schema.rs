@@ -81,6 +81,7 @@ pub const ANALYSERS: &[&str] = &[
     "option_code",
     "rsync",
     "object_copy",
+    "object_sync",
     "cloud_operation",
     "rename",
     "jq",
