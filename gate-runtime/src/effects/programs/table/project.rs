@@ -159,6 +159,7 @@ fn program(p: schema::Program) -> Program {
         analyser: p.analyser.as_deref().and_then(analysers::by_name),
         partial: p.partial,
         tasks: p.tasks,
+        names_only: p.names_only,
         roles: roles(p.roles),
         source: text(p.source),
         destination: p.destination.map(|d| Destination {

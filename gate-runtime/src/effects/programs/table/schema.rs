@@ -276,6 +276,9 @@ pub struct Program {
     /// Each operand is a task the program runs in turn (`rake db:drop db:create`): read
     /// through the `verb` forms, the first matching each adding its effects.
     pub tasks: bool,
+    /// The program shows names, sizes and types of the files it reads, never their
+    /// content (`ls`, `stat`): what it reads is not revealed.
+    pub names_only: bool,
     /// Which options carry what the program's analyser reads: `(role, "a|b")`.
     pub roles: Vec<(String, String)>,
     /// Where `otherwise` is written (`commands/x.toml: prog`).
@@ -509,6 +512,8 @@ struct RawProgram {
     partial: Option<Spanned<bool>>,
     #[serde(default)]
     tasks: bool,
+    #[serde(default)]
+    names_only: bool,
     #[serde(default)]
     examples: Vec<Example>,
     #[serde(default, rename = "form")]
@@ -852,6 +857,7 @@ fn program(
         analyser: None,
         partial: p.partial.as_ref().is_some_and(|b| *b.get_ref()),
         tasks: p.tasks,
+        names_only: p.names_only,
         roles: Vec::new(),
         examples: p.examples,
         destination: None,
