@@ -172,7 +172,7 @@ fn program(out: &mut String, p: &Program) {
         };
         let _ = writeln!(
             out,
-            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, queries: {}, roles: {}, options: {}, lists: {} }},",
+            "            Form {{ source: {:?}, path: &[{}], end: {}, verb: {}, verb_from: {}, when: &[{}], effects: &[{}], analyser: {analyser}, queries: {}, roles: {}, options: {}, lists: {}, rows: {} }},",
             f.source,
             path.join(", "),
             f.end,
@@ -184,6 +184,7 @@ fn program(out: &mut String, p: &Program) {
             roles(&f.roles),
             opt_grammar(&f.options),
             f.lists,
+            f.rows,
         );
     }
     out.push_str("        ],\n    },\n");

@@ -47,25 +47,23 @@ pub(crate) fn is_shell(program: &str) -> bool {
 /// that listing acts on all of them
 /// ([`super::EVERY_LISTED`]).
 pub(crate) fn lists_every(program: &str, args: &[std::borrow::Cow<'_, str>]) -> bool {
-    match program {
-        "docker" | "podman" | "nerdctl" => cloud::containers_list_every(args),
-        // A form written as data says so (`lists = true`: `brew list`).
-        _ => table::lists_every(&Cmd {
-            program,
-            args,
-            stdin: None,
-            stdin_file: None,
-        }),
-    }
+    table::lists_every(&listing(program, args))
 }
 
-/// Whether a command lists every item of its kind as a table, a row each (`docker ps -a`):
-/// the listing stands for all of them when what follows only cuts its columns and header
-/// (`| tail -n +2 | awk '{print $1}'`).
+/// Whether a command lists every item of its kind as a table, a row each (`docker ps -a`, a
+/// form written with `rows = true`): the listing stands for all of them when what follows
+/// only cuts its columns and header (`| tail -n +2 | awk '{print $1}'`).
 pub(crate) fn lists_every_row(program: &str, args: &[std::borrow::Cow<'_, str>]) -> bool {
-    match program {
-        "docker" | "podman" | "nerdctl" => cloud::containers_list_every_row(args),
-        _ => false,
+    table::lists_every_row(&listing(program, args))
+}
+
+/// A listing command as the data reads it: no input.
+fn listing<'c, 'a>(program: &'c str, args: &'c [std::borrow::Cow<'a, str>]) -> Cmd<'c, 'a> {
+    Cmd {
+        program,
+        args,
+        stdin: None,
+        stdin_file: None,
     }
 }
 
@@ -85,7 +83,6 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     agents::model,
     // The programs written as data (`commands/*.toml`).
     table::model,
-    cloud::model,
 ];
 
 /// Read one simple command into effects; `false` when no family knows the program. Programs

@@ -9,11 +9,13 @@
 //! runners, configured sources and installs of gate (`programs/packages.rs`), and the file
 //! programs' modes, owners, temporary names and finders, and those whose operands need
 //! reading (`rsync`'s remotes, `rename`'s expression, `jq`'s filter, `patch`'s diff:
-//! `programs/files/`). Each is reached from `analyser = "name"`. The query languages a
+//! `programs/files/`), and the object stores' copies (which side is a store) and aws's
+//! operations no form names (`programs/cloud/`). Each is reached from `analyser = "name"`. The query languages a
 //! program's `queries` are read as (`language = "sql"`) are named here too.
 
 use super::super::super::getopt::Args;
 use super::super::super::{Cmd, Sink};
+pub(crate) use super::super::cloud::{cloud_operation, object_copy, object_sync};
 pub(crate) use super::super::files::{
     chmod_mode, chown_owner, fd, find, jq, mktemp, patch, rename, rsync, yq,
 };
@@ -108,6 +110,9 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "fd" => fd,
         "option_code" => option_code,
         "rsync" => rsync,
+        "object_copy" => object_copy,
+        "object_sync" => object_sync,
+        "cloud_operation" => cloud_operation,
         "rename" => rename,
         "jq" => jq,
         "yq" => yq,

@@ -33,16 +33,27 @@ pub(crate) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
 /// Whether `cmd` is a built-in form that prints every item of its kind, one a line
 /// (`brew list`, a form with `lists = true`): a command handed that output acts on all.
 pub(crate) fn lists_every(cmd: &Cmd<'_, '_>) -> bool {
-    let Some(p) = builtin::find(cmd.program) else {
-        return false;
-    };
+    listing(cmd).is_some_and(|f| f.lists)
+}
+
+/// Whether `cmd` is a built-in form that prints every item of its kind as a table, a row
+/// each (`docker ps -a`, a form with `rows = true`): cut to a column, it names them all.
+pub(crate) fn lists_every_row(cmd: &Cmd<'_, '_>) -> bool {
+    listing(cmd).is_some_and(|f| f.rows)
+}
+
+/// The built-in form `cmd` is, when it changes something at all (not `--help`).
+fn listing(cmd: &Cmd<'_, '_>) -> Option<&'static Form> {
+    let p = builtin::find(cmd.program)?;
     let args = read(p, cmd.args);
     let ops = skipped(p, &args.operands);
-    !inert(&args)
-        && p.forms
-            .iter()
-            .find_map(|f| fits(p, f, ops, &args, cmd))
-            .is_some_and(|(f, _)| f.lists)
+    if inert(&args) {
+        return None;
+    }
+    p.forms
+        .iter()
+        .find_map(|f| fits(p, f, ops, &args, cmd))
+        .map(|(f, _)| f)
 }
 
 /// The operands with the program's leading words that are no part of the path skipped

@@ -94,6 +94,8 @@ pub(crate) struct Form {
     pub options: Option<Grammar>,
     /// The command prints every item of its kind (`brew list`).
     pub lists: bool,
+    /// The command prints every item of its kind as a table, a row each (`docker ps -a`).
+    pub rows: bool,
 }
 
 /// Where a command takes the queries it runs and what reads them (see the schema's

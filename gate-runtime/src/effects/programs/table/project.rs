@@ -200,6 +200,7 @@ fn form(f: schema::Form) -> Form {
         roles: roles(f.roles),
         options: f.options.map(grammar),
         lists: f.lists,
+        rows: f.rows,
     }
 }
 

@@ -80,6 +80,9 @@ pub const ANALYSERS: &[&str] = &[
     "fd",
     "option_code",
     "rsync",
+    "object_copy",
+    "object_sync",
+    "cloud_operation",
     "rename",
     "jq",
     "yq",
@@ -338,6 +341,10 @@ pub struct Form {
     /// The command prints every item of its kind, one a line (`brew list`): a command
     /// handed its output acts on all of them (the `every` condition).
     pub lists: bool,
+    /// The command prints every item of its kind as a table, a header and then a row each
+    /// (`docker ps -a`): cut to a column (`| tail -n +2 | awk '{print $1}'`), the listing
+    /// names all of them.
+    pub rows: bool,
     pub examples: Vec<Example>,
     /// Where the examples are written, when not with the form itself: the form set it was
     /// included from (`commands/packages-node.toml: form set node-installs`).
@@ -547,6 +554,8 @@ struct RawForm {
     #[serde(default)]
     lists: bool,
     #[serde(default)]
+    rows: bool,
+    #[serde(default)]
     examples: Vec<Example>,
 }
 
@@ -674,6 +683,7 @@ fn expand(sets: &Sets<'_>, forms: Vec<Spanned<RawForm>>) -> Result<Vec<Entry>, F
             || r.roles.is_some()
             || r.options.is_some()
             || r.lists
+            || r.rows
             || !r.examples.is_empty()
         {
             return Err((
@@ -1017,6 +1027,7 @@ fn form(
         roles,
         options,
         lists: f.lists,
+        rows: f.rows,
         examples: f.examples,
         examples_from: None,
     })
