@@ -210,8 +210,26 @@ fn makefile_package_and_git_configuration_run_what_they_say() {
     assert_eq!(w.bash("git status"), "deny");
     w.git(&["config", "--unset", "core.fsmonitor"]);
     assert!(!blocks(&w.bash("git status")));
+    // git's own writes of its metadata earlier in the line leave its hooks as they are: the
+    // hooks it then runs are what is on the disk.
+    for line in [
+        "git add -A && git commit -m wip",
+        "git checkout -b fix && git commit -am wip",
+        "git stash && git stash pop",
+    ] {
+        assert!(!blocks(&w.bash(line)), "{line}");
+    }
+    // Files put into the metadata's hooks earlier in the line are what runs, unseen.
+    w.write("hook.sh", "#!/bin/sh\necho ok\n");
+    for line in [
+        "cp hook.sh .git/hooks/pre-commit && git commit -m wip",
+        "cp hook.sh .git/hooks/post-checkout && git checkout -b other",
+    ] {
+        assert!(blocks(&w.bash(line)), "{line}");
+    }
     w.write(".git/hooks/pre-commit", "#!/bin/sh\nrm -rf .claude\n");
     assert_eq!(w.bash("git commit -m wip"), "deny");
+    assert_eq!(w.bash("git add -A && git commit -m wip"), "deny");
 }
 
 #[test]

@@ -345,7 +345,7 @@ fn brace_group(w: &str) -> Option<(usize, usize, Vec<&str>)> {
 pub fn resolve(text: &str, cwd: &str, home: &str, oldpwd: Option<&str>) -> Resolved {
     let mut unknown_root = false;
     let expanded: String;
-    let mut t = text;
+    let mut t = placeholder(text);
     // `~`, `~/…`, `~user/…`.
     if let Some(rest) = t.strip_prefix('~') {
         let (user, tail) = match rest.find('/') {
@@ -388,6 +388,18 @@ pub fn resolve(text: &str, cwd: &str, home: &str, oldpwd: Option<&str>) -> Resol
         parts,
         unknown_root,
     }
+}
+
+/// The value a whole-word placeholder stands for, as documentation and templates write one
+/// (`{{/dev/sdX}}`, `{{~/.bashrc}}`, `{{ path/to/file }}`): a path of that shape, so
+/// `dd of={{/dev/sdX}}` writes a device and `cp a {{path/to/dest}}` a file of the project.
+/// A brace expansion (`{a,b}`, `{1..3}`) has one pair of braces and is no placeholder.
+fn placeholder(text: &str) -> &str {
+    text.strip_prefix("{{")
+        .and_then(|t| t.strip_suffix("}}"))
+        .map(str::trim)
+        .filter(|inner| !inner.is_empty() && !inner.contains(['{', '}']))
+        .unwrap_or(text)
 }
 
 /// Replace known variables; anything else (or a substitution) makes the root unknown and
@@ -1278,6 +1290,18 @@ mod tests {
         ] {
             assert_ne!(place(t), Place::Secrets, "{t}");
         }
+    }
+
+    #[test]
+    fn a_placeholder_is_a_path_of_its_shape() {
+        let at = |t: &str| resolve(t, "/p", "/h", None).parts.join("/");
+        assert_eq!(at("{{/dev/sdX}}"), "dev/sdX");
+        assert_eq!(at("{{~/.bashrc}}"), "h/.bashrc");
+        assert_eq!(at("{{ path/to/file }}"), "p/path/to/file");
+        // Brace expansions and templates in a word are not whole placeholders.
+        assert_eq!(at("{a,b}"), "p/{a,b}");
+        assert_eq!(at("x{{y}}"), "p/x{{y}}");
+        assert_eq!(at("{{}}"), "p/{{}}");
     }
 
     #[test]

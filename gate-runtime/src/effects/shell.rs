@@ -494,14 +494,20 @@ fn effects_after(
                         return Earlier::Wrote(text.clone());
                     }
                 }
+                // A git command's own write of the repository's metadata (`git add`, `git
+                // stash`, `git checkout -b`: a `write` at `.git` itself) changes its index,
+                // refs and objects, not the hooks and configuration kept there; anything that
+                // puts files into it names them, or overwrites it.
+                let metadata = |e: &Effect| e.act == Act::Write && e.target.ends_with("/.git");
                 let changed = written.iter().any(|(w, _)| w == p)
                     || fetched.iter().any(|f| f == p)
                     || out.iter().any(|e| {
                         changes(e.act)
                             && !e.target.is_empty()
                             && (e.target == p
-                                || p.strip_prefix(e.target.as_str())
-                                    .is_some_and(|r| r.starts_with('/')))
+                                || (!metadata(e)
+                                    && p.strip_prefix(e.target.as_str())
+                                        .is_some_and(|r| r.starts_with('/'))))
                     });
                 if changed {
                     Earlier::Changed
@@ -629,7 +635,8 @@ fn effects_after(
                 } else {
                     named.iter().map(|n| Cow::Owned(n.clone())).collect()
                 };
-                let extra: Vec<Cow<'_, str>> = args.iter().cloned().chain(fill).collect();
+                let extra: Vec<Cow<'_, str>> =
+                    args.iter().cloned().chain(fill.iter().cloned()).collect();
                 let probe = Cmd {
                     args: &extra,
                     ..view
@@ -642,11 +649,23 @@ fn effects_after(
                         sink.raw.push((*act, target.clone()));
                     }
                 }
+                // A path the program derives without the words it is handed (`xargs curl
+                // -O` saves into the directory it runs in) is that path; one made of them
+                // is where the words lead, which the line does not show.
+                let made_of_input = |t: &RawTarget| match t {
+                    RawTarget::Path(p) => fill.iter().any(|f| p.contains(&**f)),
+                    _ => true,
+                };
+                for (act, target) in &again.raw {
+                    if is_path_act(*act) && !made_of_input(target) {
+                        sink.raw.push((*act, target.clone()));
+                    }
+                }
                 again
                     .raw
                     .iter()
+                    .filter(|(a, t)| is_path_act(*a) && made_of_input(t))
                     .map(|(a, _)| *a)
-                    .filter(|a| is_path_act(*a))
                     .collect()
             } else {
                 acts

@@ -777,6 +777,27 @@ pub(crate) mod testing {
         assert!(!has("echo hi > out.txt && cat out.txt", "opaque@none"));
         // `xargs -a FILE`: the words come from a file the line does not show.
         assert!(has("xargs -a dirs.txt rm -rf", "delete@unknown"));
+        // What the program makes of them without their text is where it is: `curl -O` saves
+        // into the directory it runs in, whatever the URLs.
+        for line in [
+            "xargs -a urls.txt -n 1 curl -O",
+            "xargs -n1 curl -O < urls.txt",
+            "cat urls.txt | xargs -n 1 curl -sSLO",
+        ] {
+            assert!(has(line, "overwrite@source"), "{line}: {:?}", effects(line));
+            assert!(
+                !has(line, "overwrite@unknown"),
+                "{line}: {:?}",
+                effects(line)
+            );
+        }
+        // `parallel CMD ::: ARGS` has its arguments on the line; fed on its input it has not.
+        let bound = effects("parallel gzip ::: logs/*.log");
+        assert!(!bound.iter().any(|e| e.ends_with("@unknown")), "{bound:?}");
+        assert!(has("parallel rm -rf ::: ~/a ~/b", "delete@outside"));
+        assert!(has("cat dirs.txt | parallel rm -rf", "delete@unknown"));
+        assert!(has("curl -O https://x.example/$F", "overwrite@source"));
+        assert!(!has("curl -O https://x.example/$F", "overwrite@unknown"));
     }
 
     #[test]

@@ -1082,7 +1082,7 @@ fn parallel(words: &[FinalWord<'_>], from: usize) -> Peel {
             .map(|w| &*w.text)
             .filter(|t| !is_sep(t))
             .collect();
-        return script(plain.join("\n"), "parallel");
+        return script(plain.join("\n"), BOUND);
     }
     let mut code = joined(&words[..cmd_end], start);
     if !args.is_empty() {
@@ -1100,9 +1100,15 @@ fn parallel(words: &[FinalWord<'_>], from: usize) -> Peel {
             code.push(' ');
             code.push_str(&list);
         }
+        // Its arguments are on the line: it reads none from its input.
+        return script(code, BOUND);
     }
     script(code, "parallel")
 }
+
+/// The wrapper name of a command `parallel` runs with its arguments bound on the line (`:::`),
+/// apart from one that takes them from its input as `xargs` does.
+const BOUND: &str = "parallel :::";
 
 /// A wrapper whose option moves the command to another directory (`env -C DIR CMD`, `sudo -D
 /// DIR CMD`): the command as shell code run after a `cd` there (behind `then`, what keeps the

@@ -1,5 +1,6 @@
-//! Archives and compressors: `tar` (old-style bundles too), `unzip`, `zip`, `7z`, `cpio`,
-//! and the compressors that replace a file by its (de)compressed form (`gzip`, `xz`, …).
+//! Archivers: `tar` (old-style bundles too), `unzip`, `zip`, `7z`, `cpio`: where an
+//! extraction's members land and which archive's list of members is read. The compressors
+//! (`gzip`, `xz`, …) are data (`commands/files-archive.toml`).
 
 use std::borrow::Cow;
 
@@ -158,20 +159,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         "zip" => zip(cmd, out),
         "7z" | "7za" | "7zr" | "7zz" => seven(cmd, out),
         "cpio" => cpio(cmd, out),
-        "gzip" | "pigz" | "bzip2" | "pbzip2" | "lbzip2" | "xz" | "pixz" | "lzma" | "lzip"
-        | "compress" | "zstd" | "pzstd" | "lz4" | "brotli" | "gunzip" | "unpigz" | "bunzip2"
-        | "unxz" | "unlzma" | "uncompress" | "unzstd" | "unlz4" => compressor(cmd, out),
-        "zcat" | "gzcat" | "bzcat" | "xzcat" | "zstdcat" | "lz4cat" | "lzcat" | "zless"
-        | "zmore" | "zgrep" | "bzgrep" | "xzgrep" | "zdiff" => {
-            let ops: Vec<&str> = cmd
-                .args
-                .iter()
-                .map(|a| &**a)
-                .filter(|a| !a.starts_with('-'))
-                .skip(usize::from(cmd.program.ends_with("grep")))
-                .collect();
-            each(out, Act::Read, &ops);
-        }
         _ => return false,
     }
     true
@@ -536,73 +523,6 @@ fn cpio(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     }
 }
 
-/// Compressors: each file replaced by its (de)compressed form (an overwrite of the new file
-/// and a delete of the old) unless kept (`-k`, or by default for `zstd`, `lz4`, `brotli`) or
-/// written to standard output (`-c`); `-t`/`-l` only read.
-fn compressor(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    const Z: Grammar = Grammar {
-        short: "cdfhklLnNqrtvV0123456789zeFTjJ",
-        short_value: "SbpMCo",
-        long: &[
-            "stdout",
-            "to-stdout",
-            "decompress",
-            "uncompress",
-            "force",
-            "keep",
-            "list",
-            "no-name",
-            "name",
-            "quiet",
-            "recursive",
-            "test",
-            "verbose",
-            "fast",
-            "best",
-            "rm",
-            "no-keep",
-            "rsyncable",
-            "extreme",
-            "long",
-            "ultra",
-            "sparse",
-        ],
-        long_value: &[
-            "suffix",
-            "threads",
-            "format",
-            "check",
-            "memlimit",
-            "output",
-            "processes",
-        ],
-        posix: false,
-    };
-    let a = getopt::read(&Z, cmd.args);
-    if a.any(&["t", "test", "l", "list"]) {
-        each(out, Act::Read, &a.operands);
-        return;
-    }
-    let keeps_by_default = matches!(
-        cmd.program,
-        "zstd" | "pzstd" | "unzstd" | "lz4" | "unlz4" | "brotli"
-    );
-    let removes = a.any(&["rm", "no-keep"]) || (cmd.program == "brotli" && a.has("j"));
-    let stdout = a.any(&["c", "stdout", "to-stdout"]);
-    let keep = a.any(&["k", "keep"]) || (keeps_by_default && !removes);
-    let output = a.value("o").or(a.value("output"));
-    each(out, Act::Read, &a.operands);
-    if let Some(o) = output.filter(|o| *o != "-") {
-        out.path(Act::Overwrite, o);
-    } else if !stdout {
-        // The new file is beside the old one (same place).
-        each(out, Act::Overwrite, &a.operands);
-    }
-    if !stdout && !keep {
-        each(out, Act::Delete, &a.operands);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::{effects, has};
@@ -668,36 +588,5 @@ mod tests {
         assert!(has("find . | cpio -o -O /tmp/a.cpio", "overwrite@temp"));
         assert!(has("find . | cpio -pdm /etc", "write@system"));
         assert_eq!(effects("cpio -it < a.cpio"), vec!["read@source"]);
-    }
-
-    #[test]
-    fn compressors_replace_or_keep() {
-        assert_eq!(
-            effects("gzip a.log"),
-            vec!["delete@source", "overwrite@source", "read@source"]
-        );
-        assert!(has("gzip -r ~", "delete@home"));
-        assert!(has("gzip --recursive /etc", "delete@system"));
-        assert!(has("gunzip ~/.bashrc.gz", "delete@dotfiles"));
-        assert!(has("xz -9 ~/.ssh/id_rsa", "delete@secrets"));
-        assert!(has("bzip2 -f .env", "delete@secrets"));
-        assert_eq!(
-            effects("gzip -k a.log"),
-            vec!["overwrite@source", "read@source"]
-        );
-        assert_eq!(
-            effects("gzip --keep a.log"),
-            vec!["overwrite@source", "read@source"]
-        );
-        assert_eq!(effects("gzip -c a.log"), vec!["read@source"]);
-        assert_eq!(effects("gzip -dc a.gz"), vec!["read@source"]);
-        assert_eq!(effects("gzip -t a.gz"), vec!["read@source"]);
-        assert_eq!(effects("xz -l a.xz"), vec!["read@source"]);
-        assert!(!has("zstd a.log", "delete@source"));
-        assert!(has("zstd --rm a.log", "delete@source"));
-        assert!(has("zstd a.log -o ~/.bashrc", "overwrite@dotfiles"));
-        assert!(!has("lz4 a.log", "delete@source"));
-        assert_eq!(effects("zcat a.gz"), vec!["read@source"]);
-        assert_eq!(effects("zgrep foo a.gz"), vec!["read@source"]);
     }
 }

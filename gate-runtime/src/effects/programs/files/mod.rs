@@ -1,8 +1,9 @@
 //! File programs modelled in code: what each does to the paths it names — in-place
-//! editors, archives, and the readers. One file per sub-family; [`model`] asks each in
+//! editors and archivers. One file per sub-family; [`model`] asks each in
 //! turn. The removers, makers and mode, owner and attribute changes are data
 //! (`commands/files.toml`), and so are moving, copying, linking and the programs that write
-//! the files they name (`commands/files-copy.toml`); what they need read is here, reached by
+//! the files they name (`commands/files-copy.toml`), the readers (`commands/files-read.toml`)
+//! and the compressors (`commands/files-archive.toml`); what they need read is here, reached by
 //! name: a mode's bits (`mode.rs`), an owner (`owner.rs`), `mktemp`'s template, `find`,
 //! `fd`, `rsync`'s remotes, `rename`'s expression, `jq`/`yq` and `patch`'s diff.
 
@@ -21,7 +22,8 @@ mod mktemp;
 mod mode;
 mod owner;
 mod patch;
-mod read;
+#[cfg(test)]
+mod read_tests;
 mod rename;
 mod rsync;
 #[cfg(test)]
@@ -39,7 +41,7 @@ pub(crate) use rsync::rsync;
 
 /// The sub-families, asked in order; the first that knows the program models it.
 const PARTS: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] =
-    &[edit::model, editors::model, archive::model, read::model];
+    &[edit::model, editors::model, archive::model];
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     PARTS.iter().any(|part| part(cmd, out))

@@ -39,7 +39,10 @@ pub(super) fn curl(a: &Args<'_>, out: &mut Sink) {
         };
         for u in urls.iter().take(names.max(1)) {
             let name = url_file(u);
-            if a.has_role("header_name") || name.is_empty() {
+            // A name a value the line does not show makes is still one file in the
+            // directory (curl takes only the URL's last segment).
+            let unseen = name.contains(['$', '`', '{']);
+            if a.has_role("header_name") || name.is_empty() || unseen {
                 // The server names the file: somewhere in the directory.
                 out.path(Act::Overwrite, &dir_join(dir.or(Some(".")), "*.download"));
             } else {

@@ -128,6 +128,7 @@ fn run_read(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> boo
     if p.subcommands && ops.first().is_some_and(|w| w == "help") {
         return true;
     }
+    out.names_only |= p.names_only;
     let from = out.raw.len();
     if before {
         if let Some(before) = p.before {

@@ -49,6 +49,8 @@ pub(crate) struct Program {
     pub cmdlet: bool,
     /// Each operand is a task the program runs in turn, read through the `verb` forms.
     pub tasks: bool,
+    /// The program shows names, sizes and types, never content (`ls`): nothing revealed.
+    pub names_only: bool,
     /// Which options carry what the program's analyser reads: `(role, "a|b")`.
     pub roles: Roles,
     /// Where the program (and its `otherwise`) is written.

@@ -161,6 +161,7 @@ fn program(p: schema::Program) -> Program {
         windows: p.windows,
         cmdlet: p.cmdlet,
         tasks: p.tasks,
+        names_only: p.names_only,
         roles: roles(p.roles),
         source: text(p.source),
         destination: p.destination.map(|d| Destination {

@@ -281,6 +281,9 @@ pub struct Program {
     /// Each operand is a task the program runs in turn (`rake db:drop db:create`): read
     /// through the `verb` forms, the first matching each adding its effects.
     pub tasks: bool,
+    /// The program shows names, sizes and types of the files it reads, never their
+    /// content (`ls`, `stat`): what it reads is not revealed.
+    pub names_only: bool,
     /// Which options carry what the program's analyser reads: `(role, "a|b")`.
     pub roles: Vec<(String, String)>,
     /// Where `otherwise` is written (`commands/x.toml: prog`).
@@ -511,6 +514,8 @@ struct RawProgram {
     windows: Option<Spanned<String>>,
     #[serde(default)]
     tasks: bool,
+    #[serde(default)]
+    names_only: bool,
     #[serde(default)]
     examples: Vec<Example>,
     #[serde(default, rename = "form")]
@@ -853,6 +858,7 @@ fn program(
         windows: p.windows.is_some(),
         cmdlet: p.windows.as_ref().is_some_and(|w| w.get_ref() == "cmdlet"),
         tasks: p.tasks,
+        names_only: p.names_only,
         roles: Vec::new(),
         examples: p.examples,
         destination: None,

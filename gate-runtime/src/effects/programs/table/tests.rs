@@ -136,11 +136,12 @@ fn effects_made_from_data_say_where_they_come_from() {
     crate::effects::provenance::begin_sources();
     let _ = effects("kubectl delete pod x && ls");
     let recorded = crate::effects::provenance::end_sources();
-    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
     assert_eq!(
         recorded[0].1,
         "commands/orchestration.toml: kubectl delete|drain"
     );
+    assert_eq!(recorded[1].1, "commands/files-read.toml: ls");
     // Not recording: nothing kept.
     let _ = effects("kubectl delete pod x");
     assert!(crate::effects::provenance::end_sources().is_empty());
@@ -1016,4 +1017,30 @@ fn windows_programs_are_read_as_windows_reads_them() {
     assert!(super::builtin::find("REG.EXE").is_some());
     // Other programs keep their exact names.
     assert!(super::builtin::find("GIT").is_none());
+}
+
+#[test]
+fn a_lister_reads_names_and_reveals_no_content() {
+    // Built in: `ls` and `stat` show names and sizes; `cat` and `bat` show content.
+    assert_eq!(effects("ls -la ~/.ssh"), ["read@secrets"]);
+    assert_eq!(effects("stat ~/.ssh/id_rsa"), ["read@secrets"]);
+    assert_eq!(
+        effects("bat ~/.ssh/id_rsa"),
+        ["read@secrets", "reveal@secrets"]
+    );
+    // A project's file may say so (what an unknown program prints is judged apart).
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("ours.toml"),
+        "version = 1\n[[program]]\nnames = [\"lsx\"]\nnames_only = true\notherwise = [\"read@$*\"]\n\n[[program]]\nnames = [\"catx\"]\notherwise = [\"read@$*\"]\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    project::begin(root);
+    let listed = effects("lsx ~/.ssh/id_rsa");
+    project::end();
+    assert!(project::faults(root).is_empty());
+    assert!(listed.contains(&"read@secrets".to_string()), "{listed:?}");
 }
