@@ -123,7 +123,7 @@ fn program(out: &mut String, p: &Program) {
     };
     let _ = writeln!(
         out,
-        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        short_optional: {:?},\n        queries: {},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        signals: {:?},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        tasks: {},\n        names_only: {},\n        roles: {},\n        source: {:?},\n        destination: {},\n        forms: &[",
+        "    Program {{\n        names: {},\n        grammar: Grammar {{ short: {:?}, short_value: {:?}, long: {}, long_value: {}, posix: {} }},\n        short_optional: {:?},\n        queries: {},\n        sub: {},\n        style: Style::{style},\n        dash_operands: {:?},\n        subcommands: {},\n        signals: {:?},\n        dir: {:?},\n        before: {},\n        code_options: {:?},\n        code_settings: {},\n        inert: &[{}],\n        skip: {},\n        otherwise: &[{}],\n        analyser: {},\n        partial: {},\n        windows: {},\n        cmdlet: {},\n        tasks: {},\n        names_only: {},\n        roles: {},\n        source: {:?},\n        destination: {},\n        forms: &[",
         strs(&p.names),
         p.short,
         p.short_value,
@@ -158,6 +158,8 @@ fn program(out: &mut String, p: &Program) {
             None => "None".into(),
         },
         p.partial,
+        p.windows,
+        p.cmdlet,
         p.tasks,
         p.names_only,
         roles(&p.roles),

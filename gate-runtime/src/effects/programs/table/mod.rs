@@ -81,7 +81,57 @@ pub(crate) fn run(p: &Program, cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     run_with(p, cmd, true, out)
 }
 
+/// The Windows program or PowerShell cmdlet `name` that PowerShell or cmd.exe text runs
+/// with `args` (`sc.exe`, `vssadmin`, `Stop-Computer`): its effects into `out`; `false`
+/// when the files have no such program.
+pub(crate) fn windows(name: &str, args: &[&str], out: &mut Sink) -> bool {
+    let Some(p) = builtin::find_windows(name) else {
+        return false;
+    };
+    let args: Vec<Cow<'_, str>> = args.iter().map(|a| Cow::Borrowed(*a)).collect();
+    let cmd = Cmd {
+        program: name,
+        args: &args,
+        stdin: None,
+        stdin_file: None,
+    };
+    run(p, &cmd, out)
+}
+
 fn run_with(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> bool {
+    if p.windows {
+        // Words in any case, `\` as `/`, Windows paths as the caller classes them.
+        let args: Vec<Cow<'_, str>> = cmd
+            .args
+            .iter()
+            .map(|a| Cow::Owned(lower_but_variables(&super::windows::win_path(a))))
+            .collect();
+        let cmd = Cmd {
+            args: &args,
+            ..*cmd
+        };
+        return run_read(p, &cmd, before, out);
+    }
+    run_read(p, cmd, before, out)
+}
+
+/// `word` in lower case but for the names of the variables it expands (`$HOME`, `${X}`),
+/// which the caller expands as written.
+fn lower_but_variables(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut in_name = false;
+    for c in word.chars() {
+        in_name = match c {
+            '$' => true,
+            '{' | '}' | '_' => in_name,
+            _ => in_name && c.is_ascii_alphanumeric(),
+        };
+        out.push(if in_name { c } else { c.to_ascii_lowercase() });
+    }
+    out
+}
+
+fn run_read(p: &Program, cmd: &Cmd<'_, '_>, before: bool, out: &mut Sink) -> bool {
     let mut args = read(p, cmd.args);
     args.roles = p.roles;
     let ops = skipped(p, &args.operands);

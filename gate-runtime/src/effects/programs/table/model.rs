@@ -42,6 +42,11 @@ pub(crate) struct Program {
     pub analyser: Option<Analyser>,
     /// A command no form matches is read as one of a program gate has no model of.
     pub partial: bool,
+    /// A Windows program: found in any case and with `.exe`; its words read lower-cased,
+    /// with `\` as `/`, as Windows paths where they name one.
+    pub windows: bool,
+    /// A PowerShell cmdlet: found only in PowerShell text.
+    pub cmdlet: bool,
     /// Each operand is a task the program runs in turn, read through the `verb` forms.
     pub tasks: bool,
     /// The program shows names, sizes and types, never content (`ls`): nothing revealed.

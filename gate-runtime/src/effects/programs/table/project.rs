@@ -158,6 +158,8 @@ fn program(p: schema::Program) -> Program {
         otherwise: leak(p.otherwise.into_iter().map(eff).collect()),
         analyser: p.analyser.as_deref().and_then(analysers::by_name),
         partial: p.partial,
+        windows: p.windows,
+        cmdlet: p.cmdlet,
         tasks: p.tasks,
         names_only: p.names_only,
         roles: roles(p.roles),

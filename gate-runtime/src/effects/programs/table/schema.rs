@@ -273,6 +273,14 @@ pub struct Program {
     /// The model knows only the program's forms: a command no form matches is read as one
     /// of a program gate has no model of (`flask run`; `flask db downgrade` is a form).
     pub partial: bool,
+    /// A Windows program (`windows = "program"`: `reg`, `sc`, `vssadmin`) or PowerShell
+    /// cmdlet (`"cmdlet"`: `Stop-Computer`, found only in PowerShell text): its name is found
+    /// in any case and with `.exe`, its words are read lower-cased with `\` as `/` (so its
+    /// forms are written in lower case), and each is a Windows path (`C:\Windows` is
+    /// `/Windows`, `%USERPROFILE%` the home) where it names one.
+    pub windows: bool,
+    /// A PowerShell cmdlet (`windows = "cmdlet"`): found only in PowerShell text.
+    pub cmdlet: bool,
     /// Each operand is a task the program runs in turn (`rake db:drop db:create`): read
     /// through the `verb` forms, the first matching each adding its effects.
     pub tasks: bool,
@@ -510,6 +518,7 @@ struct RawProgram {
     roles: Option<Spanned<BTreeMap<String, String>>>,
     #[serde(default)]
     partial: Option<Spanned<bool>>,
+    windows: Option<Spanned<String>>,
     #[serde(default)]
     tasks: bool,
     #[serde(default)]
@@ -856,6 +865,8 @@ fn program(
         otherwise: Vec::new(),
         analyser: None,
         partial: p.partial.as_ref().is_some_and(|b| *b.get_ref()),
+        windows: p.windows.is_some(),
+        cmdlet: p.windows.as_ref().is_some_and(|w| w.get_ref() == "cmdlet"),
         tasks: p.tasks,
         names_only: p.names_only,
         roles: Vec::new(),
@@ -864,6 +875,26 @@ fn program(
     };
     if let Some(d) = &p.destination {
         out.destination = Some(destination(&out, d, sets.words)?);
+    }
+    if let Some(w) = &p.windows {
+        if !matches!(w.get_ref().as_str(), "program" | "cmdlet") {
+            return Err((
+                Some(w.span().start),
+                "`windows` is \"program\" (found from every shell) or \"cmdlet\" (only in \
+                 PowerShell text)"
+                    .into(),
+            ));
+        }
+        if let Some(n) = out
+            .names
+            .iter()
+            .find(|n| n.bytes().any(|b| b.is_ascii_uppercase()))
+        {
+            return Err((
+                None,
+                format!("a Windows program's names are written in lower case (`{n}`)"),
+            ));
+        }
     }
     if let Some(b) = p.partial.as_ref().filter(|b| *b.get_ref()) {
         if !p.otherwise.is_empty() || p.analyser.is_some() {
@@ -973,6 +1004,19 @@ fn form(
         Some(v) => pattern(v, words)?,
         None => Vec::new(),
     };
+    // A Windows program's words are read lower-cased: a capital could never match.
+    let capital = |w: &Spanned<String>| w.get_ref().bytes().any(|b| b.is_ascii_uppercase());
+    if let Some(w) = f
+        .path
+        .iter()
+        .chain(&f.verb)
+        .find(|w| p.windows && capital(w))
+    {
+        return Err((
+            Some(w.span().start),
+            "a Windows program's words are read in lower case: write them so".into(),
+        ));
+    }
     if path.is_empty() && verb.is_empty() && !f.end && f.when.is_empty() {
         return Err((
             None,

@@ -987,6 +987,38 @@ fn roles_name_the_options_an_analyser_reads() {
     assert_eq!(plain, ["exec@none", "fetch@remote"]);
 }
 
+/// `windows = "program" | "cmdlet"`: names in lower case, found in any case and with
+/// `.exe`; a cmdlet only in PowerShell text; words compared lower-cased, paths as Windows
+/// paths.
+#[test]
+fn windows_programs_are_read_as_windows_reads_them() {
+    let e = error("version = 1\n[[program]]\nnames = [\"p\"]\nwindows = \"yes\"\n");
+    assert!(e.starts_with("commands/x.toml:4:11: `windows` is"), "{e}");
+    let e = error("version = 1\n[[program]]\nnames = [\"Stop-Thing\"]\nwindows = \"cmdlet\"\n");
+    assert!(e.contains("lower case (`Stop-Thing`)"), "{e}");
+    for (line, want) in [
+        ("VSSADMIN.EXE Delete Shadows", "device@none"),
+        ("Reg.exe DELETE HKLM\\Software\\x", "delete@system"),
+        (
+            "icacls 'C:\\Windows' /grant Everyone:F",
+            "permissions@system",
+        ),
+        ("pwsh -c 'Clear-RecycleBin'", "delete@home"),
+    ] {
+        assert!(
+            effects(line).iter().any(|e| e == want),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+    assert!(super::builtin::find("clear-recyclebin").is_none());
+    assert!(super::builtin::find("Clear-RecycleBin").is_none());
+    assert!(super::builtin::find_windows("Clear-RecycleBin").is_some());
+    assert!(super::builtin::find("REG.EXE").is_some());
+    // Other programs keep their exact names.
+    assert!(super::builtin::find("GIT").is_none());
+}
+
 #[test]
 fn a_lister_reads_names_and_reveals_no_content() {
     // Built in: `ls` and `stat` show names and sizes; `cat` and `bat` show content.

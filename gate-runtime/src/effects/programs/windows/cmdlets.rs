@@ -1,6 +1,7 @@
-//! What each PowerShell cmdlet, alias and Windows program does: deletes, overwrites,
-//! moves, disks, power, processes, registry and services, firewall, tasks, users,
-//! downloads and code run by `Invoke-Expression`; other programs as shell commands.
+//! What each PowerShell cmdlet and alias whose parameters name its targets does: deletes,
+//! overwrites, moves, archives, processes, `Set-Service`, downloads and code run by
+//! `Invoke-Expression`; the Windows programs and the cmdlets whose name alone says what
+//! they do are read from `commands/windows.toml`; other programs as shell commands.
 
 use gate_spec::effect::{Act, Place};
 
@@ -51,11 +52,11 @@ pub(super) fn cmdlet(
         }
         return;
     }
-    // Windows administration programs (`vssadmin`, `sc.exe`, `reg`, …): one table for every
-    // shell they are typed in.
+    // Windows administration programs (`vssadmin`, `sc.exe`, `reg`, …) and the cmdlets
+    // whose name says what they do (`Stop-Computer`): data, `commands/windows.toml`.
     // (`sc` alone is Set-Content here.)
     let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
-    if name != "sc" && super::admin::read(&name, &texts, out) {
+    if name != "sc" && super::super::table::windows(&name, &texts, out) {
         return;
     }
     let whatif = args
@@ -177,42 +178,7 @@ pub(super) fn cmdlet(
                 each_path(t, onto, out);
             }
         }
-        "format-volume"
-        | "clear-disk"
-        | "initialize-disk"
-        | "remove-partition"
-        | "format"
-        | "diskpart"
-        | "set-disk"
-        | "remove-physicaldisk"
-        | "clear-recyclebin" => {
-            if name == "clear-recyclebin" {
-                out.place(Act::Delete, Place::Home);
-            } else {
-                out.none(Act::Device);
-            }
-        }
-        "cipher"
-            if args
-                .iter()
-                .any(|w| w.text.to_ascii_lowercase().starts_with("/w")) =>
-        {
-            out.none(Act::Device)
-        }
-        "vssadmin" | "wmic" | "wbadmin"
-            if args.iter().any(|w| w.text.eq_ignore_ascii_case("delete")) =>
-        {
-            out.none(Act::Device)
-        }
-        "bcdedit"
-            if args.iter().any(|w| {
-                w.text.to_ascii_lowercase().starts_with("/delete")
-                    || w.text.eq_ignore_ascii_case("/set")
-            }) =>
-        {
-            out.none(Act::Device)
-        }
-        "stop-computer" | "restart-computer" => out.none(Act::Power),
+        "format" => out.none(Act::Device),
         "shutdown" => {
             if !args
                 .iter()
@@ -229,49 +195,15 @@ pub(super) fn cmdlet(
             });
             out.none(if all { Act::KillAll } else { Act::Kill });
         }
-        "stop-service"
-        | "spsv"
-        | "set-service"
-        | "remove-service"
-        | "suspend-service"
-        | "remove-itemproperty"
-        | "rp"
-        | "reg"
-        | "sc.exe"
-        | "net"
-        | "new-itemproperty"
-        | "set-itemproperty"
-        | "sp" => registry_or_service(&name, args, out),
-        "netsh"
-        | "set-netfirewallprofile"
-        | "new-netfirewallrule"
-        | "remove-netfirewallrule"
-        | "disable-netfirewallrule"
-        | "set-netfirewallrule"
-        | "set-mppreference" => {
-            let l: Vec<String> = args.iter().map(|w| w.text.to_ascii_lowercase()).collect();
-            if name != "netsh" || l.iter().any(|w| w == "advfirewall" || w == "firewall") {
-                out.none(Act::Firewall);
+        // Disabling or stopping a service; its other settings (a description) are not.
+        "set-service" => {
+            if args.iter().any(|w| {
+                let l = w.text.to_ascii_lowercase();
+                l == "disabled" || l == "stopped" || l.starts_with("-status")
+            }) {
+                out.none(Act::Service);
             }
         }
-        "schtasks"
-        | "unregister-scheduledtask"
-        | "register-scheduledtask"
-        | "set-scheduledtask" => {
-            let l: Vec<String> = args.iter().map(|w| w.text.to_ascii_lowercase()).collect();
-            if name != "schtasks"
-                || l.iter()
-                    .any(|w| w == "/delete" || w == "/create" || w == "/change")
-            {
-                out.none(Act::Cron);
-            }
-        }
-        "remove-localuser"
-        | "new-localuser"
-        | "set-localuser"
-        | "disable-localuser"
-        | "add-localgroupmember"
-        | "remove-localgroupmember" => out.none(Act::Users),
         "invoke-webrequest" | "iwr" | "invoke-restmethod" | "irm" | "wget" | "curl"
         | "start-bitstransfer" => {
             let p = params(
@@ -568,47 +500,4 @@ pub(super) fn producer_set(src: &Stmt) -> Vec<String> {
     }
     let below = if recurse { "/**/" } else { "/" };
     names.iter().map(|n| format!("{root}{below}{n}")).collect()
-}
-
-/// Registry and service changes (`reg delete`, `Remove-ItemProperty HKLM:…`, `sc.exe stop`,
-/// `net stop`, `net user x /delete`).
-pub(super) fn registry_or_service(name: &str, args: &[Word], out: &mut Sink) {
-    let l: Vec<String> = args.iter().map(|w| w.text.to_ascii_lowercase()).collect();
-    let has = |w: &str| l.iter().any(|x| x == w);
-    match name {
-        "reg" => {
-            if has("delete")
-                || has("add")
-                || has("import")
-                || has("restore")
-                || has("load")
-                || has("unload")
-                || has("copy")
-            {
-                out.none(Act::Service);
-            }
-        }
-        "sc.exe" => {
-            if has("stop") || has("delete") || has("config") || has("pause") || has("failure") {
-                out.none(Act::Service);
-            }
-        }
-        "net" => {
-            if has("stop") || has("pause") {
-                out.none(Act::Service);
-            } else if (has("user") || has("localgroup") || has("group"))
-                && (has("/delete") || has("/add") || l.len() > 2)
-            {
-                out.none(Act::Users);
-            }
-        }
-        "set-service" => {
-            if l.iter()
-                .any(|w| w == "disabled" || w == "stopped" || w.starts_with("-status"))
-            {
-                out.none(Act::Service);
-            }
-        }
-        _ => out.none(Act::Service),
-    }
 }

@@ -4,15 +4,15 @@
 //! cmdlets and their aliases read with PowerShell's parameter-prefix rules, and Windows
 //! paths (`C:\`, `$env:USERPROFILE`, `%TEMP%`) translated to the forms the caller classes.
 //! The destructive core: Remove-Item/`rd /s`/`del`, disk formatting, power, process kills,
-//! overwrites, downloads (run by `iex`: remote code), registry, services, firewall, tasks,
-//! users; Windows administration programs typed into any shell (`vssadmin`, `sc`, `reg`, …:
-//! `admin.rs`); other external programs are analysed as shell commands.
+//! overwrites, downloads (run by `iex`: remote code), `Set-Service`; other external programs
+//! are analysed as shell commands. What the Windows administration programs (`vssadmin`,
+//! `sc`, `reg`, …, typed into any shell) and the cmdlets whose name says what they do
+//! (`Stop-Computer`, `Format-Volume`, …) do is data: `commands/windows.toml`.
 
 use gate_spec::effect::Act;
 
 use super::super::{Cmd, Sink};
 
-mod admin;
 mod cmd;
 mod cmdlets;
 mod powershell;
@@ -25,9 +25,9 @@ pub(super) const MAX_TEXT: usize = 64 * 1024;
 /// Deepest nesting of PowerShell in PowerShell (`powershell -c "cmd /c …"`).
 pub(super) const MAX_NEST: usize = 3;
 
-/// Every program name this family reads (without `.exe`, any case): the shells, cmd's own
-/// commands a POSIX shell may be handed, and the administration table's programs. Asked for
-/// every command of every line, so a name outside it costs a few comparisons and nothing else.
+/// Every program name this family reads (without `.exe`, any case): the shells and cmd's own
+/// commands a POSIX shell may be handed. Asked for every command of every line, so a name
+/// outside it costs a few comparisons and nothing else.
 const NAMES: &[&str] = &[
     "powershell",
     "pwsh",
@@ -39,20 +39,6 @@ const NAMES: &[&str] = &[
     "erase",
     "rd",
     "rmdir",
-    "vssadmin",
-    "wmic",
-    "wbadmin",
-    "bcdedit",
-    "schtasks",
-    "sc",
-    "reg",
-    "net",
-    "netsh",
-    "wevtutil",
-    "cipher",
-    "diskpart",
-    "takeown",
-    "icacls",
 ];
 
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
@@ -90,7 +76,7 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         {
             cmd_typed(cmd, out)
         }
-        _ => return admin::model(p, cmd, out),
+        _ => return false,
     }
     true
 }

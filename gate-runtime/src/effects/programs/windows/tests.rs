@@ -187,7 +187,7 @@ fn disks_power_processes() {
         ("kill -Name *", Act::KillAll),
         ("taskkill /f /im node.exe", Act::KillAll),
         ("taskkill /pid 42", Act::Kill),
-        // The machine's registry hive is system configuration (`admin.rs`).
+        // The machine's registry hive is system configuration (`commands/windows.toml`).
         ("reg delete HKLM\\Software\\X /f", Act::Delete),
         (
             "Remove-ItemProperty -Path HKLM:\\Software\\X -Name Y",
@@ -366,4 +366,58 @@ fn the_current_item_in_parentheses_is_no_posix_command() {
     assert!(effects("echo x; $_")
         .iter()
         .any(|x| x.starts_with("opaque@")));
+}
+
+/// The administration programs of `commands/windows.toml` read alike in every case, with
+/// `.exe`, and in every shell they are typed into.
+#[test]
+fn windows_programs_read_alike_in_every_spelling_and_shell() {
+    for (line, want) in [
+        ("VSSADMIN.EXE Delete Shadows /All /Quiet", "device@none"),
+        ("wmic.exe shadowcopy delete /nointeractive", "device@none"),
+        ("SC delete DiagTrack", "service@none"),
+        ("schtasks.exe /Delete /TN \"x\" /F", "cron@none"),
+        ("cmd /c vssadmin delete shadows /all", "device@none"),
+        ("cmd /c VSSADMIN.exe Delete Shadows", "device@none"),
+        (
+            "powershell -c \"vssadmin delete shadows /all /quiet\"",
+            "device@none",
+        ),
+        ("powershell -c \"Sc.Exe Delete DiagTrack\"", "service@none"),
+        (
+            "sudo reg add HKLM\\Software\\x /v y /d 0 /f",
+            "overwrite@system",
+        ),
+        ("pwsh -c 'RESTART-COMPUTER'", "power@none"),
+    ] {
+        assert!(
+            effects(line).iter().any(|e| e == want),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
+    for line in [
+        "vssadmin list shadows",
+        "sc query WinDefend",
+        "reg query HKLM\\Software\\x",
+        "schtasks /query",
+        "netsh advfirewall firewall add rule name=web dir=in action=allow protocol=TCP localport=8080",
+        "net user",
+        "bcdedit /enum",
+        // A cmdlet's name is no program of a POSIX shell (`sp` is an SGML parser there).
+        "sp doc.sgml",
+        // `sc` alone is Set-Content in PowerShell.
+        "powershell -c \"sc .\\notes.txt x\"",
+    ] {
+        assert!(
+            effects(line).iter().all(|e| !e.starts_with("delete")
+                && e != "service@none"
+                && e != "firewall@none"
+                && e != "users@none"
+                && e != "cron@none"
+                && e != "power@none"),
+            "{line}: {:?}",
+            effects(line)
+        );
+    }
 }
