@@ -5,6 +5,10 @@
 #[allow(dead_code)]
 mod schema;
 
+#[path = "src/effects/programs/interpreters/schema.rs"]
+#[allow(dead_code)]
+mod call_schema;
+
 use schema::{At, Cond, Eff, Program, StyleName};
 use std::fmt::Write as _;
 
@@ -100,6 +104,171 @@ fn main() {
     }
     out.push_str("];\n");
     let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("commands.rs");
+    std::fs::write(dest, out).expect("OUT_DIR writable");
+    interpreter_calls();
+}
+
+/// The interpreters' call tables (`commands/interpreters/calls.toml`), one static table a
+/// language in file order, and their examples.
+fn interpreter_calls() {
+    let path = "commands/interpreters/calls.toml";
+    println!("cargo:rerun-if-changed={path}");
+    println!("cargo:rerun-if-changed=src/effects/programs/interpreters/schema.rs");
+    let text = std::fs::read_to_string(path).expect("readable call tables");
+    let calls = match call_schema::parse(path, &text) {
+        Ok(c) => c,
+        Err(e) => {
+            println!("cargo::error=gate-runtime/{e}");
+            std::process::exit(1);
+        }
+    };
+    let mut out = String::new();
+    for lang in call_schema::LANGUAGES {
+        let _ = writeln!(
+            out,
+            "/// The calls of `{lang}` code, in file order.\npub(super) static {}: Table = &[",
+            lang.to_uppercase()
+        );
+        for c in calls.iter().filter(|c| c.lang == *lang) {
+            let _ = writeln!(out, "    ({:?}, {}),", c.callee, c.eff);
+        }
+        out.push_str("];\n\n");
+    }
+    let methods = match call_schema::parse_path_methods(path, &text) {
+        Ok(m) => m,
+        Err(e) => {
+            println!("cargo::error=gate-runtime/{e}");
+            std::process::exit(1);
+        }
+    };
+    out.push_str("/// The methods of Python's path objects: name, act, distinctive.\npub(super) static PATH_METHODS: &[(&str, Act, bool)] = &[\n");
+    for m in &methods {
+        let act = gate_spec::effect::Act::parse(&m.act).unwrap();
+        let _ = writeln!(out, "    ({:?}, Act::{act:?}, {}),", m.name, m.distinctive);
+    }
+    out.push_str("];\n\n");
+    out.push_str("/// Every entry's examples: where it is, the line, its effects.\n#[cfg(test)]\npub(super) static EXAMPLES: &[(&str, &str, &[&str])] = &[\n");
+    for m in &methods {
+        for e in &m.examples {
+            let _ = writeln!(
+                out,
+                "    ({:?}, {:?}, &{:?}),",
+                format!("{path}: path method {}", m.name),
+                e.line,
+                e.effects
+            );
+        }
+    }
+    for c in &calls {
+        for e in &c.examples {
+            let _ = writeln!(
+                out,
+                "    ({:?}, {:?}, &{:?}),",
+                format!("{} {} {}", c.source, c.lang, c.callee),
+                e.line,
+                e.effects
+            );
+        }
+    }
+    out.push_str("];\n");
+    let dest =
+        std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("interpreter_calls.rs");
+    std::fs::write(dest, out).expect("OUT_DIR writable");
+    interpreter_programs();
+}
+
+/// The interpreter programs (`commands/interpreters/programs.toml`): one static table.
+fn interpreter_programs() {
+    let path = "commands/interpreters/programs.toml";
+    println!("cargo:rerun-if-changed={path}");
+    let text = std::fs::read_to_string(path).expect("readable interpreter programs");
+    let (programs, modules) = match call_schema::parse_programs(path, &text) {
+        Ok(p) => p,
+        Err(e) => {
+            println!("cargo::error=gate-runtime/{e}");
+            std::process::exit(1);
+        }
+    };
+    fn variant(table: &'static [(&'static str, &'static str)], name: &str) -> &'static str {
+        table
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_default()
+    }
+    let mut out = String::from(
+        "/// Every interpreter program, in file order.\npub(super) static INTERPRETERS: &[Interp] = &[\n",
+    );
+    for i in &programs {
+        let programs: Vec<(&String, &String)> = i.programs.iter().collect();
+        let _ = writeln!(
+            out,
+            "    Interp {{ names: &{:?}, versioned: &{:?}, lang: Lang::{}, reader: Reader::{}, \
+             code: {:?}, module: {:?}, script: {:?}, valued: {:?}, attached: {:?}, inplace: {:?}, \
+             long_code: &{:?}, long_script: &{:?}, long_valued: &{:?}, inert: &{:?}, lint: &{:?}, \
+             code_subcommands: &{:?}, script_subcommands: &{:?}, consoles: &{:?}, programs: &{:?} }},",
+            i.names,
+            i.versioned,
+            variant(call_schema::PROGRAM_LANGUAGES, &i.lang),
+            variant(call_schema::READERS, &i.reader),
+            i.code,
+            i.module,
+            i.script,
+            i.valued,
+            i.attached,
+            i.inplace,
+            i.long_code,
+            i.long_script,
+            i.long_valued,
+            i.inert,
+            i.lint,
+            i.code_subcommands,
+            i.script_subcommands,
+            i.consoles,
+            programs,
+        );
+    }
+    out.push_str("];\n\n/// The modules Python runs as programs, in file order.\npub(super) static MODULES: &[PyModule] = &[\n");
+    for m in &modules {
+        let _ = writeln!(
+            out,
+            "    PyModule {{ names: &{:?}, line: {:?}, program: {:?}, fetch_when: &{:?}, \
+             publish_when: &{:?}, extract: &{:?}, extract_dir: {:?}, create: &{:?}, \
+             writes_operands: {}, reads_first: {} }},",
+            m.names,
+            m.line,
+            m.program,
+            m.fetch_when,
+            m.publish_when,
+            m.extract,
+            m.extract_dir,
+            m.create,
+            m.writes_operands,
+            m.reads_first,
+        );
+    }
+    out.push_str("];\n\n/// Every entry's examples: its first name, the line, its effects.\n#[cfg(test)]\npub(super) static EXAMPLES: &[(&str, &str, &[&str])] = &[\n");
+    let modules = modules
+        .iter()
+        .map(|m| (format!("module {}", m.names[0]), &m.examples));
+    let interpreters = programs.iter().map(|i| {
+        let first = i.names.iter().chain(&i.versioned).next().unwrap();
+        (first.clone(), &i.examples)
+    });
+    for (first, examples) in interpreters.chain(modules) {
+        for e in examples {
+            let _ = writeln!(
+                out,
+                "    ({:?}, {:?}, &{:?}),",
+                format!("{path}: {first}"),
+                e.line,
+                e.effects
+            );
+        }
+    }
+    out.push_str("];\n");
+    let dest =
+        std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("interpreter_programs.rs");
     std::fs::write(dest, out).expect("OUT_DIR writable");
 }
 

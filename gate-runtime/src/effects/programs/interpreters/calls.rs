@@ -9,7 +9,7 @@ use gate_spec::effect::{Act, Place};
 
 use super::super::super::{RawTarget, Sink};
 use super::scan::{tokens, Lang, Tok};
-use super::tables::{Eff, Table, JS, LUA, PERL, PHP, PYTHON, R, RUBY};
+use super::tables::{Eff, Table, JS, LUA, PATH_METHODS, PERL, PHP, PYTHON, R, RUBY};
 use Eff::*;
 
 /// Names of ruby and perl calls that may be written without parentheses.
@@ -743,23 +743,13 @@ fn ruby_open_special(pos: &[&[Tok<'_>]], out: &mut Sink, st: &mut State) -> bool
 
 /// `Path("x").unlink()` and other pathlib methods on a literal path.
 fn pathlib_method(toks: &[Tok<'_>], k: usize, name: &str, out: &mut Sink, st: &mut State) {
-    let act = match name {
-        "unlink" | "rmdir" => Act::Delete,
-        "write_text" | "write_bytes" => Act::Overwrite,
-        "touch" | "mkdir" => Act::Write,
-        "rename" | "replace" => Act::Move,
-        "chmod" | "lchmod" => Act::Permissions,
-        "symlink_to" | "hardlink_to" => Act::Link,
-        _ => return,
+    let Some(&(_, act, distinctive)) = PATH_METHODS.iter().find(|(n, ..)| *n == name) else {
+        return;
     };
     if toks.get(k + 1) != Some(&Tok::P(b'(')) || k < 2 || toks[k - 1] != Tok::P(b'.') {
         return;
     }
     // The receiver: `Path(…)` just before, or a name.
-    let distinctive = matches!(
-        name,
-        "unlink" | "rmdir" | "write_text" | "write_bytes" | "symlink_to"
-    );
     if toks[k - 2] != Tok::P(b')') {
         if distinctive && matches!(toks[k - 2], Tok::Ident(_)) {
             st.opaque = true;

@@ -1,13 +1,18 @@
 //! Interpreter one-liners and code on standard input (python, node, deno, bun, perl, ruby,
-//! php, lua, awk, osascript, Rscript): each interpreter's option grammar finds the code
-//! (`-c`, `-e`, `-r`, stdin); the common effectful calls with literal arguments become
-//! shell commands or paths ([`calls`]); other code that runs commands, touches files or
-//! evaluates code is opaque. A script file operand runs with unknown effect (`exec`).
+//! php, lua, awk, osascript, Rscript): each interpreter's option grammar
+//! (`commands/interpreters/programs.toml`, [`grammar`]) finds the code (`-c`, `-e`, `-r`,
+//! stdin), walked by the reader its entry names; the common effectful calls with literal
+//! arguments become shell commands or paths ([`calls`]); other code that runs commands,
+//! touches files or evaluates code is opaque. A script file operand runs with unknown
+//! effect (`exec`).
 
 pub(super) mod calls;
 mod decoded;
+mod grammar;
 mod imported;
 pub(crate) mod scan;
+#[cfg(test)]
+mod schema;
 mod tables;
 
 use std::borrow::Cow;
@@ -15,45 +20,28 @@ use std::borrow::Cow;
 use gate_spec::effect::{Act, Place};
 
 use super::super::{Cmd, How, Runs, Sink};
+use grammar::{short, Interp, Reader};
 use scan::Lang;
 
+/// An interpreter's command, read by the reader its entry names; `false` when the program
+/// is no interpreter or the form is another family's (`perl -i`, `gawk -i inplace`).
 pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    let p = cmd.program;
-    if is_versioned(p, "python") || is_versioned(p, "pypy") || p == "py" {
-        python(cmd, out);
-    } else if is_versioned(p, "node") || p == "nodejs" {
-        node(cmd, out);
-    } else if p == "deno" {
-        return deno(cmd, out);
-    } else if p == "bun" {
-        return bun(cmd, out);
-    } else if is_versioned(p, "perl") {
-        return perl(cmd, out);
-    } else if is_versioned(p, "ruby") {
-        ruby(cmd, out);
-    } else if is_versioned(p, "php") {
-        php(cmd, out);
-    } else if is_versioned(p, "lua") || p == "luajit" {
-        simple(cmd, out, Lang::Lua, "e", "lv", "");
-    } else if matches!(p, "awk" | "gawk" | "mawk" | "nawk") {
-        return awk(cmd, out);
-    } else if p == "osascript" {
-        osascript(cmd, out);
-    } else if p == "Rscript" || p == "R" {
-        simple(cmd, out, Lang::R, "e", "", "");
-    } else {
+    let Some(i) = grammar::find(cmd.program) else {
         return false;
+    };
+    match i.reader {
+        Reader::Python => python(i, cmd, out),
+        Reader::Node => node(i, cmd, out),
+        Reader::Deno => return deno(i, cmd, out),
+        Reader::Bun => return bun(i, cmd, out),
+        Reader::Perl => return perl(i, cmd, out),
+        Reader::Ruby => ruby(i, cmd, out),
+        Reader::Php => php(i, cmd, out),
+        Reader::Code => run(read_code(cmd.args, i), i.lang, cmd.stdin, out),
+        Reader::Awk => return awk(i, cmd, out),
+        Reader::Osascript => osascript(i, cmd, out),
     }
     true
-}
-
-/// `name`, `name3`, `name3.12`, `name-3.12`.
-fn is_versioned(p: &str, name: &str) -> bool {
-    p.strip_prefix(name).is_some_and(|rest| {
-        rest.trim_start_matches('-')
-            .bytes()
-            .all(|b| b.is_ascii_digit() || b == b'.')
-    })
 }
 
 /// What an interpreter's arguments say it runs.
@@ -66,9 +54,10 @@ enum Code<'a> {
     Stdin,
 }
 
-/// Read interpreter options: `code_opts` are letters whose value is code (repeatable),
-/// `valued` letters take a value; long options are skipped (with `=value`).
-fn read_code<'a>(args: &'a [Cow<'a, str>], code_opts: &str, valued: &str) -> Code<'a> {
+/// Read interpreter options: the entry's `code` letters and `long_code` names take code
+/// (repeatable, joined), the other valued letters and `long_valued` names take a value;
+/// other long options are skipped (with `=value`).
+fn read_code<'a>(args: &'a [Cow<'a, str>], it: &Interp) -> Code<'a> {
     let mut code: Option<String> = None;
     let mut k = 0;
     while let Some(w) = args.get(k) {
@@ -80,14 +69,31 @@ fn read_code<'a>(args: &'a [Cow<'a, str>], code_opts: &str, valued: &str) -> Cod
         if w == "-" {
             return code.map_or(Code::Stdin, Code::Inline);
         }
-        if w.starts_with("--") {
+        if let Some(long) = w.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let is_code = it.long_code.contains(&name);
+            if is_code || (value.is_none() && it.long_valued.contains(&name)) {
+                let value = match value {
+                    Some(v) => v,
+                    None => {
+                        k += 1;
+                        args.get(k - 1).map_or("", |v| &**v)
+                    }
+                };
+                if is_code {
+                    push_code(&mut code, value);
+                }
+            }
             continue;
         }
         if let Some(flags) = w.strip_prefix('-') {
             for (i, c) in flags.char_indices() {
-                if code_opts.contains(c) || valued.contains(c) {
+                if it.takes_value(c) {
                     let rest = &flags[i + c.len_utf8()..];
-                    if attached_only(valued, c) {
+                    if it.attached.contains(c) {
                         break;
                     }
                     let value = if rest.is_empty() {
@@ -96,12 +102,8 @@ fn read_code<'a>(args: &'a [Cow<'a, str>], code_opts: &str, valued: &str) -> Cod
                     } else {
                         rest.to_string()
                     };
-                    if code_opts.contains(c) {
-                        let s = code.get_or_insert_with(String::new);
-                        if !s.is_empty() {
-                            s.push('\n');
-                        }
-                        s.push_str(&value);
+                    if it.code.contains(c) {
+                        push_code(&mut code, &value);
                     }
                     break;
                 }
@@ -124,9 +126,13 @@ fn read_code<'a>(args: &'a [Cow<'a, str>], code_opts: &str, valued: &str) -> Cod
     Code::Stdin
 }
 
-/// Whether option letter `c` takes only an attached value (`valued` lists those after a `|`).
-fn attached_only(valued: &str, c: char) -> bool {
-    valued.split_once('|').is_some_and(|(_, a)| a.contains(c))
+/// Several pieces of code are one program, a line each.
+fn push_code(code: &mut Option<String>, value: &str) {
+    let s = code.get_or_insert_with(String::new);
+    if !s.is_empty() {
+        s.push('\n');
+    }
+    s.push_str(value);
 }
 
 /// Run code or a script: inline code and stdin analysed, a script is `exec`.
@@ -166,11 +172,7 @@ fn runs_file(path: &str, lang: Lang, args: &[Cow<'_, str>], out: &mut Sink) {
     });
 }
 
-fn simple(cmd: &Cmd<'_, '_>, out: &mut Sink, lang: Lang, code_opts: &str, valued: &str, _l: &str) {
-    run(read_code(cmd.args, code_opts, valued), lang, cmd.stdin, out);
-}
-
-fn python(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+fn python(it: &Interp, cmd: &Cmd<'_, '_>, out: &mut Sink) {
     // `-c` ends the options; `-m MOD` runs a module with the rest as its arguments.
     let args = cmd.args;
     let mut k = 0;
@@ -185,7 +187,7 @@ fn python(cmd: &Cmd<'_, '_>, out: &mut Sink) {
         }
         let flags = &w[1..];
         for (i, c) in flags.char_indices() {
-            if !matches!(c, 'c' | 'm' | 'W' | 'X') {
+            if !it.takes_value(c) {
                 continue;
             }
             let rest = &flags[i + 1..];
@@ -195,14 +197,14 @@ fn python(cmd: &Cmd<'_, '_>, out: &mut Sink) {
             } else {
                 rest.to_string()
             };
-            match c {
-                'c' => {
-                    imported_from_cwd(&value, out);
-                    return calls::analyse(&value, Lang::Python, out);
-                }
-                'm' => return python_module(&value, &args[k.min(args.len())..], cmd.stdin, out),
-                _ => break,
+            if it.code.contains(c) {
+                imported_from_cwd(&value, out);
+                return calls::analyse(&value, it.lang, out);
             }
+            if it.module.contains(c) {
+                return python_module(&value, &args[k.min(args.len())..], cmd.stdin, out);
+            }
+            break;
         }
     }
     let code = match args.get(k.saturating_sub(1)).map(|a| &**a) {
@@ -217,11 +219,11 @@ fn python(cmd: &Cmd<'_, '_>, out: &mut Sink) {
     };
     if let Code::Script(s, rest) = code {
         let base = s.rsplit('/').next().unwrap_or(s);
-        if base == "manage.py" {
-            return framework("manage.py", rest, cmd, out);
+        if let Some(console) = it.consoles.iter().find(|c| **c == base) {
+            return framework(console, rest, cmd, out);
         }
     }
-    run(code, Lang::Python, cmd.stdin, out);
+    run(code, it.lang, cmd.stdin, out);
 }
 
 /// Most modules a one-liner's imports are looked for beside it.
@@ -263,30 +265,20 @@ fn imported_from_cwd(code: &str, out: &mut Sink) {
     }
 }
 
-/// Python's archive modules run as programs (`python3 -m zipfile -e A.zip DIR`, `-m tarfile
-/// -c OUT SRC…`), each read as the archiver that does the same: the module, the words that
-/// extract an archive (then the archive, and the option before the directory, `.` when
-/// none is given), and those that create one (then the archive and its sources).
-const STDLIB_ARCHIVERS: &[(&str, &[&str], &str, &[&str])] = &[
-    ("zipfile", &["unzip", "-o"], "-d", &["zip", "-r"]),
-    ("tarfile", &["tar", "-xf"], "-C", &["tar", "-cf"]),
-];
-
-fn stdlib_archiver(module: &str, words: &[&str], out: &mut Sink) {
-    let Some((_, extract, dir_flag, create)) = STDLIB_ARCHIVERS.iter().find(|(m, ..)| *m == module)
-    else {
-        return;
-    };
+/// An archiver module's words read as the archiver that does the same (`python3 -m zipfile
+/// -e A.zip DIR`: `unzip -o A.zip -d DIR`, `.` when no directory is given; `-m tarfile -c
+/// OUT SRC…`: `tar -cf OUT SRC…`); listing or testing reads the archive.
+fn stdlib_archiver(m: &grammar::PyModule, words: &[&str], out: &mut Sink) {
     let mut argv: Vec<&str> = Vec::new();
     match words {
         ["-e" | "--extract", archive, rest @ ..] => {
-            argv.extend_from_slice(extract);
+            argv.extend_from_slice(m.extract);
             argv.push(archive);
-            argv.push(dir_flag);
+            argv.push(m.extract_dir);
             argv.push(rest.first().copied().unwrap_or("."));
         }
         ["-c" | "--create", archive, sources @ ..] => {
-            argv.extend_from_slice(create);
+            argv.extend_from_slice(m.create);
             argv.push(archive);
             argv.extend_from_slice(sources);
         }
@@ -298,149 +290,116 @@ fn stdlib_archiver(module: &str, words: &[&str], out: &mut Sink) {
     }
 }
 
+/// `python -m MODULE WORDS…`: a listed module as its entry says; any other runs code from
+/// the working directory first (a module written there is what runs), or an installed one.
 fn python_module(module: &str, rest: &[Cow<'_, str>], stdin: Option<&str>, out: &mut Sink) {
     let words: Vec<&str> = rest.iter().map(|w| &**w).collect();
-    let line = |prog: &str| {
-        let mut s = prog.to_string();
+    let Some(m) = grammar::module(module) else {
+        return unlisted_module(module, &words, out);
+    };
+    if words.iter().any(|w| m.fetch_when.contains(w)) {
+        out.place(Act::Fetch, Place::Remote);
+    }
+    if words.first().is_some_and(|w| m.publish_when.contains(w)) {
+        out.none(Act::Publish);
+    }
+    if !m.line.is_empty() {
+        let mut s = m.line.to_string();
         if !words.is_empty() {
             s.push(' ');
             s.push_str(&super::database::shell_join(&words));
         }
-        s
-    };
-    match module {
-        "pip" | "pip3" | "ensurepip" => {
-            if words
-                .iter()
-                .any(|w| matches!(*w, "install" | "download" | "wheel"))
-            {
-                out.place(Act::Fetch, Place::Remote);
-            }
-            out.script(&line("pip"));
+        out.script(&s);
+    }
+    if !m.program.is_empty() {
+        let cmd = Cmd {
+            program: m.program,
+            args: rest,
+            stdin,
+            stdin_file: None,
+        };
+        super::table::model(&cmd, out);
+    }
+    if !m.extract.is_empty() {
+        stdlib_archiver(m, &words, out);
+    }
+    let operands = words.iter().filter(|w| !w.starts_with('-'));
+    if m.writes_operands {
+        for w in operands.clone() {
+            out.path(Act::Write, w);
         }
-        "twine" => {
-            if words.first() == Some(&"upload") {
-                out.none(Act::Publish);
-            }
-        }
-        "zipfile" | "tarfile" => stdlib_archiver(module, &words, out),
-        "venv" | "virtualenv" => {
-            for w in words.iter().filter(|w| !w.starts_with('-')) {
-                out.path(Act::Write, w);
-            }
-        }
-        "http.server" | "SimpleHTTPServer" | "json.tool" | "this" | "timeit" | "site"
-        | "platform" | "sysconfig" | "pydoc" | "calendar" | "dis" | "tokenize" | "py_compile"
-        | "compileall" | "tabnanny" | "pyclbr" | "pstats" | "webbrowser" | "base64" | "uuid"
-        | "ensurepip.version" => {
-            if module == "json.tool" {
-                for w in words.iter().filter(|w| !w.starts_with('-')).take(1) {
-                    out.path(Act::Read, w);
-                }
-            }
-        }
-        "django" => {
-            let cmd = Cmd {
-                program: "django-admin",
-                args: rest,
-                stdin,
-                stdin_file: None,
-            };
-            super::table::model(&cmd, out);
-        }
-        "alembic" | "flask" | "prisma" => out.script(&line(module)),
-        _ => {
-            out.none(Act::Exec);
-            // The working directory comes first on `sys.path`: a module written there is
-            // what runs (`python3 -m tool` with `tool.py` or `tool/__main__.py` beside it).
-            if !module.is_empty()
-                && module
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-            {
-                let path = module.replace('.', "/");
-                for file in [format!("{path}.py"), format!("{path}/__main__.py")] {
-                    out.runs(Runs::File {
-                        path: file,
-                        how: How::Lang(Lang::Python),
-                        args: words.iter().map(|w| w.to_string()).collect(),
-                        optional: true,
-                    });
-                }
-            }
+    }
+    if m.reads_first {
+        for w in operands.take(1) {
+            out.path(Act::Read, w);
         }
     }
 }
 
-fn node(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+fn unlisted_module(module: &str, words: &[&str], out: &mut Sink) {
+    out.none(Act::Exec);
+    // The working directory comes first on `sys.path`: a module written there is what runs
+    // (`python3 -m tool` with `tool.py` or `tool/__main__.py` beside it).
+    if !module.is_empty()
+        && module
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+    {
+        let path = module.replace('.', "/");
+        for file in [format!("{path}.py"), format!("{path}/__main__.py")] {
+            out.runs(Runs::File {
+                path: file,
+                how: How::Lang(Lang::Python),
+                args: words.iter().map(|w| w.to_string()).collect(),
+                optional: true,
+            });
+        }
+    }
+}
+
+fn node(it: &Interp, cmd: &Cmd<'_, '_>, out: &mut Sink) {
     // `-e`/`--eval`/`-p`/`--print` take code; `-r`/`--require`, `--import` a module.
-    let mut args: Vec<Cow<'_, str>> = Vec::new();
-    let mut it = cmd.args.iter();
-    while let Some(a) = it.next() {
-        match &**a {
-            "--eval" | "--print" => {
-                args.push(Cow::Borrowed("-e"));
-            }
-            s if s.starts_with("--eval=") || s.starts_with("--print=") => {
-                args.push(Cow::Borrowed("-e"));
-                args.push(Cow::Owned(
-                    s.split_once('=').map(|x| x.1).unwrap_or("").to_string(),
-                ));
-            }
-            "--require"
-            | "--import"
-            | "--loader"
-            | "--experimental-loader"
-            | "--input-type"
-            | "--env-file"
-            | "--conditions" => {
-                it.next();
-            }
-            _ => args.push(a.clone()),
-        }
-    }
-    run(read_code(&args, "ep", "rC"), Lang::Js, cmd.stdin, out);
+    run(read_code(cmd.args, it), it.lang, cmd.stdin, out);
 }
 
-fn deno(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    match cmd.args.first().map(|a| &**a) {
-        Some("eval") => {
-            let code: Vec<&str> = cmd.args[1..]
-                .iter()
-                .map(|a| &**a)
-                .filter(|a| !a.starts_with('-'))
-                .collect();
-            calls::analyse(&code.join(" "), Lang::Js, out);
+fn deno(it: &Interp, cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    let Some(first) = cmd.args.first().map(|a| &**a) else {
+        return false;
+    };
+    if it.code_subcommands.contains(&first) {
+        let code: Vec<&str> = cmd.args[1..]
+            .iter()
+            .map(|a| &**a)
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        calls::analyse(&code.join(" "), it.lang, out);
+        return true;
+    }
+    if !it.script_subcommands.contains(&first) {
+        return false;
+    }
+    let script = cmd.args[1..].iter().find(|a| !a.starts_with('-'));
+    match script {
+        Some(s) if s.contains("://") => {
+            out.place(Act::Fetch, Place::Remote);
+            out.none(Act::RemoteExec);
         }
-        Some("run") => {
-            let script = cmd.args[1..].iter().find(|a| !a.starts_with('-'));
-            match script {
-                Some(s) if s.contains("://") => {
-                    out.place(Act::Fetch, Place::Remote);
-                    out.none(Act::RemoteExec);
-                }
-                Some(s) => {
-                    out.path(Act::Read, s);
-                    out.none(Act::Exec);
-                    runs_file(s, Lang::Js, &[], out);
-                }
-                None => out.none(Act::Exec),
-            }
+        Some(s) => {
+            out.path(Act::Read, s);
+            out.none(Act::Exec);
+            runs_file(s, it.lang, &[], out);
         }
-        _ => return false,
+        None => out.none(Act::Exec),
     }
     true
 }
 
-fn bun(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
-    let code = cmd
-        .args
-        .iter()
-        .position(|a| matches!(&**a, "-e" | "--eval" | "-p" | "--print"));
+fn bun(it: &Interp, cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+    let code = cmd.args.iter().position(|a| it.is_code_word(a));
     match code {
         Some(k) => {
             if let Some(c) = cmd.args.get(k + 1) {
-                calls::analyse(c, Lang::Js, out);
+                calls::analyse(c, it.lang, out);
             }
             true
         }
@@ -448,42 +407,37 @@ fn bun(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     }
 }
 
-fn perl(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+fn perl(it: &Interp, cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     // `-i` edits files in place: the files family's.
-    let inplace = inplace_flag(cmd.args, "eE|IMmFCdDx");
-    if inplace {
+    if inplace_flag(cmd.args, it) {
         return false;
     }
-    let code = read_code(cmd.args, "eE", "|IMmFCdDx");
+    let code = read_code(cmd.args, it);
     // Files after the code are read (`-n`, `-p`).
     if let Code::Inline(_) = &code {
-        for f in operands_after_code(cmd.args, "eE", "|IMmFCdDx") {
+        for f in operands_after_code(cmd.args, it) {
             out.path(Act::Read, f);
         }
     }
-    run(code, Lang::Perl, cmd.stdin, out);
+    run(code, it.lang, cmd.stdin, out);
     true
 }
 
-/// Whether a leading option bundle has `-i` (in-place edit) before any option that takes a
-/// value (`-MFile::Path` is not `-i`).
-fn inplace_flag(args: &[Cow<'_, str>], valued: &str) -> bool {
+/// Whether a leading option bundle has an in-place letter (`-i`) before any option that
+/// takes a value (`-MFile::Path` is not `-i`).
+fn inplace_flag(args: &[Cow<'_, str>], it: &Interp) -> bool {
     args.iter()
         .take_while(|a| a.starts_with('-') && *a != "--" && !a.starts_with("--"))
         .any(|a| {
             a[1..]
                 .chars()
-                .take_while(|c| !valued.contains(*c))
-                .any(|c| c == 'i')
+                .take_while(|c| !it.takes_value(*c))
+                .any(|c| it.inplace.contains(c))
         })
 }
 
 /// The operands after inline code (the files a `-n`/`-p` loop reads).
-fn operands_after_code<'a>(
-    args: &'a [Cow<'a, str>],
-    code_opts: &str,
-    valued: &str,
-) -> Vec<&'a str> {
+fn operands_after_code<'a>(args: &'a [Cow<'a, str>], it: &Interp) -> Vec<&'a str> {
     let mut out = Vec::new();
     let mut k = 0;
     let mut skip_next = false;
@@ -497,11 +451,8 @@ fn operands_after_code<'a>(
             .strip_prefix('-')
             .filter(|f| !f.is_empty() && !f.starts_with('-'))
         {
-            if let Some((i, c)) = flags
-                .char_indices()
-                .find(|(_, c)| code_opts.contains(*c) || valued.contains(*c))
-            {
-                skip_next = flags.len() == i + c.len_utf8() && !attached_only(valued, c);
+            if let Some((i, c)) = flags.char_indices().find(|(_, c)| it.takes_value(*c)) {
+                skip_next = flags.len() == i + c.len_utf8() && !it.attached.contains(c);
             }
             continue;
         }
@@ -510,16 +461,16 @@ fn operands_after_code<'a>(
     out
 }
 
-fn ruby(cmd: &Cmd<'_, '_>, out: &mut Sink) {
-    let inplace = inplace_flag(cmd.args, "erICFEx");
-    let code = read_code(cmd.args, "e", "rICFEx");
+fn ruby(it: &Interp, cmd: &Cmd<'_, '_>, out: &mut Sink) {
+    let inplace = inplace_flag(cmd.args, it);
+    let code = read_code(cmd.args, it);
     if let Code::Inline(_) = &code {
         let act = if inplace { Act::Write } else { Act::Read };
-        for f in operands_after_code(cmd.args, "e", "rICFEx") {
+        for f in operands_after_code(cmd.args, it) {
             out.path(act, f);
         }
     }
-    run(code, Lang::Ruby, cmd.stdin, out);
+    run(code, it.lang, cmd.stdin, out);
 }
 
 /// A framework's console run by its interpreter (`python manage.py flush`, `php artisan
@@ -534,61 +485,82 @@ fn framework(console: &str, args: &[Cow<'_, str>], cmd: &Cmd<'_, '_>, out: &mut 
     super::table::model(&cmd, out);
 }
 
-fn php(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+fn php(it: &Interp, cmd: &Cmd<'_, '_>, out: &mut Sink) {
     // Lint, serve, version, modules, info: nothing runs.
-    if cmd.args.iter().any(|a| {
-        matches!(
-            &**a,
-            "-S" | "-l" | "-v" | "-m" | "-i" | "--version" | "--ini"
-        )
-    }) {
-        if cmd.args.iter().any(|a| a == "-l") {
+    if cmd.args.iter().any(|a| it.inert.contains(&&**a)) {
+        if cmd.args.iter().any(|a| it.lint.contains(&&**a)) {
             for f in cmd.args.iter().filter(|a| !a.starts_with('-')) {
                 out.path(Act::Read, f);
             }
         }
         return;
     }
-    let code = read_code(cmd.args, "rBRE", "dcfzStnFt");
-    match code {
-        Code::Script(s, rest) => {
-            let base = s.rsplit('/').next().unwrap_or(s);
-            match base {
-                "artisan" | "console" => framework(base, rest, cmd, out),
-                "composer.phar" | "composer" => {
-                    let words: Vec<&str> = rest.iter().map(|w| &**w).collect();
-                    out.script(&format!("composer {}", super::database::shell_join(&words)));
-                }
-                _ => run(code, Lang::Php, cmd.stdin, out),
-            }
+    let code = read_code(cmd.args, it);
+    if let Code::Script(s, rest) = code {
+        let base = s.rsplit('/').next().unwrap_or(s);
+        if let Some(console) = it.consoles.iter().find(|c| **c == base) {
+            return framework(console, rest, cmd, out);
         }
-        _ => {
-            // `-f FILE` runs a file; `-S`/`-l` serve and lint.
-            if cmd
-                .args
-                .iter()
-                .any(|a| a == "-S" || a == "-l" || a == "-v" || a == "-m" || a == "-i")
-            {
-                return;
-            }
-            if let Some(k) = cmd.args.iter().position(|a| a == "-f") {
-                if let Some(f) = cmd.args.get(k + 1) {
-                    out.path(Act::Read, f);
-                    out.none(Act::Exec);
-                    runs_file(f, Lang::Php, &[], out);
-                }
-                return;
-            }
-            let code = match code {
-                Code::Inline(c) => Code::Inline(c.trim_start_matches("<?php").to_string()),
-                c => c,
-            };
-            run(code, Lang::Php, cmd.stdin, out);
+        if let Some((_, program)) = it.programs.iter().find(|(name, _)| *name == base) {
+            let words: Vec<&str> = rest.iter().map(|w| &**w).collect();
+            let line = format!("{program} {}", super::database::shell_join(&words));
+            return out.script(&line);
         }
+        return run(code, it.lang, cmd.stdin, out);
+    }
+    // `-f FILE` runs a file.
+    if let Some(k) = cmd
+        .args
+        .iter()
+        .position(|a| short(a).is_some_and(|c| it.script.contains(c)))
+    {
+        if let Some(f) = cmd.args.get(k + 1) {
+            out.path(Act::Read, f);
+            out.none(Act::Exec);
+            runs_file(f, it.lang, &[], out);
+        }
+        return;
+    }
+    let code = match code {
+        Code::Inline(c) => Code::Inline(c.trim_start_matches("<?php").to_string()),
+        c => c,
+    };
+    run(code, it.lang, cmd.stdin, out);
+}
+
+/// The option an awk word is, as the entry's letters and long names say (exact words only:
+/// awk's options are not bundled).
+fn awk_option(it: &Interp, w: &str) -> Option<AwkOpt> {
+    let (long, letter) = match w.strip_prefix("--") {
+        Some(l) => (Some(l), None),
+        None => (None, short(w)),
+    };
+    let is = |letters: &str, names: &[&str]| {
+        letter.is_some_and(|c| letters.contains(c)) || long.is_some_and(|l| names.contains(&l))
+    };
+    if is(it.code, it.long_code) {
+        Some(AwkOpt::Code)
+    } else if is(it.script, it.long_script) {
+        Some(AwkOpt::Script)
+    } else if is(it.valued, it.long_valued) {
+        Some(AwkOpt::Valued)
+    } else {
+        None
     }
 }
 
-fn awk(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
+enum AwkOpt {
+    Code,
+    Script,
+    Valued,
+}
+
+/// gawk's in-place extension (`-i inplace`) makes the command the files family's.
+fn awk_inplace(value: &str) -> bool {
+    value == "inplace" || value == "inplace.awk"
+}
+
+fn awk(it: &Interp, cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     let args = cmd.args;
     let mut k = 0;
     let mut program: Option<String> = None;
@@ -597,30 +569,12 @@ fn awk(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     while let Some(w) = args.get(k) {
         let w: &str = w;
         k += 1;
-        match w {
-            "--" => {
-                first_operand = k;
-                break;
-            }
-            "-i" | "--include" => {
-                if args
-                    .get(k)
-                    .is_some_and(|v| v == "inplace" || v == "inplace.awk")
-                {
-                    return false;
-                }
-                k += 1;
-            }
-            "-f" | "--file" => {
-                if let Some(f) = args.get(k) {
-                    out.path(Act::Read, f);
-                    out.none(Act::Exec);
-                    runs_file(f, Lang::Awk, &[], out);
-                    files_mode = true;
-                }
-                k += 1;
-            }
-            "-e" | "--source" => {
+        if w == "--" {
+            first_operand = k;
+            break;
+        }
+        match awk_option(it, w) {
+            Some(AwkOpt::Code) => {
                 if let Some(c) = args.get(k) {
                     let s = program.get_or_insert_with(String::new);
                     s.push_str(c);
@@ -628,10 +582,26 @@ fn awk(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 }
                 k += 1;
             }
-            "-v" | "-F" | "-l" | "--load" | "--assign" | "--field-separator" | "-W" => k += 1,
-            _ if w.starts_with("-iinplace") || w.starts_with("--include=inplace") => return false,
-            _ if w.starts_with('-') && w.len() > 1 => {}
-            _ => {
+            Some(AwkOpt::Script) => {
+                if let Some(f) = args.get(k) {
+                    out.path(Act::Read, f);
+                    out.none(Act::Exec);
+                    runs_file(f, it.lang, &[], out);
+                    files_mode = true;
+                }
+                k += 1;
+            }
+            Some(AwkOpt::Valued) => {
+                if args.get(k).is_some_and(|v| awk_inplace(v)) {
+                    return false;
+                }
+                k += 1;
+            }
+            None if w.starts_with("-iinplace") || w.starts_with("--include=inplace") => {
+                return false
+            }
+            None if w.starts_with('-') && w.len() > 1 => {}
+            None => {
                 first_operand = k - 1;
                 break;
             }
@@ -646,7 +616,7 @@ fn awk(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
         files += 1;
     }
     if let Some(p) = program {
-        calls::analyse(&p, Lang::Awk, out);
+        calls::analyse(&p, it.lang, out);
     }
     for f in args
         .iter()
@@ -658,13 +628,13 @@ fn awk(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
     true
 }
 
-fn osascript(cmd: &Cmd<'_, '_>, out: &mut Sink) {
+fn osascript(it: &Interp, cmd: &Cmd<'_, '_>, out: &mut Sink) {
     let js = cmd
         .args
         .windows(2)
         .any(|w| w[0] == "-l" && w[1].eq_ignore_ascii_case("javascript"));
-    let lang = if js { Lang::Js } else { Lang::AppleScript };
-    run(read_code(cmd.args, "e", "lis"), lang, cmd.stdin, out);
+    let lang = if js { Lang::Js } else { it.lang };
+    run(read_code(cmd.args, it), lang, cmd.stdin, out);
 }
 
 #[cfg(test)]

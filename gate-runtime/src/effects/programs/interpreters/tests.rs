@@ -570,3 +570,206 @@ fn a_written_script_run_by_nested_code_is_its_text() {
         "delete@home"
     ));
 }
+
+#[test]
+fn every_call_example_has_its_effects() {
+    let mut wrong = Vec::new();
+    for (source, line, want) in super::tables::EXAMPLES {
+        let got = effects(line);
+        if got != *want {
+            wrong.push(format!("{source}: `{line}`: {got:?}, not {want:?}"));
+        }
+    }
+    assert!(
+        super::tables::EXAMPLES.len() >= 290,
+        "{}",
+        super::tables::EXAMPLES.len()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_language_has_its_calls() {
+    for table in [
+        super::tables::PYTHON,
+        super::tables::JS,
+        super::tables::PERL,
+        super::tables::RUBY,
+        super::tables::PHP,
+        super::tables::LUA,
+        super::tables::R,
+    ] {
+        assert!(table.len() >= 9, "{table:?}");
+    }
+    assert!(super::tables::PYTHON.contains(&(
+        "rmtree",
+        super::tables::Eff::Path(gate_spec::effect::Act::Delete)
+    )));
+}
+
+/// A bad call entry is refused at its line and column.
+fn call_error(entry: &str) -> String {
+    super::schema::parse(
+        "commands/interpreters/calls.toml",
+        &format!("version = 1\n[[call]]\n{entry}"),
+    )
+    .unwrap_err()
+}
+
+#[test]
+fn a_bad_call_entry_is_named_at_its_line_and_column() {
+    let ex = "examples = [{ line = \"x\", effects = [] }]\n";
+    let e = call_error(&format!(
+        "lang = \"cobol\"\ncallee = \"x\"\ndoes = \"run\"\n{ex}"
+    ));
+    assert!(
+        e.starts_with("commands/interpreters/calls.toml:3:8: unknown language `cobol`"),
+        "{e}"
+    );
+    let e = call_error(&format!(
+        "lang = \"python\"\ncallee = \"x\"\ndoes = \"destroy\"\n{ex}"
+    ));
+    assert!(
+        e.starts_with("commands/interpreters/calls.toml:5:8: unknown `does = \"destroy\"`"),
+        "{e}"
+    );
+    let e = call_error(&format!(
+        "lang = \"python\"\ncallee = \"x\"\ndoes = \"read\"\n{ex}"
+    ));
+    assert!(e.contains("unknown `does = \"read\"`"), "{e}");
+    let e = call_error(&format!(
+        "lang = \"python\"\ncallee = \"x\"\ndoes = \"run\"\nfrom = 1\n{ex}"
+    ));
+    assert!(e.contains("`from` is for an act on paths"), "{e}");
+    let e = call_error("lang = \"python\"\ncallee = \"x\"\ndoes = \"run\"\n");
+    assert!(e.contains("`x` shows no example"), "{e}");
+    let e = call_error(&format!(
+        "lang = \"python\"\ncallee = \"a b\"\ndoes = \"run\"\n{ex}"
+    ));
+    assert!(e.contains("a callee is"), "{e}");
+    let e = call_error(&format!(
+        "lang = \"perl\"\ncallee = \"=x\"\ndoes = \"delete\"\nfrom = 0\n{ex}[[call]]\nlang = \"perl\"\ncallee = \"=x\"\ndoes = \"run\"\n{ex}"
+    ));
+    assert!(e.contains("`=x` is listed twice for perl"), "{e}");
+    let ok = super::schema::parse(
+        "f.toml",
+        &format!("version = 1\n[[call]]\nlang = \"perl\"\ncallee = \"=x\"\ndoes = \"delete\"\nfrom = 2\n{ex}"),
+    )
+    .unwrap();
+    assert_eq!(ok[0].eff, "All(Act::Delete, 2)");
+    assert_eq!(ok[0].source, "f.toml:2");
+}
+
+#[test]
+fn every_interpreter_example_has_its_effects() {
+    let mut wrong = Vec::new();
+    for (source, line, want) in super::grammar::EXAMPLES {
+        let got = effects(line);
+        if got != *want {
+            wrong.push(format!("{source}: `{line}`: {got:?}, not {want:?}"));
+        }
+    }
+    assert!(
+        super::grammar::EXAMPLES.len() >= 40,
+        "{}",
+        super::grammar::EXAMPLES.len()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn interpreters_are_found_by_name_and_version() {
+    use super::grammar::{find, Reader};
+    for (name, reader) in [
+        ("python", Reader::Python),
+        ("python3", Reader::Python),
+        ("python3.12", Reader::Python),
+        ("python-3.12", Reader::Python),
+        ("pypy3", Reader::Python),
+        ("py", Reader::Python),
+        ("node", Reader::Node),
+        ("node18", Reader::Node),
+        ("nodejs", Reader::Node),
+        ("perl5.36", Reader::Perl),
+        ("ruby3.2", Reader::Ruby),
+        ("php8.2", Reader::Php),
+        ("luajit", Reader::Code),
+        ("Rscript", Reader::Code),
+        ("gawk", Reader::Awk),
+        ("osascript", Reader::Osascript),
+    ] {
+        assert_eq!(find(name).map(|i| i.reader), Some(reader), "{name}");
+    }
+    for name in [
+        "py3",
+        "pythonista",
+        "nodemon",
+        "perldoc",
+        "rubocop",
+        "phpunit",
+        "lua-language-server",
+        "awk2",
+    ] {
+        assert!(find(name).is_none(), "{name}");
+    }
+}
+
+#[test]
+fn a_bad_interpreter_entry_is_refused() {
+    let parse = |entry: &str| {
+        super::schema::parse_programs("p.toml", &format!("version = 1\n[[interpreter]]\n{entry}"))
+    };
+    let ex = "examples = [{ line = \"x\", effects = [] }]\n";
+    let e = parse(&format!(
+        "names = [\"x\"]\nlang = \"cobol\"\nreader = \"code\"\n{ex}"
+    ))
+    .unwrap_err();
+    assert!(
+        e.starts_with("p.toml:2:1: x: unknown language `cobol`"),
+        "{e}"
+    );
+    let e = parse(&format!(
+        "names = [\"x\"]\nlang = \"lua\"\nreader = \"mine\"\n{ex}"
+    ))
+    .unwrap_err();
+    assert!(e.contains("unknown reader `mine`"), "{e}");
+    let e = parse(&format!("lang = \"lua\"\nreader = \"code\"\n{ex}")).unwrap_err();
+    assert!(e.contains("has `names` or `versioned`"), "{e}");
+    let e = parse(&format!(
+        "names = [\"x\"]\nlang = \"lua\"\nreader = \"code\"\ncode = \"-e\"\n{ex}"
+    ))
+    .unwrap_err();
+    assert!(e.contains("option letters only"), "{e}");
+    let e = parse("names = [\"x\"]\nlang = \"lua\"\nreader = \"code\"\n").unwrap_err();
+    assert!(e.contains("x shows no example"), "{e}");
+    let e = parse(&format!(
+        "names = [\"x\"]\nlang = \"lua\"\nreader = \"code\"\n{ex}[[interpreter]]\nversioned = [\"x\"]\nlang = \"lua\"\nreader = \"code\"\n{ex}"
+    ))
+    .unwrap_err();
+    assert!(e.contains("`x` is an interpreter twice"), "{e}");
+    let e = parse(&format!(
+        "names = [\"x\"]\nlang = \"lua\"\nreader = \"code\"\nflags = \"e\"\n{ex}"
+    ))
+    .unwrap_err();
+    assert!(e.contains("unknown field `flags`"), "{e}");
+}
+
+#[test]
+fn a_bad_path_method_is_refused() {
+    let parse = |entry: &str| {
+        super::schema::parse_path_methods(
+            "c.toml",
+            &format!("version = 1\n[[path_method]]\n{entry}"),
+        )
+    };
+    let ex = "examples = [{ line = \"x\", effects = [] }]\n";
+    let e = parse(&format!("name = \"unlink\"\nact = \"destroy\"\n{ex}")).unwrap_err();
+    assert!(e.contains("unlink: unknown act `destroy`"), "{e}");
+    let e = parse("name = \"unlink\"\nact = \"delete\"\n").unwrap_err();
+    assert!(e.contains("unlink shows no example"), "{e}");
+    let ok = parse(&format!(
+        "name = \"unlink\"\nact = \"delete\"\ndistinctive = true\n{ex}"
+    ))
+    .unwrap();
+    assert!(ok[0].distinctive);
+}
