@@ -24,6 +24,7 @@ fn main() {
     files.sort();
     let mut programs: Vec<Program> = Vec::new();
     let mut words: Vec<(String, Vec<String>, String)> = Vec::new();
+    let mut consoles: Vec<schema::Console> = Vec::new();
     let mut failed = false;
     for path in &files {
         println!("cargo:rerun-if-changed={}", path.display());
@@ -31,6 +32,13 @@ fn main() {
         let text = std::fs::read_to_string(path).expect("readable command file");
         if let Ok(sets) = schema::word_sets(&name, &text) {
             words.extend(sets.into_iter().map(|(n, w)| (n, w, name.clone())));
+        }
+        match schema::consoles(&name, &text) {
+            Ok(c) => consoles.extend(c),
+            Err(e) => {
+                println!("cargo::error=gate-runtime/{e}");
+                failed = true;
+            }
         }
         match schema::parse(&name, &text, true) {
             Ok(p) => programs.extend(p),
@@ -91,6 +99,10 @@ fn main() {
             let _ = writeln!(out, "    ({prefix:?}, {i}),");
         }
     }
+    out.push_str("];\n\n/// The consoles (`[[console]]`), in file order.\npub(crate) static CONSOLES: &[Console] = &[\n");
+    for c in &consoles {
+        console(&mut out, c);
+    }
     out.push_str("];\n\n/// Every example the files show.\n#[cfg(test)]\npub(crate) static EXAMPLES: &[Example] = &[\n");
     for p in &programs {
         for e in &p.examples {
@@ -100,6 +112,11 @@ fn main() {
             for e in &f.examples {
                 example(&mut out, f.examples_from.as_ref().unwrap_or(&f.source), e);
             }
+        }
+    }
+    for c in &consoles {
+        for e in &c.examples {
+            example(&mut out, &c.source, e);
         }
     }
     out.push_str("];\n");
@@ -280,6 +297,37 @@ fn example(out: &mut String, source: &str, e: &schema::Example) {
     );
 }
 
+fn console(out: &mut String, c: &schema::Console) {
+    let escapes: Vec<String> = c
+        .escapes
+        .iter()
+        .map(|(prefix, runs)| {
+            let then = match runs.as_str() {
+                "shell" => "Then::Shell".to_string(),
+                "opaque" => "Then::Opaque".to_string(),
+                "python" => "Then::Code(Lang::Python)".to_string(),
+                "js" => "Then::Code(Lang::Js)".to_string(),
+                "perl" => "Then::Code(Lang::Perl)".to_string(),
+                "ruby" => "Then::Code(Lang::Ruby)".to_string(),
+                "php" => "Then::Code(Lang::Php)".to_string(),
+                "lua" => "Then::Code(Lang::Lua)".to_string(),
+                other => unreachable!("escape {other} checked by the schema"),
+            };
+            format!("({prefix:?}, {then})")
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "    Console {{ programs: {}, options: {}, attached: {}, stdin: {}, tcl: {}, escapes: &[{}] }},",
+        strs(&c.programs),
+        strs(&c.options),
+        strs(&c.attached),
+        c.stdin,
+        c.tcl,
+        escapes.join(", ")
+    );
+}
+
 fn strs(v: &[String]) -> String {
     format!("&{v:?}")
 }
@@ -405,7 +453,8 @@ fn conds(v: &[Cond]) -> String {
             Cond::Lacks(n) => format!("Cond::Lacks({n:?})"),
             Cond::Is(n, v) => format!("Cond::Is({n:?}, {v:?})"),
             Cond::IsNot(n, v) => format!("Cond::IsNot({n:?}, {v:?})"),
-            Cond::ValueHas(n, v) => format!("Cond::ValueHas({n:?}, {v:?})"),
+            Cond::ValueHas(n, v, c) => format!("Cond::ValueHas({n:?}, {v:?}, {c})"),
+            Cond::ValueLacks(n, v, c) => format!("Cond::ValueLacks({n:?}, {v:?}, {c})"),
             Cond::OperandHas(i, t) => format!("Cond::OperandHas({i}, {t:?})"),
             Cond::OperandLacks(i, t) => format!("Cond::OperandLacks({i}, {t:?})"),
             Cond::OperandIs(i, t) => format!("Cond::OperandIs({i}, {t:?})"),

@@ -430,7 +430,7 @@ fn effects_after(
         }
         // An agent CLI (or gate) started with its settings moved away (`CODEX_HOME=/tmp/c
         // codex exec …`, `HOME=/tmp/h claude -p …`) runs without the hooks that guard it.
-        if (programs::agents::is_agent(program) || program == "gate")
+        if (programs::is_agent(program) || program == "gate")
             && scoped
                 .iter()
                 .any(|(n, v)| super::gate_env::moves_settings(n, v, &cwd, at))

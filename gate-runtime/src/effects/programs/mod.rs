@@ -9,7 +9,6 @@
 use super::{Cmd, Sink};
 use gate_spec::effect::Act;
 
-pub(crate) mod agents;
 mod cloud;
 mod consoles;
 mod database;
@@ -19,7 +18,6 @@ mod interpreters;
 mod network;
 mod outputs;
 mod packages;
-mod runners;
 mod scripts;
 mod system;
 mod table;
@@ -29,6 +27,7 @@ mod windows;
 pub(crate) use files::{find_targets, FindAction};
 pub(crate) use interpreters::scan::Lang;
 pub(crate) use system::narrow_process_pattern;
+pub(crate) use table::is_agent;
 pub use table::project::{begin as begin_project, end as end_project, faults as project_faults};
 pub(crate) use vcs::{git_stored, GitCall, GIT_VIEWERS};
 
@@ -79,8 +78,6 @@ const FAMILIES: &[fn(&Cmd<'_, '_>, &mut Sink) -> bool] = &[
     files::model,
     vcs::model,
     interpreters::model,
-    runners::model,
-    agents::model,
     // The programs written as data (`commands/*.toml`).
     table::model,
 ];

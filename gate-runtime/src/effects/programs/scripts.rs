@@ -1,10 +1,12 @@
 //! Programs that run code kept in a file: a shell given a script (`bash run.sh`, `sh -x
-//! build.sh arg`), `source FILE` and `. FILE`, and `make` (the recipes of a Makefile). The
+//! build.sh arg`), `source FILE` and `. FILE`, and `make` (the recipes of a Makefile: its
+//! options are data, `commands/runners.toml`, which reaches [`make`] by name). The
 //! model says which file runs ([`Runs`]); a live hook call reads it (`effects::runs`), and
 //! otherwise what runs is unknown (`exec`), as any program's effect is.
 
 use std::borrow::Cow;
 
+use super::super::getopt::Args;
 use super::super::{Cmd, How, Runs, Sink};
 use gate_spec::effect::Act;
 
@@ -22,12 +24,6 @@ pub(super) fn model(cmd: &Cmd<'_, '_>, out: &mut Sink) -> bool {
                 Some(file) => script_file(cmd, file, &cmd.args[k + 1..], out),
                 None => out.none(Act::Exec),
             }
-        }
-        "make" | "gmake" => {
-            // The makefile on the disk (read in a live hook call), and what the line itself
-            // hands make: a makefile on standard input, `--eval` text, a `SHELL=` override.
-            make(cmd.args, out);
-            super::runners::make(cmd, out);
         }
         _ => return false,
     }
@@ -125,8 +121,33 @@ const MAKE_VALUED: &[(&str, &str)] = &[
     ("-W", "--assume-new"),
 ];
 
-/// `make [OPTIONS] [VAR=VALUE…] [TARGET…]`.
-fn make(args: &[Cow<'_, str>], out: &mut Sink) {
+/// `make` (`analyser = "make"`): the makefile on the disk (read in a live hook call), and
+/// the recipes the line itself hands make: a makefile on standard input (`-f -`, the `file`
+/// role), or a `SHELL=` override that runs them with another program than `sh`. (`--eval`
+/// text is read as code before every command: `before = "option_code"`.)
+pub(crate) fn make(cmd: &Cmd<'_, '_>, args: &Args<'_>, _: &[Cow<'_, str>], out: &mut Sink) {
+    makefile(cmd.args, out);
+    for f in args.role_values("file") {
+        if matches!(f, "-" | "/dev/stdin") {
+            match cmd.stdin {
+                Some(text) => out.script(&crate::effects::code_options::recipes(text)),
+                None => out.opaque("make -f -"),
+            }
+        }
+    }
+    // `make SHELL=/tmp/x`: every recipe runs under that program instead of `sh`.
+    let plain = super::table::words("make-plain-shells");
+    for op in &args.operands {
+        if let Some(shell) = op.strip_prefix("SHELL=") {
+            if !plain.contains(&shell) {
+                out.opaque(shell);
+            }
+        }
+    }
+}
+
+/// `make [OPTIONS] [VAR=VALUE…] [TARGET…]`: the makefile it runs, and where.
+fn makefile(args: &[Cow<'_, str>], out: &mut Sink) {
     let mut dir: Option<String> = None;
     let mut file: Option<String> = None;
     let mut targets = Vec::new();
@@ -163,7 +184,7 @@ fn make(args: &[Cow<'_, str>], out: &mut Sink) {
                 continue;
             }
             if name == "eval" {
-                // Makefile text given on the line: `runners::make` reads its recipes.
+                // Makefile text given on the line: read as code before the command (`option_code`).
                 continue;
             }
             if let Some((short, _)) = MAKE_VALUED.iter().find(|(_, l)| &l[2..] == name) {
@@ -223,7 +244,7 @@ fn make(args: &[Cow<'_, str>], out: &mut Sink) {
         }
     }
     out.none(Act::Exec);
-    // A makefile read from standard input is the line's own text (`runners::make`).
+    // A makefile read from standard input is the line's own text ([`make`]).
     if dry
         || file
             .as_deref()
@@ -242,6 +263,36 @@ fn make(args: &[Cow<'_, str>], out: &mut Sink) {
 #[cfg(test)]
 mod tests {
     use super::super::super::{How, Runs, Sink};
+    use super::super::testing::{effects, has};
+
+    #[test]
+    fn a_makefile_the_line_shows_runs_its_recipes() {
+        for line in [
+            "make -f - <<< 'x:; rm -rf ~'",
+            "make -f - x <<'EOF'\nx:\n\t@rm -rf ~\nEOF",
+            "printf 'x:\\n\\trm -rf ~\\n' | make -f -",
+            "echo 'x:; rm -rf ~' | make -f /dev/stdin",
+            "make --eval='x:; rm -rf ~' x",
+            "make -E 'y := $(shell rm -rf ~)'",
+        ] {
+            assert!(has(line, "delete@home"), "{line}: {:?}", effects(line));
+        }
+        assert!(has("cat mk | make -f -", "opaque@none"));
+        assert!(has("make SHELL=/tmp/x all", "opaque@none"));
+        for line in [
+            "make",
+            "make -j4 test",
+            "make -C sub all",
+            "make -f - <<< 'x:; echo hi'",
+        ] {
+            let e = effects(line);
+            assert!(
+                !e.iter()
+                    .any(|e| e.starts_with("delete@") || e.starts_with("opaque@")),
+                "{line}: {e:?}"
+            );
+        }
+    }
     use super::super::Cmd;
     use std::borrow::Cow;
 

@@ -6,7 +6,8 @@
 //! words need reading (`curl`, `ssh`, `rclone`, …: `programs/network/`) and the forge CLIs'
 //! API calls, release assets and clones (`programs/vcs/forge.rs`), and git's subcommands
 //! whose words need reading (`programs/vcs/git/`), and the package managers' scripts,
-//! runners, configured sources and installs of gate (`programs/packages.rs`), and the file
+//! runners, configured sources and installs of gate (`programs/packages.rs`), `make`'s
+//! makefiles (`programs/scripts.rs`), and the file
 //! programs' modes, owners, temporary names and finders, and those whose operands need
 //! reading (`rsync`'s remotes, `rename`'s expression, `jq`'s filter, `patch`'s diff:
 //! `programs/files/`), and the object stores' copies (which side is a store) and aws's
@@ -25,6 +26,7 @@ pub(crate) use super::super::network::{
 pub(crate) use super::super::packages::{
     cargo_gate, node_install, node_run, node_script, package_config, runner,
 };
+pub(crate) use super::super::scripts::make;
 pub(crate) use super::super::system::{fuser_ports, kill, process_patterns, service_unit, units};
 pub(crate) use super::super::vcs::forge::{
     api_call as forge_api, assets as forge_assets, clone as forge_clone,
@@ -103,6 +105,7 @@ pub(crate) fn by_name(name: &str) -> Option<Analyser> {
         "runner" => runner,
         "package_config" => package_config,
         "cargo_gate" => cargo_gate,
+        "make" => make,
         "chmod_mode" => chmod_mode,
         "chown_owner" => chown_owner,
         "mktemp" => mktemp,

@@ -2,10 +2,13 @@
 //! parsing at run time), and the lookup of a program by name.
 
 use super::super::super::getopt::{Grammar, Style};
+use super::super::Lang;
 use super::analysers::{self, Analyser, Language};
 #[cfg(test)]
 use super::model::Example;
-use super::model::{At, CodeSettings, Cond, Destination, Eff, Form, Program, Queries};
+use super::model::{
+    At, CodeSettings, Cond, Console, Destination, Eff, Form, Program, Queries, Then,
+};
 use gate_spec::effect::{Act, Place};
 
 include!(concat!(env!("OUT_DIR"), "/commands.rs"));

@@ -7,7 +7,8 @@
 
 pub(crate) mod analysers;
 mod builtin;
-pub(crate) use builtin::words;
+pub(crate) use builtin::{words, CONSOLES};
+pub(crate) use model::{Console, Then};
 pub(crate) mod destination;
 mod model;
 pub(crate) mod project;
@@ -17,6 +18,8 @@ mod queries;
 pub(crate) mod schema;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_agents;
 
 use super::super::getopt::{self, Args};
 use super::super::{Cmd, Sink, EVERY_LISTED};
@@ -66,6 +69,15 @@ fn skipped<'o, 'a>(p: &Program, mut ops: &'o [Cow<'a, str>]) -> &'o [Cow<'a, str
         ops = &ops[1..];
     }
     ops
+}
+
+/// The file of the agent CLIs (`commands/agents.toml`): every program it models is one.
+const AGENTS_FILE: &str = "commands/agents.toml:";
+
+/// Whether `program` is an agent CLI (one gate guards, or one it installs no hooks in): a
+/// program of `commands/agents.toml`.
+pub(crate) fn is_agent(program: &str) -> bool {
+    builtin::find(program).is_some_and(|p| p.source.starts_with(AGENTS_FILE))
 }
 
 /// Read `cmd` through its built-in program's forms again, without the code its program runs
@@ -508,9 +520,12 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
         Cond::IsNot(n, v) => {
             args.has(n) && !args.value(n).is_some_and(|x| v.split('|').any(|v| v == x))
         }
-        Cond::ValueHas(n, t) => n
+        Cond::ValueHas(n, t, any_case) => n
             .split('|')
-            .any(|n| args.values(&[n]).any(|v| contains(v, t))),
+            .any(|n| args.values(&[n]).any(|v| has_text(v, t, *any_case))),
+        Cond::ValueLacks(n, t, any_case) => n
+            .split('|')
+            .any(|n| args.values(&[n]).any(|v| !has_text(v, t, *any_case))),
         Cond::OperandHas(n, t) => operand(*n).is_some_and(|w| contains(w, t)),
         Cond::OperandLacks(n, t) => !operand(*n).is_some_and(|w| contains(w, t)),
         Cond::OperandIs(n, t) => operand(*n).is_some_and(|w| t.split('|').any(|t| t == w)),
@@ -534,6 +549,20 @@ fn holds(c: &Cond, args: &Args<'_>, rest: &[Cow<'_, str>], cmd: &Cmd<'_, '_>) ->
 /// Whether `word` contains one of the texts `a|b`.
 fn contains(word: &str, texts: &str) -> bool {
     texts.split('|').any(|t| word.contains(t))
+}
+
+/// Whether `value` contains one of the texts `a|b`; `any_case`: in any ASCII case (the
+/// texts are in lower case).
+fn has_text(value: &str, texts: &str, any_case: bool) -> bool {
+    if !any_case {
+        return contains(value, texts);
+    }
+    texts.split('|').any(|t| {
+        value
+            .as_bytes()
+            .windows(t.len())
+            .any(|w| w.eq_ignore_ascii_case(t.as_bytes()))
+    })
 }
 
 /// Whether every option given is one of `names` (`p|print`), none unknown.

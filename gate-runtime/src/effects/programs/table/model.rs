@@ -2,6 +2,7 @@
 //! `build.rs` from `commands/*.toml` (and made from a project's files by [`super::project`]).
 
 use super::super::super::getopt::{Grammar, Style};
+use super::super::Lang;
 use super::analysers::{Analyser, Language};
 use gate_spec::effect::{Act, Place};
 
@@ -128,7 +129,8 @@ pub(crate) enum Cond {
     Lacks(&'static str),
     Is(&'static str, &'static str),
     IsNot(&'static str, &'static str),
-    ValueHas(&'static str, &'static str),
+    ValueHas(&'static str, &'static str, bool),
+    ValueLacks(&'static str, &'static str, bool),
     OperandHas(u8, &'static str),
     OperandLacks(u8, &'static str),
     OperandIs(u8, &'static str),
@@ -175,4 +177,26 @@ pub(crate) struct Example {
     pub source: &'static str,
     pub line: &'static str,
     pub effects: &'static [&'static str],
+}
+
+/// A family of consoles (see the schema's `Console`): read by `programs/consoles.rs`.
+#[derive(Debug)]
+pub(crate) struct Console {
+    pub programs: &'static [&'static str],
+    pub options: &'static [&'static str],
+    pub attached: &'static [&'static str],
+    pub stdin: bool,
+    pub tcl: bool,
+    pub escapes: &'static [(&'static str, Then)],
+}
+
+/// What the text after a console's escape is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Then {
+    /// A shell command line.
+    Shell,
+    /// Code in a language gate reads.
+    Code(Lang),
+    /// Code in a language gate does not read: `opaque`, with the places it names.
+    Opaque,
 }

@@ -73,6 +73,7 @@ pub const ANALYSERS: &[&str] = &[
     "runner",
     "package_config",
     "cargo_gate",
+    "make",
     "chmod_mode",
     "chown_owner",
     "mktemp",
@@ -179,6 +180,7 @@ pub const ROLES: &[(&str, &[&str])] = &[
         ],
     ),
     ("aria2c", &["output", "output_dir", "reads", "code"]),
+    ("make", &["file"]),
     (
         "httpie",
         &["output", "download", "offline", "raw_body", "session"],
@@ -371,8 +373,13 @@ pub enum Cond {
     Is(String, String),
     /// It is given, with no value or another value (none of these: `backup!=none|off`).
     IsNot(String, String),
-    /// One of its values contains the text (`output~push=true`; `s|size~+`: of either).
-    ValueHas(String, String),
+    /// One of its values contains the text (`output~push=true`; `s|size~+`: of either;
+    /// `a|b` as the text: either text). With `~~` (the third field), in any ASCII case, the
+    /// text kept in lower case (`permission-mode~~bypasspermissions`).
+    ValueHas(String, String, bool),
+    /// Negated (`!settings~{|=`): one of its values is given that contains none of the
+    /// texts (a settings file rather than settings the line shows); `~~` in any case.
+    ValueLacks(String, String, bool),
     /// Operand N (1-based, after the path) contains the text.
     OperandHas(u8, String),
     /// Operand N is absent or does not contain the text.
@@ -467,6 +474,119 @@ struct RawFile {
     word_sets: BTreeMap<String, Vec<String>>,
     #[serde(default, rename = "program")]
     programs: Vec<Spanned<RawProgram>>,
+    #[serde(default, rename = "console")]
+    consoles: Vec<Spanned<RawConsole>>,
+}
+
+/// A family of consoles (`[[console]]`): programs whose commands, handed to them through an
+/// option or on standard input, have escapes to the shell or to another language (`gdb -ex
+/// 'shell CMD'`). The escapes are added to whatever the program's own model says.
+#[derive(Clone, Debug)]
+pub struct Console {
+    pub programs: Vec<String>,
+    /// Options whose value (the next word) is a console command.
+    pub options: Vec<String>,
+    /// Prefixes a console command is attached to (`+` in `less +!cmd`, `--ex=`).
+    pub attached: Vec<String>,
+    /// Standard input is console commands.
+    pub stdin: bool,
+    /// The console quotes as Tcl does (`{…}`) and separates commands with `;` too.
+    pub tcl: bool,
+    /// A command's prefix and what the text after it is (one of [`ESCAPE_RUNS`]); an empty
+    /// prefix (alone): the whole value.
+    pub escapes: Vec<(String, String)>,
+    /// `commands/consoles.toml: console gdb`.
+    pub source: String,
+    pub examples: Vec<Example>,
+}
+
+/// What the text after a console's escape is: a shell line, code gate does not read
+/// (`opaque`), or code in a language gate reads.
+pub const ESCAPE_RUNS: &[&str] = &[
+    "shell", "opaque", "python", "js", "perl", "ruby", "php", "lua",
+];
+
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConsole {
+    programs: Vec<String>,
+    #[serde(default)]
+    options: Vec<String>,
+    #[serde(default)]
+    attached: Vec<String>,
+    #[serde(default)]
+    stdin: bool,
+    #[serde(default)]
+    tcl: bool,
+    escapes: Vec<RawEscape>,
+    #[serde(default)]
+    examples: Vec<Example>,
+}
+
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEscape {
+    #[serde(default)]
+    prefix: String,
+    runs: Spanned<String>,
+}
+
+/// The consoles a file declares (`[[console]]`), checked: what each escape runs is known,
+/// an escape of the whole value stands alone, and every console shows examples.
+pub fn consoles(file: &str, text: &str) -> Result<Vec<Console>, String> {
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        at(file, text, offset, e.message().trim())
+    })?;
+    let mut out = Vec::new();
+    for c in &raw.consoles {
+        let offset = c.span().start;
+        let c = c.get_ref();
+        let fail = |m: String| Err(at(file, text, offset, &m));
+        let Some(first) = c.programs.first() else {
+            return fail("a console names its programs".into());
+        };
+        if c.options.is_empty() && c.attached.is_empty() && !c.stdin {
+            return fail(format!(
+                "console {first}: no option, attached prefix or input carries its commands"
+            ));
+        }
+        for e in &c.escapes {
+            if !ESCAPE_RUNS.contains(&e.runs.get_ref().as_str()) {
+                return Err(at(
+                    file,
+                    text,
+                    e.runs.span().start,
+                    &format!("an escape runs one of: {}", ESCAPE_RUNS.join(", ")),
+                ));
+            }
+            if e.prefix.is_empty() && c.escapes.len() > 1 {
+                return fail(format!(
+                    "console {first}: an escape of the whole value stands alone"
+                ));
+            }
+        }
+        if c.escapes.is_empty() || c.examples.is_empty() {
+            return fail(format!(
+                "console {first}: name its escapes and show examples"
+            ));
+        }
+        out.push(Console {
+            programs: c.programs.clone(),
+            options: c.options.clone(),
+            attached: c.attached.clone(),
+            stdin: c.stdin,
+            tcl: c.tcl,
+            escapes: c
+                .escapes
+                .iter()
+                .map(|e| (e.prefix.clone(), e.runs.get_ref().clone()))
+                .collect(),
+            source: format!("{file}: console {first}"),
+            examples: c.examples.clone(),
+        });
+    }
+    Ok(out)
 }
 
 /// A form's (or a program's `sub`) options: written out, or the name of a file's option set.
@@ -604,6 +724,12 @@ pub fn parse(file: &str, text: &str, examples_required: bool) -> Result<Vec<Prog
         ));
     }
     let err = |offset: usize, message: String| at(file, text, offset, &message);
+    if let (false, Some(c)) = (examples_required, raw.consoles.first()) {
+        return Err(err(
+            c.span().start,
+            "a project's file adds programs; consoles (`[[console]]`) are built in".into(),
+        ));
+    }
     let sets = Sets {
         options: &raw.option_sets,
         forms: &raw.form_sets,
@@ -1480,7 +1606,21 @@ fn cond(
         for name in name.split('|') {
             exact_option(p, form, name, offset)?;
         }
-        return Ok(Cond::ValueHas(name.into(), needle.into()));
+        let (needle, any_case) = match needle.strip_prefix('~') {
+            Some(n) => (n.to_ascii_lowercase(), true),
+            None => (needle.to_string(), false),
+        };
+        if needle.is_empty() || needle.split('|').any(str::is_empty) {
+            return Err((
+                Some(offset),
+                format!("`{text}`: name the text a value contains (`output~push=true`)"),
+            ));
+        }
+        return Ok(if negated {
+            Cond::ValueLacks(name.into(), needle, any_case)
+        } else {
+            Cond::ValueHas(name.into(), needle, any_case)
+        });
     }
     if let Some((name, value)) = body.split_once("!=") {
         exact_option(p, form, name, offset)?;

@@ -1044,3 +1044,64 @@ fn a_lister_reads_names_and_reveals_no_content() {
     assert!(project::faults(root).is_empty());
     assert!(listed.contains(&"read@secrets".to_string()), "{listed:?}");
 }
+
+/// `~~` compares a value's text in any ASCII case; `!name~a|b` holds when a value of the
+/// option is given that contains none of the texts (a file named where settings could be).
+#[test]
+fn value_texts_in_any_case_and_values_lacking_them() {
+    let text = |when: &str| {
+        format!(
+            "version = 1\n[[program]]\nnames = [\"casetool\"]\nlong_value = [\"mode\", \"settings\"]\n\
+             otherwise = [\"exec@none\"]\n[[program.form]]\nwhen = [{when}]\n\
+             effects = [\"write@gate\"]\nexamples = [{{ line = \"casetool\", effects = [] }}]\n"
+        )
+    };
+    let p = schema::parse("commands/x.toml", &text("\"mode~~ByPass|Yolo\""), true).unwrap();
+    assert_eq!(
+        p[0].forms[0].when,
+        [schema::Cond::ValueHas(
+            "mode".into(),
+            "bypass|yolo".into(),
+            true
+        )]
+    );
+    let p = schema::parse("commands/x.toml", &text("\"!settings~{|=\""), true).unwrap();
+    assert_eq!(
+        p[0].forms[0].when,
+        [schema::Cond::ValueLacks(
+            "settings".into(),
+            "{|=".into(),
+            false
+        )]
+    );
+    let e = error(&text("\"mode~~\""));
+    assert!(e.contains("name the text"), "{e}");
+    let e = error(&text("\"nope~~x\""));
+    assert!(e.contains("nope"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".gate/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    let both = text("\"mode~~bypass\"").replace(
+        "examples = [{ line = \"casetool\", effects = [] }]\n",
+        "examples = [{ line = \"casetool\", effects = [] }]\n[[program.form]]\n\
+         when = [\"!settings~{|=\"]\neffects = [\"write@gate\"]\n\
+         examples = [{ line = \"casetool\", effects = [] }]\n",
+    );
+    std::fs::write(commands.join("case.toml"), both).unwrap();
+    project::begin(dir.path().to_str().unwrap());
+    let got: Vec<bool> = [
+        "casetool --mode ByPass",
+        "casetool --mode=BYPASS",
+        "casetool --settings /tmp/s.json",
+        "casetool --settings '{\"a\":1}' --settings f.json",
+        "casetool --mode plan",
+        "casetool --settings '{\"a\":1}'",
+        "casetool --settings a=b",
+        "casetool",
+    ]
+    .iter()
+    .map(|l| has(l, "write@gate"))
+    .collect();
+    project::end();
+    assert_eq!(got, [true, true, true, true, false, false, false, false]);
+}
