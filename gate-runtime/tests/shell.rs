@@ -1115,10 +1115,10 @@ const WRAPPED: &[WrapRow] = &[
     ("batch <<< 'rm -rf /'", "at", "rm", &["-rf", "/"]),
     ("at -m -q b 23:00 <<< 'rm -rf /'", "at", "rm", &["-rf", "/"]),
     // parallel
-    ("parallel rm -rf ::: / ~", "parallel", "rm", &["-rf", "/", "~"]),
-    ("parallel -j4 rm -rf {} ::: / ~", "parallel", "rm", &["-rf", "/", "~"]),
-    ("parallel -j 4 --halt now 'rm -rf {}' ::: a b", "parallel", "rm", &["-rf", "a", "b"]),
-    ("parallel ::: 'rm -rf /'", "parallel", "rm", &["-rf", "/"]),
+    ("parallel rm -rf ::: / ~", "parallel :::", "rm", &["-rf", "/", "~"]),
+    ("parallel -j4 rm -rf {} ::: / ~", "parallel :::", "rm", &["-rf", "/", "~"]),
+    ("parallel -j 4 --halt now 'rm -rf {}' ::: a b", "parallel :::", "rm", &["-rf", "a", "b"]),
+    ("parallel ::: 'rm -rf /'", "parallel :::", "rm", &["-rf", "/"]),
     ("echo / | parallel rm -rf", "parallel", "rm", &["-rf"]),
     ("echo 'rm -rf /' | parallel", "parallel", "rm", &["-rf", "/"]),
     // shell builtins
